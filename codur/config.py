@@ -1,0 +1,108 @@
+"""CodurConfig: every setting codur reads, from the environment (``CODUR_*``) or code.
+
+One pydantic-settings class; nested fields use ``__`` in environment variables,
+e.g. ``CODUR_LOCAL__N_CTX=16384``. The endpoint falls back to ``OPENAI_BASE_URL``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "codur"
+
+
+class ModelProfile(BaseModel):
+    """One model a role can use. ``base_url=None`` means the embedded local model."""
+
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    model: str = Field("qwen2.5-coder-1.5b-instruct", description="Model name sent to the endpoint.")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
+    temperature: float = Field(0.0, description="Sampling temperature.")
+    max_tokens: int = Field(768, description="Completion cap per call, tokens.")
+    timeout_s: float = Field(300.0, description="HTTP timeout per call, seconds.")
+    usd_per_mtok_in: float = Field(0.0, description="Price of a million prompt tokens, USD.")
+    usd_per_mtok_out: float = Field(0.0, description="Price of a million completion tokens, USD.")
+
+
+class LocalModelSettings(BaseModel):
+    """The embedded Qwen2.5-Coder served by xllamacpp on 127.0.0.1."""
+
+    n_ctx: int = Field(8192, description="Context window, tokens.")
+    threads: int = Field(2, description="CPU threads for generation and prompt processing.")
+    cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
+    start_timeout_s: float = Field(120.0, description="Wait for /health at most this long, seconds.")
+    max_tokens: int = Field(512, description="Completion cap per call, tokens.")
+
+
+class AgentConfig(BaseModel):
+    """A configured agent: an LLM agent (prompt + tools + profile) or a command-line agent."""
+
+    kind: Literal["llm", "cli"] = Field("llm", description="llm: the tool loop; cli: a subprocess.")
+    system_prompt: str | None = Field(None, description="Extra instructions prepended to the agent's prompt.")
+    profile: str | None = Field(None, description="Model profile name; default: the actor role's.")
+    task_types: list[str] | None = Field(None, description="TaskTypes whose tools it gets; default: the plan's.")
+    command: list[str] = Field(default_factory=list, description="cli agents: argv; '{prompt}' is replaced.")
+    timeout_s: float = Field(600.0, description="cli agents: wall-clock limit, seconds.")
+
+
+class CodurConfig(BaseSettings):
+    """All of codur's settings. Read from ``CODUR_*`` environment variables."""
+
+    model_config = SettingsConfigDict(env_prefix="CODUR_", env_nested_delimiter="__", extra="ignore")
+
+    base_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("CODUR_BASE_URL", "OPENAI_BASE_URL", "base_url"),
+        description="OpenAI-compatible endpoint; unset means the embedded local model.",
+    )
+    model: str | None = Field(None, description="Model name at the endpoint (CODUR_MODEL).")
+    api_key: SecretStr | None = Field(
+        None,
+        validation_alias=AliasChoices("CODUR_API_KEY", "OPENAI_API_KEY", "api_key"),
+        description="API key for the endpoint.",
+    )
+    profiles: dict[str, ModelProfile] = Field(default_factory=dict, description="Named model profiles.")
+    roles: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="role (planner, actor, critic) -> profile names tried in order; missing roles use actor's.",
+    )
+    agents: dict[str, AgentConfig] = Field(default_factory=dict, description="Configured agents by name.")
+    default_agent: str = Field("coder", description="Agent used when the plan names none.")
+    local: LocalModelSettings = Field(default_factory=LocalModelSettings)
+
+    max_turns: int = Field(3, description="Plan→Act→Verify cycles before status failed/max_turns.")
+    timeout_s: float = Field(1200.0, description="Wall-clock limit of a run, seconds.")
+    token_budget: int = Field(300_000, description="Total tokens a run may use.")
+    max_iterations: int = Field(6, description="Model calls per agent tool loop.")
+    max_retries: int = Field(2, description="Executor retries of a failed agent invocation.")
+    retry_base_delay_s: float = Field(2.0, description="Executor backoff base, seconds.")
+    tool_policy: Literal["auto", "read_only", "confirm_writes"] = Field("auto")
+    tool_timeout_s: float = Field(120.0, description="Limit for a tool that runs code, seconds.")
+    tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
+    allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    repair: bool = Field(True, description="Allow the mutation repair fallback.")
+    repair_workers: int = Field(4, description="Parallel workers for mutation repair.")
+    dry_run: bool = Field(False, description="Log prompts, call no agent.")
+
+    def profiles_for(self, role: str) -> list[ModelProfile]:
+        """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.
+
+        Without any configured profile the chain is a single profile from
+        base_url/model (or the embedded model when base_url is unset).
+        """
+        names = self.roles.get(role) or self.roles.get("actor") or []
+        chain = [self.profiles[n] for n in names if n in self.profiles]
+        if chain:
+            return chain
+        if self.base_url:
+            return [ModelProfile(base_url=self.base_url, model=self.model or "default",
+                                 api_key_env="CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")]
+        return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens)]

@@ -1,0 +1,13 @@
+"""Models: the factory, the embedded local model, the scripted test model, the Executor."""
+
+from codur.llm.factory import ConfigModelProvider, ModelProvider, StaticModelProvider, get_chat_model
+from codur.llm.scripted import ScriptedChatModel, ScriptedRepliesExhausted
+
+__all__ = [
+    "ConfigModelProvider",
+    "ModelProvider",
+    "ScriptedChatModel",
+    "ScriptedRepliesExhausted",
+    "StaticModelProvider",
+    "get_chat_model",
+]

@@ -1,0 +1,89 @@
+"""One model factory: a LangChain chat model for a profile, and providers per role.
+
+An OpenAI-compatible endpoint when one is configured (``CODUR_BASE_URL`` or
+``OPENAI_BASE_URL``, ``CODUR_MODEL``, key from the environment); otherwise the
+embedded local model (:mod:`codur.llm.local`), started on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from codur.config import CodurConfig, LocalModelSettings, ModelProfile
+
+ROLES = ("planner", "actor", "critic")
+
+
+def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None) -> BaseChatModel:
+    """Return a chat model for ``profile``.
+
+    Args:
+        profile: the model profile; ``base_url=None`` selects the embedded model.
+        local: settings for the embedded model server.
+
+    Raises:
+        codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
+    """
+    from langchain_openai import ChatOpenAI
+
+    if profile.base_url is None:
+        from codur.llm.local import MODEL_ALIAS, shared_server
+
+        server = shared_server(local)
+        return ChatOpenAI(
+            base_url=server.base_url, api_key="local", model=MODEL_ALIAS,
+            temperature=profile.temperature, max_tokens=profile.max_tokens,
+            timeout=profile.timeout_s, max_retries=0,
+        )
+    key = os.environ.get(profile.api_key_env) or os.environ.get("CODUR_API_KEY") or "not-set"
+    return ChatOpenAI(
+        base_url=profile.base_url, api_key=key, model=profile.model,
+        temperature=profile.temperature, max_tokens=profile.max_tokens,
+        timeout=profile.timeout_s, max_retries=0,
+    )
+
+
+class ModelProvider(Protocol):
+    """Gives the graph its models: a fallback chain of chat models per role."""
+
+    def models_for(self, role: str) -> list[BaseChatModel]:
+        """Chat models for ``role`` (planner, actor, critic), first choice first."""
+        ...
+
+
+class ConfigModelProvider:
+    """Builds models from :class:`CodurConfig` lazily and caches them per profile."""
+
+    def __init__(self, config: CodurConfig) -> None:
+        self.config = config
+        self._cache: dict[str, BaseChatModel] = {}
+
+    def models_for(self, role: str) -> list[BaseChatModel]:
+        models = []
+        for profile in self.config.profiles_for(role):
+            key = profile.model_dump_json()
+            if key not in self._cache:
+                self._cache[key] = get_chat_model(profile, self.config.local)
+            models.append(self._cache[key])
+        return models
+
+    @property
+    def uses_local_model(self) -> bool:
+        return any(p.base_url is None for r in ROLES for p in self.config.profiles_for(r))
+
+
+class StaticModelProvider:
+    """Fixed models per role (tests hand in ScriptedChatModels). Missing roles use ``actor``."""
+
+    def __init__(self, models: Mapping[str, BaseChatModel | Sequence[BaseChatModel]]) -> None:
+        self._models = {r: list(m) if isinstance(m, Sequence) else [m] for r, m in models.items()}
+
+    def models_for(self, role: str) -> list[BaseChatModel]:
+        chain = self._models.get(role) or self._models.get("actor")
+        if not chain:
+            raise KeyError(f"no model for role {role!r} and no 'actor' fallback")
+        return chain

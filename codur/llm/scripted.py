@@ -1,0 +1,97 @@
+"""A scripted chat model for tests: plays a given list of replies, supports bind_tools.
+
+LangChain's GenericFakeChatModel and FakeMessagesListChatModel raise on
+``bind_tools``, and a fake built once at import is used up after one run; this one
+is built per run (or per role) and records every prompt it received.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field, PrivateAttr
+
+Reply = str | AIMessage | BaseException | Callable[[list[BaseMessage]], "str | AIMessage"]
+
+
+class ScriptedRepliesExhausted(RuntimeError):
+    """Raised when the model is called more times than it has replies."""
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Plays ``replies`` in order, one per call.
+
+    Each reply is a string (becomes ``AIMessage(content=...)``), an ``AIMessage``
+    (e.g. with ``tool_calls``), an exception instance (raised, to test retries and
+    429s), or a callable taking the prompt messages and returning one of those.
+    Usage metadata is estimated at 4 characters per token so budgets can be tested.
+
+    Attributes:
+        replies: the script.
+        calls: every prompt received, as lists of messages (read it in tests).
+
+    Raises:
+        ScriptedRepliesExhausted: on a call past the end of the script.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    replies: list[Any] = Field(default_factory=list)
+    model_name: str = "scripted"
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
+    bound_tools: list[Any] = Field(default_factory=list)
+    _index: int = PrivateAttr(default=0)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "codur-scripted"
+
+    @property
+    def remaining(self) -> int:
+        """Replies not yet played."""
+        return len(self.replies) - self._index
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "ScriptedChatModel":
+        """Record the tools (as a real model would receive them) and return self."""
+        self.bound_tools = list(tools)
+        return self
+
+    def _next_reply(self, messages: list[BaseMessage]) -> AIMessage:
+        with self._lock:
+            self.calls.append(list(messages))
+            if self._index >= len(self.replies):
+                raise ScriptedRepliesExhausted(
+                    f"scripted model has no reply left (played {self._index})"
+                )
+            reply = self.replies[self._index]
+            self._index += 1
+        if isinstance(reply, BaseException):
+            raise reply
+        if callable(reply) and not isinstance(reply, AIMessage):
+            reply = reply(list(messages))
+        message = AIMessage(content=reply) if isinstance(reply, str) else reply.model_copy()
+        if not message.usage_metadata:
+            prompt_tokens = sum(len(str(m.content)) for m in messages) // 4 + 1
+            out_tokens = len(str(message.content)) // 4 + 1
+            message.usage_metadata = {
+                "input_tokens": prompt_tokens,
+                "output_tokens": out_tokens,
+                "total_tokens": prompt_tokens + out_tokens,
+            }
+        return message
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages))])
