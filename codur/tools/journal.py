@@ -1,0 +1,111 @@
+"""The change journal: what codur changed in the repo, and the unified diff of it.
+
+Before a file is first written, deleted or moved, its original bytes are kept (in
+memory and, when a run directory is given, under ``<run_dir>/originals/``). The
+run's diff is computed from the originals and the files as they are now, so it
+shows exactly what codur did, even in a repo that is not a git repository.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
+
+    A crash or Ctrl-C leaves either the old file or the new one, never half of it.
+    The file mode of an existing file is kept.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".codur-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class ChangeJournal:
+    """Originals of every file changed under ``root``; thread-safe."""
+
+    def __init__(self, root: Path, run_dir: Path | None = None) -> None:
+        self.root = root
+        self.store = run_dir / "originals" if run_dir else None
+        self._originals: dict[str, bytes | None] = {}
+        self._lock = threading.Lock()
+        if self.store and (self.store / "index.json").exists():
+            self._load()
+
+    def _load(self) -> None:
+        assert self.store
+        index = json.loads((self.store / "index.json").read_text())
+        for rel, stored in index.items():
+            self._originals[rel] = None if stored is None else (self.store / stored).read_bytes()
+
+    def record(self, path: Path) -> None:
+        """Keep ``path``'s current bytes (None if absent) unless already kept."""
+        rel = path.relative_to(self.root).as_posix()
+        with self._lock:
+            if rel in self._originals:
+                return
+            data = path.read_bytes() if path.is_file() else None
+            self._originals[rel] = data
+            if self.store:
+                self.store.mkdir(parents=True, exist_ok=True)
+                name = None
+                if data is not None:
+                    name = f"{len(self._originals):04d}.orig"
+                    (self.store / name).write_bytes(data)
+                index_path = self.store / "index.json"
+                index = json.loads(index_path.read_text()) if index_path.exists() else {}
+                index[rel] = name
+                atomic_write_bytes(index_path, json.dumps(index, indent=1).encode())
+
+    @property
+    def changed_files(self) -> list[str]:
+        """Paths (relative, POSIX) whose content differs from the original."""
+        out = []
+        for rel, orig in sorted(self._originals.items()):
+            p = self.root / rel
+            now = p.read_bytes() if p.is_file() else None
+            if now != orig:
+                out.append(rel)
+        return out
+
+    def diff(self) -> str:
+        """Unified diff (a/ b/ prefixes) of every changed file; '' when nothing changed."""
+        chunks = []
+        for rel in self.changed_files:
+            orig = self._originals[rel]
+            p = self.root / rel
+            now = p.read_bytes() if p.is_file() else None
+            a = [] if orig is None else orig.decode("utf-8", "replace").splitlines(keepends=True)
+            b = [] if now is None else now.decode("utf-8", "replace").splitlines(keepends=True)
+            lines = difflib.unified_diff(
+                a, b, "/dev/null" if orig is None else f"a/{rel}", "/dev/null" if now is None else f"b/{rel}"
+            )
+            text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+            chunks.append(text)
+        return "".join(chunks)
+
+    def restore(self) -> None:
+        """Put every recorded file back as it was (used on cancel and by tests)."""
+        for rel, orig in self._originals.items():
+            p = self.root / rel
+            if orig is None:
+                p.unlink(missing_ok=True)
+            else:
+                atomic_write_bytes(p, orig)

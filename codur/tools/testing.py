@@ -1,0 +1,121 @@
+"""Running pytest and reading its result: the shared engine of run_pytest, observe and verify.
+
+Results come from pytest's own JUnit XML report, not from scraping its console.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codur.tools.context import ToolContext
+
+NO_TESTS_COLLECTED = 5
+
+
+@dataclass(frozen=True)
+class TestReport:
+    """A pytest run.
+
+    Attributes:
+        passed / failed: test ids (``path::name``); errors are counted in failed.
+        tracebacks: test id → short failure text (pytest's --tb=short).
+        exit_code: pytest's exit code; None on timeout.
+        summary: one line, e.g. "3 passed, 1 failed".
+        output: the tail of the console output.
+        duration_s: seconds.
+    """
+
+    __test__ = False
+
+    passed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    skipped: int = 0
+    tracebacks: dict[str, str] = field(default_factory=dict)
+    exit_code: int | None = 0
+    summary: str = ""
+    output: str = ""
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    @property
+    def collected_none(self) -> bool:
+        return self.exit_code == NO_TESTS_COLLECTED
+
+    def signature(self) -> str:
+        """A stable key for "the same failure": sorted failing ids + the last traceback line each."""
+        parts = []
+        for tid in sorted(self.failed):
+            last = (self.tracebacks.get(tid, "").strip().splitlines() or [""])[-1]
+            parts.append(f"{tid}|{last[:160]}")
+        return "\n".join(parts) or f"exit={self.exit_code}"
+
+    def render(self, max_tracebacks: int = 3, max_chars: int = 1500) -> str:
+        """The report as the model reads it."""
+        if self.exit_code is None:
+            return f"pytest timed out after {self.duration_s:.0f}s (an infinite loop?)\n{self.output[-800:]}"
+        lines = [f"pytest: {self.summary} (exit code {self.exit_code})"]
+        if self.collected_none:
+            lines.append("no tests were collected")
+        elif self.exit_code not in (0, 1):
+            lines.append(self.output[-max_chars:])
+        for tid in self.failed[:max_tracebacks]:
+            lines.append(f"FAILED {tid}\n{self.tracebacks.get(tid, '')[-max_chars:]}")
+        if len(self.failed) > max_tracebacks:
+            lines.append(f"... and {len(self.failed) - max_tracebacks} more failing tests")
+        return "\n".join(lines)
+
+
+def _test_id(case: ET.Element) -> str:
+    classname = case.get("classname", "")
+    file = case.get("file")
+    name = case.get("name", "")
+    if file:
+        parts = classname.split(".")
+        module = Path(file).with_suffix("").as_posix().replace("/", ".")
+        cls = ".".join(parts[len(module.split(".")):]) if classname.startswith(module) else ""
+        return f"{file}::{cls}::{name}" if cls else f"{file}::{name}"
+    module, _, cls = classname.rpartition(".")
+    if module and cls[:1].isupper():
+        return f"{module.replace('.', '/')}.py::{cls}::{name}"
+    return f"{classname.replace('.', '/')}.py::{name}"
+
+
+def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
+              extra_args: list[str] | None = None) -> TestReport:
+    """Run pytest in the repo and parse its JUnit XML report.
+
+    Args:
+        ctx: the tool context (repo root, timeout).
+        selection: test paths or node ids (relative to the repo); None runs everything.
+        timeout_s: limit in seconds; default ``ctx.timeout_s``. The process group is killed past it.
+    """
+    with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
+        xml = Path(tmp) / "report.xml"
+        argv = [sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider",
+                "-o", "junit_family=xunit1", f"--junitxml={xml}", *(extra_args or []), *(selection or [])]
+        proc = ctx.run(argv, timeout_s=timeout_s)
+        output = (proc.stdout + proc.stderr)[-6000:]
+        if proc.timed_out:
+            return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
+        passed, failed, tracebacks, skipped = [], [], {}, 0
+        if xml.exists():
+            for case in ET.parse(xml).getroot().iter("testcase"):
+                tid = _test_id(case)
+                bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+                if bad is not None:
+                    failed.append(tid)
+                    tracebacks[tid] = (bad.text or bad.get("message") or "").strip()
+                elif case.find("skipped") is not None:
+                    skipped += 1
+                else:
+                    passed.append(tid)
+    summary = ", ".join(f"{n} {w}" for n, w in ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped")) if n)
+    return TestReport(passed, failed, skipped, tracebacks, proc.exit_code,
+                      summary or "no tests ran", output, proc.duration_s)
