@@ -131,10 +131,11 @@ def test_not_executable_is_not_found(plan, tmp_path):
 def test_timeout_kills_the_whole_process_group(plan, tmp_path):
     pidfile = tmp_path / "grandchild.pid"
     started = time.monotonic()
-    result = agent(FAMILY, str(pidfile), timeout_s=2.0, term_grace_s=0.5).run(plan)
-    assert time.monotonic() - started < 10
+    result = agent(FAMILY, str(pidfile), timeout_s=3.0, term_grace_s=0.5).run(plan)
+    assert time.monotonic() - started < 12
+    assert pidfile.exists(), "the grandchild never started: machine too slow?"
     assert (result.success, result.exit_code) == (False, 124)
-    assert result.output.startswith("cli: timed out after 2 s")
+    assert result.output.startswith("cli: timed out after 3 s")
     assert "started" in result.output  # partial output kept
     assert _is_dead(int(pidfile.read_text()))
 
