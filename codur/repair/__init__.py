@@ -1,0 +1,32 @@
+"""Mutation-based automated program repair: fixes a failing test suite with NO model.
+
+Pipeline (``repair(repo)``):
+
+1. **Workers.** ``workers`` private copies of the repo (without .git/.venv/.codur/
+   __pycache__), each with a warm fork server that has pytest and its plugins imported,
+   so a test run costs a fork instead of a fresh interpreter (``worker.py``,
+   ``_runtime/codur_repair_zygote.py``).
+2. **Fault localization** (``localize.py``). The suite runs once with per-test line
+   coverage (coverage.py dynamic contexts via the ``codur_repair_plugin`` pytest plugin);
+   each source line gets its Ochiai suspiciousness (Abreu et al. 2007), boosted when it
+   appears in a failing test's traceback. Test files are never scored.
+3. **Mutants** (``operators.py``, ``mutants.py``). Operators rewrite exact source spans
+   of the most suspicious statements (comparison/arithmetic/boolean swaps, +-1 on
+   bounds, indices and slices, dropped guards and operands, f-prefixes, ...); every
+   mutant compiles and is unique. Pairs of edits on the top statements come last.
+4. **Search** (``evaluate.py``). Mutants run in rank order on the workers: the failing
+   tests first, then the full suite, each under a timeout that kills the process group.
+   The best-ranked plausible mutant wins, whatever the number of workers.
+5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is replaced
+   atomically. Nothing in the repo is written otherwise.
+
+``command.py`` holds the Typer command (``codur repair``); ``bench/repair`` the corpus.
+"""
+
+from codur.repair.engine import RepairResult, repair
+from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai
+from codur.repair.mutants import Mutant, generate as generate_mutants
+from codur.repair.operators import Change, changes_for
+
+__all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for",
+           "generate_mutants", "is_source_file", "localize_faults", "ochiai", "repair"]

@@ -1,0 +1,184 @@
+"""pytest plugin of codur's repair engine, loaded with ``-p codur_repair_plugin``.
+
+Standalone (no codur import): it runs under the repository's own interpreter. Behaviour
+is chosen per run by environment variables, read at configure time:
+
+- ``CODUR_REPAIR_OUT=<path>``: write JSON with each test's outcome, duration (seconds),
+  traceback frames, and per-test line coverage of files under ``CODUR_REPAIR_SOURCE``
+  (coverage.py dynamic contexts, or a ``sys.settrace`` fallback).
+- ``CODUR_REPAIR_TEST_TIMEOUT=<seconds>``: a test running longer fails with TimeoutError
+  raised by SIGALRM, so a hanging test still yields a traceback into the looping code.
+- ``CODUR_REPAIR_SELECT=<path>``: JSON list of node ids; only those (and their children)
+  run.
+"""
+import json
+import os
+import re
+import signal
+import sys
+import threading
+
+import pytest
+
+_state = {}
+_FRAME_RES = (re.compile(r'File "([^"]+\.py)", line (\d+)'), re.compile(r"^(\S+\.py):(\d+)", re.M))
+
+
+class _Tracer:
+    """Fallback line tracer used when coverage.py is not importable."""
+
+    def __init__(self, root):
+        self.root, self.context, self.data = root, "", {}
+
+    def start(self):
+        sys.settrace(self._global)
+        threading.settrace(self._global)
+
+    def stop(self):
+        sys.settrace(None)
+        threading.settrace(None)
+
+    def switch_context(self, name):
+        self.context = name
+
+    def _global(self, frame, event, arg):
+        path = frame.f_code.co_filename
+        if not path.startswith(self.root) or "site-packages" in path:
+            return None
+        return self._local
+
+    def _local(self, frame, event, arg):
+        if event == "line":
+            ctx = self.data.setdefault(self.context, {})
+            ctx.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
+        return self._local
+
+    def lines(self):
+        out = {}
+        for ctx, files in self.data.items():
+            for path, lines in files.items():
+                for line in lines:
+                    out.setdefault(path, {}).setdefault(line, []).append(ctx)
+        return out
+
+
+class _Coverage:
+    def __init__(self, root):
+        import coverage
+
+        self.cov = coverage.Coverage(data_file=None, source=[root], config_file=False,
+                                     omit=["*/site-packages/*", "*/.venv/*"])
+
+    def start(self):
+        self.cov.start()
+
+    def stop(self):
+        self.cov.stop()
+
+    def switch_context(self, name):
+        self.cov.switch_context(name)
+
+    def lines(self):
+        data = self.cov.get_data()
+        return {path: data.contexts_by_lineno(path) for path in data.measured_files()}
+
+
+def _record(nodeid):
+    tests = _state["tests"]
+    if nodeid not in tests:
+        tests[nodeid] = {"outcome": "passed", "duration": 0.0, "path": "", "frames": []}
+    return tests[nodeid]
+
+
+def _on_alarm(signum, frame):
+    raise TimeoutError("codur: test exceeded %ss" % _state["timeout"])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    if not os.environ.get("CODUR_REPAIR_OUT") or "tracer" in _state:
+        return
+    root = os.path.realpath(os.environ.get("CODUR_REPAIR_SOURCE", os.getcwd()))
+    try:
+        tracer = _Coverage(root)
+    except ImportError:
+        tracer = _Tracer(root)
+    _state.update(tracer=tracer, tests={}, out=os.environ["CODUR_REPAIR_OUT"])
+    _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
+    tracer.start()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    tracer = _state.get("tracer")
+    alarm = bool(tracer and _state["timeout"] and hasattr(signal, "setitimer")
+                 and threading.current_thread() is threading.main_thread())
+    if tracer:
+        _record(item.nodeid)["path"] = str(item.path)
+        tracer.switch_context(item.nodeid)
+    if alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, _state["timeout"])
+    try:
+        yield
+    finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        if tracer:
+            tracer.switch_context("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    if "tracer" not in _state:
+        return
+    report = outcome.get_result()
+    rec = _record(item.nodeid)
+    rec["duration"] += report.duration
+    if report.failed:
+        rec["outcome"] = "failed"
+        if call.excinfo is not None:
+            for entry in call.excinfo.traceback:
+                path = getattr(entry, "path", None) or entry.frame.code.path
+                rec["frames"].append([str(path), entry.lineno + 1])
+    elif report.skipped and rec["outcome"] == "passed":
+        rec["outcome"] = "skipped"
+
+
+def pytest_collectreport(report):
+    if "tracer" not in _state or not report.failed:
+        return
+    rec = _record(report.nodeid or "<collection>")
+    rec["outcome"] = "failed"
+    text = str(report.longrepr)
+    for regex in _FRAME_RES:
+        for path, line in regex.findall(text):
+            rec["frames"].append([os.path.abspath(path), int(line)])
+
+
+def pytest_collection_modifyitems(config, items):
+    path = os.environ.get("CODUR_REPAIR_SELECT")
+    if not path:
+        return
+    with open(path) as fh:
+        wanted = json.load(fh)
+    prefixes = tuple(w + "::" for w in wanted)
+    wanted = set(wanted)
+    keep = [i for i in items if i.nodeid in wanted or i.nodeid.startswith(prefixes)]
+    dropped = [i for i in items if i not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
+
+
+def pytest_sessionfinish(session, exitstatus):
+    tracer = _state.pop("tracer", None)
+    if tracer is None:
+        return
+    tracer.stop()
+    payload = {"root": str(session.config.rootpath), "tests": _state["tests"],
+               "lines": tracer.lines()}
+    with open(_state["out"], "w") as fh:
+        json.dump(payload, fh)

@@ -1,0 +1,167 @@
+"""The repair pipeline: localize, generate mutants, search them in parallel, patch."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codur.repair import localize, mutants, patch, testcmd
+from codur.repair.evaluate import Stage, search
+from codur.repair.worker import Worker
+
+Event = Callable[[dict], None]
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    """What :func:`repair` found.
+
+    ``status``: "patched" | "no_failing_tests" | "not_found" | "cancelled" | "error".
+    ``diff``: unified diff (``a/``, ``b/`` paths relative to the repo), "" if none.
+    ``suspicious``: top 10 (file, line, score). ``elapsed_s``: wall time in seconds.
+    """
+
+    status: str
+    diff: str = ""
+    files_changed: list[str] = field(default_factory=list)
+    mutants_tried: int = 0
+    elapsed_s: float = 0.0
+    failing_tests: list[str] = field(default_factory=list)
+    suspicious: list[tuple[str, int, float]] = field(default_factory=list)
+    patch_description: str = ""
+    message: str = ""
+
+
+def _timeout(durations: list[float], cap: float) -> float:
+    """Stage timeout in seconds: generous over the baseline, at most ``cap``."""
+    return min(cap, max(2.0, 5.0 * sum(durations) + 1.5))
+
+
+def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Path,
+            cap: float) -> list[Stage]:
+    failing = [t for t in loc.tests if t.outcome == "failed"]
+    passing = [t.duration for t in loc.tests if t.outcome == "passed"]
+    typical = statistics.median(passing) if passing else 0.1
+    # a failing test that hung in the baseline says nothing about its normal duration
+    fail_durations = [t.duration if t.duration < 0.9 * cap else typical for t in failing]
+    full = _timeout(passing + fail_durations, cap)
+    if not command.is_pytest:
+        return [Stage((), full)]
+    select.write_text(json.dumps([t.nodeid for t in failing]))
+    files = [] if command.pytest_args else list(dict.fromkeys(t.path for t in failing if t.path))
+    first = Stage((*(command.pytest_args or files), *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN),
+                  _timeout(fail_durations, cap), (("CODUR_REPAIR_SELECT", str(select)),))
+    return [first, Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)]
+
+
+def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list[Worker]) -> None:
+    """Start ``n`` workers concurrently into ``pool`` (the caller closes them, even on error)."""
+    ex = ThreadPoolExecutor(n)
+    futures = [ex.submit(Worker, repo, command, i) for i in range(n)]
+    try:
+        wait(futures)
+    finally:
+        ex.shutdown(wait=True)
+        pool += [f.result() for f in futures if f.exception() is None]
+    for f in futures:
+        if f.exception() is not None:
+            raise f.exception()
+
+
+def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
+           mutant_timeout_s: float = 20.0, max_mutants: int = 400, time_budget_s: float = 300.0,
+           apply: bool = True, on_event: Event | None = None,
+           cancel: threading.Event | None = None) -> RepairResult:
+    """Find and (with ``apply``) write a single-edit patch that makes the failing tests pass.
+
+    ``test_cmd`` is an argv list (default ``python -m pytest``, using the repo's
+    ``.venv`` interpreter if any). ``workers`` parallel workers evaluate mutants, each at
+    most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
+    within ``time_budget_s`` seconds. ``on_event`` gets progress dicts ("repair.start",
+    "repair.localized", "repair.mutant", "repair.done"); setting ``cancel`` stops the
+    search (status "cancelled"). The repo is written only when a patch is accepted, and
+    atomically; on KeyboardInterrupt every subprocess is killed, temp dirs are removed
+    and the interrupt is re-raised. Raises NotADirectoryError if ``repo`` is not a
+    directory and ValueError for ``workers`` < 1; test-run failures become status "error".
+    Method: spectrum-based localization (Ochiai) + GenProg/PraPR-style mutation search.
+    """
+    start = time.monotonic()
+    repo = Path(repo).resolve()
+    if not repo.is_dir():
+        raise NotADirectoryError(f"not a directory: {repo}")
+    if workers < 1:
+        raise ValueError("workers must be >= 1")
+    emit = on_event or (lambda event: None)
+    cancel = cancel or threading.Event()
+    deadline = start + time_budget_s
+    command = testcmd.resolve(repo, test_cmd)
+    emit({"event": "repair.start", "repo": str(repo), "workers": workers})
+
+    def done(status: str, **kw) -> RepairResult:
+        result = RepairResult(status, elapsed_s=time.monotonic() - start, **kw)
+        emit({"event": "repair.done", "status": status, "mutants_tried": result.mutants_tried,
+              "elapsed_s": round(result.elapsed_s, 3), "message": result.message})
+        return result
+
+    pool: list[Worker] = []
+    with tempfile.TemporaryDirectory(prefix="codur-repair-") as tmp:
+        try:
+            try:
+                _start_workers(repo, command, workers, pool)
+                loc = localize.localize_faults(
+                    repo, command, test_timeout_s=mutant_timeout_s,
+                    run_timeout_s=max(1.0, deadline - time.monotonic()), worker=pool[0])
+            except (OSError, RuntimeError) as exc:
+                return done("error", message=f"could not run the tests: {exc}")
+            return _search(repo, command, loc, pool, Path(tmp) / "select.json", done, emit,
+                           cancel=cancel, deadline=deadline, cap=mutant_timeout_s,
+                           max_mutants=max_mutants, apply=apply)
+        finally:
+            for w in pool:
+                w.close()
+
+
+def _search(repo, command, loc, pool, select, done, emit, *, cancel, deadline, cap,
+            max_mutants, apply) -> RepairResult:
+    failing, suspicious = loc.failing, loc.suspicious[:10]
+    emit({"event": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
+          "elapsed_s": round(loc.elapsed_s, 3)})
+    info = {"failing_tests": failing, "suspicious": suspicious}
+    if not failing:
+        return done("no_failing_tests", message="all tests pass; nothing to repair", **info)
+    candidates, texts = mutants.generate(repo, loc.scores, limit=max_mutants)
+    emit({"event": "repair.mutants", "count": len(candidates)})
+
+    def on_result(index: int, result: str) -> None:
+        m = candidates[index]
+        emit({"event": "repair.mutant", "index": index, "file": m.file, "line": m.line,
+              "operator": m.operator, "description": m.description, "result": result})
+
+    outcome = search(candidates, pool, texts, _stages(loc, command, select, cap),
+                     deadline=deadline, cancel=cancel, on_result=on_result)
+    info["mutants_tried"] = outcome.tried
+    if outcome.best is None:
+        if outcome.stopped == "cancelled":
+            return done("cancelled", message="search cancelled; repository unchanged", **info)
+        why = {"time_budget": "time budget exhausted",
+               "exhausted": f"no plausible patch among {len(candidates)} mutants"}
+        return done("not_found", message=why[outcome.stopped], **info)
+    best = candidates[outcome.best]
+    new = best.apply(texts[best.file])
+    diff = patch.unified_diff(best.file, texts[best.file], new)
+    message = "patch found (dry run: repository unchanged)"
+    if apply:
+        try:
+            patch.write_atomic(repo / best.file, new, texts[best.file])
+        except (OSError, RuntimeError) as exc:
+            return done("error", diff=diff, message=str(exc), **info)
+        message = f"patched {best.file}"
+    return done("patched", diff=diff, files_changed=[best.file], patch_description=best.label,
+                message=message, **info)

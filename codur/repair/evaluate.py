@@ -1,0 +1,107 @@
+"""Parallel evaluation of mutants: a worker pool searched in rank order.
+
+Every mutant runs in a worker's private copy: the failing tests first, then (only if
+they pass) the full suite, each stage under a timeout. Mutants are dispatched in rank
+order; once one is plausible, in-flight mutants ranked *below* it are aborted and those
+ranked above it may finish, so the winner is the best-ranked plausible mutant, the same
+one a sequential search would return, whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from codur.repair.mutants import Mutant
+from codur.repair.worker import Worker
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One test run of a mutant: pytest ``args``, extra ``env``, ``timeout_s`` seconds."""
+
+    args: tuple[str, ...]
+    timeout_s: float
+    env: tuple[tuple[str, str], ...] = ()
+
+
+def evaluate(worker: Worker, mutant: Mutant, original: str, stages: list[Stage]) -> str:
+    """Apply ``mutant`` in the worker's copy, run ``stages``, restore the file.
+
+    Returns "plausible" (every stage passed), "failed", "timeout" or "aborted".
+    """
+    path = worker.root / mutant.file
+    path.write_bytes(mutant.apply(original).encode("utf-8"))
+    try:
+        for stage in stages:
+            result = worker.run(list(stage.args), stage.timeout_s, dict(stage.env))
+            if result.status != "passed":
+                return result.status
+        return "plausible"
+    finally:
+        path.write_bytes(original.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """``best`` is the index of the accepted mutant (None if none); ``stopped`` says why
+    the search ended: "found", "exhausted", "time_budget" or "cancelled"."""
+
+    best: int | None
+    tried: int
+    stopped: str
+
+
+def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
+           stages: list[Stage], *, deadline: float, cancel: threading.Event,
+           on_result: Callable[[int, str], None] = lambda i, r: None) -> SearchOutcome:
+    """Evaluate ``mutants`` (best first) on ``workers`` until one is plausible.
+
+    ``deadline`` is a ``time.monotonic()`` value. ``on_result(index, result)`` is called
+    from this thread for each finished mutant. Exceptions of a worker (its runner died)
+    propagate after every run in flight is killed; so does KeyboardInterrupt.
+    """
+    idle = list(reversed(workers))
+    inflight: dict[Future, tuple[int, Worker]] = {}
+    best, tried, next_index, stopped = None, 0, 0, "exhausted"
+    with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
+        try:
+            while True:
+                if cancel.is_set() or time.monotonic() > deadline:
+                    stopped = "cancelled" if cancel.is_set() else "time_budget"
+                    _abort(inflight, lambda i: True)
+                while best is None and stopped == "exhausted" and idle and next_index < len(mutants):
+                    worker, mutant = idle.pop(), mutants[next_index]
+                    worker.reset()
+                    future = pool.submit(evaluate, worker, mutant, texts[mutant.file], stages)
+                    inflight[future] = (next_index, worker)
+                    next_index += 1
+                if not inflight:
+                    break
+                done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index, worker = inflight.pop(future)
+                    idle.append(worker)
+                    result = future.result()
+                    if result == "aborted":
+                        continue
+                    tried += 1
+                    on_result(index, result)
+                    if result == "plausible" and (best is None or index < best):
+                        best = index
+                        _abort(inflight, lambda i, b=index: i > b)
+        except BaseException:
+            _abort(inflight, lambda i: True)
+            raise
+    if best is not None:
+        stopped = "found"
+    return SearchOutcome(best, tried, stopped)
+
+
+def _abort(inflight: dict[Future, tuple[int, Worker]], which: Callable[[int], bool]) -> None:
+    for index, worker in inflight.values():
+        if which(index):
+            worker.abort()

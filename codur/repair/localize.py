@@ -1,0 +1,183 @@
+"""Spectrum-based fault localization: Ochiai suspiciousness plus traceback frames.
+
+The suite runs once with per-test line coverage (coverage.py dynamic contexts, through
+the ``codur_repair_plugin`` pytest plugin). For a line s::
+
+    ochiai(s) = failed(s) / sqrt(total_failed * (failed(s) + passed(s)))
+
+(Abreu, Zoeteweij, van Gemund, "On the Accuracy of Spectrum-based Fault Localization",
+2007). Lines run only at import time count as covered by every test. Lines in the
+failing tests' traceback frames get a boost, the innermost frame in the repo's own
+code the most. Only the repository's own source is scored, never test files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codur.repair import testcmd
+from codur.repair.worker import Worker
+
+#: Directory names never scored nor mutated.
+EXCLUDED_DIRS = frozenset({".git", ".venv", "venv", ".codur", "__pycache__", "site-packages",
+                           ".tox", ".nox", "node_modules", "tests", "test", "build", "dist"})
+FRAME_BOOST = 0.3
+_FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
+
+
+def is_source_file(rel: str) -> bool:
+    """True for the repo's own Python source (``rel`` is a posix path relative to it).
+
+    Test files (``tests/``, ``test_*.py``, ``*_test.py``, ``conftest.py``) and vendored
+    or tool directories (.venv, site-packages, .git, .codur, ...) are excluded.
+    """
+    parts = rel.split("/")
+    name = parts[-1]
+    if not name.endswith(".py") or rel.startswith("../") or any(p in EXCLUDED_DIRS for p in parts[:-1]):
+        return False
+    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+
+
+@dataclass(frozen=True)
+class TestRecord:
+    """One test (or collection error) of the baseline run; ``duration`` in seconds."""
+
+    nodeid: str
+    outcome: str  # "passed" | "failed" | "skipped"
+    duration: float = 0.0
+    path: str = ""  # test file relative to the repo ("" if unknown)
+
+
+@dataclass(frozen=True)
+class Localization:
+    """Result of :func:`localize_faults`.
+
+    ``scores`` maps (file relative to repo, line) -> suspiciousness in [0, 1.3];
+    ``suspicious`` is the same sorted best first. ``elapsed_s`` is the run's wall time.
+    """
+
+    tests: tuple[TestRecord, ...]
+    scores: dict[tuple[str, int], float] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    output: str = ""
+
+    @property
+    def failing(self) -> list[str]:
+        return [t.nodeid for t in self.tests if t.outcome == "failed"]
+
+    @property
+    def suspicious(self) -> list[tuple[str, int, float]]:
+        ranked = sorted(self.scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [(f, line, round(s, 4)) for (f, line), s in ranked]
+
+
+def _rel(repo: Path, path: str) -> str | None:
+    try:
+        return Path(path).resolve().relative_to(repo).as_posix()
+    except (ValueError, OSError):
+        return None
+
+
+def ochiai(failed: int, passed: int, total_failed: int) -> float:
+    """Ochiai suspiciousness of one line (0.0 when nothing failed or nothing covers it)."""
+    if failed == 0 or total_failed == 0:
+        return 0.0
+    return failed / math.sqrt(total_failed * (failed + passed))
+
+
+def score(repo: Path, raw: dict) -> Localization:
+    """Turn the plugin's JSON (``raw``) into a :class:`Localization` for ``repo``."""
+    repo = repo.resolve()
+    tests, frames = [], {}
+    for nodeid, rec in raw["tests"].items():
+        path = _rel(repo, rec["path"]) if rec["path"] else None
+        tests.append(TestRecord(nodeid, rec["outcome"], rec["duration"], path or ""))
+        frames[nodeid] = rec["frames"]
+    outcome = {t.nodeid: t.outcome for t in tests}
+    ran = [t.nodeid for t in tests if t.outcome != "skipped"]
+    total_failed = sum(outcome[n] == "failed" for n in ran)
+    scores: dict[tuple[str, int], float] = {}
+    for path, by_line in raw["lines"].items():
+        rel = _rel(repo, path)
+        if rel is None or not is_source_file(rel):
+            continue
+        for line, contexts in by_line.items():
+            ctx = set(contexts)
+            cover = ran if "" in ctx else [n for n in ran if n in ctx]
+            failed = sum(outcome[n] == "failed" for n in cover)
+            value = ochiai(failed, len(cover) - failed, total_failed)
+            if value:
+                scores[(rel, int(line))] = value
+    for nodeid in (n for n in ran if outcome[n] == "failed"):
+        seen = set()
+        own = [(rel, ln) for rel, ln in ((_rel(repo, p), ln) for p, ln in frames[nodeid])
+               if rel is not None and is_source_file(rel)]
+        for depth, key in enumerate(reversed(own)):
+            if key not in seen:
+                seen.add(key)
+                boost = FRAME_BOOST * (1.0 if depth == 0 else 0.5) / total_failed
+                scores[key] = scores.get(key, 0.0) + boost
+    return Localization(tuple(tests), scores)
+
+
+def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
+                    test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
+                    worker: Worker | None = None) -> Localization:
+    """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
+
+    ``command`` defaults to ``python -m pytest``. Each test is stopped after
+    ``test_timeout_s`` seconds (counted as failed); the whole run after ``run_timeout_s``.
+    With a :class:`Worker` (a copy of ``repo`` with a warm runner) a pytest suite runs
+    there, which saves the interpreter and pytest start-up. ``repo`` is never written to
+    (no bytecode, no pytest cache). Raises RuntimeError when the run yields no report
+    (pytest missing, run over ``run_timeout_s``).
+    """
+    repo = Path(repo).resolve()
+    command = command or testcmd.resolve(repo, None)
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="codur-localize-") as tmp:
+        out = Path(tmp) / "report.json"
+        root = worker.root if worker is not None and command.is_pytest else repo
+        env = {"CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_SOURCE": str(root),
+               "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s)}
+        plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
+        output = ""
+        if root is not repo:
+            run = worker.run([*command.pytest_args, *plugin], run_timeout_s, env)
+            output = f"exit {run.returncode} ({run.status})"
+        else:
+            argv = command.pytest_argv(*plugin) if command.is_pytest else list(command.argv)
+            try:
+                proc = subprocess.run(argv, cwd=repo, env=testcmd.plugin_env(**env), text=True,
+                                      capture_output=True, timeout=run_timeout_s,
+                                      stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired as exc:
+                raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s") from exc
+            output = (proc.stdout + proc.stderr)[-4000:]
+            if not command.is_pytest:
+                raw = _whole_command_report(repo, proc.returncode, output)
+        if command.is_pytest:
+            if not out.is_file():
+                raise RuntimeError(f"test run produced no report: {output}")
+            raw = json.loads(out.read_text())
+    loc = score(root, raw)
+    return Localization(loc.tests, loc.scores, time.monotonic() - start, output)
+
+
+def _whole_command_report(repo: Path, returncode: int, output: str) -> dict:
+    """A non-pytest command is one test; every source line it names in a traceback is suspect."""
+    frames = [[p if Path(p).is_absolute() else str(repo / p), int(n)] for p, n in _FRAME_RE.findall(output)]
+    outcome = "passed" if returncode == 0 else "failed"
+    lines: dict[str, dict[int, list[str]]] = defaultdict(dict)
+    for path, line in frames:
+        lines[path][line] = ["command"]
+    return {"tests": {"command": {"outcome": outcome, "duration": 0.0, "path": "", "frames": frames}},
+            "lines": lines}

@@ -1,0 +1,166 @@
+"""Mutant generation: the operators applied to the most suspicious statements, in order.
+
+Order: statements by suspiciousness, then ``suspiciousness * prior`` of the operator,
+then the smallest edit. Mutants are deduplicated by resulting text and checked with
+``compile()`` lazily, in that order. Pairs of edits on the top statements form a second
+tier, tried only after every single edit (GenProg/PraPR-style search: single edits
+first, as in Ghanbari et al., "Practical Program Repair via Bytecode Mutation", 2019).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from codur.repair import operators
+from codur.repair.source import Edit, Source, apply_edits, overlaps
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A candidate patch of one file: ``edits`` (char offsets) on its original text.
+
+    ``score`` is the suspiciousness of the mutated statement, ``prior`` the operator's
+    prior (0..1); ``statement`` is (file, first line) of that statement.
+    """
+
+    file: str
+    line: int
+    operator: str
+    edits: tuple[Edit, ...]
+    description: str
+    score: float
+    prior: float
+    statement: tuple[str, int]
+
+    @property
+    def size(self) -> int:
+        """Characters removed plus characters inserted."""
+        return sum(e.end - e.start + len(e.new) for e in self.edits)
+
+    @property
+    def rank(self) -> tuple[float, int]:
+        return (-self.score * self.prior, self.size)
+
+    @property
+    def label(self) -> str:
+        return f"{self.file}:{self.line} {self.description}"
+
+    def apply(self, text: str) -> str:
+        return apply_edits(text, self.edits)
+
+
+def header_lines(stmt: ast.stmt) -> range:
+    """Lines a statement owns: all of a simple one, the header of a compound one."""
+    body = getattr(stmt, "body", None)
+    if not isinstance(body, list) or not body:
+        return range(stmt.lineno, stmt.end_lineno + 1)
+    start = min([d.lineno for d in getattr(stmt, "decorator_list", [])] + [stmt.lineno])
+    return range(start, max(stmt.lineno, body[0].lineno - 1) + 1)
+
+
+def _walk(body: list[ast.stmt], func: ast.AST | None, in_loop: bool) -> Iterator[tuple]:
+    for stmt in body:
+        yield stmt, func, in_loop, len(body)
+        inner = stmt if isinstance(stmt, _FUNCS) else func
+        loop = (in_loop and inner is func) or isinstance(stmt, _LOOPS)
+        blocks = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(stmt, "handlers", [])]
+        blocks += [c.body for c in getattr(stmt, "cases", [])]
+        for block in blocks:
+            yield from _walk(block, inner, loop)
+
+
+def _scope_names(func: ast.AST | None) -> tuple[str, ...]:
+    if func is None:
+        return ()
+    args = func.args
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a]
+    names += [n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return tuple(n for n in dict.fromkeys(names) if n != "_")
+
+
+def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> list[Mutant]:
+    """Unchecked mutants of every statement of ``rel`` with a positive score."""
+    parents = {c: p for p in ast.walk(src.tree) for c in ast.iter_child_nodes(p)}
+    scopes: dict[ast.AST | None, tuple[str, ...]] = {}
+    out = []
+    for stmt, func, in_loop, siblings in _walk(src.tree.body, None, False):
+        score = max((scores.get((rel, ln), 0.0) for ln in header_lines(stmt)), default=0.0)
+        if score <= 0:
+            continue
+        if func not in scopes:
+            scopes[func] = _scope_names(func)
+        ctx = operators.Context(src, parents, scopes[func], in_loop, siblings)
+        for ch in operators.changes_for(stmt, ctx):
+            out.append(Mutant(rel, ch.line, ch.operator, ch.edits, ch.description, score,
+                              ch.prior, (rel, stmt.lineno)))
+    return out
+
+
+def _valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Mutant]:
+    """The first ``limit`` mutants that change the text, compile, and are not duplicates."""
+    seen, out = set(), []
+    for m in mutants:
+        if len(out) >= limit:
+            break
+        new = m.apply(texts[m.file])
+        digest = hashlib.sha1(f"{m.file}\0{new}".encode()).digest()
+        if new == texts[m.file] or digest in seen:
+            continue
+        seen.add(digest)
+        try:
+            compile(new, m.file, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        out.append(m)
+    return out
+
+
+def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
+             pair_statements: int = 3) -> tuple[list[Mutant], dict[str, str]]:
+    """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
+
+    ``scores`` maps (file relative to repo, line) -> suspiciousness. Returns the mutants
+    (singles, then pairs on the ``pair_statements`` most suspicious statements) and the
+    original texts of the files they touch. Files that do not parse are skipped.
+    """
+    texts, singles = {}, []
+    for rel in sorted({f for f, _ in scores}):
+        try:
+            text = (Path(repo) / rel).read_bytes().decode("utf-8")
+            src = Source(text)
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        texts[rel] = text
+        singles += candidates(rel, src, scores)
+    singles.sort(key=lambda m: m.rank)
+    first = _valid(singles, texts, limit)
+    if len(first) >= limit:
+        return first, texts
+    return first + _valid(pairs(first, pair_statements), texts, limit - len(first)), texts
+
+
+def pairs(singles: list[Mutant], top: int = 3) -> list[Mutant]:
+    """Second tier: two non-overlapping single edits in one file, on the ``top`` statements."""
+    statements = list(dict.fromkeys(m.statement for m in singles))[:top]
+    pool = [m for m in singles if m.statement in statements]
+    out = []
+    for a, b in itertools.combinations(pool, 2):
+        if a.file != b.file or overlaps(a.edits, b.edits):
+            continue
+        first, second = sorted((a, b), key=lambda m: m.edits[0].start)
+        out.append(Mutant(a.file, first.line, f"{first.operator}+{second.operator}",
+                          first.edits + second.edits,
+                          f"{first.description}; line {second.line}: {second.description}",
+                          min(a.score, b.score), a.prior * b.prior, a.statement))
+    out.sort(key=lambda m: m.rank)
+    return out

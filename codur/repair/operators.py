@@ -1,0 +1,304 @@
+"""Mutation operators: small, exact-span source edits of one AST node or statement.
+
+Each operator is a generator ``(node, ctx) -> Change...`` registered for an AST type.
+They cover the classic single-edit bug fixes (range upper bound +1, dropped ``continue``
+guard, dropped ``/ 100``, flipped comparison, loop condition, missing f-prefix, index
+shifted by one) through general operators: +-1 on bounds, indices, slices and integer
+literals; comparison, boolean, arithmetic and augmented-assignment operator swaps;
+swapped call arguments and operands; negated, removed or dropped conditions; any/all,
+min/max and method-name swaps; True/False swaps; and variable-misuse name swaps.
+``prior`` (0..1) says how often the edit class fixes real bugs; it orders mutants on
+equally suspicious lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from codur.repair.source import Edit, Source
+
+
+@dataclass(frozen=True)
+class Change:
+    """One candidate edit, before it is checked to compile."""
+
+    operator: str
+    line: int
+    edits: tuple[Edit, ...]
+    description: str
+    prior: float
+
+
+@dataclass
+class Context:
+    """What operators know about the statement being mutated."""
+
+    src: Source
+    parents: dict[ast.AST, ast.AST]
+    scope_names: tuple[str, ...] = ()
+    in_loop: bool = False
+    siblings: int = 1
+    changes: list[Change] = field(default_factory=list)
+
+    def replace(self, node: ast.AST, new: str, operator: str, prior: float, line: int = 0) -> None:
+        start, end = self.src.span(node)
+        self.add(operator, node, [(start, end, new)], prior, line)
+
+    def add(self, operator: str, node: ast.AST, spans: list[tuple[int, int, str]], prior: float,
+            line: int = 0, description: str = "") -> None:
+        edits = tuple(Edit(s, e, new) for s, e, new in spans)
+        if not description:
+            old = " / ".join(self.src.text[s:e].strip() for s, e, _ in spans)
+            description = f"replaced `{old}` with `{' / '.join(n.strip() for *_, n in spans)}`"
+        self.changes.append(Change(operator, line or node.lineno, edits, description, prior))
+
+
+_SYM = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+        ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+        ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+        ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+        ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@", ast.And: "and", ast.Or: "or"}
+_CMP_SWAPS = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
+              "==": ["!="], "!=": ["=="], "is": ["is not"], "is not": ["is"],
+              "in": ["not in"], "not in": ["in"]}
+_BIN_SWAPS = {"+": ["-", "*"], "-": ["+"], "*": ["/", "+"], "/": ["*", "//"], "//": ["/", "%"],
+              "%": ["//"], "**": ["*"], "&": ["|"], "|": ["&"], "<<": [">>"], ">>": ["<<"]}
+_NON_COMMUTATIVE = {"-", "/", "//", "%", "**"}
+_FUNC_SWAPS = {"any": "all", "all": "any", "min": "max", "max": "min"}
+_METHOD_SWAPS = {"startswith": "endswith", "endswith": "startswith", "lower": "upper",
+                 "upper": "lower", "lstrip": "rstrip", "rstrip": "lstrip", "find": "rfind",
+                 "rfind": "find", "index": "rindex", "floor": "ceil", "ceil": "floor",
+                 "keys": "values", "values": "keys", "ljust": "rjust", "rjust": "ljust"}
+_FSTRING_FIELD = re.compile(r"\{[A-Za-z_][\w.\[\]'\"]*(![rsa])?(:[^{}]*)?\}")
+_JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+
+
+def _pattern(sym: str) -> str:
+    if sym[0].isalpha():
+        return r"\b" + sym.replace(" ", r"\s+") + r"\b"
+    return re.escape(sym)
+
+
+def shifted(node: ast.expr, delta: int, src: Source) -> str:
+    """Source of ``node`` plus ``delta`` (+1/-1), folding integer literals: ``n - 1`` -> ``n``."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return str(node.value + delta)
+    if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub))
+            and isinstance(node.right, ast.Constant) and type(node.right.value) is int):
+        value = (node.right.value if isinstance(node.op, ast.Add) else -node.right.value) + delta
+        left = src.seg(node.left)
+        return left if value == 0 else f"{left} {'+' if value > 0 else '-'} {abs(value)}"
+    text = src.seg(node)
+    if isinstance(node, (ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda, ast.NamedExpr)) or (
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)) or (
+            isinstance(node, ast.BinOp) and _SYM[type(node.op)] in "&|^<<>>"):
+        text = f"({text})"
+    return f"{text} {'+' if delta > 0 else '-'} 1"
+
+
+def _plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float) -> None:
+    if isinstance(node, (ast.Constant, ast.Starred)) and type(getattr(node, "value", 0)) is not int:
+        return
+    for delta in (1, -1):
+        ctx.replace(node, shifted(node, delta, ctx.src), operator, prior)
+
+
+def op_compare(node: ast.Compare, ctx: Context) -> None:
+    operands = [node.left, *node.comparators]
+    for i, op in enumerate(node.ops):
+        sym = _SYM[type(op)]
+        span = ctx.src.token(operands[i], operands[i + 1], _pattern(sym))
+        for new in _CMP_SWAPS[sym] if span else ():
+            ctx.add("comparison_swap", node, [(*span, new)], 1.0)
+    for operand in operands:
+        if isinstance(operand, ast.Call) and getattr(operand.func, "id", "") == "len":
+            _plus_minus(operand, ctx, "bound_shift", 0.9)
+
+
+def op_binop(node: ast.BinOp, ctx: Context) -> None:
+    sym = _SYM[type(node.op)]
+    span = ctx.src.token(node.left, node.right, _pattern(sym))
+    for new in _BIN_SWAPS.get(sym, []) if span else ():
+        ctx.add("arithmetic_swap", node, [(*span, new)], 0.9)
+    for keep in (node.left, node.right):
+        ctx.replace(node, ctx.src.operand(keep), "drop_operand", 0.85)
+    if sym in _NON_COMMUTATIVE:
+        (ls, le), (rs, re_) = ctx.src.span(node.left), ctx.src.span(node.right)
+        ctx.add("swap_operands", node, [(ls, le, ctx.src.operand(node.right)),
+                                        (rs, re_, ctx.src.operand(node.left))], 0.8,
+                description=f"swapped the operands of `{ctx.src.seg(node)}`")
+
+
+def op_boolop(node: ast.BoolOp, ctx: Context) -> None:
+    sym = _SYM[type(node.op)]
+    spans = [ctx.src.token(a, b, _pattern(sym)) for a, b in zip(node.values, node.values[1:])]
+    if all(spans):
+        new = "or" if sym == "and" else "and"
+        ctx.add("boolean_swap", node, [(*s, new) for s in spans], 0.95)
+    for i, value in enumerate(node.values):
+        if len(node.values) == 2:
+            ctx.replace(node, ctx.src.operand(node.values[1 - i]), "drop_condition", 0.85)
+        else:
+            prev = node.values[i - 1] if i else None
+            start = ctx.src.span(prev)[1] if prev else ctx.src.span(value)[0]
+            end = ctx.src.span(value)[1] if prev else ctx.src.span(node.values[1])[0]
+            ctx.add("drop_condition", value, [(start, end, "")], 0.85,
+                    description=f"dropped the condition `{ctx.src.seg(value)}`")
+
+
+def op_unaryop(node: ast.UnaryOp, ctx: Context) -> None:
+    if isinstance(node.op, ast.Not):
+        ctx.replace(node, ctx.src.operand(node.operand), "negate_condition", 0.9)
+
+
+def negate(node: ast.expr, ctx: Context, prior: float = 0.85) -> None:
+    """Wrap a condition in ``not`` (the removal of an existing ``not`` is op_unaryop's)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return
+    text = ctx.src.seg(node)
+    simple = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Compare))
+    ctx.replace(node, f"not {text}" if simple else f"not ({text})", "negate_condition", prior)
+
+
+def op_constant(node: ast.Constant, ctx: Context) -> None:
+    value = node.value
+    if isinstance(value, bool):
+        ctx.replace(node, str(not value), "boolean_constant", 0.95)
+    elif isinstance(value, int):
+        _plus_minus(node, ctx, "constant_shift", 0.8)
+    elif isinstance(value, str) and _FSTRING_FIELD.search(value):
+        if not isinstance(ctx.parents.get(node), ast.JoinedStr):
+            start, _ = ctx.src.span(node)
+            if ctx.src.text[start] in "\"'rR":
+                ctx.add("fstring_prefix", node, [(start, start, "f")], 1.0,
+                        description=f"added the f-string prefix to `{ctx.src.seg(node)[:40]}`")
+
+
+def op_call(node: ast.Call, ctx: Context) -> None:
+    func = node.func
+    if isinstance(func, ast.Name) and func.id in _FUNC_SWAPS:
+        ctx.replace(func, _FUNC_SWAPS[func.id], "builtin_swap", 0.95)
+    if isinstance(func, ast.Attribute) and func.attr in _METHOD_SWAPS:
+        end = ctx.src.span(func)[1]
+        ctx.add("method_swap", func, [(end - len(func.attr), end, _METHOD_SWAPS[func.attr])], 0.8)
+    if isinstance(func, ast.Name) and func.id == "range":
+        for arg in node.args:
+            _plus_minus(arg, ctx, "bound_shift", 1.0)
+    args = [a for a in node.args if not isinstance(a, ast.Starred)]
+    for a, b in zip(args, args[1:]):
+        (as_, ae), (bs, be) = ctx.src.span(a), ctx.src.span(b)
+        ctx.add("swap_arguments", node, [(as_, ae, ctx.src.seg(b)), (bs, be, ctx.src.seg(a))], 0.8,
+                description=f"swapped the arguments `{ctx.src.seg(a)}` and `{ctx.src.seg(b)}`")
+
+
+def op_subscript(node: ast.Subscript, ctx: Context) -> None:
+    index = node.slice
+    if isinstance(index, ast.Slice):
+        for bound in (index.lower, index.upper):
+            if bound is not None:
+                _plus_minus(bound, ctx, "slice_shift", 1.0)
+    elif not isinstance(index, ast.Tuple) and not (
+            isinstance(index, ast.Constant) and isinstance(index.value, str)):
+        _plus_minus(index, ctx, "index_shift", 1.0)
+
+
+def op_name(node: ast.Name, ctx: Context) -> None:
+    parent = ctx.parents.get(node)
+    if not isinstance(node.ctx, ast.Load) or (isinstance(parent, ast.Call) and parent.func is node):
+        return
+    if node.id not in ctx.scope_names:
+        return
+    for other in [n for n in ctx.scope_names if n != node.id][:8]:
+        ctx.replace(node, other, "variable_swap", 0.5)
+
+
+def op_augassign(node: ast.AugAssign, ctx: Context) -> None:
+    sym = _SYM[type(node.op)]
+    span = ctx.src.token(node.target, node.value, re.escape(sym + "="))
+    for new in (_BIN_SWAPS.get(sym, [])[:1] + ["="]) if span else ():
+        ctx.add("augassign_swap", node, [(*span, new + "=" if new != "=" else "=")], 0.9)
+
+
+def op_assign(node: ast.Assign, ctx: Context) -> None:
+    if ctx.in_loop and len(node.targets) == 1 and not isinstance(node.targets[0], ast.Tuple):
+        span = ctx.src.token(node.targets[0], node.value, r"(?<![=!<>])=(?!=)")
+        if span:
+            ctx.add("assign_to_augassign", node, [(*span, "+=")], 0.7)
+
+
+def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
+    """Delete a whole statement (``pass`` if it is alone in its block)."""
+    span = ctx.src.line_span(node)
+    if span is None:
+        return
+    new = "" if ctx.siblings > 1 else f"{ctx.src.indent(node)}pass\n"
+    first = ctx.src.seg(node).splitlines()[0].strip()
+    ctx.add("delete_statement", node, [(*span, new)], prior,
+            description=f"deleted `{first}`" + (" ..." if node.end_lineno > node.lineno else ""))
+
+
+def op_statement(node: ast.stmt, ctx: Context) -> None:
+    """Statement-level operators: guards, conditions, jumps, deletions."""
+    if isinstance(node, ast.If):
+        negate(node.test, ctx)
+        if not (isinstance(node.test, ast.Constant) and node.test.value is True):
+            ctx.replace(node.test, "True", "remove_condition", 0.6)
+        if len(node.body) == 1 and isinstance(node.body[0], _JUMPS) and not node.orelse:
+            delete_statement(node, ctx, 0.9)
+    elif isinstance(node, (ast.While, ast.Assert)):
+        negate(node.test, ctx, 0.7)
+    elif isinstance(node, (ast.Continue, ast.Break)):
+        delete_statement(node, ctx, 0.8)
+    elif isinstance(node, ast.AugAssign):
+        delete_statement(node, ctx, 0.6)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        delete_statement(node, ctx, 0.5)
+    elif isinstance(node, ast.Return) and isinstance(node.value, (ast.Compare, ast.BoolOp)):
+        negate(node.value, ctx, 0.7)
+
+
+def op_ifexp(node: ast.IfExp, ctx: Context) -> None:
+    negate(node.test, ctx)
+
+
+def op_comprehension(node: ast.comprehension, ctx: Context) -> None:
+    for cond in node.ifs:
+        negate(cond, ctx)
+
+
+OPERATORS = {ast.Compare: op_compare, ast.BinOp: op_binop, ast.BoolOp: op_boolop,
+             ast.UnaryOp: op_unaryop, ast.Constant: op_constant, ast.Call: op_call,
+             ast.Subscript: op_subscript, ast.Name: op_name, ast.AugAssign: op_augassign,
+             ast.Assign: op_assign, ast.IfExp: op_ifexp, ast.comprehension: op_comprehension}
+
+
+def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """Nodes in the statement's own header, not in nested statement bodies."""
+    if isinstance(stmt, (ast.If, ast.While)):
+        roots: list[ast.AST] = [stmt.test]
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        roots = [stmt.iter]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        roots = list(stmt.items)
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        roots = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+    elif isinstance(stmt, (ast.ClassDef, ast.Try, ast.Match)) or hasattr(ast, "TryStar") and isinstance(stmt, ast.TryStar):
+        roots = []
+    else:
+        roots = [stmt]
+    for root in roots:
+        yield from ast.walk(root)
+
+
+def changes_for(stmt: ast.stmt, ctx: Context) -> list[Change]:
+    """All candidate changes of one statement (unchecked: may not compile)."""
+    ctx.changes = []
+    op_statement(stmt, ctx)
+    for node in expression_nodes(stmt):
+        operator = OPERATORS.get(type(node))
+        if operator is not None:
+            operator(node, ctx)
+    return ctx.changes

@@ -1,0 +1,40 @@
+"""Unified diffs of a patch and its atomic application to the repository."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+from pathlib import Path
+
+
+def unified_diff(rel: str, old: str, new: str) -> str:
+    """Unified diff of one file with ``a/rel`` and ``b/rel`` headers ("" if equal)."""
+    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                      f"a/{rel}", f"b/{rel}"))
+    out = []
+    for line in lines:
+        out.append(line)
+        if not line.endswith(("\n", "\r")):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def write_atomic(path: Path, text: str, expected: str) -> None:
+    """Replace ``path`` with ``text`` (temp file in the same dir + ``os.replace``).
+
+    Raises RuntimeError, leaving the file alone, if its content is no longer ``expected``
+    (it changed while the search ran).
+    """
+    if path.read_bytes().decode("utf-8") != expected:
+        raise RuntimeError(f"{path} changed during the repair search; patch not applied")
+    mode = path.stat().st_mode
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".codur")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+        os.chmod(tmp, mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,96 @@
+"""Source text with AST positions mapped to character offsets, and the span edits on it.
+
+A mutant replaces exact source spans (taken from ``lineno``/``col_offset``/
+``end_lineno``/``end_col_offset``), so a patch is minimal and keeps the formatting.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_COMMENT_RE = re.compile(r"#[^\r\n]*")
+#: Expression nodes whose source can stand anywhere an operand can.
+_ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call, ast.List, ast.Dict,
+          ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``text[start:end]`` (character offsets) with ``new``."""
+
+    start: int
+    end: int
+    new: str
+
+
+def apply_edits(text: str, edits: tuple[Edit, ...]) -> str:
+    """Apply non-overlapping ``edits`` to ``text``. Raises ValueError if they overlap."""
+    out, pos = [], 0
+    for edit in sorted(edits, key=lambda e: e.start):
+        if edit.start < pos:
+            raise ValueError("overlapping edits")
+        out += [text[pos:edit.start], edit.new]
+        pos = edit.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def overlaps(a: tuple[Edit, ...], b: tuple[Edit, ...]) -> bool:
+    """True if any edit of ``a`` touches a span of ``b``."""
+    return any(x.start <= y.end and y.start <= x.end for x in a for y in b)
+
+
+class Source:
+    """``text`` of one module, its AST and offset helpers (AST columns are UTF-8 bytes)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tree = ast.parse(text)
+        self.lines = _LINE_RE.findall(text)
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, lineno: int, col: int) -> int:
+        """Character offset of (1-based line, UTF-8 byte column)."""
+        line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
+        if not line.isascii():
+            col = len(line.encode()[:col].decode(errors="ignore"))
+        return self.starts[lineno - 1] + col
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return (self.offset(node.lineno, node.col_offset),
+                self.offset(node.end_lineno, node.end_col_offset))
+
+    def seg(self, node: ast.AST) -> str:
+        start, end = self.span(node)
+        return self.text[start:end]
+
+    def operand(self, node: ast.AST) -> str:
+        """Source of ``node``, parenthesized unless it is an atom."""
+        text = self.seg(node)
+        return text if isinstance(node, _ATOMS) else f"({text})"
+
+    def token(self, left: ast.AST, right: ast.AST, pattern: str) -> tuple[int, int] | None:
+        """Span of the operator matching regex ``pattern`` between ``left`` and ``right``."""
+        start, end = self.span(left)[1], self.span(right)[0]
+        gap = _COMMENT_RE.sub(lambda m: " " * len(m.group()), self.text[start:end])
+        match = re.search(pattern, gap)
+        return (start + match.start(), start + match.end()) if match else None
+
+    def line_span(self, node: ast.stmt) -> tuple[int, int] | None:
+        """Span of the whole lines of ``node`` if nothing else shares them, else None."""
+        start, end = self.span(node)
+        line_start = self.starts[node.lineno - 1]
+        line_end = self.starts[min(node.end_lineno, len(self.lines))]
+        before, after = self.text[line_start:start], self.text[end:line_end]
+        if before.strip() or after.strip() and not after.strip().startswith("#"):
+            return None
+        return line_start, line_end
+
+    def indent(self, node: ast.stmt) -> str:
+        line = self.lines[node.lineno - 1]
+        return line[: len(line) - len(line.lstrip())]
