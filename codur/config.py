@@ -40,6 +40,7 @@ class LocalModelSettings(BaseModel):
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
     start_timeout_s: float = Field(120.0, description="Wait for /health at most this long, seconds.")
     max_tokens: int = Field(512, description="Completion cap per call, tokens.")
+    verbosity: int = Field(0, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
 
 class AgentConfig(BaseModel):
@@ -88,6 +89,7 @@ class CodurConfig(BaseSettings):
     tool_timeout_s: float = Field(120.0, description="Limit for a tool that runs code, seconds.")
     tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    critic: bool = Field(True, description="Ask the critic model for reasoning and suggestions on a failed verification.")
     repair: bool = Field(True, description="Allow the mutation repair fallback.")
     repair_workers: int = Field(4, description="Parallel workers for mutation repair.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")

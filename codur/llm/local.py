@@ -137,6 +137,7 @@ class LocalModelServer:
         params.hostnames = ["127.0.0.1"]
         params.port = self.port = _free_port()
         params.use_jinja = True
+        params.verbosity = self.settings.verbosity
         t0 = time.monotonic()
         self._server = xllamacpp.Server(params)
         self._wait_healthy()

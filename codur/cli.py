@@ -1,0 +1,125 @@
+"""The ``codur`` command (Typer + Rich).
+
+    codur TASK [--repo PATH]        the main job (short for ``codur run TASK``)
+    codur repair [--repo PATH]      mutation repair, no model
+    codur rlm QUESTION --context F  recursive language model over a long input
+    codur tools [--task-type T]     the tool registry
+
+Exit codes: 0 success; 1 the run ended without success; 2 bad input; 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.syntax import Syntax
+
+app = typer.Typer(
+    name="codur", add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
+    help="codur: a coding agent for Python repositories. [bold]codur TASK --repo PATH[/bold] runs the main job.",
+)
+console = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+# Subcommands that live beside their engines; each module exposes one Typer command function.
+SUBCOMMANDS = {
+    "repair": ("codur.repair.command", "repair_command", "Repair failing tests by mutation search, with no model."),
+    "rlm": ("codur.rlm.command", "rlm_command", "Answer a question over a long input with a recursive language model."),
+    "tools": ("codur.tools.command", "tools_command", "List the tool registry."),
+}
+
+
+@app.callback()
+def _root() -> None:
+    """codur: a coding agent for Python repositories.
+
+    [bold]codur TASK --repo PATH[/bold] runs the main job (the same as [bold]codur run TASK[/bold]).
+    """
+
+
+def _print_event(event: dict, verbose: bool) -> None:
+    kind = event.get("event")
+    if kind == "engine.state":
+        turn = f" turn {event['turn']}" if event.get("turn") else ""
+        console.print(f"[bold cyan]▶ {event['node']}[/] [dim]({event['state']}{turn})[/]")
+    elif kind == "tool.call":
+        args = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in event.get("args", {}).items() if k not in ("content", "new", "old"))
+        mark = "[green]ok[/]" if event.get("ok") else "[red]error[/]"
+        console.print(f"   ↳ {event['tool']}({args}) {mark} [dim]{event.get('duration_s', 0):.2f}s[/]")
+        if not event.get("ok") or verbose:
+            console.print(f"     [dim]{event.get('output', '')[:200]}[/]")
+    elif kind == "agent.reply" and (verbose or event.get("errors")):
+        for e in event.get("errors", []):
+            console.print(f"   [yellow]! {e[:200]}[/]")
+        if verbose and not event.get("tool_calls"):
+            console.print(f"   [dim]{event.get('text', '')[:300]}[/]")
+    elif kind == "repair.patch" or (kind or "").startswith("repair.") and verbose:
+        console.print(f"   [dim]{kind}: {event}[/]")
+
+
+@app.command("run")
+def run_command(
+    task: str = typer.Argument(..., help="What to do, e.g. \"make the failing tests pass\"."),
+    repo: Path = typer.Option(Path("."), "--repo", "-r", help="The repository (default: current directory)."),
+    max_turns: int | None = typer.Option(None, help="Plan→Act→Verify cycles at most."),
+    timeout: float | None = typer.Option(None, help="Wall-clock limit, seconds."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Log the agent's prompt; call no agent."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the model's replies and tool output."),
+) -> None:
+    """Run the main job: plan, edit, verify, retry or repair; print status, reason and diff."""
+    from codur.engine.contracts import RunRequest, RunStatus
+    from codur.engine.runner import run
+    from codur.llm.local import LocalModelUnavailable
+
+    try:
+        request = RunRequest(task=task, repo=repo, max_turns=max_turns, timeout_s=timeout, dry_run=dry_run)
+    except ValidationError as exc:
+        err.print(f"codur: {exc.errors()[0]['msg'].removeprefix('Value error, ')}")
+        raise typer.Exit(2) from None
+    console.print(f"[bold]codur[/] · {request.task} · [dim]{request.repo}[/]")
+    try:
+        result = run(request, on_event=lambda e: _print_event(e, verbose))
+    except LocalModelUnavailable as exc:
+        err.print(f"codur: {exc}")
+        raise typer.Exit(2) from None
+    color = "green" if result.ok else "red"
+    console.print(f"\n[bold {color}]status: {result.status.value}[/]  reason: {result.reason}")
+    if result.diff:
+        console.print(Syntax(result.diff, "diff", theme="ansi_dark", background_color="default"))
+    else:
+        console.print("[dim](no changes)[/]")
+    console.print(f"[dim]turns {result.turns} · model calls {result.llm_calls} · tokens {result.tokens} · "
+                  f"cost ${result.cost_usd:.4f} · {result.duration_s:.1f}s · trace {result.run_dir}/trace.jsonl[/]")
+    if result.status is RunStatus.CANCELLED:
+        raise typer.Exit(130)
+    raise typer.Exit(0 if result.ok else 1)
+
+
+def _register_subcommands() -> None:
+    for name, (module, attr, help_text) in SUBCOMMANDS.items():
+        try:
+            func = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue  # that engine is not installed in this build
+        app.command(name, help=help_text)(func)
+
+
+_register_subcommands()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: ``codur TASK ...`` is ``codur run TASK ...``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    commands = {"run", *SUBCOMMANDS}
+    if args and args[0] not in commands and args[0] not in ("--help", "-h"):
+        args.insert(0, "run")
+    app(args=args, prog_name="codur")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+"""build_graph(): codur's one graph — engine states and execution nodes together.
+
+    START → initialize → observe → plan ─┬─► delegate → execute → verify → review ─┬─► done → END
+                                         └─ answer ─► done                         ├─ retry  → delegate
+                                                                                   ├─ replan → plan
+                                                                                   └─ repair → repair → verify
+
+Every edge is guarded: a terminal status in the state (a budget, a cancel, an
+error) routes to ``done`` from wherever the run is. ``recursion_limit`` belongs to
+the run config (see codur.engine.runner), not to ``compile()``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Checkpointer
+
+from codur.graph.context import CodurContext
+from codur.graph.done import done_node
+from codur.graph.execution.delegate import delegate_node
+from codur.graph.execution.execute import execute_node
+from codur.graph.execution.repair import repair_node
+from codur.graph.execution.review import review_node
+from codur.graph.initialize import initialize_node
+from codur.graph.nodes import guarded
+from codur.graph.observe import observe_node
+from codur.graph.planning.plan import plan_node
+from codur.graph.state import CodurState
+from codur.graph.verify import verify_node
+
+
+def _to(target: str):
+    return guarded(lambda _state: target)
+
+
+def route_after_plan(state: CodurState) -> Literal["delegate", "done"]:
+    """Plan → delegate, or done when the plan itself answered (plan["answer"])."""
+    return "done" if state.get("plan", {}).get("answer") else "delegate"
+
+
+def route_after_review(state: CodurState) -> Literal["done", "delegate", "plan", "repair"]:
+    """Review's route: retry → delegate, replan → plan, repair → repair, done → done."""
+    return {"retry": "delegate", "replan": "plan", "repair": "repair"}.get(state.get("route", "done"), "done")  # type: ignore[return-value]
+
+
+def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
+    """Compile codur's graph.
+
+    Args:
+        checkpointer: e.g. a LangGraph SqliteSaver for resumable runs; None for Studio.
+        name: the compiled graph's name.
+
+    Returns:
+        A compiled LangGraph graph with state :class:`CodurState` and context :class:`CodurContext`.
+    """
+    builder = StateGraph(CodurState, context_schema=CodurContext)
+    for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
+                      ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
+                      ("review", review_node), ("repair", repair_node), ("done", done_node)]:
+        builder.add_node(name_, fn)
+    builder.add_edge(START, "initialize")
+    for src, dst in [("initialize", "observe"), ("observe", "plan"), ("delegate", "execute"),
+                     ("execute", "verify"), ("verify", "review"), ("repair", "verify")]:
+        builder.add_conditional_edges(src, _to(dst), [dst, "done"])
+    builder.add_conditional_edges("plan", guarded(route_after_plan), ["delegate", "done"])
+    builder.add_conditional_edges("review", guarded(route_after_review), ["done", "delegate", "plan", "repair"])
+    builder.add_edge("done", END)
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+graph = build_graph()

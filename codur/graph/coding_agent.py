@@ -1,0 +1,61 @@
+"""The coding agent: how a turn's prompt is written and which AgentPort runs it.
+
+The prompt gives the task, what observe found (failing tests with their
+tracebacks), the plan's steps and, on a retry, why the last attempt failed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codur.agents.cli_agent import CommandLineAgent
+from codur.engine.budget import check
+from codur.engine.ports import AgentPort, ExecutionPlan
+from codur.graph.context import CodurContext
+from codur.graph.execution.agent_executor import LLMAgent
+from codur.graph.prompts import build_system_prompt
+from codur.graph.state import CodurState
+from codur.tools.registry import TaskType
+
+
+def turn_prompt(state: CodurState) -> str:
+    """The user message of the agent's turn."""
+    obs = state.get("observation", {})
+    parts = [f"Task: {state['task']}"]
+    files = obs.get("files", [])
+    if files:
+        parts.append("Python files: " + ", ".join(files[:25]))
+    if (tests := obs.get("tests")) and not state.get("feedback"):
+        parts.append("Test results before any change:\n" + tests["report"])
+    if steps := state.get("plan", {}).get("steps"):
+        parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
+    if feedback := state.get("feedback"):
+        parts.append("Your previous attempt did not pass verification:\n" + feedback)
+    parts.append("Reply with one tool call in a ```json block.")
+    return "\n\n".join(parts)
+
+
+def execution_plan(state: CodurState, agent: str) -> ExecutionPlan:
+    return ExecutionPlan(prompt=turn_prompt(state), repo_root=Path(state["repo"]), agent=agent,
+                         task_type=state.get("task_type", TaskType.CODE_FIX.value), run_id=state.get("run_id", ""))
+
+
+def build_agents(state: CodurState, ctx: CodurContext, name: str) -> list[AgentPort]:
+    """The agents to try for ``name``, in order: one per model profile of the actor role
+    (profile fallback), or the configured command-line agent."""
+    cfg = ctx.config.agents.get(name)
+    if cfg is not None and cfg.kind == "cli":
+        return [CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s)]
+    task_type = TaskType(cfg.task_types[0]) if cfg and cfg.task_types else TaskType(state.get("task_type", "code_fix"))
+    system, specs = build_system_prompt("actor", task_type, extra=cfg.system_prompt if cfg else None)
+    tools = ctx.tools(state["repo"])
+    base_tokens = state.get("tokens", 0)
+
+    def should_stop(tokens_so_far: int) -> str | None:
+        assert ctx.limits is not None
+        hit = check(ctx.limits, tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
+        return hit[1] if hit else None
+
+    assert ctx.models is not None
+    return [LLMAgent(name, model, system, specs, tools, max_iterations=ctx.config.max_iterations,
+                     should_stop=should_stop) for model in ctx.models.models_for("actor")]

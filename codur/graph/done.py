@@ -1,0 +1,27 @@
+"""done (engine state Done): the run's final status, diff and summary."""
+
+from __future__ import annotations
+
+from codur.engine.contracts import RunStatus
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+
+
+@node("done")
+def done_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
+    update: dict = {}
+    if state.get("status", RunStatus.RUNNING) == RunStatus.RUNNING:
+        passed = state.get("verification", {}).get("passed")
+        update.update(status=(RunStatus.SUCCESS if passed else RunStatus.FAILED).value,
+                      reason="verified" if passed else state.get("reason") or "unverified")
+    repo = state.get("repo")
+    if repo:
+        try:
+            journal = ctx.tools(repo).journal
+            update.update(diff=journal.diff(), files_changed=journal.changed_files)
+        except NotADirectoryError:
+            update.update(diff="", files_changed=[])
+    update["summary"] = state.get("agent_outcome", {}).get("summary", "")
+    return update

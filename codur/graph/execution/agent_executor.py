@@ -1,0 +1,153 @@
+"""AgentExecutor: the agent's tool loop, and LLMAgent, the loop behind the AgentPort protocol.
+
+model reply → detect tool calls (native, else JSON in the content) → ToolExecutor →
+ToolMessages back → repeat, until a reply has no tool call, the agent calls
+``done``, or ``max_iterations`` model calls were made. Between model calls the
+run's limits are checked (``should_stop``), so Ctrl-C, timeouts and token budgets
+stop the loop within one call. The message list is the trajectory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from codur.engine.events import emit
+from codur.engine.ports import ExecutionPlan, ExecutionResult
+from codur.tools.detection import detect_tool_calls
+from codur.tools.executor import ToolExecutor
+from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
+
+FINISH_TOOLS = {"done"}
+
+
+@dataclass
+class AgentRun:
+    """One tool loop.
+
+    Attributes:
+        messages: the whole trajectory (system, user, replies, tool results).
+        final_text: the agent's last words (done's summary, or the last reply's text).
+        stop_reason: "no_tool_call", "done", "max_iterations" or "stopped: <reason>".
+        llm_calls / tokens: model usage; tool_calls: calls executed; edits: FILE_MUTATION calls that succeeded.
+        parsed_from_content: tool calls recovered from the reply text (not native).
+    """
+
+    messages: list[BaseMessage] = field(default_factory=list)
+    final_text: str = ""
+    stop_reason: str = ""
+    llm_calls: int = 0
+    tokens: int = 0
+    tool_calls: int = 0
+    edits: int = 0
+    parsed_from_content: int = 0
+
+
+def _text(message: AIMessage) -> str:
+    c = message.content
+    return c if isinstance(c, str) else " ".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in c)
+
+
+class AgentExecutor:
+    """Runs the tool loop of one agent.
+
+    Args:
+        model: a LangChain chat model (``bind_tools`` is called with ``tools``).
+        tools: the ToolExecutor, limited to the tools the prompt lists.
+        specs: the ToolSpecs listed in the system prompt (the same ones are bound).
+        max_iterations: model calls at most (default 5).
+        should_stop: returns a reason string to stop before the next model call, or None.
+    """
+
+    def __init__(self, model: BaseChatModel, tools: ToolExecutor, specs: Sequence[ToolSpec], *,
+                 max_iterations: int = 5, should_stop: Callable[[int], str | None] | None = None) -> None:
+        self.specs = list(specs)
+        self.names = {s.name for s in self.specs}
+        self.tools = tools.with_allowed(self.names)
+        self.model = model.bind_tools(to_langchain_tools(self.specs)) if self.specs else model
+        self.max_iterations = max_iterations
+        self.should_stop = should_stop
+        self.mutating = {s.name for s in self.specs if SideEffect.FILE_MUTATION in s.side_effects}
+
+    def run(self, messages: list[BaseMessage]) -> AgentRun:
+        """Run the loop from ``messages`` (system + user); returns the trajectory and usage."""
+        run = AgentRun(messages=list(messages))
+        for _ in range(self.max_iterations):
+            if self.should_stop and (reason := self.should_stop(run.tokens)):
+                run.stop_reason = f"stopped: {reason}"
+                return run
+            reply = self.model.invoke(run.messages)
+            run.llm_calls += 1
+            run.tokens += (reply.usage_metadata or {}).get("total_tokens", 0)
+            detection = detect_tool_calls(reply, self.names)
+            if detection.source == "content":
+                run.parsed_from_content += len(detection.calls)
+                reply = AIMessage(content=reply.content, tool_calls=detection.calls,
+                                  usage_metadata=reply.usage_metadata, id=reply.id)
+            run.messages.append(reply)
+            emit({"event": "agent.reply", "iteration": run.llm_calls, "text": _text(reply)[:400],
+                  "tool_calls": [c["name"] for c in detection.calls], "source": detection.source,
+                  "errors": detection.errors})
+            if not detection.calls and not detection.errors:
+                run.final_text = _text(reply).strip()
+                run.stop_reason = "no_tool_call"
+                return run
+            finished = False
+            for call in detection.calls:
+                result = self.tools.execute(call["name"], call["args"], call["id"])
+                run.tool_calls += 1
+                run.messages.append(result.to_message())
+                if result.ok and call["name"] in self.mutating:
+                    run.edits += 1
+                if call["name"] in FINISH_TOOLS:
+                    finished = True
+                    run.final_text = str(call["args"].get("summary") or result.output)
+            if detection.errors:
+                run.messages.append(HumanMessage(
+                    "Your tool call could not be run:\n- " + "\n- ".join(detection.errors)
+                    + '\nReply with one ```json block: {"name": ..., "arguments": {...}}'))
+            if finished:
+                run.stop_reason = "done"
+                return run
+        run.stop_reason = "max_iterations"
+        last = next((m for m in reversed(run.messages) if isinstance(m, AIMessage)), None)
+        run.final_text = _text(last).strip() if last else ""
+        return run
+
+
+class LLMAgent:
+    """An LLM agent behind the AgentPort protocol: a system prompt, a tool selection and a model.
+
+    Args:
+        name: the agent's name (e.g. "coder").
+        model: its chat model.
+        system_prompt: built from the registry (see codur.graph.prompts).
+        specs: the tools listed in the prompt.
+        tools: the run's ToolExecutor.
+        history: earlier messages to continue from (may be empty).
+    """
+
+    def __init__(self, name: str, model: BaseChatModel, system_prompt: str, specs: Sequence[ToolSpec],
+                 tools: ToolExecutor, *, max_iterations: int = 5,
+                 should_stop: Callable[[int], str | None] | None = None) -> None:
+        self.name = name
+        self.system_prompt = system_prompt
+        self.loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop)
+        self.last_run: AgentRun | None = None
+
+    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+        t0 = time.monotonic()
+        messages: list[BaseMessage] = [SystemMessage(self.system_prompt), HumanMessage(plan.prompt)]
+        run = self.loop.run(messages)  # model/server errors propagate: the Executor retries them
+        self.last_run = run
+        # A loop stopped by the run's limits is not an agent failure: the graph's budget
+        # check ends the run; retrying it would only spend more.
+        return ExecutionResult(
+            success=True, output=run.final_text or f"(agent ended: {run.stop_reason})", exit_code=0,
+            duration_s=time.monotonic() - t0, llm_calls=run.llm_calls, tokens=run.tokens,
+            tool_calls=run.tool_calls, messages=tuple(run.messages[1:]),
+        )

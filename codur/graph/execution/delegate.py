@@ -1,0 +1,25 @@
+"""delegate (engine state Act): start a turn and hand it to the agent the plan chose."""
+
+from __future__ import annotations
+
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+
+BUILTIN_AGENTS = {"coder"}
+
+
+def choose_agent(requested: str | None, ctx: CodurContext) -> str:
+    """The plan's agent when it exists (built in or configured), else the configured default."""
+    known = BUILTIN_AGENTS | set(ctx.config.agents)
+    if requested in known:
+        return requested  # type: ignore[return-value]
+    return ctx.config.default_agent if ctx.config.default_agent in known else "coder"
+
+
+@node("delegate")
+def delegate_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Increment the turn and record the chosen agent."""
+    name = choose_agent(state.get("plan", {}).get("agent"), ctx)
+    return {"turn": state.get("turn", 0) + 1, "agent": name,
+            "agent_outcome": {"agent": name, "status": "delegated"}}

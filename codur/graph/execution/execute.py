@@ -1,0 +1,56 @@
+"""execute (engine state Act): run the chosen agent through the Executor.
+
+Each model profile of the actor role is tried in order: a profile that still
+fails after the Executor's retries hands over to the next (profile fallback).
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import ToolMessage
+
+from codur.engine.events import emit
+from codur.graph.coding_agent import build_agents, execution_plan
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+from codur.llm.executor import Executor
+from codur.tools.registry import REGISTRY, SideEffect
+
+
+def count_edits(messages) -> int:
+    """Successful tool calls whose tool is registered with the FILE_MUTATION side effect."""
+    count = 0
+    for m in messages:
+        spec = REGISTRY.get(getattr(m, "name", None) or "") if isinstance(m, ToolMessage) else None
+        if spec and SideEffect.FILE_MUTATION in spec.side_effects and m.status == "success":
+            count += 1
+    return count
+
+
+@node("execute")
+def execute_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Run the agent; report its outcome and usage."""
+    name = state.get("agent") or ctx.config.default_agent
+    plan = execution_plan(state, name)
+    llm_calls = tokens = tool_calls = 0
+    result = None
+    agents = build_agents(state, ctx, name)
+    for index, agent in enumerate(agents):
+        executor = Executor(agent, max_retries=ctx.config.max_retries, base_delay=ctx.config.retry_base_delay_s)
+        result = executor.execute(plan, dry_run=ctx.config.dry_run)
+        llm_calls += result.llm_calls
+        tokens += result.tokens
+        tool_calls += result.tool_calls
+        if result.success:
+            break
+        if index + 1 < len(agents):
+            emit({"event": "agent.fallback", "agent": name, "from_profile": index, "error": result.output[:300]})
+    assert result is not None
+    outcome = {
+        "agent": name, "status": "completed" if result.success else "failed", "summary": result.output[:2000],
+        "attempts": result.attempts, "dry_run": result.dry_run, "exit_code": result.exit_code,
+        "quota": result.quota_state.status.value, "tool_calls": result.tool_calls,
+        "edits": count_edits(result.messages),
+    }
+    return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls,
+            "messages": list(result.messages)}

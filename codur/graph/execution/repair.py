@@ -1,0 +1,35 @@
+"""repair (engine state Act): the mutation repair engine as a graph node, no model involved.
+
+Runs :func:`codur.repair.repair` on the repo: fault localization, AST mutants tested
+in parallel isolated workers, and the first plausible patch applied atomically. The
+applied files are recorded in the run's change journal first, so the run's diff
+shows the patch like any other edit.
+"""
+
+from __future__ import annotations
+
+from codur.engine.events import emit
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+
+
+@node("repair")
+def repair_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Search for a plausible patch and apply it; then verify runs again."""
+    from codur.repair import repair
+
+    tools = ctx.tools(state["repo"])
+    assert ctx.limits is not None
+    remaining = max(10.0, ctx.limits.timeout_s - ctx.limits.elapsed_s())
+    result = repair(tools.root, workers=ctx.config.repair_workers, apply=False, on_event=emit,
+                    cancel=ctx.limits.cancel, time_budget_s=min(300.0, remaining))
+    applied: list[str] = []
+    if result.status == "patched" and result.diff:
+        for rel, content in result.patched_files.items():
+            tools.ctx.write_text(rel, content)
+            applied.append(rel)
+    outcome = {"agent": "repair", "status": result.status, "summary": result.patch_description or result.message,
+               "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 2),
+               "files": applied, "edits": len(applied)}
+    return {"repair_attempted": True, "agent_outcome": outcome}

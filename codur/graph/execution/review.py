@@ -1,0 +1,69 @@
+"""review (engine state Verify): decide from the verdict and the history what happens next.
+
+- passed → done (success);
+- the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
+- the last turn used → repair if eligible, else done (failed, max_turns);
+- the agent's turn changed nothing (a tool-result-only turn) → replan;
+- otherwise → retry the agent with the failure as context.
+Repair is eligible for a fix task verified by tests whose failing tracebacks point
+into the repo's code (not only into the tests), once per run, when enabled.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from codur.engine.contracts import RunStatus
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+from codur.tools.registry import TaskType
+
+Route = Literal["done", "retry", "replan", "repair"]
+
+
+def repair_eligible(state: CodurState, ctx: CodurContext) -> bool:
+    v = state.get("verification", {})
+    return (ctx.config.repair and not state.get("repair_attempted")
+            and state.get("task_type") == TaskType.CODE_FIX.value
+            and v.get("strategy") in ("tests", "hybrid") and bool(v.get("failing_tests"))
+            and bool(v.get("code_frames")))
+
+
+def feedback_from(verdict: dict) -> str:
+    """The failure context handed to the next turn."""
+    parts = [verdict.get("reasoning", "")]
+    parts += [e["output"][-1200:] for e in verdict.get("evidence", []) if not e.get("ok")][:2]
+    if verdict.get("suggestions"):
+        parts.append("Suggestions: " + "; ".join(verdict["suggestions"]))
+    return "\n".join(p for p in parts if p)
+
+
+def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str]:
+    """The route and its reason."""
+    verdict = state.get("verification", {})
+    if verdict.get("passed"):
+        return "done", "verified"
+    signatures = state.get("failure_signatures", [])
+    stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
+    assert ctx.limits is not None
+    out_of_turns = state.get("turn", 0) >= ctx.limits.max_turns
+    if stuck or out_of_turns:
+        return ("repair", "stuck" if stuck else "max_turns") if repair_eligible(state, ctx) else \
+            ("done", "stuck" if stuck else "max_turns")
+    outcome = state.get("agent_outcome", {})
+    if outcome.get("status") == "failed":
+        return "replan", "agent_failed"
+    if not outcome.get("edits") and not outcome.get("dry_run"):
+        return "replan", "no_change"
+    return "retry", "verification_failed"
+
+
+@node("review")
+def review_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Write the route; a terminal route also writes status and reason."""
+    route, reason = decide(state, ctx)
+    update: dict = {"route": route, "feedback": feedback_from(state.get("verification", {}))}
+    if route == "done":
+        update.update(status=(RunStatus.SUCCESS if reason == "verified" else RunStatus.FAILED).value, reason=reason)
+    return update

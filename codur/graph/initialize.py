@@ -1,0 +1,23 @@
+"""initialize (engine state Initialize): check the request and load the tool registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import codur.tools  # noqa: F401  (registers the built-in tools)
+from codur.engine.contracts import RunStatus
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+
+
+@node("initialize")
+def initialize_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Resolve the repo and validate the task; a bad request ends the run with status error."""
+    repo = Path(state.get("repo") or ".").expanduser().resolve()
+    task = (state.get("task") or "").strip()
+    if not task:
+        return {"status": RunStatus.ERROR.value, "reason": "the task is empty"}
+    if not repo.is_dir():
+        return {"status": RunStatus.ERROR.value, "reason": f"repository not found: {repo}"}
+    return {"repo": str(repo), "task": task, "status": RunStatus.RUNNING.value, "turn": state.get("turn", 0)}

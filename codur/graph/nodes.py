@@ -1,0 +1,65 @@
+"""The node wrapper and the edge guard: events and budget checks in one place.
+
+Every node is a function ``(state, ctx) -> partial update`` wrapped by :func:`node`,
+which emits the ``engine.state`` event, checks the run's limits
+(:func:`codur.engine.budget.check`) before the body runs, and appends the node's
+name to ``nodes``. Every edge goes through :func:`guarded`, which routes to
+``done`` as soon as a terminal status is in the state.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from codur.engine.budget import check
+from codur.engine.contracts import RunStatus
+from codur.engine.events import ENGINE_STATES, emit
+from codur.graph.context import CodurContext, get_context
+from codur.graph.state import CodurState
+
+NodeBody = Callable[[CodurState, CodurContext], dict[str, Any]]
+
+
+def is_terminal(state: CodurState) -> bool:
+    return state.get("status", RunStatus.RUNNING) != RunStatus.RUNNING
+
+
+def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict[str, Any]]]:
+    """Wrap a node body: engine.state event, budget check, node history."""
+
+    def decorate(body: NodeBody) -> Callable[[CodurState, Runtime], dict[str, Any]]:
+        def run(state: CodurState, runtime: Runtime) -> dict[str, Any]:
+            ctx = get_context(runtime, state)
+            stop = None
+            if name != "done" and not is_terminal(state):
+                assert ctx.limits is not None
+                stop = check(ctx.limits, tokens=state.get("tokens", 0), turn=state.get("turn", 0),
+                             starting_turn=name == "delegate")
+            emit({"event": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
+                  "node": name, "turn": state.get("turn", 0),
+                  "status": str(stop[0]) if stop else state.get("status", RunStatus.RUNNING)})
+            if stop:
+                return {"status": str(stop[0]), "reason": stop[1], "nodes": [name]}
+            update = body(state, ctx)
+            return {**update, "nodes": [name]}
+
+        # Not functools.wraps: LangGraph reads the signature to inject ``runtime``.
+        run.__name__, run.__qualname__, run.__doc__ = body.__name__, body.__qualname__, body.__doc__
+        run.body = body  # type: ignore[attr-defined]
+        return run
+
+    return decorate
+
+
+def guarded(router: Callable[[CodurState], str]) -> Callable[[CodurState], str]:
+    """An edge function that goes to ``done`` once the run has a terminal status."""
+
+    @functools.wraps(router)
+    def route(state: CodurState) -> str:
+        return "done" if is_terminal(state) else router(state)
+
+    return route
