@@ -1,0 +1,209 @@
+"""The bridge: llm_query, rlm_query and batch_rlm_query, served in the parent for REPL code.
+
+The sandbox worker sends each call over its pipes; :class:`Bridge` answers it
+with the executor's model and budget, and records a :class:`SubCall` in the trace.
+Recursion through sub-RLMs follows Zhang & Khattab, "Recursive Language Models" (2025).
+
+rlm_query decides, in this order:
+  1. no model call is allowed (cost, tokens or time spent): BudgetExceeded in the code;
+  2. no sub-RLM is allowed (depth limit): one direct model answer (mode ``direct``);
+  3. the budget left is below the downgrade threshold: llm_query instead (``downgraded``);
+  4. otherwise a sub-executor with an allocated sub-budget (``rlm``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+
+from codur.rlm.budget import Budget, BudgetExceeded, Usage, usage_of
+from codur.rlm.helpers import truncate
+from codur.rlm.prompts import direct_answer_prompt
+from codur.rlm.trace import RLMTrace, SubCall, SubCallMode
+
+Spawn = Callable[[str, Any, Budget], RLMTrace]
+"""Runs a sub-executor: (task, context, child budget) -> its finished trace."""
+
+
+@dataclass(frozen=True)
+class ModelClient:
+    """A chat model with its name and price table, returning text and :class:`Usage`.
+
+    Args:
+        model: a LangChain chat model (``.invoke(messages)``).
+        name: the model name used for pricing.
+        prices: extra {model prefix: (USD/Mtok in, USD/Mtok out)}.
+    """
+
+    model: Any
+    name: str
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+
+    def invoke(self, messages: list[BaseMessage]) -> tuple[str, Usage]:
+        """One model call. Raises whatever the model raises."""
+        t0 = time.monotonic()
+        reply = self.model.invoke(messages)
+        content = reply.content if isinstance(reply.content, str) else str(reply.content)
+        return content, usage_of(self.name, getattr(reply, "usage_metadata", None),
+                                 time.monotonic() - t0, self.prices)
+
+
+class Bridge:
+    """Serves one executor's bridge calls; pass it to the Sandbox as its ``bridge``.
+
+    Args:
+        client: the model for every call.
+        budget: this executor's budget (usage is recorded here and in its ancestors).
+        trace: this executor's trace (sub-calls are added to it).
+        spawn: runs a sub-executor (given by the engine).
+        sub_max_iterations: REPL iterations of each sub-RLM.
+        rlm_share: fraction of the remaining budget one rlm_query child gets.
+        batch_share: fraction of the remaining budget a whole batch shares.
+        sub_call_chars: context characters a direct or downgraded answer sees.
+    """
+
+    def __init__(self, *, client: ModelClient, budget: Budget, trace: RLMTrace, spawn: Spawn,
+                 sub_max_iterations: int = 4, rlm_share: float = 0.5, batch_share: float = 0.8,
+                 sub_call_chars: int = 12_000) -> None:
+        self.client, self.budget, self.trace, self.spawn = client, budget, trace, spawn
+        self.sub_max_iterations = sub_max_iterations
+        self.rlm_share, self.batch_share = rlm_share, batch_share
+        self.sub_call_chars = sub_call_chars
+
+    def __call__(self, name: str, args: dict) -> Any:
+        """Dispatch a bridge request from the worker. Raises ValueError on an unknown name."""
+        if name == "llm_query":
+            return self.llm_query(args["prompt"])
+        if name == "rlm_query":
+            return self.rlm_query(args["task"], args.get("context"))
+        if name == "batch_rlm_query":
+            return self.batch_rlm_query(args["tasks"], args.get("contexts"))
+        raise ValueError(f"unknown bridge call {name!r}")
+
+    # -- one model call -------------------------------------------------------------------------
+
+    def _model_call(self, kind: str, mode: SubCallMode, prompt: str) -> SubCall:
+        """One model call as a SubCall; refused (BudgetExceeded) when no call may run."""
+        t0 = time.monotonic()
+        reason = self.budget.check("call")
+        if reason:
+            return SubCall(kind, "refused", prompt, error=f"budget exhausted: {reason}")  # type: ignore[arg-type]
+        try:
+            text, usage = self.client.invoke([HumanMessage(prompt)])
+        except Exception as exc:  # noqa: BLE001 - recorded, then raised into the code
+            return SubCall(kind, mode, prompt, error=f"{type(exc).__name__}: {exc}",  # type: ignore[arg-type]
+                           duration_s=time.monotonic() - t0)
+        self.budget.record(usage)
+        return SubCall(kind, mode, prompt, text, usage=usage, duration_s=time.monotonic() - t0)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _result(call: SubCall) -> str:
+        if call.mode == "refused":
+            raise BudgetExceeded(f"{call.kind} refused: {call.error}")
+        if call.error:
+            raise RuntimeError(call.error)
+        return call.answer or ""
+
+    def llm_query(self, prompt: str) -> str:
+        """Ask the model ``prompt`` once and return its text.
+
+        Raises:
+            BudgetExceeded: cost, tokens or time are spent.
+            RuntimeError: the model call failed.
+        """
+        call = self._model_call("llm_query", "model", prompt)
+        self.trace.add_subcall(call)
+        return self._result(call)
+
+    # -- sub-RLMs -------------------------------------------------------------------------------
+
+    def _mode(self) -> SubCallMode:
+        if self.budget.check("call"):
+            return "refused"
+        if self.budget.check("subcall"):
+            return "direct"
+        return "downgraded" if self.budget.should_downgrade() else "rlm"
+
+    def _fallback(self, mode: SubCallMode, task: str, context: str | None) -> SubCall:
+        """A direct or downgraded answer: one model call on the task and (truncated) context."""
+        text = truncate(context, self.sub_call_chars) if context else ""
+        if mode == "direct":
+            prompt = direct_answer_prompt(task, text)
+        else:
+            prompt = f"{task}\n\n{text}" if text else task
+        call = self._model_call("rlm_query", mode, prompt)
+        if context and len(context) > self.sub_call_chars:
+            self.trace.warn(f"rlm_query served as {mode}: its context was truncated to {self.sub_call_chars:,} chars")
+        return call
+
+    def _sub_rlm(self, task: str, context: str | None, budget: Budget) -> SubCall:
+        t0 = time.monotonic()
+        try:
+            child = self.spawn(task, task if context is None else context, budget)
+        except Exception as exc:  # noqa: BLE001 - recorded, then raised into the code
+            return SubCall("rlm_query", "rlm", task, error=f"{type(exc).__name__}: {exc}",
+                           usage=budget.spent, duration_s=time.monotonic() - t0)
+        error = child.error if child.answer_source == "error" else None
+        return SubCall("rlm_query", "rlm", task, child.answer, error, usage=child.usage,
+                       duration_s=time.monotonic() - t0, trace=child)
+
+    def rlm_query(self, task: str, context: str | None = None) -> str:
+        """Answer ``task`` over ``context`` (default: the task text itself) with a sub-RLM.
+
+        Falls back as the module docstring says.
+
+        Raises:
+            BudgetExceeded: no model call may run.
+            RuntimeError: the sub-RLM or the model failed.
+        """
+        mode = self._mode()
+        if mode == "rlm":
+            budget = self.budget.allocate(self.rlm_share, max_iterations=self.sub_max_iterations)
+            call = self._sub_rlm(task, context, budget)
+        else:
+            call = self._fallback(mode, task, context)
+        self.trace.add_subcall(call)
+        return self._result(call)
+
+    def batch_rlm_query(self, tasks: Sequence[str], contexts: Sequence[str | None] | None = None) -> list[str]:
+        """Answer independent tasks with concurrent sub-RLMs; answers in the order of ``tasks``.
+
+        Concurrency is :meth:`Budget.parallelism`; each child gets ``batch_share / len(tasks)``
+        of the remaining cost and tokens. A failed task's answer is ``"[error: ...]"``.
+
+        Raises:
+            BudgetExceeded: no model call may run.
+            ValueError: ``contexts`` is given with another length than ``tasks``.
+        """
+        tasks = list(tasks)
+        contexts = list(contexts) if contexts is not None else [None] * len(tasks)
+        if len(contexts) != len(tasks):
+            raise ValueError(f"batch_rlm_query got {len(tasks)} tasks but {len(contexts)} contexts")
+        if not tasks:
+            return []
+        t0 = time.monotonic()
+        mode = self._mode()
+        if mode == "refused":
+            raise BudgetExceeded(f"batch_rlm_query refused: budget exhausted: {self.budget.exhausted_reason()}")
+        parallel = self.budget.parallelism(len(tasks))
+        waves = math.ceil(len(tasks) / parallel)
+        budgets = [self.budget.allocate(self.batch_share / len(tasks), max_iterations=self.sub_max_iterations,
+                                        wall_share=self.batch_share / waves) for _ in tasks] if mode == "rlm" else []
+
+        def serve(i: int) -> SubCall:
+            if mode == "rlm":
+                return self._sub_rlm(tasks[i], contexts[i], budgets[i])
+            return self._fallback(mode, tasks[i], contexts[i])
+
+        with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="rlm-batch") as pool:
+            children = list(pool.map(serve, range(len(tasks))))
+        usage = sum((c.usage for c in children), Usage())
+        self.trace.add_subcall(SubCall("batch_rlm_query", mode, f"{len(tasks)} tasks, {parallel} at once",
+                                       usage=usage, duration_s=time.monotonic() - t0, children=children))
+        return [f"[error: {c.error}]" if c.error else c.answer or "" for c in children]

@@ -1,0 +1,243 @@
+"""The RLM executor: the REPL loop of a recursive language model.
+
+After Zhang & Khattab, "Recursive Language Models" (2025): the long input lives
+in the REPL variable ``context``; each iteration the model writes code, the code
+runs in the sandbox (and may call models on pieces of the input through the
+bridge), and the printed output — truncated — comes back in the next turn, until
+the model writes FINAL(answer) / FINAL_VAR(name) or the budget runs out.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
+
+from codur.rlm import prompts
+from codur.rlm.bridge import Bridge, ModelClient
+from codur.rlm.budget import Budget, BudgetLimits, price_for
+from codur.rlm.helpers import truncate
+from codur.rlm.parser import FinalAnswer, parse_response
+from codur.rlm.sandbox import Sandbox, SandboxLimits
+from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
+
+FORCED_WARNING = "Budget exhausted, answer was forced"
+
+
+class RLMConfig(BaseModel):
+    """Settings of an RLM run (the root executor; sub-RLMs inherit them)."""
+
+    max_iterations: int = Field(6, ge=1, description="Model turns of the root REPL loop.")
+    sub_max_iterations: int = Field(4, ge=1, description="Model turns of each sub-RLM.")
+    max_depth: int = Field(1, ge=0, description="Deepest sub-RLM level (0: rlm_query answers directly).")
+    max_cost_usd: float | None = Field(1.0, description="Spend limit, USD; None for none (local model: 0).")
+    max_tokens: int | None = Field(200_000, description="Prompt + completion tokens, sub-calls included.")
+    max_wall_s: float | None = Field(900.0, description="Wall-clock limit, seconds.")
+    downgrade_threshold: float = Field(0.25, ge=0, le=1, description="rlm_query → llm_query below this fraction left.")
+    max_parallel: int = Field(4, ge=1, description="Most concurrent sub-RLMs of one batch_rlm_query.")
+    rlm_share: float = Field(0.5, gt=0, le=1, description="Fraction of the budget left one rlm_query child gets.")
+    batch_share: float = Field(0.8, gt=0, le=1, description="Fraction of the budget left a batch shares.")
+    block_timeout_s: float = Field(60.0, gt=0, description="Wall time per code block, seconds (bridge time excluded).")
+    memory_mb: int = Field(1024, ge=64, description="Address-space limit of the sandbox worker, MiB.")
+    cpu_s: int = Field(600, ge=1, description="CPU seconds of the sandbox worker over its life.")
+    capture_chars: int = Field(20_000, ge=100, description="stdout/stderr kept per block in the trace, characters.")
+    output_chars: int = Field(1_500, ge=100, description="Output per block shown to the model, characters.")
+    sub_call_chars: int = Field(12_000, ge=100, description="Context chars a direct/downgraded answer sees.")
+    history_chars: int = Field(24_000, ge=1_000, description="Older outputs are elided past this prompt size.")
+    preview_chars: int = Field(300, ge=0, description="Characters of `context` shown in the first turn.")
+
+    def budget_limits(self) -> BudgetLimits:
+        return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,
+                            self.max_wall_s, self.downgrade_threshold, self.max_parallel)
+
+    def sandbox_limits(self) -> SandboxLimits:
+        return SandboxLimits(timeout_s=self.block_timeout_s, memory_mb=self.memory_mb, cpu_s=self.cpu_s,
+                             max_output_chars=self.capture_chars)
+
+
+@dataclass(frozen=True)
+class RLMResult:
+    """The answer, how it was reached, the trace, and where the trace was written (or None)."""
+
+    answer: str | None
+    answer_source: AnswerSource
+    trace: RLMTrace
+    trace_path: Path | None = None
+
+
+class _Finished(Exception):
+    """Ends the loop with an answer."""
+
+    def __init__(self, answer: str, source: AnswerSource) -> None:
+        super().__init__(answer)
+        self.answer, self.source = answer, source
+
+
+def model_name_of(model: Any) -> str:
+    """The name a chat model reports (``model_name`` or ``model``), for pricing."""
+    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or "unknown")
+
+
+class RLMEngine:
+    """Runs recursive language model executions with one chat model.
+
+    Args:
+        model: a LangChain chat model (``.invoke(messages)`` → AIMessage with usage_metadata).
+        config: :class:`RLMConfig`.
+        prices: {model name prefix: (USD per Mtok in, USD per Mtok out)} over the built-in table.
+        run_dir: the run's folder; the root trace is written under ``run_dir/rlm/``.
+    """
+
+    def __init__(self, model: Any, config: RLMConfig | None = None, *,
+                 prices: Mapping[str, tuple[float, float]] | None = None, run_dir: Path | None = None) -> None:
+        self.config = config or RLMConfig()
+        self.client = ModelClient(model, model_name_of(model), dict(prices or {}))
+        self.run_dir = run_dir
+
+    def run(self, question: str, context: Any) -> RLMResult:
+        """Answer ``question`` over ``context`` (a str, or a JSON-serialisable list/dict).
+
+        Never raises for model or sandbox failures: they end the run with
+        answer_source ``error`` and the reason in ``trace.error``.
+        """
+        trace = self.execute(question, context, Budget(self.config.budget_limits()))
+        path = trace.save(self.run_dir) if self.run_dir is not None else None
+        return RLMResult(trace.answer, trace.answer_source or "error", trace, path)
+
+    def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
+        """Run one executor (root or sub-RLM) under ``budget`` and return its finished trace."""
+        trace = RLMTrace(task=question, depth=budget.depth, parent_id=parent_id)
+        if price_for(self.client.name, self.client.prices) is None:
+            trace.warn(f"no price known for model {self.client.name!r}: its cost is counted as 0 USD")
+        t0 = time.monotonic()
+        bridge = Bridge(client=self.client, budget=budget, trace=trace,
+                        spawn=lambda task, ctx, child: self.execute(task, ctx, child, trace.id),
+                        sub_max_iterations=self.config.sub_max_iterations, rlm_share=self.config.rlm_share,
+                        batch_share=self.config.batch_share, sub_call_chars=self.config.sub_call_chars)
+        try:
+            with Sandbox(context, bridge=bridge, limits=self.config.sandbox_limits()) as sandbox:
+                answer, source = self._loop(question, context, sandbox, budget, trace)
+        except Exception as exc:  # noqa: BLE001 - a failed run is a trace with answer_source error
+            answer, source = None, "error"
+            trace.error = f"{type(exc).__name__}: {exc}"
+        trace.answer, trace.answer_source = answer, source
+        trace.usage, trace.budget = budget.spent, budget.snapshot()
+        trace.duration_s = time.monotonic() - t0
+        return trace
+
+    def _loop(self, question: str, context: Any, sandbox: Sandbox, budget: Budget,
+              trace: RLMTrace) -> tuple[str, AnswerSource]:
+        info = sandbox.context_info
+        messages: list[BaseMessage] = [
+            SystemMessage(prompts.system_prompt(
+                budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
+                estimate=prompts.CallEstimate.from_budget(budget), sub_chars=self.config.sub_call_chars,
+                output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations)),
+            HumanMessage(prompts.first_turn(question, _preview(context, self.config.preview_chars))),
+        ]
+        try:
+            while (reason := budget.check("iteration")) is None:
+                budget.start_iteration()
+                iteration = self._step(messages, sandbox, budget, trace)
+                messages += [AIMessage(iteration.response), HumanMessage(prompts.next_turn(
+                    question, self._outputs(iteration), iteration.notes, budget))]
+                _elide_old_outputs(messages, self.config.history_chars)
+        except _Finished as done:
+            return done.answer, done.source
+        return self._forced(question, reason, messages, sandbox, budget, trace)
+
+    def _step(self, messages: list[BaseMessage], sandbox: Sandbox, budget: Budget,
+              trace: RLMTrace) -> Iteration:
+        """One iteration: call the model, run every block in order, then honour a FINAL."""
+        t0 = time.monotonic()
+        text, usage = self.client.invoke(messages)
+        budget.record(usage)
+        parsed = parse_response(text)
+        iteration = Iteration(index=budget.iterations, response=text, thinking=parsed.thinking, usage=usage)
+        trace.iterations.append(iteration)
+        for code in parsed.code_blocks:
+            iteration.executions.append(sandbox.execute(code))
+        iteration.duration_s = time.monotonic() - t0
+        if parsed.final is not None:
+            self._finish(parsed.final, iteration, sandbox)
+        elif not parsed.code_blocks:
+            iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
+        return iteration
+
+    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox) -> None:
+        """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused."""
+        iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
+        failed = [e for e in iteration.executions if e.error]
+        if final.kind == "variable":
+            found, value = sandbox.get_variable(final.value)
+            if found:
+                iteration.final["accepted"] = True
+                raise _Finished(value or "", "final_var")
+            iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
+        elif failed:
+            iteration.notes.append("FINAL refused: a code block in the same reply failed; read its error "
+                                   "and answer again")
+        else:
+            iteration.final["accepted"] = True
+            raise _Finished(final.value, "final_direct")
+
+    def _outputs(self, iteration: Iteration) -> str:
+        if not iteration.executions:
+            return "(no code ran)\n"
+        return "".join(_render_execution(i, e, self.config.output_chars)
+                       for i, e in enumerate(iteration.executions, 1))
+
+    def _forced(self, question: str, reason: str, messages: list[BaseMessage], sandbox: Sandbox,
+                budget: Budget, trace: RLMTrace) -> tuple[str, AnswerSource]:
+        """Budget exhausted without FINAL: one last call asking for the answer (no code runs)."""
+        trace.warn(FORCED_WARNING)
+        text, usage = self.client.invoke([*messages, HumanMessage(prompts.forced_turn(question, reason))])
+        budget.record(usage)
+        iteration = Iteration(index=budget.iterations + 1, response=text, usage=usage,
+                              notes=[f"forced: {reason}"])
+        trace.iterations.append(iteration)
+        parsed = parse_response(text)
+        iteration.thinking = parsed.thinking
+        if parsed.final and parsed.final.kind == "variable":
+            found, value = sandbox.get_variable(parsed.final.value)
+            if found:
+                return value or "", "forced"
+        if parsed.final and parsed.final.kind == "direct":
+            return parsed.final.value, "forced"
+        return parsed.thinking or text.strip(), "forced"
+
+
+def _preview(context: Any, chars: int) -> str:
+    text = context if isinstance(context, str) else repr(context)
+    return truncate(text, chars)
+
+
+def _render_execution(index: int, execution: CodeExecution, limit: int) -> str:
+    parts = [f"[block {index}] "]
+    if execution.stdout:
+        parts.append(truncate(execution.stdout, limit) + "\n")
+    if execution.stderr:
+        parts.append("stderr: " + truncate(execution.stderr, limit // 2) + "\n")
+    if execution.error:
+        parts.append("error: " + truncate(execution.error, limit // 2) + "\n")
+    if len(parts) == 1:
+        parts.append("(no output: print() what you want to see)\n")
+    return "".join(parts)
+
+
+def _elide_old_outputs(messages: list[BaseMessage], limit: int) -> None:
+    """Shorten the oldest feedback turns (never the last two) until the prompt fits ``limit`` chars."""
+    total = sum(len(str(m.content)) for m in messages)
+    for i in range(3, len(messages) - 4, 2):
+        if total <= limit:
+            return
+        old = str(messages[i].content)
+        if old.startswith("[elided]"):
+            continue
+        messages[i] = HumanMessage("[elided] outputs of an earlier iteration, cut to keep the prompt short")
+        total -= len(old) - len(str(messages[i].content))

@@ -1,0 +1,146 @@
+"""Parse a model reply of the RLM protocol: code blocks, FINAL(answer), FINAL_VAR(name), thinking.
+
+The protocol follows Zhang & Khattab, "Recursive Language Models" (2025): the
+model writes ```repl (or ```python) blocks that run in the REPL, and ends with
+``FINAL(answer)`` or ``FINAL_VAR(variable_name)`` written outside any fence.
+A FINAL inside a fence (of any language) is code or an example, never the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+CODE_LANGUAGES = frozenset({"repl", "python", "py", "python3"})
+_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<lang>[\w+-]*)[^\n]*$", re.MULTILINE)
+_MARKER = re.compile(r"(?<![\w.])(?P<name>FINAL_VAR|FINAL)[ \t]*\(")
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """A final answer found outside code fences.
+
+    Attributes:
+        kind: ``direct`` for FINAL(answer), ``variable`` for FINAL_VAR(name).
+        value: the answer text, or the variable name.
+    """
+
+    kind: Literal["direct", "variable"]
+    value: str
+
+
+@dataclass(frozen=True)
+class ParsedResponse:
+    """A reply split into its parts.
+
+    Attributes:
+        code_blocks: the bodies of ```repl / ```python blocks, in order.
+        final: the first FINAL / FINAL_VAR outside fences, or None.
+        thinking: everything outside code blocks and markers, stripped.
+    """
+
+    code_blocks: tuple[str, ...]
+    final: FinalAnswer | None
+    thinking: str
+
+
+def _split_fences(text: str) -> list[tuple[str, str | None]]:
+    """Segments of ``text`` in order: (body, None) for prose, (body, language) for a fence.
+
+    An unclosed fence runs to the end of the text (a reply cut by max_tokens).
+    """
+    segments: list[tuple[str, str | None]] = []
+    pos = 0
+    while (opening := _FENCE.search(text, pos)) is not None:
+        segments.append((text[pos:opening.start()], None))
+        fence = opening.group("fence")
+        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
+        body_start = opening.end() + 1
+        close = closing.search(text, body_start) if body_start <= len(text) else None
+        body_end = close.start() if close else len(text)
+        segments.append((text[body_start:body_end], opening.group("lang").lower() or ""))
+        pos = close.end() if close else len(text)
+    segments.append((text[pos:], None))
+    return segments
+
+
+def _balanced_argument(text: str, start: int) -> tuple[str, int]:
+    """The text inside parentheses opened just before ``start``, and the index after the ``)``.
+
+    Nested parentheses are allowed. When the parentheses never close, the argument
+    runs to the last ``)`` in the text, or to the end.
+    """
+    depth = 1
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start:i], i + 1
+    last = text.rfind(")", start)
+    end = last if last != -1 else len(text)
+    return text[start:end], len(text)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    for quote in ('"""', "'''", '"', "'"):
+        if len(value) >= 2 * len(quote) and value.startswith(quote) and value.endswith(quote):
+            inner = value[len(quote):-len(quote)]
+            if quote not in inner:
+                return inner.strip()
+    return value
+
+
+def _find_final(prose: str) -> tuple[FinalAnswer | None, str]:
+    """The first non-empty FINAL / FINAL_VAR in ``prose``, and the prose with all markers removed."""
+    final: FinalAnswer | None = None
+    kept, pos = [], 0
+    for match in _MARKER.finditer(prose):
+        if match.start() < pos:
+            continue
+        argument, end = _balanced_argument(prose, match.end())
+        kept.append(prose[pos:match.start()])
+        pos = end
+        value = _unquote(argument)
+        if final is not None or not value:
+            continue
+        if match.group("name") == "FINAL_VAR":
+            if _IDENTIFIER.match(value):
+                final = FinalAnswer("variable", value)
+        else:
+            final = FinalAnswer("direct", value)
+    kept.append(prose[pos:])
+    return final, "".join(kept)
+
+
+def parse_response(text: str) -> ParsedResponse:
+    """Split a model reply into code blocks, the final answer and the thinking.
+
+    Args:
+        text: the reply's text content.
+
+    Returns:
+        The :class:`ParsedResponse`. ``FINAL()`` with nothing inside and
+        ``FINAL_VAR`` of something that is not an identifier are not answers;
+        a marker inside any code fence is ignored.
+    """
+    blocks: list[str] = []
+    thinking_parts: list[str] = []
+    final: FinalAnswer | None = None
+    for body, lang in _split_fences(text):
+        if lang is None:
+            found, prose = _find_final(body)
+            final = final or found
+            thinking_parts.append(prose)
+        elif lang in CODE_LANGUAGES:
+            if body.strip():
+                blocks.append(body.strip("\n"))
+            thinking_parts.append("\n")
+        else:
+            thinking_parts.append(f"\n{body}\n")
+    thinking = re.sub(r"\n{3,}", "\n\n", "".join(thinking_parts)).strip()
+    return ParsedResponse(tuple(blocks), final, thinking)

@@ -1,0 +1,155 @@
+"""Prompts of the RLM loop: the system prompt (root and sub-RLM), the user turns, the forced answer.
+
+Kept short: the embedded 1.5B model processes ~70 prompt tokens/s. The protocol
+(```repl blocks, FINAL / FINAL_VAR outside them) is restated in every user turn,
+which small models need (LOCAL_MODEL.md). Templates use ``str.format`` with
+named fields, so a missing variable fails loudly (KeyError).
+After Zhang & Khattab, "Recursive Language Models" (2025), appendix prompts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from codur.rlm.budget import Budget
+
+SYSTEM = """\
+You answer a question about a long input you cannot read at once. It is the variable `context` \
+in a Python REPL ({context_type}, {context_len:,} characters). Write Python in ```repl blocks; \
+you see what they print (cut after {output_chars:,} characters).
+
+Functions in the REPL:
+- llm_query(prompt) -> str: one model call on text you pass (keep it under ~{sub_chars:,} chars). {llm_cost}
+- rlm_query(task, context=None) -> str: a sub-RLM with its own REPL over `context`; for a piece that \
+needs its own search. {rlm_cost}
+- batch_rlm_query(tasks, contexts=None) -> list[str]: independent rlm_query calls run concurrently \
+(up to {parallel} at once). {batch_cost}
+- chunk_text(text=context, size=20000, overlap=200) -> list[str]
+- search_context(pattern, text=context, window=150, max_results=20) -> list[str]: regex hits with text around
+- count_matches(pattern, text=context) -> int
+- extract_json(text) -> the first JSON object or list in text, or None
+- extract_sections(text=context) -> dict: heading -> body (Markdown headings, "=== file ===" lines)
+
+Plain Python and the helpers are free and instant: use them first. llm_query reads one piece; \
+rlm_query only when a piece is too big or needs several steps; batch_rlm_query for many pieces.
+
+Several ```repl blocks in one reply run in order and save iterations, e.g.
+```repl
+hits = search_context("timeout")
+print(len(hits))
+```
+```repl
+print(hits[:3])
+```
+
+When you know the answer, write FINAL(your answer) or FINAL_VAR(variable_name) on its own line, \
+OUTSIDE code blocks, only after you have seen the output it rests on.
+Budget left: {iterations_left} iterations, {cost_left}, depth {depth} of max {max_depth}."""
+
+SUB_RLM = """
+
+You are a sub-RLM at depth {depth} of max {max_depth}. Your budget: {allocated}; \
+your parent has {parent_left} left. Prefer llm_query to rlm_query, finish in 2-5 iterations \
+and return FINAL() promptly."""
+
+FIRST_TURN = """\
+Question: {question}
+
+`context` begins with:
+{preview}
+
+Reply with ```repl code to explore `context`, then FINAL(answer) outside code when you know the answer."""
+
+NEXT_TURN = """\
+{outputs}{notes}
+Question: {question}
+Budget left: {iterations_left} iterations, {cost_left}.
+Reply with more ```repl code, or FINAL(answer) / FINAL_VAR(name) outside code when you know the answer."""
+
+FORCED = """\
+The budget is exhausted ({reason}); no more code will run. \
+Reply now with FINAL(your best answer) to the question: {question}"""
+
+DIRECT = """\
+Answer the task directly and briefly from the text below.
+
+Task: {task}
+
+Text:
+{text}"""
+
+
+@dataclass(frozen=True)
+class CallEstimate:
+    """What one model call costs on average: seconds and USD."""
+
+    seconds: float
+    usd: float
+
+    @classmethod
+    def from_budget(cls, budget: Budget, default_s: float = 5.0, default_usd: float = 0.0) -> "CallEstimate":
+        """The mean over every call of the run so far (the root budget), or the defaults."""
+        root = budget
+        while root.parent is not None:
+            root = root.parent
+        spent = root.spent
+        if not spent.calls:
+            return cls(default_s, default_usd)
+        return cls(spent.model_s / spent.calls, spent.cost_usd / spent.calls)
+
+    def describe(self, calls: float) -> str:
+        return f"~{calls:g} model call(s), ~{self.seconds * calls:.0f}s, ~${self.usd * calls:.4f}."
+
+
+def _money(budget: Budget) -> str:
+    cost, tokens = budget.remaining_cost_usd(), budget.remaining_tokens()
+    parts = ["no cost limit" if math.isinf(cost) else f"${cost:.4f}"]
+    if not math.isinf(tokens):
+        parts.append(f"{int(tokens):,} tokens")
+    return ", ".join(parts)
+
+
+def system_prompt(budget: Budget, *, context_type: str, context_len: int, estimate: CallEstimate,
+                  sub_chars: int, output_chars: int, sub_iterations: int) -> str:
+    """The system prompt for an executor at ``budget.depth`` (a sub-RLM gets the extra paragraph)."""
+    rlm_calls = max(2, sub_iterations // 2 + 1)
+    text = SYSTEM.format(
+        context_type=context_type, context_len=context_len, output_chars=output_chars, sub_chars=sub_chars,
+        llm_cost=estimate.describe(1), rlm_cost=estimate.describe(rlm_calls),
+        batch_cost=f"Per task {estimate.describe(rlm_calls)}", parallel=budget.limits.max_parallel,
+        iterations_left=budget.limits.max_iterations - budget.iterations, cost_left=_money(budget),
+        depth=budget.depth, max_depth=budget.limits.max_depth,
+    )
+    if budget.parent is None:
+        return text
+    allocated = f"{_money(budget)}, {budget.limits.max_iterations} iterations"
+    return text + SUB_RLM.format(depth=budget.depth, max_depth=budget.limits.max_depth,
+                                 allocated=allocated, parent_left=_money(budget.parent))
+
+
+def first_turn(question: str, preview: str) -> str:
+    """The first user turn: the question, the start of the context and the protocol."""
+    return FIRST_TURN.format(question=question, preview=preview)
+
+
+def next_turn(question: str, outputs: str, notes: list[str], budget: Budget) -> str:
+    """The user turn after an iteration: its outputs, notes, and the protocol again."""
+    note_text = "".join(f"\nNote: {n}" for n in notes)
+    return NEXT_TURN.format(outputs=outputs, notes=note_text, question=_clip(question),
+                            iterations_left=budget.limits.max_iterations - budget.iterations,
+                            cost_left=_money(budget))
+
+
+def forced_turn(question: str, reason: str) -> str:
+    """The last user turn when the budget ran out: ask for FINAL now."""
+    return FORCED.format(reason=reason, question=_clip(question))
+
+
+def direct_answer_prompt(task: str, text: str) -> str:
+    """The prompt of a direct answer (rlm_query without budget for a sub-RLM)."""
+    return DIRECT.format(task=task, text=text or "(none)")
+
+
+def _clip(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[:limit] + " …"

@@ -1,0 +1,273 @@
+"""The parent side of the RLM sandbox: one persistent worker process per executor.
+
+What it does:
+  * runs the model's code in a separate process (:mod:`codur.rlm.worker`, started
+    with ``python -I`` and ``start_new_session``), never in the host process;
+  * keeps variables between blocks (one namespace for the executor's life);
+  * limits each block to ``timeout_s`` seconds of wall time, not counting time the
+    parent spends answering bridge calls; on timeout it kills the worker's process
+    group and starts a fresh worker (variables lost, ``context`` reloaded) and says so;
+  * caps the worker's address space (RLIMIT_AS), CPU seconds over its life
+    (RLIMIT_CPU) and file size (RLIMIT_FSIZE), set in the worker before any code runs;
+  * strips every environment variable whose name holds KEY, TOKEN, SECRET,
+    PASSWORD or CREDENTIAL, and sets HOME and TMPDIR to a scratch directory that is
+    also its working directory (deleted on close);
+  * truncates stdout and stderr past ``max_output_chars`` with a visible note;
+  * carries bridge calls (llm_query, rlm_query, batch_rlm_query) to the parent over
+    the worker's own pipes: no socket is opened.
+
+What it does NOT isolate: the filesystem (code can read and write whatever the
+user can, outside the scratch directory too), the network, other processes of
+the user (signals, /proc), the number of processes or threads it starts, and
+side channels. It is a guard against runaway and careless code, not a security
+boundary for hostile code: use a container or VM for that.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codur.rlm.budget import BudgetExceeded
+from codur.rlm.trace import CodeExecution
+from codur.tools.context import kill_process_group, scrubbed_env
+
+WORKER_PATH = Path(__file__).with_name("worker.py")
+BridgeHandler = Callable[[str, dict], Any]
+
+
+class SandboxError(RuntimeError):
+    """The worker could not start or answered outside the protocol."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits of a sandbox worker."""
+
+    timeout_s: float = 60.0
+    """Wall time per code block, seconds (bridge calls excluded)."""
+    memory_mb: int = 1024
+    """Address-space limit of the worker, MiB."""
+    cpu_s: int = 600
+    """CPU seconds over the worker's life; past it the kernel ends the worker."""
+    fsize_mb: int = 256
+    """Largest file the worker may write, MiB."""
+    max_output_chars: int = 20_000
+    """stdout and stderr kept per block, characters each."""
+    startup_timeout_s: float = 30.0
+    """Wait this long for the worker to load the context, seconds."""
+
+
+class _Channel:
+    """Line-delimited JSON over the worker's stdout pipe, read with a deadline."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+        self.buffer = b""
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(proc.stdout, selectors.EVENT_READ)
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def receive(self, deadline: float) -> dict | None:
+        """The next message, or None at EOF. Raises TimeoutError past ``deadline`` (monotonic)."""
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.selector.select(left):
+                raise TimeoutError
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.selector.close()
+
+
+class Sandbox:
+    """A persistent sandboxed REPL whose variable ``context`` holds the input.
+
+    Args:
+        context: the input: a str, or anything JSON can carry (list, dict).
+        bridge: called as ``bridge(name, args)`` for each bridge request from the
+            worker; its return value (JSON-serialisable) goes back to the code.
+            Raising :class:`BudgetExceeded` raises it in the code; any other
+            exception raises ``BridgeError`` there.
+        limits: :class:`SandboxLimits`.
+
+    Use as a context manager, or call :meth:`start` and :meth:`close`.
+
+    Raises:
+        SandboxError: from :meth:`start` when the worker does not come up.
+    """
+
+    def __init__(self, context: Any, *, bridge: BridgeHandler | None = None,
+                 limits: SandboxLimits | None = None) -> None:
+        self.limits = limits or SandboxLimits()
+        self.bridge = bridge
+        self.scratch = Path(tempfile.mkdtemp(prefix="codur-rlm-"))
+        self._write_context(context)
+        self.proc: subprocess.Popen | None = None
+        self.channel: _Channel | None = None
+        self.restarts = 0
+        self.context_info: dict = {}
+
+    def _write_context(self, context: Any) -> None:
+        if isinstance(context, str):
+            self.context_format, self.context_path = "text", self.scratch / ".context.txt"
+            self.context_path.write_text(context, encoding="utf-8", newline="")
+        else:
+            self.context_format, self.context_path = "json", self.scratch / ".context.json"
+            self.context_path.write_text(json.dumps(context), encoding="utf-8")
+
+    def start(self) -> "Sandbox":
+        if self.proc is not None:
+            return self
+        env = scrubbed_env({"HOME": str(self.scratch), "TMPDIR": str(self.scratch), "PYTHONUNBUFFERED": "1"})
+        self.log_path = self.scratch / ".worker.log"
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", str(WORKER_PATH)], cwd=self.scratch, env=env,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True,
+            )
+        self.channel = _Channel(self.proc)
+        limits = self.limits
+        try:
+            self.channel.send({"op": "init", "context_path": str(self.context_path),
+                               "context_format": self.context_format, "max_output_chars": limits.max_output_chars,
+                               "memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "fsize_mb": limits.fsize_mb})
+            reply = self.channel.receive(time.monotonic() + limits.startup_timeout_s)
+        except (TimeoutError, OSError) as exc:
+            reply = None
+            self._stop()
+            raise SandboxError(f"the sandbox worker did not start: {exc!r}") from exc
+        if not reply or reply.get("op") != "ready":
+            detail = self._log_tail()
+            self._stop()
+            raise SandboxError(f"the sandbox worker did not start: {reply or detail}")
+        self.context_info = reply
+        return self
+
+    def _log_tail(self, chars: int = 800) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def _stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                kill_process_group(self.proc, grace_s=0.5)
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        if self.channel is not None:
+            self.channel.close()
+        self.proc, self.channel = None, None
+
+    def _restart(self) -> None:
+        self._stop()
+        self.restarts += 1
+        self.start()
+
+    def _death_note(self) -> str:
+        code = self.proc.wait(timeout=5) if self.proc else None
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            hint = {"SIGXCPU": " (CPU limit)", "SIGKILL": " (killed: memory or CPU limit?)"}.get(name, "")
+            return f"the worker process died on {name}{hint}"
+        return f"the worker process exited with code {code}"
+
+    def _request(self, message: dict, timeout_s: float) -> dict:
+        """Send a request and serve bridge calls until the reply; the deadline excludes bridge time."""
+        if self.proc is None:
+            self.start()
+        assert self.channel is not None
+        self.channel.send(message)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            reply = self.channel.receive(deadline)
+            if reply is None:
+                raise EOFError(self._death_note())
+            if "bridge" not in reply:
+                return reply
+            t0 = time.monotonic()
+            self.channel.send(self._serve_bridge(reply["bridge"], reply.get("args") or {}))
+            deadline += time.monotonic() - t0
+
+    def _serve_bridge(self, name: str, args: dict) -> dict:
+        if self.bridge is None:
+            return {"bridge_error": f"{name} is not available in this sandbox", "type": "BridgeError"}
+        try:
+            return {"bridge_result": self.bridge(name, args)}
+        except BudgetExceeded as exc:
+            return {"bridge_error": str(exc), "type": "BudgetExceeded"}
+        except Exception as exc:  # noqa: BLE001 - the model's code reads the failure
+            return {"bridge_error": f"{name} failed: {type(exc).__name__}: {exc}", "type": "BridgeError"}
+
+    def execute(self, code: str) -> CodeExecution:
+        """Run one code block in the persistent namespace.
+
+        Returns:
+            A :class:`CodeExecution`; a timeout or a dead worker is reported in its
+            ``error`` (the worker is restarted and the variables are lost).
+        """
+        t0 = time.monotonic()
+        try:
+            reply = self._request({"op": "exec", "code": code}, self.limits.timeout_s)
+        except TimeoutError:
+            self._restart()
+            return CodeExecution(code, error=(
+                f"TimeoutError: the block ran over {self.limits.timeout_s:g}s and was killed; the REPL was "
+                "restarted: every variable is lost (context is loaded again)"), duration_s=time.monotonic() - t0)
+        except (EOFError, OSError) as exc:
+            note = str(exc) or type(exc).__name__
+            self._restart()
+            return CodeExecution(code, error=(
+                f"WorkerDied: {note}; the REPL was restarted: every variable is lost (context is loaded again)"),
+                duration_s=time.monotonic() - t0)
+        return CodeExecution(code, reply.get("stdout", ""), reply.get("stderr", ""), reply.get("error"),
+                             float(reply.get("duration_s", time.monotonic() - t0)))
+
+    def get_variable(self, name: str) -> tuple[bool, str | None]:
+        """(found, str(value)) of a REPL variable, for FINAL_VAR."""
+        try:
+            reply = self._request({"op": "get_var", "name": name}, self.limits.timeout_s)
+        except (TimeoutError, EOFError, OSError):
+            self._restart()
+            return False, None
+        return bool(reply.get("found")), reply.get("value")
+
+    def close(self) -> None:
+        """Stop the worker and delete the scratch directory."""
+        if self.channel is not None and self.proc is not None and self.proc.poll() is None:
+            try:
+                self.channel.send({"op": "shutdown"})
+                self.proc.wait(timeout=1)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._stop()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def __enter__(self) -> "Sandbox":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,228 @@
+"""The sandbox worker: a persistent Python REPL in its own process (runs INSIDE the sandbox).
+
+Started by :class:`codur.rlm.sandbox.Sandbox` as ``python -I worker.py``; it
+imports nothing from codur but the sibling ``helpers.py`` (loaded by path), so
+it starts fast and never pulls codur's dependencies into the sandbox.
+
+Protocol: one JSON object per line. The parent's stdin/stdout pipes carry it on
+private copies of fds 0 and 1; the worker then points fd 0 at /dev/null and fd
+1 at fd 2 (the log), so nothing the model's code prints can corrupt it.
+
+Requests → replies:
+  {"op": "init", "context_path", "context_format": "text"|"json", "max_output_chars",
+   "memory_mb", "cpu_s", "fsize_mb"}            → {"op": "ready", "context_type", "context_len"}
+  {"op": "exec", "code"}                         → {"op": "result", "stdout", "stderr", "error", "duration_s"}
+  {"op": "get_var", "name"}                      → {"op": "var", "found", "value"}
+  {"op": "shutdown"}                             → (exit)
+During an exec the worker may send {"bridge": name, "args": {...}} and waits for
+{"bridge_result": value} or {"bridge_error": message, "type": name} before going on.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib.util
+import io
+import json
+import linecache
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+# Do not let this directory's modules (trace.py, parser.py...) shadow the standard library.
+if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    sys.path.pop(0)
+
+
+def _load_helpers():
+    spec = importlib.util.spec_from_file_location("codur_rlm_helpers", Path(__file__).with_name("helpers.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+helpers = _load_helpers()
+
+
+class BudgetExceeded(RuntimeError):
+    """The parent refused a model call: the budget is spent."""
+
+
+class BridgeError(RuntimeError):
+    """A bridge call (llm_query, rlm_query, batch_rlm_query) failed in the parent."""
+
+
+class _Capture(io.TextIOBase):
+    """A text sink keeping the first ``limit`` characters and counting the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.parts, self.kept, self.total = limit, [], 0, 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.total += len(text)
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        return len(text)
+
+    def value(self) -> str:
+        text = "".join(self.parts)
+        if self.total > self.kept:
+            text += (f"\n[output truncated: {self.total:,} characters in total, "
+                     f"showing the first {self.kept:,}]")
+        return text
+
+
+def _format_error(exc: BaseException) -> str:
+    """The exception as a traceback of the model's own code only (no worker frames)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<repl block")]
+    head = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) if frames else ""
+    return (head + "".join(traceback.format_exception_only(type(exc), exc))).strip()
+
+
+class Worker:
+    """The REPL state: the namespace and the protocol channel."""
+
+    def __init__(self, proto_in, proto_out) -> None:
+        self.proto_in, self.proto_out = proto_in, proto_out
+        self.max_output_chars = 20_000
+        self.ns: dict = {}
+        self.blocks = 0
+
+    def send(self, message: dict) -> None:
+        self.proto_out.write(json.dumps(message) + "\n")
+        self.proto_out.flush()
+
+    def receive(self) -> dict | None:
+        line = self.proto_in.readline()
+        return json.loads(line) if line else None
+
+    def bridge(self, name: str, **args):
+        self.send({"bridge": name, "args": args})
+        reply = self.receive()
+        if reply is None:
+            raise SystemExit(0)
+        if "bridge_error" in reply:
+            kind = BudgetExceeded if reply.get("type") == "BudgetExceeded" else BridgeError
+            raise kind(reply["bridge_error"])
+        return reply.get("bridge_result")
+
+    def _set_limits(self, request: dict) -> None:
+        import resource
+
+        for name, value in (("RLIMIT_AS", request.get("memory_mb")), ("RLIMIT_CPU", request.get("cpu_s")),
+                            ("RLIMIT_FSIZE", request.get("fsize_mb"))):
+            if value and hasattr(resource, name):
+                amount = int(value) if name == "RLIMIT_CPU" else int(value) << 20
+                resource.setrlimit(getattr(resource, name), (amount, amount))
+
+    def init(self, request: dict) -> dict:
+        self._set_limits(request)
+        self.max_output_chars = int(request.get("max_output_chars") or self.max_output_chars)
+        path = request["context_path"]
+        if request.get("context_format") == "json":
+            with open(path, encoding="utf-8") as f:
+                context = json.load(f)
+        else:
+            with open(path, encoding="utf-8", errors="replace", newline="") as f:
+                context = f.read()
+        self.ns = self._namespace(context)
+        return {"op": "ready", "context_type": type(context).__name__, "context_len": len(context)}
+
+    def _namespace(self, context) -> dict:
+        def text_or_context(text):
+            return context if text is None else text
+
+        def refuse_final(*_args, **_kwargs):
+            raise NameError("FINAL()/FINAL_VAR() are not functions: write FINAL(answer) or "
+                            "FINAL_VAR(name) on its own line OUTSIDE the code block")
+
+        return {
+            "__name__": "__rlm__", "__builtins__": builtins, "context": context,
+            "BudgetExceeded": BudgetExceeded, "BridgeError": BridgeError,
+            "llm_query": lambda prompt: self.bridge("llm_query", prompt=str(prompt)),
+            "rlm_query": lambda task, context=None: self.bridge(
+                "rlm_query", task=str(task), context=None if context is None else str(context)),
+            "batch_rlm_query": lambda tasks, contexts=None: self.bridge(
+                "batch_rlm_query", tasks=[str(t) for t in tasks],
+                contexts=None if contexts is None else [None if c is None else str(c) for c in contexts]),
+            "chunk_text": lambda text=None, size=20_000, overlap=200: helpers.chunk_text(
+                text_or_context(text), size, overlap),
+            "search_context": lambda pattern, text=None, window=150, max_results=20: helpers.search_context(
+                text_or_context(text), pattern, window, max_results),
+            "count_matches": lambda pattern, text=None: helpers.count_matches(text_or_context(text), pattern),
+            "extract_json": helpers.extract_json,
+            "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
+                text_or_context(text), pattern),
+            "FINAL": refuse_final, "FINAL_VAR": refuse_final,
+        }
+
+    def execute(self, code: str) -> dict:
+        """Run one block; a trailing expression's value is printed, as in an interactive REPL."""
+        self.blocks += 1
+        name = f"<repl block {self.blocks}>"
+        out, err = _Capture(self.max_output_chars), _Capture(self.max_output_chars)
+        error = None
+        t0 = time.perf_counter()
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err
+        linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+        try:
+            tree = ast.parse(code, name, "exec")
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            exec(compile(tree, name, "exec"), self.ns)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), name, "eval"), self.ns)
+                if value is not None:
+                    print(repr(value))
+        except BaseException as exc:  # noqa: BLE001 - the model reads every failure
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            error = _format_error(exc)
+        finally:
+            sys.stdout, sys.stderr = saved
+        return {"op": "result", "stdout": out.value(), "stderr": err.value(), "error": error,
+                "duration_s": time.perf_counter() - t0}
+
+    def get_var(self, name: str) -> dict:
+        if name not in self.ns or name.startswith("__"):
+            return {"op": "var", "found": False, "value": None}
+        value = self.ns[name]
+        return {"op": "var", "found": True, "value": value if isinstance(value, str) else str(value)}
+
+    def serve(self) -> None:
+        while (request := self.receive()) is not None:
+            op = request.get("op")
+            if op == "shutdown":
+                return
+            if op == "init":
+                reply = self.init(request)
+            elif op == "exec":
+                reply = self.execute(request["code"])
+            elif op == "get_var":
+                reply = self.get_var(request["name"])
+            else:
+                reply = {"op": "error", "error": f"unknown op {op!r}"}
+            self.send(reply)
+
+
+def main() -> None:
+    proto_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = os.fdopen(1, "w", encoding="utf-8", closefd=False)
+    Worker(proto_in, proto_out).serve()
+
+
+if __name__ == "__main__":
+    main()
