@@ -12,14 +12,23 @@ Modules: parser (reply → code blocks, FINAL), budget, sandbox (parent side) an
 worker (inside the sandbox), bridge, helpers, prompts, trace, engine, command (CLI).
 """
 
-from codur.rlm.budget import Budget, BudgetExceeded, BudgetLimits, Usage, price_for
-from codur.rlm.engine import FORCED_WARNING, RLMConfig, RLMEngine, RLMResult
-from codur.rlm.parser import FinalAnswer, ParsedResponse, parse_response
-from codur.rlm.sandbox import Sandbox, SandboxError, SandboxLimits
-from codur.rlm.trace import CodeExecution, Iteration, RLMTrace, SubCall
+from __future__ import annotations
 
-__all__ = [
-    "FORCED_WARNING", "Budget", "BudgetExceeded", "BudgetLimits", "CodeExecution", "FinalAnswer", "Iteration",
-    "ParsedResponse", "RLMConfig", "RLMEngine", "RLMResult", "RLMTrace", "Sandbox", "SandboxError",
-    "SandboxLimits", "SubCall", "Usage", "parse_response", "price_for",
-]
+import importlib
+from typing import Any
+
+# Loaded on first use, so `codur --help` (which imports codur.rlm.command) stays fast.
+_EXPORTS = {
+    "Budget": "budget", "BudgetExceeded": "budget", "BudgetLimits": "budget", "Usage": "budget",
+    "price_for": "budget", "FORCED_WARNING": "engine", "RLMConfig": "engine", "RLMEngine": "engine",
+    "RLMResult": "engine", "FinalAnswer": "parser", "ParsedResponse": "parser", "parse_response": "parser",
+    "Sandbox": "sandbox", "SandboxError": "sandbox", "SandboxLimits": "sandbox", "CodeExecution": "trace",
+    "Iteration": "trace", "RLMTrace": "trace", "SubCall": "trace",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'codur.rlm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"codur.rlm.{_EXPORTS[name]}"), name)

@@ -41,7 +41,7 @@ from typing import Any
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.tools.context import kill_process_group, scrubbed_env
+from codur.tools.process import kill_process_group, scrubbed_env
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]

@@ -120,8 +120,9 @@ class Worker:
         for name, value in (("RLIMIT_AS", request.get("memory_mb")), ("RLIMIT_CPU", request.get("cpu_s")),
                             ("RLIMIT_FSIZE", request.get("fsize_mb"))):
             if value and hasattr(resource, name):
-                amount = int(value) if name == "RLIMIT_CPU" else int(value) << 20
-                resource.setrlimit(getattr(resource, name), (amount, amount))
+                soft = int(value) if name == "RLIMIT_CPU" else int(value) << 20
+                hard = soft + 1 if name == "RLIMIT_CPU" else soft  # SIGXCPU first, SIGKILL a second later
+                resource.setrlimit(getattr(resource, name), (soft, hard))
 
     def init(self, request: dict) -> dict:
         self._set_limits(request)

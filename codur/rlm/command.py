@@ -1,0 +1,103 @@
+"""``codur rlm QUESTION --context PATH|-``: a recursive language model over a long input.
+
+Prints the answer on stdout; with ``--trace`` also the tree of iterations and
+sub-calls. The trace JSON goes under ``--run-dir`` (default ``.codur/runs/<id>/rlm/``).
+Exit codes: 0 answered; 1 the run failed (answer source ``error``); 2 bad input
+or no model.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"codur rlm: {message}", err=True)
+    return typer.Exit(code)
+
+
+def read_context(source: str) -> str:
+    """The context text from a file path, or stdin for ``-``.
+
+    Raises:
+        ValueError: the file is missing, a directory, unreadable, or the text is empty.
+    """
+    if source == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise ValueError(f"no such file: {source}")
+        if path.is_dir():
+            raise ValueError(f"{source} is a directory; give a file (or use the ask_codebase tool for a repo)")
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise ValueError(f"cannot read {source}: {exc.strerror}") from None
+    if not text:
+        raise ValueError("the context is empty")
+    return text
+
+
+def build_model() -> tuple[Any, dict[str, tuple[float, float]]]:
+    """The configured actor model and its price ({model: (USD/Mtok in, out)}) from CodurConfig.
+
+    Raises:
+        codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
+    """
+    from codur.config import CodurConfig
+    from codur.llm import get_chat_model
+
+    config = CodurConfig()
+    profile = config.profiles_for("actor")[0]
+    prices = {profile.model: (profile.usd_per_mtok_in, profile.usd_per_mtok_out)} \
+        if profile.usd_per_mtok_in or profile.usd_per_mtok_out else {}
+    return get_chat_model(profile, config.local), prices
+
+
+def rlm_command(
+    question: str = typer.Argument(..., help="The question to answer about the context."),
+    context: str = typer.Option(..., "--context", "-c", help="file path or - for stdin"),
+    trace: bool = typer.Option(False, "--trace", help="Print the tree of iterations and sub-calls."),
+    max_iterations: int = typer.Option(6, "--max-iterations", min=1, help="Model turns of the root loop."),
+    max_depth: int = typer.Option(1, "--max-depth", min=0, help="Deepest sub-RLM level."),
+    max_cost: float = typer.Option(1.0, "--max-cost", min=0, help="Spend limit, USD (the local model costs 0)."),
+    max_tokens: int = typer.Option(200_000, "--max-tokens", min=1, help="Token limit, sub-calls included."),
+    timeout: float = typer.Option(900.0, "--timeout", min=1, help="Wall-clock limit, seconds."),
+    run_dir: Path | None = typer.Option(None, "--run-dir", help="Where the trace goes (default .codur/runs/<id>)."),
+) -> None:
+    """Answer a question over a long input with a recursive language model."""
+    from codur.rlm.engine import RLMConfig, RLMEngine
+    from codur.rlm.trace import new_trace_id
+
+    if not question.strip():
+        raise _fail("the question is empty")
+    try:
+        text = read_context(context)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    config = RLMConfig(max_iterations=max_iterations, max_depth=max_depth, max_cost_usd=max_cost,
+                       max_tokens=max_tokens, max_wall_s=timeout)
+    from codur.llm.local import LocalModelUnavailable, stop_shared_server
+
+    try:
+        model, prices = build_model()
+    except LocalModelUnavailable as exc:
+        raise _fail(str(exc)) from None
+    try:
+        result = RLMEngine(model, config, prices=prices,
+                           run_dir=run_dir or Path(".codur") / "runs" / new_trace_id()).run(question, text)
+    finally:
+        stop_shared_server()
+    if result.answer_source == "error":
+        raise _fail(f"the run failed: {result.trace.error}", 1)
+    typer.echo(result.answer)
+    if trace:
+        typer.echo("\n" + result.trace.render_tree())
+    for warning in result.trace.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(f"trace: {result.trace_path}", err=True)

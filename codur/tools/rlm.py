@@ -1,0 +1,89 @@
+"""The RLM tool: answer a question over many files of the repo with a recursive language model.
+
+The selected files become one long ``context`` (each file under a
+``=== path ===`` header) that the model explores with code in a sandboxed REPL;
+see :mod:`codur.rlm` (Zhang & Khattab, "Recursive Language Models", 2025).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from codur.tools.context import ToolContext, ToolError, glob_matcher
+from codur.tools.registry import SideEffect, TaskType, tool
+
+MAX_CONTEXT_BYTES = 20_000_000
+DEFAULT_PATHS = ["**/*.py"]
+
+
+def _check_glob(pattern: str) -> str:
+    """The pattern stripped, or ToolError when it could reach outside the repo."""
+    pat = pattern.strip()
+    if not pat:
+        raise ToolError("empty path pattern")
+    if pat.startswith(("/", "~")) or "\\" in pat or ".." in PurePosixPath(pat).parts:
+        raise ToolError(f"path pattern escapes the repository: {pattern!r}; give globs relative to the repo root")
+    return pat.rstrip("/") + "/**" if pat.endswith("/") else pat
+
+
+def load_repo_context(ctx: ToolContext, paths: list[str], max_bytes: int = MAX_CONTEXT_BYTES) -> tuple[str, int, int]:
+    """The visible text files matching ``paths`` as one string of ``=== path ===`` sections.
+
+    Args:
+        paths: globs relative to the repo root ('**/*.py', 'docs/', 'logs/app.log').
+        max_bytes: total size cap, bytes; files past it are left out.
+
+    Returns:
+        (context, files included, files left out by the cap).
+
+    Raises:
+        ToolError: a pattern escapes the repo, or no text file matches.
+    """
+    matchers = [glob_matcher(_check_glob(p)) for p in paths or DEFAULT_PATHS]
+    parts, size, included, left_out = [], 0, 0, 0
+    for path in ctx.walk(".", visible=True):
+        rel = ctx.rel(path)
+        if not any(match(rel) for match in matchers):
+            continue
+        if path.is_symlink() and not path.resolve().is_relative_to(ctx.root):
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"\0" in data[:8192]:
+            continue
+        if size + len(data) > max_bytes:
+            left_out += 1
+            continue
+        parts.append(f"=== {rel} ===\n{data.decode('utf-8', 'replace')}\n")
+        size += len(data)
+        included += 1
+    if not included:
+        raise ToolError(f"no text file of the repo matches {paths}")
+    return "".join(parts), included, left_out
+
+
+@tool(scenarios=[TaskType.CODE_ANALYSIS, TaskType.EXPLANATION], side_effects=[SideEffect.CODE_EXECUTION])
+def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PATHS) -> str:  # noqa: B006
+    """Answer a question over many files or a whole repo (paths: globs, default all .py files) with a recursive language model that explores them with code."""
+    from codur.rlm.command import build_model
+    from codur.rlm.engine import RLMConfig, RLMEngine
+
+    if not question.strip():
+        raise ToolError("the question is empty")
+    context, included, left_out = load_repo_context(ctx, list(paths))
+    model, prices = (ctx.model, {}) if ctx.model is not None else build_model()
+    config = ctx.extra.get("rlm_config") or RLMConfig(max_wall_s=ctx.timeout_s)
+    result = RLMEngine(model, config, prices=prices, run_dir=ctx.run_dir).run(question, context)
+    trace = result.trace
+    if result.answer_source == "error":
+        raise ToolError(f"the RLM run failed: {trace.error}")
+    notes = [f"{included} files, {len(context):,} chars", f"{len(trace.iterations)} iterations",
+             f"{len(trace.subcalls)} sub-calls", f"answer source {result.answer_source}"]
+    if left_out:
+        notes.append(f"{left_out} files left out past {MAX_CONTEXT_BYTES // 1_000_000} MB")
+    notes += trace.warnings
+    if result.trace_path:
+        notes.append(f"trace {result.trace_path}")
+    return f"{result.answer}\n\n(rlm: {'; '.join(notes)})"
