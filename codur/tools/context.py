@@ -8,36 +8,31 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import signal
 import subprocess
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pathspec
+
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
+from codur.tools.process import (  # noqa: F401  (re-exported: public names of this module)
+    SECRET_ENV_MARKERS,
+    ProcessResult,
+    kill_process_group,
+    run_process,
+    scrubbed_env,
+)
 
 MAX_READ_BYTES = 1_000_000
+MAX_RANGE_READ_BYTES = 20_000_000
 SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", ".pypirc")
-SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 IGNORED_DIRS = {".git", ".codur", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules", ".tox"}
 
 
 class ToolError(Exception):
     """A tool failure the model can read and act on (bad path, no match, timeout...)."""
-
-
-@dataclass(frozen=True)
-class ProcessResult:
-    """Outcome of :meth:`ToolContext.run`. ``exit_code`` is None on timeout."""
-
-    argv: tuple[str, ...]
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    duration_s: float
-    timed_out: bool = False
 
 
 def is_secret(rel: str) -> bool:
@@ -46,27 +41,42 @@ def is_secret(rel: str) -> bool:
     return any(fnmatch.fnmatch(name, pat) for pat in SECRET_PATTERNS)
 
 
-def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment without API keys, tokens and passwords, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in SECRET_ENV_MARKERS)}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env.update(extra or {})
-    return env
+def glob_matcher(pattern: str) -> Callable[[str], bool]:
+    """A test for repo-relative POSIX paths: ``'*.py'`` matches file names anywhere,
+    ``'src/**/*.py'`` (any pattern with a '/') matches gitignore-style from the root;
+    several patterns may be separated by commas."""
+    pats = [p.strip() for p in pattern.split(",") if p.strip()] or ["*"]
+    names = [p for p in pats if "/" not in p]
+    paths = pathspec.GitIgnoreSpec.from_lines([p for p in pats if "/" in p])
+    return lambda rel: any(fnmatch.fnmatch(rel.rsplit("/", 1)[-1], p) for p in names) or (
+        bool(paths.patterns) and paths.match_file(rel))
 
 
-def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
-    """SIGTERM then SIGKILL the whole process group of ``proc`` (started with start_new_session)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        try:
-            proc.wait(timeout=grace_s)
-            if sig == signal.SIGKILL:
-                return
-        except subprocess.TimeoutExpired:
-            continue
+class _GitIgnore:
+    """The .gitignore files of a repo, nested ones included, read lazily."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
+
+    def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
+        if directory not in self.specs:
+            gi = directory / ".gitignore"
+            lines = gi.read_text(errors="replace").splitlines() if gi.is_file() else []
+            self.specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+        return self.specs[directory]
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        """The deepest .gitignore with a pattern for ``path`` decides (``!`` re-includes)."""
+        for base in [path.parent, *path.parent.parents]:
+            spec = self._spec(base)
+            if spec is not None:
+                verdict = spec.check_file(path.relative_to(base).as_posix() + ("/" if is_dir else "")).include
+                if verdict is not None:
+                    return verdict
+            if base == self.root:
+                return False
+        return False
 
 
 @dataclass
@@ -101,8 +111,10 @@ class ToolContext:
         raw = str(path).strip()
         if not raw:
             raise ToolError("empty path")
+        if "\0" in raw:
+            raise ToolError(f"path contains a NUL character: {raw!r}")
         candidate = Path(raw)
-        if candidate.is_absolute():
+        if candidate.is_absolute() or raw.startswith("~"):
             raise ToolError(f"absolute paths are refused; give a path relative to the repo root: {raw}")
         resolved = (self.root / candidate).resolve()
         if resolved != self.root and self.root not in resolved.parents:
@@ -115,11 +127,15 @@ class ToolContext:
         """``path`` relative to root, POSIX style."""
         return path.relative_to(self.root).as_posix() or "."
 
-    def read_text(self, path: str) -> str:
+    def read_text(self, path: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
         """Read a UTF-8 text file of the repo.
 
+        Args:
+            max_bytes: size limit; :data:`MAX_READ_BYTES` (1 MB) unless a caller reads
+                only a line range.
+
         Raises:
-            ToolError: missing, a directory, a secret, binary, or over 1 MB.
+            ToolError: missing, a directory, a secret, binary, or over ``max_bytes``.
         """
         p = self.resolve(path, must_exist=True)
         rel = self.rel(p)
@@ -128,8 +144,9 @@ class ToolContext:
         if is_secret(rel) and not self.allow_secrets:
             raise ToolError(f"{rel} may hold secrets and is not read (set allow_secrets to permit)")
         size = p.stat().st_size
-        if size > MAX_READ_BYTES:
-            raise ToolError(f"{rel} is {size} bytes, over the {MAX_READ_BYTES}-byte limit; read a line range or grep")
+        if size > max_bytes:
+            raise ToolError(f"{rel} is {size} bytes, over the {max_bytes}-byte limit; "
+                            "grep it or read a line range (start_line/end_line)")
         data = p.read_bytes()
         if b"\0" in data[:8192]:
             raise ToolError(f"{rel} is a binary file")
@@ -147,70 +164,125 @@ class ToolContext:
             raise ToolError(f"{rel} is inside .git or .codur and is not changed by tools")
         if is_secret(rel) and not self.allow_secrets:
             raise ToolError(f"{rel} may hold secrets and is not written")
+        if p.is_dir():
+            raise ToolError(f"{rel} is a directory")
         return rel
+
+    def _no_symlink(self, path: str) -> None:
+        if (self.root / Path(str(path).strip())).is_symlink():
+            raise ToolError(f"{path} is a symbolic link; tools do not delete or move links")
+
+    def write_many(self, changes: Mapping[str, str | None]) -> list[Path]:
+        """Write (str) or delete (None) several files, all or nothing.
+
+        Every path is checked before anything changes; each write is atomic and
+        journaled; when one write fails, the files already changed are put back.
+
+        Raises:
+            ToolError: a path is outside the repo, read-only, a secret, a directory,
+                or missing when it is to be deleted. Nothing has changed then.
+        """
+        targets = []
+        for path, content in changes.items():
+            p = self.resolve(path, must_exist=content is None)
+            self._check_writable(p)
+            if content is None:
+                self._no_symlink(path)
+            targets.append((p, content))
+        before = {p: p.read_bytes() if p.is_file() else None for p, _ in targets}
+        for p, _ in targets:
+            self.journal.record(p)
+        done: list[Path] = []
+        try:
+            for p, content in targets:
+                if content is None:
+                    p.unlink()
+                else:
+                    atomic_write_bytes(p, content.encode("utf-8"))
+                done.append(p)
+        except BaseException:
+            for p in done:
+                old = before[p]
+                if old is None:
+                    p.unlink(missing_ok=True)
+                else:
+                    atomic_write_bytes(p, old)
+            raise
+        return [p for p, _ in targets]
 
     def write_text(self, path: str, content: str) -> Path:
         """Write a file atomically, recording its original in the journal."""
-        p = self.resolve(path)
-        self._check_writable(p)
-        if p.is_dir():
-            raise ToolError(f"{self.rel(p)} is a directory")
-        self.journal.record(p)
-        atomic_write_bytes(p, content.encode("utf-8"))
-        return p
+        return self.write_many({path: content})[0]
 
     def delete(self, path: str) -> Path:
-        """Delete a file (not a directory), recording its original."""
-        p = self.resolve(path, must_exist=True)
-        self._check_writable(p)
-        if p.is_dir():
-            raise ToolError(f"{self.rel(p)} is a directory; only files are deleted")
-        self.journal.record(p)
-        p.unlink()
-        return p
+        """Delete a file (not a directory, not a symlink), recording its original."""
+        return self.write_many({path: None})[0]
 
-    def walk(self, start: str = ".") -> list[Path]:
-        """Files under ``start``, skipping .git, .codur, virtualenvs and caches."""
+    def move(self, src: str, dst: str) -> Path:
+        """Move (rename) a file inside the repo; refuses to overwrite ``dst``. Journaled.
+
+        Raises:
+            ToolError: ``src`` missing, a directory or a link; ``dst`` exists; either is refused.
+        """
+        s = self.resolve(src, must_exist=True)
+        d = self.resolve(dst)
+        self._check_writable(s)
+        self._no_symlink(src)
+        if d.exists() or d.is_symlink():
+            raise ToolError(f"{dst} already exists; delete it first or choose another name")
+        self._check_writable(d)
+        self.journal.record(s)
+        self.journal.record(d)
+        d.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(s, d)
+        return d
+
+    def walk(self, start: str = ".", *, visible: bool = False) -> list[Path]:
+        """Files under ``start``, skipping .git, .codur, virtualenvs and caches.
+
+        Args:
+            visible: only what the model may see: honour every .gitignore (nested
+                ones included; ignored directories are not entered) and hide secret
+                files unless ``allow_secrets``.
+        """
         base = self.resolve(start, must_exist=True)
         if base.is_file():
             return [base]
+        ignore = _GitIgnore(self.root) if visible else None
         out = []
         for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and not d.endswith(".egg-info"))
-            out.extend(Path(dirpath) / f for f in sorted(filenames))
+            here = Path(dirpath)
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in IGNORED_DIRS and not d.endswith(".egg-info")
+                and not (ignore and ignore.ignored(here / d, is_dir=True))
+            )
+            for name in sorted(filenames):
+                if ignore and (ignore.ignored(here / name, is_dir=False)
+                               or (is_secret(name) and not self.allow_secrets)):
+                    continue
+                out.append(here / name)
         return out
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
             env: Mapping[str, str] | None = None, cwd: str = ".",
             on_start: Callable[[subprocess.Popen], None] | None = None) -> ProcessResult:
         """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout
-        or Ctrl-C. The environment has API keys removed.
+        or Ctrl-C. The environment has API keys removed; output keeps its first and last
+        200 kB per stream (see :mod:`codur.tools.process`).
 
         Args:
             argv: the command; ``argv[0]`` is looked up on PATH.
             timeout_s: limit in seconds; default the context's.
             stdin: text fed to the process.
+
+        Raises:
+            ToolError: the command is not found or cannot be started.
         """
         limit = self.timeout_s if timeout_s is None else timeout_s
-        t0 = time.monotonic()
         try:
-            proc = subprocess.Popen(
-                list(argv), cwd=self.resolve(cwd, must_exist=True), env=scrubbed_env(env),
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                start_new_session=True,
-            )
+            return run_process(argv, cwd=self.resolve(cwd, must_exist=True), timeout_s=limit,
+                               stdin=stdin, env=env, on_start=on_start)
         except FileNotFoundError:
             raise ToolError(f"command not found: {argv[0]}") from None
-        if on_start:
-            on_start(proc)
-        try:
-            out, err = proc.communicate(stdin, timeout=limit)
-        except subprocess.TimeoutExpired:
-            kill_process_group(proc)
-            out, err = proc.communicate()
-            return ProcessResult(tuple(argv), None, out, err, time.monotonic() - t0, timed_out=True)
-        except BaseException:
-            kill_process_group(proc)
-            raise
-        return ProcessResult(tuple(argv), proc.returncode, out, err, time.monotonic() - t0)
+        except PermissionError:
+            raise ToolError(f"not executable: {argv[0]}") from None

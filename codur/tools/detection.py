@@ -2,26 +2,38 @@
 
 Small local models (Qwen2.5-Coder served by llama.cpp) return an empty
 ``tool_calls`` field and write the call as a fenced ```json block
-``{"name": ..., "arguments": {...}}``, sometimes bare or inside
-``<tool_call>…</tool_call>`` tags. Those are parsed. Free prose never is: "delete
-main.py.bak later" is not a call.
+``{"name": ..., "arguments": {...}}``, sometimes bare, several in one block, as a
+JSON list, or inside ``<tool_call>…</tool_call>`` tags. Those are parsed
+(raw newlines inside JSON strings are accepted: models put code there; so
+are Python literals like ``None`` and ``True``, read with ``ast.literal_eval``). Free
+prose never is: "delete main.py.bak later" is not a call. What cannot be used
+— malformed JSON, an unknown tool, arguments of the wrong type — becomes a
+readable error for the model.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import uuid
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n(.*?)```", re.DOTALL)
-TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+if TYPE_CHECKING:
+    from codur.tools.registry import ToolRegistry
+
+# a fence runs to its closing ``` or, when the reply was cut off, to the end
+FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
 NAME_KEYS = ("name", "tool", "function")
 ARG_KEYS = ("arguments", "args", "parameters", "input")
+CODE_LANGS = ("python", "py", "repl", "bash", "sh", "shell", "diff", "console", "text", "toml", "yaml")
+DECODER = json.JSONDecoder(strict=False)
+HOW_TO_CALL = 'write one JSON object {"name": "<tool>", "arguments": {...}} in a ```json block'
 
 
 @dataclass(frozen=True)
@@ -39,93 +51,142 @@ class Detection:
     source: str = "none"
 
 
-def _as_call(obj: Any) -> tuple[str, dict] | None:
+def _as_call(obj: Any) -> tuple[str, dict, bool] | None:
+    """(name, args, had an arguments key) when ``obj`` has the shape of a call."""
     if not isinstance(obj, dict):
         return None
-    if "function" in obj and isinstance(obj["function"], dict):  # OpenAI wire shape
+    if isinstance(obj.get("function"), dict):  # OpenAI wire shape
         obj = obj["function"]
     name = next((obj[k] for k in NAME_KEYS if isinstance(obj.get(k), str)), None)
-    if name is None:
+    if name is None or set(obj) - set(NAME_KEYS) - set(ARG_KEYS) - {"id", "type"}:
         return None
+    has_args = any(k in obj for k in ARG_KEYS)
     args = next((obj[k] for k in ARG_KEYS if k in obj), {})
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = DECODER.decode(args)
         except json.JSONDecodeError:
-            return name, {"__invalid__": args}
+            return name, {"__invalid__": args}, has_args
+    if args is None:
+        args = {}
     if not isinstance(args, dict):
-        return name, {"__invalid__": args}
-    if set(obj) - set(NAME_KEYS) - set(ARG_KEYS) - {"id", "type"}:
+        return name, {"__invalid__": args}, has_args
+    return name, args, has_args
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index after the bracket closing the one at ``start``, skipping quoted strings."""
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _python_literal(text: str, start: int) -> tuple[Any, int] | None:
+    """A Python dict/list literal at ``start`` (the 1.5B model writes ``None``/``True``
+    in its JSON), parsed with ``ast.literal_eval``: never evaluated code."""
+    end = _balanced_end(text, start)
+    if end is None:
         return None
-    return name, args
+    try:
+        return ast.literal_eval(text[start:end]), end
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
-def _bare_objects(text: str) -> list[Any]:
-    """Top-level JSON objects or arrays written directly in ``text``."""
-    decoder = json.JSONDecoder()
-    found, i = [], 0
+def _json_values(text: str) -> tuple[list[Any], json.JSONDecodeError | None]:
+    """Every top-level JSON object or array in ``text``, and the first decode error."""
+    found: list[Any] = []
+    first_error = None
+    i = 0
     while i < len(text):
         if text[i] in "{[":
             try:
-                obj, end = decoder.raw_decode(text, i)
-            except json.JSONDecodeError:
-                i += 1
-                continue
+                obj, end = DECODER.raw_decode(text, i)
+            except json.JSONDecodeError as exc:
+                literal = _python_literal(text, i)
+                if literal is None:
+                    first_error = first_error or exc
+                    i += 1
+                    continue
+                obj, end = literal
             found.append(obj)
             i = end
         else:
             i += 1
-    return found
+    return found, first_error
 
 
 def _looks_like_call(snippet: str) -> bool:
-    return bool(re.search(r'"(name|tool)"\s*:', snippet)) and bool(re.search(r'"(arguments|args|parameters)"', snippet))
+    return bool(re.search(r'"(name|tool)"\s*:', snippet)) and bool(
+        re.search(r'"(arguments|args|parameters)"', snippet))
 
 
-def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None) -> Detection:
+def _content_text(message: AIMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in message.content)
+
+
+def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, *,
+                      registry: ToolRegistry | None = None) -> Detection:
     """Find the tool calls in ``message``.
 
     Args:
         message: the model's reply.
         known: tool names the agent may call; others become errors (None: accept any).
+        registry: when given, each call's arguments are checked against its tool's
+            schema and a call with wrong or missing arguments becomes an error.
 
     Returns:
         A :class:`Detection`. Never raises on malformed content.
     """
-    if message.tool_calls:
-        return _validated([(c["name"], c.get("args") or {}, c.get("id")) for c in message.tool_calls],
-                          [], known, "native")
-    text = message.content if isinstance(message.content, str) else "".join(
-        p.get("text", "") if isinstance(p, dict) else str(p) for p in message.content
-    )
+    if message.tool_calls or message.invalid_tool_calls:
+        raw = [(c["name"], c.get("args") or {}, c.get("id")) for c in message.tool_calls]
+        errors = [f"could not parse the arguments of {c.get('name') or 'a tool call'}: "
+                  f"{c.get('error') or 'invalid JSON'}; {HOW_TO_CALL}" for c in message.invalid_tool_calls]
+        return _validated(raw, errors, known, registry, "native")
+    text = _content_text(message)
+    blocks: list[tuple[str, bool]] = [(m.group(1), True) for m in TAGGED.finditer(text)]
+    for m in FENCE.finditer(text):
+        lang, body = m.group(1).lower(), TAGGED.sub("", m.group(2))  # tags were read above
+        if lang in ("json", "tool_call", "tool", "") or (lang not in CODE_LANGS and _looks_like_call(body)):
+            blocks.append((body, True))
+    if not blocks:  # bare JSON only when nothing is fenced or tagged
+        blocks = [(TAGGED.sub("", FENCE.sub("", text)), False)]
     raw: list[tuple[str, dict, str | None]] = []
     errors: list[str] = []
-    snippets = [m.group(1) for m in TAGGED.finditer(text)]
-    for m in FENCE.finditer(text):
-        lang, body = m.group(1).lower(), m.group(2)
-        if lang in ("json", "tool_call", "tool", "") or (lang not in ("python", "py", "repl", "bash", "sh", "diff") and _looks_like_call(body)):
-            snippets.append(body)
-    if not snippets:
-        outside = TAGGED.sub("", FENCE.sub("", text))
-        snippets = [json.dumps(o) for o in _bare_objects(outside)]
-    for snippet in snippets:
-        try:
-            obj = json.loads(snippet)
-        except json.JSONDecodeError as exc:
-            if _looks_like_call(snippet):
-                errors.append(f"could not parse the tool call JSON ({exc.msg} at line {exc.lineno} "
-                              f"column {exc.colno}); write one JSON object "
-                              '{"name": "<tool>", "arguments": {...}} in a ```json block')
-            continue
-        for item in obj if isinstance(obj, list) else [obj]:
-            call = _as_call(item)
-            if call:
-                raw.append((call[0], call[1], None))
-    return _validated(raw, errors, known, "content" if raw or errors else "none")
+    for body, structured in blocks:
+        values, error = _json_values(body)
+        found = False
+        for value in values:
+            for item in value if isinstance(value, list) else [value]:
+                call = _as_call(item)
+                if call and (structured or call[2] or (known is not None and call[0] in known)):
+                    raw.append((call[0], call[1], None))
+                    found = True
+        if not found and error is not None and _looks_like_call(body):
+            errors.append(f"could not parse the tool call JSON ({error.msg} at line {error.lineno} "
+                          f"column {error.colno}); {HOW_TO_CALL}")
+    return _validated(raw, errors, known, registry, "content")
 
 
-def _validated(raw: list[tuple[str, dict, str | None]], errors: list[str],
-               known: Collection[str] | None, source: str) -> Detection:
+def _validated(raw: list[tuple[str, dict, str | None]], errors: list[str], known: Collection[str] | None,
+               registry: ToolRegistry | None, source: str) -> Detection:
     calls = []
     for name, args, call_id in raw:
         if known is not None and name not in known:
@@ -134,6 +195,16 @@ def _validated(raw: list[tuple[str, dict, str | None]], errors: list[str],
         if "__invalid__" in args:
             errors.append(f"the arguments of {name} must be a JSON object, got {args['__invalid__']!r:.80}")
             continue
+        spec = registry.get(name) if registry is not None else None
+        if registry is not None and spec is None:
+            errors.append(f"unknown tool {name!r}; available: {', '.join(registry.names())}")
+            continue
+        if spec is not None:
+            try:
+                spec.parse_args(args)
+            except ValueError as exc:
+                errors.append(str(exc))
+                continue
         calls.append({"name": name, "args": args, "id": call_id or f"call_{uuid.uuid4().hex[:12]}",
                       "type": "tool_call"})
     return Detection(calls, errors, source if (calls or errors) else "none")

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.messages import ToolMessage
-from pydantic import ValidationError
 
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.journal import ChangeJournal
@@ -143,14 +142,11 @@ class ToolExecutor:
                 spec = self.registry.get(name)
                 assert spec is not None
                 try:
-                    parsed = spec.args_model.model_validate(args)
-                except ValidationError as exc:
-                    problems = "; ".join(
-                        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
-                    )
-                    output = f"Error: bad arguments for {name}: {problems}. Expected {spec.signature}"
+                    parsed = spec.parse_args(args)
+                except ValueError as exc:
+                    output = f"Error: {exc}"
                 else:
-                    output = str(spec.func(self.ctx, **parsed.model_dump()))
+                    output = str(spec.func(self.ctx, **parsed))
                     ok = True
         except ToolError as exc:
             output = f"Error: {exc}"

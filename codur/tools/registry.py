@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any
 
 from langchain_core.tools import StructuredTool
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 
 class TaskType(StrEnum):
@@ -73,6 +73,20 @@ class ToolSpec:
     @property
     def annotated(self) -> bool:
         return bool(self.scenarios)
+
+    def parse_args(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments validated and completed with defaults.
+
+        Raises:
+            ValueError: a readable list of the problems and the expected signature.
+        """
+        try:
+            return self.args_model.model_validate(args).model_dump()
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            )
+            raise ValueError(f"bad arguments for {self.name}: {problems}. Expected {self.signature}") from None
 
 
 def _type_name(annotation: Any) -> str:
@@ -153,7 +167,9 @@ def tool(*, scenarios: Iterable[TaskType] = (), side_effects: Iterable[SideEffec
     """
 
     def decorate(func: Callable[..., str]) -> Callable[..., str]:
-        (registry or REGISTRY).add(_build_spec(func, name or func.__name__, scenarios, side_effects))
+        spec = _build_spec(func, name or func.__name__, scenarios, side_effects)
+        (registry or REGISTRY).add(spec)
+        func.__codur_tool__ = spec  # type: ignore[attr-defined]
         return func
 
     return decorate

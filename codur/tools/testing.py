@@ -56,11 +56,17 @@ class TestReport:
             parts.append(f"{tid}|{last[:160]}")
         return "\n".join(parts) or f"exit={self.exit_code}"
 
-    def render(self, max_tracebacks: int = 3, max_chars: int = 1500) -> str:
-        """The report as the model reads it."""
+    def render(self, max_tracebacks: int = 3, max_chars: int = 1500, max_ids: int = 30) -> str:
+        """The report as the model reads it: the summary, ``passed: [...]`` and
+        ``failed: [...]`` test ids (at most ``max_ids`` each), then the tracebacks of
+        the first ``max_tracebacks`` failures (``max_chars`` characters each)."""
         if self.exit_code is None:
             return f"pytest timed out after {self.duration_s:.0f}s (an infinite loop?)\n{self.output[-800:]}"
         lines = [f"pytest: {self.summary} (exit code {self.exit_code})"]
+        for label, ids in (("passed", self.passed), ("failed", self.failed)):
+            if ids:
+                more = [f"... {len(ids) - max_ids} more"] if len(ids) > max_ids else []
+                lines.append(f"{label}: {[*ids[:max_ids], *more]}")
         if self.collected_none:
             lines.append("no tests were collected")
         elif self.exit_code not in (0, 1):

@@ -1,0 +1,132 @@
+"""Running a subprocess for a tool: timeout, process-group kill, scrubbed env, bounded output.
+
+The child starts in its own session (so in its own process group); on timeout,
+Ctrl-C or any error the whole group gets SIGTERM then SIGKILL, grandchildren
+included. Output is read by two threads that keep the first and last
+:data:`KEEP_BYTES` of each stream, so a script that prints forever cannot fill
+the memory before its timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+KEEP_BYTES = 200_000
+SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """Outcome of :func:`run_process`. ``exit_code`` is None on timeout."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+
+
+def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment without API keys, tokens and passwords, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in SECRET_ENV_MARKERS)}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
+    """SIGTERM then SIGKILL the whole process group of ``proc`` (started with start_new_session)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=grace_s)
+            if sig == signal.SIGKILL:
+                return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+class _Capture:
+    """Reads a byte stream in a thread, keeping its first and last ``keep`` bytes."""
+
+    def __init__(self, stream: IO[bytes], keep: int = KEEP_BYTES) -> None:
+        self.head, self.tail, self.dropped, self.keep = bytearray(), bytearray(), 0, keep
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        with stream:
+            while chunk := stream.read1(65536):  # type: ignore[attr-defined]
+                room = self.keep - len(self.head)
+                if room > 0:
+                    self.head += chunk[:room]
+                    chunk = chunk[room:]
+                self.tail += chunk
+                if len(self.tail) > self.keep:
+                    self.dropped += len(self.tail) - self.keep
+                    del self.tail[: len(self.tail) - self.keep]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", "replace")
+        tail = self.tail.decode("utf-8", "replace")
+        return f"{head}\n…[{self.dropped} bytes of output dropped]…\n{tail}" if self.dropped else head + tail
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    try:
+        with stream:
+            stream.write(data)
+    except (BrokenPipeError, OSError):
+        pass  # the process exited without reading all its input
+
+
+def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str | None = None,
+                env: Mapping[str, str] | None = None,
+                on_start: Callable[[subprocess.Popen], None] | None = None) -> ProcessResult:
+    """Run ``argv`` in ``cwd`` and wait at most ``timeout_s`` seconds.
+
+    The process group is killed on timeout, on Ctrl-C, and when the leader exits
+    while children still hold its output open.
+
+    Raises:
+        OSError: the command could not be started (FileNotFoundError when not found).
+    """
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv), cwd=cwd, env=scrubbed_env(env),
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )
+    if on_start:
+        on_start(proc)
+    out, err = _Capture(proc.stdout), _Capture(proc.stderr)  # type: ignore[arg-type]
+    if stdin is not None:
+        threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True).start()
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_process_group(proc)
+    except BaseException:
+        kill_process_group(proc)
+        raise
+    for capture in (out, err):
+        capture.thread.join(timeout=2.0)
+        if capture.thread.is_alive():  # a leftover child keeps the pipe open
+            kill_process_group(proc, grace_s=0.2)
+            capture.thread.join(timeout=2.0)
+    return ProcessResult(tuple(argv), None if timed_out else proc.returncode, out.text(), err.text(),
+                         time.monotonic() - t0, timed_out=timed_out)

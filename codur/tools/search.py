@@ -1,0 +1,106 @@
+"""Search tools: grep with a regex over the repo, and find where a symbol is defined (via ``ast``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from codur.tools.analysis import signature_of
+from codur.tools.context import MAX_READ_BYTES, ToolContext, ToolError, glob_matcher
+from codur.tools.registry import TaskType, tool
+
+T = TaskType
+SEARCH_TASKS = (T.CODE_FIX, T.CODE_GENERATION, T.CODE_ANALYSIS, T.EXPLANATION, T.REFACTOR, T.DOCUMENTATION)
+MAX_LINE_CHARS = 200
+MAX_HITS = 100
+MAX_SHOWN_LINES = 30
+
+
+def _texts(ctx: ToolContext, path: str, glob: str):
+    """(rel, text) of the visible text files under ``path`` matching ``glob``; binary and
+    over-limit files are skipped."""
+    matches = glob_matcher(glob)
+    for p in ctx.walk(path, visible=True):
+        rel = ctx.rel(p)
+        if not matches(rel) or p.is_symlink() and not p.resolve().is_relative_to(ctx.root):
+            continue
+        try:
+            if p.stat().st_size > MAX_READ_BYTES:
+                continue
+            data = p.read_bytes()
+        except OSError:
+            continue
+        if b"\0" not in data[:8192]:
+            yield rel, data.decode("utf-8", "replace")
+
+
+@tool(scenarios=SEARCH_TASKS)
+def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str = "*", ignore_case: bool = False) -> str:
+    """Search files for a regex; glob filters files, e.g. '*.py'. Prints path:line: text."""
+    try:
+        rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise ToolError(f"invalid regex {pattern!r}: {exc}; escape special characters such as ( [ . * with a backslash") from None
+    hits: list[str] = []
+    total = 0
+    for rel, text in _texts(ctx, path, glob):
+        if not rx.search(text):
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            if rx.search(line):
+                total += 1
+                if len(hits) < MAX_HITS:
+                    hits.append(f"{rel}:{n}: {line.strip()[:MAX_LINE_CHARS]}")
+    if not hits:
+        return f"no match for {pattern!r} under {path} (glob {glob!r})"
+    more = f"\n… {total - len(hits)} more matches; narrow the path or the pattern" if total > len(hits) else ""
+    return "\n".join(hits) + more
+
+
+def _definitions(tree: ast.Module, parts: list[str]):
+    """Nodes defining ``parts`` ('name' or 'Class.method') at module or class level."""
+    body: list[ast.stmt] = tree.body
+    for i, name in enumerate(parts):
+        last = i == len(parts) - 1
+        found = []
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+                found.append(node)
+            elif last and isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                    found.append(node)
+        if last:
+            return found
+        classes = [n for n in found if isinstance(n, ast.ClassDef)]
+        if not classes:
+            return []
+        body = classes[0].body
+    return []
+
+
+@tool(scenarios=SEARCH_TASKS)
+def find_definition(ctx: ToolContext, symbol: str, path: str = ".") -> str:
+    """Show the code defining a function, class, 'Class.method' or module variable."""
+    parts = symbol.strip().split(".")
+    if not all(p.isidentifier() for p in parts):
+        raise ToolError(f"{symbol!r} is not a Python name; give e.g. 'parse' or 'Parser.parse'")
+    shown = []
+    for rel, text in _texts(ctx, path, "*.py"):
+        if parts[-1] not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        lines = text.splitlines()
+        for node in _definitions(tree, parts):
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            end = node.end_lineno or node.lineno
+            head = signature_of(node) if not isinstance(node, (ast.Assign, ast.AnnAssign)) else "variable"
+            code = "\n".join(f"{k:4d}| {lines[k - 1]}" for k in range(start, min(end, start + MAX_SHOWN_LINES - 1) + 1))
+            cut = f"\n     … {end - start + 1 - MAX_SHOWN_LINES} more lines" if end - start + 1 > MAX_SHOWN_LINES else ""
+            shown.append(f"{rel}:{start}-{end}: {head}\n{code}{cut}")
+    if not shown:
+        return f"no definition of {symbol!r} under {path}; try grep"
+    return "\n\n".join(shown)

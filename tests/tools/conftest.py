@@ -1,0 +1,62 @@
+"""A small real repo in tmp_path, a ToolExecutor on it, and a snapshot of its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codur.tools import ToolExecutor
+
+CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+TEST_CALC = (
+    "from calc import add, mul\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+    "def test_mul():\n    assert mul(2, 3) == 6\n"
+)
+
+
+def take_snapshot(root: Path) -> dict[str, bytes | str]:
+    """Every file (bytes) and symlink (target) under ``root``, .git excluded: compare before/after."""
+    out: dict[str, bytes | str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if rel == ".git" or rel.startswith(".git/"):
+            continue
+        if p.is_symlink():
+            out[rel] = f"-> {p.readlink()}"
+        elif p.is_file():
+            out[rel] = p.read_bytes()
+        else:
+            out[rel + "/"] = b""
+    return out
+
+
+@pytest.fixture
+def snapshot():
+    """``snapshot(root)``: every file and link under root, to compare before and after a call."""
+    return take_snapshot
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "calc.py").write_text(CALC)
+    (root / "tests" / "test_calc.py").write_text(TEST_CALC)
+    (root / "tests" / "conftest.py").write_text(
+        "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent.parent))\n")
+    (root / "README.md").write_text("# calc\n\nAdds and multiplies.\n")
+    return root
+
+
+@pytest.fixture
+def ex(repo: Path) -> ToolExecutor:
+    return ToolExecutor(repo, timeout_s=60)
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A file outside the repo that no tool may read or change."""
+    p = tmp_path / "outside.txt"
+    p.write_text("top secret outside the repo\n")
+    return p
