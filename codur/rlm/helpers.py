@@ -42,12 +42,14 @@ def chunk_text(text: str, size: int = 20_000, overlap: int = 200) -> list[str]:
     """Split ``text`` into pieces of at most ``size`` characters, ``overlap`` shared between neighbours.
 
     A cut prefers the last newline in the second half of a piece, so lines stay whole.
+    An ``overlap`` of ``size`` or more is reduced to ``size // 2``.
 
     Raises:
-        ValueError: ``size`` < 1 or ``overlap`` not in [0, size).
+        ValueError: ``size`` < 1 or ``overlap`` < 0.
     """
-    if size < 1 or not 0 <= overlap < size:
-        raise ValueError("chunk_text needs size >= 1 and 0 <= overlap < size")
+    if size < 1 or overlap < 0:
+        raise ValueError("chunk_text needs size >= 1 and overlap >= 0")
+    overlap = overlap if overlap < size else size // 2
     chunks, start = [], 0
     while start < len(text):
         end = min(start + size, len(text))
@@ -99,7 +101,8 @@ def extract_sections(text: str, pattern: str = DEFAULT_SECTION_PATTERN) -> dict[
 
     The default pattern matches Markdown headings (``## Title``) and the file
     headers of codur's repo contexts (``=== path/to/file.py ===``). Text before
-    the first heading is under the key ``""`` when it is not blank.
+    the first heading is under the key ``""`` when it is not blank; a repeated
+    heading gets a suffix: ``"# Notes (2)"``.
     """
     regex = re.compile(pattern, re.MULTILINE)
     sections: dict[str, str] = {}
@@ -109,5 +112,8 @@ def extract_sections(text: str, pattern: str = DEFAULT_SECTION_PATTERN) -> dict[
         sections[""] = preamble
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        sections[head.group(0).strip()] = text[head.end():end].strip("\n")
+        key = head.group(0).strip()
+        if key in sections:
+            key = f"{key} ({sum(1 for k in sections if k == key or k.startswith(key + ' (')) + 1})"
+        sections[key] = text[head.end():end].strip("\n")
     return sections

@@ -1,0 +1,84 @@
+"""`codur rlm QUESTION --context PATH|-` with the scripted model."""
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from codur.llm import ScriptedChatModel
+from codur.llm.local import LocalModelUnavailable
+from codur.rlm import command
+
+
+@pytest.fixture
+def app():
+    cli = typer.Typer()
+    cli.command()(command.rlm_command)
+    return cli
+
+
+def use_model(monkeypatch, replies):
+    model = ScriptedChatModel(replies=replies)
+    monkeypatch.setattr(command, "build_model", lambda: (model, {}))
+    return model
+
+
+def test_answers_from_a_file_and_prints_the_trace_tree(app, monkeypatch, tmp_path):
+    use_model(monkeypatch, ["```repl\nprint(context.split()[-1])\n```", "FINAL(48213)"])
+    ctx = tmp_path / "log.txt"
+    ctx.write_text("noise " * 1000 + "needle 48213")
+    result = CliRunner().invoke(app, ["What is the needle?", "--context", str(ctx), "--trace",
+                                      "--run-dir", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "48213"
+    assert "iteration 1: 1 block(s)" in result.stdout and "source=final_direct" in result.stdout
+    traces = list((tmp_path / "run" / "rlm").glob("rlm-*.json"))
+    assert len(traces) == 1 and f"trace: {traces[0]}" in result.stderr
+
+
+def test_reads_the_context_from_stdin(app, monkeypatch, tmp_path):
+    model = use_model(monkeypatch, ["```repl\nprint(len(context))\n```", "FINAL(5)"])
+    result = CliRunner().invoke(app, ["How long?", "--context", "-", "--run-dir", str(tmp_path)], input="hello")
+    assert result.exit_code == 0 and result.stdout.strip() == "5"
+    assert "5 characters" in model.calls[0][0].content
+
+
+def test_budget_options_reach_the_engine(app, monkeypatch, tmp_path):
+    use_model(monkeypatch, ["```repl\nx = 1\n```", "guess 3"])
+    ctx = tmp_path / "c.txt"
+    ctx.write_text("abc")
+    result = CliRunner().invoke(app, ["q?", "--context", str(ctx), "--max-iterations", "1",
+                                      "--run-dir", str(tmp_path)])
+    assert result.exit_code == 0 and result.stdout.strip() == "guess 3"
+    assert "warning: Budget exhausted, answer was forced" in result.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["What?", "--context", "/no/such/file.txt"], "no such file: /no/such/file.txt"),
+    (["  ", "--context", "-"], "the question is empty"),
+])
+def test_bad_input_is_one_line_and_exit_2(app, monkeypatch, argv, message):
+    use_model(monkeypatch, [])
+    result = CliRunner().invoke(app, argv, input="text")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"codur rlm: {message}"
+
+
+def test_directory_and_empty_context_are_bad_input(app, monkeypatch, tmp_path):
+    use_model(monkeypatch, [])
+    assert CliRunner().invoke(app, ["q", "--context", str(tmp_path)]).exit_code == 2
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    result = CliRunner().invoke(app, ["q", "--context", str(empty)])
+    assert result.exit_code == 2 and "the context is empty" in result.stderr
+
+
+def test_no_model_is_exit_2_and_a_failed_run_exit_1(app, monkeypatch, tmp_path):
+    def unavailable():
+        raise LocalModelUnavailable("the embedded model needs package xllamacpp")
+
+    monkeypatch.setattr(command, "build_model", unavailable)
+    result = CliRunner().invoke(app, ["q", "--context", "-"], input="x")
+    assert result.exit_code == 2 and "xllamacpp" in result.stderr
+    use_model(monkeypatch, [ConnectionError("endpoint down")])
+    result = CliRunner().invoke(app, ["q", "--context", "-", "--run-dir", str(tmp_path)], input="x")
+    assert result.exit_code == 1 and "the run failed: ConnectionError: endpoint down" in result.stderr

@@ -1,0 +1,157 @@
+"""The RLM loop with the scripted model: code runs, FINAL rules, forced answers, sub-RLMs, traces, prompts."""
+
+import json
+
+from codur.llm import ScriptedChatModel
+from codur.rlm import FORCED_WARNING, RLMConfig, RLMEngine
+from codur.rlm.budget import Budget, BudgetLimits
+from codur.rlm.prompts import CallEstimate, system_prompt
+
+HAYSTACK = "filler line\n" * 200 + "The magic number is 48213.\n" + "more filler\n" * 200
+
+
+def run(replies, context=HAYSTACK, question="What is the magic number?", **config):
+    model = ScriptedChatModel(replies=list(replies))
+    result = RLMEngine(model, RLMConfig(**config)).run(question, context)
+    return result, model
+
+
+def test_code_runs_and_its_output_reaches_the_next_turn():
+    result, model = run([
+        "Let me search.\n```repl\nprint(search_context('magic number', window=20))\n```",
+        "FINAL(48213)",
+    ])
+    assert (result.answer, result.answer_source) == ("48213", "final_direct")
+    first = result.trace.iterations[0]
+    assert first.executions[0].error is None and "48213" in first.executions[0].stdout
+    assert first.thinking == "Let me search."
+    feedback = model.calls[1][-1].content
+    assert "[block 1]" in feedback and "48213" in feedback and "FINAL(answer)" in feedback
+
+
+def test_several_blocks_of_one_reply_run_in_order_in_one_iteration():
+    result, _ = run(["```repl\na = 2\n```\n```repl\nb = a * 21\n```\n```repl\nprint(b)\n```", "FINAL(42)"])
+    executions = result.trace.iterations[0].executions
+    assert [e.stdout for e in executions] == ["", "", "42\n"]
+
+
+def test_code_and_final_in_one_reply_runs_the_code_first():
+    result, model = run(["```repl\nanswer = context.count('filler line')\n```\nFINAL_VAR(answer)"])
+    assert (result.answer, result.answer_source) == ("200", "final_var")
+    assert len(model.calls) == 1 and len(result.trace.iterations[0].executions) == 1
+
+
+def test_final_is_refused_when_the_code_of_the_same_reply_failed():
+    result, model = run(["```repl\nprint(undefined_name)\n```\nFINAL(I am sure it is 7)", "FINAL(48213)"])
+    assert result.answer == "48213"
+    first = result.trace.iterations[0]
+    assert first.final == {"kind": "direct", "value": "I am sure it is 7", "accepted": False}
+    assert "FINAL refused" in model.calls[1][-1].content
+
+
+def test_final_var_of_an_unknown_variable_is_refused():
+    result, model = run(["FINAL_VAR(nothing_here)", "FINAL(ok)"])
+    assert result.answer == "ok"
+    assert "no variable 'nothing_here'" in model.calls[1][-1].content
+
+
+def test_final_inside_a_code_fence_does_not_end_the_run():
+    result, _ = run(["```repl\nx = 1\nFINAL(x)\n```", "FINAL(done)"])
+    assert result.answer == "done" and len(result.trace.iterations) == 2
+    assert "OUTSIDE the code block" in result.trace.iterations[0].executions[0].error
+
+
+def test_a_reply_without_code_or_final_gets_a_reminder():
+    _, model = run(["I think the answer is somewhere.", "FINAL(x)"])
+    assert "no ```repl block and no FINAL" in model.calls[1][-1].content
+
+
+def test_budget_exhausted_forces_an_answer_with_a_warning():
+    result, model = run(["```repl\nprint(1)\n```", "```repl\nprint(2)\n```", "My best guess: FINAL(7)"],
+                        max_iterations=2)
+    assert (result.answer, result.answer_source) == ("7", "forced")
+    assert FORCED_WARNING in result.trace.warnings
+    assert "budget is exhausted" in model.calls[2][-1].content
+    assert len(result.trace.iterations) == 3 and result.trace.iterations[-1].executions == []
+
+
+def test_forced_answer_without_final_uses_the_text():
+    result, _ = run(["```repl\nprint(1)\n```", "It is probably 7."], max_iterations=1)
+    assert (result.answer, result.answer_source) == ("It is probably 7.", "forced")
+
+
+def test_model_failure_ends_with_answer_source_error():
+    result, _ = run([ConnectionError("endpoint down")])
+    assert result.answer_source == "error" and result.answer is None
+    assert "endpoint down" in result.trace.error
+
+
+def test_trace_is_complete_and_saved_as_json(tmp_path):
+    model = ScriptedChatModel(replies=["```repl\nprint(len(context))\n```", "FINAL(yes)"])
+    result = RLMEngine(model, RLMConfig(), run_dir=tmp_path).run("q?", "abc")
+    assert result.trace_path == tmp_path / "rlm" / f"{result.trace.id}.json"
+    data = json.loads(result.trace_path.read_text())
+    assert {"id", "depth", "task", "iterations", "subcalls", "answer_source", "usage", "warnings"} <= set(data)
+    assert data["answer_source"] == "final_direct" and data["depth"] == 0 and data["task"] == "q?"
+    assert data["iterations"][0]["executions"][0]["stdout"] == "3\n"
+    assert data["usage"]["calls"] == 2 and data["usage"]["total_tokens"] > 0
+
+
+def _by_role(messages):
+    """A scripted reply that depends on whether the caller is the root or a sub-RLM."""
+    system = str(messages[0].content)
+    if "sub-RLM at depth 1" in system:
+        return "FINAL(sub found 48213)"
+    if "Answer the task directly" in system:
+        return "direct"
+    if len(messages) == 2:
+        return ("```repl\nparts = chunk_text(size=3000)\nanswers = batch_rlm_query("
+                "['find the magic number'] * 2, parts[:2])\none = rlm_query('find it', parts[1])\n"
+                "print(answers, one)\n```")
+    return "FINAL_VAR(one)"
+
+
+def test_sub_rlms_run_with_their_own_traces():
+    model = ScriptedChatModel(replies=[_by_role] * 6)
+    result = RLMEngine(model, RLMConfig(max_depth=1)).run("What is the magic number?", HAYSTACK)
+    assert (result.answer, result.answer_source) == ("sub found 48213", "final_var")
+    kinds = [(c.kind, c.mode) for c in result.trace.subcalls]
+    assert kinds == [("batch_rlm_query", "rlm"), ("rlm_query", "rlm")]
+    children = result.trace.subcalls[0].children
+    assert len(children) == 2 and all(c.trace.depth == 1 and c.trace.parent_id == result.trace.id
+                                      for c in children)
+    assert result.trace.usage.calls == 5  # root 2 + three sub-RLMs of 1 call each
+    tree = result.trace.render_tree()
+    assert "batch_rlm_query [rlm]" in tree and "depth=1" in tree
+
+
+def test_system_prompt_names_functions_budget_and_protocol():
+    budget = Budget(BudgetLimits(max_cost_usd=0.5, max_iterations=5, max_depth=2))
+    text = system_prompt(budget, context_type="str", context_len=1_000_000, estimate=CallEstimate(4.0, 0.001),
+                         sub_chars=8000, output_chars=1500, sub_iterations=4)
+    for name in ("llm_query", "rlm_query", "batch_rlm_query", "chunk_text", "search_context",
+                 "count_matches", "extract_json", "extract_sections", "FINAL(", "FINAL_VAR(", "```repl"):
+        assert name in text
+    assert "1,000,000 characters" in text and "5 iterations" in text and "$0.5000" in text
+    assert "depth 0 of max 2" in text and "run in order and save iterations" in text
+    assert "~1 model call(s), ~4s, ~$0.0010" in text and "~3 model call(s), ~12s" in text
+    assert "You are a sub-RLM" not in text
+
+
+def test_sub_rlm_prompt_shows_depth_allocation_and_parent_budget():
+    root = Budget(BudgetLimits(max_cost_usd=1.0, max_tokens=10_000, max_depth=2))
+    child = root.allocate(0.5, max_iterations=3)
+    text = system_prompt(child, context_type="str", context_len=10, estimate=CallEstimate(1, 0),
+                         sub_chars=100, output_chars=100, sub_iterations=3)
+    assert "sub-RLM at depth 1 of max 2" in text
+    assert "Your budget: $0.5000, 5,000 tokens, 3 iterations" in text
+    assert "your parent has $1.0000, 10,000 tokens left" in text
+    assert "prefer llm_query" in text.lower() and "2-5 iterations" in text and "FINAL() promptly" in text
+
+
+def test_long_histories_elide_old_outputs():
+    replies = [f"```repl\nprint('{i}' * 3000)\n```" for i in range(5)] + ["FINAL(x)"]
+    _, model = run(replies, max_iterations=6, history_chars=8000, output_chars=3000)
+    last = model.calls[-1]
+    assert "[elided]" in last[3].content
+    assert "4" * 100 in last[-1].content

@@ -1,0 +1,71 @@
+"""The REPL helpers: chunk_text, search_context, count_matches, extract_json, extract_sections, truncate."""
+
+import pytest
+
+from codur.rlm.helpers import (
+    chunk_text,
+    count_matches,
+    extract_json,
+    extract_sections,
+    search_context,
+    truncate,
+)
+
+
+def test_chunk_text_covers_everything_with_overlap():
+    text = "".join(f"line {i}\n" for i in range(1000))
+    chunks = chunk_text(text, size=500, overlap=50)
+    assert all(len(c) <= 500 for c in chunks)
+    assert chunks[0] + "".join(c[50:] for c in chunks[1:]) == text
+    assert all(c.endswith("\n") for c in chunks[:-1])  # cut at line ends
+    assert chunks[1].startswith(chunks[0][-50:])
+
+
+def test_chunk_text_edges():
+    assert chunk_text("", size=10) == []
+    assert chunk_text("abc", size=10) == ["abc"]
+    assert chunk_text("abcdefghij", size=4, overlap=0) == ["abcd", "efgh", "ij"]
+    assert chunk_text("abcdefgh", size=4, overlap=9) == ["abcd", "cdef", "efgh"]  # overlap cut to size // 2
+    with pytest.raises(ValueError):
+        chunk_text("x", size=0)
+
+
+def test_search_context_regex_case_insensitive_with_window():
+    text = "aaa The Needle bbb needle ccc"
+    hits = search_context(text, "needle", window=4)
+    assert hits == ["[@8] The Needle bbb", "[@19] bbb needle ccc"]
+    assert len(search_context(text, "needle", max_results=1)) == 1
+
+
+def test_invalid_regex_is_matched_literally():
+    assert count_matches("call f(x and f(x again", "f(x") == 2
+    assert search_context("a [b", "[b", window=1) == ["[@2]  [b"]
+
+
+def test_count_matches():
+    assert count_matches("ERROR x\nerror y\nwarn", r"^error") == 2
+    assert count_matches("abc", "z") == 0
+
+
+@pytest.mark.parametrize("text, value", [
+    ('Sure: ```json\n{"a": [1, 2]}\n```', {"a": [1, 2]}),
+    ('the list [3, 4] and more', [3, 4]),
+    ('noise {broken: } then {"ok": true}', {"ok": True}),
+    ("no json here", None),
+])
+def test_extract_json(text, value):
+    assert extract_json(text) == value
+
+
+def test_extract_sections_markdown_and_file_headers():
+    md = "intro\n# One\nbody 1\n## Two\nbody 2\n"
+    assert extract_sections(md) == {"": "intro\n", "# One": "body 1", "## Two": "body 2"}
+    repo = "=== a.py ===\nx = 1\n=== b/c.py ===\ny = 2\n"
+    assert extract_sections(repo) == {"=== a.py ===": "x = 1", "=== b/c.py ===": "y = 2"}
+    assert extract_sections("A: 1\nB: 2", r"^[AB]:") == {"A:": " 1", "B:": " 2"}
+    assert extract_sections("# N\na\n# N\nb\n# N\nc") == {"# N": "a", "# N (2)": "b", "# N (3)": "c"}
+
+
+def test_truncate_says_how_much_was_cut():
+    assert truncate("short", 10) == "short"
+    assert truncate("x" * 20, 5) == "xxxxx\n[output truncated: 20 characters in total, showing the first 5]"

@@ -1,0 +1,77 @@
+"""The ask_codebase tool: repo files as the context, refused globs, the answer through the ToolExecutor."""
+
+from pathlib import Path
+
+import pytest
+
+from codur.llm import ScriptedChatModel
+from codur.tools import REGISTRY, TaskType, ToolExecutor, list_tools_for_tasks
+from codur.tools.context import ToolContext, ToolError
+from codur.tools.journal import ChangeJournal
+from codur.tools.rlm import load_repo_context
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "retry.py").write_text("MAX_RETRIES = 5\n")
+    (root / "pkg" / "app.py").write_text("from pkg.retry import MAX_RETRIES\n")
+    (root / "README.md").write_text("# demo\n")
+    (root / ".env").write_text("OPENAI_API_KEY=sk-secret\n")
+    (root / "blob.py").write_bytes(b"\0\1\2")
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build").mkdir()
+    (root / "build" / "gen.py").write_text("generated = True\n")
+    return root
+
+
+def ctx_for(root: Path, **kw) -> ToolContext:
+    return ToolContext(root=root.resolve(), journal=ChangeJournal(root.resolve(), None), **kw)
+
+
+def test_registered_for_analysis_and_explanation():
+    spec = REGISTRY.get("ask_codebase")
+    assert spec is not None and spec.scenarios == {TaskType.CODE_ANALYSIS, TaskType.EXPLANATION}
+    assert spec in list_tools_for_tasks([TaskType.EXPLANATION])
+    assert "recursive language model" in spec.summary
+
+
+def test_context_holds_visible_text_files_under_headers(repo):
+    context, included, left_out = load_repo_context(ctx_for(repo), ["**/*.py"])
+    assert included == 2 and left_out == 0
+    assert "=== pkg/retry.py ===\nMAX_RETRIES = 5\n" in context
+    assert "gen.py" not in context and "blob.py" not in context  # gitignored, binary
+    everything, _, _ = load_repo_context(ctx_for(repo), ["*"])
+    assert "sk-secret" not in everything and "README.md" in everything
+    docs, n, _ = load_repo_context(ctx_for(repo), ["pkg/"])
+    assert n == 2 and "README" not in docs
+
+
+def test_context_size_is_capped(repo):
+    _, included, left_out = load_repo_context(ctx_for(repo), ["**/*.py"], max_bytes=20)
+    assert (included, left_out) == (1, 1)
+
+
+@pytest.mark.parametrize("pattern", ["../*", "/etc/passwd", "~/x", "pkg/../../x", "a\\..\\b"])
+def test_globs_escaping_the_repo_are_refused(repo, pattern):
+    with pytest.raises(ToolError, match="escapes the repository"):
+        load_repo_context(ctx_for(repo), [pattern])
+
+
+def test_no_match_is_a_readable_error(repo):
+    with pytest.raises(ToolError, match="no text file"):
+        load_repo_context(ctx_for(repo), ["**/*.rs"])
+
+
+def test_answers_through_the_tool_executor(repo, tmp_path):
+    model = ScriptedChatModel(replies=[
+        "```repl\nprint(search_context('MAX_RETRIES =', window=5))\n```", "FINAL(5, in pkg/retry.py)"])
+    executor = ToolExecutor(repo, model=model, run_dir=tmp_path / "run")
+    result = executor.execute("ask_codebase", {"question": "How many retries?", "paths": ["pkg/*.py"]})
+    assert result.ok, result.output
+    assert result.output.startswith("5, in pkg/retry.py")
+    assert "2 files" in result.output and "answer source final_direct" in result.output
+    assert list((tmp_path / "run" / "rlm").glob("rlm-*.json"))
+    refused = executor.execute("ask_codebase", {"question": "q", "paths": ["../outside/*"]})
+    assert not refused.ok and "escapes the repository" in refused.output
