@@ -22,6 +22,12 @@ def signature_of(node: Definition) -> str:
     return f"{prefix} {node.name}({ast.unparse(node.args)}){ret}"
 
 
+def span(node: ast.stmt) -> tuple[int, int]:
+    """First and last line of a definition, its decorators included (1-based)."""
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return start, node.end_lineno or node.lineno
+
+
 def parse_module(ctx: ToolContext, path: str) -> ast.Module:
     """The AST of a Python file of the repo.
 
@@ -39,7 +45,8 @@ def _outline(body: list[ast.stmt], indent: str = "") -> list[str]:
     lines = []
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            lines.append(f"{indent}{node.lineno}-{node.end_lineno}: {signature_of(node)}")
+            start, end = span(node)
+            lines.append(f"{indent}{start}-{end}: {signature_of(node)}")
             if isinstance(node, ast.ClassDef):
                 lines.extend(_outline(node.body, indent + "    "))
     return lines

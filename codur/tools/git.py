@@ -30,6 +30,8 @@ def git(ctx: ToolContext, *args: str) -> str:
     if res.exit_code != 0:
         if "not a git repository" in res.stderr.lower():
             raise ToolError("the repo is not a git repository; use list_files and read_file instead")
+        if "does not have any commits yet" in res.stderr:
+            return ""
         raise ToolError(f"git {args[0]} failed: {res.stderr.strip()[-500:]}")
     return res.stdout
 

@@ -39,7 +39,7 @@ def validate_python_syntax(ctx: ToolContext, path: str = ".") -> str:
             errors.append(f"{rel}: {exc}")
     if errors:
         return f"{len(errors)} of {len(files)} files have errors:\n" + "\n".join(errors)
-    return f"ok: {len(files)} file{'s' * (len(files) > 1)} compile"
+    return "ok: 1 file compiles" if len(files) == 1 else f"ok: {len(files)} files compile"
 
 
 def _python_argv(ctx: ToolContext, path: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from codur.tools.analysis import signature_of
+from codur.tools.analysis import signature_of, span
 from codur.tools.context import MAX_READ_BYTES, ToolContext, ToolError, glob_matcher
 from codur.tools.registry import TaskType, tool
 
@@ -41,10 +41,11 @@ def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str = "*", ignor
         rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
         raise ToolError(f"invalid regex {pattern!r}: {exc}; escape special characters such as ( [ . * with a backslash") from None
+    whole = re.compile(pattern, rx.flags | re.MULTILINE)  # a quick test of the whole file first
     hits: list[str] = []
     total = 0
     for rel, text in _texts(ctx, path, glob):
-        if not rx.search(text):
+        if not whole.search(text):
             continue
         for n, line in enumerate(text.splitlines(), 1):
             if rx.search(line):
@@ -57,26 +58,30 @@ def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str = "*", ignor
     return "\n".join(hits) + more
 
 
-def _definitions(tree: ast.Module, parts: list[str]):
-    """Nodes defining ``parts`` ('name' or 'Class.method') at module or class level."""
+def _defines(node: ast.stmt, name: str, variables: bool) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    if variables and isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+    return False
+
+
+def _definitions(tree: ast.Module, parts: list[str]) -> list[tuple[ast.stmt, str | None]]:
+    """(node, enclosing class) defining ``parts``: 'name' at module level or as a method
+    of a module-level class, or 'Class.method'."""
+    if len(parts) == 1:
+        found: list[tuple[ast.stmt, str | None]] = [(n, None) for n in tree.body if _defines(n, parts[0], True)]
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            found += [(n, cls.name) for n in cls.body if _defines(n, parts[0], False)]
+        return found
     body: list[ast.stmt] = tree.body
-    for i, name in enumerate(parts):
-        last = i == len(parts) - 1
-        found = []
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-                found.append(node)
-            elif last and isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                    found.append(node)
-        if last:
-            return found
-        classes = [n for n in found if isinstance(n, ast.ClassDef)]
-        if not classes:
+    for name in parts[:-1]:
+        cls = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        if cls is None:
             return []
-        body = classes[0].body
-    return []
+        body = cls.body
+    return [(n, parts[-2]) for n in body if _defines(n, parts[-1], True)]
 
 
 @tool(scenarios=SEARCH_TASKS)
@@ -94,10 +99,10 @@ def find_definition(ctx: ToolContext, symbol: str, path: str = ".") -> str:
         except SyntaxError:
             continue
         lines = text.splitlines()
-        for node in _definitions(tree, parts):
-            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            end = node.end_lineno or node.lineno
-            head = signature_of(node) if not isinstance(node, (ast.Assign, ast.AnnAssign)) else "variable"
+        for node, owner in _definitions(tree, parts):
+            start, end = span(node)
+            head = "variable" if isinstance(node, (ast.Assign, ast.AnnAssign)) else signature_of(node)
+            head += f" (in class {owner})" if owner else ""
             code = "\n".join(f"{k:4d}| {lines[k - 1]}" for k in range(start, min(end, start + MAX_SHOWN_LINES - 1) + 1))
             cut = f"\n     … {end - start + 1 - MAX_SHOWN_LINES} more lines" if end - start + 1 > MAX_SHOWN_LINES else ""
             shown.append(f"{rel}:{start}-{end}: {head}\n{code}{cut}")

@@ -52,7 +52,8 @@ def test_the_issue_tool_set_is_registered_and_annotated() -> None:
     assert ISSUE_TOOLS <= set(REGISTRY.names())
     for spec in REGISTRY.all():
         assert spec.scenarios, f"{spec.name} has no TaskType"
-        assert len(spec.summary) <= 120, f"{spec.name}: keep the first docstring line short"
+    for name in ISSUE_TOOLS:  # the first line goes into a small local model's prompt
+        assert len(REGISTRY.get(name).summary) <= 110, f"{name}: keep the first docstring line short"
     assert {s.name for s in list_tools_for_tasks(["explanation"])} >= {"done", "clarify", "read_file"}
 
 
