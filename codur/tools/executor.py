@@ -99,7 +99,7 @@ class ToolExecutor:
     def root(self) -> Path:
         return self.ctx.root
 
-    def with_allowed(self, allowed: Collection[str] | None) -> "ToolExecutor":
+    def with_allowed(self, allowed: Collection[str] | None) -> ToolExecutor:
         """A view of this executor limited to ``allowed`` tools, sharing context and journal."""
         clone = object.__new__(ToolExecutor)
         clone.__dict__.update(self.__dict__)

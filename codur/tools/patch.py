@@ -68,7 +68,7 @@ def _read_hunk(lines: list[str], i: int, old_start: int) -> tuple[Hunk, int]:
     no_newline = False
     while i < len(lines):
         line = lines[i]
-        if line.startswith("@@") or line.startswith("diff --git"):
+        if line.startswith(("@@", "diff --git")):
             break
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
             break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,27 @@ def take_snapshot(root: Path) -> dict[str, bytes | str]:
 def snapshot():
     """``snapshot(root)``: every file and link under root, to compare before and after a call."""
     return take_snapshot
+
+
+def gone(pid: int, within_s: float = 3.0) -> bool:
+    """True once ``pid`` no longer runs (a zombie waiting for its reaper counts as gone)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def process_gone():
+    """``process_gone(pid)``: waits up to 3 s for the process to end; True when it did."""
+    return gone
 
 
 @pytest.fixture

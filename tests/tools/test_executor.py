@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.tools import REGISTRY, ToolContext, ToolError, ToolExecutor, ToolRegistry, tool
-from codur.tools import context
+from codur.tools import REGISTRY, ToolContext, ToolError, ToolExecutor, ToolRegistry, context, tool
 from codur.tools.context import MAX_READ_BYTES
 from codur.tools.executor import cap_output
 
@@ -22,16 +21,6 @@ WRITES = [
     ("delete_file", {"path": "{p}"}),
     ("move_file", {"src": "calc.py", "dst": "{p}"}),
 ]
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie waiting for a reaper counts as dead)."""
-    time.sleep(0.2)
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state not in ("Z", "X")
 
 
 def _fill(args: dict, path: str) -> dict:
@@ -168,7 +157,8 @@ def test_output_is_capped_with_a_visible_note(repo: Path) -> None:
     assert cap_output("short", 10) == "short"
 
 
-def test_context_runs_with_timeout_kills_the_process_group_and_scrubs_env(repo: Path, tmp_path: Path) -> None:
+def test_context_runs_with_timeout_kills_the_process_group_and_scrubs_env(repo: Path, tmp_path: Path,
+                                                                         process_gone) -> None:
     ctx = ToolExecutor(repo).ctx
     marker = tmp_path / "grandchild.pid"
     script = (f"import subprocess, sys, time\n"
@@ -177,7 +167,7 @@ def test_context_runs_with_timeout_kills_the_process_group_and_scrubs_env(repo: 
     t0 = time.monotonic()
     res = ctx.run(["python3", "-c", script], timeout_s=1.5)
     assert res.timed_out and res.exit_code is None and time.monotonic() - t0 < 6
-    assert not _alive(int(marker.read_text()))
+    assert process_gone(int(marker.read_text()))
     os.environ["CODUR_TEST_API_KEY"] = "sk-secret"
     try:
         env = ctx.run(["python3", "-c", "import os; print(sorted(os.environ))"]).stdout

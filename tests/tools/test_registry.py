@@ -73,7 +73,7 @@ def patch_it_is_plain_function(reg: ToolRegistry) -> bool:
 
 
 def test_selection_by_task_type_exclusions_and_unannotated(reg: ToolRegistry) -> None:
-    names = lambda specs: [s.name for s in specs]  # noqa: E731
+    names = lambda specs: [s.name for s in specs]
     assert names(list_tools_for_tasks(["code_fix"], registry=reg)) == ["patch_it"]
     assert names(list_tools_for_tasks([TaskType.CODE_FIX, "explanation"], registry=reg)) == ["explain", "patch_it"]
     assert names(list_tools_for_tasks(["code_fix", "explanation"], exclude_side_effects=["file_mutation"],
@@ -107,7 +107,7 @@ def test_registration_errors_are_clear() -> None:
             return path
     with pytest.raises(TypeError, match="annotation"):
         @tool(registry=reg)
-        def untyped(ctx: ToolContext, path) -> str:  # noqa: ANN001
+        def untyped(ctx: ToolContext, path) -> str:
             """Doc."""
             return path
 
