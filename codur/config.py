@@ -89,7 +89,9 @@ class CodurConfig(BaseSettings):
     tool_timeout_s: float = Field(120.0, description="Limit for a tool that runs code, seconds.")
     tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
-    critic: bool = Field(True, description="Ask the critic model for reasoning and suggestions on a failed verification.")
+    critic: bool | None = Field(
+        None, description="Ask the critic model for reasoning and suggestions on a failed verification; "
+        "None: yes for an endpoint, no for the embedded model (its advice costs ~20 s and rarely helps).")
     repair: bool = Field(True, description="Allow the mutation repair fallback.")
     repair_workers: int = Field(4, description="Parallel workers for mutation repair.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")

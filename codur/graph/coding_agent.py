@@ -27,6 +27,8 @@ def turn_prompt(state: CodurState) -> str:
         parts.append("Python files: " + ", ".join(files[:25]))
     if (tests := obs.get("tests")) and not state.get("feedback"):
         parts.append("Test results before any change:\n" + tests["report"])
+    for path, numbered in obs.get("sources", {}).items():
+        parts.append(f"{path} (as it was before this run):\n{numbered}")
     if steps := state.get("plan", {}).get("steps"):
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
     if feedback := state.get("feedback"):

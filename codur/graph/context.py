@@ -46,6 +46,13 @@ class CodurContext:
             c = self.config
             self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget)
 
+    @property
+    def critic_enabled(self) -> bool:
+        """config.critic, or when unset: on unless the models are the embedded local model."""
+        if self.config.critic is not None:
+            return self.config.critic
+        return not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
+
     def tools(self, repo: str | Path) -> ToolExecutor:
         """The run's ToolExecutor for ``repo`` (one per repo, sharing the change journal)."""
         from codur.engine.events import emit

@@ -1,23 +1,75 @@
-"""observe (engine state Observe): what the repo looks like and which tests fail, before any plan."""
+"""observe (engine state Observe): what the repo looks like and which tests fail, before any plan.
+
+Besides the file list and the test run, it collects the source of the repo modules
+the failing tests import (when they are small), so the agent's first prompt already
+holds the code under test: a small model then edits in its first reply instead of
+spending its iterations reading files.
+"""
 
 from __future__ import annotations
+
+import ast
 
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
+from codur.graph.verification_agent import is_test_file
+from codur.tools.context import ToolContext, ToolError
 from codur.tools.testing import run_tests
 
 MAX_FILES = 40
+MAX_SOURCE_LINES = 160
 
 
 def has_tests(files: list[str]) -> bool:
     """True when the repo has pytest-style test files."""
-    return any(f.rsplit("/", 1)[-1].startswith("test_") or f.endswith("_test.py") for f in files)
+    return any(is_test_file(f) and f.rsplit("/", 1)[-1] != "conftest.py" for f in files)
+
+
+def imported_modules(source: str) -> list[str]:
+    """Top-level names of the modules a file imports, in order (``a.b`` → ``a.b`` and ``a``)."""
+    names: list[str] = []
+    for n in ast.walk(ast.parse(source)):
+        mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
+            [n.module] if isinstance(n, ast.ImportFrom) and n.module and not n.level else []
+        for m in mods:
+            names += [m, m.split(".")[0]] if "." in m else [m]
+    return list(dict.fromkeys(names))
+
+
+def module_file(ctx: ToolContext, files: list[str], module: str) -> str | None:
+    """The repo file defining ``module`` (``pkg/mod.py``, ``src/pkg/mod.py``, ``pkg/__init__.py``)."""
+    base = module.replace(".", "/")
+    for candidate in (f"{base}.py", f"src/{base}.py", f"{base}/__init__.py", f"src/{base}/__init__.py"):
+        if candidate in files:
+            return candidate
+    return None
+
+
+def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -> dict[str, str]:
+    """Numbered source of the repo modules imported by the failing tests' files (≤160 lines in all)."""
+    out: dict[str, str] = {}
+    budget = MAX_SOURCE_LINES
+    for test_file in dict.fromkeys(t.split("::")[0] for t in failing):
+        try:
+            modules = imported_modules(ctx.read_text(test_file))
+        except (ToolError, SyntaxError):
+            continue
+        for module in modules:
+            rel = module_file(ctx, files, module)
+            if not rel or rel in out or is_test_file(rel):
+                continue
+            lines = ctx.read_text(rel).splitlines()
+            if len(lines) > budget:
+                continue
+            budget -= len(lines)
+            out[rel] = "\n".join(f"{i:4d}| {line}" for i, line in enumerate(lines, 1))
+    return out
 
 
 @node("observe")
 def observe_node(state: CodurState, ctx: CodurContext) -> dict:
-    """List the Python files and run the test suite once (when there is one)."""
+    """List the Python files, run the test suite once (when there is one), read the code under test."""
     tools = ctx.tools(state["repo"])
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
     observation: dict = {"files": files[:MAX_FILES], "file_count": len(files), "has_tests": has_tests(files)}
@@ -27,4 +79,7 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
             "summary": report.summary, "exit_code": report.exit_code, "failed": report.failed[:20],
             "passed_count": len(report.passed), "report": report.render(max_tracebacks=2, max_chars=1200),
         }
+        observation["sources"] = sources_under_test(tools.ctx, files, report.failed)
     return {"observation": observation}
+
+

@@ -57,7 +57,8 @@ class Verdict:
         return asdict(self)
 
 
-def _is_test_file(path: str) -> bool:
+def is_test_file(path: str) -> bool:
+    """test_*.py, *_test.py, conftest.py, or anything under a tests/ folder."""
     name = path.rsplit("/", 1)[-1]
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "/tests/" in f"/{path}"
 
@@ -68,7 +69,7 @@ def code_frames(tracebacks: dict[str, str]) -> list[str]:
     for text in tracebacks.values():
         for m in re.finditer(r"^([\w./-]+\.py):\d+", text, re.MULTILINE):
             path = m.group(1)
-            if not _is_test_file(path) and not path.startswith("/") and path not in found:
+            if not is_test_file(path) and not path.startswith("/") and path not in found:
                 found.append(path)
     return found
 
@@ -76,7 +77,7 @@ def code_frames(tracebacks: dict[str, str]) -> list[str]:
 def _entry_points(ctx: ToolContext) -> list[str]:
     out = []
     for p in ctx.walk("."):
-        if p.suffix != ".py" or _is_test_file(ctx.rel(p)):
+        if p.suffix != ".py" or is_test_file(ctx.rel(p)):
             continue
         try:
             text = p.read_text(errors="replace")

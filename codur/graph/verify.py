@@ -19,7 +19,7 @@ def verify_node(state: CodurState, ctx: CodurContext) -> dict:
         answer=state.get("agent_outcome", {}).get("summary", ""),
     )
     update: dict = {}
-    if not verdict.passed and ctx.config.critic and not ctx.config.dry_run:
+    if not verdict.passed and ctx.critic_enabled and not ctx.config.dry_run:
         assert ctx.models is not None
         try:
             verdict, tokens = critique(ctx.models.models_for("critic")[0], verdict, state["task"])

@@ -4,17 +4,20 @@ model reply → detect tool calls (native, else JSON in the content) → ToolExe
 ToolMessages back → repeat, until a reply has no tool call, the agent calls
 ``done``, or ``max_iterations`` model calls were made. Between model calls the
 run's limits are checked (``should_stop``), so Ctrl-C, timeouts and token budgets
-stop the loop within one call. The message list is the trajectory.
+stop the loop within one call. A call identical to an earlier one, with no edit in
+between, is not run again: the model is told to move on (small models loop on
+read_file). The message list is the trajectory.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from codur.engine.events import emit
 from codur.engine.ports import ExecutionPlan, ExecutionResult
@@ -23,6 +26,8 @@ from codur.tools.executor import ToolExecutor
 from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
 
 FINISH_TOOLS = {"done"}
+REPEAT_NOTE = ("You already called {name} with these arguments and nothing has changed since; "
+               "its result is above. Do not repeat it: make an edit, run a different tool, or call done.")
 
 
 @dataclass
@@ -35,6 +40,7 @@ class AgentRun:
         stop_reason: "no_tool_call", "done", "max_iterations" or "stopped: <reason>".
         llm_calls / tokens: model usage; tool_calls: calls executed; edits: FILE_MUTATION calls that succeeded.
         parsed_from_content: tool calls recovered from the reply text (not native).
+        repeats: identical calls refused by the repeat guard.
     """
 
     messages: list[BaseMessage] = field(default_factory=list)
@@ -45,6 +51,7 @@ class AgentRun:
     tool_calls: int = 0
     edits: int = 0
     parsed_from_content: int = 0
+    repeats: int = 0
 
 
 def _text(message: AIMessage) -> str:
@@ -76,6 +83,7 @@ class AgentExecutor:
     def run(self, messages: list[BaseMessage]) -> AgentRun:
         """Run the loop from ``messages`` (system + user); returns the trajectory and usage."""
         run = AgentRun(messages=list(messages))
+        seen: set[tuple[str, str, int]] = set()  # (tool, arguments, edits so far): a repeat guard
         for _ in range(self.max_iterations):
             if self.should_stop and (reason := self.should_stop(run.tokens)):
                 run.stop_reason = f"stopped: {reason}"
@@ -98,6 +106,13 @@ class AgentExecutor:
                 return run
             finished = False
             for call in detection.calls:
+                key = (call["name"], json.dumps(call["args"], sort_keys=True, default=str), run.edits)
+                if key in seen and call["name"] not in FINISH_TOOLS:
+                    run.messages.append(ToolMessage(REPEAT_NOTE.format(name=call["name"]),
+                                                    tool_call_id=call["id"], name=call["name"], status="error"))
+                    run.repeats += 1
+                    continue
+                seen.add(key)
                 result = self.tools.execute(call["name"], call["args"], call["id"])
                 run.tool_calls += 1
                 run.messages.append(result.to_message())

@@ -1,9 +1,9 @@
 """repair (engine state Act): the mutation repair engine as a graph node, no model involved.
 
-Runs :func:`codur.repair.repair` on the repo: fault localization, AST mutants tested
-in parallel isolated workers, and the first plausible patch applied atomically. The
-applied files are recorded in the run's change journal first, so the run's diff
-shows the patch like any other edit.
+Runs :func:`codur.repair.repair` on the repo without applying: fault localization,
+AST mutants tested in parallel isolated workers, a plausible patch as a unified diff.
+The node applies that diff through the ToolExecutor's ``apply_patch``, so the change
+is atomic and journaled and shows in the run's diff like any other edit.
 """
 
 from __future__ import annotations
@@ -25,11 +25,15 @@ def repair_node(state: CodurState, ctx: CodurContext) -> dict:
     result = repair(tools.root, workers=ctx.config.repair_workers, apply=False, on_event=emit,
                     cancel=ctx.limits.cancel, time_budget_s=min(300.0, remaining))
     applied: list[str] = []
-    if result.status == "patched" and result.diff:
-        for rel, content in result.patched_files.items():
-            tools.ctx.write_text(rel, content)
-            applied.append(rel)
-    outcome = {"agent": "repair", "status": result.status, "summary": result.patch_description or result.message,
+    status = result.status
+    if status == "patched" and result.diff:
+        # Through the one ToolExecutor: journaled (so it shows in the run's diff), atomic.
+        applied_result = tools.execute("apply_patch", {"patch": result.diff}, "repair")
+        if applied_result.ok:
+            applied = list(result.files_changed)
+        else:
+            status = "error"
+    outcome = {"agent": "repair", "status": status, "summary": result.patch_description or result.message,
                "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 2),
                "files": applied, "edits": len(applied)}
     return {"repair_attempted": True, "agent_outcome": outcome}

@@ -5,8 +5,9 @@
 - the last turn used → repair if eligible, else done (failed, max_turns);
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
-Repair is eligible for a fix task verified by tests whose failing tracebacks point
-into the repo's code (not only into the tests), once per run, when enabled.
+Repair is eligible for a fix task verified by tests, with failing tests and source
+files of the repo's own beside the tests (the repair engine localizes the fault by
+coverage), once per run, when enabled.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from codur.engine.contracts import RunStatus
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
+from codur.graph.verification_agent import is_test_file
 from codur.tools.registry import TaskType
 
 Route = Literal["done", "retry", "replan", "repair"]
@@ -27,7 +29,7 @@ def repair_eligible(state: CodurState, ctx: CodurContext) -> bool:
     return (ctx.config.repair and not state.get("repair_attempted")
             and state.get("task_type") == TaskType.CODE_FIX.value
             and v.get("strategy") in ("tests", "hybrid") and bool(v.get("failing_tests"))
-            and bool(v.get("code_frames")))
+            and any(not is_test_file(f) for f in state.get("observation", {}).get("files", [])))
 
 
 def feedback_from(verdict: dict) -> str:

@@ -1,0 +1,178 @@
+"""Graph routing with the scripted model: every branch of the graph reached on a real repo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage
+from pydantic import ValidationError
+
+from codur import CodurConfig, RunRequest, RunStatus, run
+from codur.llm import ScriptedChatModel, StaticModelProvider
+
+FIX_OLD = "if quantity > BULK_THRESHOLD:"
+FIX_NEW = "if quantity >= BULK_THRESHOLD:"
+
+
+def call(name: str, **arguments) -> str:
+    """A tool call the way the local model writes it: a fenced JSON block in the content."""
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+def fix_call() -> str:
+    return call("replace_in_file", path="billing.py", old=FIX_OLD, new=FIX_NEW)
+
+
+def run_with(repo: Path, actor: list, *, planner: list | None = None, critic: list | None = None,
+             task: str = "make the failing tests pass", **config):
+    models = {"actor": ScriptedChatModel(replies=actor)}
+    if planner is not None:
+        models["planner"] = ScriptedChatModel(replies=planner)
+    if critic is not None:
+        models["critic"] = ScriptedChatModel(replies=critic)
+    config.setdefault("critic", critic is not None)
+    config.setdefault("repair", False)
+    config.setdefault("retry_base_delay_s", 0)
+    result = run(RunRequest(task=task, repo=repo), models=StaticModelProvider(models),
+                 config=CodurConfig(**config))
+    return result, models
+
+
+def test_success_in_one_turn(invoice_repo: Path):
+    result, models = run_with(invoice_repo, [call("read_file", path="billing.py"), fix_call(), "Fixed."])
+    assert result.status is RunStatus.SUCCESS and result.reason == "verified"
+    assert result.nodes == ["initialize", "observe", "plan", "delegate", "execute", "verify", "review", "done"]
+    assert f"-    {FIX_OLD}\n+    {FIX_NEW}" in result.diff
+    assert result.files_changed == ["billing.py"]
+    assert FIX_NEW in (invoice_repo / "billing.py").read_text()
+    # The agent saw the failing tests before acting, and the tools it was bound to.
+    first_prompt = models["actor"].calls[0]
+    assert "test_discount_starts_at_threshold" in first_prompt[1].content
+    assert {t.name for t in models["actor"].bound_tools} >= {"read_file", "replace_in_file", "run_pytest"}
+
+
+def test_native_tool_calls_are_used(invoice_repo: Path):
+    native = AIMessage(content="", tool_calls=[{"name": "replace_in_file", "id": "c1",
+                                                "args": {"path": "billing.py", "old": FIX_OLD, "new": FIX_NEW}}])
+    result, _ = run_with(invoice_repo, [native, "done"])
+    assert result.status is RunStatus.SUCCESS
+
+
+def test_retry_after_failed_verification(invoice_repo: Path):
+    wrong = call("replace_in_file", path="billing.py", old="10% when at least", new="10% from")
+    result, models = run_with(invoice_repo, [wrong, "Reworded the docstring.", fix_call(), "Fixed."],
+                              critic=['{"reasoning": "the threshold is exclusive", "suggestions": ["use >="]}'])
+    assert result.status is RunStatus.SUCCESS
+    assert result.nodes.count("delegate") == 2 and result.nodes.count("plan") == 1
+    assert result.turns == 2
+    retry_prompt = models["actor"].calls[2][1].content
+    assert "did not pass verification" in retry_prompt and "use >=" in retry_prompt
+    assert result.verification["passed"] and result.verification["strategy"] in ("tests", "hybrid")
+
+
+def test_replan_when_the_turn_changed_nothing(invoice_repo: Path):
+    planner = ['{"task_type": "code_fix", "agent": "coder", "steps": ["read billing.py", "fix the comparison"]}']
+    result, models = run_with(invoice_repo, [call("read_file", path="billing.py"), "I looked.", fix_call(), "ok"],
+                              planner=planner)
+    assert result.status is RunStatus.SUCCESS
+    assert result.nodes.count("plan") == 2
+    assert len(models["planner"].calls) == 1  # first plan took the fast path, the replan asked the model
+    assert "1. read billing.py" in models["actor"].calls[2][1].content
+
+
+def test_max_turns_ends_failed(invoice_repo: Path):
+    wrong = call("replace_in_file", path="billing.py", old="VAT_PERCENT = 20", new="VAT_PERCENT = 21")
+    result, _ = run_with(invoice_repo, [wrong, "done"], max_turns=1)
+    assert result.status is RunStatus.FAILED and result.reason == "max_turns"
+    assert result.nodes[-2:] == ["review", "done"]
+
+
+def test_same_failure_twice_is_stuck(invoice_repo: Path):
+    wrong1 = call("replace_in_file", path="billing.py", old="VAT_PERCENT = 20", new="VAT_PERCENT = 20  # vat")
+    wrong2 = call("replace_in_file", path="billing.py", old="# vat", new="# VAT")
+    result, _ = run_with(invoice_repo, [wrong1, "done", wrong2, "done"], max_turns=5)
+    assert result.status is RunStatus.FAILED and result.reason == "stuck"
+    assert result.turns == 2
+
+
+def test_stuck_fix_task_falls_back_to_mutation_repair(invoice_repo: Path):
+    pytest.importorskip("codur.repair")
+    wrong1 = call("replace_in_file", path="billing.py", old="VAT_PERCENT = 20", new="VAT_PERCENT = 20  # vat")
+    wrong2 = call("replace_in_file", path="billing.py", old="# vat", new="# VAT")
+    result, _ = run_with(invoice_repo, [wrong1, "done", wrong2, "done"], max_turns=5, repair=True, repair_workers=2)
+    assert "repair" in result.nodes
+    assert result.nodes[result.nodes.index("repair") + 1] == "verify"
+    assert result.status is RunStatus.SUCCESS, result.reason
+    assert FIX_NEW in (invoice_repo / "billing.py").read_text()
+
+
+def test_token_budget_exceeded(invoice_repo: Path):
+    result, _ = run_with(invoice_repo, [call("read_file", path="billing.py"), fix_call(), "ok"], token_budget=10)
+    assert result.status is RunStatus.BUDGET_EXCEEDED
+    assert result.nodes[-1] == "done" and "verify" not in result.nodes
+
+
+def test_timeout(invoice_repo: Path):
+    result, models = run_with(invoice_repo, ["unused"], timeout_s=0)
+    assert result.status is RunStatus.TIMEOUT
+    assert models["actor"].calls == []
+
+
+def test_malformed_tool_call_is_fed_back(invoice_repo: Path):
+    bad = '```json\n{"name": "replace_in_file", "arguments": {"path": "billing.py",\n```'
+    result, models = run_with(invoice_repo, [bad, fix_call(), "done"])
+    assert result.status is RunStatus.SUCCESS
+    assert "could not" in models["actor"].calls[1][-1].content.lower()
+
+
+def test_model_error_is_retried_by_the_executor(invoice_repo: Path):
+    result, _ = run_with(invoice_repo, [RuntimeError("server said 500"), fix_call(), "done"], retry_base_delay_s=0)
+    assert result.status is RunStatus.SUCCESS
+
+
+def test_profile_fallback_after_retries(invoice_repo: Path):
+    broken = ScriptedChatModel(replies=[RuntimeError("500")] * 3)
+    good = ScriptedChatModel(replies=[fix_call(), "done"])
+    result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo),
+                 models=StaticModelProvider({"actor": [broken, good]}),
+                 config=CodurConfig(critic=False, repair=False, retry_base_delay_s=0, max_retries=2))
+    assert result.status is RunStatus.SUCCESS
+    assert len(broken.calls) == 3 and len(good.calls) == 2
+
+
+def test_question_is_answered_read_only(invoice_repo: Path):
+    result, models = run_with(invoice_repo, [call("read_file", path="billing.py"),
+                                             "The VAT rate is set by VAT_PERCENT in billing.py."],
+                              task="where is the VAT rate configured?")
+    assert result.status is RunStatus.SUCCESS and result.verification["strategy"] == "answer"
+    assert not {t.name for t in models["actor"].bound_tools} & {"write_file", "replace_in_file"}
+    assert result.diff == ""
+
+
+def test_trace_and_result_on_disk(invoice_repo: Path):
+    result, _ = run_with(invoice_repo, [fix_call(), "done"])
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    states = [e for e in events if e["event"] == "engine.state"]
+    assert [e["node"] for e in states] == result.nodes
+    assert {e["state"] for e in states} == {"Initialize", "Observe", "Plan", "Act", "Verify", "Done"}
+    assert all(e["run_id"] == result.run_id for e in states)
+    assert events[0]["event"] == "run.start" and events[-1]["event"] == "run.end"
+    assert any(e["event"] == "tool.call" and e["tool"] == "replace_in_file" for e in events)
+    assert (result.run_dir / "diff.patch").read_text() == result.diff
+    assert json.loads((result.run_dir / "result.json").read_text())["status"] == "success"
+
+
+def test_dry_run_calls_no_model(invoice_repo: Path):
+    actor = ScriptedChatModel(replies=[])
+    result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo, dry_run=True),
+                 models=StaticModelProvider({"actor": actor}), config=CodurConfig(critic=False, repair=False))
+    assert actor.calls == [] and result.diff == ""
+    assert result.status is RunStatus.FAILED
+
+
+@pytest.mark.parametrize("task,repo,message", [("", ".", "task is empty"), ("fix", "/no/such/dir", "does not exist")])
+def test_bad_requests_are_refused(task, repo, message):
+    with pytest.raises(ValidationError, match=message):
+        RunRequest(task=task, repo=repo)
