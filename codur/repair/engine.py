@@ -116,7 +116,7 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
             try:
                 _start_workers(repo, command, workers, pool)
                 loc = localize.localize_faults(
-                    repo, command, test_timeout_s=mutant_timeout_s,
+                    repo, command, test_timeout_s=min(mutant_timeout_s, 10.0),
                     run_timeout_s=max(1.0, deadline - time.monotonic()), worker=pool[0])
             except (OSError, RuntimeError) as exc:
                 return done("error", message=f"could not run the tests: {exc}")

@@ -223,6 +223,11 @@ def op_augassign(node: ast.AugAssign, ctx: Context) -> None:
 
 
 def op_assign(node: ast.Assign, ctx: Context) -> None:
+    value = node.value
+    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and (
+            isinstance(value, ast.Name) or isinstance(value, ast.BinOp)
+            and isinstance(value.op, (ast.Add, ast.Sub)) and isinstance(value.right, ast.Constant)):
+        _plus_minus(value, ctx, "bound_shift", 0.75)  # lo = mid -> lo = mid + 1
     if ctx.in_loop and len(node.targets) == 1 and not isinstance(node.targets[0], ast.Tuple):
         span = ctx.src.token(node.targets[0], node.value, r"(?<![=!<>])=(?!=)")
         if span:

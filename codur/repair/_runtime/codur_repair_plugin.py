@@ -8,6 +8,7 @@ is chosen per run by environment variables, read at configure time:
   (coverage.py dynamic contexts, or a ``sys.settrace`` fallback).
 - ``CODUR_REPAIR_TEST_TIMEOUT=<seconds>``: a test running longer fails with TimeoutError
   raised by SIGALRM, so a hanging test still yields a traceback into the looping code.
+  Once one test has hung, later ones get at most 2 s + 5x the longest passing test.
 - ``CODUR_REPAIR_SELECT=<path>``: JSON list of node ids; only those (and their children)
   run.
 """
@@ -91,7 +92,16 @@ def _record(nodeid):
 
 
 def _on_alarm(signum, frame):
-    raise TimeoutError("codur: test exceeded %ss" % _state["timeout"])
+    _state["hung"] = True
+    raise TimeoutError("codur: test exceeded its time limit")
+
+
+def _test_timeout():
+    limit = _state["timeout"]
+    if _state.get("hung"):
+        passed = [t["duration"] for t in _state["tests"].values() if t["outcome"] == "passed"]
+        limit = min(limit, 2.0 + 5 * max(passed, default=0.0))
+    return limit
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -118,7 +128,7 @@ def pytest_runtest_protocol(item, nextitem):
         tracer.switch_context(item.nodeid)
     if alarm:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, _state["timeout"])
+        signal.setitimer(signal.ITIMER_REAL, _test_timeout())
     try:
         yield
     finally:

@@ -1,0 +1,13 @@
+from anagram import anagram_groups, is_anagram
+
+
+def test_anagram():
+    assert is_anagram("Listen", "Silent")
+
+
+def test_not_anagram():
+    assert not is_anagram("abc", "abd")
+
+
+def test_groups():
+    assert anagram_groups(["tea", "eat", "tan"]) == [["tea", "eat"], ["tan"]]

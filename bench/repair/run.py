@@ -1,0 +1,159 @@
+"""Benchmark of codur's mutation repair engine on the corpus in bench/repair/corpus.
+
+Usage: .venv/bin/python bench/repair/run.py [--workers N] [--compare] [--check] [--only SUBSTR]
+
+Each program (``corpus/NN_name/``: one module, its tests, ``meta.json`` with the bug
+class, whether one edit can fix it, and the reference fix) is copied to a temp dir and
+repaired with ``apply=False``. Printed per program: fixed?, whether the patch equals
+the reference fix, mutants tried, seconds. Then the totals: fixed / total, share of the
+single-edit bugs fixed, mutants tried, median time to fix, wall time; with --compare
+the corpus also runs with 1 worker and the speedup of N workers over 1 is printed.
+--check only verifies the corpus: every bug fails its tests, every reference fix passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from codur.repair import repair  # noqa: E402
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def programs(only: str | None) -> list[Path]:
+    return [p for p in sorted(CORPUS.iterdir()) if p.is_dir() and (not only or only in p.name)]
+
+
+def _reference(program: Path) -> tuple[dict, str, str]:
+    meta = json.loads((program / "meta.json").read_text())
+    fix = meta["fix"]
+    text = (program / fix["file"]).read_text()
+    if text.count(fix["old"]) != 1:
+        raise SystemExit(f"{program.name}: reference fix does not match exactly once")
+    return meta, text, text.replace(fix["old"], fix["new"])
+
+
+def _pytest(directory: Path) -> int | str:
+    try:
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                              cwd=directory, capture_output=True, timeout=15).returncode
+    except subprocess.TimeoutExpired:
+        return "timeout"
+
+
+def check(program: Path) -> str:
+    meta, _, fixed = _reference(program)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(shutil.copytree(program, Path(tmp) / program.name))
+        buggy_rc = _pytest(work)
+        (work / meta["fix"]["file"]).write_text(fixed)
+        fixed_rc = _pytest(work)
+    ok = buggy_rc in (1, "timeout") and fixed_rc == 0
+    return f"{'ok ' if ok else 'BAD'} {program.name}: buggy exit {buggy_rc}, fixed exit {fixed_rc}"
+
+
+def run_one(program: Path, workers: int, args: argparse.Namespace) -> dict:
+    meta, text, fixed = _reference(program)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(shutil.copytree(program, Path(tmp) / program.name,
+                                    ignore=shutil.ignore_patterns("meta.json", "__pycache__")))
+        result = repair(work, workers=workers, apply=False, max_mutants=args.max_mutants,
+                        time_budget_s=args.time_budget, mutant_timeout_s=args.mutant_timeout)
+        exact = False
+        if result.status == "patched":
+            exact = _patched_text(text, result.diff) == fixed
+    return {"name": program.name, "single": meta["single_edit"], "status": result.status,
+            "fixed": result.status == "patched", "exact": exact, "tried": result.mutants_tried,
+            "time": result.elapsed_s, "patch": result.patch_description, "message": result.message}
+
+
+def _patched_text(text: str, diff: str) -> str:
+    """Apply a one-file unified diff from :func:`repair` to ``text``."""
+    old = text.splitlines(keepends=True)
+    out, pos = [], 0
+    lines = diff.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("@@"):
+            start = int(line.split()[1].split(",")[0][1:]) - 1
+            out += old[pos:start]
+            pos = start
+            i += 1
+            while i < len(lines) and not lines[i].startswith("@@"):
+                tag, body = lines[i][:1], lines[i][1:]
+                if tag in (" ", "-"):
+                    pos += 1
+                if tag in (" ", "+"):
+                    out.append(body)
+                i += 1
+            continue
+        i += 1
+    return "".join(out + old[pos:])
+
+
+def run_corpus(workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:
+    rows, start = [], time.monotonic()
+    print(f"== {workers} worker(s) ==")
+    for program in programs(args.only):
+        row = run_one(program, workers, args)
+        rows.append(row)
+        mark = "FIXED" if row["fixed"] else row["status"]
+        kind = "single" if row["single"] else "multi "
+        exact = "exact" if row["exact"] else "     "
+        print(f"{row['name']:<24} {kind} {mark:<10} {exact} tried={row['tried']:<4} "
+              f"{row['time']:6.2f}s  {row['patch'] or row['message']}", flush=True)
+    return rows, time.monotonic() - start
+
+
+def summary(rows: list[dict], wall: float) -> None:
+    fixed = [r for r in rows if r["fixed"]]
+    single = [r for r in rows if r["single"]]
+    single_fixed = [r for r in single if r["fixed"]]
+    print(f"fixed: {len(fixed)}/{len(rows)} (exact reference fix: {sum(r['exact'] for r in rows)})")
+    print(f"single-edit bugs fixed: {len(single_fixed)}/{len(single)} "
+          f"= {100 * len(single_fixed) / max(1, len(single)):.0f}%")
+    print(f"multi-edit bugs fixed: {len(fixed) - len(single_fixed)}/{len(rows) - len(single)}")
+    print(f"mutants tried: {sum(r['tried'] for r in rows)}")
+    if fixed:
+        print(f"median time to fix: {statistics.median(r['time'] for r in fixed):.2f}s")
+    print(f"wall time: {wall:.1f}s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--compare", action="store_true", help="also run with 1 worker")
+    parser.add_argument("--check", action="store_true", help="only verify the corpus")
+    parser.add_argument("--only", help="programs whose name contains this")
+    parser.add_argument("--max-mutants", type=int, default=400)
+    parser.add_argument("--time-budget", type=float, default=300.0)
+    parser.add_argument("--mutant-timeout", type=float, default=20.0)
+    args = parser.parse_args()
+    if args.check:
+        for program in programs(args.only):
+            print(check(program), flush=True)
+        return
+    rows, wall = run_corpus(args.workers, args)
+    summary(rows, wall)
+    if args.compare:
+        rows1, wall1 = run_corpus(1, args)
+        summary(rows1, wall1)
+        print(f"speedup of {args.workers} workers over 1 (corpus wall time): {wall1 / wall:.2f}x")
+        search = [(a["time"], b["time"]) for a, b in zip(rows, rows1)]
+        n_time, one_time = (sum(t) for t in zip(*search))
+        print(f"speedup on summed repair time: {one_time / n_time:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
