@@ -159,6 +159,8 @@ class RLMEngine:
         budget.record(usage)
         parsed = parse_response(text)
         iteration = Iteration(index=budget.iterations, response=text, thinking=parsed.thinking, usage=usage)
+        if any(previous.response.strip() == text.strip() for previous in trace.iterations):
+            iteration.notes.append("you repeated an earlier reply word for word: write different code")
         trace.iterations.append(iteration)
         for code in parsed.code_blocks:
             iteration.executions.append(sandbox.execute(code))
@@ -170,7 +172,12 @@ class RLMEngine:
         return iteration
 
     def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox) -> None:
-        """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused."""
+        """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
+
+        FINAL_VAR is read after the reply's code ran. A direct FINAL in the same reply as
+        code was written before the model saw the output: it is honoured only when every
+        block ran and the output shows the answer, so an invented result is not accepted.
+        """
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         failed = [e for e in iteration.executions if e.error]
         if final.kind == "variable":
@@ -182,6 +189,9 @@ class RLMEngine:
         elif failed:
             iteration.notes.append("FINAL refused: a code block in the same reply failed; read its error "
                                    "and answer again")
+        elif iteration.executions and final.value not in "".join(e.stdout for e in iteration.executions):
+            iteration.notes.append("FINAL refused: you wrote it before your code ran and the output above "
+                                   "does not show it; read the output, then write FINAL(answer) again")
         else:
             iteration.final["accepted"] = True
             raise _Finished(final.value, "final_direct")

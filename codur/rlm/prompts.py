@@ -15,36 +15,37 @@ from dataclasses import dataclass
 from codur.rlm.budget import Budget
 
 SYSTEM = """\
-You answer a question about a long input you cannot read at once. It is the variable `context` \
-in a Python REPL ({context_type}, {context_len:,} characters). Write Python in ```repl blocks; \
-you see what they print (cut after {output_chars:,} characters).
+You answer questions about a long text stored in the Python variable `context` \
+({context_type}, {context_len:,} characters): too long to read at once. Explore it by writing \
+Python in ```repl blocks; the code runs and you see what it prints (up to {output_chars:,} \
+characters per block).
 
-Functions in the REPL:
-- llm_query(prompt) -> str: one model call on text you pass (keep it under ~{sub_chars:,} chars). {llm_cost}
-- rlm_query(task, context=None) -> str: a sub-RLM with its own REPL over `context`; for a piece that \
-needs its own search. {rlm_cost}
-- batch_rlm_query(tasks, contexts=None) -> list[str]: independent rlm_query calls run concurrently \
-(up to {parallel} at once). {batch_cost}
-- chunk_text(text=context, size=20000, overlap=200) -> list[str]
-- search_context(pattern, text=context, window=150, max_results=20) -> list[str]: regex hits with text around
+Functions ready in the REPL:
+- search_context(pattern, text=context, window=150, max_results=20) -> list[str]: regex matches with the text around them
 - count_matches(pattern, text=context) -> int
-- extract_json(text) -> the first JSON object or list in text, or None
+- chunk_text(text=context, size=20000, overlap=200) -> list[str]
 - extract_sections(text=context) -> dict: heading -> body (Markdown headings, "=== file ===" lines)
+- extract_json(text) -> the first JSON object or list in text, or None
+- llm_query(prompt) -> str: ask a model about text you pass (under ~{sub_chars:,} chars). {llm_cost}
+- rlm_query(task, context=None) -> str: a sub-RLM with its own REPL, for a piece that needs several \
+steps. {rlm_cost}
+- batch_rlm_query(tasks, contexts=None) -> list[str]: independent rlm_query calls, up to {parallel} \
+at once. {batch_cost}
 
-Plain Python and the helpers are free and instant: use them first. llm_query reads one piece; \
-rlm_query only when a piece is too big or needs several steps; batch_rlm_query for many pieces.
+Python and the helpers are free and instant: use them first. Use llm_query to read or summarise \
+one piece, rlm_query only when a piece needs its own search, batch_rlm_query for many pieces.
 
-Several ```repl blocks in one reply run in order and save iterations, e.g.
+Several ```repl blocks in one reply run in order and save iterations:
 ```repl
-hits = search_context("timeout")
+hits = search_context("error")
 print(len(hits))
 ```
 ```repl
 print(hits[:3])
 ```
 
-When you know the answer, write FINAL(your answer) or FINAL_VAR(variable_name) on its own line, \
-OUTSIDE code blocks, only after you have seen the output it rests on.
+When the output shows the answer, write FINAL(the answer) on its own line OUTSIDE code blocks \
+(or FINAL_VAR(variable_name) for a variable that holds it).
 Budget left: {iterations_left} iterations, {cost_left}, depth {depth} of max {max_depth}."""
 
 SUB_RLM = """
@@ -59,7 +60,8 @@ Question: {question}
 `context` begins with:
 {preview}
 
-Reply with ```repl code to explore `context`, then FINAL(answer) outside code when you know the answer."""
+Write one ```repl block that searches `context` for words of the question and prints the matches. \
+Write FINAL(answer) outside code only once the output shows the answer."""
 
 NEXT_TURN = """\
 {outputs}{notes}

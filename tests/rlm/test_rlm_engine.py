@@ -49,6 +49,14 @@ def test_final_is_refused_when_the_code_of_the_same_reply_failed():
     assert "FINAL refused" in model.calls[1][-1].content
 
 
+def test_final_in_the_same_reply_as_code_needs_the_output_to_show_it():
+    result, _ = run(["```repl\nprint(search_context('magic', window=30))\n```\nFINAL(48213)"])
+    assert (result.answer, result.answer_source) == ("48213", "final_direct")
+    result, model = run(["```repl\nprint(count_matches('magic'))\n```\nFINAL(99999)", "FINAL(48213)"])
+    assert result.answer == "48213" and result.trace.iterations[0].final["accepted"] is False
+    assert "before your code ran" in model.calls[1][-1].content
+
+
 def test_final_var_of_an_unknown_variable_is_refused():
     result, model = run(["FINAL_VAR(nothing_here)", "FINAL(ok)"])
     assert result.answer == "ok"
@@ -59,6 +67,12 @@ def test_final_inside_a_code_fence_does_not_end_the_run():
     result, _ = run(["```repl\nx = 1\nFINAL(x)\n```", "FINAL(done)"])
     assert result.answer == "done" and len(result.trace.iterations) == 2
     assert "OUTSIDE the code block" in result.trace.iterations[0].executions[0].error
+
+
+def test_a_repeated_reply_gets_a_note():
+    _, model = run(["```repl\nx = 1\n```", "```repl\nx = 1\n```", "FINAL(x)"])
+    assert "repeated an earlier reply" in model.calls[2][-1].content
+    assert "repeated" not in model.calls[1][-1].content
 
 
 def test_a_reply_without_code_or_final_gets_a_reminder():
