@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from codur.tools import REGISTRY, TaskType, list_tools_for_tasks
@@ -31,5 +32,6 @@ def tools_command(
     all_types = set(TaskType)
     for s in specs:
         scenarios = "all" if s.scenarios == all_types else ", ".join(sorted(s.scenarios)) or "-"
-        table.add_row(s.signature, s.summary, scenarios, ", ".join(sorted(s.side_effects)) or "-")
+        table.add_row(escape(s.signature), escape(s.summary), scenarios,
+                      ", ".join(sorted(s.side_effects)) or "-")
     Console().print(table)

@@ -21,6 +21,7 @@ def test_lists_every_tool() -> None:
     for name in ("read_file", "apply_patch", "git_log", "done", "run_pytest"):
         assert name in result.output
     assert "file_mutation" in result.output and "code_execution" in result.output
+    assert "read_files(paths: list[str])" in result.output  # [str] is not taken for Rich markup
 
 
 def test_filters_by_task_type() -> None:

@@ -41,15 +41,16 @@ def test_run_python_file_with_args_stdin_and_exit_code(ex: ToolExecutor, repo: P
 
 
 def test_run_python_file_timeout_kills_the_process_tree(ex: ToolExecutor, repo: Path, tmp_path: Path,
-                                                       process_gone) -> None:
+                                                       process_gone, snapshot) -> None:
     marker = tmp_path / "child.pid"
     (repo / "spin.py").write_text(
         "import subprocess, sys, time\n"
         "p = subprocess.Popen([sys.executable, '-c', 'while True: pass'])\n"
         f"open({str(marker)!r}, 'w').write(str(p.pid))\nprint('started', flush=True)\nwhile True: time.sleep(0.1)\n")
+    before = snapshot(repo)
     t0 = time.monotonic()
     out = ex.execute("run_python_file", {"path": "spin.py", "timeout_s": 1.5}).output
-    assert time.monotonic() - t0 < 8
+    assert time.monotonic() - t0 < 8 and snapshot(repo) == before
     assert out.startswith("timed out after 1.5s; the process and its children were killed") and "started" in out
     assert process_gone(int(marker.read_text()))
 
@@ -62,6 +63,14 @@ def test_run_pytest_reports_ids_and_tracebacks(ex: ToolExecutor, repo: Path) -> 
     assert "FAILED tests/test_calc.py::test_add" in out and "assert -1 == 3" in out
     only = ex.execute("run_pytest", {"selection": ["tests/test_calc.py::test_mul"]}).output
     assert only.splitlines() == ["pytest: 1 passed (exit code 0)", "passed: ['tests/test_calc.py::test_mul']"]
+
+
+def test_run_pytest_timeout_is_reported(repo: Path, snapshot) -> None:
+    (repo / "tests" / "test_hang.py").write_text("def test_hang():\n    while True:\n        pass\n")
+    before = snapshot(repo)
+    result = ToolExecutor(repo, timeout_s=2).execute("run_pytest", {"selection": ["tests/test_hang.py"]})
+    assert result.ok and result.output.startswith("pytest timed out after 2s (an infinite loop?)")
+    assert snapshot(repo) == before
 
 
 def test_run_pytest_refuses_options_and_outside_paths(ex: ToolExecutor, repo: Path, snapshot) -> None:
