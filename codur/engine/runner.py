@@ -98,7 +98,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         run_id=run_id, status=RunStatus(final.get("status", RunStatus.ERROR.value)),
         reason=final.get("reason", ""), diff=journal.diff(), files_changed=journal.changed_files,
         nodes=final.get("nodes", []), turns=final.get("turn", 0), llm_calls=final.get("llm_calls", 0),
-        tokens=final.get("tokens", 0), cost_usd=final.get("cost_usd", 0.0), duration_s=limits.elapsed_s(),
+        tokens=final.get("tokens", 0), cost_usd=_cost(provider, final), duration_s=limits.elapsed_s(),
         verification=final.get("verification", {}), summary=final.get("summary", ""), run_dir=run_dir,
     )
     if result.status is RunStatus.RUNNING:
@@ -109,6 +109,13 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
                  "reason": result.reason})
     trace.close()
     return result
+
+
+def _cost(provider: ModelProvider, final: dict) -> float:
+    """USD spent: the provider's usage meter when it has one (every model call, priced per
+    profile), else what the nodes recorded in the state."""
+    meter = getattr(provider, "meter", None)
+    return round(meter.usage.cost_usd, 6) if meter is not None else final.get("cost_usd", 0.0)
 
 
 async def arun(request: RunRequest | str, **kwargs: Any) -> RunResult:

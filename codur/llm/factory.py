@@ -14,16 +14,19 @@ from typing import Protocol
 from langchain_core.language_models import BaseChatModel
 
 from codur.config import CodurConfig, LocalModelSettings, ModelProfile
+from codur.llm.usage import UsageMeter
 
 ROLES = ("planner", "actor", "critic")
 
 
-def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None) -> BaseChatModel:
+def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
+                   meter: UsageMeter | None = None) -> BaseChatModel:
     """Return a chat model for ``profile``.
 
     Args:
         profile: the model profile; ``base_url=None`` selects the embedded model.
         local: settings for the embedded model server.
+        meter: counts every call's tokens and cost (USD, at the profile's prices).
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
@@ -38,12 +41,14 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
             base_url=server.base_url, api_key="local", model=MODEL_ALIAS,
             temperature=profile.temperature, max_tokens=profile.max_tokens,
             timeout=profile.timeout_s, max_retries=0,
+            callbacks=[meter.callback()] if meter else None,
         )
     key = os.environ.get(profile.api_key_env) or os.environ.get("CODUR_API_KEY") or "not-set"
     return ChatOpenAI(
         base_url=profile.base_url, api_key=key, model=profile.model,
         temperature=profile.temperature, max_tokens=profile.max_tokens,
         timeout=profile.timeout_s, max_retries=0,
+        callbacks=[meter.callback(profile.usd_per_mtok_in, profile.usd_per_mtok_out)] if meter else None,
     )
 
 
@@ -60,6 +65,7 @@ class ConfigModelProvider:
 
     def __init__(self, config: CodurConfig) -> None:
         self.config = config
+        self.meter = UsageMeter()
         self._cache: dict[str, BaseChatModel] = {}
 
     def models_for(self, role: str) -> list[BaseChatModel]:
@@ -67,7 +73,7 @@ class ConfigModelProvider:
         for profile in self.config.profiles_for(role):
             key = profile.model_dump_json()
             if key not in self._cache:
-                self._cache[key] = get_chat_model(profile, self.config.local)
+                self._cache[key] = get_chat_model(profile, self.config.local, self.meter)
             models.append(self._cache[key])
         return models
 

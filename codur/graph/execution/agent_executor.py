@@ -25,7 +25,7 @@ from codur.tools.detection import detect_tool_calls
 from codur.tools.executor import ToolExecutor
 from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
 
-FINISH_TOOLS = {"done"}
+FINISH_TOOLS = {"done", "clarify"}  # clarify: the question ends the turn; the run reports it
 REPEAT_NOTE = ("You already called {name} with these arguments and nothing has changed since; "
                "its result is above. Do not repeat it: make an edit, run a different tool, or call done.")
 
@@ -120,7 +120,7 @@ class AgentExecutor:
                     run.edits += 1
                 if call["name"] in FINISH_TOOLS:
                     finished = True
-                    run.final_text = str(call["args"].get("summary") or result.output)
+                    run.final_text = str(call["args"].get("summary") or call["args"].get("question") or result.output)
             if detection.errors:
                 run.messages.append(HumanMessage(
                     "Your tool call could not be run:\n- " + "\n- ".join(detection.errors)

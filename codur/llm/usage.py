@@ -1,0 +1,62 @@
+"""Usage and cost accounting: tokens per model call, priced per model profile.
+
+A :class:`UsageMeter` is attached to every model the factory builds (as a LangChain
+callback), so every call is counted wherever it happens: agent, planner, critic or
+a tool that calls a model. Prices are USD per million tokens, from the profile
+(``ModelProfile.usd_per_mtok_in/out``); the embedded model costs 0.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+
+
+@dataclass
+class Usage:
+    """Totals: calls, prompt and completion tokens, and cost in USD."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class UsageMeter:
+    """Run-wide usage totals; :meth:`callback` gives a priced handler per model."""
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+        self._lock = threading.Lock()
+
+    def add(self, input_tokens: int, output_tokens: int, usd_in: float, usd_out: float) -> None:
+        with self._lock:
+            u = self.usage
+            u.calls += 1
+            u.input_tokens += input_tokens
+            u.output_tokens += output_tokens
+            u.cost_usd += (input_tokens * usd_in + output_tokens * usd_out) / 1_000_000
+
+    def callback(self, usd_per_mtok_in: float = 0.0, usd_per_mtok_out: float = 0.0) -> BaseCallbackHandler:
+        """A LangChain callback that records each call's usage at these prices (USD per 1M tokens)."""
+        return _MeterCallback(self, usd_per_mtok_in, usd_per_mtok_out)
+
+
+class _MeterCallback(BaseCallbackHandler):
+    def __init__(self, meter: UsageMeter, usd_in: float, usd_out: float) -> None:
+        self.meter, self.usd_in, self.usd_out = meter, usd_in, usd_out
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        for generations in response.generations:
+            for gen in generations:
+                meta = getattr(getattr(gen, "message", None), "usage_metadata", None) or {}
+                if meta:
+                    self.meter.add(meta.get("input_tokens", 0), meta.get("output_tokens", 0), self.usd_in, self.usd_out)
