@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from codur.repair import repair  # noqa: E402
+from codur.repair import repair
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -46,7 +46,7 @@ def _reference(program: Path) -> tuple[dict, str, str]:
 def _pytest(directory: Path) -> int | str:
     try:
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                              cwd=directory, capture_output=True, timeout=15).returncode
+                              cwd=directory, capture_output=True, timeout=15, check=False).returncode
     except subprocess.TimeoutExpired:
         return "timeout"
 

@@ -25,7 +25,8 @@ Pipeline (``repair(repo)``):
 
 from codur.repair.engine import RepairResult, repair
 from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai
-from codur.repair.mutants import Mutant, generate as generate_mutants
+from codur.repair.mutants import Mutant
+from codur.repair.mutants import generate as generate_mutants
 from codur.repair.operators import Change, changes_for
 
 __all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for",

@@ -8,13 +8,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.repair import localize, mutants, patch, testcmd
 from codur.repair.evaluate import Stage, search
-from codur.repair.worker import Worker
+from codur.repair.worker import Runner, Worker, can_fork_server
 
 Event = Callable[[dict], None]
 
@@ -50,7 +50,7 @@ def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Pa
     passing = [t.duration for t in loc.tests if t.outcome == "passed"]
     typical = statistics.median(passing) if passing else 0.1
     # a failing test that hung in the baseline says nothing about its normal duration
-    fail_durations = [t.duration if t.duration < 0.9 * cap else typical for t in failing]
+    fail_durations = [typical if t.timed_out else t.duration for t in failing]
     full = _timeout(passing + fail_durations, cap)
     if not command.is_pytest:
         return [Stage((), full)]
@@ -61,18 +61,27 @@ def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Pa
     return [first, Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)]
 
 
-def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list[Worker]) -> None:
-    """Start ``n`` workers concurrently into ``pool`` (the caller closes them, even on error)."""
-    ex = ThreadPoolExecutor(n)
-    futures = [ex.submit(Worker, repo, command, i) for i in range(n)]
-    try:
-        wait(futures)
-    finally:
-        ex.shutdown(wait=True)
-        pool += [f.result() for f in futures if f.exception() is None]
-    for f in futures:
-        if f.exception() is not None:
-            raise f.exception()
+def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list) -> None:
+    """Start the shared runner (in a thread) and copy ``n`` workers into ``pool``.
+
+    ``pool`` receives the runner first (if any), then the workers; the caller closes
+    them all, even when this raises.
+    """
+    if not can_fork_server(command):
+        pool += [Worker(repo, command, i) for i in range(n)]
+        return
+    with ThreadPoolExecutor(1) as ex:
+        future = ex.submit(Runner, command.python, repo)
+        try:
+            copies = [Worker(repo, command, i) for i in range(n)]
+        finally:
+            runner = future.result() if future.exception() is None else None
+            pool += [runner] if runner else []
+        pool += copies
+        if runner is None:
+            raise future.exception()
+    for w in copies:
+        w.runner = runner
 
 
 def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
@@ -110,22 +119,23 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
               "elapsed_s": round(result.elapsed_s, 3), "message": result.message})
         return result
 
-    pool: list[Worker] = []
+    pool: list = []
     with tempfile.TemporaryDirectory(prefix="codur-repair-") as tmp:
         try:
             try:
                 _start_workers(repo, command, workers, pool)
+                copies = [w for w in pool if isinstance(w, Worker)]
                 loc = localize.localize_faults(
                     repo, command, test_timeout_s=min(mutant_timeout_s, 10.0),
-                    run_timeout_s=max(1.0, deadline - time.monotonic()), worker=pool[0])
+                    run_timeout_s=max(1.0, deadline - time.monotonic()), worker=copies[0])
             except (OSError, RuntimeError) as exc:
                 return done("error", message=f"could not run the tests: {exc}")
-            return _search(repo, command, loc, pool, Path(tmp) / "select.json", done, emit,
+            return _search(repo, command, loc, copies, Path(tmp) / "select.json", done, emit,
                            cancel=cancel, deadline=deadline, cap=mutant_timeout_s,
                            max_mutants=max_mutants, apply=apply)
         finally:
-            for w in pool:
-                w.close()
+            for item in reversed(pool):  # workers first (kill runs), then the runner
+                item.close()
 
 
 def _search(repo, command, loc, pool, select, done, emit, *, cancel, deadline, cap,

@@ -6,7 +6,8 @@ the ``codur_repair_plugin`` pytest plugin). For a line s::
     ochiai(s) = failed(s) / sqrt(total_failed * (failed(s) + passed(s)))
 
 (Abreu, Zoeteweij, van Gemund, "On the Accuracy of Spectrum-based Fault Localization",
-2007). Lines run only at import time count as covered by every test. Lines in the
+2007). Lines run only at import time count as covered by every test, at half weight
+(they carry the least information). Lines in the
 failing tests' traceback frames get a boost, the innermost frame in the repo's own
 code the most. Only the repository's own source is scored, never test files.
 """
@@ -24,26 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.repair import testcmd
+from codur.repair.source import is_source_file
 from codur.repair.worker import Worker
 
-#: Directory names never scored nor mutated.
-EXCLUDED_DIRS = frozenset({".git", ".venv", "venv", ".codur", "__pycache__", "site-packages",
-                           ".tox", ".nox", "node_modules", "tests", "test", "build", "dist"})
 FRAME_BOOST = 0.3
+IMPORT_WEIGHT = 0.5
 _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
-
-
-def is_source_file(rel: str) -> bool:
-    """True for the repo's own Python source (``rel`` is a posix path relative to it).
-
-    Test files (``tests/``, ``test_*.py``, ``*_test.py``, ``conftest.py``) and vendored
-    or tool directories (.venv, site-packages, .git, .codur, ...) are excluded.
-    """
-    parts = rel.split("/")
-    name = parts[-1]
-    if not name.endswith(".py") or rel.startswith("../") or any(p in EXCLUDED_DIRS for p in parts[:-1]):
-        return False
-    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
 @dataclass(frozen=True)
@@ -54,6 +41,7 @@ class TestRecord:
     outcome: str  # "passed" | "failed" | "skipped"
     duration: float = 0.0
     path: str = ""  # test file relative to the repo ("" if unknown)
+    timed_out: bool = False  # stopped by the per-test time limit
 
 
 @dataclass(frozen=True)
@@ -99,7 +87,8 @@ def score(repo: Path, raw: dict) -> Localization:
     tests, frames = [], {}
     for nodeid, rec in raw["tests"].items():
         path = _rel(repo, rec["path"]) if rec["path"] else None
-        tests.append(TestRecord(nodeid, rec["outcome"], rec["duration"], path or ""))
+        tests.append(TestRecord(nodeid, rec["outcome"], rec["duration"], path or "",
+                                rec.get("timed_out", False)))
         frames[nodeid] = rec["frames"]
     outcome = {t.nodeid: t.outcome for t in tests}
     ran = [t.nodeid for t in tests if t.outcome != "skipped"]
@@ -114,6 +103,8 @@ def score(repo: Path, raw: dict) -> Localization:
             cover = ran if "" in ctx else [n for n in ran if n in ctx]
             failed = sum(outcome[n] == "failed" for n in cover)
             value = ochiai(failed, len(cover) - failed, total_failed)
+            if ctx == {""}:  # run only at import time: covered by every test, says little
+                value *= IMPORT_WEIGHT
             if value:
                 scores[(rel, int(line))] = value
     for nodeid in (n for n in ran if outcome[n] == "failed"):
@@ -157,7 +148,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             argv = command.pytest_argv(*plugin) if command.is_pytest else list(command.argv)
             try:
                 proc = subprocess.run(argv, cwd=repo, env=testcmd.plugin_env(**env), text=True,
-                                      capture_output=True, timeout=run_timeout_s,
+                                      capture_output=True, timeout=run_timeout_s, check=False,
                                       stdin=subprocess.DEVNULL)
             except subprocess.TimeoutExpired as exc:
                 raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s") from exc

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.repair import operators
-from codur.repair.source import Edit, Source, apply_edits, overlaps
+from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -131,10 +131,11 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
 
     ``scores`` maps (file relative to repo, line) -> suspiciousness. Returns the mutants
     (singles, then pairs on the ``pair_statements`` most suspicious statements) and the
-    original texts of the files they touch. Files that do not parse are skipped.
+    original texts of the files they touch. Test files and files that do not parse are
+    skipped.
     """
     texts, singles = {}, []
-    for rel in sorted({f for f, _ in scores}):
+    for rel in sorted({f for f, _ in scores if is_source_file(f)}):
         try:
             text = (Path(repo) / rel).read_bytes().decode("utf-8")
             src = Source(text)

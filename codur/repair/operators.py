@@ -14,6 +14,7 @@ equally suspicious lines.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,17 @@ class Context:
     in_loop: bool = False
     siblings: int = 1
     changes: list[Change] = field(default_factory=list)
+
+    def fill(self, slot: ast.AST, value: ast.AST) -> str:
+        """Source of ``value`` to put where ``slot`` is, parenthesized only when needed."""
+        parent, text = self.parents.get(slot), self.src.seg(value)
+        if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Starred)):
+            return f"({text})"
+        free = (isinstance(parent, (ast.stmt, ast.keyword, ast.Slice, ast.List, ast.Tuple, ast.Set,
+                                    ast.Dict, ast.comprehension, ast.FormattedValue))
+                or isinstance(parent, ast.Call) and parent.func is not slot
+                or isinstance(parent, ast.Subscript) and parent.slice is slot)
+        return text if free else self.src.operand(value)
 
     def replace(self, node: ast.AST, new: str, operator: str, prior: float, line: int = 0) -> None:
         start, end = self.src.span(node)
@@ -124,7 +136,7 @@ def op_binop(node: ast.BinOp, ctx: Context) -> None:
     for new in _BIN_SWAPS.get(sym, []) if span else ():
         ctx.add("arithmetic_swap", node, [(*span, new)], 0.9)
     for keep in (node.left, node.right):
-        ctx.replace(node, ctx.src.operand(keep), "drop_operand", 0.85)
+        ctx.replace(node, ctx.fill(node, keep), "drop_operand", 0.85)
     if sym in _NON_COMMUTATIVE:
         (ls, le), (rs, re_) = ctx.src.span(node.left), ctx.src.span(node.right)
         ctx.add("swap_operands", node, [(ls, le, ctx.src.operand(node.right)),
@@ -134,13 +146,13 @@ def op_binop(node: ast.BinOp, ctx: Context) -> None:
 
 def op_boolop(node: ast.BoolOp, ctx: Context) -> None:
     sym = _SYM[type(node.op)]
-    spans = [ctx.src.token(a, b, _pattern(sym)) for a, b in zip(node.values, node.values[1:])]
+    spans = [ctx.src.token(a, b, _pattern(sym)) for a, b in itertools.pairwise(node.values)]
     if all(spans):
         new = "or" if sym == "and" else "and"
         ctx.add("boolean_swap", node, [(*s, new) for s in spans], 0.95)
     for i, value in enumerate(node.values):
         if len(node.values) == 2:
-            ctx.replace(node, ctx.src.operand(node.values[1 - i]), "drop_condition", 0.85)
+            ctx.replace(node, ctx.fill(node, node.values[1 - i]), "drop_condition", 0.85)
         else:
             prev = node.values[i - 1] if i else None
             start = ctx.src.span(prev)[1] if prev else ctx.src.span(value)[0]
@@ -151,7 +163,7 @@ def op_boolop(node: ast.BoolOp, ctx: Context) -> None:
 
 def op_unaryop(node: ast.UnaryOp, ctx: Context) -> None:
     if isinstance(node.op, ast.Not):
-        ctx.replace(node, ctx.src.operand(node.operand), "negate_condition", 0.9)
+        ctx.replace(node, ctx.fill(node, node.operand), "negate_condition", 0.9)
 
 
 def negate(node: ast.expr, ctx: Context, prior: float = 0.85) -> None:
@@ -169,12 +181,12 @@ def op_constant(node: ast.Constant, ctx: Context) -> None:
         ctx.replace(node, str(not value), "boolean_constant", 0.95)
     elif isinstance(value, int):
         _plus_minus(node, ctx, "constant_shift", 0.8)
-    elif isinstance(value, str) and _FSTRING_FIELD.search(value):
-        if not isinstance(ctx.parents.get(node), ast.JoinedStr):
-            start, _ = ctx.src.span(node)
-            if ctx.src.text[start] in "\"'rR":
-                ctx.add("fstring_prefix", node, [(start, start, "f")], 1.0,
-                        description=f"added the f-string prefix to `{ctx.src.seg(node)[:40]}`")
+    elif (isinstance(value, str) and _FSTRING_FIELD.search(value)
+          and not isinstance(ctx.parents.get(node), ast.JoinedStr)):
+        start, _ = ctx.src.span(node)
+        if ctx.src.text[start] in "\"'rR":
+            ctx.add("fstring_prefix", node, [(start, start, "f")], 1.0,
+                    description=f"added the f-string prefix to `{ctx.src.seg(node)[:40]}`")
 
 
 def op_call(node: ast.Call, ctx: Context) -> None:
@@ -188,7 +200,7 @@ def op_call(node: ast.Call, ctx: Context) -> None:
         for arg in node.args:
             _plus_minus(arg, ctx, "bound_shift", 1.0)
     args = [a for a in node.args if not isinstance(a, ast.Starred)]
-    for a, b in zip(args, args[1:]):
+    for a, b in itertools.pairwise(args):
         (as_, ae), (bs, be) = ctx.src.span(a), ctx.src.span(b)
         ctx.add("swap_arguments", node, [(as_, ae, ctx.src.seg(b)), (bs, be, ctx.src.seg(a))], 0.8,
                 description=f"swapped the arguments `{ctx.src.seg(a)}` and `{ctx.src.seg(b)}`")

@@ -1,4 +1,4 @@
-"""Source text with AST positions mapped to character offsets, and the span edits on it.
+"""Source files: which ones may be mutated, their AST positions as character offsets, edits.
 
 A mutant replaces exact source spans (taken from ``lineno``/``col_offset``/
 ``end_lineno``/``end_col_offset``), so a patch is minimal and keeps the formatting.
@@ -10,11 +10,27 @@ import ast
 import re
 from dataclasses import dataclass
 
+#: Directory names never scored nor mutated.
+EXCLUDED_DIRS = frozenset({".git", ".venv", "venv", ".codur", "__pycache__", "site-packages",
+                           ".tox", ".nox", "node_modules", "tests", "test", "build", "dist"})
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _COMMENT_RE = re.compile(r"#[^\r\n]*")
 #: Expression nodes whose source can stand anywhere an operand can.
 _ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call, ast.List, ast.Dict,
           ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
+
+
+def is_source_file(rel: str) -> bool:
+    """True for the repo's own Python source (``rel`` is a posix path relative to it).
+
+    Test files (``tests/``, ``test_*.py``, ``*_test.py``, ``conftest.py``) and vendored
+    or tool directories (.venv, site-packages, .git, .codur, ...) are excluded.
+    """
+    parts = rel.split("/")
+    name = parts[-1]
+    if not name.endswith(".py") or rel.startswith("../") or any(p in EXCLUDED_DIRS for p in parts[:-1]):
+        return False
+    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,14 @@
-"""One evaluation worker: a private copy of the repository and a warm test runner.
+"""Evaluation workers: private copies of the repository and a warm, shared test runner.
 
-For pytest commands on POSIX the runner is a fork server (``_runtime/codur_repair_zygote``)
-with pytest preloaded, so a run costs a fork instead of an interpreter start and a pytest
-import. Other commands run as subprocesses. Either way each run is in its own process
-group, killed whole (``os.killpg``) when it exceeds its timeout or is aborted.
+For pytest commands on POSIX one fork server (``_runtime/codur_repair_zygote.py``) with
+pytest preloaded serves every worker, so a run costs a fork instead of an interpreter
+start and a pytest import. Other commands run as subprocesses. Either way each run is in
+its own process group, killed whole (``os.killpg``) on timeout or abort.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -16,8 +17,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 from codur.repair import testcmd
 
@@ -41,44 +44,104 @@ def _killpg(pid: int) -> None:
         pass
 
 
-class Worker:
-    """A copy of ``repo`` in a temp dir plus a runner for ``command``.
+class Runner:
+    """Client of one fork server (``_runtime/codur_repair_zygote.py``) shared by all workers.
 
-    Not thread-safe except :meth:`abort`, which may be called from any thread to kill
-    the run in progress and refuse further runs until :meth:`reset`. Use as a context manager, or call :meth:`close`.
+    :meth:`run` may be called from many threads at once; a reader thread routes the
+    server's replies. Raises RuntimeError from :meth:`run` if the server dies.
     """
 
-    def __init__(self, repo: Path, command: testcmd.TestCommand, index: int = 0):
+    def __init__(self, python: str, cwd: Path):
+        script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
+        self._proc = subprocess.Popen(
+            [python, str(script)], cwd=cwd, env=testcmd.plugin_env(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+        self._lock = threading.Lock()
+        self._jobs: dict[int, dict] = {}
+        self._ids = itertools.count()
+        self._dead = False
+        line = self._proc.stdout.readline()
+        if not line or not json.loads(line).get("ready"):
+            self.close()
+            raise RuntimeError("the test runner (fork server) failed to start")
+        threading.Thread(target=self._read, name="codur-repair-runner", daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self._proc.stdout:
+            reply = json.loads(line)
+            with self._lock:
+                job = self._jobs.get(reply["id"])
+            if job is None:
+                continue
+            if "pid" in reply:
+                job["on_pid"](reply["pid"])
+            else:
+                job["reply"] = reply
+                job["done"].set()
+        with self._lock:
+            self._dead = True
+            for job in self._jobs.values():
+                job["done"].set()
+
+    def run(self, cwd: Path, args: list[str], env: dict[str, str], timeout_s: float,
+            on_pid: Callable[[int], None]) -> tuple[int, bool]:
+        """Run ``pytest args`` in ``cwd``; return (exit code, timed out)."""
+        job_id = next(self._ids)
+        job = {"on_pid": on_pid, "done": threading.Event(), "reply": None}
+        request = {"id": job_id, "cwd": str(cwd), "args": args, "env": env, "timeout": timeout_s}
+        with self._lock:
+            if self._dead:
+                raise RuntimeError("the test runner (fork server) exited")
+            self._jobs[job_id] = job
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
+            self._proc.stdin.flush()
+        job["done"].wait()
+        with self._lock:
+            del self._jobs[job_id]
+        if job["reply"] is None:
+            raise RuntimeError("the test runner (fork server) exited")
+        return job["reply"]["rc"], job["reply"]["timeout"]
+
+    def close(self) -> None:
+        """End the server; closing its stdin makes it kill every running child."""
+        try:
+            self._proc.stdin.close()
+            self._proc.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        _killpg(self._proc.pid)
+        self._proc.wait()
+        self._proc.stdout.close()
+
+
+class Worker:
+    """A copy of ``repo`` in a temp dir whose tests run through ``runner`` (or subprocesses).
+
+    Not thread-safe except :meth:`abort`, which may be called from any thread to kill
+    the run in progress and refuse further runs until :meth:`reset`. Use as a context
+    manager, or call :meth:`close`.
+    """
+
+    def __init__(self, repo: Path, command: testcmd.TestCommand, index: int = 0,
+                 runner: Runner | None = None):
         self.command = command
+        self.runner = runner
         self.tmp = Path(tempfile.mkdtemp(prefix=f"codur-repair-w{index}-"))
         self.root = self.tmp / "repo"
         self._lock = threading.Lock()
         self._pid: int | None = None
         self._aborted = False
-        self._zygote: subprocess.Popen | None = None
         try:
             shutil.copytree(repo, self.root, ignore=COPY_IGNORE, symlinks=True)
-            if command.is_pytest and hasattr(os, "fork"):
-                self._start_zygote()
         except BaseException:
             self.close()
             raise
 
-    def _start_zygote(self) -> None:
-        script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
-        self._zygote = subprocess.Popen(
-            [self.command.python, str(script)], cwd=self.root, env=testcmd.plugin_env(),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        if not self._read().get("ready"):
-            raise RuntimeError("repair worker failed to start")
-
-    def _read(self) -> dict:
-        assert self._zygote is not None and self._zygote.stdout is not None
-        line = self._zygote.stdout.readline()
-        if not line:
-            raise RuntimeError("repair worker exited")
-        return json.loads(line)
+    def _started(self, pid: int) -> None:
+        with self._lock:
+            self._pid = pid
+            if self._aborted:
+                _killpg(pid)
 
     def run(self, args: list[str], timeout_s: float, env: dict[str, str] | None = None) -> RunResult:
         """Run pytest with ``args`` (or the whole non-pytest command) in the copy.
@@ -90,17 +153,8 @@ class Worker:
         with self._lock:
             if self._aborted:
                 return RunResult("aborted", -9, 0.0)
-        if self._zygote is not None:
-            job = {"cwd": str(self.root), "args": args, "env": env or {}, "timeout": timeout_s}
-            assert self._zygote.stdin is not None
-            self._zygote.stdin.write((json.dumps(job) + "\n").encode())
-            self._zygote.stdin.flush()
-            with self._lock:
-                self._pid = self._read()["pid"]
-                if self._aborted:
-                    _killpg(self._pid)
-            reply = self._read()
-            code, timed_out = reply["rc"], reply["timeout"]
+        if self.runner is not None:
+            code, timed_out = self.runner.run(self.root, args, env or {}, timeout_s, self._started)
         else:
             code, timed_out = self._subprocess(args, timeout_s, env)
         with self._lock:
@@ -115,10 +169,7 @@ class Worker:
         proc = subprocess.Popen(argv, cwd=self.root, env=testcmd.plugin_env(**(env or {})),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        with self._lock:
-            self._pid = proc.pid
-            if self._aborted:
-                _killpg(proc.pid)
+        self._started(proc.pid)
         try:
             return proc.wait(timeout=timeout_s), False
         except subprocess.TimeoutExpired:
@@ -141,19 +192,17 @@ class Worker:
                 _killpg(self._pid)
 
     def close(self) -> None:
-        """Kill the runner and everything it started; delete the copy."""
+        """Kill the run in progress and delete the copy (the runner is closed by its owner)."""
         self.abort()
-        if self._zygote is not None:
-            _killpg(self._zygote.pid)
-            self._zygote.wait()
-            for stream in (self._zygote.stdin, self._zygote.stdout):
-                if stream:
-                    stream.close()
-            self._zygote = None
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def __enter__(self) -> Worker:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def can_fork_server(command: testcmd.TestCommand) -> bool:
+    """True when ``command`` can run through a :class:`Runner` (pytest on POSIX)."""
+    return command.is_pytest and hasattr(os, "fork")

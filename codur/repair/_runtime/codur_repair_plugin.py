@@ -22,7 +22,7 @@ import threading
 import pytest
 
 _state = {}
-_FRAME_RES = (re.compile(r'File "([^"]+\.py)", line (\d+)'), re.compile(r"^(\S+\.py):(\d+)", re.M))
+_FRAME_RES = (re.compile(r'File "([^"]+\.py)", line (\d+)'), re.compile(r"^(\S+\.py):(\d+)", re.MULTILINE))
 
 
 class _Tracer:
@@ -92,7 +92,7 @@ def _record(nodeid):
 
 
 def _on_alarm(signum, frame):
-    _state["hung"] = True
+    _state["hung"] = _state["fired"] = True
     raise TimeoutError("codur: test exceeded its time limit")
 
 
@@ -127,6 +127,7 @@ def pytest_runtest_protocol(item, nextitem):
         _record(item.nodeid)["path"] = str(item.path)
         tracer.switch_context(item.nodeid)
     if alarm:
+        _state["fired"] = False
         previous = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, _test_timeout())
     try:
@@ -135,6 +136,7 @@ def pytest_runtest_protocol(item, nextitem):
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            _record(item.nodeid)["timed_out"] = _state["fired"]
         if tracer:
             tracer.switch_context("")
 

@@ -1,16 +1,17 @@
-"""Fork server ("zygote") of codur's repair engine: one per worker, pytest preloaded.
+"""Fork server ("zygote") of codur's repair engine: pytest preloaded, runs jobs concurrently.
 
 Standalone (no codur import); run as ``python codur_repair_zygote.py`` with the
 repository's interpreter. Protocol, one JSON object per line:
 
-- it prints ``{"ready": true}`` once pytest and the pytest11 plugins are imported;
-- it reads jobs ``{"cwd": dir, "args": [...], "env": {...}, "timeout": seconds}``;
-- for each job it forks a child that runs ``pytest.main(args)`` in its own process group
-  (stdio on /dev/null), prints ``{"pid": n}``, then ``{"rc": code, "timeout": bool}``.
-  A child over its timeout is killed with its whole process group (``os.killpg``).
+- it prints ``{"ready": true}`` once pytest, its plugins and coverage are imported;
+- it reads jobs ``{"id": n, "cwd": dir, "args": [...], "env": {...}, "timeout": seconds}``;
+- for each job it forks a child that runs ``pytest.main(args)`` in ``cwd`` in its own
+  process group (stdio on /dev/null) and prints ``{"id": n, "pid": pid}``, later
+  ``{"id": n, "rc": code, "timeout": bool}``. A child over its timeout is killed with its
+  whole process group (``os.killpg``). Many jobs may run at once.
 
-Closing stdin kills the running child and ends the server. Forking from a warm process
-saves the interpreter start and the pytest import for every mutant.
+Closing stdin kills every running child and ends the server. Forking from one warm
+process saves the interpreter start and the pytest import for every run.
 """
 import gc
 import json
@@ -39,7 +40,7 @@ def _child(job):
         import pytest
 
         code = int(pytest.main(job["args"]))
-    except BaseException:
+    except BaseException:  # noqa: BLE001  (a forked child must never return)
         code = 70
     os._exit(code)
 
@@ -51,29 +52,57 @@ def _killpg(pid):
         pass
 
 
-def _wait(pid, timeout):
-    """Wait for ``pid`` at most ``timeout`` seconds; return (exit code, timed out)."""
-    deadline = time.monotonic() + timeout
-    pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
-    try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                _killpg(pid)  # stray grandchildren
-                return os.waitstatus_to_exitcode(status), False
-            left = deadline - time.monotonic()
-            if left <= 0:
-                _killpg(pid)
-                os.waitpid(pid, 0)
-                return -9, True
-            fds = [0] + ([pidfd] if pidfd is not None else [])
-            ready, _, _ = select.select(fds, [], [], min(left, 0.05 if pidfd is None else left))
-            if 0 in ready and not os.read(0, 1 << 16):  # controller went away
-                _killpg(pid)
-                os._exit(0)
-    finally:
-        if pidfd is not None:
-            os.close(pidfd)
+class _Job:
+    def __init__(self, job_id, pid, timeout):
+        self.id, self.pid = job_id, pid
+        self.deadline = time.monotonic() + timeout
+        self.pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+
+    def reap(self, timed_out):
+        if timed_out:
+            _killpg(self.pid)
+            _, status = os.waitpid(self.pid, 0)
+            code = -9
+        else:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if not done:
+                return False
+            code = os.waitstatus_to_exitcode(status)
+        _killpg(self.pid)  # stray grandchildren
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+        _send({"id": self.id, "rc": code, "timeout": timed_out})
+        return True
+
+
+def _serve():
+    jobs, buf = {}, b""
+    while True:
+        now = time.monotonic()
+        wait = min([j.deadline - now for j in jobs.values()] + [3600.0])
+        if any(j.pidfd is None for j in jobs.values()):
+            wait = min(wait, 0.02)
+        fds = [0] + [j.pidfd for j in jobs.values() if j.pidfd is not None]
+        ready, _, _ = select.select(fds, [], [], max(0.0, wait))
+        if 0 in ready:
+            chunk = os.read(0, 1 << 16)
+            if not chunk:  # controller went away
+                for job in jobs.values():
+                    _killpg(job.pid)
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                request = json.loads(line)
+                pid = os.fork()
+                if pid == 0:
+                    _child(request)
+                jobs[pid] = _Job(request["id"], pid, float(request["timeout"]))
+                _send({"id": request["id"], "pid": pid})
+        now = time.monotonic()
+        for pid in list(jobs):
+            if jobs[pid].reap(timed_out=now >= jobs[pid].deadline):
+                del jobs[pid]
 
 
 def _preload():
@@ -88,12 +117,12 @@ def _preload():
         from importlib.metadata import entry_points
 
         names += [ep.value.split(":")[0] for ep in entry_points(group="pytest11")]
-    except Exception:
+    except Exception:  # noqa: BLE001, S110  (preloading is best effort)
         pass
     for name in names + ["coverage", "codur_repair_plugin"]:
         try:
             importlib.import_module(name)
-        except Exception:
+        except Exception:  # noqa: BLE001, S110
             pass
 
 
@@ -103,22 +132,7 @@ def main():
     _preload()
     gc.freeze()  # children's gc passes skip the preloaded heap (and its copy-on-write)
     _send({"ready": True})
-    stdin = os.fdopen(0, "rb", buffering=0)
-    buf = b""
-    while True:
-        while b"\n" not in buf:
-            chunk = stdin.read(1 << 16)
-            if not chunk:
-                return
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
-        job = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            _child(job)
-        _send({"pid": pid})
-        code, timed_out = _wait(pid, float(job["timeout"]))
-        _send({"rc": code, "timeout": timed_out})
+    _serve()
 
 
 if __name__ == "__main__":

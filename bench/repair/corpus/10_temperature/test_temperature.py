@@ -1,5 +1,4 @@
 import pytest
-
 from temperature import c_to_f, describe, f_to_c
 
 

@@ -3,7 +3,7 @@ class Cart:
         self.items = {}
 
     def add(self, sku, price, quantity=1):
-        old_price, old_qty = self.items.get(sku, (price, 0))
+        _, old_qty = self.items.get(sku, (price, 0))
         self.items[sku] = (price, old_qty + quantity)
 
     def remove(self, sku):

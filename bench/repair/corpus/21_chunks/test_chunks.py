@@ -1,5 +1,4 @@
 import pytest
-
 from chunks import chunks
 
 

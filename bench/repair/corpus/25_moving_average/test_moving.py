@@ -1,5 +1,4 @@
 import pytest
-
 from moving import moving_average
 
 

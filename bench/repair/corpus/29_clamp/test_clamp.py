@@ -1,5 +1,4 @@
 import pytest
-
 from clamp import clamp, clamp_all
 
 

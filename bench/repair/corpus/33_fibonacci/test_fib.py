@@ -1,5 +1,4 @@
 import pytest
-
 from fib import fib, fib_list
 
 

@@ -3,9 +3,7 @@ def running_balance(opening, transactions):
     balance = opening
     out = []
     for kind, amount in transactions:
-        if kind == "in":
-            balance += amount
-        elif kind == "out":
+        if kind == "in" or kind == "out":
             balance += amount
         else:
             raise ValueError(f"unknown kind {kind!r}")

@@ -1,0 +1,141 @@
+"""End-to-end repairs on tiny repositories in tmp_path."""
+
+from __future__ import annotations
+
+import threading
+
+from codur.repair import generate_mutants, localize_faults, repair
+
+from .conftest import snapshot, write_repo
+
+EXPECTED_DIFF = """\
+--- a/calc.py
++++ b/calc.py
+@@ -1,6 +1,6 @@
+ def total(xs):
+     s = 0
+-    for i in range(len(xs) - 1):
++    for i in range(len(xs)):
+         s += xs[i]
+     return s
+ 
+"""
+
+
+def test_fixes_off_by_one_and_writes_the_patch(off_by_one_repo):
+    events = []
+    before = snapshot(off_by_one_repo)
+    result = repair(off_by_one_repo, workers=2, on_event=events.append)
+    assert result.status == "patched", result.message
+    assert result.diff == EXPECTED_DIFF
+    assert result.files_changed == ["calc.py"]
+    assert result.failing_tests == ["tests/test_calc.py::test_total"]
+    assert result.patch_description == "calc.py:3 replaced `len(xs) - 1` with `len(xs)`"
+    assert "for i in range(len(xs)):" in (off_by_one_repo / "calc.py").read_text()
+    after = snapshot(off_by_one_repo)
+    assert {k for k in after if after[k] != before.get(k)} == {"calc.py"}
+    assert set(after) == set(before)  # no bytecode, cache or temp files left behind
+    names = [e["event"] for e in events]
+    assert names[0] == "repair.start" and names[-1] == "repair.done"
+    assert "repair.localized" in names
+    mutant_events = [e for e in events if e["event"] == "repair.mutant"]
+    assert len(mutant_events) == result.mutants_tried
+    assert mutant_events[-1]["result"] == "plausible" or any(
+        e["result"] == "plausible" for e in mutant_events)
+
+
+def test_dry_run_leaves_the_repo_untouched(off_by_one_repo):
+    before = snapshot(off_by_one_repo)
+    result = repair(off_by_one_repo, workers=1, apply=False)
+    assert result.status == "patched"
+    assert result.diff == EXPECTED_DIFF
+    assert snapshot(off_by_one_repo) == before
+
+
+def test_no_fix_found_leaves_the_repo_untouched(tmp_path):
+    repo = write_repo(tmp_path / "repo", {
+        "greet.py": "def greet(name):\n    return 'hello ' + name[1:]\n",
+        "test_greet.py": "from greet import greet\n\n\ndef test_greet():\n"
+                         "    assert greet('bob') == 'Hello, Bob and friends!'\n",
+    })
+    before = snapshot(repo)
+    result = repair(repo, workers=2)
+    assert result.status == "not_found"
+    assert result.diff == "" and result.files_changed == []
+    assert result.mutants_tried > 0
+    assert snapshot(repo) == before
+
+
+def test_passing_suite_is_reported(tmp_path):
+    repo = write_repo(tmp_path / "repo", {
+        "ok.py": "def one():\n    return 1\n",
+        "test_ok.py": "from ok import one\n\n\ndef test_one():\n    assert one() == 1\n",
+    })
+    result = repair(repo, workers=1)
+    assert result.status == "no_failing_tests"
+    assert result.mutants_tried == 0
+
+
+def test_looping_mutant_is_killed_and_search_goes_on(tmp_path):
+    # all lines tie on suspiciousness; `n -= 1` -> `n += 1` (an endless loop) ranks
+    # before the real fix, a variable swap on the return line.
+    repo = write_repo(tmp_path / "repo", {
+        "tri.py": '''
+            def triangle(n):
+                s = 0
+                while n > 0:
+                    s += n
+                    n -= 1
+                return n
+            ''',
+        "test_tri.py": '''
+            from tri import triangle
+
+
+            def test_three():
+                assert triangle(3) == 6
+
+
+            def test_four():
+                assert triangle(4) == 10
+            ''',
+    })
+    events = []
+    result = repair(repo, workers=2, mutant_timeout_s=3.0, on_event=events.append)
+    results = [(e["description"], e["result"]) for e in events if e["event"] == "repair.mutant"]
+    assert ("replaced `-=` with `+=`", "timeout") in results
+    assert result.status == "patched"
+    assert "return s\n" in (repo / "tri.py").read_text()
+    assert result.elapsed_s < 30
+
+
+def test_tests_are_never_mutated(off_by_one_repo):
+    loc = localize_faults(off_by_one_repo)
+    assert loc.scores and all(not f.startswith("tests/") for f, _ in loc.scores)
+    mutants, _ = generate_mutants(off_by_one_repo, {**loc.scores, ("tests/test_calc.py", 5): 1.0})
+    assert {m.file for m in mutants} == {"calc.py"}
+
+
+def test_cancel_event_stops_the_search(tmp_path):
+    repo = write_repo(tmp_path / "repo", {
+        "greet.py": "def greet(name):\n    return 'hello' + name[0:1]\n",
+        "test_greet.py": "from greet import greet\n\n\ndef test_greet():\n"
+                         "    assert greet('bob') == 'Hello, Bob and friends!'\n",
+    })
+    before = snapshot(repo)
+    cancel = threading.Event()
+
+    def on_event(event):
+        if event["event"] == "repair.mutant":
+            cancel.set()
+
+    result = repair(repo, workers=2, cancel=cancel, on_event=on_event)
+    assert result.status == "cancelled"
+    assert snapshot(repo) == before
+
+
+def test_bad_repo_raises(tmp_path):
+    import pytest
+
+    with pytest.raises(NotADirectoryError):
+        repair(tmp_path / "missing")

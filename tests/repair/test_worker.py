@@ -1,0 +1,70 @@
+"""Workers: private copies, the shared fork server, timeouts that kill process groups."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from codur.repair import testcmd
+from codur.repair.worker import Runner, Worker
+
+from .conftest import write_repo
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    repo = write_repo(tmp_path / "repo", {
+        ".git/HEAD": "ref: refs/heads/main\n",
+        "test_hang.py": '''
+            import subprocess
+            import sys
+            from pathlib import Path
+
+
+            def test_hang():
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+                Path("child.pid").write_text(str(child.pid))
+                while True:
+                    pass
+
+
+            def test_quick():
+                assert True
+            ''',
+    })
+    command = testcmd.resolve(repo, None)
+    runner = Runner(command.python, repo)
+    try:
+        with Worker(repo, command, runner=runner) as worker:
+            assert not (worker.root / ".git").exists()  # copies leave .git out
+            start = time.monotonic()
+            result = worker.run(["test_hang.py::test_hang", "-p", "no:cacheprovider"], 1.5)
+            assert result.status == "timeout"
+            assert time.monotonic() - start < 10
+            child = int((worker.root / "child.pid").read_text())
+            deadline = time.monotonic() + 5
+            while _alive(child) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not _alive(child)
+            quick = worker.run(["test_hang.py::test_quick", "-p", "no:cacheprovider"], 10)
+            assert quick.status == "passed"
+            tmp = worker.tmp
+        assert not tmp.exists()
+    finally:
+        runner.close()
+    assert (repo / "test_hang.py").exists() and not (repo / "child.pid").exists()
+
+
+def test_subprocess_mode_for_other_commands(tmp_path):
+    repo = write_repo(tmp_path / "repo", {"check.py": "import sys\nsys.exit(3)\n"})
+    command = testcmd.resolve(repo, ["python", "check.py"])
+    assert not command.is_pytest
+    with Worker(repo, command) as worker:
+        assert worker.run([], 10).status == "failed"
