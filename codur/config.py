@@ -82,7 +82,7 @@ class CodurConfig(BaseSettings):
     max_turns: int = Field(3, description="Plan→Act→Verify cycles before status failed/max_turns.")
     timeout_s: float = Field(1200.0, description="Wall-clock limit of a run, seconds.")
     token_budget: int = Field(300_000, description="Total tokens a run may use.")
-    max_iterations: int = Field(6, description="Model calls per agent tool loop.")
+    max_iterations: int = Field(5, description="Model calls per agent tool loop.")
     max_retries: int = Field(2, description="Executor retries of a failed agent invocation.")
     retry_base_delay_s: float = Field(2.0, description="Executor backoff base, seconds.")
     tool_policy: Literal["auto", "read_only", "confirm_writes"] = Field("auto")
@@ -92,6 +92,7 @@ class CodurConfig(BaseSettings):
     critic: bool | None = Field(
         None, description="Ask the critic model for reasoning and suggestions on a failed verification; "
         "None: yes for an endpoint, no for the embedded model (its advice costs ~20 s and rarely helps).")
+    localize: bool = Field(True, description="Rank suspicious lines (Ochiai over test coverage) for the agent's first prompt.")
     repair: bool = Field(True, description="Allow the mutation repair fallback.")
     repair_workers: int = Field(4, description="Parallel workers for mutation repair.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")

@@ -29,6 +29,9 @@ def turn_prompt(state: CodurState) -> str:
         parts.append("Test results before any change:\n" + tests["report"])
     for path, numbered in obs.get("sources", {}).items():
         parts.append(f"{path} (as it was before this run):\n{numbered}")
+    if suspicious := obs.get("suspicious"):
+        parts.append("Most suspicious lines (fault localization over the tests' coverage):\n" + "\n".join(
+            f"- {s['path']}:{s['line']}: {s['text']}" for s in suspicious))
     if steps := state.get("plan", {}).get("steps"):
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
     if feedback := state.get("feedback"):

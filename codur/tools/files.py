@@ -73,6 +73,8 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
 def replace_in_file(ctx: ToolContext, path: str, old: str, new: str) -> str:
     """Replace the exact text old with new in a file; old must occur exactly once (copy it without line numbers)."""
     text = ctx.read_text(path)
+    if old == new:
+        raise ToolError("old and new are the same text: nothing would change; write the corrected code in new")
     count = text.count(old) if old else 0
     if count == 0:
         stripped = old.strip()
