@@ -50,6 +50,9 @@ class RLMConfig(BaseModel):
     sub_call_chars: int = Field(12_000, ge=100, description="Context chars a direct/downgraded answer sees.")
     history_chars: int = Field(24_000, ge=1_000, description="Older outputs are elided past this prompt size.")
     preview_chars: int = Field(300, ge=0, description="Characters of `context` shown in the first turn.")
+    confirm_final_with_code: bool = Field(
+        True, description="A direct FINAL written with code needs confirming after the output is shown "
+                          "(False: honoured once that code ran without error).")
 
     def budget_limits(self) -> BudgetLimits:
         return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,
@@ -175,8 +178,9 @@ class RLMEngine:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran. A direct FINAL in the same reply as
-        code was written before the model saw the output: it is honoured only when every
-        block ran and the output shows the answer, so an invented result is not accepted.
+        code was written before the model saw the output: it is never honoured when a block
+        failed, and with ``confirm_final_with_code`` the model must confirm it after reading
+        the output, so an invented result is not accepted.
         """
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         failed = [e for e in iteration.executions if e.error]
@@ -189,9 +193,9 @@ class RLMEngine:
         elif failed:
             iteration.notes.append("FINAL refused: a code block in the same reply failed; read its error "
                                    "and answer again")
-        elif iteration.executions and final.value not in "".join(e.stdout for e in iteration.executions):
-            iteration.notes.append("FINAL refused: you wrote it before your code ran and the output above "
-                                   "does not show it; read the output, then write FINAL(answer) again")
+        elif iteration.executions and self.config.confirm_final_with_code:
+            iteration.notes.append(f"your FINAL({_clip(final.value)}) was written before this output existed, "
+                                   "so it is not accepted yet")
         else:
             iteration.final["accepted"] = True
             raise _Finished(final.value, "final_direct")
@@ -220,6 +224,10 @@ class RLMEngine:
         if parsed.final and parsed.final.kind == "direct":
             return parsed.final.value, "forced"
         return parsed.thinking or text.strip(), "forced"
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _preview(context: Any, chars: int) -> str:

@@ -64,14 +64,18 @@ Write one ```repl block that searches `context` for words of the question and pr
 Write FINAL(answer) outside code only once the output shows the answer."""
 
 NEXT_TURN = """\
+Output of your code:
 {outputs}{notes}
+
 Question: {question}
-Budget left: {iterations_left} iterations, {cost_left}.
-Reply with more ```repl code, or FINAL(answer) / FINAL_VAR(name) outside code when you know the answer."""
+If the output above answers it, reply with just FINAL(answer), the answer taken from the output. \
+Otherwise write different ```repl code (or FINAL_VAR(name) for a variable that holds the answer). \
+Budget left: {iterations_left} iterations, {cost_left}."""
 
 FORCED = """\
-The budget is exhausted ({reason}); no more code will run. \
-Reply now with FINAL(your best answer) to the question: {question}"""
+The budget is exhausted ({reason}); no more code will run.
+Question: {question}
+Reply with just FINAL(answer), using what the outputs above showed."""
 
 DIRECT = """\
 Answer the task directly and briefly from the text below.

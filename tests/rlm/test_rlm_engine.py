@@ -49,12 +49,18 @@ def test_final_is_refused_when_the_code_of_the_same_reply_failed():
     assert "FINAL refused" in model.calls[1][-1].content
 
 
-def test_final_in_the_same_reply_as_code_needs_the_output_to_show_it():
-    result, _ = run(["```repl\nprint(search_context('magic', window=30))\n```\nFINAL(48213)"])
+def test_final_written_with_code_must_be_confirmed_after_the_output():
+    result, model = run(["```repl\nhits = count_matches('magic')\nprint(hits)\n```\nFINAL(1)", "FINAL(48213)"])
     assert (result.answer, result.answer_source) == ("48213", "final_direct")
-    result, model = run(["```repl\nprint(count_matches('magic'))\n```\nFINAL(99999)", "FINAL(48213)"])
-    assert result.answer == "48213" and result.trace.iterations[0].final["accepted"] is False
-    assert "before your code ran" in model.calls[1][-1].content
+    first = result.trace.iterations[0]
+    assert first.executions[0].stdout == "1\n" and first.final["accepted"] is False
+    assert "your FINAL(1) was written before this output existed" in model.calls[1][-1].content
+
+
+def test_final_written_with_code_is_honoured_after_the_code_when_confirmation_is_off():
+    result, model = run(["```repl\nx = 6 * 7\n```\nFINAL(42)"], confirm_final_with_code=False)
+    assert (result.answer, result.answer_source) == ("42", "final_direct")
+    assert len(model.calls) == 1 and result.trace.iterations[0].executions[0].error is None
 
 
 def test_final_var_of_an_unknown_variable_is_refused():
