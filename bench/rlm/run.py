@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from niah import QUESTION, make_haystack, parse_size  # noqa: E402
+from niah import QUESTION, make_haystack, parse_size
 
-from codur.llm import ScriptedChatModel  # noqa: E402
-from codur.rlm import RLMConfig, RLMEngine, Sandbox  # noqa: E402
-from codur.rlm.bridge import Bridge, ModelClient  # noqa: E402
-from codur.rlm.budget import Budget, BudgetLimits  # noqa: E402
-from codur.rlm.trace import RLMTrace  # noqa: E402
+from codur.llm import ScriptedChatModel
+from codur.rlm import RLMConfig, RLMEngine, Sandbox
+from codur.rlm.bridge import Bridge, ModelClient
+from codur.rlm.budget import Budget, BudgetLimits
+from codur.rlm.trace import RLMTrace
 
 
 def _stats_ms(samples: list[float]) -> str:

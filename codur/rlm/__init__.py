@@ -25,7 +25,7 @@ _EXPORTS = {
     "Sandbox": "sandbox", "SandboxError": "sandbox", "SandboxLimits": "sandbox", "CodeExecution": "trace",
     "Iteration": "trace", "RLMTrace": "trace", "SubCall": "trace",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -63,7 +63,7 @@ class Usage:
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
                      self.cost_usd + other.cost_usd, self.calls + other.calls, self.model_s + other.model_s)
 
@@ -114,7 +114,7 @@ class Budget:
         clock: monotonic seconds (tests hand in a fake).
     """
 
-    def __init__(self, limits: BudgetLimits | None = None, *, depth: int = 0, parent: "Budget | None" = None,
+    def __init__(self, limits: BudgetLimits | None = None, *, depth: int = 0, parent: Budget | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits or BudgetLimits()
         self.depth = depth
@@ -206,7 +206,7 @@ class Budget:
         scaled = max(1, round(self.limits.max_parallel * self.remaining_fraction()))
         return max(1, min(tasks, self.limits.max_parallel, scaled))
 
-    def allocate(self, share: float, *, max_iterations: int, wall_share: float | None = None) -> "Budget":
+    def allocate(self, share: float, *, max_iterations: int, wall_share: float | None = None) -> Budget:
         """A child budget one level deeper.
 
         Args:

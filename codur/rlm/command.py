@@ -68,7 +68,8 @@ def rlm_command(
     max_cost: float = typer.Option(1.0, "--max-cost", min=0, help="Spend limit, USD (the local model costs 0)."),
     max_tokens: int = typer.Option(200_000, "--max-tokens", min=1, help="Token limit, sub-calls included."),
     timeout: float = typer.Option(900.0, "--timeout", min=1, help="Wall-clock limit, seconds."),
-    run_dir: Path | None = typer.Option(None, "--run-dir", help="Where the trace goes (default .codur/runs/<id>)."),
+    run_dir: Path | None = typer.Option(  # noqa: B008 - Typer declares options this way
+        None, "--run-dir", help="Where the trace goes (default .codur/runs/<id>)."),
 ) -> None:
     """Answer a question over a long input with a recursive language model."""
     from codur.rlm.engine import RLMConfig, RLMEngine

@@ -94,7 +94,7 @@ class CallEstimate:
     usd: float
 
     @classmethod
-    def from_budget(cls, budget: Budget, default_s: float = 5.0, default_usd: float = 0.0) -> "CallEstimate":
+    def from_budget(cls, budget: Budget, default_s: float = 5.0, default_usd: float = 0.0) -> CallEstimate:
         """The mean over every call of the run so far (the root budget), or the defaults."""
         root = budget
         while root.parent is not None:

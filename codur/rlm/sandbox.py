@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
@@ -135,7 +135,7 @@ class Sandbox:
             self.context_format, self.context_path = "json", self.scratch / ".context.json"
             self.context_path.write_text(json.dumps(context), encoding="utf-8")
 
-    def start(self) -> "Sandbox":
+    def start(self) -> Self:
         if self.proc is not None:
             return self
         env = scrubbed_env({"HOME": str(self.scratch), "TMPDIR": str(self.scratch), "PYTHONUNBUFFERED": "1"})
@@ -266,7 +266,7 @@ class Sandbox:
         self._stop()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -84,8 +84,8 @@ class SubCall:
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
     duration_s: float = 0.0
-    trace: "RLMTrace | None" = None
-    children: list["SubCall"] = field(default_factory=list)
+    trace: RLMTrace | None = None
+    children: list[SubCall] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "mode": self.mode, "prompt": _short(self.prompt), "answer": _short(self.answer),
@@ -155,9 +155,9 @@ class RLMTrace:
     def render_tree(self, indent: str = "") -> str:
         """The trace as an indented text tree: iterations, their executions, sub-calls and child traces."""
         usage = self.usage
-        lines = [f"{indent}{self.id} depth={self.depth} source={self.answer_source} "
-                 f"tokens={usage.total_tokens:,} cost=${usage.cost_usd:.4f} {self.duration_s:.1f}s"
-                 f" task={_short(self.task, 80)!r}"]
+        lines = [(f"{indent}{self.id} depth={self.depth} source={self.answer_source} "
+                  f"tokens={usage.total_tokens:,} cost=${usage.cost_usd:.4f} {self.duration_s:.1f}s"
+                  f" task={_short(self.task, 80)!r}")]
         for it in self.iterations:
             final = f" final={it.final['kind']}" if it.final else ""
             lines.append(f"{indent}  iteration {it.index}: {len(it.executions)} block(s){final} "
@@ -172,8 +172,8 @@ class RLMTrace:
 
 
 def _render_call(call: SubCall, indent: str) -> list[str]:
-    lines = [f"{indent}{call.kind} [{call.mode}] {call.duration_s:.1f}s tokens={call.usage.total_tokens:,}"
-             f" prompt={_short(call.prompt, 60)!r}"]
+    lines = [(f"{indent}{call.kind} [{call.mode}] {call.duration_s:.1f}s tokens={call.usage.total_tokens:,}"
+              f" prompt={_short(call.prompt, 60)!r}")]
     if call.trace is not None:
         lines.append(call.trace.render_tree(indent + "  "))
     for child in call.children:

@@ -178,12 +178,12 @@ class Worker:
         try:
             tree = ast.parse(code, name, "exec")
             last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-            exec(compile(tree, name, "exec"), self.ns)
+            exec(compile(tree, name, "exec"), self.ns)  # noqa: S102 - this process IS the sandbox
             if last is not None:
                 value = eval(compile(ast.Expression(last.value), name, "eval"), self.ns)
                 if value is not None:
                     print(repr(value))
-        except BaseException as exc:  # noqa: BLE001 - the model reads every failure
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             error = _format_error(exc)
@@ -220,7 +220,7 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(2, 1)
-    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the worker
     sys.stdout = os.fdopen(1, "w", encoding="utf-8", closefd=False)
     Worker(proto_in, proto_out).serve()
 

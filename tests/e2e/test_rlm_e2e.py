@@ -14,10 +14,10 @@ import pytest
 pytestmark = pytest.mark.e2e
 pytest.importorskip("xllamacpp")
 
-from codur.config import CodurConfig, ModelProfile  # noqa: E402
-from codur.llm import get_chat_model  # noqa: E402
-from codur.llm.local import stop_shared_server  # noqa: E402
-from codur.rlm import FORCED_WARNING, RLMConfig, RLMEngine  # noqa: E402
+from codur.config import CodurConfig, ModelProfile
+from codur.llm import get_chat_model
+from codur.llm.local import stop_shared_server
+from codur.rlm import FORCED_WARNING, RLMConfig, RLMEngine
 
 
 def _niah():

@@ -172,7 +172,7 @@ def test_batch_falls_back_to_direct_answers_at_the_depth_limit():
 
 
 def test_batch_downgrades_below_the_threshold():
-    bridge, model, budget, trace, spawn = make(["x", "y"], max_tokens=1000, downgrade_threshold=0.5)
+    bridge, _, budget, trace, spawn = make(["x", "y"], max_tokens=1000, downgrade_threshold=0.5)
     budget.record(Usage(600, 0))
     bridge.batch_rlm_query(["t1", "t2"])
     assert spawn.calls == [] and trace.subcalls[0].mode == "downgraded"
