@@ -7,7 +7,7 @@
 - otherwise → retry the agent with the failure as context.
 Repair is eligible for a fix task verified by tests, with failing tests and source
 files of the repo's own beside the tests (the repair engine localizes the fault by
-coverage), once per run, when enabled.
+coverage), once per run, when enabled, and never in a dry run (it would write).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ Route = Literal["done", "retry", "replan", "repair"]
 
 def repair_eligible(state: CodurState, ctx: CodurContext) -> bool:
     v = state.get("verification", {})
-    return (ctx.config.repair and not state.get("repair_attempted")
+    return (ctx.config.repair and not ctx.config.dry_run and not state.get("repair_attempted")
             and state.get("task_type") == TaskType.CODE_FIX.value
             and v.get("strategy") in ("tests", "hybrid") and bool(v.get("failing_tests"))
             and any(not is_test_file(f) for f in state.get("observation", {}).get("files", [])))

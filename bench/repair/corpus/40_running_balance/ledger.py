@@ -3,7 +3,9 @@ def running_balance(opening, transactions):
     balance = opening
     out = []
     for kind, amount in transactions:
-        if kind == "in" or kind == "out":
+        if kind == "in":
+            balance += amount
+        elif kind == "out":
             balance += amount
         else:
             raise ValueError(f"unknown kind {kind!r}")
