@@ -1,9 +1,9 @@
 """build_graph(): codur's one graph — engine states and execution nodes together.
 
-    START → initialize → observe → plan ─┬─► delegate → execute → verify → review ─┬─► done → END
-                                         └─ answer ─► done                         ├─ retry  → delegate
-                                                                                   ├─ replan → plan
-                                                                                   └─ repair → repair → verify
+    START → initialize → observe → plan ──► delegate → execute → verify → review ─┬─► done → END
+                                                                                  ├─ retry  → delegate
+                                                                                  ├─ replan → plan
+                                                                                  └─ repair → repair → verify
 
 Every edge is guarded: a terminal status in the state (a budget, a cancel, an
 error) routes to ``done`` from wherever the run is. ``recursion_limit`` belongs to
@@ -35,11 +35,6 @@ def _to(target: str):
     return guarded(lambda _state: target)
 
 
-def route_after_plan(state: CodurState) -> Literal["delegate", "done"]:
-    """Plan → delegate, or done when the plan itself answered (plan["answer"])."""
-    return "done" if state.get("plan", {}).get("answer") else "delegate"
-
-
 def route_after_review(state: CodurState) -> Literal["done", "delegate", "plan", "repair"]:
     """Review's route: retry → delegate, replan → plan, repair → repair, done → done."""
     return {"retry": "delegate", "replan": "plan", "repair": "repair"}.get(state.get("route", "done"), "done")  # type: ignore[return-value]
@@ -61,10 +56,9 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
                       ("review", review_node), ("repair", repair_node), ("done", done_node)]:
         builder.add_node(name_, fn)
     builder.add_edge(START, "initialize")
-    for src, dst in [("initialize", "observe"), ("observe", "plan"), ("delegate", "execute"),
-                     ("execute", "verify"), ("verify", "review"), ("repair", "verify")]:
+    for src, dst in [("initialize", "observe"), ("observe", "plan"), ("plan", "delegate"),
+                     ("delegate", "execute"), ("execute", "verify"), ("verify", "review"), ("repair", "verify")]:
         builder.add_conditional_edges(src, _to(dst), [dst, "done"])
-    builder.add_conditional_edges("plan", guarded(route_after_plan), ["delegate", "done"])
     builder.add_conditional_edges("review", guarded(route_after_review), ["done", "delegate", "plan", "repair"])
     builder.add_edge("done", END)
     return builder.compile(checkpointer=checkpointer, name=name)

@@ -15,11 +15,17 @@ from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState
+from codur.tools.context import ToolError
 from codur.tools.registry import TaskType
 
 
-def turn_prompt(state: CodurState) -> str:
-    """The user message of the agent's turn."""
+def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str:
+    """The user message of the agent's turn.
+
+    Args:
+        current: numbered source of files as they are now (on a retry the agent's
+            earlier edits are in them); default: observe's copies.
+    """
     obs = state.get("observation", {})
     parts = [f"Task: {state['task']}"]
     files = obs.get("files", [])
@@ -27,8 +33,8 @@ def turn_prompt(state: CodurState) -> str:
         parts.append("Python files: " + ", ".join(files[:25]))
     if (tests := obs.get("tests")) and not state.get("feedback"):
         parts.append("Test results before any change:\n" + tests["report"])
-    for path, numbered in obs.get("sources", {}).items():
-        parts.append(f"{path} (as it was before this run):\n{numbered}")
+    for path, numbered in (current or obs.get("sources", {})).items():
+        parts.append(f"{path} (now):\n{numbered}")
     if suspicious := obs.get("suspicious"):
         parts.append("Most suspicious lines (fault localization over the tests' coverage):\n" + "\n".join(
             f"- {s['path']}:{s['line']}: {s['text']}" for s in suspicious))
@@ -40,8 +46,22 @@ def turn_prompt(state: CodurState) -> str:
     return "\n\n".join(parts)
 
 
-def execution_plan(state: CodurState, agent: str) -> ExecutionPlan:
-    return ExecutionPlan(prompt=turn_prompt(state), repo_root=Path(state["repo"]), agent=agent,
+def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
+    """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
+    tools = ctx.tools(state["repo"])
+    out = {}
+    for path in state.get("observation", {}).get("sources", {}):
+        try:
+            out[path] = "\n".join(f"{i:4d}| {line}" for i, line in
+                                  enumerate(tools.ctx.read_text(path).splitlines(), 1))
+        except ToolError:
+            continue
+    return out
+
+
+def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> ExecutionPlan:
+    """The Act step's plan: the turn prompt with the current code."""
+    return ExecutionPlan(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]), agent=agent,
                          task_type=state.get("task_type", TaskType.CODE_FIX.value), run_id=state.get("run_id", ""))
 
 

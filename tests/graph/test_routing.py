@@ -106,6 +106,8 @@ def test_stuck_fix_task_falls_back_to_mutation_repair(invoice_repo: Path):
     assert result.nodes[result.nodes.index("repair") + 1] == "verify"
     assert result.status is RunStatus.SUCCESS, result.reason
     assert FIX_NEW in (invoice_repo / "billing.py").read_text()
+    # The agent's edits did not reduce the failures: they were reverted before the search.
+    assert "VAT" not in result.diff and result.diff.count("\n+    ") == 1
 
 
 def test_token_budget_exceeded(invoice_repo: Path):

@@ -31,7 +31,7 @@ def count_edits(messages) -> int:
 def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     """Run the agent; report its outcome and usage."""
     name = state.get("agent") or ctx.config.default_agent
-    plan = execution_plan(state, name)
+    plan = execution_plan(state, ctx, name)
     llm_calls = tokens = tool_calls = 0
     result = None
     agents = build_agents(state, ctx, name)

@@ -3,7 +3,9 @@
 Runs :func:`codur.repair.repair` on the repo without applying: fault localization,
 AST mutants tested in parallel isolated workers, a plausible patch as a unified diff.
 The node applies that diff through the ToolExecutor's ``apply_patch``, so the change
-is atomic and journaled and shows in the run's diff like any other edit.
+is atomic and journaled and shows in the run's diff like any other edit. When the
+agent's edits did not reduce the number of failing tests, they are reverted first
+(from the change journal) and the search starts from the original code.
 """
 
 from __future__ import annotations
@@ -20,6 +22,14 @@ def repair_node(state: CodurState, ctx: CodurContext) -> dict:
     from codur.repair import repair
 
     tools = ctx.tools(state["repo"])
+    baseline = len(state.get("observation", {}).get("tests", {}).get("failed", []))
+    now = len(state.get("verification", {}).get("failing_tests", []))
+    reverted = tools.journal.changed_files if tools.journal.changed_files and now >= baseline else []
+    if reverted:
+        # The agent's edits did not reduce the failures: search from the original code,
+        # not from the agent's failed attempt (mutants of a broken edit rarely repair it).
+        tools.journal.restore()
+        emit({"event": "repair.reverted", "files": reverted, "failing_before": baseline, "failing_now": now})
     assert ctx.limits is not None
     remaining = max(10.0, ctx.limits.timeout_s - ctx.limits.elapsed_s())
     result = repair(tools.root, workers=ctx.config.repair_workers, apply=False, on_event=emit,
@@ -35,5 +45,5 @@ def repair_node(state: CodurState, ctx: CodurContext) -> dict:
             status = "error"
     outcome = {"agent": "repair", "status": status, "summary": result.patch_description or result.message,
                "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 2),
-               "files": applied, "edits": len(applied)}
+               "files": applied, "edits": len(applied), "reverted": reverted}
     return {"repair_attempted": True, "agent_outcome": outcome}
