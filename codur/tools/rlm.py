@@ -66,7 +66,11 @@ def load_repo_context(ctx: ToolContext, paths: list[str], max_bytes: int = MAX_C
 
 @tool(scenarios=[TaskType.CODE_ANALYSIS, TaskType.EXPLANATION], side_effects=[SideEffect.CODE_EXECUTION])
 def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PATHS) -> str:
-    """Answer a question over many files or a whole repo (paths: globs, default all .py files) with a recursive language model that explores them with code."""
+    """Answer a question over many repo files (paths: globs) with a recursive language model that runs code.
+
+    The files become one long ``context`` the model explores in a sandboxed REPL. Use it
+    for questions over a whole repo or files too long to read; not for single lookups.
+    """
     from codur.rlm.command import build_model
     from codur.rlm.engine import RLMConfig, RLMEngine
 

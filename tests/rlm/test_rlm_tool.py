@@ -34,7 +34,7 @@ def test_registered_for_analysis_and_explanation():
     spec = REGISTRY.get("ask_codebase")
     assert spec is not None and spec.scenarios == {TaskType.CODE_ANALYSIS, TaskType.EXPLANATION}
     assert spec in list_tools_for_tasks([TaskType.EXPLANATION])
-    assert "recursive language model" in spec.summary
+    assert "recursive language model" in spec.summary and len(spec.summary) <= 110
 
 
 def test_context_holds_visible_text_files_under_headers(repo):
