@@ -39,26 +39,37 @@ class RepairResult:
     message: str = ""
 
 
-def _timeout(durations: list[float], cap: float) -> float:
-    """Stage timeout in seconds: generous over the baseline, at most ``cap``."""
-    return min(cap, max(2.0, 5.0 * sum(durations) + 1.5))
+def _timeout(seconds: float, cap: float) -> float:
+    """Stage timeout in seconds: generous over the baseline estimate, at most ``cap``."""
+    return min(cap, max(2.0, 4.0 * seconds + 1.0))
 
 
 def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Path,
-            cap: float) -> list[Stage]:
+            cap: float, plugin_free: bool = False) -> list[Stage]:
+    """The runs a mutant must pass: its failing tests, then the whole suite.
+
+    Timeouts come from the baseline run: per-test durations plus the run's fixed
+    overhead (start-up, collection); a test that hung in the baseline counts as a
+    typical passing test. With ``plugin_free`` (the suite was seen to give the same
+    outcomes without the installed pytest plugins) both runs skip the plugins, which
+    is much cheaper, and a third run confirms the whole suite with them.
+    """
     failing = [t for t in loc.tests if t.outcome == "failed"]
     passing = [t.duration for t in loc.tests if t.outcome == "passed"]
+    overhead = max(0.0, loc.elapsed_s - sum(t.duration for t in loc.tests))
     typical = statistics.median(passing) if passing else 0.1
-    # a failing test that hung in the baseline says nothing about its normal duration
     fail_durations = [typical if t.timed_out else t.duration for t in failing]
-    full = _timeout(passing + fail_durations, cap)
+    full = _timeout(overhead + sum(passing) + sum(fail_durations), cap)
     if not command.is_pytest:
         return [Stage((), full)]
     select.write_text(json.dumps([t.nodeid for t in failing]))
     files = [] if command.pytest_args else list(dict.fromkeys(t.path for t in failing if t.path))
+    env = testcmd.NO_PLUGINS if plugin_free else ()
     first = Stage((*(command.pytest_args or files), *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN),
-                  _timeout(fail_durations, cap), (("CODUR_REPAIR_SELECT", str(select)),))
-    return [first, Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)]
+                  _timeout(overhead + sum(fail_durations), cap),
+                  (("CODUR_REPAIR_SELECT", str(select)), *env))
+    whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)
+    return [first, Stage(whole.args, full, env), whole] if plugin_free else [first, whole]
 
 
 def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list) -> None:
@@ -125,27 +136,50 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
             try:
                 _start_workers(repo, command, workers, pool)
                 copies = [w for w in pool if isinstance(w, Worker)]
-                loc = localize.localize_faults(
-                    repo, command, test_timeout_s=min(mutant_timeout_s, 10.0),
-                    run_timeout_s=max(1.0, deadline - time.monotonic()), worker=copies[0])
+                loc, plugin_free = _baseline(repo, command, copies, mutant_timeout_s, deadline)
             except (OSError, RuntimeError) as exc:
                 return done("error", message=f"could not run the tests: {exc}")
-            return _search(repo, command, loc, copies, Path(tmp) / "select.json", done, emit,
-                           cancel=cancel, deadline=deadline, cap=mutant_timeout_s,
-                           max_mutants=max_mutants, apply=apply)
+            stages = _stages(loc, command, Path(tmp) / "select.json", mutant_timeout_s, plugin_free)
+            return _search(repo, loc, copies, stages, done, emit, cancel=cancel,
+                           deadline=deadline, max_mutants=max_mutants, apply=apply)
         finally:
             for item in reversed(pool):  # workers first (kill runs), then the runner
                 item.close()
 
 
-def _search(repo, command, loc, pool, select, done, emit, *, cancel, deadline, cap,
-            max_mutants, apply) -> RepairResult:
+def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,
+              deadline: float) -> tuple[localize.Localization, bool]:
+    """Localize on the first copy while the last one checks, when the tests run in the
+    fork server, whether the suite gives the same outcomes without the installed pytest
+    plugins (one copy: one after the other). Returns (localization, plugin_free)."""
+    test_timeout = min(cap, 10.0)
+    left = max(1.0, deadline - time.monotonic())
+    env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
+    probe = None
+    with ThreadPoolExecutor(1) as ex:
+        if copies[0].runner is not None and len(copies) > 1:
+            probe = ex.submit(localize.outcomes, copies[-1], command, env, left)
+        loc = localize.localize_faults(repo, command, test_timeout_s=test_timeout,
+                                       run_timeout_s=left, worker=copies[0])
+        if probe is not None:
+            seen = probe.result()
+        elif copies[0].runner is not None and loc.failing:
+            seen = localize.outcomes(copies[0], command, env, left)
+        else:
+            seen = None
+    return loc, seen == {t.nodeid: t.outcome for t in loc.tests}
+
+
+def _search(repo, loc, pool, stages, done, emit, *, cancel, deadline, max_mutants,
+            apply) -> RepairResult:
     failing, suspicious = loc.failing, loc.suspicious[:10]
     emit({"event": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
           "elapsed_s": round(loc.elapsed_s, 3)})
     info = {"failing_tests": failing, "suspicious": suspicious}
     if not failing:
         return done("no_failing_tests", message="all tests pass; nothing to repair", **info)
+    if cancel.is_set():
+        return done("cancelled", message="cancelled before the search; repository unchanged", **info)
     candidates, texts = mutants.generate(repo, loc.scores, limit=max_mutants)
     emit({"event": "repair.mutants", "count": len(candidates)})
 
@@ -154,8 +188,8 @@ def _search(repo, command, loc, pool, select, done, emit, *, cancel, deadline, c
         emit({"event": "repair.mutant", "index": index, "file": m.file, "line": m.line,
               "operator": m.operator, "description": m.description, "result": result})
 
-    outcome = search(candidates, pool, texts, _stages(loc, command, select, cap),
-                     deadline=deadline, cancel=cancel, on_result=on_result)
+    outcome = search(candidates, pool, texts, stages, deadline=deadline, cancel=cancel,
+                     on_result=on_result)
     info["mutants_tried"] = outcome.tried
     if outcome.best is None:
         if outcome.stopped == "cancelled":

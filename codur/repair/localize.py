@@ -146,6 +146,9 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             output = f"exit {run.returncode} ({run.status})"
         else:
             argv = command.pytest_argv(*plugin) if command.is_pytest else list(command.argv)
+            data = Path(tmp) / "coverage"
+            if not command.is_pytest and _can_cover(argv[0]):
+                argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
             try:
                 proc = subprocess.run(argv, cwd=repo, env=testcmd.plugin_env(**env), text=True,
                                       capture_output=True, timeout=run_timeout_s, check=False,
@@ -154,7 +157,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                 raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s") from exc
             output = (proc.stdout + proc.stderr)[-4000:]
             if not command.is_pytest:
-                raw = _whole_command_report(repo, proc.returncode, output)
+                raw = _whole_command_report(repo, proc.returncode, output, command.argv, data)
         if command.is_pytest:
             if not out.is_file():
                 raise RuntimeError(f"test run produced no report: {output}")
@@ -163,11 +166,50 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     return Localization(loc.tests, loc.scores, time.monotonic() - start, output)
 
 
-def _whole_command_report(repo: Path, returncode: int, output: str) -> dict:
-    """A non-pytest command is one test; every source line it names in a traceback is suspect."""
-    frames = [[p if Path(p).is_absolute() else str(repo / p), int(n)] for p, n in _FRAME_RE.findall(output)]
+def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
+             timeout_s: float) -> dict[str, str] | None:
+    """Outcome ("passed"/"failed"/"skipped") of every test of a pytest suite run in ``worker``
+    with extra ``env``; None if the run gave no report (crash, over ``timeout_s`` seconds).
+    """
+    with tempfile.TemporaryDirectory(prefix="codur-outcomes-") as tmp:
+        out = Path(tmp) / "report.json"
+        env = {**env, "CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
+        worker.run([*command.pytest_args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
+                    "no:cacheprovider"], timeout_s, env)
+        if not out.is_file():
+            return None
+        return {k: v["outcome"] for k, v in json.loads(out.read_text())["tests"].items()}
+
+
+def _can_cover(python: str) -> bool:
+    """True if ``python`` is an interpreter that can ``-m coverage run``."""
+    if not testcmd.is_python(python):
+        return False
+    probe = subprocess.run([python, "-c", "import coverage"], capture_output=True, check=False,
+                           timeout=60, stdin=subprocess.DEVNULL)
+    return probe.returncode == 0
+
+
+def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[str, ...],
+                          data: Path) -> dict:
+    """A non-pytest command is one test: the lines it covered (when ``coverage run`` could
+    wrap it, data in ``data``) and those named in its tracebacks are suspects, except in
+    the scripts named in the command (the test driver itself).
+    """
+    driver = {str((repo / a).resolve()) for a in argv if a.endswith(".py")}
+    frames = [[str((repo / p).resolve()), int(n)] for p, n in _FRAME_RE.findall(output)]
+    frames = [f for f in frames if f[0] not in driver]
     outcome = "passed" if returncode == 0 else "failed"
     lines: dict[str, dict[int, list[str]]] = defaultdict(dict)
+    if data.is_file():
+        import coverage
+
+        covered = coverage.CoverageData(basename=str(data))
+        covered.read()
+        for path in covered.measured_files():
+            if str(Path(path).resolve()) not in driver:
+                for line in covered.lines(path) or ():
+                    lines[path][line] = ["command"]
     for path, line in frames:
         lines[path][line] = ["command"]
     return {"tests": {"command": {"outcome": outcome, "duration": 0.0, "path": "", "frames": frames}},

@@ -78,20 +78,24 @@ def _walk(body: list[ast.stmt], func: ast.AST | None, in_loop: bool) -> Iterator
             yield from _walk(block, inner, loop)
 
 
-def _scope_names(func: ast.AST | None) -> tuple[str, ...]:
+def _scope_names(func: ast.AST | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(parameters and locals of ``func``, those of them used inside subscripts)."""
     if func is None:
-        return ()
+        return (), ()
     args = func.args
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     names += [a.arg for a in (args.vararg, args.kwarg) if a]
     names += [n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-    return tuple(n for n in dict.fromkeys(names) if n != "_")
+    names = [n for n in dict.fromkeys(names) if n != "_"]
+    used = {n.id for s in ast.walk(func) if isinstance(s, ast.Subscript)
+            for n in ast.walk(s.slice) if isinstance(n, ast.Name)}
+    return tuple(names), tuple(n for n in names if n in used)
 
 
 def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> list[Mutant]:
     """Unchecked mutants of every statement of ``rel`` with a positive score."""
     parents = {c: p for p in ast.walk(src.tree) for c in ast.iter_child_nodes(p)}
-    scopes: dict[ast.AST | None, tuple[str, ...]] = {}
+    scopes: dict[ast.AST | None, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     out = []
     for stmt, func, in_loop, siblings in _walk(src.tree.body, None, False):
         score = max((scores.get((rel, ln), 0.0) for ln in header_lines(stmt)), default=0.0)
@@ -99,7 +103,7 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
             continue
         if func not in scopes:
             scopes[func] = _scope_names(func)
-        ctx = operators.Context(src, parents, scopes[func], in_loop, siblings)
+        ctx = operators.Context(src, parents, *scopes[func], in_loop, siblings)
         for ch in operators.changes_for(stmt, ctx):
             out.append(Mutant(rel, ch.line, ch.operator, ch.edits, ch.description, score,
                               ch.prior, (rel, stmt.lineno)))

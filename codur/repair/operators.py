@@ -40,6 +40,7 @@ class Context:
     src: Source
     parents: dict[ast.AST, ast.AST]
     scope_names: tuple[str, ...] = ()
+    index_names: tuple[str, ...] = ()  # scope names used inside subscripts
     in_loop: bool = False
     siblings: int = 1
     changes: list[Change] = field(default_factory=list)
@@ -223,6 +224,12 @@ def op_name(node: ast.Name, ctx: Context) -> None:
         return
     if node.id not in ctx.scope_names:
         return
+    if isinstance(parent, ast.BinOp):
+        parent = ctx.parents.get(parent)
+    # a misused index (b[i] for b[j]) is a classic slip: index names first
+    if isinstance(parent, ast.Slice) or isinstance(parent, ast.Subscript) and parent.value is not node:
+        for other in [n for n in ctx.index_names if n != node.id][:8]:
+            ctx.replace(node, other, "variable_swap", 0.85)
     for other in [n for n in ctx.scope_names if n != node.id][:8]:
         ctx.replace(node, other, "variable_swap", 0.5)
 

@@ -16,8 +16,10 @@ from pathlib import Path
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
 PLUGIN = "codur_repair_plugin"
 #: Flags added to every pytest run of a mutant: stop at the first failure, print no
-#: traceback, write no cache into the worker's copy.
-FAST_FLAGS = ["-x", "-q", "--tb=no", "-p", "no:cacheprovider"]
+#: traceback, skip assertion rewriting, write no cache into the worker's copy.
+FAST_FLAGS = ["-x", "-q", "--tb=no", "--assert=plain", "-p", "no:cacheprovider"]
+#: Environment of a run without the installed (auto-loaded) pytest plugins.
+NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,8 @@ def default_python(repo: Path) -> str:
     return sys.executable
 
 
-def _is_python(arg: str) -> bool:
+def is_python(arg: str) -> bool:
+    """True if ``arg`` names a Python interpreter (``python3``, ``/x/bin/python``...)."""
     name = Path(arg).name.lower()
     return name.startswith("python") or name in ("py", "py.exe")
 
@@ -62,7 +65,7 @@ def _script_python(script: str) -> str:
             first = Path(path).read_text(errors="replace").splitlines()[0]
         except (OSError, IndexError):
             first = ""
-        if first.startswith("#!") and _is_python(first[2:].strip().split()[0]):
+        if first.startswith("#!") and is_python(first[2:].strip().split()[0]):
             return first[2:].strip().split()[0]
     return sys.executable
 
@@ -81,7 +84,7 @@ def resolve(repo: Path, test_cmd: list[str] | None) -> TestCommand:
         raise ValueError("empty test command")
     if argv[0] in ("python", "python3"):
         argv[0] = default_python(repo)
-    if _is_python(argv[0]) and argv[1:3] == ["-m", "pytest"]:
+    if is_python(argv[0]) and argv[1:3] == ["-m", "pytest"]:
         return TestCommand(tuple(argv), argv[0], tuple(argv[3:]))
     if Path(argv[0]).name in ("pytest", "py.test"):
         python = _script_python(argv[0])

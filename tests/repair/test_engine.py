@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 from codur.repair import generate_mutants, localize_faults, repair
 
 from .conftest import snapshot, write_repo
+
+#: No single edit turns this into the expected greeting.
+UNFIXABLE = {
+    "greet.py": "def greet(name):\n    return 'hello ' + name[1:]\n",
+    "test_greet.py": "from greet import greet\n\n\ndef test_greet():\n"
+                     "    assert greet('bob') == 'Hello, Bob and friends!'\n",
+}
 
 EXPECTED_DIFF = """\
 --- a/calc.py
@@ -53,11 +62,7 @@ def test_dry_run_leaves_the_repo_untouched(off_by_one_repo):
 
 
 def test_no_fix_found_leaves_the_repo_untouched(tmp_path):
-    repo = write_repo(tmp_path / "repo", {
-        "greet.py": "def greet(name):\n    return 'hello ' + name[1:]\n",
-        "test_greet.py": "from greet import greet\n\n\ndef test_greet():\n"
-                         "    assert greet('bob') == 'Hello, Bob and friends!'\n",
-    })
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
     before = snapshot(repo)
     result = repair(repo, workers=2)
     assert result.status == "not_found"
@@ -117,11 +122,7 @@ def test_tests_are_never_mutated(off_by_one_repo):
 
 
 def test_cancel_event_stops_the_search(tmp_path):
-    repo = write_repo(tmp_path / "repo", {
-        "greet.py": "def greet(name):\n    return 'hello' + name[0:1]\n",
-        "test_greet.py": "from greet import greet\n\n\ndef test_greet():\n"
-                         "    assert greet('bob') == 'Hello, Bob and friends!'\n",
-    })
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
     before = snapshot(repo)
     cancel = threading.Event()
 
@@ -139,3 +140,37 @@ def test_bad_repo_raises(tmp_path):
 
     with pytest.raises(NotADirectoryError):
         repair(tmp_path / "missing")
+
+
+def test_keyboard_interrupt_cleans_up(tmp_path):
+    import glob
+    import tempfile
+
+    import pytest
+
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    before = snapshot(repo)
+    pattern = f"{tempfile.gettempdir()}/codur-repair-*"
+    leftovers = set(glob.glob(pattern))
+
+    def on_event(event):
+        if event["event"] == "repair.mutant":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        repair(repo, workers=2, on_event=on_event)
+    assert snapshot(repo) == before
+    assert set(glob.glob(pattern)) <= leftovers  # temp copies removed
+
+
+def test_non_pytest_command_is_repaired_without_touching_the_driver(tmp_path):
+    repo = write_repo(tmp_path / "repo", {
+        "stats.py": "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n",
+        "check.py": "from stats import mean\n\nassert mean([2, 4]) == 3, mean([2, 4])\n",
+    })
+    driver = (repo / "check.py").read_bytes()
+    result = repair(repo, test_cmd=["python", "check.py"], workers=1)
+    assert result.status == "patched", result.message
+    assert result.files_changed == ["stats.py"]
+    assert (repo / "check.py").read_bytes() == driver
+    assert subprocess.run([sys.executable, "check.py"], cwd=repo, check=False).returncode == 0

@@ -53,6 +53,7 @@ CASES = [
     ("return_bool", "def f():\n    return True\n", "return True", "return False"),
     ("return_int", "def f():\n    return 0\n", "return 0", "return 1"),
     ("variable_swap", "def f(a, b):\n    return a\n", "return a", "return b"),
+    ("index_variable_swap", "def f(a, b, i, j):\n    return a[j] + b[i:]\n", "b[i:]", "b[j:]"),
     ("len_bound", "def f(xs, i):\n    return i < len(xs)\n", "len(xs)", "len(xs) - 1"),
 ]
 

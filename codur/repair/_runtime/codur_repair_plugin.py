@@ -5,7 +5,8 @@ is chosen per run by environment variables, read at configure time:
 
 - ``CODUR_REPAIR_OUT=<path>``: write JSON with each test's outcome, duration (seconds),
   traceback frames, and per-test line coverage of files under ``CODUR_REPAIR_SOURCE``
-  (coverage.py dynamic contexts, or a ``sys.settrace`` fallback).
+  (coverage.py dynamic contexts, or a ``sys.settrace`` fallback; none with
+  ``CODUR_REPAIR_NO_COVERAGE=1``).
 - ``CODUR_REPAIR_TEST_TIMEOUT=<seconds>``: a test running longer fails with TimeoutError
   raised by SIGALRM, so a hanging test still yields a traceback into the looping code.
   Once one test has hung, later ones get at most 2 s + 5x the longest passing test.
@@ -63,6 +64,21 @@ class _Tracer:
         return out
 
 
+class _NoTracer:
+    """Outcomes only (``CODUR_REPAIR_NO_COVERAGE=1``)."""
+
+    def start(self):
+        pass
+
+    stop = start
+
+    def switch_context(self, name):
+        pass
+
+    def lines(self):
+        return {}
+
+
 class _Coverage:
     def __init__(self, root):
         import coverage
@@ -109,10 +125,13 @@ def pytest_load_initial_conftests(early_config, parser, args):
     if not os.environ.get("CODUR_REPAIR_OUT") or "tracer" in _state:
         return
     root = os.path.realpath(os.environ.get("CODUR_REPAIR_SOURCE", os.getcwd()))
-    try:
-        tracer = _Coverage(root)
-    except ImportError:
-        tracer = _Tracer(root)
+    if os.environ.get("CODUR_REPAIR_NO_COVERAGE"):
+        tracer = _NoTracer()
+    else:
+        try:
+            tracer = _Coverage(root)
+        except ImportError:
+            tracer = _Tracer(root)
     _state.update(tracer=tracer, tests={}, out=os.environ["CODUR_REPAIR_OUT"])
     _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
     tracer.start()
