@@ -9,16 +9,24 @@ Pipeline (``repair(repo)``):
 2. **Fault localization** (``localize.py``). The suite runs once with per-test line
    coverage (coverage.py dynamic contexts via the ``codur_repair_plugin`` pytest plugin);
    each source line gets its Ochiai suspiciousness (Abreu et al. 2007), boosted when it
-   appears in a failing test's traceback. Test files are never scored.
+   appears in a failing test's traceback. Test files are never scored. A hanging test is
+   stopped by SIGALRM (its traceback then points into the loop). Meanwhile a second run
+   checks whether the suite gives the same outcomes without the installed pytest plugins;
+   if so, mutants are tested without them (much cheaper) and a winner is confirmed with
+   them.
 3. **Mutants** (``operators.py``, ``mutants.py``). Operators rewrite exact source spans
    of the most suspicious statements (comparison/arithmetic/boolean swaps, +-1 on
    bounds, indices and slices, dropped guards and operands, f-prefixes, ...); every
    mutant compiles and is unique. Pairs of edits on the top statements come last.
 4. **Search** (``evaluate.py``). Mutants run in rank order on the workers: the failing
-   tests first, then the full suite, each under a timeout that kills the process group.
-   The best-ranked plausible mutant wins, whatever the number of workers.
+   tests first, then the full suite, each under a timeout (from the baseline durations,
+   capped by ``mutant_timeout_s``) that kills the process group. The best-ranked
+   plausible mutant wins, whatever the number of workers.
 5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is replaced
    atomically. Nothing in the repo is written otherwise.
+
+A non-pytest ``test_cmd`` is one test: it is wrapped in ``coverage run`` when possible,
+the scripts it names are never mutated, and mutants run it whole in a subprocess.
 
 ``command.py`` holds the Typer command (``codur repair``); ``bench/repair`` the corpus.
 """
@@ -27,7 +35,8 @@ from codur.repair.engine import RepairResult, repair
 from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai
 from codur.repair.mutants import Mutant
 from codur.repair.mutants import generate as generate_mutants
-from codur.repair.operators import Change, changes_for
+from codur.repair.operators import Change
+from codur.repair.statements import changes_for
 
 __all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for",
            "generate_mutants", "is_source_file", "localize_faults", "ochiai", "repair"]

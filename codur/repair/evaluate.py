@@ -4,7 +4,9 @@ Every mutant runs in a worker's private copy: the failing tests first, then (onl
 they pass) the full suite, each stage under a timeout. Mutants are dispatched in rank
 order; once one is plausible, in-flight mutants ranked *below* it are aborted and those
 ranked above it may finish, so the winner is the best-ranked plausible mutant, the same
-one a sequential search would return, whatever the number of workers.
+one a sequential search would return, whatever the number of workers. While a mutant
+that passed its failing tests runs the full suite, no new mutant starts: it is likely
+the winner, and would otherwise share the CPU with work it makes useless.
 """
 
 from __future__ import annotations
@@ -28,18 +30,22 @@ class Stage:
     env: tuple[tuple[str, str], ...] = ()
 
 
-def evaluate(worker: Worker, mutant: Mutant, original: str, stages: list[Stage]) -> str:
+def evaluate(worker: Worker, mutant: Mutant, original: str, stages: list[Stage],
+             on_first_pass: Callable[[], None] = lambda: None) -> str:
     """Apply ``mutant`` in the worker's copy, run ``stages``, restore the file.
 
+    ``on_first_pass`` is called once the first stage (the failing tests) passed.
     Returns "plausible" (every stage passed), "failed", "timeout" or "aborted".
     """
     path = worker.root / mutant.file
     path.write_bytes(mutant.apply(original).encode("utf-8"))
     try:
-        for stage in stages:
+        for i, stage in enumerate(stages):
             result = worker.run(list(stage.args), stage.timeout_s, dict(stage.env))
             if result.status != "passed":
                 return result.status
+            if i == 0:
+                on_first_pass()
         return "plausible"
     finally:
         path.write_bytes(original.encode("utf-8"))
@@ -66,6 +72,7 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
     """
     idle = list(reversed(workers))
     inflight: dict[Future, tuple[int, Worker]] = {}
+    promising: set[int] = set()  # in flight and past their failing tests
     best, tried, next_index, stopped = None, 0, 0, "exhausted"
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
         try:
@@ -73,10 +80,12 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
                 if cancel.is_set() or time.monotonic() > deadline:
                     stopped = "cancelled" if cancel.is_set() else "time_budget"
                     _abort(inflight, lambda i: True)
-                while best is None and stopped == "exhausted" and idle and next_index < len(mutants):
+                while (best is None and stopped == "exhausted" and idle and not promising
+                       and next_index < len(mutants)):
                     worker, mutant = idle.pop(), mutants[next_index]
                     worker.reset()
-                    future = pool.submit(evaluate, worker, mutant, texts[mutant.file], stages)
+                    future = pool.submit(evaluate, worker, mutant, texts[mutant.file], stages,
+                                         lambda i=next_index: promising.add(i))
                     inflight[future] = (next_index, worker)
                     next_index += 1
                 if not inflight:
@@ -84,6 +93,7 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
                 done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
                 for future in done:
                     index, worker = inflight.pop(future)
+                    promising.discard(index)
                     idle.append(worker)
                     result = future.result()
                     if result == "aborted":

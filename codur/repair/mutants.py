@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codur.repair import operators
+from codur.repair import operators, statements
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -104,7 +104,7 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
         if func not in scopes:
             scopes[func] = _scope_names(func)
         ctx = operators.Context(src, parents, *scopes[func], in_loop, siblings)
-        for ch in operators.changes_for(stmt, ctx):
+        for ch in statements.changes_for(stmt, ctx):
             out.append(Mutant(rel, ch.line, ch.operator, ch.edits, ch.description, score,
                               ch.prior, (rel, stmt.lineno)))
     return out

@@ -1,6 +1,7 @@
-"""Mutation operators: small, exact-span source edits of one AST node or statement.
+"""Mutation operators on expressions: small, exact-span source edits of one AST node.
 
-Each operator is a generator ``(node, ctx) -> Change...`` registered for an AST type.
+Each operator is a function ``(node, ctx)`` registered for an AST type that adds
+:class:`Change` objects to the context (statement operators live in ``statements.py``).
 They cover the classic single-edit bug fixes (range upper bound +1, dropped ``continue``
 guard, dropped ``/ 100``, flipped comparison, loop condition, missing f-prefix, index
 shifted by one) through general operators: +-1 on bounds, indices, slices and integer
@@ -16,7 +17,6 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from codur.repair.source import Edit, Source
@@ -69,7 +69,7 @@ class Context:
         self.changes.append(Change(operator, line or node.lineno, edits, description, prior))
 
 
-_SYM = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+SYM = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
         ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
         ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
         ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
@@ -77,7 +77,7 @@ _SYM = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", as
 _CMP_SWAPS = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
               "==": ["!="], "!=": ["=="], "is": ["is not"], "is not": ["is"],
               "in": ["not in"], "not in": ["in"]}
-_BIN_SWAPS = {"+": ["-", "*"], "-": ["+"], "*": ["/", "+"], "/": ["*", "//"], "//": ["/", "%"],
+BIN_SWAPS = {"+": ["-", "*"], "-": ["+"], "*": ["/", "+"], "/": ["*", "//"], "//": ["/", "%"],
               "%": ["//"], "**": ["*"], "&": ["|"], "|": ["&"], "<<": [">>"], ">>": ["<<"]}
 _NON_COMMUTATIVE = {"-", "/", "//", "%", "**"}
 _FUNC_SWAPS = {"any": "all", "all": "any", "min": "max", "max": "min"}
@@ -86,7 +86,6 @@ _METHOD_SWAPS = {"startswith": "endswith", "endswith": "startswith", "lower": "u
                  "rfind": "find", "index": "rindex", "floor": "ceil", "ceil": "floor",
                  "keys": "values", "values": "keys", "ljust": "rjust", "rjust": "ljust"}
 _FSTRING_FIELD = re.compile(r"\{[A-Za-z_][\w.\[\]'\"]*(![rsa])?(:[^{}]*)?\}")
-_JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 
 
 def _pattern(sym: str) -> str:
@@ -107,12 +106,12 @@ def shifted(node: ast.expr, delta: int, src: Source) -> str:
     text = src.seg(node)
     if isinstance(node, (ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda, ast.NamedExpr)) or (
             isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)) or (
-            isinstance(node, ast.BinOp) and _SYM[type(node.op)] in "&|^<<>>"):
+            isinstance(node, ast.BinOp) and SYM[type(node.op)] in "&|^<<>>"):
         text = f"({text})"
     return f"{text} {'+' if delta > 0 else '-'} 1"
 
 
-def _plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float) -> None:
+def plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float) -> None:
     if isinstance(node, (ast.Constant, ast.Starred)) and type(getattr(node, "value", 0)) is not int:
         return
     for delta in (1, -1):
@@ -122,19 +121,19 @@ def _plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float) -> No
 def op_compare(node: ast.Compare, ctx: Context) -> None:
     operands = [node.left, *node.comparators]
     for i, op in enumerate(node.ops):
-        sym = _SYM[type(op)]
+        sym = SYM[type(op)]
         span = ctx.src.token(operands[i], operands[i + 1], _pattern(sym))
         for new in _CMP_SWAPS[sym] if span else ():
             ctx.add("comparison_swap", node, [(*span, new)], 1.0)
     for operand in operands:
         if isinstance(operand, ast.Call) and getattr(operand.func, "id", "") == "len":
-            _plus_minus(operand, ctx, "bound_shift", 0.9)
+            plus_minus(operand, ctx, "bound_shift", 0.9)
 
 
 def op_binop(node: ast.BinOp, ctx: Context) -> None:
-    sym = _SYM[type(node.op)]
+    sym = SYM[type(node.op)]
     span = ctx.src.token(node.left, node.right, _pattern(sym))
-    for new in _BIN_SWAPS.get(sym, []) if span else ():
+    for new in BIN_SWAPS.get(sym, []) if span else ():
         ctx.add("arithmetic_swap", node, [(*span, new)], 0.9)
     for keep in (node.left, node.right):
         ctx.replace(node, ctx.fill(node, keep), "drop_operand", 0.85)
@@ -146,7 +145,7 @@ def op_binop(node: ast.BinOp, ctx: Context) -> None:
 
 
 def op_boolop(node: ast.BoolOp, ctx: Context) -> None:
-    sym = _SYM[type(node.op)]
+    sym = SYM[type(node.op)]
     spans = [ctx.src.token(a, b, _pattern(sym)) for a, b in itertools.pairwise(node.values)]
     if all(spans):
         new = "or" if sym == "and" else "and"
@@ -181,7 +180,7 @@ def op_constant(node: ast.Constant, ctx: Context) -> None:
     if isinstance(value, bool):
         ctx.replace(node, str(not value), "boolean_constant", 0.95)
     elif isinstance(value, int):
-        _plus_minus(node, ctx, "constant_shift", 0.8)
+        plus_minus(node, ctx, "constant_shift", 0.8)
     elif (isinstance(value, str) and _FSTRING_FIELD.search(value)
           and not isinstance(ctx.parents.get(node), ast.JoinedStr)):
         start, _ = ctx.src.span(node)
@@ -199,7 +198,7 @@ def op_call(node: ast.Call, ctx: Context) -> None:
         ctx.add("method_swap", func, [(end - len(func.attr), end, _METHOD_SWAPS[func.attr])], 0.8)
     if isinstance(func, ast.Name) and func.id == "range":
         for arg in node.args:
-            _plus_minus(arg, ctx, "bound_shift", 1.0)
+            plus_minus(arg, ctx, "bound_shift", 1.0)
     args = [a for a in node.args if not isinstance(a, ast.Starred)]
     for a, b in itertools.pairwise(args):
         (as_, ae), (bs, be) = ctx.src.span(a), ctx.src.span(b)
@@ -212,10 +211,10 @@ def op_subscript(node: ast.Subscript, ctx: Context) -> None:
     if isinstance(index, ast.Slice):
         for bound in (index.lower, index.upper):
             if bound is not None:
-                _plus_minus(bound, ctx, "slice_shift", 1.0)
+                plus_minus(bound, ctx, "slice_shift", 1.0)
     elif not isinstance(index, ast.Tuple) and not (
             isinstance(index, ast.Constant) and isinstance(index.value, str)):
-        _plus_minus(index, ctx, "index_shift", 1.0)
+        plus_minus(index, ctx, "index_shift", 1.0)
 
 
 def op_name(node: ast.Name, ctx: Context) -> None:
@@ -234,56 +233,6 @@ def op_name(node: ast.Name, ctx: Context) -> None:
         ctx.replace(node, other, "variable_swap", 0.5)
 
 
-def op_augassign(node: ast.AugAssign, ctx: Context) -> None:
-    sym = _SYM[type(node.op)]
-    span = ctx.src.token(node.target, node.value, re.escape(sym + "="))
-    for new in (_BIN_SWAPS.get(sym, [])[:1] + ["="]) if span else ():
-        ctx.add("augassign_swap", node, [(*span, new + "=" if new != "=" else "=")], 0.9)
-
-
-def op_assign(node: ast.Assign, ctx: Context) -> None:
-    value = node.value
-    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and (
-            isinstance(value, ast.Name) or isinstance(value, ast.BinOp)
-            and isinstance(value.op, (ast.Add, ast.Sub)) and isinstance(value.right, ast.Constant)):
-        _plus_minus(value, ctx, "bound_shift", 0.75)  # lo = mid -> lo = mid + 1
-    if ctx.in_loop and len(node.targets) == 1 and not isinstance(node.targets[0], ast.Tuple):
-        span = ctx.src.token(node.targets[0], node.value, r"(?<![=!<>])=(?!=)")
-        if span:
-            ctx.add("assign_to_augassign", node, [(*span, "+=")], 0.7)
-
-
-def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
-    """Delete a whole statement (``pass`` if it is alone in its block)."""
-    span = ctx.src.line_span(node)
-    if span is None:
-        return
-    new = "" if ctx.siblings > 1 else f"{ctx.src.indent(node)}pass\n"
-    first = ctx.src.seg(node).splitlines()[0].strip()
-    ctx.add("delete_statement", node, [(*span, new)], prior,
-            description=f"deleted `{first}`" + (" ..." if node.end_lineno > node.lineno else ""))
-
-
-def op_statement(node: ast.stmt, ctx: Context) -> None:
-    """Statement-level operators: guards, conditions, jumps, deletions."""
-    if isinstance(node, ast.If):
-        negate(node.test, ctx)
-        if not (isinstance(node.test, ast.Constant) and node.test.value is True):
-            ctx.replace(node.test, "True", "remove_condition", 0.6)
-        if len(node.body) == 1 and isinstance(node.body[0], _JUMPS) and not node.orelse:
-            delete_statement(node, ctx, 0.9)
-    elif isinstance(node, (ast.While, ast.Assert)):
-        negate(node.test, ctx, 0.7)
-    elif isinstance(node, (ast.Continue, ast.Break)):
-        delete_statement(node, ctx, 0.8)
-    elif isinstance(node, ast.AugAssign):
-        delete_statement(node, ctx, 0.6)
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        delete_statement(node, ctx, 0.5)
-    elif isinstance(node, ast.Return) and isinstance(node.value, (ast.Compare, ast.BoolOp)):
-        negate(node.value, ctx, 0.7)
-
-
 def op_ifexp(node: ast.IfExp, ctx: Context) -> None:
     negate(node.test, ctx)
 
@@ -293,36 +242,8 @@ def op_comprehension(node: ast.comprehension, ctx: Context) -> None:
         negate(cond, ctx)
 
 
+#: Expression operators by node type (statement operators: ``statements.py``).
 OPERATORS = {ast.Compare: op_compare, ast.BinOp: op_binop, ast.BoolOp: op_boolop,
              ast.UnaryOp: op_unaryop, ast.Constant: op_constant, ast.Call: op_call,
-             ast.Subscript: op_subscript, ast.Name: op_name, ast.AugAssign: op_augassign,
-             ast.Assign: op_assign, ast.IfExp: op_ifexp, ast.comprehension: op_comprehension}
-
-
-def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
-    """Nodes in the statement's own header, not in nested statement bodies."""
-    if isinstance(stmt, (ast.If, ast.While)):
-        roots: list[ast.AST] = [stmt.test]
-    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-        roots = [stmt.iter]
-    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-        roots = list(stmt.items)
-    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        roots = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
-    elif isinstance(stmt, (ast.ClassDef, ast.Try, ast.Match)) or hasattr(ast, "TryStar") and isinstance(stmt, ast.TryStar):
-        roots = []
-    else:
-        roots = [stmt]
-    for root in roots:
-        yield from ast.walk(root)
-
-
-def changes_for(stmt: ast.stmt, ctx: Context) -> list[Change]:
-    """All candidate changes of one statement (unchecked: may not compile)."""
-    ctx.changes = []
-    op_statement(stmt, ctx)
-    for node in expression_nodes(stmt):
-        operator = OPERATORS.get(type(node))
-        if operator is not None:
-            operator(node, ctx)
-    return ctx.changes
+             ast.Subscript: op_subscript, ast.Name: op_name, ast.IfExp: op_ifexp,
+             ast.comprehension: op_comprehension}

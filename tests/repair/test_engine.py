@@ -142,16 +142,16 @@ def test_bad_repo_raises(tmp_path):
         repair(tmp_path / "missing")
 
 
-def test_keyboard_interrupt_cleans_up(tmp_path):
-    import glob
+def test_keyboard_interrupt_cleans_up(tmp_path, monkeypatch):
     import tempfile
 
     import pytest
 
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
     before = snapshot(repo)
-    pattern = f"{tempfile.gettempdir()}/codur-repair-*"
-    leftovers = set(glob.glob(pattern))
+    private_tmp = tmp_path / "tmp"
+    private_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
 
     def on_event(event):
         if event["event"] == "repair.mutant":
@@ -160,7 +160,7 @@ def test_keyboard_interrupt_cleans_up(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         repair(repo, workers=2, on_event=on_event)
     assert snapshot(repo) == before
-    assert set(glob.glob(pattern)) <= leftovers  # temp copies removed
+    assert list(private_tmp.iterdir()) == []  # worker copies and temp files removed
 
 
 def test_non_pytest_command_is_repaired_without_touching_the_driver(tmp_path):
