@@ -78,10 +78,18 @@ def _walk(body: list[ast.stmt], func: ast.AST | None, in_loop: bool) -> Iterator
             yield from _walk(block, inner, loop)
 
 
-def _scope_names(func: ast.AST | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(parameters and locals of ``func``, those of them used inside subscripts)."""
+def _is_empty(value: ast.expr) -> bool:
+    """``0``, ``0.0``, ``""``, ``[]`` or ``{}``: how an accumulator starts."""
+    if isinstance(value, ast.Constant):
+        return type(value.value) in (int, float, str) and not value.value
+    return isinstance(value, ast.List) and not value.elts or isinstance(value, ast.Dict) and not value.keys
+
+
+def _scope_names(func: ast.AST | None) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
+    """(parameters and locals of ``func``, those used inside subscripts, accumulators:
+    those initialised to 0, "" or an empty list/dict/set)."""
     if func is None:
-        return (), ()
+        return (), (), frozenset()
     args = func.args
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     names += [a.arg for a in (args.vararg, args.kwarg) if a]
@@ -89,13 +97,15 @@ def _scope_names(func: ast.AST | None) -> tuple[tuple[str, ...], tuple[str, ...]
     names = [n for n in dict.fromkeys(names) if n != "_"]
     used = {n.id for s in ast.walk(func) if isinstance(s, ast.Subscript)
             for n in ast.walk(s.slice) if isinstance(n, ast.Name)}
-    return tuple(names), tuple(n for n in names if n in used)
+    acc = {t.id for a in ast.walk(func) if isinstance(a, ast.Assign) and _is_empty(a.value)
+           for t in a.targets if isinstance(t, ast.Name)}
+    return tuple(names), tuple(n for n in names if n in used), frozenset(acc)
 
 
 def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> list[Mutant]:
     """Unchecked mutants of every statement of ``rel`` with a positive score."""
     parents = {c: p for p in ast.walk(src.tree) for c in ast.iter_child_nodes(p)}
-    scopes: dict[ast.AST | None, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    scopes: dict[ast.AST | None, tuple] = {}
     out = []
     for stmt, func, in_loop, siblings in _walk(src.tree.body, None, False):
         score = max((scores.get((rel, ln), 0.0) for ln in header_lines(stmt)), default=0.0)

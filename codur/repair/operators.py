@@ -41,6 +41,7 @@ class Context:
     parents: dict[ast.AST, ast.AST]
     scope_names: tuple[str, ...] = ()
     index_names: tuple[str, ...] = ()  # scope names used inside subscripts
+    accumulators: frozenset[str] = frozenset()  # names initialised to 0, "", [] ...
     in_loop: bool = False
     siblings: int = 1
     changes: list[Change] = field(default_factory=list)

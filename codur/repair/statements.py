@@ -33,7 +33,9 @@ def op_assign(node: ast.Assign, ctx: Context) -> None:
     if ctx.in_loop and len(node.targets) == 1 and not isinstance(node.targets[0], ast.Tuple):
         span = ctx.src.token(node.targets[0], node.value, r"(?<![=!<>])=(?!=)")
         if span:
-            ctx.add("assign_to_augassign", node, [(*span, "+=")], 0.7)
+            target = getattr(node.targets[0], "id", None)
+            prior = 0.9 if target in ctx.accumulators else 0.7  # total = x -> total += x
+            ctx.add("assign_to_augassign", node, [(*span, "+=")], prior)
 
 
 def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:

@@ -48,22 +48,26 @@ class Runner:
     """Client of one fork server (``_runtime/codur_repair_zygote.py``) shared by all workers.
 
     :meth:`run` may be called from many threads at once; a reader thread routes the
-    server's replies. Raises RuntimeError from :meth:`run` if the server dies.
+    server's replies. The constructor raises RuntimeError if ``python`` cannot start it
+    (e.g. pytest is not installed there); :meth:`run` raises it if the server dies.
     """
 
     def __init__(self, python: str, cwd: Path):
         script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
+        self._errors = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
             [python, str(script)], cwd=cwd, env=testcmd.plugin_env(), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+            stdout=subprocess.PIPE, stderr=self._errors, start_new_session=True)
         self._lock = threading.Lock()
         self._jobs: dict[int, dict] = {}
         self._ids = itertools.count()
         self._dead = False
         line = self._proc.stdout.readline()
         if not line or not json.loads(line).get("ready"):
+            self._errors.seek(0)
+            tail = self._errors.read().decode(errors="replace").strip().splitlines()[-1:]
             self.close()
-            raise RuntimeError("the test runner (fork server) failed to start")
+            raise RuntimeError(f"{python} could not start the pytest runner: {' '.join(tail)}")
         threading.Thread(target=self._read, name="codur-repair-runner", daemon=True).start()
 
     def _read(self) -> None:
@@ -112,6 +116,7 @@ class Runner:
         _killpg(self._proc.pid)
         self._proc.wait()
         self._proc.stdout.close()
+        self._errors.close()
 
 
 class Worker:

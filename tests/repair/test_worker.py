@@ -68,3 +68,13 @@ def test_subprocess_mode_for_other_commands(tmp_path):
     assert not command.is_pytest
     with Worker(repo, command) as worker:
         assert worker.run([], 10).status == "failed"
+
+
+def test_runner_without_pytest_fails_clearly(tmp_path):
+    import pytest
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'No module named pytest' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(RuntimeError, match="No module named pytest"):
+        Runner(str(fake), tmp_path)
