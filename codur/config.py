@@ -28,6 +28,9 @@ class ModelProfile(BaseModel):
     temperature: float = Field(0.0, description="Sampling temperature.")
     max_tokens: int = Field(768, description="Completion cap per call, tokens.")
     timeout_s: float = Field(300.0, description="HTTP timeout per call, seconds.")
+    native_tools: bool | None = Field(
+        None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
+        "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
     usd_per_mtok_in: float = Field(0.0, description="Price of a million prompt tokens, USD.")
     usd_per_mtok_out: float = Field(0.0, description="Price of a million completion tokens, USD.")
 

@@ -17,6 +17,12 @@ from codur.config import CodurConfig, LocalModelSettings, ModelProfile
 from codur.llm.usage import UsageMeter
 
 ROLES = ("planner", "actor", "critic")
+NATIVE_TOOLS = "codur_native_tools"  # model metadata key: send tool schemas with bind_tools?
+
+
+def wants_native_tools(model: BaseChatModel) -> bool:
+    """Whether to bind tool schemas to ``model`` (default yes; the embedded model says no)."""
+    return bool((getattr(model, "metadata", None) or {}).get(NATIVE_TOOLS, True))
 
 
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
@@ -42,6 +48,7 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
             temperature=profile.temperature, max_tokens=profile.max_tokens,
             timeout=profile.timeout_s, max_retries=0,
             callbacks=[meter.callback()] if meter else None,
+            metadata={NATIVE_TOOLS: bool(profile.native_tools)},
         )
     key = os.environ.get(profile.api_key_env) or os.environ.get("CODUR_API_KEY") or "not-set"
     return ChatOpenAI(
@@ -49,6 +56,7 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
         temperature=profile.temperature, max_tokens=profile.max_tokens,
         timeout=profile.timeout_s, max_retries=0,
         callbacks=[meter.callback(profile.usd_per_mtok_in, profile.usd_per_mtok_out)] if meter else None,
+        metadata={NATIVE_TOOLS: profile.native_tools is not False},
     )
 
 

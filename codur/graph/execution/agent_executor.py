@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codur.engine.events import emit
 from codur.engine.ports import ExecutionPlan, ExecutionResult
+from codur.llm.factory import wants_native_tools
 from codur.tools.detection import detect_tool_calls
 from codur.tools.executor import ToolExecutor
 from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
@@ -75,7 +76,10 @@ class AgentExecutor:
         self.specs = list(specs)
         self.names = {s.name for s in self.specs}
         self.tools = tools.with_allowed(self.names)
-        self.model = model.bind_tools(to_langchain_tools(self.specs)) if self.specs else model
+        # The same selection the prompt lists; models that answer tool calls in their
+        # content (the embedded one) are not sent the schemas: ~1,200 prompt tokens saved.
+        self.model = model.bind_tools(to_langchain_tools(self.specs)) \
+            if self.specs and wants_native_tools(model) else model
         self.max_iterations = max_iterations
         self.should_stop = should_stop
         self.mutating = {s.name for s in self.specs if SideEffect.FILE_MUTATION in s.side_effects}
