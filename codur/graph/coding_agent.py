@@ -10,12 +10,13 @@ from pathlib import Path
 
 from codur.agents.cli_agent import CommandLineAgent
 from codur.engine.budget import check
-from codur.engine.ports import AgentPort, ExecutionPlan
+from codur.engine.ports import AgentPort, ExecutionPlan, ExecutionResult
 from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState
 from codur.tools.context import ToolError
+from codur.tools.executor import ToolExecutor
 from codur.tools.registry import TaskType
 
 
@@ -65,12 +66,45 @@ def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> Executio
                          task_type=state.get("task_type", TaskType.CODE_FIX.value), run_id=state.get("run_id", ""))
 
 
+MAX_SNAPSHOT_BYTES = 50_000_000
+
+
+class JournaledAgent:
+    """Wraps an agent that edits files by itself (a command-line agent): the repo's
+    visible files are snapshotted before it runs and every change it made is put in
+    the run's change journal afterwards, so the run's diff shows it too."""
+
+    def __init__(self, agent: AgentPort, tools: ToolExecutor) -> None:
+        self.agent, self.tools, self.name = agent, tools, agent.name
+
+    def _snapshot(self) -> dict[str, bytes]:
+        out, total = {}, 0
+        for p in self.tools.ctx.walk("."):
+            size = p.stat().st_size
+            if total + size > MAX_SNAPSHOT_BYTES:
+                break
+            total += size
+            out[self.tools.ctx.rel(p)] = p.read_bytes()
+        return out
+
+    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+        before = self._snapshot()
+        try:
+            return self.agent.run(plan)
+        finally:
+            after = self._snapshot()
+            for rel in sorted(set(before) | set(after)):
+                if before.get(rel) != after.get(rel):
+                    self.tools.journal.record_original(rel, before.get(rel))
+
+
 def build_agents(state: CodurState, ctx: CodurContext, name: str) -> list[AgentPort]:
     """The agents to try for ``name``, in order: one per model profile of the actor role
     (profile fallback), or the configured command-line agent."""
     cfg = ctx.config.agents.get(name)
     if cfg is not None and cfg.kind == "cli":
-        return [CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s)]
+        agent = CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s)
+        return [JournaledAgent(agent, ctx.tools(state["repo"]))]
     task_type = TaskType(cfg.task_types[0]) if cfg and cfg.task_types else TaskType(state.get("task_type", "code_fix"))
     system, specs = build_system_prompt("actor", task_type, extra=cfg.system_prompt if cfg else None)
     tools = ctx.tools(state["repo"])

@@ -61,18 +61,28 @@ class ChangeJournal:
         with self._lock:
             if rel in self._originals:
                 return
-            data = path.read_bytes() if path.is_file() else None
-            self._originals[rel] = data
-            if self.store:
-                self.store.mkdir(parents=True, exist_ok=True)
-                name = None
-                if data is not None:
-                    name = f"{len(self._originals):04d}.orig"
-                    (self.store / name).write_bytes(data)
-                index_path = self.store / "index.json"
-                index = json.loads(index_path.read_text()) if index_path.exists() else {}
-                index[rel] = name
-                atomic_write_bytes(index_path, json.dumps(index, indent=1).encode())
+            self._keep(rel, path.read_bytes() if path.is_file() else None)
+
+    def record_original(self, rel: str, data: bytes | None) -> None:
+        """Keep ``data`` as the original of ``rel`` (None: the file did not exist), unless
+        one is kept already. For changes made outside the tools, e.g. by a command-line agent."""
+        with self._lock:
+            if rel not in self._originals:
+                self._keep(rel, data)
+
+    def _keep(self, rel: str, data: bytes | None) -> None:
+        """Store an original (caller holds the lock)."""
+        self._originals[rel] = data
+        if self.store:
+            self.store.mkdir(parents=True, exist_ok=True)
+            name = None
+            if data is not None:
+                name = f"{len(self._originals):04d}.orig"
+                (self.store / name).write_bytes(data)
+            index_path = self.store / "index.json"
+            index = json.loads(index_path.read_text()) if index_path.exists() else {}
+            index[rel] = name
+            atomic_write_bytes(index_path, json.dumps(index, indent=1).encode())
 
     @property
     def changed_files(self) -> list[str]:

@@ -49,11 +49,13 @@ class TestReport:
         return self.exit_code == NO_TESTS_COLLECTED
 
     def signature(self) -> str:
-        """A stable key for "the same failure": sorted failing ids + the last traceback line each."""
+        """A stable key for "the same failure": sorted failing ids + each one's error line
+        (the first ``E`` line of pytest's traceback, else its last line)."""
         parts = []
         for tid in sorted(self.failed):
-            last = (self.tracebacks.get(tid, "").strip().splitlines() or [""])[-1]
-            parts.append(f"{tid}|{last[:160]}")
+            lines = self.tracebacks.get(tid, "").strip().splitlines() or [""]
+            error = next((ln for ln in lines if ln.startswith("E ")), lines[-1])
+            parts.append(f"{tid}|{error[:160]}")
         return "\n".join(parts) or f"exit={self.exit_code}"
 
     def render(self, max_tracebacks: int = 3, max_chars: int = 1500, max_ids: int = 30) -> str:
