@@ -36,7 +36,7 @@ class TraceWriter:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._f = open(path, "a", encoding="utf-8")
+        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run, closed by close()
 
     def write(self, event: dict[str, Any]) -> None:
         self._f.write(json.dumps(event, default=str) + "\n")

@@ -10,11 +10,10 @@ the run ends with status cancelled, and the result is still written.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ RECURSION_LIMIT = 200
 
 
 def new_run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 def run(request: RunRequest | str, *, repo: Path | str | None = None, config: CodurConfig | None = None,
@@ -85,7 +84,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
     except KeyboardInterrupt:
         limits.cancel.set()
         final = {**final, "status": RunStatus.CANCELLED.value, "reason": "cancelled (Ctrl-C)"}
-    except Exception as exc:  # the result still says what happened, with the diff so far
+    except Exception as exc:  # noqa: BLE001 - the result still says what happened, with the diff so far
         error = f"{type(exc).__name__}: {exc}"
         final = {**final, "status": RunStatus.ERROR.value, "reason": error}
     finally:

@@ -6,7 +6,15 @@ Templates use ``str.format`` with every field required, so a missing variable fa
 
 from __future__ import annotations
 
-from codur.tools.registry import REGISTRY, SideEffect, TaskType, ToolRegistry, ToolSpec, list_tools_for_tasks, render_tool_block
+from codur.tools.registry import (
+    REGISTRY,
+    SideEffect,
+    TaskType,
+    ToolRegistry,
+    ToolSpec,
+    list_tools_for_tasks,
+    render_tool_block,
+)
 
 CALL_FORMAT = (
     "To call a tool, reply with one JSON block and nothing after it:\n"

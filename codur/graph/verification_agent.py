@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.graph.prompts import build_system_prompt
-from codur.tools.context import ToolContext
 from codur.llm.replies import json_objects
+from codur.tools.context import ToolContext
 from codur.tools.registry import TaskType
 from codur.tools.testing import run_tests
 

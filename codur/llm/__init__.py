@@ -1,7 +1,12 @@
 """Models: the factory, the embedded local model, the scripted test model, the Executor."""
 
 from codur.llm.executor import Executor
-from codur.llm.factory import ConfigModelProvider, ModelProvider, StaticModelProvider, get_chat_model
+from codur.llm.factory import (
+    ConfigModelProvider,
+    ModelProvider,
+    StaticModelProvider,
+    get_chat_model,
+)
 from codur.llm.scripted import ScriptedChatModel, ScriptedRepliesExhausted
 
 __all__ = [

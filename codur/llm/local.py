@@ -117,7 +117,7 @@ class LocalModelServer:
             raise LocalModelUnavailable("the local model server is not started")
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "LocalModelServer":
+    def start(self) -> LocalModelServer:
         if self._server is not None:
             return self
         try:
@@ -164,7 +164,7 @@ class LocalModelServer:
             del server
         self.port = None
 
-    def __enter__(self) -> "LocalModelServer":
+    def __enter__(self) -> LocalModelServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -58,7 +58,7 @@ class ScriptedChatModel(BaseChatModel):
         """Replies not yet played."""
         return len(self.replies) - self._index
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> "ScriptedChatModel":
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
         """Record the tools (as a real model would receive them) and return self."""
         self.bound_tools = list(tools)
         return self

@@ -7,7 +7,6 @@ role's model answers in JSON. No keyword ends a run: the plan only classifies.
 
 from __future__ import annotations
 
-import json
 import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
