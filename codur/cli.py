@@ -95,6 +95,8 @@ def run_command(
         raise typer.Exit(2) from None
     color = "green" if result.ok else "red"
     console.print(f"\n[bold {color}]status: {result.status.value}[/]  reason: {result.reason}")
+    if result.summary:
+        console.print(f"summary: {result.summary[:500]}")
     if result.diff:
         console.print(Syntax(result.diff, "diff", theme="ansi_dark", background_color="default"))
     else:

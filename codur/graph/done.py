@@ -23,5 +23,9 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
             update.update(diff=journal.diff(), files_changed=journal.changed_files)
         except NotADirectoryError:
             update.update(diff="", files_changed=[])
-    update["summary"] = state.get("agent_outcome", {}).get("summary", "")
+    outcome = state.get("agent_outcome", {})
+    summary = outcome.get("summary", "")
+    if outcome.get("agent") == "repair" and outcome.get("status") == "patched":
+        summary = f"mutation repair: {summary} ({outcome.get('mutants_tried', 0)} mutants, {outcome.get('elapsed_s', 0)}s)"
+    update["summary"] = summary
     return update
