@@ -51,27 +51,34 @@ class Detection:
     source: str = "none"
 
 
-def _as_call(obj: Any) -> tuple[str, dict, bool] | None:
-    """(name, args, had an arguments key) when ``obj`` has the shape of a call."""
+def _as_call(obj: Any) -> tuple[str, dict, bool, bool] | None:
+    """(name, args, had an arguments key, flattened) when ``obj`` has the shape of a call."""
     if not isinstance(obj, dict):
         return None
     if isinstance(obj.get("function"), dict):  # OpenAI wire shape
         obj = obj["function"]
     name = next((obj[k] for k in NAME_KEYS if isinstance(obj.get(k), str)), None)
-    if name is None or set(obj) - set(NAME_KEYS) - set(ARG_KEYS) - {"id", "type"}:
+    if name is None:
         return None
+    extra = set(obj) - set(NAME_KEYS) - set(ARG_KEYS) - {"id", "type"}
     has_args = any(k in obj for k in ARG_KEYS)
+    if extra:
+        if has_args:
+            return None
+        # Flattened: {"name": "done", "summary": "..."} (the 1.5B model writes this);
+        # like any call without an arguments key, kept only when the name is a known tool.
+        return name, {k: obj[k] for k in extra}, False, True
     args = next((obj[k] for k in ARG_KEYS if k in obj), {})
     if isinstance(args, str):
         try:
             args = DECODER.decode(args)
         except json.JSONDecodeError:
-            return name, {"__invalid__": args}, has_args
+            return name, {"__invalid__": args}, has_args, False
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        return name, {"__invalid__": args}, has_args
-    return name, args, has_args
+        return name, {"__invalid__": args}, has_args, False
+    return name, args, has_args, False
 
 
 def _balanced_end(text: str, start: int) -> int | None:
@@ -176,7 +183,8 @@ def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, 
         for value in values:
             for item in value if isinstance(value, list) else [value]:
                 call = _as_call(item)
-                if call and (structured or call[2] or (known is not None and call[0] in known)):
+                name_known = known is not None and call is not None and call[0] in known
+                if call and ((not call[3] and (structured or call[2])) or name_known):
                     raw.append((call[0], call[1], None))
                     found = True
         if not found and error is not None and _looks_like_call(body):

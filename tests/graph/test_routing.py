@@ -181,3 +181,20 @@ def test_dry_run_calls_no_model(invoice_repo: Path):
 def test_bad_requests_are_refused(task, repo, message):
     with pytest.raises(ValidationError, match=message):
         RunRequest(task=task, repo=repo)
+
+
+def test_repeated_calls_are_refused_and_end_the_turn(invoice_repo: Path):
+    read = call("read_file", path="test_billing.py")
+    result, models = run_with(invoice_repo, [read, read, read, fix_call(), "done"], max_turns=2,
+                              planner=['{"steps": ["edit billing.py"]}'])
+    first_turn = models["actor"].calls[:3]
+    assert len(first_turn) == 3
+    assert "already called read_file" in first_turn[2][-1].content
+    assert result.status is RunStatus.SUCCESS and result.turns == 2
+
+
+def test_replan_keeps_the_task_type(invoice_repo: Path):
+    planner = ['{"task_type": "code_validation", "agent": "coder", "steps": ["run the tests"]}']
+    result, models = run_with(invoice_repo, ["Nothing to do.", fix_call(), "done"], planner=planner)
+    assert result.nodes.count("plan") == 2 and result.status is RunStatus.SUCCESS
+    assert "replace_in_file" in models["actor"].calls[1][0].content  # the edit tools are still listed

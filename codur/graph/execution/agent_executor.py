@@ -6,7 +6,7 @@ ToolMessages back → repeat, until a reply has no tool call, the agent calls
 run's limits are checked (``should_stop``), so Ctrl-C, timeouts and token budgets
 stop the loop within one call. A call identical to an earlier one, with no edit in
 between, is not run again: the model is told to move on (small models loop on
-read_file). The message list is the trajectory.
+read_file); two refused repeats in a row end the turn. The message list is the trajectory.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from codur.tools.executor import ToolExecutor
 from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
 
 FINISH_TOOLS = {"done", "clarify"}  # clarify: the question ends the turn; the run reports it
+MAX_REPEATS = 2  # refused repeats in a row that end the turn
 REPEAT_NOTE = ("You already called {name} with these arguments and nothing has changed since; "
                "its result is above. Do not repeat it: make an edit, run a different tool, or call done.")
 
@@ -38,7 +39,7 @@ class AgentRun:
     Attributes:
         messages: the whole trajectory (system, user, replies, tool results).
         final_text: the agent's last words (done's summary, or the last reply's text).
-        stop_reason: "no_tool_call", "done", "max_iterations" or "stopped: <reason>".
+        stop_reason: "no_tool_call", "done", "max_iterations", "repeating" or "stopped: <reason>".
         llm_calls / tokens: model usage; tool_calls: calls executed; edits: FILE_MUTATION calls that succeeded.
         parsed_from_content: tool calls recovered from the reply text (not native).
         repeats: identical calls refused by the repeat guard.
@@ -88,6 +89,7 @@ class AgentExecutor:
         """Run the loop from ``messages`` (system + user); returns the trajectory and usage."""
         run = AgentRun(messages=list(messages))
         seen: set[tuple[str, str, int]] = set()  # (tool, arguments, edits so far): a repeat guard
+        repeats_in_a_row = 0
         for _ in range(self.max_iterations):
             if self.should_stop and (reason := self.should_stop(run.tokens)):
                 run.stop_reason = f"stopped: {reason}"
@@ -115,8 +117,10 @@ class AgentExecutor:
                     run.messages.append(ToolMessage(REPEAT_NOTE.format(name=call["name"]),
                                                     tool_call_id=call["id"], name=call["name"], status="error"))
                     run.repeats += 1
+                    repeats_in_a_row += 1
                     continue
                 seen.add(key)
+                repeats_in_a_row = 0
                 result = self.tools.execute(call["name"], call["args"], call["id"])
                 run.tool_calls += 1
                 run.messages.append(result.to_message())
@@ -131,6 +135,9 @@ class AgentExecutor:
                     + '\nReply with one ```json block: {"name": ..., "arguments": {...}}'))
             if finished:
                 run.stop_reason = "done"
+                return run
+            if repeats_in_a_row >= MAX_REPEATS:
+                run.stop_reason = "repeating"  # the model is looping: end the turn, let review decide
                 return run
         run.stop_reason = "max_iterations"
         last = next((m for m in reversed(run.messages) if isinstance(m, AIMessage)), None)

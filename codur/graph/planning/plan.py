@@ -71,6 +71,11 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
             task_type = TaskType(str(answer.get("task_type", "")).lower())
         except ValueError:
             task_type = None
+        if replanning and state.get("task_type"):
+            # A replan changes the steps, not what the task is: the 1.5B planner turned
+            # "make the failing tests pass" into code_validation on a replan, which took
+            # the edit tools away and made the run ineligible for repair.
+            task_type = TaskType(state["task_type"])
         if answer.get("agent") in agents:
             plan["agent"] = answer["agent"]
     if task_type is None:
