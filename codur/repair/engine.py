@@ -164,6 +164,9 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
         if probe is not None:
             seen = probe.result()
         elif copies[0].runner is not None and loc.failing:
+            # known durations by now: a test that hung must not hang as long again
+            longest = max((t.duration for t in loc.tests if t.outcome == "passed"), default=0.0)
+            env["CODUR_REPAIR_TEST_TIMEOUT"] = str(min(test_timeout, 2.0 + 5 * longest))
             seen = localize.outcomes(copies[0], command, env, left)
         else:
             seen = None
