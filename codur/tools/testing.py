@@ -71,8 +71,8 @@ class TestReport:
                 lines.append(f"{label}: {[*ids[:max_ids], *more]}")
         if self.collected_none:
             lines.append("no tests were collected")
-        elif self.exit_code not in (0, 1):
-            lines.append(self.output[-max_chars:])
+        elif self.exit_code not in (0, 1) or not (self.passed or self.failed or self.skipped):
+            lines.append(self.output[-max_chars:])  # pytest itself failed: show why
         for tid in self.failed[:max_tracebacks]:
             lines.append(f"FAILED {tid}\n{self.tracebacks.get(tid, '')[-max_chars:]}")
         if len(self.failed) > max_tracebacks:
