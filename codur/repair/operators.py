@@ -46,16 +46,20 @@ class Context:
     siblings: int = 1
     changes: list[Change] = field(default_factory=list)
 
-    def fill(self, slot: ast.AST, value: ast.AST) -> str:
-        """Source of ``value`` to put where ``slot`` is, parenthesized only when needed."""
-        parent, text = self.parents.get(slot), self.src.seg(value)
-        if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Starred)):
-            return f"({text})"
-        free = (isinstance(parent, (ast.stmt, ast.keyword, ast.Slice, ast.List, ast.Tuple, ast.Set,
+    def free(self, slot: ast.AST) -> bool:
+        """True if any expression may replace ``slot`` without parentheses."""
+        parent = self.parents.get(slot)
+        return (isinstance(parent, (ast.stmt, ast.keyword, ast.Slice, ast.List, ast.Tuple, ast.Set,
                                     ast.Dict, ast.comprehension, ast.FormattedValue))
                 or isinstance(parent, ast.Call) and parent.func is not slot
                 or isinstance(parent, ast.Subscript) and parent.slice is slot)
-        return text if free else self.src.operand(value)
+
+    def fill(self, slot: ast.AST, value: ast.AST) -> str:
+        """Source of ``value`` to put where ``slot`` is, parenthesized only when needed."""
+        text = self.src.seg(value)
+        if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Starred)):
+            return f"({text})"
+        return text if self.free(slot) else self.src.operand(value)
 
     def replace(self, node: ast.AST, new: str, operator: str, prior: float, line: int = 0) -> None:
         start, end = self.src.span(node)
@@ -113,10 +117,16 @@ def shifted(node: ast.expr, delta: int, src: Source) -> str:
 
 
 def plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float) -> None:
+    """Replace ``node`` by itself +1 and -1 (parenthesized where precedence needs it)."""
     if isinstance(node, (ast.Constant, ast.Starred)) and type(getattr(node, "value", 0)) is not int:
         return
+    parent = ctx.parents.get(node)
+    bare = isinstance(node, ast.Constant) or ctx.free(node) or isinstance(parent, ast.Compare) or (
+        isinstance(parent, ast.BinOp) and (isinstance(parent.op, ast.Add)
+                                           or isinstance(parent.op, ast.Sub) and parent.left is node))
     for delta in (1, -1):
-        ctx.replace(node, shifted(node, delta, ctx.src), operator, prior)
+        text = shifted(node, delta, ctx.src)
+        ctx.replace(node, text if bare else f"({text})", operator, prior)
 
 
 def op_compare(node: ast.Compare, ctx: Context) -> None:
@@ -126,9 +136,6 @@ def op_compare(node: ast.Compare, ctx: Context) -> None:
         span = ctx.src.token(operands[i], operands[i + 1], _pattern(sym))
         for new in _CMP_SWAPS[sym] if span else ():
             ctx.add("comparison_swap", node, [(*span, new)], 1.0)
-    for operand in operands:
-        if isinstance(operand, ast.Call) and getattr(operand.func, "id", "") == "len":
-            plus_minus(operand, ctx, "bound_shift", 0.9)
 
 
 def op_binop(node: ast.BinOp, ctx: Context) -> None:
@@ -200,6 +207,8 @@ def op_call(node: ast.Call, ctx: Context) -> None:
     if isinstance(func, ast.Name) and func.id == "range":
         for arg in node.args:
             plus_minus(arg, ctx, "bound_shift", 1.0)
+    if isinstance(func, ast.Name) and func.id == "len":
+        plus_minus(node, ctx, "bound_shift", 0.9)  # len(xs) -> len(xs) - 1
     args = [a for a in node.args if not isinstance(a, ast.Starred)]
     for a, b in itertools.pairwise(args):
         (as_, ae), (bs, be) = ctx.src.span(a), ctx.src.span(b)

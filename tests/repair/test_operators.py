@@ -124,3 +124,11 @@ def test_unicode_columns_are_respected(tmp_path):
 def test_limit_is_respected(tmp_path):
     _, mutants, _ = mutate(tmp_path, "def f(a, b, c):\n    return a + b * c - a / b\n", limit=5)
     assert len(mutants) == 5
+
+
+def test_len_shift_in_tuple_assignment_and_precedence(tmp_path):
+    code = "def f(items, k):\n    lo, hi = 0, len(items)\n    return k * len(items)\n"
+    text, _, outs = mutate(tmp_path, code)
+    assert text.replace("0, len(items)", "0, len(items) - 1") in outs
+    assert text.replace("k * len(items)", "k * (len(items) + 1)") in outs
+    assert text.replace("k * len(items)", "k * len(items) + 1") not in outs

@@ -19,3 +19,9 @@ def test_missing_small():
 
 def test_empty():
     assert binary_search([], 4) == -1
+
+
+def test_finds_every_element():
+    items = [2, 4, 6, 8, 10, 12, 14]
+    for i, x in enumerate(items):
+        assert binary_search(items, x) == i
