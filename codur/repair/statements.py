@@ -82,7 +82,7 @@ def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
         roots = list(stmt.items)
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         roots = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
-    elif isinstance(stmt, (ast.ClassDef, ast.Try, ast.Match)) or hasattr(ast, "TryStar") and isinstance(stmt, ast.TryStar):
+    elif isinstance(stmt, (ast.ClassDef, ast.Try, ast.Match, getattr(ast, "TryStar", ast.Try))):
         roots = []
     else:
         roots = [stmt]

@@ -8,6 +8,7 @@ its own process group, killed whole (``os.killpg``) on timeout or abort.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -38,10 +39,8 @@ class RunResult:
 
 
 def _killpg(pid: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 class Runner:
@@ -54,7 +53,7 @@ class Runner:
 
     def __init__(self, python: str, cwd: Path):
         script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
-        self._errors = tempfile.TemporaryFile()
+        self._errors = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the server)
         self._proc = subprocess.Popen(
             [python, str(script)], cwd=cwd, env=testcmd.plugin_env(), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._errors, start_new_session=True)

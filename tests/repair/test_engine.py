@@ -27,8 +27,7 @@ EXPECTED_DIFF = """\
 +    for i in range(len(xs)):
          s += xs[i]
      return s
- 
-"""
+""" + " \n"
 
 
 def test_fixes_off_by_one_and_writes_the_patch(off_by_one_repo):

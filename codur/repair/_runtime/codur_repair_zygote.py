@@ -13,6 +13,7 @@ repository's interpreter. Protocol, one JSON object per line:
 Closing stdin kills every running child and ends the server. Forking from one warm
 process saves the interpreter start and the pytest import for every run.
 """
+import contextlib
 import gc
 import json
 import os
@@ -46,10 +47,8 @@ def _child(job):
 
 
 def _killpg(pid):
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 class _Job:
@@ -120,10 +119,8 @@ def _preload():
     except Exception:  # noqa: BLE001, S110  (preloading is best effort)
         pass
     for name in names + ["coverage", "codur_repair_plugin"]:
-        try:
+        with contextlib.suppress(Exception):
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001, S110
-            pass
 
 
 def main():
