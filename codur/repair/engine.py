@@ -173,8 +173,10 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     return loc, seen == {t.nodeid: t.outcome for t in loc.tests}
 
 
-def _search(repo, loc, pool, stages, done, emit, *, cancel, deadline, max_mutants,
-            apply) -> RepairResult:
+def _search(repo: Path, loc: localize.Localization, pool: list[Worker], stages: list[Stage],
+            done: Callable[..., RepairResult], emit: Event, *, cancel: threading.Event,
+            deadline: float, max_mutants: int, apply: bool) -> RepairResult:
+    """Generate the mutants, search them, and build (and maybe write) the patch."""
     failing, suspicious = loc.failing, loc.suspicious[:10]
     emit({"event": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
           "elapsed_s": round(loc.elapsed_s, 3)})
