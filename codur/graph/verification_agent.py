@@ -41,6 +41,7 @@ class Verdict:
         suggestions: next steps for the agent.
         signature: a stable key of the failure (same failure twice → stuck).
         failing_tests: test ids still failing.
+        passed_tests: how many tests passed.
         code_frames: repo source files (not tests) that the failing tracebacks point into.
     """
 
@@ -51,6 +52,7 @@ class Verdict:
     suggestions: list[str] = field(default_factory=list)
     signature: str = ""
     failing_tests: list[str] = field(default_factory=list)
+    passed_tests: int = 0
     code_frames: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -123,6 +125,7 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
         return Verdict(passed, "hybrid" if static else "tests", evidence + static,
                        f"pytest: {report.summary}" + (f"; {len(bad_static)} syntax errors" if bad_static else ""),
                        signature="" if passed else report.signature(), failing_tests=report.failed,
+                       passed_tests=len(report.passed),
                        code_frames=code_frames(report.tracebacks))
     entries = _entry_points(ctx)
     if entries:

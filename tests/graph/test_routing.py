@@ -198,3 +198,15 @@ def test_replan_keeps_the_task_type(invoice_repo: Path):
     result, models = run_with(invoice_repo, ["Nothing to do.", fix_call(), "done"], planner=planner)
     assert result.nodes.count("plan") == 2 and result.status is RunStatus.SUCCESS
     assert "replace_in_file" in models["actor"].calls[1][0].content  # the edit tools are still listed
+
+
+def test_repair_reverts_an_edit_that_broke_the_module(invoice_repo: Path):
+    """The 1.5B model's real failed edit: it breaks the module's indentation. Repair must
+    start from the original code, and the run's diff must show only the plausible patch."""
+    broken = call("replace_in_file", path="billing.py", old=FIX_OLD,
+                  new="if quantity > BULK_THRESHOLD: return BULK_DISCOUNT_PERCENT")
+    result, _ = run_with(invoice_repo, [broken, "done"], max_turns=1, repair=True, repair_workers=2)
+    assert result.nodes[-5:] == ["review", "repair", "verify", "review", "done"]
+    assert result.status is RunStatus.SUCCESS, result.reason
+    assert result.diff.count("\n+    ") == 1 and f"+    {FIX_NEW}" in result.diff
+    assert "mutation repair" in result.summary

@@ -4,7 +4,7 @@ Runs :func:`codur.repair.repair` on the repo without applying: fault localizatio
 AST mutants tested in parallel isolated workers, a plausible patch as a unified diff.
 The node applies that diff through the ToolExecutor's ``apply_patch``, so the change
 is atomic and journaled and shows in the run's diff like any other edit. When the
-agent's edits did not reduce the number of failing tests, they are reverted first
+agent's edits made no more tests pass, they are reverted first
 (from the change journal) and the search starts from the original code.
 """
 
@@ -22,14 +22,14 @@ def repair_node(state: CodurState, ctx: CodurContext) -> dict:
     from codur.repair import repair
 
     tools = ctx.tools(state["repo"])
-    baseline = len(state.get("observation", {}).get("tests", {}).get("failed", []))
-    now = len(state.get("verification", {}).get("failing_tests", []))
-    reverted = tools.journal.changed_files if tools.journal.changed_files and now >= baseline else []
+    baseline = state.get("observation", {}).get("tests", {}).get("passed_count", 0)
+    now = state.get("verification", {}).get("passed_tests", 0)
+    reverted = tools.journal.changed_files if tools.journal.changed_files and now <= baseline else []
     if reverted:
-        # The agent's edits did not reduce the failures: search from the original code,
-        # not from the agent's failed attempt (mutants of a broken edit rarely repair it).
+        # The agent's edits made no more tests pass: search from the original code, not
+        # from the failed attempt (an edit that breaks collection leaves no mutant to try).
         tools.journal.restore()
-        emit({"event": "repair.reverted", "files": reverted, "failing_before": baseline, "failing_now": now})
+        emit({"event": "repair.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
     assert ctx.limits is not None
     remaining = max(10.0, ctx.limits.timeout_s - ctx.limits.elapsed_s())
     result = repair(tools.root, workers=ctx.config.repair_workers, apply=False, on_event=emit,
