@@ -3,9 +3,9 @@
 Pipeline (``repair(repo)``):
 
 1. **Workers.** ``workers`` private copies of the repo (without .git/.venv/.codur/
-   __pycache__), each with a warm fork server that has pytest and its plugins imported,
+   __pycache__) and one fork server that has pytest, its plugins and coverage imported,
    so a test run costs a fork instead of a fresh interpreter (``worker.py``,
-   ``_runtime/codur_repair_zygote.py``).
+   ``_runtime/codur_repair_zygote.py``). The idle server is kept for the next call.
 2. **Fault localization** (``localize.py``). The suite runs once with per-test line
    coverage (coverage.py dynamic contexts via the ``codur_repair_plugin`` pytest plugin);
    each source line gets its Ochiai suspiciousness (Abreu et al. 2007), boosted when it
@@ -37,6 +37,7 @@ from codur.repair.mutants import Mutant
 from codur.repair.mutants import generate as generate_mutants
 from codur.repair.operators import Change
 from codur.repair.statements import changes_for
+from codur.repair.worker import close_warm_runners
 
-__all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for",
+__all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for", "close_warm_runners",
            "generate_mutants", "is_source_file", "localize_faults", "ochiai", "repair"]

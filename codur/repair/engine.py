@@ -14,7 +14,7 @@ from pathlib import Path
 
 from codur.repair import localize, mutants, patch, testcmd
 from codur.repair.evaluate import Stage, search
-from codur.repair.worker import Runner, Worker, can_fork_server
+from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
 
 Event = Callable[[dict], None]
 
@@ -82,7 +82,7 @@ def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list)
         pool += [Worker(repo, command, i) for i in range(n)]
         return
     with ThreadPoolExecutor(1) as ex:
-        future = ex.submit(Runner, command.python, repo)
+        future = ex.submit(take_runner, command.python, repo)
         try:
             copies = [Worker(repo, command, i) for i in range(n)]
         finally:
@@ -108,8 +108,10 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
     "repair.localized", "repair.mutant", "repair.done"); setting ``cancel`` stops the
     search (status "cancelled"). The repo is written only when a patch is accepted, and
     atomically; on KeyboardInterrupt every subprocess is killed, temp dirs are removed
-    and the interrupt is re-raised. Raises NotADirectoryError if ``repo`` is not a
-    directory and ValueError for ``workers`` < 1; test-run failures become status "error".
+    and the interrupt is re-raised. After a normal end the idle pytest fork server is
+    kept for the next call (``codur.repair.close_warm_runners()`` ends it; so does exit).
+    Raises NotADirectoryError if ``repo`` is not a directory and ValueError for
+    ``workers`` < 1; test-run failures become status "error".
     Method: spectrum-based localization (Ochiai) + GenProg/PraPR-style mutation search.
     """
     start = time.monotonic()
@@ -131,6 +133,7 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
         return result
 
     pool: list = []
+    finished = False  # ended without an exception: the runner may stay warm
     with tempfile.TemporaryDirectory(prefix="codur-repair-") as tmp:
         try:
             try:
@@ -140,11 +143,16 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
             except (OSError, RuntimeError) as exc:
                 return done("error", message=f"could not run the tests: {exc}")
             stages = _stages(loc, command, Path(tmp) / "select.json", mutant_timeout_s, plugin_free)
-            return _search(repo, loc, copies, stages, done, emit, cancel=cancel,
-                           deadline=deadline, max_mutants=max_mutants, apply=apply)
+            result = _search(repo, loc, copies, stages, done, emit, cancel=cancel,
+                             deadline=deadline, max_mutants=max_mutants, apply=apply)
+            finished = True
+            return result
         finally:
             for item in reversed(pool):  # workers first (kill runs), then the runner
-                item.close()
+                if isinstance(item, Runner) and finished:
+                    keep_runner(item)
+                else:
+                    item.close()
 
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,

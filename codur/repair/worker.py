@@ -8,6 +8,7 @@ its own process group, killed whole (``os.killpg``) on timeout or abort.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import json
@@ -53,9 +54,11 @@ class Runner:
 
     def __init__(self, python: str, cwd: Path):
         script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
+        env = testcmd.plugin_env()
+        self.key = _runner_key(python, env)
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the server)
         self._proc = subprocess.Popen(
-            [python, str(script)], cwd=cwd, env=testcmd.plugin_env(), stdin=subprocess.PIPE,
+            [python, str(script)], cwd=cwd, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._errors, start_new_session=True)
         self._lock = threading.Lock()
         self._jobs: dict[int, dict] = {}
@@ -105,6 +108,10 @@ class Runner:
             raise RuntimeError("the test runner (fork server) exited")
         return job["reply"]["rc"], job["reply"]["timeout"]
 
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None and not self._dead
+
     def close(self) -> None:
         """End the server; closing its stdin makes it kill every running child."""
         try:
@@ -116,6 +123,51 @@ class Runner:
         self._proc.wait()
         self._proc.stdout.close()
         self._errors.close()
+
+
+def _runner_key(python: str, env: dict[str, str]) -> tuple[str, int]:
+    return python, hash(frozenset(env.items()))
+
+
+_warm: dict[tuple[str, int], Runner] = {}
+_warm_lock = threading.Lock()
+
+
+def take_runner(python: str, cwd: Path) -> Runner:
+    """The runner an earlier repair left warm for ``python`` (and this environment), or a
+    new one. Raises RuntimeError if a new one cannot start."""
+    with _warm_lock:
+        runner = _warm.pop(_runner_key(python, testcmd.plugin_env()), None)
+    if runner is not None and runner.alive:
+        return runner
+    if runner is not None:
+        runner.close()
+    return Runner(python, cwd)
+
+
+def keep_runner(runner: Runner) -> None:
+    """Keep ``runner`` warm for the next repair: the pytest import is then paid once per
+    process (one runner per interpreter and environment; closed at exit)."""
+    if not runner.alive:
+        runner.close()
+        return
+    with _warm_lock:
+        old = _warm.pop(runner.key, None)
+        _warm[runner.key] = runner
+    if old is not None:
+        old.close()
+
+
+def close_warm_runners() -> None:
+    """Close every runner kept warm by :func:`keep_runner`."""
+    with _warm_lock:
+        runners = list(_warm.values())
+        _warm.clear()
+    for runner in runners:
+        runner.close()
+
+
+atexit.register(close_warm_runners)
 
 
 class Worker:

@@ -78,3 +78,16 @@ def test_runner_without_pytest_fails_clearly(tmp_path):
     fake.chmod(0o755)
     with pytest.raises(RuntimeError, match="No module named pytest"):
         Runner(str(fake), tmp_path)
+
+
+def test_warm_runner_is_reused_then_closed(tmp_path):
+    from codur.repair import close_warm_runners
+    from codur.repair.worker import keep_runner, take_runner
+
+    python = testcmd.resolve(tmp_path, None).python
+    runner = take_runner(python, tmp_path)
+    keep_runner(runner)
+    assert take_runner(python, tmp_path) is runner  # no second pytest import
+    keep_runner(runner)
+    close_warm_runners()
+    assert not runner.alive
