@@ -1,6 +1,7 @@
 """Benchmark of codur's mutation repair engine on the corpus in bench/repair/corpus.
 
-Usage: .venv/bin/python bench/repair/run.py [--workers N] [--compare] [--check] [--only SUBSTR]
+Usage: .venv/bin/python bench/repair/run.py [--workers N] [--compare] [--cold] [--check]
+                                            [--only SUBSTR]
 
 Each program (``corpus/NN_name/``: one module, its tests, ``meta.json`` with the bug
 class, whether one edit can fix it, and the reference fix) is copied to a temp dir and
@@ -9,6 +10,8 @@ the reference fix, mutants tried, seconds. Then the totals: fixed / total, share
 single-edit bugs fixed, mutants tried, median time to fix, time in start-up +
 localization vs in the search, wall time; with --compare the corpus also runs with 1
 worker and the speedups of N workers over 1 (whole run, search alone) are printed.
+The pytest fork server stays warm from one program to the next, as in an agent session
+that repairs repeatedly; --cold starts a new one for every program.
 --check only verifies the corpus: every bug fails its tests, every reference fix passes.
 """
 
@@ -26,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from codur.repair import repair
+from codur.repair import close_warm_runners, repair
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -112,9 +115,12 @@ def _patched_text(text: str, diff: str) -> str:
 
 
 def run_corpus(workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:
+    close_warm_runners()  # each pass starts cold
     rows, start = [], time.monotonic()
     print(f"== {workers} worker(s) ==")
     for program in programs(args.only):
+        if args.cold:
+            close_warm_runners()
         row = run_one(program, workers, args)
         rows.append(row)
         mark = "FIXED" if row["fixed"] else row["status"]
@@ -146,6 +152,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--compare", action="store_true", help="also run with 1 worker")
     parser.add_argument("--check", action="store_true", help="only verify the corpus")
+    parser.add_argument("--cold", action="store_true",
+                        help="no warm pytest server between programs (each pays the start-up)")
     parser.add_argument("--only", help="programs whose name contains this")
     parser.add_argument("--max-mutants", type=int, default=400)
     parser.add_argument("--time-budget", type=float, default=300.0)
