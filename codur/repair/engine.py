@@ -105,7 +105,7 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
     ``.venv`` interpreter if any). ``workers`` parallel workers evaluate mutants, each at
     most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
     within ``time_budget_s`` seconds. ``on_event`` gets progress dicts ("repair.start",
-    "repair.localized", "repair.mutant", "repair.done"); setting ``cancel`` stops the
+    "repair.localized", "repair.mutants", "repair.mutant", "repair.patch", "repair.done"); setting ``cancel`` stops the
     search (status "cancelled"). The repo is written only when a patch is accepted, and
     atomically; on KeyboardInterrupt every subprocess is killed, temp dirs are removed
     and the interrupt is re-raised. After a normal end the idle pytest fork server is
@@ -213,6 +213,8 @@ def _search(repo: Path, loc: localize.Localization, pool: list[Worker], stages: 
     best = candidates[outcome.best]
     new = best.apply(texts[best.file])
     diff = patch.unified_diff(best.file, texts[best.file], new)
+    emit({"event": "repair.patch", "file": best.file, "line": best.line,
+          "description": best.description, "diff": diff})
     message = "patch found (dry run: repository unchanged)"
     if apply:
         try:

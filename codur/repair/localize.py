@@ -26,7 +26,7 @@ from pathlib import Path
 
 from codur.repair import testcmd
 from codur.repair.source import is_source_file
-from codur.repair.worker import Worker
+from codur.repair.worker import Worker, can_fork_server, keep_runner, take_runner
 
 FRAME_BOOST = 0.3
 IMPORT_WEIGHT = 0.5
@@ -126,8 +126,9 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
 
     ``command`` defaults to ``python -m pytest``. Each test is stopped after
     ``test_timeout_s`` seconds (counted as failed); the whole run after ``run_timeout_s``.
-    With a :class:`Worker` (a copy of ``repo`` with a warm runner) a pytest suite runs
-    there, which saves the interpreter and pytest start-up. ``repo`` is never written to
+    A pytest suite runs in the given :class:`Worker` (a copy of ``repo``), or else in
+    ``repo`` through the warm pytest fork server (started if needed, kept for the next
+    call), which saves the interpreter and pytest start-up. ``repo`` is never written to
     (no bytecode, no pytest cache). Raises RuntimeError when the run yields no report
     (pytest missing, run over ``run_timeout_s``).
     """
@@ -144,6 +145,16 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         if root is not repo:
             run = worker.run([*command.pytest_args, *plugin], run_timeout_s, env)
             output = f"exit {run.returncode} ({run.status})"
+        elif can_fork_server(command):
+            runner = take_runner(command.python, repo)
+            try:
+                code, timed_out = runner.run(repo, [*command.pytest_args, *plugin], env,
+                                             run_timeout_s, lambda pid: None)
+            except BaseException:
+                runner.close()
+                raise
+            keep_runner(runner)
+            output = f"exit {code}" + (" (over the time limit)" if timed_out else "")
         else:
             argv = command.pytest_argv(*plugin) if command.is_pytest else list(command.argv)
             data = Path(tmp) / "coverage"

@@ -9,7 +9,7 @@ import pytest
 from codur.repair import is_source_file, localize_faults, ochiai
 from codur.repair.localize import score
 
-from .conftest import write_repo
+from .conftest import snapshot, write_repo
 
 
 def test_ochiai_formula():
@@ -81,7 +81,9 @@ def test_buggy_line_ranks_top_three(tmp_path):
                 assert order_total(1, 100, 0.5) == 135
             ''',
     })
+    before = snapshot(repo)
     loc = localize_faults(repo)
+    assert snapshot(repo) == before  # no bytecode, no cache, nothing written
     assert loc.failing == ["test_shop.py::test_bulk_order", "test_shop.py::test_bulk_order_taxed"]
     top3 = [(f, line) for f, line, _ in loc.suspicious[:3]]
     assert ("shop.py", 8) in top3  # gross + gross * 0.1
