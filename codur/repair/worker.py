@@ -146,16 +146,18 @@ def take_runner(python: str, cwd: Path) -> Runner:
 
 
 def keep_runner(runner: Runner) -> None:
-    """Keep ``runner`` warm for the next repair: the pytest import is then paid once per
-    process (one runner per interpreter and environment; closed at exit)."""
+    """Keep ``runner`` warm for the next repair, so the pytest import is paid once per
+    process. Only the latest runner is kept (others are closed); all close at exit."""
     if not runner.alive:
         runner.close()
         return
     with _warm_lock:
-        old = _warm.pop(runner.key, None)
+        old = list(_warm.values())
+        _warm.clear()
         _warm[runner.key] = runner
-    if old is not None:
-        old.close()
+    for other in old:
+        if other is not runner:
+            other.close()
 
 
 def close_warm_runners() -> None:
