@@ -93,6 +93,10 @@ _METHOD_SWAPS = {"startswith": "endswith", "endswith": "startswith", "lower": "u
 _FSTRING_FIELD = re.compile(r"\{[A-Za-z_][\w.\[\]'\"]*(![rsa])?(:[^{}]*)?\}")
 
 
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _pattern(sym: str) -> str:
     if sym[0].isalpha():
         return r"\b" + sym.replace(" ", r"\s+") + r"\b"
@@ -194,7 +198,7 @@ def op_constant(node: ast.Constant, ctx: Context) -> None:
         start, _ = ctx.src.span(node)
         if ctx.src.text[start] in "\"'rR":
             ctx.add("fstring_prefix", node, [(start, start, "f")], 1.0,
-                    description=f"added the f-string prefix to `{ctx.src.seg(node)[:40]}`")
+                    description=f"added the f-string prefix to `{_short(ctx.src.seg(node))}`")
 
 
 def op_call(node: ast.Call, ctx: Context) -> None:

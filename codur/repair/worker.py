@@ -224,7 +224,10 @@ class Worker:
 
     def _subprocess(self, args: list[str], timeout_s: float, env: dict[str, str] | None):
         argv = self.command.pytest_argv(*args) if self.command.is_pytest else list(self.command.argv)
-        proc = subprocess.Popen(argv, cwd=self.root, env=testcmd.plugin_env(**(env or {})),
+        env = testcmd.plugin_env(**(env or {}))
+        if (self.root / "src").is_dir():  # shadow an install of the original src/ layout
+            env["PYTHONPATH"] = os.pathsep.join([str(self.root / "src"), env["PYTHONPATH"]])
+        proc = subprocess.Popen(argv, cwd=self.root, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
         self._started(proc.pid)

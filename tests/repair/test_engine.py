@@ -173,3 +173,17 @@ def test_non_pytest_command_is_repaired_without_touching_the_driver(tmp_path):
     assert result.files_changed == ["stats.py"]
     assert (repo / "check.py").read_bytes() == driver
     assert subprocess.run([sys.executable, "check.py"], cwd=repo, check=False).returncode == 0
+
+
+def test_src_layout_copy_shadows_the_installed_original(tmp_path, monkeypatch):
+    # PYTHONPATH points at the original src/, as an editable install would: the mutants,
+    # written in the workers' copies, must still be the code the tests import.
+    repo = write_repo(tmp_path / "repo", {
+        "src/pricing/__init__.py": "def net(gross, rate):\n    return gross * (1 + rate)\n",
+        "tests/test_pricing.py": "from pricing import net\n\n\ndef test_net():\n"
+                                 "    assert net(120, 0.2) == 100\n",
+    })
+    monkeypatch.setenv("PYTHONPATH", str(repo / "src"))
+    result = repair(repo, workers=2, apply=False)
+    assert result.status == "patched", result.message
+    assert result.files_changed == ["src/pricing/__init__.py"]

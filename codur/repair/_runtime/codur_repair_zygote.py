@@ -35,7 +35,10 @@ def _child(job):
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
         os.chdir(job["cwd"])
-        sys.path.insert(0, job["cwd"])
+        # as ``python -m pytest`` would, plus a src/ layout: the copy must shadow an
+        # editable install or PYTHONPATH entry that points at the original repository
+        src = os.path.join(job["cwd"], "src")
+        sys.path[:0] = [job["cwd"]] + ([src] if os.path.isdir(src) else [])
         os.environ.update(job.get("env") or {})
         sys.argv = ["pytest"] + job["args"]
         import pytest
