@@ -43,7 +43,9 @@ def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
     span = ctx.src.line_span(node)
     if span is None:
         return
-    new = "" if ctx.siblings > 1 else f"{ctx.src.indent(node)}pass\n"
+    last = ctx.src.lines[node.end_lineno - 1]
+    newline = last[len(last.rstrip("\r\n")):] or "\n"
+    new = "" if ctx.siblings > 1 else f"{ctx.src.indent(node)}pass{newline}"
     first = ctx.src.seg(node).splitlines()[0].strip()
     ctx.add("delete_statement", node, [(*span, new)], prior,
             description=f"deleted `{first}`" + (" ..." if node.end_lineno > node.lineno else ""))

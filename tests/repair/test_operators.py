@@ -132,3 +132,13 @@ def test_len_shift_in_tuple_assignment_and_precedence(tmp_path):
     assert text.replace("0, len(items)", "0, len(items) - 1") in outs
     assert text.replace("k * len(items)", "k * (len(items) + 1)") in outs
     assert text.replace("k * len(items)", "k * len(items) + 1") not in outs
+
+
+def test_crlf_line_endings_are_kept(tmp_path):
+    text = "def f(a, b):\r\n    x = 1\r\n    return a < b\r\n"
+    (tmp_path / "m.py").write_bytes(text.encode())
+    scores = {("m.py", n): 1.0 for n in (1, 2, 3)}
+    mutants, texts = generate_mutants(tmp_path, scores)
+    outs = [m.apply(texts["m.py"]) for m in mutants]
+    assert text.replace("a < b", "a <= b") in outs
+    assert all(out.count("\r\n") == 3 for out in outs if "x = 1" in out)
