@@ -190,7 +190,9 @@ def _search(repo: Path, loc: localize.Localization, pool: list[Worker], stages: 
           "elapsed_s": round(loc.elapsed_s, 3)})
     info = {"failing_tests": failing, "suspicious": suspicious}
     if not failing:
-        return done("no_failing_tests", message="all tests pass; nothing to repair", **info)
+        message = ("all tests pass; nothing to repair" if loc.tests
+                   else f"no tests found ({loc.output.strip()[:200]})")
+        return done("no_failing_tests", message=message, **info)
     if cancel.is_set():
         return done("cancelled", message="cancelled before the search; repository unchanged", **info)
     candidates, texts = mutants.generate(repo, loc.scores, limit=max_mutants)

@@ -187,3 +187,10 @@ def test_src_layout_copy_shadows_the_installed_original(tmp_path, monkeypatch):
     result = repair(repo, workers=2, apply=False)
     assert result.status == "patched", result.message
     assert result.files_changed == ["src/pricing/__init__.py"]
+
+
+def test_repo_without_tests_says_so(tmp_path):
+    repo = write_repo(tmp_path / "repo", {"m.py": "X = 1\n"})
+    result = repair(repo, workers=1)
+    assert result.status == "no_failing_tests"
+    assert "no tests found" in result.message
