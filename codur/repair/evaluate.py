@@ -6,7 +6,8 @@ order; once one is plausible, in-flight mutants ranked *below* it are aborted an
 ranked above it may finish, so the winner is the best-ranked plausible mutant, the same
 one a sequential search would return, whatever the number of workers. While a mutant
 that passed its failing tests runs the full suite, no new mutant starts: it is likely
-the winner, and would otherwise share the CPU with work it makes useless.
+the winner, and would otherwise share the CPU with work it makes useless. After two
+such false alarms (the suite breaks elsewhere) the search stops holding back.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
     idle = list(reversed(workers))
     inflight: dict[Future, tuple[int, Worker]] = {}
     promising: set[int] = set()  # in flight and past their failing tests
+    false_alarms = 0  # passed their failing tests, then failed the suite
     best, tried, next_index, stopped = None, 0, 0, "exhausted"
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
         try:
@@ -80,7 +82,8 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
                 if cancel.is_set() or time.monotonic() > deadline:
                     stopped = "cancelled" if cancel.is_set() else "time_budget"
                     _abort(inflight, lambda i: True)
-                while (best is None and stopped == "exhausted" and idle and not promising
+                hold = bool(promising) and false_alarms < 2
+                while (best is None and stopped == "exhausted" and idle and not hold
                        and next_index < len(mutants)):
                     worker, mutant = idle.pop(), mutants[next_index]
                     worker.reset()
@@ -93,9 +96,11 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
                 done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
                 for future in done:
                     index, worker = inflight.pop(future)
-                    promising.discard(index)
                     idle.append(worker)
                     result = future.result()
+                    if index in promising:
+                        promising.discard(index)
+                        false_alarms += result in ("failed", "timeout")
                     if result == "aborted":
                         continue
                     tried += 1
