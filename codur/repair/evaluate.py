@@ -7,7 +7,9 @@ ranked above it may finish, so the winner is the best-ranked plausible mutant, t
 one a sequential search would return, whatever the number of workers. While a mutant
 that passed its failing tests runs the full suite, no new mutant starts: it is likely
 the winner, and would otherwise share the CPU with work it makes useless. After two
-such false alarms (the suite breaks elsewhere) the search stops holding back.
+such false alarms (the suite breaks elsewhere) the search stops holding back. For the
+same reason the search starts with one mutant in flight and widens by one per finished
+mutant, up to the number of workers: the best-ranked mutants are the likeliest fixes.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
     inflight: dict[Future, tuple[int, Worker]] = {}
     promising: set[int] = set()  # in flight and past their failing tests
     false_alarms = 0  # passed their failing tests, then failed the suite
-    best, tried, next_index, stopped = None, 0, 0, "exhausted"
+    best, tried, next_index, stopped, finished = None, 0, 0, "exhausted", 0
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
         try:
             while True:
@@ -83,8 +85,9 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
                     stopped = "cancelled" if cancel.is_set() else "time_budget"
                     _abort(inflight, lambda i: True)
                 hold = bool(promising) and false_alarms < 2
-                while (best is None and stopped == "exhausted" and idle and not hold
-                       and next_index < len(mutants)):
+                width = min(len(workers), 1 + finished)  # ramp up: the top mutants often win
+                while (best is None and stopped == "exhausted" and len(inflight) < width
+                       and not hold and next_index < len(mutants)):
                     worker, mutant = idle.pop(), mutants[next_index]
                     worker.reset()
                     future = pool.submit(evaluate, worker, mutant, texts[mutant.file], stages,
@@ -97,6 +100,7 @@ def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
                 for future in done:
                     index, worker = inflight.pop(future)
                     idle.append(worker)
+                    finished += 1
                     result = future.result()
                     if index in promising:
                         promising.discard(index)
