@@ -11,7 +11,6 @@ Exit codes: 0 success; 1 the run ended without success; 2 bad input; 130 Ctrl-C.
 from __future__ import annotations
 
 import importlib
-import signal
 import sys
 from pathlib import Path
 
@@ -63,10 +62,6 @@ def _print_event(event: dict, verbose: bool) -> None:
         console.print(f"   [dim]{kind}: {event}[/]")
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 @app.command("run")
 def run_command(
     task: str = typer.Argument(..., help="What to do, e.g. \"make the failing tests pass\"."),
@@ -87,7 +82,6 @@ def run_command(
         err.print(f"codur: {exc.errors()[0]['msg'].removeprefix('Value error, ')}")
         raise typer.Exit(2) from None
     console.print(f"[bold]codur[/] · {request.task} · [dim]{request.repo}[/]")
-    signal.signal(signal.SIGTERM, _interrupt)  # a kill ends the run like Ctrl-C: result still written
     try:
         result = run(request, on_event=lambda e: _print_event(e, verbose))
     except LocalModelUnavailable as exc:

@@ -3,13 +3,16 @@
 A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` holding
 ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and
 ``result.json``. The embedded model, when the run started it, is stopped at the end.
-Ctrl-C sets the cancel flag: the current tool call finishes (writes are atomic),
-the run ends with status cancelled, and the result is still written.
+Ctrl-C (or SIGTERM) sets the cancel flag: the current model or tool call finishes
+(writes are atomic), the next budget check ends the run with status cancelled, and
+the result is still written. A second Ctrl-C stops at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -73,6 +76,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
     state = initial_state(request.task, str(request.repo), run_id)
     run_config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": run_id}}
     error = ""
+    restore_signals = _cancel_on_signals(limits)
     try:
         for mode, chunk in graph.stream(state, run_config, context=ctx, stream_mode=["custom", "values"]):
             if mode == "custom":
@@ -88,6 +92,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         error = f"{type(exc).__name__}: {exc}"
         final = {**final, "status": RunStatus.ERROR.value, "reason": error}
     finally:
+        restore_signals()
         if isinstance(provider, ConfigModelProvider) and provider.uses_local_model:
             from codur.llm.local import stop_shared_server
 
@@ -108,6 +113,23 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
                  "reason": result.reason})
     trace.close()
     return result
+
+
+def _cancel_on_signals(limits: Limits) -> Callable[[], None]:
+    """Ctrl-C / SIGTERM set the cancel flag: the current model or tool call finishes, the next
+    budget check ends the run with status cancelled, and the result is written as usual.
+    A second signal raises KeyboardInterrupt at once. Only in the main thread; returns the
+    function that puts the previous handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: object) -> None:
+        if limits.cancel.is_set():
+            raise KeyboardInterrupt
+        limits.cancel.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
 
 
 def _cost(provider: ModelProvider, final: dict) -> float:

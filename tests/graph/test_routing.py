@@ -210,3 +210,20 @@ def test_repair_reverts_an_edit_that_broke_the_module(invoice_repo: Path):
     assert result.status is RunStatus.SUCCESS, result.reason
     assert result.diff.count("\n+    ") == 1 and f"+    {FIX_NEW}" in result.diff
     assert "mutation repair" in result.summary
+
+
+def test_ctrl_c_cancels_after_the_current_call(invoice_repo: Path):
+    import os
+    import signal
+
+    def interrupt_then_fix(_messages):
+        os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the model answers
+        return fix_call()
+
+    result, models = run_with(invoice_repo, [interrupt_then_fix, "never played"])
+    assert result.status is RunStatus.CANCELLED and result.reason == "cancelled"
+    assert len(models["actor"].calls) == 1 and result.nodes[-1] == "done"
+    # the edit the model had asked for finished whole, and the result says so
+    assert f"+    {FIX_NEW}" in result.diff and FIX_NEW in (invoice_repo / "billing.py").read_text()
+    assert (result.run_dir / "result.json").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers restored
