@@ -143,8 +143,12 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
             except (OSError, RuntimeError) as exc:
                 return done("error", message=f"could not run the tests: {exc}")
             stages = _stages(loc, command, Path(tmp) / "select.json", mutant_timeout_s, plugin_free)
-            result = _search(repo, loc, copies, stages, done, emit, cancel=cancel,
-                             deadline=deadline, max_mutants=max_mutants, apply=apply)
+            try:
+                result = _search(repo, loc, copies, stages, done, emit, cancel=cancel,
+                                 deadline=deadline, max_mutants=max_mutants, apply=apply)
+            except (OSError, RuntimeError) as exc:  # the test runner died mid-search
+                return done("error", message=f"the test runs failed: {exc}",
+                            failing_tests=loc.failing, suspicious=loc.suspicious[:10])
             finished = True
             return result
         finally:

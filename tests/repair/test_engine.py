@@ -194,3 +194,31 @@ def test_repo_without_tests_says_so(tmp_path):
     result = repair(repo, workers=1)
     assert result.status == "no_failing_tests"
     assert "no tests found" in result.message
+
+
+def test_runner_dying_mid_search_is_an_error_status(tmp_path):
+    import os
+    import signal
+    from pathlib import Path
+
+    def zygotes():
+        for proc in Path("/proc").iterdir():
+            try:
+                cmd = (proc / "cmdline").read_bytes()
+                ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == os.getpid() and b"codur_repair_zygote" in cmd:
+                yield int(proc.name)
+
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    before = snapshot(repo)
+
+    def on_event(event):
+        if event["event"] == "repair.mutant":
+            for pid in zygotes():
+                os.kill(pid, signal.SIGKILL)
+
+    result = repair(repo, workers=2, on_event=on_event)
+    assert result.status == "error"
+    assert snapshot(repo) == before
