@@ -1,7 +1,8 @@
 """Statement-level mutation operators, and the walk that applies every operator.
 
 Statement operators: dropped guards (``if ...: continue``), deleted jumps and
-increments, negated or removed ``if``/``while``/``assert`` conditions, augmented
+increments, negated or removed ``if``/``while``/``assert`` conditions, changed return
+values (None <-> 0 / False / [] / "", negated boolean results), augmented
 assignment swaps (``+=`` <-> ``-=``, ``+=`` -> ``=``), ``=`` -> ``+=`` in loops, and +-1 on
 bound assignments (``lo = mid`` -> ``lo = mid + 1``).
 """
@@ -67,8 +68,21 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         delete_statement(node, ctx, 0.6)
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         delete_statement(node, ctx, 0.5)
-    elif isinstance(node, ast.Return) and isinstance(node.value, (ast.Compare, ast.BoolOp)):
-        negate(node.value, ctx, 0.7)
+    elif isinstance(node, ast.Return):
+        _return_value(node, ctx)
+
+
+def _return_value(node: ast.Return, ctx: Context) -> None:
+    """Changed return values: a negated condition, None <-> 0 / False / [] / ""."""
+    value = node.value
+    if isinstance(value, (ast.Compare, ast.BoolOp)):
+        negate(value, ctx, 0.7)
+    elif value is None or isinstance(value, ast.Constant) and value.value is None:
+        start, end = ctx.src.span(node)
+        for new in ("return 0", "return False", "return []", 'return ""'):
+            ctx.add("return_value", node, [(start, end, new)], 0.6)
+    elif isinstance(value, ast.Constant) and not value.value and value.value is not None:
+        ctx.replace(value, "None", "return_value", 0.6)  # 0, False, "" -> None
 
 
 _STATEMENT_OPERATORS = {ast.AugAssign: op_augassign, ast.Assign: op_assign}
