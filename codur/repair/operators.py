@@ -149,6 +149,11 @@ def op_binop(node: ast.BinOp, ctx: Context) -> None:
         ctx.add("arithmetic_swap", node, [(*span, new)], 0.9)
     for keep in (node.left, node.right):
         ctx.replace(node, ctx.fill(node, keep), "drop_operand", 0.85)
+    if isinstance(node.op, (ast.Mult, ast.FloorDiv, ast.Mod)):
+        # a 1-based count used as a 0-based offset: number * size -> (number - 1) * size
+        for operand in (node.left, node.right):
+            if isinstance(operand, ast.Name):
+                plus_minus(operand, ctx, "operand_shift", 0.75)
     if sym in _NON_COMMUTATIVE:
         (ls, le), (rs, re_) = ctx.src.span(node.left), ctx.src.span(node.right)
         ctx.add("swap_operands", node, [(ls, le, ctx.src.operand(node.right)),

@@ -147,3 +147,16 @@ def test_crlf_line_endings_are_kept(tmp_path):
     outs = [m.apply(texts["m.py"]) for m in mutants]
     assert text.replace("a < b", "a <= b") in outs
     assert all(out.count("\r\n") == 3 for out in outs if "x = 1" in out)
+
+
+
+def test_operand_shift_on_a_one_based_count_used_as_offset(tmp_path: Path):
+    """examples/paginate's bug: page number (1-based) times page size as the slice start."""
+    _, _, texts = mutate(tmp_path, """
+        def get_page(items, number, size):
+            start = number * size
+            return items[start:start + size]
+        """)
+    assert any("start = (number - 1) * size" in t for t in texts)
+    for t in texts:
+        compile(t, "m.py", "exec")
