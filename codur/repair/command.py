@@ -14,7 +14,7 @@ from codur.repair.engine import RepairResult, repair
 
 
 def _fail(console: Console, message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"codur repair: {message}", err=True)
     return typer.Exit(2)
 
 
