@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codur.engine.contracts import RunStatus
-from codur.graph.context import CodurContext
+from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 
@@ -28,4 +28,5 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
     if outcome.get("agent") == "repair" and outcome.get("status") == "patched":
         summary = f"mutation repair: {summary} ({outcome.get('mutants_tried', 0)} mutants, {outcome.get('elapsed_s', 0)}s)"
     update["summary"] = summary
+    forget_context(state.get("run_id", ""))  # a default (Studio) context is not kept past its run
     return update
