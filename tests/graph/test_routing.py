@@ -227,3 +227,25 @@ def test_ctrl_c_cancels_after_the_current_call(invoice_repo: Path):
     assert f"+    {FIX_NEW}" in result.diff and FIX_NEW in (invoice_repo / "billing.py").read_text()
     assert (result.run_dir / "result.json").exists()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers restored
+
+
+def test_rate_limited_model_is_not_retried_and_the_run_replans(invoice_repo: Path):
+    """A 429 from the endpoint: the Executor does not retry it (waiting seconds will not help),
+    the turn is reported failed with the quota state, and review replans."""
+    import httpx
+    import openai
+
+    body = {"message": "Rate limit reached", "code": "rate_limit_exceeded"}
+    response = httpx.Response(429, headers={"retry-after": "20"}, json={"error": body},
+                              request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+    limited = openai.RateLimitError("Error code: 429", response=response, body=body)
+    result, models = run_with(invoice_repo, [limited, fix_call(), "done"],
+                              planner=['{"steps": ["fix the threshold comparison"]}'])
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    assert result.status is RunStatus.SUCCESS
+    assert result.nodes.count("plan") == 2  # agent failed → replan → second turn fixed it
+    assert len(models["actor"].calls) == 3  # 1 (429, not retried) + 2 in the second turn
+    outcomes = [e for e in events if e["event"] == "agent.outcome"]
+    assert outcomes[0]["status"] == "failed" and outcomes[0]["quota"] == "rate_limited"
+    assert outcomes[0]["attempts"] == 1
+    assert outcomes[1]["status"] == "completed" and outcomes[1]["edits"] == 1

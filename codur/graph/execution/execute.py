@@ -52,5 +52,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         "quota": result.quota_state.status.value, "tool_calls": result.tool_calls,
         "edits": count_edits(result.messages),
     }
+    emit({"event": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
+                                                                "tool_calls", "edits")}})
     return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls,
             "messages": list(result.messages)}
