@@ -152,6 +152,7 @@ def test_question_is_answered_read_only(invoice_repo: Path):
                                              "The VAT rate is set by VAT_PERCENT in billing.py."],
                               task="where is the VAT rate configured?")
     assert result.status is RunStatus.SUCCESS and result.verification["strategy"] == "answer"
+    assert result.reason == "answered"
     assert not {t.name for t in models["actor"].bound_tools} & {"write_file", "replace_in_file"}
     assert result.diff == ""
 

@@ -1,6 +1,7 @@
 """review (engine state Verify): decide from the verdict and the history what happens next.
 
-- passed → done (success);
+- passed → done (success; reason "verified", or "answered" for a question, whose
+  verdict only checks that an answer was given);
 - the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
 - the last turn used → repair if eligible, else done (failed, max_turns);
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
@@ -45,7 +46,8 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str]:
     """The route and its reason."""
     verdict = state.get("verification", {})
     if verdict.get("passed"):
-        return "done", "verified"
+        # an answer is only checked for being there, so it is "answered", not "verified"
+        return "done", "answered" if verdict.get("strategy") == "answer" else "verified"
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
     assert ctx.limits is not None
@@ -67,5 +69,6 @@ def review_node(state: CodurState, ctx: CodurContext) -> dict:
     route, reason = decide(state, ctx)
     update: dict = {"route": route, "feedback": feedback_from(state.get("verification", {}))}
     if route == "done":
-        update.update(status=(RunStatus.SUCCESS if reason == "verified" else RunStatus.FAILED).value, reason=reason)
+        ok = reason in ("verified", "answered")
+        update.update(status=(RunStatus.SUCCESS if ok else RunStatus.FAILED).value, reason=reason)
     return update
