@@ -9,7 +9,7 @@ a tool that calls a model. Prices are USD per million tokens, from the profile
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -18,16 +18,25 @@ from langchain_core.outputs import LLMResult
 
 @dataclass
 class Usage:
-    """Totals: calls, prompt and completion tokens, and cost in USD."""
+    """Tokens, cost (USD), model calls and the seconds spent in them, summed."""
 
-    calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    calls: int = 0
+    model_s: float = 0.0
 
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.cost_usd + other.cost_usd, self.calls + other.calls, self.model_s + other.model_s)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "total_tokens": self.total_tokens, "cost_usd": round(self.cost_usd, 6),
+                "model_s": round(self.model_s, 3)}
 
 
 class UsageMeter:

@@ -12,8 +12,10 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Literal
+
+from codur.llm.usage import Usage  # one Usage for the run meter and RLM budgets
 
 Kind = Literal["iteration", "subcall", "call"]
 
@@ -47,29 +49,6 @@ def price_for(model_name: str, prices: Mapping[str, tuple[float, float]] | None 
     name = model_name.lower()
     matches = [key for key in table if name.startswith(key.lower())]
     return table[max(matches, key=len)] if matches else None
-
-
-@dataclass
-class Usage:
-    """Tokens, cost (USD), model calls and the seconds spent in them, summed."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    calls: int = 0
-    model_s: float = 0.0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
-                     self.cost_usd + other.cost_usd, self.calls + other.calls, self.model_s + other.model_s)
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "total_tokens": self.total_tokens, "cost_usd": round(self.cost_usd, 6),
-                "model_s": round(self.model_s, 3)}
 
 
 def usage_of(model_name: str, metadata: Mapping | None, seconds: float = 0.0,
