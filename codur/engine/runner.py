@@ -102,7 +102,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         run_id=run_id, status=RunStatus(final.get("status", RunStatus.ERROR.value)),
         reason=final.get("reason", ""), diff=journal.diff(), files_changed=journal.changed_files,
         nodes=final.get("nodes", []), turns=final.get("turn", 0), llm_calls=final.get("llm_calls", 0),
-        tokens=final.get("tokens", 0), cost_usd=_cost(provider, final), duration_s=limits.elapsed_s(),
+        tokens=final.get("tokens", 0), cost_usd=_cost(provider), duration_s=limits.elapsed_s(),
         verification=final.get("verification", {}), summary=final.get("summary", ""), run_dir=run_dir,
     )
     if result.status is RunStatus.RUNNING:
@@ -132,11 +132,11 @@ def _cancel_on_signals(limits: Limits) -> Callable[[], None]:
     return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
 
 
-def _cost(provider: ModelProvider, final: dict) -> float:
-    """USD spent: the provider's usage meter when it has one (every model call, priced per
-    profile), else what the nodes recorded in the state."""
+def _cost(provider: ModelProvider) -> float:
+    """USD spent, from the provider's usage meter (every model call, priced per profile);
+    0.0 for providers without one (scripted models)."""
     meter = getattr(provider, "meter", None)
-    return round(meter.usage.cost_usd, 6) if meter is not None else final.get("cost_usd", 0.0)
+    return round(meter.usage.cost_usd, 6) if meter is not None else 0.0
 
 
 async def arun(request: RunRequest | str, **kwargs: Any) -> RunResult:

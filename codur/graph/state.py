@@ -31,8 +31,8 @@ class CodurState(TypedDict, total=False):
         messages: the agents' transcripts (add_messages).
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
-        llm_calls, tokens, tool_calls: usage counters (added).
-        cost_usd: model cost in USD (added).
+        llm_calls, tokens, tool_calls: usage counters (added). The cost in USD is not state:
+            the run's usage meter prices every model call (codur.llm.usage).
         diff, files_changed, summary: written by done.
     """
 
@@ -57,7 +57,6 @@ class CodurState(TypedDict, total=False):
     llm_calls: Annotated[int, operator.add]
     tokens: Annotated[int, operator.add]
     tool_calls: Annotated[int, operator.add]
-    cost_usd: Annotated[float, operator.add]
     diff: str
     files_changed: list[str]
     summary: str

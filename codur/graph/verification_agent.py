@@ -42,7 +42,6 @@ class Verdict:
         signature: a stable key of the failure (same failure twice → stuck).
         failing_tests: test ids still failing.
         passed_tests: how many tests passed.
-        code_frames: repo source files (not tests) that the failing tracebacks point into.
     """
 
     passed: bool
@@ -53,7 +52,6 @@ class Verdict:
     signature: str = ""
     failing_tests: list[str] = field(default_factory=list)
     passed_tests: int = 0
-    code_frames: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -63,17 +61,6 @@ def is_test_file(path: str) -> bool:
     """test_*.py, *_test.py, conftest.py, or anything under a tests/ folder."""
     name = path.rsplit("/", 1)[-1]
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "/tests/" in f"/{path}"
-
-
-def code_frames(tracebacks: dict[str, str]) -> list[str]:
-    """Repo files (not tests) named in pytest's short tracebacks, e.g. ``calc.py:12: in add``."""
-    found: list[str] = []
-    for text in tracebacks.values():
-        for m in re.finditer(r"^([\w./-]+\.py):\d+", text, re.MULTILINE):
-            path = m.group(1)
-            if not is_test_file(path) and not path.startswith("/") and path not in found:
-                found.append(path)
-    return found
 
 
 def _entry_points(ctx: ToolContext) -> list[str]:
@@ -125,8 +112,7 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
         return Verdict(passed, "hybrid" if static else "tests", evidence + static,
                        f"pytest: {report.summary}" + (f"; {len(bad_static)} syntax errors" if bad_static else ""),
                        signature="" if passed else report.signature(), failing_tests=report.failed,
-                       passed_tests=len(report.passed),
-                       code_frames=code_frames(report.tracebacks))
+                       passed_tests=len(report.passed))
     entries = _entry_points(ctx)
     if entries:
         expected = _expected_output(task)

@@ -84,6 +84,23 @@ class ChangeJournal:
             index[rel] = name
             atomic_write_bytes(index_path, json.dumps(index, indent=1).encode())
 
+    def snapshot(self) -> dict[str, bytes | None]:
+        """Current bytes of every recorded file (None: absent), to compare with later."""
+        with self._lock:
+            names = list(self._originals)
+        return {rel: self._current(rel) for rel in names}
+
+    def changed_since(self, snapshot: dict[str, bytes | None]) -> list[str]:
+        """Files whose bytes differ from ``snapshot``; a file recorded after it is compared
+        with its original (which is what it held when the snapshot was taken)."""
+        with self._lock:
+            items = list(self._originals.items())
+        return sorted(rel for rel, orig in items if self._current(rel) != snapshot.get(rel, orig))
+
+    def _current(self, rel: str) -> bytes | None:
+        p = self.root / rel
+        return p.read_bytes() if p.is_file() else None
+
     @property
     def changed_files(self) -> list[str]:
         """Paths (relative, POSIX) whose content differs from the original."""

@@ -72,9 +72,12 @@ def test_configured_command_line_agent_is_delegated_to(invoice_repo: Path):
               "p.write_text(p.read_text().replace('quantity > BULK', 'quantity >= BULK'))")
     config = CodurConfig(agents={"sed-bot": AgentConfig(kind="cli", command=[sys.executable, "-c", script])},
                          default_agent="sed-bot", critic=False, repair=False)
+    events: list[dict] = []
     result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo), config=config,
-                 models=StaticModelProvider({"actor": ScriptedChatModel(replies=[])}))
+                 models=StaticModelProvider({"actor": ScriptedChatModel(replies=[])}), on_event=events.append)
     assert result.status is RunStatus.SUCCESS
     # The agent wrote the file itself; the run's diff still shows the change.
     assert "-    if quantity > BULK_THRESHOLD:\n+    if quantity >= BULK_THRESHOLD:" in result.diff
     assert result.files_changed == ["billing.py"] and result.llm_calls == 0
+    outcome = next(e for e in events if e["event"] == "agent.outcome")
+    assert outcome["agent"] == "sed-bot" and outcome["edits"] == 1

@@ -154,7 +154,6 @@ class LLMAgent:
         system_prompt: built from the registry (see codur.graph.prompts).
         specs: the tools listed in the prompt.
         tools: the run's ToolExecutor.
-        history: earlier messages to continue from (may be empty).
     """
 
     def __init__(self, name: str, model: BaseChatModel, system_prompt: str, specs: Sequence[ToolSpec],

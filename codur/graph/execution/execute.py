@@ -6,25 +6,12 @@ fails after the Executor's retries hands over to the next (profile fallback).
 
 from __future__ import annotations
 
-from langchain_core.messages import ToolMessage
-
 from codur.engine.events import emit
 from codur.graph.coding_agent import build_agents, execution_plan
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 from codur.llm.executor import Executor
-from codur.tools.registry import REGISTRY, SideEffect
-
-
-def count_edits(messages) -> int:
-    """Successful tool calls whose tool is registered with the FILE_MUTATION side effect."""
-    count = 0
-    for m in messages:
-        spec = REGISTRY.get(getattr(m, "name", None) or "") if isinstance(m, ToolMessage) else None
-        if spec and SideEffect.FILE_MUTATION in spec.side_effects and m.status == "success":
-            count += 1
-    return count
 
 
 @node("execute")
@@ -35,6 +22,8 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     llm_calls = tokens = tool_calls = 0
     result = None
     agents = build_agents(state, ctx, name)
+    journal = ctx.tools(state["repo"]).journal
+    before = journal.snapshot()
     for index, agent in enumerate(agents):
         executor = Executor(agent, max_retries=ctx.config.max_retries, base_delay=ctx.config.retry_base_delay_s)
         result = executor.execute(plan, dry_run=ctx.config.dry_run)
@@ -50,7 +39,9 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         "agent": name, "status": "completed" if result.success else "failed", "summary": result.output[:2000],
         "attempts": result.attempts, "dry_run": result.dry_run, "exit_code": result.exit_code,
         "quota": result.quota_state.status.value, "tool_calls": result.tool_calls,
-        "edits": count_edits(result.messages),
+        # files this turn changed, from the change journal: whoever wrote them (tools or a
+        # command-line agent), and an edit undone in the same turn does not count
+        "edits": len(journal.changed_since(before)),
     }
     emit({"event": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
                                                                 "tool_calls", "edits")}})
