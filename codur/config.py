@@ -95,9 +95,22 @@ class CodurConfig(BaseSettings):
     critic: bool | None = Field(
         None, description="Ask the critic model for reasoning and suggestions on a failed verification; "
         "None: yes for an endpoint, no for the embedded model (its advice costs ~20 s and rarely helps).")
-    localize: bool = Field(True, description="Rank suspicious lines (Ochiai over test coverage) for the agent's first prompt.")
-    repair: bool = Field(True, description="Allow the mutation repair fallback.")
-    repair_workers: int = Field(4, description="Parallel workers for mutation repair.")
+    localize: bool = Field(
+        True, description="Rank suspicious lines (Ochiai over test coverage) for the agent's first prompt.")
+    repair: bool = Field(
+        True, description="Run the candidate-patch pipeline (mutation, model samples, hybrid) on a fix task with "
+        "failing tests before the tool-loop agent; False: the agent alone.")
+    fixers: list[Literal["mutation", "sampling", "hybrid", "agent"]] = Field(
+        default_factory=lambda: ["mutation", "sampling", "hybrid", "agent"],
+        description="The fixers a fix task may use, run in cost order: mutation search (time-boxed while the "
+        "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent.")
+    mutation_time_box_s: float = Field(
+        5.0, description="Seconds of mutation search after localization before the model samples; the rest of "
+        "the mutants run after the model's candidates.")
+    samples: int = Field(6, description="Model patch samples (K) drawn per run.")
+    sample_max_lines: int = Field(80, description="Longest function shown whole to the sampling model, lines.")
+    patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
+    repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")
 
     def profiles_for(self, role: str) -> list[ModelProfile]:

@@ -147,10 +147,8 @@ class CommandLineAgent:
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already gone
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass  # the group is already gone
 
 
 def _join(stdout: str | None, stderr: str | None) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 ENGINE_STATES = {
     "initialize": "Initialize", "observe": "Observe", "plan": "Plan",
-    "delegate": "Act", "execute": "Act", "repair": "Act",
+    "delegate": "Act", "execute": "Act", "patch": "Act",
     "verify": "Verify", "review": "Verify", "done": "Done",
 }
 

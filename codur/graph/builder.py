@@ -1,9 +1,12 @@
 """build_graph(): codur's one graph — engine states and execution nodes together.
 
-    START → initialize → observe → plan ──► delegate → execute → verify → review ─┬─► done → END
-                                                                                  ├─ retry  → delegate
-                                                                                  ├─ replan → plan
-                                                                                  └─ repair → repair → verify
+    START → initialize → observe → plan ─┬─► delegate → execute → verify → review ─┬─► done → END
+                                         │                                         ├─ retry  → delegate
+                                         └─► patch ─┬─► verify (a patch applied)    ├─ replan → plan
+                                                    └─► delegate (none: the agent)  └─ repair → patch
+
+A fix task with failing tests goes from plan to patch: the candidate-patch pipeline
+(mutation search, model samples, mutants of near misses) before the tool-loop agent.
 
 Every edge is guarded: a terminal status in the state (a budget, a cancel, an
 error) routes to ``done`` from wherever the run is. ``recursion_limit`` belongs to
@@ -21,7 +24,7 @@ from codur.graph.context import CodurContext
 from codur.graph.done import done_node
 from codur.graph.execution.delegate import delegate_node
 from codur.graph.execution.execute import execute_node
-from codur.graph.execution.repair import repair_node
+from codur.graph.execution.patch import patch_node, route_after_patch
 from codur.graph.execution.review import review_node
 from codur.graph.initialize import initialize_node
 from codur.graph.nodes import guarded
@@ -35,9 +38,15 @@ def _to(target: str):
     return guarded(lambda _state: target)
 
 
-def route_after_review(state: CodurState) -> Literal["done", "delegate", "plan", "repair"]:
-    """Review's route: retry → delegate, replan → plan, repair → repair, done → done."""
-    return {"retry": "delegate", "replan": "plan", "repair": "repair"}.get(state.get("route", "done"), "done")  # type: ignore[return-value]
+def route_after_review(state: CodurState) -> Literal["done", "delegate", "plan", "patch"]:
+    """Review's route: retry → delegate, replan → plan, repair → patch, done → done."""
+    routes = {"retry": "delegate", "replan": "plan", "repair": "patch"}
+    return routes.get(state.get("route", "done"), "done")  # type: ignore[return-value]
+
+
+def route_after_plan(state: CodurState) -> Literal["delegate", "patch"]:
+    """The plan's route: patch (the candidate-patch pipeline) or delegate (the agent)."""
+    return "patch" if state.get("route") == "patch" else "delegate"
 
 
 def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
@@ -53,13 +62,15 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
     builder = StateGraph(CodurState, context_schema=CodurContext)
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
                       ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
-                      ("review", review_node), ("repair", repair_node), ("done", done_node)]:
+                      ("review", review_node), ("patch", patch_node), ("done", done_node)]:
         builder.add_node(name_, fn)
     builder.add_edge(START, "initialize")
-    for src, dst in [("initialize", "observe"), ("observe", "plan"), ("plan", "delegate"),
-                     ("delegate", "execute"), ("execute", "verify"), ("verify", "review"), ("repair", "verify")]:
+    for src, dst in [("initialize", "observe"), ("observe", "plan"), ("delegate", "execute"), ("execute", "verify"),
+                     ("verify", "review")]:
         builder.add_conditional_edges(src, _to(dst), [dst, "done"])
-    builder.add_conditional_edges("review", guarded(route_after_review), ["done", "delegate", "plan", "repair"])
+    builder.add_conditional_edges("plan", guarded(route_after_plan), ["delegate", "patch", "done"])
+    builder.add_conditional_edges("patch", guarded(route_after_patch), ["verify", "delegate", "done"])
+    builder.add_conditional_edges("review", guarded(route_after_review), ["done", "delegate", "plan", "patch"])
     builder.add_edge("done", END)
     return builder.compile(checkpointer=checkpointer, name=name)
 

@@ -39,6 +39,9 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     if suspicious := obs.get("suspicious"):
         parts.append("Most suspicious lines (fault localization over the tests' coverage):\n" + "\n".join(
             f"- {s['path']}:{s['line']}: {s['text']}" for s in suspicious))
+    if (near := (state.get("patch") or {}).get("near_miss")) and not state.get("feedback"):
+        parts.append(f"A candidate fix made {near['fixed']} of {near['failing']} failing tests pass without breaking "
+                     f"the others; build on it if it helps (it is not applied):\n```diff\n{near['diff'][:1500]}```")
     if steps := state.get("plan", {}).get("steps"):
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
     if feedback := state.get("feedback"):

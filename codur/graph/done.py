@@ -8,6 +8,17 @@ from codur.graph.nodes import node
 from codur.graph.state import CodurState
 
 
+FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
+
+
+def fixed_by(outcome: dict) -> str:
+    """One line naming the fixer that produced the patch and what the search tried."""
+    tried = outcome.get("tried", {})
+    counts = ", ".join(f"{n} {s}" for s, n in tried.items() if n)
+    return (f"fixed by {FIXER_NAMES.get(outcome.get('source', ''), outcome.get('source', ''))}: "
+            f"{outcome.get('summary', '')} ({counts} candidates tested, {outcome.get('elapsed_s', 0)}s)")
+
+
 @node("done")
 def done_node(state: CodurState, ctx: CodurContext) -> dict:
     """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
@@ -25,8 +36,8 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
             update.update(diff="", files_changed=[])
     outcome = state.get("agent_outcome", {})
     summary = outcome.get("summary", "")
-    if outcome.get("agent") == "repair" and outcome.get("status") == "patched":
-        summary = f"mutation repair: {summary} ({outcome.get('mutants_tried', 0)} mutants, {outcome.get('elapsed_s', 0)}s)"
+    if outcome.get("agent") == "patch" and outcome.get("status") == "patched":
+        summary = fixed_by(outcome)
     update["summary"] = summary
     forget_context(state.get("run_id", ""))  # a default (Studio) context is not kept past its run
     return update

@@ -27,7 +27,9 @@ class CodurState(TypedDict, total=False):
         verification: the last verdict (verification_details).
         route: review's decision (done, retry, replan, repair).
         feedback: failure context handed to the next Act step.
-        repair_attempted: the mutation repair node already ran.
+        patch_attempted: the candidate-patch pipeline (the patch node) already ran.
+        patch: what it found: status, source, provenance, tried per source, phases (seconds),
+            near_miss (the best near miss: label, fixed, failing, diff) or None.
         messages: the agents' transcripts (add_messages).
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
@@ -50,7 +52,8 @@ class CodurState(TypedDict, total=False):
     verification: dict[str, Any]
     route: str
     feedback: str
-    repair_attempted: bool
+    patch_attempted: bool
+    patch: dict[str, Any]
     messages: Annotated[list[AnyMessage], add_messages]
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]

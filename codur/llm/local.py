@@ -156,7 +156,9 @@ class LocalModelServer:
                 pass
             time.sleep(0.25)
         self.stop()
-        raise LocalModelUnavailable(f"local model server did not answer /health in {self.settings.start_timeout_s:.0f}s")
+        raise LocalModelUnavailable(
+            f"local model server did not answer /health in {self.settings.start_timeout_s:.0f}s"
+        )
 
     def stop(self) -> None:
         server, self._server = self._server, None

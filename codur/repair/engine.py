@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.repair import localize, mutants, patch, testcmd
-from codur.repair.evaluate import Stage, search
+from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, Stage, search
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
 
 Event = Callable[[dict], None]
@@ -45,14 +45,15 @@ def _timeout(seconds: float, cap: float) -> float:
 
 
 def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Path,
-            cap: float, plugin_free: bool = False) -> list[Stage]:
-    """The runs a mutant must pass: its failing tests, then the whole suite.
+            cap: float, plugin_free: bool = False) -> Checks:
+    """How a candidate is judged: its failing tests, then the whole suite (see :class:`Checks`).
 
     Timeouts come from the baseline run: per-test durations plus the run's fixed
     overhead (start-up, collection); a test that hung in the baseline counts as a
     typical passing test. With ``plugin_free`` (the suite was seen to give the same
     outcomes without the installed pytest plugins) both runs skip the plugins, which
-    is much cheaper, and a third run confirms the whole suite with them.
+    is much cheaper, and a third run confirms the whole suite with them. The probe and
+    guard runs (near-miss detection) are the same runs without ``-x``, with a report.
     """
     failing = [t for t in loc.tests if t.outcome == "failed"]
     passing = [t.duration for t in loc.tests if t.outcome == "passed"]
@@ -60,16 +61,22 @@ def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Pa
     typical = statistics.median(passing) if passing else 0.1
     fail_durations = [typical if t.timed_out else t.duration for t in failing]
     full = _timeout(overhead + sum(passing) + sum(fail_durations), cap)
+    ids = (frozenset(t.nodeid for t in failing), frozenset(t.nodeid for t in loc.tests if t.outcome == "passed"))
     if not command.is_pytest:
-        return [Stage((), full)]
+        return Checks([Stage((), full)], None, None, *ids)
     select.write_text(json.dumps([t.nodeid for t in failing]))
     files = [] if command.pytest_args else list(dict.fromkeys(t.path for t in failing if t.path))
     env = testcmd.NO_PLUGINS if plugin_free else ()
-    first = Stage((*(command.pytest_args or files), *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN),
-                  _timeout(overhead + sum(fail_durations), cap),
-                  (("CODUR_REPAIR_SELECT", str(select)), *env))
+    slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
+    selected = (*(command.pytest_args or files),)
+    select_env = (("CODUR_REPAIR_SELECT", str(select)), *env)
+    first_timeout = _timeout(overhead + sum(fail_durations), cap)
+    first = Stage((*selected, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env)
     whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)
-    return [first, Stage(whole.args, full, env), whole] if plugin_free else [first, whole]
+    probe = Stage((*selected, *slow, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
+    guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, env, report=True)
+    stages = [first, Stage(whole.args, full, env), whole] if plugin_free else [first, whole]
+    return Checks(stages, probe, guard, *ids)
 
 
 def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list) -> None:
@@ -95,6 +102,76 @@ def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list)
         w.runner = runner
 
 
+class RepairSession:
+    """The evaluator's setup, shared by every phase of a patch search: ``workers`` private
+    copies of ``repo``, the warm pytest fork server, the baseline localization (``loc``)
+    and the checks a candidate must pass (``checks``).
+
+    Use as a context manager. Entering raises RuntimeError (or OSError) when the tests
+    cannot run; on a normal exit the idle fork server is kept warm for the next session,
+    on an exception (KeyboardInterrupt included) every run is killed. Temp dirs are
+    removed either way. ``mutant_timeout_s`` caps each test stage, in seconds;
+    ``deadline`` (``time.monotonic()``) bounds the baseline run.
+    """
+
+    def __init__(self, repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
+                 mutant_timeout_s: float = 20.0, deadline: float | None = None):
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.repo = Path(repo).resolve()
+        self.command = testcmd.resolve(self.repo, test_cmd)
+        self.n_workers, self.cap = workers, mutant_timeout_s
+        self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
+        self.pool: list = []
+        self.copies: list[Worker] = []
+        self.loc: localize.Localization | None = None
+        self.checks: Checks | None = None
+        self.texts: dict[str, str] = {}
+        self._tmp: tempfile.TemporaryDirectory | None = None
+
+    def __enter__(self) -> RepairSession:
+        self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
+        try:
+            _start_workers(self.repo, self.command, self.n_workers, self.pool)
+            self.copies = [w for w in self.pool if isinstance(w, Worker)]
+            self.loc, plugin_free = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline)
+            self.checks = _stages(self.loc, self.command, Path(self._tmp.name) / "select.json", self.cap,
+                                  plugin_free)
+        except BaseException:
+            self.close(keep=False)
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(keep=exc_type is None)
+
+    def close(self, keep: bool = False) -> None:
+        """Kill runs, delete the copies; keep the fork server warm when ``keep``."""
+        for item in reversed(self.pool):  # workers first (kill runs), then the runner
+            if isinstance(item, Runner) and keep:
+                keep_runner(item)
+            else:
+                item.close()
+        self.pool = []
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def original(self, rel: str) -> str:
+        """The original text of ``rel`` (read once; raises OSError / UnicodeDecodeError)."""
+        if rel not in self.texts:
+            self.texts[rel] = (self.repo / rel).read_bytes().decode("utf-8")
+        return self.texts[rel]
+
+    def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
+               on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None):
+        """Run :func:`codur.repair.evaluate.search` on this session's workers and checks.
+        Every candidate's file must already be in :attr:`texts` (see :meth:`original`)."""
+        assert self.checks is not None
+        return search(queue, self.copies, self.texts, self.checks, deadline=deadline, cancel=cancel,
+                      on_result=on_result)
+
+
 def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
            mutant_timeout_s: float = 20.0, max_mutants: int = 400, time_budget_s: float = 300.0,
            apply: bool = True, on_event: Event | None = None,
@@ -105,13 +182,13 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
     ``.venv`` interpreter if any). ``workers`` parallel workers evaluate mutants, each at
     most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
     within ``time_budget_s`` seconds. ``on_event`` gets progress dicts ("repair.start",
-    "repair.localized", "repair.mutants", "repair.mutant", "repair.patch", "repair.done"); setting ``cancel`` stops the
-    search (status "cancelled"). The repo is written only when a patch is accepted, and
-    atomically; on KeyboardInterrupt every subprocess is killed, temp dirs are removed
-    and the interrupt is re-raised. After a normal end the idle pytest fork server is
-    kept for the next call (``codur.repair.close_warm_runners()`` ends it; so does exit).
-    Raises NotADirectoryError if ``repo`` is not a directory and ValueError for
-    ``workers`` < 1; test-run failures become status "error".
+    "repair.localized", "repair.mutants", "repair.mutant", "repair.patch", "repair.done");
+    setting ``cancel`` stops the search (status "cancelled"). The repo is written only
+    when a patch is accepted, and atomically; on KeyboardInterrupt every subprocess is
+    killed, temp dirs are removed and the interrupt is re-raised. After a normal end the
+    idle pytest fork server is kept for the next call (``codur.repair.close_warm_runners()``
+    ends it; so does exit). Raises NotADirectoryError if ``repo`` is not a directory and
+    ValueError for ``workers`` < 1; test-run failures become status "error".
     Method: spectrum-based localization (Ochiai) + GenProg/PraPR-style mutation search.
     """
     start = time.monotonic()
@@ -123,7 +200,6 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
     emit = on_event or (lambda event: None)
     cancel = cancel or threading.Event()
     deadline = start + time_budget_s
-    command = testcmd.resolve(repo, test_cmd)
     emit({"event": "repair.start", "repo": str(repo), "workers": workers})
 
     def done(status: str, **kw) -> RepairResult:
@@ -132,31 +208,20 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
               "elapsed_s": round(result.elapsed_s, 3), "message": result.message})
         return result
 
-    pool: list = []
-    finished = False  # ended without an exception: the runner may stay warm
-    with tempfile.TemporaryDirectory(prefix="codur-repair-") as tmp:
+    session = RepairSession(repo, test_cmd=test_cmd, workers=workers, mutant_timeout_s=mutant_timeout_s,
+                            deadline=deadline)
+    try:
+        session.__enter__()
+    except (OSError, RuntimeError) as exc:
+        return done("error", message=f"could not run the tests: {exc}")
+    with session:
         try:
-            try:
-                _start_workers(repo, command, workers, pool)
-                copies = [w for w in pool if isinstance(w, Worker)]
-                loc, plugin_free = _baseline(repo, command, copies, mutant_timeout_s, deadline)
-            except (OSError, RuntimeError) as exc:
-                return done("error", message=f"could not run the tests: {exc}")
-            stages = _stages(loc, command, Path(tmp) / "select.json", mutant_timeout_s, plugin_free)
-            try:
-                result = _search(repo, loc, copies, stages, done, emit, cancel=cancel,
-                                 deadline=deadline, max_mutants=max_mutants, apply=apply)
-            except (OSError, RuntimeError) as exc:  # the test runner died mid-search
-                return done("error", message=f"the test runs failed: {exc}",
-                            failing_tests=loc.failing, suspicious=loc.suspicious[:10])
-            finished = True
-            return result
-        finally:
-            for item in reversed(pool):  # workers first (kill runs), then the runner
-                if isinstance(item, Runner) and finished:
-                    keep_runner(item)
-                else:
-                    item.close()
+            return _search(session, done, emit, cancel=cancel, deadline=deadline, max_mutants=max_mutants,
+                           apply=apply)
+        except (OSError, RuntimeError) as exc:  # the test runner died mid-search
+            assert session.loc is not None
+            return done("error", message=f"the test runs failed: {exc}",
+                        failing_tests=session.loc.failing, suspicious=session.loc.suspicious[:10])
 
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,
@@ -185,10 +250,11 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     return loc, seen == {t.nodeid: t.outcome for t in loc.tests}
 
 
-def _search(repo: Path, loc: localize.Localization, pool: list[Worker], stages: list[Stage],
-            done: Callable[..., RepairResult], emit: Event, *, cancel: threading.Event,
-            deadline: float, max_mutants: int, apply: bool) -> RepairResult:
+def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Event, *,
+            cancel: threading.Event, deadline: float, max_mutants: int, apply: bool) -> RepairResult:
     """Generate the mutants, search them, and build (and maybe write) the patch."""
+    loc, repo = session.loc, session.repo
+    assert loc is not None
     failing, suspicious = loc.failing, loc.suspicious[:10]
     emit({"event": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
           "elapsed_s": round(loc.elapsed_s, 3)})
@@ -200,15 +266,15 @@ def _search(repo: Path, loc: localize.Localization, pool: list[Worker], stages: 
     if cancel.is_set():
         return done("cancelled", message="cancelled before the search; repository unchanged", **info)
     candidates, texts = mutants.generate(repo, loc.scores, limit=max_mutants)
+    session.texts.update(texts)
     emit({"event": "repair.mutants", "count": len(candidates)})
 
-    def on_result(index: int, result: str) -> None:
-        m = candidates[index]
+    def on_result(index, m, evaluation: Evaluation) -> None:
         emit({"event": "repair.mutant", "index": index, "file": m.file, "line": m.line,
-              "operator": m.operator, "description": m.description, "result": result})
+              "operator": m.operator, "description": m.description, "result": evaluation.status})
 
-    outcome = search(candidates, pool, texts, stages, deadline=deadline, cancel=cancel,
-                     on_result=on_result)
+    outcome = session.search(CandidateQueue.ranked(candidates), deadline=deadline, cancel=cancel,
+                             on_result=on_result)
     info["mutants_tried"] = outcome.tried
     if outcome.best is None:
         if outcome.stopped == "cancelled":
@@ -216,7 +282,7 @@ def _search(repo: Path, loc: localize.Localization, pool: list[Worker], stages: 
         why = {"time_budget": "time budget exhausted",
                "exhausted": f"no plausible patch among {len(candidates)} mutants"}
         return done("not_found", message=why[outcome.stopped], **info)
-    best = candidates[outcome.best]
+    best = outcome.best
     new = best.apply(texts[best.file])
     diff = patch.unified_diff(best.file, texts[best.file], new)
     emit({"event": "repair.patch", "file": best.file, "line": best.line,

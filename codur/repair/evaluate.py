@@ -1,126 +1,292 @@
-"""Parallel evaluation of mutants: a worker pool searched in rank order.
+"""The one evaluator of candidate patches: a worker pool fed from a ranked queue.
 
-Every mutant runs in a worker's private copy: the failing tests first, then (only if
-they pass) the full suite, each stage under a timeout. Mutants are dispatched in rank
-order; once one is plausible, in-flight mutants ranked *below* it are aborted and those
-ranked above it may finish, so the winner is the best-ranked plausible mutant, the same
-one a sequential search would return, whatever the number of workers. While a mutant
-that passed its failing tests runs the full suite, no new mutant starts: it is likely
-the winner, and would otherwise share the CPU with work it makes useless. After two
-such false alarms (the suite breaks elsewhere) the search stops holding back. For the
-same reason the search starts with one mutant in flight and widens by one per finished
-mutant, up to the number of workers: the best-ranked mutants are the likeliest fixes.
+Candidates come from any source (mutants, model samples, mutants of a model's near
+miss); each names one file and how it rewrites it. Every candidate runs in a worker's
+private copy: the failing tests first, then (only if they pass) the full suite, each
+stage under a timeout. Acceptance: the failing tests pass and the tests that passed
+before still pass (a *plausible patch*).
+
+Candidates are dispatched best key first. Once one is plausible, in-flight candidates
+ranked *below* it are aborted and those ranked above it may finish, so the winner is
+the best-ranked plausible candidate among those tried, whatever the number of workers.
+While a candidate that passed its failing tests runs the full suite, no new one
+starts: it is likely the winner, and would otherwise share the CPU with work it makes
+useless. After two such false alarms the search stops holding back. The search starts
+with one candidate in flight and widens by one per finished candidate, up to the
+number of workers: the best-ranked candidates are the likeliest fixes.
+
+A candidate with ``probe = True`` (a model sample) runs its failing tests without
+stopping at the first failure and with a per-test report: when only some pass, the
+whole suite runs once more to check that it broke no passing test, and the candidate
+is a *near miss* (status "near_miss", ``fixed`` = how many failing tests it fixed).
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import json
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from codur.repair.mutants import Mutant
 from codur.repair.worker import Worker
+
+
+class Candidate(Protocol):
+    """A candidate patch of one file. ``probe``: look for near misses (see module doc)."""
+
+    file: str
+    probe: bool
+
+    def apply(self, text: str) -> str:
+        """The new text of ``file`` given its original ``text``."""
+        ...
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One test run of a mutant: pytest ``args``, extra ``env``, ``timeout_s`` seconds."""
+    """One test run of a candidate: pytest ``args``, extra ``env``, ``timeout_s`` seconds.
+    ``report``: the run writes each test's outcome (the repair plugin must be loaded)."""
 
     args: tuple[str, ...]
     timeout_s: float
     env: tuple[tuple[str, str], ...] = ()
+    report: bool = False
 
 
-def evaluate(worker: Worker, mutant: Mutant, original: str, stages: list[Stage],
-             on_first_pass: Callable[[], None] = lambda: None) -> str:
-    """Apply ``mutant`` in the worker's copy, run ``stages``, restore the file.
+@dataclass(frozen=True)
+class Checks:
+    """How candidates are judged.
 
-    ``on_first_pass`` is called once the first stage (the failing tests) passed.
-    Returns "plausible" (every stage passed), "failed", "timeout" or "aborted".
+    ``stages``: the acceptance runs (failing tests with ``-x``, then the whole suite).
+    ``probe``: the failing tests with a report and no ``-x``; ``guard``: the whole suite
+    with a report (both None for a non-pytest command). ``failing`` / ``passing``: the
+    baseline's test ids.
     """
-    path = worker.root / mutant.file
-    path.write_bytes(mutant.apply(original).encode("utf-8"))
+
+    stages: list[Stage]
+    probe: Stage | None = None
+    guard: Stage | None = None
+    failing: frozenset[str] = frozenset()
+    passing: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """``status``: "plausible", "near_miss", "failed", "timeout" or "aborted";
+    ``fixed``: failing tests that pass (probed candidates only); ``seconds`` of wall time."""
+
+    status: str
+    fixed: int = 0
+    seconds: float = 0.0
+
+
+def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str]]:
+    report = worker.tmp / "report.json"
+    report.unlink(missing_ok=True)
+    env = {**dict(stage.env), "CODUR_REPAIR_OUT": str(report), "CODUR_REPAIR_NO_COVERAGE": "1"}
+    result = worker.run(list(stage.args), stage.timeout_s, env)
     try:
+        tests = json.loads(report.read_text())["tests"]
+    except (OSError, ValueError, KeyError):
+        return result.status, {}
+    return result.status, {k: v["outcome"] for k, v in tests.items()}
+
+
+def evaluate(worker: Worker, candidate: Candidate, original: str, checks: Checks,
+             on_first_pass: Callable[[], None] = lambda: None) -> Evaluation:
+    """Write ``candidate`` in the worker's copy, run the checks, restore the file.
+
+    ``on_first_pass`` is called once the failing tests passed. A candidate whose
+    ``apply`` raises counts as "failed".
+    """
+    start = time.monotonic()
+    path = worker.root / candidate.file
+    try:
+        new = candidate.apply(original)
+    except (ValueError, SyntaxError):
+        return Evaluation("failed")
+    path.write_bytes(new.encode("utf-8"))
+    try:
+        stages = checks.stages
+        fixed = 0
+        if candidate.probe and checks.probe is not None:
+            status, seen = _outcomes(worker, checks.probe)
+            if status in ("aborted", "timeout"):
+                return Evaluation(status, 0, time.monotonic() - start)
+            fixed = sum(seen.get(t) == "passed" for t in checks.failing)
+            if fixed < len(checks.failing) or status != "passed":
+                if fixed == 0 or checks.guard is None:
+                    return Evaluation("failed", fixed, time.monotonic() - start)
+                status, seen = _outcomes(worker, checks.guard)
+                broken = any(seen.get(t, "failed") != "passed" for t in checks.passing)
+                near = status not in ("aborted", "timeout") and not broken and seen
+                return Evaluation("near_miss" if near else "failed", fixed, time.monotonic() - start)
+            on_first_pass()
+            stages = stages[1:]
         for i, stage in enumerate(stages):
             result = worker.run(list(stage.args), stage.timeout_s, dict(stage.env))
             if result.status != "passed":
-                return result.status
-            if i == 0:
+                return Evaluation(result.status, fixed, time.monotonic() - start)
+            if i == 0 and stages is checks.stages:
                 on_first_pass()
-        return "plausible"
+        return Evaluation("plausible", len(checks.failing), time.monotonic() - start)
     finally:
         path.write_bytes(original.encode("utf-8"))
 
 
-@dataclass(frozen=True)
-class SearchOutcome:
-    """``best`` is the index of the accepted mutant (None if none); ``stopped`` says why
-    the search ended: "found", "exhausted", "time_budget" or "cancelled"."""
+class CandidateQueue:
+    """A thread-safe priority queue of candidates: lowest ``key`` first, then first pushed.
 
-    best: int | None
+    Producers :meth:`push` and finally :meth:`close`; the evaluator pops until the queue
+    is closed and empty. A queue built from a list is closed at once.
+    """
+
+    def __init__(self, items: list[tuple[Any, Candidate]] | None = None, *, closed: bool = False):
+        self._heap: list[tuple[Any, int, Candidate]] = []
+        self._seq = itertools.count()
+        self._cond = threading.Condition()
+        self._closed = closed
+        for key, candidate in items or []:
+            self._heap.append((key, next(self._seq), candidate))
+        heapq.heapify(self._heap)
+
+    @classmethod
+    def ranked(cls, candidates: list[Candidate]) -> CandidateQueue:
+        """A closed queue of ``candidates`` in list order (key = index)."""
+        return cls([(i, c) for i, c in enumerate(candidates)], closed=True)
+
+    def push(self, key: Any, candidate: Candidate) -> None:
+        with self._cond:
+            heapq.heappush(self._heap, (key, next(self._seq), candidate))
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def pop(self) -> tuple[Any, Candidate] | None:
+        """The best item, or None when the queue is empty right now."""
+        with self._cond:
+            if not self._heap:
+                return None
+            key, _, candidate = heapq.heappop(self._heap)
+            return key, candidate
+
+    def wait(self, timeout: float) -> None:
+        """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass."""
+        with self._cond:
+            if not self._heap and not self._closed:
+                self._cond.wait(timeout)
+
+    def drain(self) -> list[tuple[Any, Candidate]]:
+        """Remove and return every waiting item, best first."""
+        with self._cond:
+            items = sorted(self._heap)
+            self._heap.clear()
+            return [(k, c) for k, _, c in items]
+
+    @property
+    def exhausted(self) -> bool:
+        with self._cond:
+            return self._closed and not self._heap
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._heap)
+
+
+@dataclass
+class SearchOutcome:
+    """``best`` is the accepted candidate (None if none) and ``best_key`` its key;
+    ``stopped`` says why the search ended: "found", "exhausted", "time_budget" or
+    "cancelled"; ``left`` holds the candidates not tried (queued, or aborted by the
+    deadline), best first; ``near_misses`` the (key, candidate, fixed) near misses."""
+
+    best: Candidate | None
+    best_key: Any
     tried: int
     stopped: str
+    left: list[tuple[Any, Candidate]] = field(default_factory=list)
+    near_misses: list[tuple[Any, Candidate, int]] = field(default_factory=list)
 
 
-def search(mutants: list[Mutant], workers: list[Worker], texts: dict[str, str],
-           stages: list[Stage], *, deadline: float, cancel: threading.Event,
-           on_result: Callable[[int, str], None] = lambda i, r: None) -> SearchOutcome:
-    """Evaluate ``mutants`` (best first) on ``workers`` until one is plausible.
+def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
+           deadline: float, cancel: threading.Event,
+           on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None) -> SearchOutcome:
+    """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
-    ``deadline`` is a ``time.monotonic()`` value. ``on_result(index, result)`` is called
-    from this thread for each finished mutant. Exceptions of a worker (its runner died)
-    propagate after every run in flight is killed; so does KeyboardInterrupt.
+    ``texts`` maps each file to its original text. ``deadline`` is a ``time.monotonic()``
+    value. ``on_result(key, candidate, evaluation)`` is called from this thread for each
+    finished candidate. Exceptions of a worker (its runner died) propagate after every
+    run in flight is killed; so does KeyboardInterrupt.
     """
     idle = list(reversed(workers))
-    inflight: dict[Future, tuple[int, Worker]] = {}
-    promising: set[int] = set()  # in flight and past their failing tests
+    inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
+    promising: set[int] = set()  # ids of in-flight candidates past their failing tests
     false_alarms = 0  # passed their failing tests, then failed the suite
-    best, tried, next_index, stopped, finished = None, 0, 0, "exhausted", 0
+    best: tuple[Any, Candidate] | None = None
+    tried, stopped, finished = 0, "exhausted", 0
+    left: list[tuple[Any, Candidate]] = []
+    near: list[tuple[Any, Candidate, int]] = []
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
         try:
             while True:
-                if cancel.is_set() or time.monotonic() > deadline:
+                if stopped == "exhausted" and (cancel.is_set() or time.monotonic() > deadline):
                     stopped = "cancelled" if cancel.is_set() else "time_budget"
-                    _abort(inflight, lambda i: True)
+                    _abort(inflight, lambda k: True)
                 hold = bool(promising) and false_alarms < 2
-                width = min(len(workers), 1 + finished)  # ramp up: the top mutants often win
-                while (best is None and stopped == "exhausted" and len(inflight) < width
-                       and not hold and next_index < len(mutants)):
-                    worker, mutant = idle.pop(), mutants[next_index]
+                width = min(len(workers), 1 + finished)  # ramp up: the top candidates often win
+                while best is None and stopped == "exhausted" and len(inflight) < width and not hold:
+                    item = queue.pop()
+                    if item is None:
+                        break
+                    key, candidate = item
+                    worker = idle.pop()
                     worker.reset()
-                    future = pool.submit(evaluate, worker, mutant, texts[mutant.file], stages,
-                                         lambda i=next_index: promising.add(i))
-                    inflight[future] = (next_index, worker)
-                    next_index += 1
+                    future = pool.submit(evaluate, worker, candidate, texts[candidate.file], checks,
+                                         lambda c=candidate: promising.add(id(c)))
+                    inflight[future] = (key, candidate, worker)
                 if not inflight:
-                    break
+                    if best is not None or stopped != "exhausted" or queue.exhausted:
+                        break
+                    queue.wait(0.1)
+                    continue
                 done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
                 for future in done:
-                    index, worker = inflight.pop(future)
+                    key, candidate, worker = inflight.pop(future)
                     idle.append(worker)
                     finished += 1
                     result = future.result()
-                    if index in promising:
-                        promising.discard(index)
-                        false_alarms += result in ("failed", "timeout")
-                    if result == "aborted":
+                    if id(candidate) in promising:
+                        promising.discard(id(candidate))
+                        false_alarms += result.status in ("failed", "timeout")
+                    if result.status == "aborted":
+                        if stopped == "time_budget":
+                            left.append((key, candidate))  # not tried: it may run later
                         continue
                     tried += 1
-                    on_result(index, result)
-                    if result == "plausible" and (best is None or index < best):
-                        best = index
-                        _abort(inflight, lambda i, b=index: i > b)
+                    on_result(key, candidate, result)
+                    if result.status == "near_miss":
+                        near.append((key, candidate, result.fixed))
+                    if result.status == "plausible" and (best is None or key < best[0]):
+                        best = (key, candidate)
+                        _abort(inflight, lambda k, b=key: k > b)
         except BaseException:
-            _abort(inflight, lambda i: True)
+            _abort(inflight, lambda k: True)
             raise
     if best is not None:
         stopped = "found"
-    return SearchOutcome(best, tried, stopped)
+    left = sorted(left + queue.drain(), key=lambda kc: kc[0]) if best is None else []
+    return SearchOutcome(best[1] if best else None, best[0] if best else None, tried, stopped, left, near)
 
 
-def _abort(inflight: dict[Future, tuple[int, Worker]], which: Callable[[int], bool]) -> None:
-    for index, worker in inflight.values():
-        if which(index):
+def _abort(inflight: dict[Future, tuple[Any, Candidate, Worker]], which: Callable[[Any], bool]) -> None:
+    for key, _, worker in inflight.values():
+        if which(key):
             worker.abort()

@@ -40,6 +40,8 @@ class Mutant:
     prior: float
     statement: tuple[str, int]
 
+    probe = False  # class attribute, not a field: a mutant is judged by the fast checks only
+
     @property
     def size(self) -> int:
         """Characters removed plus characters inserted."""
@@ -120,7 +122,7 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
     return out
 
 
-def _valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Mutant]:
+def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Mutant]:
     """The first ``limit`` mutants that change the text, compile, and are not duplicates."""
     seen, out = set(), []
     for m in mutants:
@@ -158,10 +160,10 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
         texts[rel] = text
         singles += candidates(rel, src, scores)
     singles.sort(key=lambda m: m.rank)
-    first = _valid(singles, texts, limit)
+    first = valid(singles, texts, limit)
     if len(first) >= limit:
         return first, texts
-    return first + _valid(pairs(first, pair_statements), texts, limit - len(first)), texts
+    return first + valid(pairs(first, pair_statements), texts, limit - len(first)), texts
 
 
 def pairs(singles: list[Mutant], top: int = 3) -> list[Mutant]:

@@ -133,10 +133,7 @@ class Bridge:
     def _fallback(self, mode: SubCallMode, task: str, context: str | None) -> SubCall:
         """A direct or downgraded answer: one model call on the task and (truncated) context."""
         text = truncate(context, self.sub_call_chars) if context else ""
-        if mode == "direct":
-            prompt = direct_answer_prompt(task, text)
-        else:
-            prompt = f"{task}\n\n{text}" if text else task
+        prompt = direct_answer_prompt(task, text) if mode == "direct" else f"{task}\n\n{text}" if text else task
         call = self._model_call("rlm_query", mode, prompt)
         if context and len(context) > self.sub_call_chars:
             self.trace.warn(f"rlm_query served as {mode}: its context was truncated to {self.sub_call_chars:,} chars")

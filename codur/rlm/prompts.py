@@ -21,7 +21,8 @@ Python in ```repl blocks; the code runs and you see what it prints (up to {outpu
 characters per block).
 
 Functions ready in the REPL:
-- search_context(pattern, text=context, window=150, max_results=20) -> list[str]: regex matches with the text around them
+- search_context(pattern, text=context, window=150, max_results=20) -> list[str]: regex matches \
+with the text around them
 - count_matches(pattern, text=context) -> int
 - chunk_text(text=context, size=20000, overlap=200) -> list[str]
 - extract_sections(text=context) -> dict: heading -> body (Markdown headings, "=== file ===" lines)

@@ -25,6 +25,7 @@ boundary for hostile code: use a container or VM for that.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -174,10 +175,8 @@ class Sandbox:
             if self.proc.poll() is None:
                 kill_process_group(self.proc, grace_s=0.5)
             for pipe in (self.proc.stdin, self.proc.stdout):
-                try:
+                with contextlib.suppress(OSError):
                     pipe.close()
-                except OSError:
-                    pass
         if self.channel is not None:
             self.channel.close()
         self.proc, self.channel = None, None

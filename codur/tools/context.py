@@ -28,7 +28,10 @@ from codur.tools.process import (  # noqa: F401  (re-exported: public names of t
 MAX_READ_BYTES = 1_000_000
 MAX_RANGE_READ_BYTES = 20_000_000
 SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", ".pypirc")
-IGNORED_DIRS = {".git", ".codur", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules", ".tox"}
+IGNORED_DIRS = {
+    ".git", ".codur", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+    "node_modules", ".tox",
+}
 
 
 class ToolError(Exception):

@@ -114,9 +114,12 @@ class ToolExecutor:
         writes = spec.side_effects & {SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE}
         if writes and self.policy == "read_only":
             return f"{name} changes files and the tool policy is read-only"
-        if SideEffect.FILE_MUTATION in spec.side_effects and self.policy == "confirm_writes":
-            if self.confirm is None or not self.confirm(name, args):
-                return f"{name} was not confirmed by the user; nothing was changed"
+        if (
+            SideEffect.FILE_MUTATION in spec.side_effects
+            and self.policy == "confirm_writes"
+            and (self.confirm is None or not self.confirm(name, args))
+        ):
+            return f"{name} was not confirmed by the user; nothing was changed"
         for key in PATH_ARGS:
             value = args.get(key)
             for item in value if isinstance(value, list) else [value]:

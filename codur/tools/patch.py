@@ -142,7 +142,8 @@ def apply_hunks(text: str, hunks: tuple[Hunk, ...], path: str) -> str:
         else:
             found = [k for k in range(searched_from, len(lines) - len(old) + 1) if _matches_at(lines, old, k)]
             if not found:
-                raise ToolError(f"hunk {n} for {path} does not match the file: {_first_difference(lines, old, expected)}."
+                raise ToolError(f"hunk {n} for {path} does not match the file: "
+                                f"{_first_difference(lines, old, expected)}."
                                 " Read the file and copy the context lines exactly")
             at = min(found, key=lambda k: abs(k - expected))
         lines[at:at + len(old)] = new

@@ -40,7 +40,9 @@ def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str = "*", ignor
     try:
         rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
-        raise ToolError(f"invalid regex {pattern!r}: {exc}; escape special characters such as ( [ . * with a backslash") from None
+        raise ToolError(
+            f"invalid regex {pattern!r}: {exc}; escape special characters such as ( [ . * with a backslash"
+        ) from None
     whole = re.compile(pattern, rx.flags | re.MULTILINE)  # a quick test of the whole file first
     hits: list[str] = []
     total = 0
@@ -103,8 +105,10 @@ def find_definition(ctx: ToolContext, symbol: str, path: str = ".") -> str:
             start, end = span(node)
             head = "variable" if isinstance(node, (ast.Assign, ast.AnnAssign)) else signature_of(node)
             head += f" (in class {owner})" if owner else ""
-            code = "\n".join(f"{k:4d}| {lines[k - 1]}" for k in range(start, min(end, start + MAX_SHOWN_LINES - 1) + 1))
-            cut = f"\n     … {end - start + 1 - MAX_SHOWN_LINES} more lines" if end - start + 1 > MAX_SHOWN_LINES else ""
+            last_shown = min(end, start + MAX_SHOWN_LINES - 1)
+            code = "\n".join(f"{k:4d}| {lines[k - 1]}" for k in range(start, last_shown + 1))
+            hidden = end - start + 1 - MAX_SHOWN_LINES
+            cut = f"\n     … {hidden} more lines" if hidden > 0 else ""
             shown.append(f"{rel}:{start}-{end}: {head}\n{code}{cut}")
     if not shown:
         return f"no definition of {symbol!r} under {path}; try grep"

@@ -124,6 +124,7 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
                     skipped += 1
                 else:
                     passed.append(tid)
-    summary = ", ".join(f"{n} {w}" for n, w in ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped")) if n)
+    counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
+    summary = ", ".join(f"{n} {w}" for n, w in counts if n)
     return TestReport(passed, failed, skipped, tracebacks, proc.exit_code,
                       summary or "no tests ran", output, proc.duration_s)

@@ -6,9 +6,10 @@
 - the last turn used → repair if eligible, else done (failed, max_turns);
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
-Repair is eligible for a fix task verified by tests, with failing tests and source
-files of the repo's own beside the tests (the repair engine localizes the fault by
-coverage), once per run, when enabled, and never in a dry run (it would write).
+The "repair" route goes to the patch node (the candidate-patch pipeline) when it has not
+run yet: a fix task verified by tests, with failing tests and source files of the
+repo's own beside the tests, when enabled, never in a dry run
+(:func:`codur.graph.execution.patch.patch_eligible`).
 """
 
 from __future__ import annotations
@@ -19,18 +20,11 @@ from codur.engine.contracts import RunStatus
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
-from codur.graph.verification_agent import is_test_file
-from codur.tools.registry import TaskType
+from codur.graph.execution.patch import patch_eligible
 
 Route = Literal["done", "retry", "replan", "repair"]
 
 
-def repair_eligible(state: CodurState, ctx: CodurContext) -> bool:
-    v = state.get("verification", {})
-    return (ctx.config.repair and not ctx.config.dry_run and not state.get("repair_attempted")
-            and state.get("task_type") == TaskType.CODE_FIX.value
-            and v.get("strategy") in ("tests", "hybrid") and bool(v.get("failing_tests"))
-            and any(not is_test_file(f) for f in state.get("observation", {}).get("files", [])))
 
 
 def feedback_from(verdict: dict) -> str:
@@ -53,7 +47,7 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str]:
     assert ctx.limits is not None
     out_of_turns = state.get("turn", 0) >= ctx.limits.max_turns
     if stuck or out_of_turns:
-        return ("repair", "stuck" if stuck else "max_turns") if repair_eligible(state, ctx) else \
+        return ("repair", "stuck" if stuck else "max_turns") if patch_eligible(state, ctx) else \
             ("done", "stuck" if stuck else "max_turns")
     outcome = state.get("agent_outcome", {})
     if outcome.get("status") == "failed":

@@ -11,7 +11,9 @@ import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from codur.engine.contracts import RunStatus
 from codur.graph.context import CodurContext
+from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState
@@ -81,4 +83,12 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     if task_type is None:
         task_type = TaskType(state.get("task_type") or (TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION))
     plan.setdefault("agent", state.get("agent") or ctx.config.default_agent)
-    return {"task_type": task_type.value, "plan": plan, "llm_calls": llm_calls, "tokens": tokens}
+    update: dict = {"task_type": task_type.value, "plan": plan, "llm_calls": llm_calls, "tokens": tokens}
+    # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
+    if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
+        update["route"] = "patch"
+    elif "agent" in ctx.config.fixers:
+        update["route"] = "delegate"
+    else:
+        update.update(route="done", status=RunStatus.FAILED.value, reason="no_fixer (the agent is disabled)")
+    return update

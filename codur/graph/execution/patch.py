@@ -1,0 +1,100 @@
+"""patch (engine state Act): the candidate-patch pipeline as a graph node.
+
+Runs :class:`codur.patch.PatchPipeline` on the repo without writing it: mutation
+search under a time box, model patch samples, mutants of near misses, the rest of the
+mutants, all judged by the repair engine's evaluator. A plausible patch is applied
+through the ToolExecutor's ``apply_patch``, so it is atomic and journaled and shows in
+the run's diff like any other edit; verify then runs. When nothing is plausible the
+tool-loop agent takes over with the best near miss as context. When the node runs
+after the agent (review's "repair" route) and the agent's edits made no more tests
+pass, they are reverted first (from the change journal): the search starts from the
+original code, not from a failed attempt.
+"""
+
+from __future__ import annotations
+
+import time
+
+from codur.engine.budget import check
+from codur.engine.contracts import RunStatus
+from codur.engine.events import emit
+from codur.graph.context import CodurContext
+from codur.graph.nodes import node
+from codur.graph.state import CodurState
+from codur.graph.verification_agent import is_test_file
+from codur.patch import FIXERS, PatchPipeline
+from codur.tools.registry import TaskType
+
+PATCH_TASKS = (TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value)
+
+
+def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
+    """A fix (or feature) task whose tests fail, with source files of the repo's own beside
+    the tests, once per run, when the pipeline is enabled, and never in a dry run."""
+    c = ctx.config
+    if not c.repair or c.dry_run or state.get("patch_attempted") or not any(f in c.fixers for f in FIXERS):
+        return False
+    if state.get("task_type") not in PATCH_TASKS:
+        return False
+    obs, verdict = state.get("observation", {}), state.get("verification")
+    if verdict:
+        failing = verdict.get("strategy") in ("tests", "hybrid") and verdict.get("failing_tests")
+    else:
+        failing = obs.get("tests", {}).get("failed")
+    return bool(failing) and any(not is_test_file(f) for f in obs.get("files", []))
+
+
+@node("patch")
+def patch_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Search for a plausible patch and apply it; then verify runs (or the agent, if none)."""
+    tools = ctx.tools(state["repo"])
+    baseline = state.get("observation", {}).get("tests", {}).get("passed_count", 0)
+    now = state.get("verification", {}).get("passed_tests", 0)
+    reverted = tools.journal.changed_files if tools.journal.changed_files and now <= baseline else []
+    if reverted:
+        tools.journal.restore()
+        emit({"event": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
+    limits, config = ctx.limits, ctx.config
+    assert limits is not None and ctx.models is not None
+    fixers = tuple(f for f in FIXERS if f in config.fixers)
+    base_tokens = state.get("tokens", 0)
+
+    def over_budget(tokens: int) -> bool:
+        return check(limits, tokens=base_tokens + tokens, turn=state.get("turn", 0)) is not None
+
+    models = ctx.models
+    remaining = max(10.0, limits.timeout_s - limits.elapsed_s())
+    pipeline = PatchPipeline(
+        tools.root, fixers=fixers, models=lambda: models.models_for("actor"),
+        failures=state.get("observation", {}).get("tests", {}).get("report", ""),
+        workers=config.repair_workers, time_box_s=config.mutation_time_box_s, samples=config.samples,
+        deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
+        over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines)
+    result = pipeline.run()
+    applied: list[str] = []
+    status = result.status
+    if status == "patched" and result.diff:
+        applied_result = tools.execute("apply_patch", {"patch": result.diff}, "patch")
+        if applied_result.ok:
+            applied = [result.file]
+        else:
+            status = "error"
+    outcome = {"agent": "patch", "status": status, "source": result.source, "summary": result.label or result.message,
+               "provenance": result.provenance, "tried": result.tried, "elapsed_s": result.elapsed_s,
+               "files": applied, "edits": len(applied), "reverted": reverted}
+    update: dict = {"patch_attempted": True, "agent_outcome": outcome, "llm_calls": result.llm_calls,
+                    "tokens": result.tokens,
+                    "patch": {"status": status, "near_miss": result.near_miss, "tried": result.tried,
+                              "phases": result.phases, "source": result.source, "label": result.label,
+                              "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
+    if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
+        update.update(status=RunStatus.FAILED.value, reason="no_plausible_patch")
+    return update
+
+
+def route_after_patch(state: CodurState) -> str:
+    """verify when a patch was applied (or the agent already had its turns); else the
+    agent (delegate); done when the node ended the run."""
+    if state.get("agent_outcome", {}).get("status") == "patched" or state.get("turn", 0) > 0:
+        return "verify"
+    return "delegate"

@@ -1,0 +1,293 @@
+"""The candidate-patch pipeline: every fixer's candidates judged by one evaluator, cheapest first.
+
+For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pipeline"):
+
+1. **Localize.** The repair session copies the repo into private workers, starts the
+   warm pytest fork server and runs the suite once with per-test coverage (Ochiai).
+2. **Mutation, time-boxed.** The mutation engine's mutants, best first, for at most
+   ``time_box_s`` seconds (no model, ~0.3 s a candidate).
+3. **Model samples.** The most suspicious function rewritten whole by the model, K
+   samples (:mod:`codur.patch.sampling`); each is tested while the next one is drawn.
+4. **Hybrid.** Mutants of the best near misses (:mod:`codur.patch.hybrid`).
+5. **The rest of the mutants**, until the search budget runs out.
+
+The first plausible patch wins (failing tests pass, passing tests still pass). Nothing
+in the repo is written here: the result carries the diff, and the graph's patch node
+applies it through the ToolExecutor. What is left unsolved goes to the tool-loop agent,
+with the best near miss as context.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from codur.patch.hybrid import hybrid_mutants
+from codur.patch.sampling import PromptParts, Sample, draw, targets, test_source
+from codur.repair import mutants as mutation
+from codur.repair.engine import RepairSession
+from codur.repair.evaluate import CandidateQueue, Evaluation, SearchOutcome
+from codur.repair.patch import unified_diff
+
+FIXERS = ("mutation", "sampling", "hybrid")
+Event = Callable[[dict], None]
+
+
+@dataclass
+class PatchResult:
+    """What the pipeline found.
+
+    ``status``: "patched", "not_found", "no_failing_tests", "cancelled", "budget"
+    (the run's token budget or wall time ran out) or "error". ``diff``: the winner's
+    unified diff. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its
+    details (operator, sample index, temperature, prompt variant). ``tried``: candidates
+    tested per source. ``near_miss``: the best near miss (label, fixed, failing, diff)
+    or None. ``tokens`` and ``llm_calls`` count the sampler's model calls; seconds are
+    wall time.
+    """
+
+    status: str
+    diff: str = ""
+    file: str = ""
+    label: str = ""
+    source: str = ""
+    provenance: dict = field(default_factory=dict)
+    tried: dict[str, int] = field(default_factory=dict)
+    near_miss: dict | None = None
+    failing: list[str] = field(default_factory=list)
+    suspicious: list[tuple[str, int, float]] = field(default_factory=list)
+    llm_calls: int = 0
+    tokens: int = 0
+    elapsed_s: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)
+    message: str = ""
+
+
+def _mutant_provenance(m: mutation.Mutant) -> dict:
+    return {"source": "mutation", "operator": m.operator, "line": m.line, "description": m.description}
+
+
+def provenance(candidate: Any) -> dict:
+    """Where a candidate came from (a mutant, a model sample, a mutant of a sample)."""
+    return candidate.provenance if hasattr(candidate, "provenance") else _mutant_provenance(candidate)
+
+
+class PatchPipeline:
+    """Runs the fixers in cost order on one repair session.
+
+    Args:
+        repo: the repository (never written).
+        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
+        models: the chat models that sample patches (the actor role's fallback chain), or
+            a function returning them, called only when sampling starts (so a bug fixed by
+            the mutation search never starts the embedded model).
+        failures: the failing tests' report shown to the model (ids, short tracebacks).
+        workers: evaluation workers; time_box_s: seconds of mutation search before the
+            model (the rest of the mutants run last); samples: model samples (K).
+        deadline: ``time.monotonic()`` by which the whole search ends.
+        cancel: set to stop (status "cancelled").
+        over_budget: called with the tokens used so far; True stops sampling ("budget").
+        on_event: progress events (``patch.*``).
+        max_lines: longest function shown whole to the model.
+    """
+
+    def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
+                 models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
+                 failures: str = "", workers: int = 4, time_box_s: float = 5.0, samples: int = 6,
+                 deadline: float | None = None, cancel: threading.Event | None = None,
+                 over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
+                 max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | None = None) -> None:
+        self.repo, self.fixers, self._models = repo, tuple(fixers), models
+        self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
+        self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
+        self.cancel = cancel or threading.Event()
+        self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
+        self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
+        self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
+        self.near: list[tuple[Sample, int]] = []
+        self.tokens = self.llm_calls = 0
+        self._budget_hit = False
+
+    # -- the phases --------------------------------------------------------------------
+
+    def run(self) -> PatchResult:
+        """Search; returns a :class:`PatchResult` (errors of the test runs become status
+        "error"). KeyboardInterrupt propagates after every test run is killed."""
+        start = time.monotonic()
+        phases: dict[str, float] = {}
+        self.emit({"event": "patch.start", "fixers": list(self.fixers), "workers": self.workers})
+        session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline)
+        try:
+            session.__enter__()
+        except (OSError, RuntimeError) as exc:
+            return self._end(PatchResult("error", message=f"could not run the tests: {exc}"), start, phases)
+        with session:
+            loc = session.loc
+            assert loc is not None
+            phases["localize"] = round(time.monotonic() - start, 3)
+            info = {"failing": loc.failing, "suspicious": loc.suspicious[:10]}
+            self.emit({"event": "patch.localized", "failing_tests": loc.failing[:20],
+                       "suspicious": loc.suspicious[:5], "elapsed_s": phases["localize"]})
+            if not loc.failing:
+                return self._end(PatchResult("no_failing_tests", message="no failing tests", **info), start, phases)
+            try:
+                outcome = self._phases(session, phases)
+            except (OSError, RuntimeError) as exc:  # the test runner died mid-search
+                return self._end(PatchResult("error", message=f"the test runs failed: {exc}", **info), start, phases)
+            if outcome is not None and outcome.best is not None:
+                best = outcome.best
+                original = session.texts[best.file]
+                result = PatchResult("patched", unified_diff(best.file, original, best.apply(original)), best.file,
+                                     best.label, provenance(best)["source"], provenance(best), **info)
+                self.emit({"event": "patch.found", "label": best.label, "provenance": result.provenance,
+                           "diff": result.diff})
+                return self._end(result, start, phases, session)
+            status = ("cancelled" if self.cancel.is_set() else "budget" if self._budget_hit
+                      or time.monotonic() > self.deadline else "not_found")
+            return self._end(PatchResult(status, message=self._why(status), **info), start, phases, session)
+
+    def _phases(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
+        loc = session.loc
+        assert loc is not None
+        left: list = []
+        outcome = None
+        if "mutation" in self.fixers or "hybrid" in self.fixers:
+            found, texts = mutation.generate(session.repo, loc.scores, limit=self.max_mutants)
+            session.texts.update(texts)
+            left = [(i, m) for i, m in enumerate(found)] if "mutation" in self.fixers else []
+        later = bool(self._models) and "sampling" in self.fixers
+        if left:
+            box = min(self.deadline, time.monotonic() + self.time_box_s) if later else self.deadline
+            outcome = self._search(session, "mutation", CandidateQueue(left, closed=True), box, phases)
+            if outcome.best is not None:
+                return outcome
+            left = outcome.left
+        if later and not self._stopped():
+            outcome = self._sample(session, phases)
+            if outcome is not None and outcome.best is not None:
+                return outcome
+        if "hybrid" in self.fixers and self.near and not self._stopped():
+            queue = CandidateQueue(closed=True)
+            ranked = sorted(self.near, key=lambda sf: (-sf[1], sf[0].k))[:2]
+            for rank, (sample, _) in enumerate(ranked):
+                for i, m in enumerate(hybrid_mutants(sample, session.texts[sample.file])):
+                    queue.push((i, rank), m)
+            if len(queue):
+                outcome = self._search(session, "hybrid", queue, self.deadline, phases)
+                if outcome.best is not None:
+                    return outcome
+        if left and not self._stopped():
+            outcome = self._search(session, "mutation", CandidateQueue(left, closed=True), self.deadline, phases,
+                                   phase="mutation (rest)")
+        return outcome
+
+    def _sample(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
+        loc = session.loc
+        assert loc is not None
+
+        def read(rel: str) -> str:
+            return session.original(rel)
+
+        try:
+            models = self._models() if callable(self._models) else list(self._models or [])
+        except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
+            self.emit({"event": "patch.phase", "phase": "sampling", "skipped": f"{type(exc).__name__}: {exc}"[:300]})
+            return None
+        chosen = targets(loc.scores, read, max_lines=self.max_lines)
+        if not chosen:
+            self.emit({"event": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
+            return None
+        spans = [span for span, _ in chosen]
+        first = spans[0]
+        lines = sorted({ln for (f, ln), _ in loc.scores.items() if f == first.file
+                        and any(s.start <= ln <= s.end for s in spans)},
+                       key=lambda ln: -loc.scores[(first.file, ln)])
+        parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
+                            test_source(read, loc.failing), lines)
+        self.emit({"event": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
+                   "file": first.file, "samples": self.samples})
+        queue = CandidateQueue()
+        found = threading.Event()
+
+        def stop() -> bool:
+            return found.is_set() or self._stopped()
+
+        def produce() -> None:
+            try:
+                for drawn in draw(models, parts, self.samples, stop=stop):
+                    self.llm_calls += 1
+                    self.tokens += drawn.tokens
+                    self.emit({"event": "patch.sample", "k": drawn.k, "variant": drawn.variant,
+                               "temperature": drawn.temperature, "outcome": drawn.outcome,
+                               "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
+                               "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
+                    if drawn.sample is not None:
+                        queue.push((drawn.k,), drawn.sample)
+                    if self.over_budget(self.tokens):
+                        self._budget_hit = True
+                        return
+            finally:
+                queue.close()
+
+        producer = threading.Thread(target=produce, name="codur-sampler", daemon=True)
+        start = time.monotonic()
+        producer.start()
+        try:
+            outcome = self._search(session, "sampling", queue, self.deadline, phases, announce=False)
+        finally:
+            found.set()  # found, or the search ended: the sampler stops at its next token
+            producer.join()
+        phases["sampling"] = round(time.monotonic() - start, 3)
+        return outcome
+
+    def _search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
+                phases: dict[str, float], *, phase: str = "", announce: bool = True) -> SearchOutcome:
+        phase = phase or source
+        if announce:
+            self.emit({"event": "patch.phase", "phase": phase, "candidates": len(queue)})
+        start = time.monotonic()
+
+        def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
+            self.tried[source] += 1
+            if evaluation.status == "near_miss":
+                self.near.append((candidate, evaluation.fixed))
+            self.emit({"event": "patch.candidate", "source": source, "label": candidate.label,
+                       "provenance": provenance(candidate), "result": evaluation.status, "fixed": evaluation.fixed,
+                       "seconds": round(evaluation.seconds, 2)})
+
+        outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result)
+        phases[phase] = round(phases.get(phase, 0.0) + time.monotonic() - start, 3)
+        return outcome
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _stopped(self) -> bool:
+        return self.cancel.is_set() or self._budget_hit or time.monotonic() > self.deadline
+
+    def _why(self, status: str) -> str:
+        if status == "cancelled":
+            return "cancelled; repository unchanged"
+        if status == "budget":
+            return "the search's time or token budget ran out"
+        return f"no plausible patch among {sum(self.tried.values())} candidates"
+
+    def _end(self, result: PatchResult, start: float, phases: dict[str, float],
+             session: RepairSession | None = None) -> PatchResult:
+        result.tried = dict(self.tried)
+        result.llm_calls, result.tokens = self.llm_calls, self.tokens
+        result.elapsed_s = round(time.monotonic() - start, 3)
+        result.phases = phases
+        if self.near and session is not None:
+            sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], sf[0].k))[0]
+            result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
+                                "provenance": sample.provenance,
+                                "diff": unified_diff(sample.file, session.texts[sample.file], sample.new_text)}
+        self.emit({"event": "patch.done", "status": result.status, "source": result.source, "tried": result.tried,
+                   "llm_calls": result.llm_calls, "tokens": result.tokens, "elapsed_s": result.elapsed_s,
+                   "phases": phases, "message": result.message})
+        return result
