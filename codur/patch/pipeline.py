@@ -19,6 +19,7 @@ with the best near miss as context.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable
@@ -234,7 +235,9 @@ class PatchPipeline:
             finally:
                 queue.close()
 
-        producer = threading.Thread(target=produce, name="codur-sampler", daemon=True)
+        # the sampler's events go through the graph's stream writer: run it in this context
+        producer = threading.Thread(target=contextvars.copy_context().run, args=(produce,), name="codur-sampler",
+                                    daemon=True)
         start = time.monotonic()
         producer.start()
         try:

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e
-pytest.importorskip("xllamacpp")
-
 from codur.config import CodurConfig, ModelProfile
 from codur.llm import get_chat_model
 from codur.llm.local import stop_shared_server
 from codur.rlm import FORCED_WARNING, RLMConfig, RLMEngine
+
+pytestmark = pytest.mark.e2e
+# codur imports xllamacpp lazily (codur/llm/local.py), so the imports above work without it
+pytest.importorskip("xllamacpp")
 
 
 def _niah():

@@ -35,7 +35,8 @@ def test_hybrid_adds_syntax_check_of_changed_files(invoice_repo: Path):
 def test_execution_strategy_compares_expected_output_from_the_task(tmp_path: Path):
     (tmp_path / "greet.py").write_text('if __name__ == "__main__":\n    print("hello, world")\n')
     ctx = ctx_for(tmp_path)
-    good = verify_repo(ctx, task='make greet.py print "hello, world"', task_type="code_fix", changed=[], has_tests=False)
+    good = verify_repo(ctx, task='make greet.py print "hello, world"', task_type="code_fix", changed=[],
+                       has_tests=False)
     assert good.passed and good.strategy == "execution" and good.evidence[0]["command"] == "python greet.py"
     bad = verify_repo(ctx, task='make greet.py print "goodbye"', task_type="code_fix", changed=[], has_tests=False)
     assert not bad.passed
@@ -55,8 +56,9 @@ def test_static_strategy_when_no_tests_and_no_entry_points(tmp_path: Path):
 
 def test_answer_strategy_for_questions(tmp_path: Path):
     ctx = ctx_for(tmp_path)
-    assert verify_repo(ctx, task="where?", task_type="explanation", changed=[], has_tests=False, answer="in a.py").passed
-    assert not verify_repo(ctx, task="where?", task_type="explanation", changed=[], has_tests=False, answer=" ").passed
+    question = {"task": "where?", "task_type": "explanation", "changed": [], "has_tests": False}
+    assert verify_repo(ctx, **question, answer="in a.py").passed
+    assert not verify_repo(ctx, **question, answer=" ").passed
 
 
 def test_critic_fills_reasoning_and_suggestions(invoice_repo: Path):

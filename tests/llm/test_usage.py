@@ -11,7 +11,8 @@ from codur.llm.usage import UsageMeter
 def test_meter_prices_each_call():
     meter = UsageMeter()
     reply = AIMessage(content="ok", usage_metadata={"input_tokens": 1000, "output_tokens": 200, "total_tokens": 1200})
-    model = ScriptedChatModel(replies=[reply, reply], callbacks=[meter.callback(usd_per_mtok_in=3.0, usd_per_mtok_out=15.0)])
+    callback = meter.callback(usd_per_mtok_in=3.0, usd_per_mtok_out=15.0)
+    model = ScriptedChatModel(replies=[reply, reply], callbacks=[callback])
     model.invoke("a")
     model.invoke("b")
     u = meter.usage

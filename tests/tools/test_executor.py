@@ -27,7 +27,9 @@ def _fill(args: dict, path: str) -> dict:
     return {k: v.replace("{p}", path) if isinstance(v, str) else v for k, v in args.items()}
 
 
-@pytest.mark.parametrize("path", ["../outside.txt", "tests/../../outside.txt", "{abs}", "link_out", "linkdir/outside.txt", "~/x"])
+@pytest.mark.parametrize(
+    "path", ["../outside.txt", "tests/../../outside.txt", "{abs}", "link_out", "linkdir/outside.txt", "~/x"]
+)
 @pytest.mark.parametrize("name,args", [("read_file", {"path": "{p}"}), ("list_files", {"directory": "{p}"}), *WRITES])
 def test_paths_outside_the_repo_are_refused(snapshot, ex: ToolExecutor, repo: Path, outside: Path, path: str,
                                             name: str, args: dict) -> None:
@@ -60,7 +62,9 @@ def test_symlinks_inside_the_repo_are_followed_for_reading_only(snapshot, ex: To
     (lambda r: (r / "id_rsa").write_text("-----BEGIN KEY-----\n"), "id_rsa", "may hold secrets"),
     (lambda r: None, "tests", "is a directory"),
 ])
-def test_unreadable_files_get_a_clear_error(snapshot, ex: ToolExecutor, repo: Path, setup, path: str, message: str) -> None:
+def test_unreadable_files_get_a_clear_error(
+    snapshot, ex: ToolExecutor, repo: Path, setup, path: str, message: str
+) -> None:
     setup(repo)
     before = snapshot(repo)
     for name, args in [("read_file", {"path": path}), ("replace_in_file", {"path": path, "old": "x", "new": "y"})]:
@@ -88,7 +92,8 @@ def test_writes_into_git_codur_and_secrets_are_refused(snapshot, ex: ToolExecuto
 def test_read_only_policy_refuses_every_change(snapshot, repo: Path) -> None:
     ex = ToolExecutor(repo, policy="read_only")
     before = snapshot(repo)
-    for name, args in WRITES + [("apply_patch", {"patch": "--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-def add(a, b):\n+def plus(a, b):\n"})]:
+    rename_add = "--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-def add(a, b):\n+def plus(a, b):\n"
+    for name, args in WRITES + [("apply_patch", {"patch": rename_add})]:
         result = ex.execute(name, _fill(args, "new.py"))
         assert not result.ok and "read-only" in result.output
     assert ex.execute("read_file", {"path": "calc.py"}).ok

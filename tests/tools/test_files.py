@@ -149,22 +149,27 @@ def test_apply_patch_tolerates_offsets_wrong_counts_and_missing_prefixes(ex: Too
     ok(ex, "apply_patch", patch=patch)  # the hunk says line 1 but sits at line 5
     assert (repo / "calc.py").read_text().endswith("def mul(a, b):\n    return b * a\n")
     (repo / "crlf.txt").write_bytes(b"one\r\ntwo\r\nthree")
-    ok(ex, "apply_patch", patch="--- a/crlf.txt\n+++ b/crlf.txt\n@@ -2,2 +2,2 @@\n two\n-three\n\\ No newline at end of file\n+THREE\n\\ No newline at end of file\n")
+    ok(ex, "apply_patch", patch="--- a/crlf.txt\n+++ b/crlf.txt\n@@ -2,2 +2,2 @@\n two\n-three\n"
+       "\\ No newline at end of file\n+THREE\n\\ No newline at end of file\n")
     assert (repo / "crlf.txt").read_bytes() == b"one\r\ntwo\r\nTHREE"
 
 
 @pytest.mark.parametrize("patch,message", [
-    (FIX_ADD.replace(" def add(a, b):", " def add(x, y):"), "hunk 1 for calc.py does not match the file: line 1 should be 'def add(x, y):'"),
+    (FIX_ADD.replace(" def add(a, b):", " def add(x, y):"),
+     "hunk 1 for calc.py does not match the file: line 1 should be 'def add(x, y):'"),
     (FIX_ADD.replace("-    return a - b", "-  return a - b"), "differ only in whitespace"),
     ("just some text, no diff", "no file header found"),
     ("@@ -1 +1 @@\n-a\n+b\n", "before any '--- a/file'"),
     ("--- a/calc.py\n+++ b/calc.py\n", "no hunks"),
     ("--- a/missing.py\n+++ b/missing.py\n@@ -1 +1 @@\n-a\n+b\n", "no such file or directory: missing.py"),
-    ("--- a/../outside.txt\n+++ b/../outside.txt\n@@ -1 +1 @@\n-top secret outside the repo\n+pwned\n", "escapes the repository"),
+    ("--- a/../outside.txt\n+++ b/../outside.txt\n@@ -1 +1 @@\n-top secret outside the repo\n+pwned\n",
+     "escapes the repository"),
     ("--- /dev/null\n+++ b/calc.py\n@@ -0,0 +1 @@\n+x = 1\n", "creates calc.py, which already exists"),
-    ("--- a/calc.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-def add(a, b):\n-    return a - b\n", "leave lines in it"),
+    ("--- a/calc.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-def add(a, b):\n-    return a - b\n",
+     "leave lines in it"),
     # all or nothing: the first file's hunk is fine, the second file's is not
-    (FIX_ADD + "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# wrong title\n+# Calc\n", "hunk 1 for README.md does not match"),
+    (FIX_ADD + "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# wrong title\n+# Calc\n",
+     "hunk 1 for README.md does not match"),
 ])
 def test_apply_patch_refuses_bad_patches_and_changes_nothing(ex: ToolExecutor, snapshot, outside: Path,
                                                              patch: str, message: str) -> None:
