@@ -48,7 +48,8 @@ def _print_event(event: dict, verbose: bool) -> None:
         turn = f" turn {event['turn']}" if event.get("turn") else ""
         console.print(f"[bold cyan]▶ {event['node']}[/] [dim]({event['state']}{turn})[/]")
     elif kind == "tool.call":
-        args = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in event.get("args", {}).items() if k not in ("content", "new", "old"))
+        args = ", ".join(f"{k}={str(v)[:40]!r}" for k, v in event.get("args", {}).items()
+                         if k not in ("content", "new", "old"))
         mark = "[green]ok[/]" if event.get("ok") else "[red]error[/]"
         console.print(f"   ↳ {event['tool']}({args}) {mark} [dim]{event.get('duration_s', 0):.2f}s[/]")
         if not event.get("ok") or verbose:
@@ -58,8 +59,32 @@ def _print_event(event: dict, verbose: bool) -> None:
             console.print(f"   [yellow]! {e[:200]}[/]")
         if verbose and not event.get("tool_calls"):
             console.print(f"   [dim]{event.get('text', '')[:300]}[/]")
-    elif kind == "repair.patch" or (kind or "").startswith("repair.") and verbose:
-        console.print(f"   [dim]{kind}: {event}[/]")
+    elif (kind or "").startswith("patch."):
+        _print_patch_event(event, verbose)
+
+
+def _print_patch_event(event: dict, verbose: bool) -> None:
+    """One short line per step of the candidate-patch pipeline (every candidate with -v)."""
+    kind = event["event"]
+    if kind == "patch.localized":
+        top = ", ".join(f"{f}:{line}" for f, line, _ in event.get("suspicious", [])[:3])
+        console.print(f"   ↳ localized: {len(event.get('failing_tests', []))} failing tests; suspicious {top} "
+                      f"[dim]{event.get('elapsed_s', 0):.1f}s[/]")
+    elif kind == "patch.phase":
+        what = (event.get("skipped") or ", ".join(event.get("functions", []))
+                or f"{event.get('candidates', 0)} candidates")
+        console.print(f"   ↳ {event['phase']}: {what}")
+    elif kind == "patch.sample":
+        console.print(f"     sample {event['k']} ({event['variant']}, T={event['temperature']}): {event['outcome']} "
+                      f"[dim]{event['tokens']} tokens, {event['seconds']:.1f}s[/]")
+    elif kind == "patch.candidate" and (verbose or event.get("source") != "mutation"):
+        fixed = f", fixed {event['fixed']}" if event.get("fixed") else ""
+        console.print(f"     [dim]{event['label'][:90]}: {event['result']}{fixed}[/]")
+    elif kind == "patch.found":
+        console.print(f"   ↳ [green]plausible patch[/]: {event['label']}")
+    elif kind == "patch.done":
+        tried = ", ".join(f"{n} {s}" for s, n in event.get("tried", {}).items() if n) or "nothing"
+        console.print(f"   ↳ patch search {event['status']}: tried {tried} [dim]{event.get('elapsed_s', 0):.1f}s[/]")
 
 
 @app.command("run")

@@ -65,8 +65,9 @@ def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
 
 def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> ExecutionPlan:
     """The Act step's plan: the turn prompt with the current code."""
-    return ExecutionPlan(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]), agent=agent,
-                         task_type=state.get("task_type", TaskType.CODE_FIX.value), run_id=state.get("run_id", ""))
+    return ExecutionPlan(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]),
+                         agent=agent, task_type=state.get("task_type", TaskType.CODE_FIX.value),
+                         run_id=state.get("run_id", ""))
 
 
 MAX_SNAPSHOT_BYTES = 50_000_000

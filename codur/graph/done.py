@@ -7,7 +7,6 @@ from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 
-
 FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
 

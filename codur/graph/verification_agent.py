@@ -123,7 +123,8 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
             ok = proc.exit_code == 0 and (expected is None or expected in proc.stdout)
             evidence.append({"command": f"python {rel}", "output": out, "ok": ok})
         passed = all(e["ok"] for e in evidence + static)
-        return Verdict(passed, "execution", evidence + static, "entry points ran" if passed else "an entry point failed",
+        why = "entry points ran" if passed else "an entry point failed"
+        return Verdict(passed, "execution", evidence + static, why,
                        signature="" if passed else "\n".join(e["output"][-200:] for e in evidence if not e["ok"]))
     passed = all(e["ok"] for e in static)
     return Verdict(passed, "static", static, "changed files compile" if passed else "syntax errors",

@@ -35,6 +35,8 @@ class ScriptedChatModel(BaseChatModel):
     Attributes:
         replies: the script.
         calls: every prompt received, as lists of messages (read it in tests).
+        call_kwargs: the keyword arguments of each call (e.g. ``temperature``, ``seed``),
+            in the order of ``calls``.
 
     Raises:
         ScriptedRepliesExhausted: on a call past the end of the script.
@@ -45,6 +47,7 @@ class ScriptedChatModel(BaseChatModel):
     replies: list[Any] = Field(default_factory=list)
     model_name: str = "scripted"
     calls: list[list[BaseMessage]] = Field(default_factory=list)
+    call_kwargs: list[dict[str, Any]] = Field(default_factory=list)
     bound_tools: list[Any] = Field(default_factory=list)
     _index: int = PrivateAttr(default=0)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
@@ -63,9 +66,10 @@ class ScriptedChatModel(BaseChatModel):
         self.bound_tools = list(tools)
         return self
 
-    def _next_reply(self, messages: list[BaseMessage]) -> AIMessage:
+    def _next_reply(self, messages: list[BaseMessage], kwargs: dict[str, Any] | None = None) -> AIMessage:
         with self._lock:
             self.calls.append(list(messages))
+            self.call_kwargs.append(dict(kwargs or {}))
             if self._index >= len(self.replies):
                 raise ScriptedRepliesExhausted(
                     f"scripted model has no reply left (played {self._index})"
@@ -94,4 +98,4 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages))])
+        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages, kwargs))])

@@ -36,6 +36,9 @@ from codur.repair.evaluate import CandidateQueue, Evaluation, SearchOutcome
 from codur.repair.patch import unified_diff
 
 FIXERS = ("mutation", "sampling", "hybrid")
+#: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
+#: reply stops at its next token; a call with no token yet is left behind, not waited for).
+SAMPLER_GRACE_S = 2.0
 Event = Callable[[dict], None]
 
 
@@ -213,7 +216,8 @@ class PatchPipeline:
         self.emit({"event": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
                    "file": first.file, "samples": self.samples})
         queue = CandidateQueue()
-        found = threading.Event()
+        found, left_behind = threading.Event(), threading.Event()
+        lock = threading.Lock()
 
         def stop() -> bool:
             return found.is_set() or self._stopped()
@@ -221,17 +225,20 @@ class PatchPipeline:
         def produce() -> None:
             try:
                 for drawn in draw(models, parts, self.samples, stop=stop):
-                    self.llm_calls += 1
-                    self.tokens += drawn.tokens
-                    self.emit({"event": "patch.sample", "k": drawn.k, "variant": drawn.variant,
-                               "temperature": drawn.temperature, "outcome": drawn.outcome,
-                               "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
-                               "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
-                    if drawn.sample is not None:
-                        queue.push((drawn.k,), drawn.sample)
-                    if self.over_budget(self.tokens):
-                        self._budget_hit = True
-                        return
+                    with lock:
+                        if left_behind.is_set():  # run() has returned: report nothing more
+                            return
+                        self.llm_calls += 1
+                        self.tokens += drawn.tokens
+                        self.emit({"event": "patch.sample", "k": drawn.k, "variant": drawn.variant,
+                                   "temperature": drawn.temperature, "outcome": drawn.outcome,
+                                   "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
+                                   "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
+                        if drawn.sample is not None:
+                            queue.push((drawn.k,), drawn.sample)
+                        if self.over_budget(self.tokens):
+                            self._budget_hit = True
+                            return
             finally:
                 queue.close()
 
@@ -244,7 +251,9 @@ class PatchPipeline:
             outcome = self._search(session, "sampling", queue, self.deadline, phases, announce=False)
         finally:
             found.set()  # found, or the search ended: the sampler stops at its next token
-            producer.join()
+            producer.join(SAMPLER_GRACE_S)  # a call that blocks must not hold the search past its deadline
+            with lock:
+                left_behind.set()
         phases["sampling"] = round(time.monotonic() - start, 3)
         return outcome
 

@@ -16,6 +16,7 @@ Era of Large Pre-trained Language Models" (Xia, Wei, Zhang, ICSE 2023).
 from __future__ import annotations
 
 import ast
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -188,7 +189,8 @@ def _complete(reply: str, names: list[str]) -> bool:
     if reply.count("```") < 2:
         return False
     closed = reply[: reply.rfind("```")]
-    return any(f"def {n}" in b for b in code_blocks(closed + "```") for n in names)
+    defs = [re.compile(rf"\bdef\s+{re.escape(n)}\s*\(") for n in names]  # not `def total_of` for total
+    return any(d.search(b) for b in code_blocks(closed + "```") for d in defs)
 
 
 def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], temperature: float, seed: int,

@@ -188,7 +188,7 @@ def normalized(text: str) -> str:
         body = getattr(node, "body", None)
         if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
                 and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
-            body[0] = ast.Pass()
+            body[:1] = [] if len(body) > 1 else [ast.Pass()]  # with or without one: the same key
     return ast.dump(tree, annotate_fields=False)
 
 

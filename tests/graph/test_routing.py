@@ -97,17 +97,24 @@ def test_same_failure_twice_is_stuck(invoice_repo: Path):
     assert result.turns == 2
 
 
-def test_stuck_fix_task_falls_back_to_mutation_repair(invoice_repo: Path):
-    pytest.importorskip("codur.repair")
-    wrong1 = call("replace_in_file", path="billing.py", old="VAT_PERCENT = 20", new="VAT_PERCENT = 20  # vat")
-    wrong2 = call("replace_in_file", path="billing.py", old="# vat", new="# VAT")
-    result, _ = run_with(invoice_repo, [wrong1, "done", wrong2, "done"], max_turns=5, repair=True, repair_workers=2)
-    assert "repair" in result.nodes
-    assert result.nodes[result.nodes.index("repair") + 1] == "verify"
-    assert result.status is RunStatus.SUCCESS, result.reason
+def test_fix_task_is_patched_by_mutation_before_the_agent(invoice_repo: Path):
+    """A fix task with failing tests goes from plan to the candidate-patch pipeline; the
+    mutation search finds the `>=` within its time box, so no model is asked at all."""
+    result, models = run_with(invoice_repo, ["never played"], repair=True, repair_workers=2,
+                              mutation_time_box_s=60)
+    assert result.nodes == ["initialize", "observe", "plan", "patch", "verify", "review", "done"]
+    assert result.status is RunStatus.SUCCESS and result.reason == "verified"
+    assert models["actor"].calls == []  # neither the sampler nor the agent
     assert FIX_NEW in (invoice_repo / "billing.py").read_text()
-    # The agent's edits did not reduce the failures: they were reverted before the search.
-    assert "VAT" not in result.diff and result.diff.count("\n+    ") == 1
+    assert result.diff.count("\n+    ") == 1 and f"-    {FIX_OLD}\n+    {FIX_NEW}" in result.diff
+    assert result.files_changed == ["billing.py"]
+    assert result.summary.startswith("fixed by mutation search: ")
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    done = [e for e in events if e["event"] == "patch.done"]
+    assert len(done) == 1 and done[0]["status"] == "patched" and done[0]["source"] == "mutation"
+    assert done[0]["llm_calls"] == 0
+    # the patch went through the ToolExecutor like any edit
+    assert any(e["event"] == "tool.call" and e["tool"] == "apply_patch" for e in events)
 
 
 def test_token_budget_exceeded(invoice_repo: Path):
@@ -201,16 +208,79 @@ def test_replan_keeps_the_task_type(invoice_repo: Path):
     assert "replace_in_file" in models["actor"].calls[1][0].content  # the edit tools are still listed
 
 
-def test_repair_reverts_an_edit_that_broke_the_module(invoice_repo: Path):
-    """The 1.5B model's real failed edit: it breaks the module's indentation. Repair must
-    start from the original code, and the run's diff must show only the plausible patch."""
-    broken = call("replace_in_file", path="billing.py", old=FIX_OLD,
-                  new="if quantity > BULK_THRESHOLD: return BULK_DISCOUNT_PERCENT")
-    result, _ = run_with(invoice_repo, [broken, "done"], max_turns=1, repair=True, repair_workers=2)
-    assert result.nodes[-5:] == ["review", "repair", "verify", "review", "done"]
+SAMPLE_FIX = ("```python\ndef bulk_discount_percent(quantity: int) -> int:\n"
+              "    if quantity >= BULK_THRESHOLD:\n        return BULK_DISCOUNT_PERCENT\n    return 0\n```")
+
+
+def test_model_sample_patches_when_mutation_is_off(invoice_repo: Path):
+    """Without the mutation fixer the model writes the suspicious function whole; its
+    sample passes the tests, is applied, and verify confirms it. The agent is not run."""
+    result, models = run_with(invoice_repo, [SAMPLE_FIX, "never played"], repair=True, repair_workers=2,
+                              fixers=["sampling", "agent"], samples=1)
+    assert result.nodes[-5:] == ["plan", "patch", "verify", "review", "done"]
+    assert "delegate" not in result.nodes
     assert result.status is RunStatus.SUCCESS, result.reason
+    assert len(models["actor"].calls) == 1 and models["actor"].remaining == 1
+    sampled = models["actor"].calls[0]
+    assert "Write the corrected `bulk_discount_percent` in full." in sampled[-1].content
+    assert "test_discount_starts_at_threshold" in sampled[-1].content  # the failures are in the prompt
+    # the docstring the sample dropped is kept: the diff shows the change only
     assert result.diff.count("\n+    ") == 1 and f"+    {FIX_NEW}" in result.diff
-    assert "mutation repair" in result.summary
+    assert result.summary.startswith("fixed by model patch sample: ")
+
+
+SHOP = {
+    "shop.py": (
+        "def bulk_price(quantity, unit):\n"
+        '    """Price of quantity items: 10% off from 10 items."""\n'
+        "    gross = quantity + unit\n"
+        "    if quantity > 10:\n"
+        "        return gross * 0.9\n"
+        "    return gross\n"),
+    "test_shop.py": (
+        "from shop import bulk_price\n\n\n"
+        "def test_small_order():\n    assert bulk_price(2, 3) == 6\n\n\n"
+        "def test_big_order():\n    assert bulk_price(20, 1) == 18.0\n\n\n"
+        "def test_discount_starts_at_ten():\n    assert bulk_price(10, 1) == 9.0\n\n\n"
+        "def test_two_of_two():\n    assert bulk_price(2, 2) == 4\n"),
+    "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1.0"\n\n[tool.pytest.ini_options]\npythonpath = ["."]\n',
+}
+#: fixes the `+` (2 of the 3 failing tests), leaves the `>`: a near miss
+SHOP_NEAR = ("```python\ndef bulk_price(quantity, unit):\n    gross = quantity * unit\n    if quantity > 10:\n"
+             "        return gross * 0.9\n    return gross\n```")
+
+
+def test_no_plausible_patch_hands_over_to_the_agent_with_the_near_miss(tmp_path: Path):
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    for name, text in SHOP.items():
+        (repo / name).write_text(text)
+    agent_fix = call("replace_in_file", path="shop.py", old="gross = quantity + unit\n    if quantity > 10:",
+                     new="gross = quantity * unit\n    if quantity >= 10:")
+    result, models = run_with(repo, [SHOP_NEAR, agent_fix, "Fixed."], repair=True, repair_workers=2,
+                              fixers=["sampling", "agent"], samples=1)
+    assert result.nodes == ["initialize", "observe", "plan", "patch", "delegate", "execute", "verify", "review",
+                            "done"]
+    assert result.status is RunStatus.SUCCESS, result.reason
+    calls = models["actor"].calls
+    assert len(calls) == 3  # one sample, then the agent's two turns
+    first_prompt = calls[1][1].content
+    assert "A candidate fix made 2 of 3 failing tests pass without breaking the others" in first_prompt
+    assert "-    gross = quantity + unit\n+    gross = quantity * unit" in first_prompt
+    # the sample was not applied: the diff is the agent's edit alone
+    assert "+    gross = quantity * unit\n+    if quantity >= 10:" in result.diff
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    assert [e["status"] for e in events if e["event"] == "patch.done"] == ["not_found"]
+
+
+def test_no_plausible_patch_and_no_agent_ends_failed(invoice_repo: Path):
+    wrong = ("```python\ndef bulk_discount_percent(quantity: int) -> int:\n    return BULK_DISCOUNT_PERCENT\n```")
+    result, models = run_with(invoice_repo, [wrong, "never played"], repair=True, repair_workers=2,
+                              fixers=["sampling"], samples=1)
+    assert result.nodes[-3:] == ["plan", "patch", "done"]
+    assert result.status is RunStatus.FAILED and result.reason == "no_plausible_patch"
+    assert len(models["actor"].calls) == 1 and result.diff == ""
+    assert FIX_OLD in (invoice_repo / "billing.py").read_text()  # the wrong sample was not applied
 
 
 def test_ctrl_c_cancels_after_the_current_call(invoice_repo: Path):

@@ -21,7 +21,7 @@ def test_langgraph_json_points_at_a_compiled_graph():
     assert isinstance(graph, CompiledStateGraph)
     assert graph.checkpointer is None
     nodes = set(graph.get_graph().nodes)
-    assert {"initialize", "observe", "plan", "delegate", "execute", "verify", "review", "repair", "done"} <= nodes
+    assert {"initialize", "observe", "plan", "delegate", "execute", "verify", "review", "patch", "done"} <= nodes
 
 
 def test_studio_run_without_context_builds_a_default_one(invoice_repo, monkeypatch):

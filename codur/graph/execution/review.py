@@ -18,9 +18,9 @@ from typing import Literal
 
 from codur.engine.contracts import RunStatus
 from codur.graph.context import CodurContext
+from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
-from codur.graph.execution.patch import patch_eligible
 
 Route = Literal["done", "retry", "replan", "repair"]
 
