@@ -9,7 +9,12 @@ from __future__ import annotations
 import random
 
 QUESTION = "What is the secret code mentioned in the context? Answer with the number."
-WORDS = ["the", "system", "report", "server", "value", "table", "memory", "quiet", "river", "blue", "green", "process", "network", "window", "garden", "yellow", "paper", "silver", "market", "cloud", "signal", "engine", "morning", "number", "music", "stone", "orange", "travel", "winter", "forest", "letter", "bridge", "camera", "planet", "pocket"]
+WORDS = [
+    "the", "system", "report", "server", "value", "table", "memory", "quiet", "river", "blue",
+    "green", "process", "network", "window", "garden", "yellow", "paper", "silver", "market",
+    "cloud", "signal", "engine", "morning", "number", "music", "stone", "orange", "travel",
+    "winter", "forest", "letter", "bridge", "camera", "planet", "pocket"
+]
 
 
 def make_haystack(size_chars: int, seed: int = 0) -> tuple[str, str]:

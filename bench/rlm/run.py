@@ -59,7 +59,8 @@ def overhead(blocks: int, calls: int) -> dict:
         results["block execution, exec inside the worker"] = _stats_ms(in_worker)
         t0 = time.perf_counter()
         sandbox.execute(f"for _ in range({calls}):\n    llm_query('hi')")
-        results["bridge call, stub answer (pipe round trip)"] = f"{(time.perf_counter() - t0) / calls * 1e6:.1f} µs/call (n={calls})"
+        per_call_us = (time.perf_counter() - t0) / calls * 1e6
+        results["bridge call, stub answer (pipe round trip)"] = f"{per_call_us:.1f} µs/call (n={calls})"
         t0 = time.perf_counter()
         sandbox.execute("n = len(search_context('secret code'))")
         results["search_context over 10 MB"] = f"{(time.perf_counter() - t0) * 1000:.1f} ms"
