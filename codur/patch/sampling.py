@@ -170,7 +170,7 @@ class PromptParts:
 @dataclass(frozen=True)
 class Drawn:
     """One model call of the sampler. ``outcome``: "candidate", "duplicate", "unchanged",
-    "no_code" (no usable function in the reply) or "error"; ``sample`` is set for a
+    "no_code" (no usable function in the reply), "stopped" (cut short) or "error"; ``sample`` is set for a
     candidate. ``tokens``: prompt + completion (estimated when the stream was cut)."""
 
     k: int
@@ -248,6 +248,9 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             continue
         errors = 0
         seconds = time.monotonic() - start
+        if stop():  # cut short: a plausible patch was found, or the budget ran out
+            yield Drawn(k, variant, temperature, "stopped", seconds, tokens, reply)
+            return
         new, done = parts.text, []
         for span in sorted(parts.spans, key=lambda s: -s.start):  # bottom first: spans stay valid
             spliced = splice(new, span, reply)
