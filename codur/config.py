@@ -108,6 +108,9 @@ class CodurConfig(BaseSettings):
         5.0, description="Seconds of mutation search after localization before the model samples; the rest of "
         "the mutants run after the model's candidates.")
     samples: int = Field(6, description="Model patch samples (K) drawn per run.")
+    sample_format: Literal["function", "search_replace", "udiff"] = Field(
+        "function", description="What a model sample writes: the function whole, SEARCH/REPLACE blocks, or a "
+        "unified diff (bench/agent compares them).")
     sample_max_lines: int = Field(80, description="Longest function shown whole to the sampling model, lines.")
     patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
     repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")

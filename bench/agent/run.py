@@ -37,8 +37,12 @@ import tomllib
 from pathlib import Path
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
-MODES = ["bare", "loop", "sampling", "mutation", "default"]
-FIXERS = {"loop": ["agent"], "sampling": ["sampling"], "mutation": ["mutation"]}
+MAIN_MODES = ["bare", "loop", "sampling", "mutation", "default"]
+#: sampling with another edit format than the whole function (codur.patch.formats)
+FORMAT_MODES = {"sampling_sr": "search_replace", "sampling_udiff": "udiff"}
+MODES = ["bare", "loop", "sampling", *FORMAT_MODES, "mutation", "default"]
+FIXERS = {"loop": ["agent"], "sampling": ["sampling"], "sampling_sr": ["sampling"], "sampling_udiff": ["sampling"],
+          "mutation": ["mutation"]}
 IGNORE = shutil.ignore_patterns("task.toml", "solution", "__pycache__", ".pytest_cache")
 PYTEST_TIMEOUT = 60
 BARE_MAX_TOKENS = 1500
@@ -162,7 +166,8 @@ def run_bare(meta: dict, work: Path, timeout: float) -> dict:
 def run_codur(mode: str, meta: dict, work: Path, timeout: float) -> dict:
     from codur import CodurConfig, RunRequest, run
 
-    config = CodurConfig(timeout_s=timeout, **({"fixers": FIXERS[mode]} if mode in FIXERS else {}))
+    extra = {"sample_format": FORMAT_MODES[mode]} if mode in FORMAT_MODES else {}
+    config = CodurConfig(timeout_s=timeout, **({"fixers": FIXERS[mode]} if mode in FIXERS else {}), **extra)
     r = run(RunRequest(task=meta["task"], repo=work), config=config)
     return {"status": r.status.value, "reason": r.reason, "llm_calls": r.llm_calls, "tokens": r.tokens,
             "answer": r.summary, "fixer": r.summary}
@@ -242,7 +247,8 @@ def print_table(recs: dict[tuple[str, str], dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--modes", default=",".join(MODES), help="comma list of " + ", ".join(MODES))
+    ap.add_argument("--modes", default=",".join(MAIN_MODES),
+                    help="comma list of " + ", ".join(MODES) + " (default: " + ",".join(MAIN_MODES) + ")")
     ap.add_argument("--tasks", default="", help="comma list of task-folder prefixes (default: all)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per codur run (default 600)")
     ap.add_argument("--out", type=Path, help="JSON-lines results file (appended)")

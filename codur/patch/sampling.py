@@ -16,7 +16,6 @@ Era of Large Pre-trained Language Models" (Xia, Wei, Zhang, ICSE 2023).
 from __future__ import annotations
 
 import ast
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,10 +23,10 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from codur.patch.splice import FunctionSpan, code_blocks, function_at, normalized, source_of, splice
+from codur.patch import formats
+from codur.patch.splice import FunctionSpan, function_at, normalized, source_of
 
-SYSTEM = ("You fix bugs in Python functions. Reply with the corrected function in one ```python block: "
-          "the whole function, same name and signature, no explanation.")
+SYSTEM = formats.SYSTEM["function"]
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.
 SCHEDULE: tuple[tuple[str, float], ...] = (
@@ -149,6 +148,7 @@ class PromptParts:
     failures: str  # the failing tests' report (ids and short tracebacks)
     tests: str = ""  # source of the failing tests
     suspicious: list[int] = field(default_factory=list)  # lines, most suspicious first
+    fmt: str = "function"  # the edit format asked for (codur.patch.formats.FORMATS)
 
     def messages(self, variant: str) -> list[BaseMessage]:
         """System and user messages of one sample; ``variant`` is plain, tests or marked."""
@@ -163,8 +163,8 @@ class PromptParts:
             lines = self.text.replace("\r\n", "\n").split("\n")
             marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in self.suspicious[:4] if 0 < n <= len(lines)]
             parts.append("The most suspicious lines (fault localization):\n" + "\n".join(marked))
-        parts.append(f"Write the corrected {names} in full.")
-        return [SystemMessage(SYSTEM), HumanMessage("\n\n".join(parts))]
+        parts.append(formats.ASK[self.fmt].format(names=names, file=self.spans[0].file))
+        return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
 
 
 @dataclass(frozen=True)
@@ -184,17 +184,8 @@ class Drawn:
     error: str = ""
 
 
-def _complete(reply: str, names: list[str]) -> bool:
-    """True once the reply holds a closed fenced block defining one of ``names``."""
-    if reply.count("```") < 2:
-        return False
-    closed = reply[: reply.rfind("```")]
-    defs = [re.compile(rf"\bdef\s+{re.escape(n)}\s*\(") for n in names]  # not `def total_of` for total
-    return any(d.search(b) for b in code_blocks(closed + "```") for d in defs)
-
-
 def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], temperature: float, seed: int,
-          stop: Callable[[], bool]) -> tuple[str, int]:
+          stop: Callable[[], bool], fmt: str = "function") -> tuple[str, int]:
     """Stream one reply; stop reading once the function's block is closed (the prose a
     model adds after it costs time) or ``stop()`` says so. Returns (text, tokens)."""
     text, usage, chunks = "", None, 0
@@ -204,7 +195,7 @@ def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], t
             text += str(chunk.content)
             chunks += 1
             usage = getattr(chunk, "usage_metadata", None) or usage
-            if _complete(text, names) or stop():
+            if formats.complete(fmt, text, names) or stop():
                 break
     finally:
         close = getattr(stream, "close", None)
@@ -238,7 +229,8 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             temperature = max(temperature, 0.9)
         start = time.monotonic()
         try:
-            reply, tokens = _call(models[model_index], parts.messages(variant), names, temperature, k, stop)
+            reply, tokens = _call(models[model_index], parts.messages(variant), names, temperature, k, stop,
+                                  parts.fmt)
         except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
             errors += 1
             if errors >= 2 or model_index + 1 < len(models):
@@ -248,22 +240,19 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             continue
         errors = 0
         seconds = time.monotonic() - start
-        if stop():  # cut short: a plausible patch was found, or the budget ran out
+        if stop() and not formats.complete(parts.fmt, reply, names):  # cut short by stop()
             yield Drawn(k, variant, temperature, "stopped", seconds, tokens, reply)
             return
-        new, done = parts.text, []
-        for span in sorted(parts.spans, key=lambda s: -s.start):  # bottom first: spans stay valid
-            spliced = splice(new, span, reply)
-            if spliced is not None:
-                new, done = spliced, [*done, span.qualname]
-        if not done:
+        applied = formats.apply_reply(parts.fmt, parts.text, parts.spans, reply)
+        if applied is None:
             yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply)
             continue
+        new, done = applied
         key = normalized(new)
         if key in seen:
             outcome = "unchanged" if key == normalized(parts.text) else "duplicate"
             yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
             continue
         seen.add(key)
-        sample = Sample(parts.spans[0].file, new, k, temperature, variant, tuple(reversed(done)))
+        sample = Sample(parts.spans[0].file, new, k, temperature, variant, tuple(done))
         yield Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)

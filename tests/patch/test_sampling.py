@@ -10,7 +10,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.llm import ScriptedChatModel
 from codur.patch import sampling
-from codur.patch.sampling import SCHEDULE, SYSTEM, PromptParts, _complete, draw, targets
+from codur.patch.formats import complete
+from codur.patch.sampling import SCHEDULE, SYSTEM, PromptParts, draw, targets
 from codur.patch.splice import function_at
 
 SHOP = textwrap.dedent('''\
@@ -201,4 +202,4 @@ def test_draw_rewrites_two_functions_of_one_file():
     ("```python\ndef test_price():\n    pass\n```", False),
 ])
 def test_complete_means_a_closed_block_defining_the_function(reply, done):
-    assert _complete(reply, ["price"]) is done
+    assert complete("function", reply, ["price"]) is done
