@@ -80,22 +80,14 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
             "passed_count": len(report.passed), "report": report.render(max_tracebacks=2, max_chars=1200),
         }
         observation["sources"] = sources_under_test(tools.ctx, files, report.failed)
-        if report.failed and ctx.config.localize:
-            observation["suspicious"] = suspicious_lines(tools.ctx)
+        # the suspicious lines for the agent's prompt come later: from the patch node's own
+        # localization when it runs, else from delegate (one coverage run, not two)
     return {"observation": observation}
 
 
-def suspicious_lines(ctx: ToolContext, top: int = 4) -> list[dict]:
-    """The most suspicious source lines by spectrum-based fault localization (Ochiai over
-    per-test line coverage, :func:`codur.repair.localize_faults`), with their text.
-    Lines scoring under half the best are left out. [] when localization fails."""
-    from codur.repair import localize_faults
-
-    try:
-        loc = localize_faults(ctx.root, test_timeout_s=20.0, run_timeout_s=120.0)
-    except Exception:  # noqa: BLE001 - a hint, not a requirement
-        return []
-    ranked = loc.suspicious
+def with_text(ctx: ToolContext, ranked: list[tuple[str, int, float]], top: int = 4) -> list[dict]:
+    """The best ``top`` of ``ranked`` (path, line, score) with their source text; lines
+    scoring under half the best are left out."""
     if not ranked:
         return []
     best = ranked[0][2]
@@ -109,5 +101,18 @@ def suspicious_lines(ctx: ToolContext, top: int = 4) -> list[dict]:
             continue
         out.append({"path": path, "line": line, "score": score, "text": text})
     return out
+
+
+def suspicious_lines(ctx: ToolContext, top: int = 4) -> list[dict]:
+    """The most suspicious source lines by spectrum-based fault localization (Ochiai over
+    per-test line coverage, :func:`codur.repair.localize_faults`), with their text.
+    Lines scoring under half the best are left out. [] when localization fails."""
+    from codur.repair import localize_faults
+
+    try:
+        loc = localize_faults(ctx.root, test_timeout_s=20.0, run_timeout_s=120.0)
+    except Exception:  # noqa: BLE001 - a hint, not a requirement
+        return []
+    return with_text(ctx, loc.suspicious, top)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
+from codur.graph.observe import suspicious_lines
 from codur.graph.state import CodurState
 
 BUILTIN_AGENTS = {"coder"}
@@ -21,5 +22,9 @@ def choose_agent(requested: str | None, ctx: CodurContext) -> str:
 def delegate_node(state: CodurState, ctx: CodurContext) -> dict:
     """Increment the turn and record the chosen agent."""
     name = choose_agent(state.get("plan", {}).get("agent"), ctx)
-    return {"turn": state.get("turn", 0) + 1, "agent": name,
-            "agent_outcome": {"agent": name, "status": "delegated"}}
+    update = {"turn": state.get("turn", 0) + 1, "agent": name, "agent_outcome": {"agent": name, "status": "delegated"}}
+    obs = state.get("observation", {})
+    if ctx.config.localize and obs.get("tests", {}).get("failed") and "suspicious" not in obs:
+        # fault-localization hints for the agent's first prompt, unless the patch node left them
+        update["observation"] = {**obs, "suspicious": suspicious_lines(ctx.tools(state["repo"]).ctx)}
+    return update

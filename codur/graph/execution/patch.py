@@ -20,6 +20,7 @@ from codur.engine.contracts import RunStatus
 from codur.engine.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
+from codur.graph.observe import with_text
 from codur.graph.state import CodurState
 from codur.graph.verification_agent import is_test_file
 from codur.patch import FIXERS, PatchPipeline
@@ -88,6 +89,9 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
                     "patch": {"status": status, "near_miss": result.near_miss, "tried": result.tried,
                               "phases": result.phases, "source": result.source, "label": result.label,
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
+    if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
+        update["observation"] = {**state.get("observation", {}),
+                                 "suspicious": with_text(tools.ctx, result.suspicious)}
     if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
         update.update(status=RunStatus.FAILED.value, reason="no_plausible_patch")
     return update
