@@ -69,10 +69,13 @@ class Sample:
 def targets(scores: dict[tuple[str, int], float], read: Callable[[str], str], *,
             max_lines: int = 80, limit: int = 2) -> list[tuple[FunctionSpan, float]]:
     """The functions to rewrite, most suspicious first: each scored line's function
-    (:func:`codur.patch.splice.function_at`), scored by its best line. A second function
+    (:func:`codur.patch.splice.function_at`), scored by its best line, ties broken by
+    the sum of its lines' scores (where suspicion concentrates: spectrum-based scores
+    tie often, e.g. a constructor run by every test). A second function
     is kept only in the same file as the first and when it scores at least 0.8 of it
     (both look equally guilty). ``read(rel)`` returns a file's text."""
     best: dict[tuple[str, str], tuple[FunctionSpan, float]] = {}
+    mass: dict[tuple[str, str], float] = {}
     cache: dict[str, str | None] = {}
     for (rel, line), score in sorted(scores.items(), key=lambda kv: -kv[1])[:40]:
         if rel not in cache:
@@ -88,9 +91,12 @@ def targets(scores: dict[tuple[str, int], float], read: Callable[[str], str], *,
         except SyntaxError:
             cache[rel] = None
             continue
-        if span is not None and (rel, span.qualname) not in best:
-            best[(rel, span.qualname)] = (span, score)
-    ranked = sorted(best.values(), key=lambda fs: -fs[1])
+        if span is None:
+            continue
+        key = (rel, span.qualname)
+        best.setdefault(key, (span, score))
+        mass[key] = mass.get(key, 0.0) + score
+    ranked = [best[k] for k in sorted(best, key=lambda k: (-round(best[k][1], 3), -mass[k]))]
     if not ranked:
         return []
     top = ranked[0]
