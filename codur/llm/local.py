@@ -131,7 +131,7 @@ class LocalModelServer:
         params.model.path = str(path)
         params.model_alias = {MODEL_ALIAS}
         params.n_ctx = self.settings.n_ctx
-        params.n_parallel = 1
+        params.n_parallel = max(1, self.settings.parallel)
         params.cpuparams.n_threads = self.settings.threads
         params.cpuparams_batch.n_threads = self.settings.threads
         params.hostnames = ["127.0.0.1"]
