@@ -20,12 +20,8 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module", autouse=True)
-def local_model_installed():
-    pytest.importorskip("xllamacpp", reason="the embedded model needs the 'local' extra")
-    from codur.llm.local import stop_shared_server
-
-    yield
-    stop_shared_server()
+def _model(local_model_installed):
+    """The real embedded model (tests/e2e/conftest.py)."""
 
 
 def test_sampling_on_paginate_example(paginate_repo: Path):

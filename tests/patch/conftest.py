@@ -2,65 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from ..repair.conftest import OFF_BY_ONE, snapshot, write_repo
 
-def write_repo(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    return root
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under root (what the pipeline must leave alone)."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-#: total() skips the last item (one failing test); mutation fixes it (`len(xs) - 1` → `len(xs)`).
-OFF_BY_ONE = {
-    "calc.py": '''
-        def total(xs):
-            s = 0
-            for i in range(len(xs) - 1):
-                s += xs[i]
-            return s
-
-
-        def clamp(x, lo, hi):
-            if x < lo:
-                return lo
-            if x > hi:
-                return hi
-            return x
-        ''',
-    "tests/test_calc.py": '''
-        from calc import clamp, total
-
-
-        def test_total():
-            assert total([1, 2, 3]) == 6
-
-
-        def test_total_empty():
-            assert total([]) == 0
-
-
-        def test_clamp():
-            assert clamp(5, 0, 3) == 3
-            assert clamp(-1, 0, 3) == 0
-        ''',
-    "tests/conftest.py": '''
-        import sys
-        from pathlib import Path
-
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        ''',
-}
+__all__ = ["OFF_BY_ONE", "SHOP", "snapshot", "write_repo"]
 
 #: Two bugs in one function (`+` for `*`, `>` for `>=`): three failing tests, one passing.
 #: Fixing the `+` alone fixes two of the three failing tests and breaks nothing.
