@@ -9,16 +9,33 @@ spending its iterations reading files.
 from __future__ import annotations
 
 import ast
+import os
+import tempfile
+from pathlib import Path
 
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 from codur.graph.verification_agent import is_test_file
+from codur.repair.testcmd import PLUGIN, RUNTIME_DIR
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.testing import run_tests
 
 MAX_FILES = 40
+#: A test running longer fails with a TimeoutError raised inside it (the repair engine's
+#: pytest plugin, SIGALRM): a hanging test shows as a failing one with a traceback into
+#: the loop, instead of the whole run timing out with no result (and the task looking
+#: as if nothing failed).
+TEST_TIMEOUT_S = 10.0
 MAX_SOURCE_LINES = 160
+
+
+def per_test_timeout(seconds: float, out: Path) -> dict[str, str]:
+    """Environment for the repair plugin (``-p codur_repair_plugin``): a per-test limit of
+    ``seconds``, outcomes written to ``out``, no coverage."""
+    path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path, "CODUR_REPAIR_TEST_TIMEOUT": str(seconds), "CODUR_REPAIR_OUT": str(out),
+            "CODUR_REPAIR_NO_COVERAGE": "1"}
 
 
 def has_tests(files: list[str]) -> bool:
@@ -74,9 +91,12 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
     observation: dict = {"files": files[:MAX_FILES], "file_count": len(files), "has_tests": has_tests(files)}
     if observation["has_tests"]:
-        report = run_tests(tools.ctx)
+        with tempfile.TemporaryDirectory(prefix="codur-observe-") as tmp:
+            report = run_tests(tools.ctx, extra_args=["-p", PLUGIN],
+                               env=per_test_timeout(TEST_TIMEOUT_S, Path(tmp) / "outcomes.json"))
+        failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
         observation["tests"] = {
-            "summary": report.summary, "exit_code": report.exit_code, "failed": report.failed[:20],
+            "summary": report.summary, "exit_code": report.exit_code, "failed": failed[:20],
             "passed_count": len(report.passed), "report": report.render(max_tracebacks=2, max_chars=1200),
         }
         observation["sources"] = sources_under_test(tools.ctx, files, report.failed)

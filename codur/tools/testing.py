@@ -96,19 +96,20 @@ def _test_id(case: ET.Element) -> str:
 
 
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
-              extra_args: list[str] | None = None) -> TestReport:
+              extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> TestReport:
     """Run pytest in the repo and parse its JUnit XML report.
 
     Args:
         ctx: the tool context (repo root, timeout).
         selection: test paths or node ids (relative to the repo); None runs everything.
         timeout_s: limit in seconds; default ``ctx.timeout_s``. The process group is killed past it.
+        env: extra environment variables for the pytest process.
     """
     with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
         xml = Path(tmp) / "report.xml"
         argv = [sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider",
                 "-o", "junit_family=xunit1", f"--junitxml={xml}", *(extra_args or []), *(selection or [])]
-        proc = ctx.run(argv, timeout_s=timeout_s)
+        proc = ctx.run(argv, timeout_s=timeout_s, env=env)
         output = (proc.stdout + proc.stderr)[-6000:]
         if proc.timed_out:
             return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
