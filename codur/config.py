@@ -44,8 +44,8 @@ class LocalModelSettings(BaseModel):
     start_timeout_s: float = Field(120.0, description="Wait for /health at most this long, seconds.")
     max_tokens: int = Field(512, description="Completion cap per call, tokens.")
     parallel: int = Field(1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
-                          "tokens. 1 until bench/agent/slots.py shows that two slots raise samples per minute "
-                          "on 2 cores (not yet measured).")
+                          "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
+                          "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
     verbosity: int = Field(0, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
 
