@@ -48,7 +48,7 @@ def complete(fmt: str, reply: str, names: list[str]) -> bool:
 def _replace_block(lines: list[str], old: list[str], new: list[str]) -> list[str] | None:
     """``lines`` with the first run matching ``old`` (stripped) replaced by ``new``,
     re-indented by the difference between the file's and the block's indentation."""
-    old = [x for x in old]
+    old = list(old)
     while old and not old[0].strip():
         old.pop(0)
     while old and not old[-1].strip():

@@ -72,15 +72,6 @@ class PatchResult:
     message: str = ""
 
 
-def _mutant_provenance(m: mutation.Mutant) -> dict:
-    return {"source": "mutation", "operator": m.operator, "line": m.line, "description": m.description}
-
-
-def provenance(candidate: Any) -> dict:
-    """Where a candidate came from (a mutant, a model sample, a mutant of a sample)."""
-    return candidate.provenance if hasattr(candidate, "provenance") else _mutant_provenance(candidate)
-
-
 class PatchPipeline:
     """Runs the fixers in cost order on one repair session.
 
@@ -150,7 +141,7 @@ class PatchPipeline:
                 best = outcome.best
                 original = session.texts[best.file]
                 result = PatchResult("patched", unified_diff(best.file, original, best.apply(original)), best.file,
-                                     best.label, provenance(best)["source"], provenance(best), **info)
+                                     best.label, best.provenance["source"], best.provenance, **info)
                 self.emit({"event": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)
@@ -272,7 +263,7 @@ class PatchPipeline:
             if evaluation.status == "near_miss":
                 self.near.append((candidate, evaluation.fixed))
             self.emit({"event": "patch.candidate", "source": source, "label": candidate.label,
-                       "provenance": provenance(candidate), "result": evaluation.status, "fixed": evaluation.fixed,
+                       "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})
 
         outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-MARK = "  # <- suspicious"
 
 
 @dataclass(frozen=True)
@@ -84,8 +83,8 @@ def code_blocks(reply: str) -> list[str]:
 
 
 def _find_def(code: str, name: str) -> tuple[str, ast.AST] | None:
-    """Source lines of the last top-most ``def name`` in ``code`` (dedented), or None."""
-    code = textwrap.dedent(code.replace("\r\n", "\n").replace(MARK, ""))
+    """The outermost ``def name`` in ``code`` (its source dedented, and its node), or None."""
+    code = textwrap.dedent(code.replace("\r\n", "\n"))
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -192,9 +191,7 @@ def normalized(text: str) -> str:
     return ast.dump(tree, annotate_fields=False)
 
 
-def source_of(text: str, span: FunctionSpan, marked: set[int] | None = None) -> str:
-    """The source of ``span`` (dedented), with ``marked`` lines flagged by :data:`MARK`."""
+def source_of(text: str, span: FunctionSpan) -> str:
+    """The source of ``span``, dedented."""
     lines = text.replace("\r\n", "\n").split("\n")[span.start - 1: span.end]
-    if marked:
-        lines = [line + MARK if span.start + i in marked else line for i, line in enumerate(lines)]
     return textwrap.dedent("\n".join(lines))

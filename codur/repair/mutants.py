@@ -55,6 +55,10 @@ class Mutant:
     def label(self) -> str:
         return f"{self.file}:{self.line} {self.description}"
 
+    @property
+    def provenance(self) -> dict:
+        return {"source": "mutation", "operator": self.operator, "line": self.line, "description": self.description}
+
     def apply(self, text: str) -> str:
         return apply_edits(text, self.edits)
 
