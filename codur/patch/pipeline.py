@@ -90,6 +90,7 @@ class PatchPipeline:
         on_event: progress events (``patch.*``).
         max_lines: longest function shown whole to the model.
         sample_format: what a sample writes ("function", "search_replace", "udiff").
+        task: the user's request, shown to the model (it often describes the symptom).
     """
 
     def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
@@ -98,14 +99,14 @@ class PatchPipeline:
                  deadline: float | None = None, cancel: threading.Event | None = None,
                  over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
                  max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | None = None,
-                 sample_format: str = "function") -> None:
+                 sample_format: str = "function", task: str = "") -> None:
         self.repo, self.fixers, self._models = repo, tuple(fixers), models
         self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
         self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
         self.cancel = cancel or threading.Event()
         self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
         self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
-        self.sample_format = sample_format
+        self.sample_format, self.task = sample_format, task
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
         self.tokens = self.llm_calls = 0
@@ -206,7 +207,7 @@ class PatchPipeline:
                         and any(s.start <= ln <= s.end for s in spans)},
                        key=lambda ln: -loc.scores[(first.file, ln)])
         parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
-                            test_source(read, loc.failing), lines, self.sample_format)
+                            test_source(read, loc.failing), lines, self.sample_format, self.task)
         self.emit({"event": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
                    "file": first.file, "samples": self.samples})
         queue = CandidateQueue()

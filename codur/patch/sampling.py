@@ -24,15 +24,25 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codur.patch import formats
-from codur.patch.splice import FunctionSpan, function_at, normalized, source_of
+from codur.patch.splice import FunctionSpan, function_at, functions, normalized, source_of
 
 SYSTEM = formats.SYSTEM["function"]
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.
+#: The third sample rewrites the whole (small) file: the bug may sit in a function that
+#: localization ranked lower, or in two functions at once.
 SCHEDULE: tuple[tuple[str, float], ...] = (
-    ("plain", 0.0), ("tests", 0.0), ("marked", 0.0), ("plain", 0.7), ("tests", 0.7),
-    ("marked", 0.8), ("plain", 1.0), ("tests", 1.0),
+    ("plain", 0.0), ("tests", 0.0), ("file", 0.0), ("marked", 0.7), ("tests", 0.7),
+    ("file", 0.8), ("plain", 1.0), ("marked", 1.0),
 )
+#: Longest file (lines) the "file" variant shows and asks for whole.
+FILE_MAX_LINES = 150
+#: Added to every prompt after a sample came back unchanged (ChatRepair's lesson: tell the
+#: model its answer still fails). A small model otherwise echoes the code again and again.
+UNCHANGED_NOTE = ("The code above is wrong: it fails these tests, so returning {names} unchanged is not an "
+                  "answer. Find the line that causes the failure and change it.")
+#: Lowest temperature once two samples came back unchanged.
+UNCHANGED_MIN_T = 0.7
 MAX_CONTEXT_LINES = 12
 MAX_TEST_LINES = 60
 
@@ -155,22 +165,79 @@ class PromptParts:
     tests: str = ""  # source of the failing tests
     suspicious: list[int] = field(default_factory=list)  # lines, most suspicious first
     fmt: str = "function"  # the edit format asked for (codur.patch.formats.FORMATS)
+    task: str = ""  # the user's request: often the only description of the symptom
+    whole: list[FunctionSpan] = field(default_factory=list)  # the file's functions, for the "file" variant
 
-    def messages(self, variant: str) -> list[BaseMessage]:
-        """System and user messages of one sample; ``variant`` is plain, tests or marked."""
+    def __post_init__(self) -> None:
+        if not self.whole and self.fmt == "function" and self.text.count("\n") < FILE_MAX_LINES:
+            self.whole = whole_file_spans(self.text, self.spans[0].file)
+
+    def variant_spans(self, variant: str) -> list[FunctionSpan]:
+        """The functions a reply to ``variant`` may rewrite."""
+        return self.whole if variant == "file" else self.spans
+
+    def messages(self, variant: str, retry: bool = False) -> list[BaseMessage]:
+        """System and user messages of one sample; ``variant`` is plain, tests or marked;
+        ``retry`` adds :data:`UNCHANGED_NOTE` (an earlier sample returned the code unchanged)."""
         names = " and ".join(f"`{s.name}`" for s in self.spans)
+        if variant == "file":
+            return self._file_messages(retry)
         code = "\n\n".join(source_of(self.text, s) for s in self.spans)
         context = module_context(self.text, self.spans)
         head = f"{self.spans[0].file}:\n```python\n" + (f"{context}\n...\n\n" if context else "") + code + "\n```"
-        parts = [head, "Failing tests:\n" + self.failures.strip()]
+        parts = ([f"Task: {self.task.strip()}"] if self.task.strip() else []) + [head]
+        parts.append("Failing tests:\n" + self.failures.strip())
         if variant == "tests" and self.tests:
             parts.append("The failing tests:\n```python\n" + self.tests + "\n```")
         if variant == "marked" and self.suspicious:
             lines = self.text.replace("\r\n", "\n").split("\n")
             marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in self.suspicious[:4] if 0 < n <= len(lines)]
             parts.append("The most suspicious lines (fault localization):\n" + "\n".join(marked))
+        if retry:
+            parts.append(UNCHANGED_NOTE.format(names=names))
         parts.append(formats.ASK[self.fmt].format(names=names, file=self.spans[0].file))
         return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
+
+    def _file_messages(self, retry: bool) -> list[BaseMessage]:
+        file = self.spans[0].file
+        parts = ([f"Task: {self.task.strip()}"] if self.task.strip() else [])
+        parts.append(f"{file}:\n```python\n{self.text.replace(chr(13), '').rstrip()}\n```")
+        parts.append("Failing tests:\n" + self.failures.strip())
+        if self.tests:
+            parts.append("The failing tests:\n```python\n" + self.tests + "\n```")
+        if retry:
+            parts.append(UNCHANGED_NOTE.format(names=f"`{file}`"))
+        parts.append(FILE_ASK.format(file=file))
+        return [SystemMessage(FILE_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+FILE_SYSTEM = ("You fix bugs in Python modules. Reply with the corrected module in one ```python block: the whole "
+               "file, every function kept, no explanation.")
+FILE_ASK = "Write the corrected {file} in full."
+
+
+def whole_file_spans(text: str, file: str) -> list[FunctionSpan]:
+    """The functions a whole-file reply is spliced back by: every function and method
+    that is not nested in another function and whose name is unique in the file (a
+    reply's ``def total`` cannot be matched to one of two methods named ``total``)."""
+    try:
+        spans = [s for s in functions(text, file) if ".<locals>." not in s.qualname]
+    except SyntaxError:
+        return []
+    counts: dict[str, int] = {}
+    for s in spans:
+        counts[s.name] = counts.get(s.name, 0) + 1
+    return [s for s in spans if counts[s.name] == 1]
+
+
+def changed_functions(old: str, new: str, file: str) -> tuple[str, ...]:
+    """Qualified names of the functions whose code differs (by AST) between two texts."""
+    try:
+        before = {s.qualname: normalized(source_of(old, s)) for s in functions(old, file)}
+        after = {s.qualname: normalized(source_of(new, s)) for s in functions(new, file)}
+    except SyntaxError:
+        return ()
+    return tuple(q for q in after if before.get(q) != after[q] and ".<locals>." not in q)
 
 
 @dataclass(frozen=True)
@@ -221,22 +288,31 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     (two errors in a row on the last one end the sampling). ``stop()`` is checked before
     each call and while a reply streams. Candidates equal (by AST) to the original or to
     an earlier sample are reported as "unchanged" / "duplicate", not yielded as samples.
+    After an unchanged reply every later prompt says so (:data:`UNCHANGED_NOTE`); after
+    two to function prompts (or two to whole-file prompts), no more of that kind is
+    drawn below :data:`UNCHANGED_MIN_T`.
     """
     seen = {normalized(parts.text)}
-    names = [s.name for s in parts.spans]
     model_index, errors = 0, 0
+    unchanged = {"function": 0, "file": 0}  # unchanged replies per kind of prompt
     for k in range(k_max):
         if stop() or model_index >= len(models):
             return
         variant, temperature = schedule[k % len(schedule)]
-        if variant == "tests" and not parts.tests or variant == "marked" and not parts.suspicious:
+        if (variant == "tests" and not parts.tests or variant == "marked" and not parts.suspicious
+                or variant == "file" and not parts.whole):
             variant = "plain"
+        spans = parts.variant_spans(variant)
+        names = [s.name for s in spans]
+        family = "file" if variant == "file" else "function"
         if k >= len(schedule):
             temperature = max(temperature, 0.9)
+        if unchanged[family] >= 2:  # greedy decoding keeps echoing the code: sample instead
+            temperature = max(temperature, UNCHANGED_MIN_T)
         start = time.monotonic()
         try:
-            reply, tokens = _call(models[model_index], parts.messages(variant), names, temperature, k, stop,
-                                  parts.fmt)
+            messages = parts.messages(variant, retry=sum(unchanged.values()) > 0)
+            reply, tokens = _call(models[model_index], messages, names, temperature, k, stop, parts.fmt)
         except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
             errors += 1
             if errors >= 2 or model_index + 1 < len(models):
@@ -249,7 +325,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         if stop() and not formats.complete(parts.fmt, reply, names):  # cut short by stop()
             yield Drawn(k, variant, temperature, "stopped", seconds, tokens, reply)
             return
-        applied = formats.apply_reply(parts.fmt, parts.text, parts.spans, reply)
+        applied = formats.apply_reply(parts.fmt, parts.text, spans, reply)
         if applied is None:
             yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply)
             continue
@@ -257,8 +333,11 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         key = normalized(new)
         if key in seen:
             outcome = "unchanged" if key == normalized(parts.text) else "duplicate"
+            unchanged[family] += outcome == "unchanged"
             yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
             continue
         seen.add(key)
+        if variant == "file":
+            done = changed_functions(parts.text, new, parts.spans[0].file) or tuple(done)
         sample = Sample(parts.spans[0].file, new, k, temperature, variant, tuple(done))
         yield Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)

@@ -151,7 +151,58 @@ def test_draw_dedupes_by_ast_and_reports_each_outcome():
         (t, k) for k, (_, t) in enumerate(SCHEDULE[:6])]
     # the prompts followed the schedule's variants
     assert "The failing tests:" in model.calls[1][1].content and "The failing tests:" not in model.calls[0][1].content
-    assert "suspicious lines" in model.calls[2][1].content
+    assert SCHEDULE[2][0] == "file" and model.calls[2][1].content.endswith("Write the corrected shop.py in full.")
+    assert "def discount(quantity):" in model.calls[2][1].content  # the whole file is shown
+    assert "suspicious lines" in model.calls[3][1].content
+    # the unchanged reply (k=2) is answered in every later prompt, not before
+    assert not any("returning" in m[1].content for m in model.calls[:3])
+    assert all("is wrong: it fails these tests" in m[1].content for m in model.calls[3:])
+
+
+def test_draw_file_variant_splices_every_function_the_reply_changes():
+    both = ("```python\n\"\"\"Prices.\"\"\"\nimport math\n\nTAX = 0.2\n\n\n"
+            "def price(quantity, unit):\n    gross = quantity * unit\n" + RETURN + "\n\n"
+            "def discount(quantity):\n    if quantity >= 10:\n        return 10\n    return 0\n\n\n"
+            "def label(name):\n    return name.title()\n```")
+    model = ScriptedChatModel(replies=[both])
+    (drawn,) = draw([model], parts(), 1, schedule=(("file", 0.0),))
+    assert drawn.outcome == "candidate" and drawn.variant == "file"
+    assert drawn.sample.functions == ("price", "discount")  # label came back unchanged
+    assert drawn.sample.new_text == SHOP.replace("quantity + unit", "quantity * unit").replace(
+        "quantity > 10", "quantity >= 10")  # the module docstring and constants are the original's
+    assert model.calls[0][0].content == sampling.FILE_SYSTEM
+
+
+def test_whole_file_spans_skip_nested_functions_and_ambiguous_method_names():
+    text = textwrap.dedent("""\
+        class A:
+            def total(self):
+                return 1
+            def only(self):
+                def inner():
+                    return 2
+                return inner()
+        class B:
+            def total(self):
+                return 3
+        def top():
+            return 4
+        """)
+    assert [s.qualname for s in sampling.whole_file_spans(text, "m.py")] == ["A.only", "top"]
+
+
+def test_draw_without_a_small_file_falls_back_to_plain_and_the_task_leads_every_prompt():
+    big = SHOP + "\n".join(f"X{i} = {i}" for i in range(sampling.FILE_MAX_LINES))
+    p = PromptParts([function_at(big, GROSS, "shop.py")], big, FAILURES, task="Prices are too low.")
+    assert p.whole == []  # too long to be shown whole
+    model = ScriptedChatModel(replies=[ORIGINAL, ORIGINAL, ORIGINAL, FIXED])
+    drawn = list(draw([model], p, 4, schedule=(("file", 0.0), ("plain", 0.0), ("plain", 0.0), ("plain", 0.0))))
+    assert [d.variant for d in drawn] == ["plain"] * 4  # no whole-file prompt: a plain one
+    assert [d.outcome for d in drawn] == ["unchanged", "unchanged", "unchanged", "candidate"]
+    # after two unchanged replies, greedy decoding is not tried again
+    assert [kw["temperature"] for kw in model.call_kwargs] == [0.0, 0.0, sampling.UNCHANGED_MIN_T,
+                                                               sampling.UNCHANGED_MIN_T]
+    assert all(m[1].content.startswith("Task: Prices are too low.\n\nshop.py:") for m in model.calls)
 
 
 def test_draw_falls_back_to_plain_without_tests_or_lines_and_heats_up_past_the_schedule():

@@ -71,7 +71,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         workers=config.repair_workers, time_box_s=config.mutation_time_box_s, samples=config.samples,
         deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
         over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines,
-        sample_format=config.sample_format)
+        sample_format=config.sample_format, task=state.get("task", ""))
     result = pipeline.run()
     applied: list[str] = []
     status = result.status
