@@ -150,11 +150,16 @@ def test_keyboard_interrupt_kills_the_group_and_is_reraised(plan, tmp_path):
         time.sleep(0.1)
         os.kill(os.getpid(), signal.SIGINT)
 
-    thread = threading.Thread(target=interrupt_when_started, daemon=True)
-    thread.start()
-    with pytest.raises(KeyboardInterrupt):
-        agent(FAMILY, str(pidfile), timeout_s=30.0, term_grace_s=0.5).run(plan)
-    thread.join()
+    # started under nohup or `&`, SIGINT is ignored: this test sets the default handler itself
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        thread = threading.Thread(target=interrupt_when_started, daemon=True)
+        thread.start()
+        with pytest.raises(KeyboardInterrupt):
+            agent(FAMILY, str(pidfile), timeout_s=30.0, term_grace_s=0.5).run(plan)
+        thread.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert _is_dead(int(pidfile.read_text()))
 
 

@@ -291,13 +291,19 @@ def test_ctrl_c_cancels_after_the_current_call(invoice_repo: Path):
         os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the model answers
         return fix_call()
 
-    result, models = run_with(invoice_repo, [interrupt_then_fix, "never played"])
+    # started under nohup or `&`, SIGINT is ignored: this test sets the default handler itself
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        result, models = run_with(invoice_repo, [interrupt_then_fix, "never played"])
+        handler_after = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert result.status is RunStatus.CANCELLED and result.reason == "cancelled"
     assert len(models["actor"].calls) == 1 and result.nodes[-1] == "done"
     # the edit the model had asked for finished whole, and the result says so
     assert f"+    {FIX_NEW}" in result.diff and FIX_NEW in (invoice_repo / "billing.py").read_text()
     assert (result.run_dir / "result.json").exists()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers restored
+    assert handler_after is signal.default_int_handler  # handlers restored
 
 
 def test_rate_limited_model_is_not_retried_and_the_run_replans(invoice_repo: Path):
