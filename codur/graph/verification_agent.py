@@ -5,6 +5,8 @@ Strategies:
 - ``execution``: no tests but entry points (``if __name__ == "__main__"``, ``__main__.py``)
   → run them; passed = exit code 0 and, when the task quotes an expected output, that output.
 - ``static``: neither → compile every changed Python file and import nothing; passed = no syntax error.
+  For a fix or feature task (code_fix, code_generation) an unchanged repo does not pass: a
+  static check of nothing verifies nothing.
 - ``answer``: a question (EXPLANATION / CODE_ANALYSIS) with no change → passed = a non-empty answer.
 ``hybrid`` adds the static check of changed files to the tests. No file-name heuristics
 (main.py, app.py, expected.txt). When the verdict fails and the critic role is enabled,
@@ -27,6 +29,7 @@ from codur.tools.registry import TaskType
 from codur.tools.testing import run_tests
 
 QUESTION_TASKS = {TaskType.EXPLANATION.value, TaskType.CODE_ANALYSIS.value}
+CHANGE_TASKS = {TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value}  # verified only by a change
 
 
 @dataclass
@@ -126,6 +129,10 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
         why = "entry points ran" if passed else "an entry point failed"
         return Verdict(passed, "execution", evidence + static, why,
                        signature="" if passed else "\n".join(e["output"][-200:] for e in evidence if not e["ok"]))
+    if task_type in CHANGE_TASKS and not changed:
+        return Verdict(False, "static", [{"command": "changed files", "output": "no file was changed", "ok": False}],
+                       "nothing changed, and the repo has no tests or entry points to show the task was already "
+                       "done: a static check of an unchanged repo verifies nothing", signature="no change")
     passed = all(e["ok"] for e in static)
     return Verdict(passed, "static", static, "changed files compile" if passed else "syntax errors",
                    signature="" if passed else "\n".join(e["output"] for e in static if not e["ok"]))
