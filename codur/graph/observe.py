@@ -76,7 +76,11 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
             rel = module_file(ctx, files, module)
             if not rel or rel in out or is_test_file(rel):
                 continue
-            lines = ctx.read_text(rel).splitlines()
+            try:
+                lines = ctx.read_text(rel).splitlines()
+            except ToolError as exc:  # undecodable (no declared coding), a FIFO...: a note, not an error
+                out[rel] = f"(not shown: {exc})"
+                continue
             if len(lines) > budget:
                 continue
             budget -= len(lines)

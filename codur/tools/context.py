@@ -7,8 +7,11 @@ so the confinement, secret, size, atomic-write and timeout rules live in one pla
 from __future__ import annotations
 
 import fnmatch
+import io
 import os
+import stat
 import subprocess
+import tokenize
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +39,73 @@ IGNORED_DIRS = {
 
 class ToolError(Exception):
     """A tool failure the model can read and act on (bad path, no match, timeout...)."""
+
+
+def read_bytes_bounded(path: Path, max_bytes: int, rel: str = "") -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` of them.
+
+    The file is opened without blocking and checked with fstat, so a FIFO, a socket
+    or a device is refused instead of blocking (or streaming) forever.
+
+    Raises:
+        ToolError: not a regular file, larger than ``max_bytes``, or unreadable.
+    """
+    rel = rel or path.name
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise ToolError(f"{rel} cannot be read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) \
+                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a regular file"
+            raise ToolError(f"{rel} is {kind}, not a regular file; it is not read")
+        if info.st_size > max_bytes:
+            raise ToolError(f"{rel} is {info.st_size} bytes, over the {max_bytes}-byte limit; "
+                            "grep it or read a line range (start_line/end_line)")
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ToolError(f"{rel} grew past the {max_bytes}-byte limit while read")
+    return data
+
+
+def decode_source(data: bytes, rel: str = "") -> str:
+    """Text of a file's bytes: UTF-8, else the coding its first two lines declare
+    (PEP 263, :func:`tokenize.detect_encoding`).
+
+    Raises:
+        ToolError: neither UTF-8 nor valid in a declared coding.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = exc.reason
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if encoding not in ("utf-8", "utf-8-sig"):
+            return data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        pass
+    raise ToolError(f"{rel or 'the file'} is not UTF-8 text ({reason}) and declares no coding that reads it")
+
+
+def encode_source(text: str, rel: str = "") -> bytes:
+    """Bytes of ``text`` in the coding its first two lines declare (PEP 263), else UTF-8.
+
+    Raises:
+        ToolError: a character has no encoding in the declared coding.
+    """
+    head = "".join(text.splitlines(keepends=True)[:2]).encode("utf-8", "replace")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(head).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    encoding = "utf-8" if encoding == "utf-8-sig" else encoding  # a BOM is in the text already
+    try:
+        return text.encode(encoding)
+    except (LookupError, UnicodeEncodeError) as exc:
+        raise ToolError(f"{rel or 'the text'} declares the coding {encoding}, which cannot hold it: {exc}") from None
 
 
 def is_secret(rel: str) -> bool:
@@ -131,14 +201,15 @@ class ToolContext:
         return path.relative_to(self.root).as_posix() or "."
 
     def read_text(self, path: str, *, max_bytes: int = MAX_READ_BYTES) -> str:
-        """Read a UTF-8 text file of the repo.
+        """Read a text file of the repo: UTF-8, or the coding its first lines declare.
 
         Args:
             max_bytes: size limit; :data:`MAX_READ_BYTES` (1 MB) unless a caller reads
                 only a line range.
 
         Raises:
-            ToolError: missing, a directory, a secret, binary, or over ``max_bytes``.
+            ToolError: missing, a directory, a FIFO or device, a secret, binary, over
+                ``max_bytes``, or undecodable.
         """
         p = self.resolve(path, must_exist=True)
         rel = self.rel(p)
@@ -146,17 +217,10 @@ class ToolContext:
             raise ToolError(f"{rel} is a directory; use list_files")
         if is_secret(rel) and not self.allow_secrets:
             raise ToolError(f"{rel} may hold secrets and is not read (set allow_secrets to permit)")
-        size = p.stat().st_size
-        if size > max_bytes:
-            raise ToolError(f"{rel} is {size} bytes, over the {max_bytes}-byte limit; "
-                            "grep it or read a line range (start_line/end_line)")
-        data = p.read_bytes()
+        data = read_bytes_bounded(p, max_bytes, rel)
         if b"\0" in data[:8192]:
             raise ToolError(f"{rel} is a binary file")
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ToolError(f"{rel} is not UTF-8 text ({exc.reason})") from None
+        return decode_source(data, rel)
 
     def _check_writable(self, p: Path) -> str:
         rel = self.rel(p)
@@ -192,6 +256,7 @@ class ToolContext:
             if content is None:
                 self._no_symlink(path)
             targets.append((p, content))
+        encoded = {p: encode_source(content, self.rel(p)) for p, content in targets if content is not None}
         before = {p: p.read_bytes() if p.is_file() else None for p, _ in targets}
         for p, _ in targets:
             self.journal.record(p)
@@ -201,7 +266,7 @@ class ToolContext:
                 if content is None:
                     p.unlink()
                 else:
-                    atomic_write_bytes(p, content.encode("utf-8"))
+                    atomic_write_bytes(p, encoded[p])
                 done.append(p)
         except BaseException:
             for p in done:

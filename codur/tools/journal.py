@@ -16,22 +16,36 @@ import threading
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process's umask, read from /proc (thread-safe); else set and put back at once."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
 
     A crash or Ctrl-C leaves either the old file or the new one, never half of it.
-    The file mode of an existing file is kept.
+    The file mode of an existing file is kept; a new file gets ``0o666`` less the
+    umask, as ``open()`` would give it (mkstemp alone would leave it 0600).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".codur-tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from codur.tools.context import ToolContext, ToolError, glob_matcher
+from codur.tools.context import ToolContext, ToolError, glob_matcher, read_bytes_bounded
 from codur.tools.registry import SideEffect, TaskType, tool
 
 MAX_CONTEXT_BYTES = 20_000_000
@@ -48,8 +48,9 @@ def load_repo_context(ctx: ToolContext, paths: list[str], max_bytes: int = MAX_C
         if path.is_symlink() and not path.resolve().is_relative_to(ctx.root):
             continue
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_bytes_bounded(path, max_bytes, rel)
+        except ToolError:  # FIFOs, devices, unreadable files, a file over the whole cap
+            left_out += path.is_file()
             continue
         if b"\0" in data[:8192]:
             continue

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import ast
 import re
+import time
+
+import regex
 
 from codur.tools.analysis import signature_of, span
-from codur.tools.context import MAX_READ_BYTES, ToolContext, ToolError, glob_matcher
+from codur.tools.context import MAX_READ_BYTES, ToolContext, ToolError, decode_source, glob_matcher, read_bytes_bounded
 from codur.tools.registry import TaskType, tool
 
 T = TaskType
@@ -14,6 +17,9 @@ SEARCH_TASKS = (T.CODE_FIX, T.CODE_GENERATION, T.CODE_ANALYSIS, T.EXPLANATION, T
 MAX_LINE_CHARS = 200
 MAX_HITS = 100
 MAX_SHOWN_LINES = 30
+#: Wall time for one grep's regex matching, over all files, seconds: a model-chosen
+#: pattern such as ``(a+)+$`` backtracks exponentially.
+GREP_TIMEOUT_S = 10.0
 
 
 def _texts(ctx: ToolContext, path: str, glob: str):
@@ -25,39 +31,54 @@ def _texts(ctx: ToolContext, path: str, glob: str):
         if not matches(rel) or p.is_symlink() and not p.resolve().is_relative_to(ctx.root):
             continue
         try:
-            if p.stat().st_size > MAX_READ_BYTES:
-                continue
-            data = p.read_bytes()
-        except OSError:
+            data = read_bytes_bounded(p, MAX_READ_BYTES, rel)
+        except ToolError:  # over the limit, a FIFO, a device, unreadable
             continue
         if b"\0" not in data[:8192]:
-            yield rel, data.decode("utf-8", "replace")
+            try:
+                yield rel, decode_source(data, rel)
+            except ToolError:
+                yield rel, data.decode("utf-8", "replace")
 
 
 @tool(scenarios=SEARCH_TASKS)
 def grep(ctx: ToolContext, pattern: str, path: str = ".", glob: str = "*", ignore_case: bool = False) -> str:
     """Search files for a regex; glob filters files, e.g. '*.py'. Prints path:line: text."""
     try:
-        rx = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
+        re.compile(pattern)  # Python's own syntax and error messages
+        rx = regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
+    except (re.error, regex.error) as exc:
         raise ToolError(
             f"invalid regex {pattern!r}: {exc}; escape special characters such as ( [ . * with a backslash"
         ) from None
-    whole = re.compile(pattern, rx.flags | re.MULTILINE)  # a quick test of the whole file first
+    whole = regex.compile(pattern, rx.flags | regex.MULTILINE)  # a quick test of the whole file first
+    deadline = time.monotonic() + GREP_TIMEOUT_S
     hits: list[str] = []
     total = 0
-    for rel, text in _texts(ctx, path, glob):
-        if not whole.search(text):
-            continue
-        for n, line in enumerate(text.splitlines(), 1):
-            if rx.search(line):
-                total += 1
-                if len(hits) < MAX_HITS:
-                    hits.append(f"{rel}:{n}: {line.strip()[:MAX_LINE_CHARS]}")
+    try:
+        for rel, text in _texts(ctx, path, glob):
+            if not whole.search(text, timeout=_left(deadline)):
+                continue
+            for n, line in enumerate(text.splitlines(), 1):
+                if rx.search(line, timeout=_left(deadline)):
+                    total += 1
+                    if len(hits) < MAX_HITS:
+                        hits.append(f"{rel}:{n}: {line.strip()[:MAX_LINE_CHARS]}")
+    except TimeoutError:
+        raise ToolError(f"the regex {pattern!r} ran over {GREP_TIMEOUT_S:g}s (catastrophic backtracking?); "
+                        "simplify it, e.g. no nested repeats like (a+)+, or narrow the path") from None
     if not hits:
         return f"no match for {pattern!r} under {path} (glob {glob!r})"
     more = f"\n… {total - len(hits)} more matches; narrow the path or the pattern" if total > len(hits) else ""
     return "\n".join(hits) + more
+
+
+def _left(deadline: float) -> float:
+    """Seconds left until ``deadline`` (monotonic), at least a millisecond; TimeoutError past it."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return max(left, 0.001)
 
 
 def _defines(node: ast.stmt, name: str, variables: bool) -> bool:
