@@ -5,7 +5,8 @@
     codur rlm QUESTION --context F  recursive language model over a long input
     codur tools [--task-type T]     the tool registry
 
-Exit codes: 0 success; 1 the run ended without success; 2 bad input; 130 Ctrl-C.
+Exit codes: 0 success; 1 the run ended without success; 2 bad input (one line naming the
+option, environment variable or path); 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ app = typer.Typer(
     help="codur: a coding agent for Python repositories. [bold]codur TASK --repo PATH[/bold] runs the main job.",
 )
 console = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
+
+# RunRequest fields -> the option that sets them, for one-line errors
+OPTIONS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "token_budget": "token budget"}
 
 # Subcommands that live beside their engines; each module exposes one Typer command function.
 SUBCOMMANDS = {
@@ -97,18 +101,25 @@ def run_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the model's replies and tool output."),
 ) -> None:
     """Run the main job: plan, edit, verify, retry or repair; print status, reason and diff."""
+    from codur.config import ConfigError, load_config
     from codur.engine.contracts import RunRequest, RunStatus
     from codur.engine.runner import run
     from codur.llm.local import LocalModelUnavailable
 
     try:
         request = RunRequest(task=task, repo=repo, max_turns=max_turns, timeout_s=timeout, dry_run=dry_run)
+        config = load_config()
     except ValidationError as exc:
-        err.print(f"codur: {exc.errors()[0]['msg'].removeprefix('Value error, ')}")
+        first = exc.errors()[0]
+        option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")
+        err.print(f"codur: {option + ': ' if option else ''}{first['msg'].removeprefix('Value error, ')}")
+        raise typer.Exit(2) from None
+    except ConfigError as exc:
+        err.print(f"codur: {exc}")
         raise typer.Exit(2) from None
     console.print(f"[bold]codur[/] · {request.task} · [dim]{request.repo}[/]")
     try:
-        result = run(request, on_event=lambda e: _print_event(e, verbose))
+        result = run(request, config=config, on_event=lambda e: _print_event(e, verbose))
     except LocalModelUnavailable as exc:
         err.print(f"codur: {exc}")
         raise typer.Exit(2) from None

@@ -6,12 +6,14 @@ e.g. ``CODUR_LOCAL__N_CTX=16384``. The endpoint falls back to ``OPENAI_BASE_URL`
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 
 def _default_cache_dir() -> Path:
@@ -27,7 +29,7 @@ class ModelProfile(BaseModel):
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
     temperature: float = Field(0.0, description="Sampling temperature.")
     max_tokens: int = Field(768, description="Completion cap per call, tokens.")
-    timeout_s: float = Field(300.0, description="HTTP timeout per call, seconds.")
+    timeout_s: float = Field(300.0, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left).")
     native_tools: bool | None = Field(
         None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
         "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
@@ -85,14 +87,19 @@ class CodurConfig(BaseSettings):
     default_agent: str = Field("coder", description="Agent used when the plan names none.")
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
 
-    max_turns: int = Field(3, description="Plan→Act→Verify cycles before status failed/max_turns.")
-    timeout_s: float = Field(1200.0, description="Wall-clock limit of a run, seconds.")
-    token_budget: int = Field(300_000, description="Total tokens a run may use.")
-    max_iterations: int = Field(5, description="Model calls per agent tool loop.")
-    max_retries: int = Field(2, description="Executor retries of a failed agent invocation.")
-    retry_base_delay_s: float = Field(2.0, description="Executor backoff base, seconds.")
+    max_turns: int = Field(3, ge=1, description="Plan→Act→Verify cycles before status failed/max_turns.")
+    timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
+                              "check); every model call's HTTP timeout is cut to the time left.")
+    token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
+    max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
+    max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
+    retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")
+    retry_after_cap_s: float = Field(
+        30.0, ge=0, description="A 429 whose Retry-After (seconds or HTTP date) is at most this many seconds, and "
+        "ends before the run's deadline, is waited for and the call made again; a longer one fails the call "
+        "(status rate_limited if the run ends on it).")
     tool_policy: Literal["auto", "read_only", "confirm_writes"] = Field("auto")
-    tool_timeout_s: float = Field(120.0, description="Limit for a tool that runs code, seconds.")
+    tool_timeout_s: float = Field(120.0, gt=0, description="Limit for a tool that runs code, seconds.")
     tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
     critic: bool | None = Field(
@@ -133,3 +140,37 @@ class CodurConfig(BaseSettings):
             return [ModelProfile(base_url=self.base_url, model=self.model or "default",
                                  api_key_env="CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")]
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens)]
+
+
+class ConfigError(ValueError):
+    """A setting could not be read; the message is one line naming the environment variable."""
+
+
+def load_config() -> CodurConfig:
+    """CodurConfig from the environment, with one-line errors.
+
+    Raises:
+        ConfigError: a variable does not parse or is out of range, e.g.
+            ``CODUR_MAX_TURNS: Input should be a valid integer (got 'abc')`` or
+            ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))``.
+    """
+    try:
+        return CodurConfig()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
+        raise ConfigError(f"{env_name(first['loc'])}: {first['msg']}{got}") from None
+    except SettingsError as exc:
+        field = re.search(r'field "([^"]+)"', str(exc))
+        name = env_name((field.group(1),)) if field else "CODUR_*"
+        cause = exc.__cause__
+        why = f"not valid JSON ({cause})" if isinstance(cause, json.JSONDecodeError) else str(cause or exc)
+        raise ConfigError(f"{name}: {why}") from None
+
+
+def env_name(loc: tuple) -> str:
+    """The environment variable of a config field location, e.g. ('local', 'n_ctx') -> CODUR_LOCAL__N_CTX."""
+    parts = [str(p) for p in loc if not isinstance(p, int)]
+    if parts and parts[0] in ("base_url", "api_key"):  # aliases: CODUR_* or OPENAI_*
+        return f"CODUR_{parts[0].upper()}"
+    return "CODUR_" + "__".join(p.upper() for p in parts)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 
 class RunStatus(StrEnum):
@@ -18,6 +19,8 @@ class RunStatus(StrEnum):
     TIMEOUT = "timeout"
     BUDGET_EXCEEDED = "budget_exceeded"
     CANCELLED = "cancelled"
+    RATE_LIMITED = "rate_limited"  # the model kept answering 429 (past the Retry-After cap, or the retries)
+    QUOTA_EXHAUSTED = "quota_exhausted"  # the provider said insufficient_quota / billing: retrying cannot help
     ERROR = "error"
 
     @property
@@ -30,17 +33,20 @@ class RunRequest(BaseModel):
 
     Attributes:
         task: the instruction, e.g. "make the failing tests pass".
-        repo: path of the repository (must exist and be a directory).
+        repo: path of the repository (must exist, be a directory, and be writable unless dry_run).
         max_turns / timeout_s / token_budget: override the config's limits
-            (turns; seconds; tokens) when given.
+            (turns >= 1; seconds > 0; tokens >= 1) when given.
         dry_run: log the agent's prompt and call no agent.
+
+    Raises:
+        pydantic.ValidationError: an empty task, a missing or read-only repo, a limit out of range.
     """
 
     task: str
     repo: Path = Field(default_factory=Path.cwd)
-    max_turns: int | None = None
-    timeout_s: float | None = None
-    token_budget: int | None = None
+    max_turns: int | None = Field(None, ge=1)
+    timeout_s: float | None = Field(None, gt=0)
+    token_budget: int | None = Field(None, ge=1)
     dry_run: bool = False
 
     @field_validator("task")
@@ -59,6 +65,12 @@ class RunRequest(BaseModel):
         if not v.is_dir():
             raise ValueError(f"repository path is not a directory: {v}")
         return v.resolve()
+
+    @model_validator(mode="after")
+    def _repo_writable(self) -> RunRequest:
+        if not self.dry_run and not os.access(self.repo, os.W_OK):
+            raise ValueError(f"repository path is read-only: {self.repo} (use --dry-run to only look)")
+        return self
 
 
 class RunResult(BaseModel):

@@ -1,0 +1,90 @@
+"""Bad settings and bad paths end with exit 2 and one line naming the key or the path, not a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from codur import CodurConfig, RunRequest
+from codur.config import ConfigError, load_config
+
+
+def codur(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codur.cli", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def one_line(proc: subprocess.CompletedProcess) -> str:
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("env,words", [
+    ({"CODUR_MAX_TURNS": "abc"}, ["CODUR_MAX_TURNS", "valid integer", "'abc'"]),
+    ({"CODUR_PROFILES": "notjson"}, ["CODUR_PROFILES", "not valid JSON"]),
+    ({"CODUR_TIMEOUT_S": "-3"}, ["CODUR_TIMEOUT_S", "greater than or equal to 0"]),
+    ({"CODUR_LOCAL__N_CTX": "big"}, ["CODUR_LOCAL__N_CTX"]),
+])
+def test_bad_environment_is_one_line_naming_the_key_and_exit_2(env, words, invoice_repo: Path):
+    proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--dry-run", env=env)
+    assert proc.returncode == 2
+    line = one_line(proc)
+    assert all(w in line for w in words), line
+    assert not (invoice_repo / ".codur").exists()  # refused before the run started
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--max-turns", "-1"], ["--max-turns", "greater than or equal to 1"]),
+    (["--max-turns", "0"], ["--max-turns"]),
+    (["--timeout", "-5"], ["--timeout", "greater than 0"]),
+])
+def test_negative_limits_are_refused_with_exit_2(args, words, invoice_repo: Path):
+    proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--dry-run", *args)
+    assert proc.returncode == 2
+    line = one_line(proc)
+    assert all(w in line for w in words), line
+
+
+def test_missing_repo_names_the_path(tmp_path: Path):
+    missing = tmp_path / "no" / "such" / "repo"
+    proc = codur("fix it", "--repo", str(missing))
+    assert proc.returncode == 2 and str(missing) in one_line(proc)
+
+
+def test_read_only_repo_is_refused_unless_dry_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # the suite may run as root, for whom chmod does not make a folder read-only: fake the answer
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if Path(p) == tmp_path and mode == os.W_OK
+                        else real_access(p, mode))
+    with pytest.raises(ValidationError, match=f"read-only: {tmp_path}"):
+        RunRequest(task="fix it", repo=tmp_path)
+    assert RunRequest(task="fix it", repo=tmp_path, dry_run=True).dry_run
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_read_only_repo_from_the_command_line(tmp_path: Path):
+    tmp_path.chmod(0o555)
+    try:
+        proc = codur("fix it", "--repo", str(tmp_path))
+    finally:
+        tmp_path.chmod(0o755)
+    assert proc.returncode == 2 and "read-only" in one_line(proc)
+
+
+@pytest.mark.parametrize("field,value", [("max_turns", -1), ("max_turns", 0), ("timeout_s", -1.0),
+                                         ("token_budget", 0), ("max_retries", -1), ("retry_base_delay_s", -1.0)])
+def test_config_fields_are_range_checked(field, value):
+    with pytest.raises(ValidationError, match=field):
+        CodurConfig(**{field: value})
+
+
+def test_load_config_names_the_variable(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CODUR_MAX_TURNS", "abc")
+    with pytest.raises(ConfigError, match="^CODUR_MAX_TURNS: "):
+        load_config()
