@@ -8,7 +8,12 @@ What it does:
     parent spends answering bridge calls; on timeout it kills the worker's process
     group and starts a fresh worker (variables lost, ``context`` reloaded) and says so;
   * caps the worker's address space (RLIMIT_AS), CPU seconds over its life
-    (RLIMIT_CPU) and file size (RLIMIT_FSIZE), set in the worker before any code runs;
+    (RLIMIT_CPU), file size (RLIMIT_FSIZE) and processes (RLIMIT_NPROC: the user's
+    count at start plus ``max_processes``; the kernel does not apply it to root),
+    set in the worker before any code runs;
+  * kills the worker's whole process group whenever it stops the worker (close,
+    timeout, restart), even when the worker itself has already exited, so no child
+    the code forked outlives the executor;
   * strips every environment variable whose name holds KEY, TOKEN, SECRET,
     PASSWORD or CREDENTIAL, and sets HOME and TMPDIR to a scratch directory that is
     also its working directory (deleted on close);
@@ -18,8 +23,8 @@ What it does:
 
 What it does NOT isolate: the filesystem (code can read and write whatever the
 user can, outside the scratch directory too), the network, other processes of
-the user (signals, /proc), the number of processes or threads it starts, and
-side channels. It is a guard against runaway and careless code, not a security
+the user (signals, /proc), a child that leaves the process group (``setsid``),
+and side channels. It is a guard against runaway and careless code, not a security
 boundary for hostile code: use a container or VM for that.
 """
 
@@ -64,6 +69,9 @@ class SandboxLimits:
     """CPU seconds over the worker's life; past it the kernel ends the worker."""
     fsize_mb: int = 256
     """Largest file the worker may write, MiB."""
+    max_processes: int = 32
+    """Processes and threads the worker may add (RLIMIT_NPROC, which the kernel counts per
+    user: set to the user's count at start plus this; not enforced for root)."""
     max_output_chars: int = 20_000
     """stdout and stderr kept per block, characters each."""
     startup_timeout_s: float = 30.0
@@ -151,7 +159,8 @@ class Sandbox:
         try:
             self.channel.send({"op": "init", "context_path": str(self.context_path),
                                "context_format": self.context_format, "max_output_chars": limits.max_output_chars,
-                               "memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "fsize_mb": limits.fsize_mb})
+                               "memory_mb": limits.memory_mb, "cpu_s": limits.cpu_s, "fsize_mb": limits.fsize_mb,
+                               "max_processes": limits.max_processes})
             reply = self.channel.receive(time.monotonic() + limits.startup_timeout_s)
         except (TimeoutError, OSError) as exc:
             reply = None
@@ -172,8 +181,7 @@ class Sandbox:
 
     def _stop(self) -> None:
         if self.proc is not None:
-            if self.proc.poll() is None:
-                kill_process_group(self.proc, grace_s=0.5)
+            kill_process_group(self.proc, grace_s=0.5)  # also when the worker is gone: its children are not
             for pipe in (self.proc.stdin, self.proc.stdout):
                 with contextlib.suppress(OSError):
                     pipe.close()

@@ -10,7 +10,7 @@ private copies of fds 0 and 1; the worker then points fd 0 at /dev/null and fd
 
 Requests → replies:
   {"op": "init", "context_path", "context_format": "text"|"json", "max_output_chars",
-   "memory_mb", "cpu_s", "fsize_mb"}            → {"op": "ready", "context_type", "context_len"}
+   "memory_mb", "cpu_s", "fsize_mb", "max_processes"} → {"op": "ready", "context_type", "context_len"}
   {"op": "exec", "code"}                         → {"op": "result", "stdout", "stderr", "error", "duration_s"}
   {"op": "get_var", "name"}                      → {"op": "var", "found", "value"}
   {"op": "shutdown"}                             → (exit)
@@ -45,6 +45,23 @@ def _load_helpers():
 
 
 helpers = _load_helpers()
+
+
+def _user_tasks() -> int:
+    """Processes and threads of this user now (RLIMIT_NPROC counts them all); 0 without /proc."""
+    uid, count = os.getuid(), 0
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return 0
+    for entry in entries:
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
+            except OSError:
+                continue
+    return count
 
 
 class BudgetExceeded(RuntimeError):
@@ -123,6 +140,12 @@ class Worker:
                 soft = int(value) if name == "RLIMIT_CPU" else int(value) << 20
                 hard = soft + 1 if name == "RLIMIT_CPU" else soft  # SIGXCPU first, SIGKILL a second later
                 resource.setrlimit(getattr(resource, name), (soft, hard))
+        extra = request.get("max_processes")
+        if extra and hasattr(resource, "RLIMIT_NPROC"):  # counted per user: now + the code's share
+            limit = _user_tasks() + int(extra)
+            hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+            limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
 
     def init(self, request: dict) -> dict:
         self._set_limits(request)

@@ -9,6 +9,7 @@ the memory before its timeout.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -44,18 +45,14 @@ def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
-    """SIGTERM then SIGKILL the whole process group of ``proc`` (started with start_new_session)."""
+    """SIGTERM the whole process group of ``proc`` (started with start_new_session), wait up
+    to ``grace_s`` seconds for ``proc``, then SIGKILL the group: children that outlived
+    their leader or ignore SIGTERM die too, also when ``proc`` has already exited."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group may be empty already
             os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace_s)
-            if sig == signal.SIGKILL:
-                return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 class _Capture:
