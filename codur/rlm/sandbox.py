@@ -14,9 +14,9 @@ What it does:
   * kills the worker's whole process group whenever it stops the worker (close,
     timeout, restart), even when the worker itself has already exited, so no child
     the code forked outlives the executor;
-  * strips every environment variable whose name holds KEY, TOKEN, SECRET,
-    PASSWORD or CREDENTIAL, and sets HOME and TMPDIR to a scratch directory that is
-    also its working directory (deleted on close);
+  * passes only allowlisted environment variables (PATH, LANG, LC_*, TERM,
+    PYTHON*, VIRTUAL_ENV: :func:`codur.tools.sandbox.allowed_env`), and sets HOME and
+    TMPDIR to a scratch directory that is also its working directory (deleted on close);
   * truncates stdout and stderr past ``max_output_chars`` with a visible note;
   * carries bridge calls (llm_query, rlm_query, batch_rlm_query) to the parent over
     the worker's own pipes: no socket is opened.
@@ -47,7 +47,8 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.tools.process import kill_process_group, scrubbed_env
+from codur.tools.process import kill_process_group
+from codur.tools.sandbox import allowed_env
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]
@@ -147,7 +148,7 @@ class Sandbox:
     def start(self) -> Self:
         if self.proc is not None:
             return self
-        env = scrubbed_env({"HOME": str(self.scratch), "TMPDIR": str(self.scratch), "PYTHONUNBUFFERED": "1"})
+        env = allowed_env({"HOME": str(self.scratch), "TMPDIR": str(self.scratch), "PYTHONUNBUFFERED": "1"})
         self.log_path = self.scratch / ".worker.log"
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(

@@ -6,13 +6,17 @@ so the confinement, secret, size, atomic-write and timeout rules live in one pla
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import io
+import logging
 import os
+import shutil
 import stat
 import subprocess
+import threading
 import tokenize
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +25,11 @@ import pathspec
 
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
 from codur.tools.process import (  # noqa: F401  (re-exported: public names of this module)
-    SECRET_ENV_MARKERS,
     ProcessResult,
     kill_process_group,
     run_process,
-    scrubbed_env,
 )
+from codur.tools.sandbox import allowed_env, bwrap_argv, bwrap_problem
 
 MAX_READ_BYTES = 1_000_000
 MAX_RANGE_READ_BYTES = 20_000_000
@@ -152,6 +155,33 @@ class _GitIgnore:
         return False
 
 
+class CallGate:
+    """Counts the tool calls and writes in flight; refuses new ones once the cancel event is set."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._running = 0
+
+    def enter(self, cancel: threading.Event) -> bool:
+        """Count one more call in flight; False (nothing counted) once ``cancel`` is set."""
+        with self._cond:
+            if cancel.is_set():
+                return False
+            self._running += 1
+            return True
+
+    def leave(self) -> None:
+        with self._cond:
+            self._running -= 1
+            self._cond.notify_all()
+
+    def close(self, cancel: threading.Event, timeout_s: float) -> bool:
+        """Set ``cancel`` and wait up to ``timeout_s`` seconds until nothing is in flight."""
+        with self._cond:
+            cancel.set()
+            return self._cond.wait_for(lambda: self._running == 0, timeout_s)
+
+
 @dataclass
 class ToolContext:
     """Injected into every tool call as ``ctx``.
@@ -164,6 +194,12 @@ class ToolContext:
         read_only: refuse every write.
         model: the actor's chat model, for tools that call a model (e.g. the RLM tool).
         run_dir: this run's folder under ``.codur/runs/``, or None.
+        env_allow: environment variable names passed to child processes beyond
+            :data:`codur.tools.sandbox.ENV_ALLOW` (exact names).
+        cancel: the run's cancel event: once set, no write and no process starts, and a
+            running process is killed.
+        on_event: receives ``{"event": "sandbox.fallback", "reason"}`` once, the first
+            time code runs without bubblewrap.
     """
 
     root: Path
@@ -174,6 +210,25 @@ class ToolContext:
     model: Any = None
     run_dir: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    env_allow: tuple[str, ...] = ()
+    cancel: threading.Event = field(default_factory=threading.Event)
+    on_event: Callable[[dict], None] | None = None
+    gate: CallGate = field(default_factory=CallGate, repr=False)
+    _fallback_noted: bool = field(default=False, repr=False)
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        """A write or a process in flight, counted by :attr:`gate`.
+
+        Raises:
+            ToolError: the run is cancelled: nothing more is written or started.
+        """
+        if not self.gate.enter(self.cancel):
+            raise ToolError("the run was cancelled: nothing more is changed or run")
+        try:
+            yield
+        finally:
+            self.gate.leave()
 
     def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
         """Absolute path of ``path`` (relative to root) after resolving symlinks and '..'.
@@ -249,6 +304,10 @@ class ToolContext:
             ToolError: a path is outside the repo, read-only, a secret, a directory,
                 or missing when it is to be deleted. Nothing has changed then.
         """
+        with self.busy():
+            return self._write_many(changes)
+
+    def _write_many(self, changes: Mapping[str, str | None]) -> list[Path]:
         targets = []
         for path, content in changes.items():
             p = self.resolve(path, must_exist=content is None)
@@ -292,6 +351,10 @@ class ToolContext:
         Raises:
             ToolError: ``src`` missing, a directory or a link; ``dst`` exists; either is refused.
         """
+        with self.busy():
+            return self._move(src, dst)
+
+    def _move(self, src: str, dst: str) -> Path:
         s = self.resolve(src, must_exist=True)
         d = self.resolve(dst)
         self._check_writable(s)
@@ -332,25 +395,63 @@ class ToolContext:
         return out
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
-            env: Mapping[str, str] | None = None, cwd: str = ".",
+            env: Mapping[str, str] | None = None, cwd: str = ".", writable: Sequence[Path] = (),
             on_start: Callable[[subprocess.Popen], None] | None = None) -> ProcessResult:
-        """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout
-        or Ctrl-C. The environment has API keys removed; output keeps its first and last
-        200 kB per stream (see :mod:`codur.tools.process`).
+        """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout,
+        cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.tools.sandbox`) plus
+        ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
+        the rest read-only, a private /tmp, no network), else with a ``sandbox.fallback``
+        event once. Output keeps its first and last 200 kB per stream.
 
         Args:
             argv: the command; ``argv[0]`` is looked up on PATH.
             timeout_s: limit in seconds; default the context's.
             stdin: text fed to the process.
+            env: variables set for the child on top of the allowlist.
+            writable: directories outside the repo the child may write (e.g. a report folder).
 
         Raises:
-            ToolError: the command is not found or cannot be started.
+            ToolError: the run is cancelled, or the command is not found or cannot be started.
         """
+        with self.busy():
+            return self._run(argv, timeout_s, stdin, env, cwd, writable, on_start)
+
+    def _run(self, argv: Sequence[str], timeout_s: float | None, stdin: str | None, env: Mapping[str, str] | None,
+             cwd: str, writable: Sequence[Path], on_start: Callable[[subprocess.Popen], None] | None
+             ) -> ProcessResult:
         limit = self.timeout_s if timeout_s is None else timeout_s
+        where = self.resolve(cwd, must_exist=True)
+        child_env = allowed_env(env, self.env_allow)
+        exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=child_env.get("PATH"))
+        if exe is None:
+            raise ToolError(f"command not found: {argv[0]}")
+        problem = bwrap_problem()
+        if problem is None:
+            command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable)
+            child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
+        else:
+            command = list(argv)
+            self._note_fallback(problem)
         try:
-            return run_process(argv, cwd=self.resolve(cwd, must_exist=True), timeout_s=limit,
-                               stdin=stdin, env=env, on_start=on_start)
+            res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
+                              on_start=on_start, cancel=self.cancel)
         except FileNotFoundError:
             raise ToolError(f"command not found: {argv[0]}") from None
         except PermissionError:
             raise ToolError(f"not executable: {argv[0]}") from None
+        if res.cancelled:
+            raise ToolError(f"the run was cancelled; {argv[0]} was killed")
+        if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
+            raise ToolError(f"cannot start {argv[0]} in the sandbox: {res.stderr.strip()[:200]}")
+        return res
+
+    def _note_fallback(self, problem: str) -> None:
+        """Say once per context (one per run) that code runs without bubblewrap, and why."""
+        if self._fallback_noted:
+            return
+        self._fallback_noted = True
+        reason = (f"code runs without the bubblewrap sandbox ({problem}): only the timeout, the "
+                  "process-group kill and the environment allowlist apply")
+        logging.getLogger("codur.tools").warning(reason)
+        if self.on_event:
+            self.on_event({"event": "sandbox.fallback", "reason": reason})

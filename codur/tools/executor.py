@@ -8,6 +8,7 @@ turns every exception into an error result the model can read.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -72,6 +73,9 @@ class ToolExecutor:
         output_chars: output cap, characters.
         journal: the change journal (default: a new one, stored under ``run_dir``).
         on_event: receives ``{"event": "tool.call", ...}`` after each call.
+        cancel: the run's cancel event (default a new one): once set, no tool call starts,
+            and a running process is killed (see :meth:`stop`).
+        env_allow: environment variable names child processes get beyond the allowlist.
     """
 
     def __init__(self, root: Path, *, registry: ToolRegistry | None = None,
@@ -79,7 +83,8 @@ class ToolExecutor:
                  confirm: Callable[[str, dict], bool] | None = None, timeout_s: float = 120.0,
                  output_chars: int = 6000, allow_secrets: bool = False, run_dir: Path | None = None,
                  journal: ChangeJournal | None = None, model: Any = None,
-                 on_event: Callable[[dict], None] | None = None) -> None:
+                 on_event: Callable[[dict], None] | None = None, cancel: threading.Event | None = None,
+                 env_allow: Collection[str] = ()) -> None:
         root = Path(root).resolve()
         if not root.is_dir():
             raise NotADirectoryError(f"repository not found: {root}")
@@ -92,7 +97,8 @@ class ToolExecutor:
         self.journal = journal or ChangeJournal(root, run_dir)
         self.ctx = ToolContext(root=root, journal=self.journal, timeout_s=timeout_s,
                                allow_secrets=allow_secrets, read_only=policy == "read_only",
-                               model=model, run_dir=run_dir)
+                               model=model, run_dir=run_dir, env_allow=tuple(env_allow),
+                               cancel=cancel or threading.Event(), on_event=on_event)
         self.calls = 0
 
     @property
@@ -105,6 +111,16 @@ class ToolExecutor:
         clone.__dict__.update(self.__dict__)
         clone.allowed = set(allowed) if allowed is not None else None
         return clone
+
+    def bind_cancel(self, cancel: threading.Event) -> None:
+        """Use the run's cancel event (before the first call)."""
+        self.ctx.cancel = cancel
+
+    def stop(self, timeout_s: float) -> bool:
+        """Cancel: set the cancel event, so that no tool call starts from now on and a running
+        process is killed, then wait up to ``timeout_s`` seconds for the calls in flight to
+        end. True when none runs any more (then nothing changes the repo through the tools)."""
+        return self.ctx.gate.close(self.ctx.cancel, timeout_s)
 
     def _refusal(self, name: str, args: dict) -> str | None:
         spec = self.registry.get(name)
@@ -137,6 +153,9 @@ class ToolExecutor:
         self.calls += 1
         t0 = time.monotonic()
         ok, output = False, ""
+        if not self.ctx.gate.enter(self.ctx.cancel):
+            return self._finish(ToolResult(name, call_id, False, "Error: the run was cancelled; this tool call "
+                                           "was not started", 0.0, args))
         try:
             refusal = self._refusal(name, args)
             if refusal:
@@ -157,8 +176,13 @@ class ToolExecutor:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a readable result
             output = f"Error: {name} failed: {type(exc).__name__}: {exc}"
-        result = ToolResult(name, call_id, ok, cap_output(output, self.output_chars),
-                            time.monotonic() - t0, args)
+        finally:
+            self.ctx.gate.leave()
+        return self._finish(ToolResult(name, call_id, ok, cap_output(output, self.output_chars),
+                                       time.monotonic() - t0, args))
+
+    def _finish(self, result: ToolResult) -> ToolResult:
+        name, args, ok = result.name, result.args, result.ok
         if self.on_event:
             self.on_event({"event": "tool.call", "tool": name, "args": _short(args), "ok": ok,
                            "duration_s": round(result.duration_s, 3), "output": result.output[:300]})

@@ -1,10 +1,10 @@
-"""Running a subprocess for a tool: timeout, process-group kill, scrubbed env, bounded output.
+"""Running a subprocess for a tool: timeout, cancellation, process-group kill, bounded output.
 
 The child starts in its own session (so in its own process group); on timeout,
-Ctrl-C or any error the whole group gets SIGTERM then SIGKILL, grandchildren
-included. Output is read by two threads that keep the first and last
-:data:`KEEP_BYTES` of each stream, so a script that prints forever cannot fill
-the memory before its timeout.
+cancel, Ctrl-C or any error the whole group gets SIGTERM then SIGKILL, grandchildren
+included, and when the leader exits whatever is left of its group is killed too.
+Output is read by two threads that keep the first and last :data:`KEEP_BYTES` of
+each stream, so a script that prints forever cannot fill the memory before its timeout.
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from codur.tools.sandbox import allowed_env
+
 KEEP_BYTES = 200_000
-SECRET_ENV_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 
 
 @dataclass(frozen=True)
 class ProcessResult:
-    """Outcome of :func:`run_process`. ``exit_code`` is None on timeout."""
+    """Outcome of :func:`run_process`. ``exit_code`` is None on timeout and on cancel."""
 
     argv: tuple[str, ...]
     exit_code: int | None
@@ -34,14 +35,7 @@ class ProcessResult:
     stderr: str
     duration_s: float
     timed_out: bool = False
-
-
-def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment without API keys, tokens and passwords, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not any(m in k.upper() for m in SECRET_ENV_MARKERS)}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env.update(extra or {})
-    return env
+    cancelled: bool = False
 
 
 def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
@@ -91,18 +85,22 @@ def _feed(stream: IO[bytes], data: bytes) -> None:
 
 def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str | None = None,
                 env: Mapping[str, str] | None = None,
-                on_start: Callable[[subprocess.Popen], None] | None = None) -> ProcessResult:
+                on_start: Callable[[subprocess.Popen], None] | None = None,
+                cancel: threading.Event | None = None) -> ProcessResult:
     """Run ``argv`` in ``cwd`` and wait at most ``timeout_s`` seconds.
 
-    The process group is killed on timeout, on Ctrl-C, and when the leader exits
-    while children still hold its output open.
+    The process group is killed on timeout, as soon as ``cancel`` is set (checked every
+    0.1 s), on Ctrl-C, and when the leader exits while children still hold its output open.
+
+    Args:
+        env: the child's whole environment (default :func:`codur.tools.sandbox.allowed_env`).
 
     Raises:
         OSError: the command could not be started (FileNotFoundError when not found).
     """
     t0 = time.monotonic()
     proc = subprocess.Popen(
-        list(argv), cwd=cwd, env=scrubbed_env(env),
+        list(argv), cwd=cwd, env=dict(env) if env is not None else allowed_env(),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )
@@ -111,19 +109,27 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
     out, err = _Capture(proc.stdout), _Capture(proc.stderr)  # type: ignore[arg-type]
     if stdin is not None:
         threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True).start()
-    timed_out = False
+    timed_out = cancelled = False
+    deadline = t0 + timeout_s
     try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        kill_process_group(proc)
+        while proc.poll() is None:
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                kill_process_group(proc)
+                break
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                kill_process_group(proc)
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=min(left, 0.1) if cancel is not None else left)
     except BaseException:
         kill_process_group(proc)
         raise
+    kill_process_group(proc, grace_s=0.2)  # what the leader left behind does not outlive the call
     for capture in (out, err):
         capture.thread.join(timeout=2.0)
-        if capture.thread.is_alive():  # a leftover child keeps the pipe open
-            kill_process_group(proc, grace_s=0.2)
-            capture.thread.join(timeout=2.0)
-    return ProcessResult(tuple(argv), None if timed_out else proc.returncode, out.text(), err.text(),
-                         time.monotonic() - t0, timed_out=timed_out)
+    stopped = timed_out or cancelled
+    return ProcessResult(tuple(argv), None if stopped else proc.returncode, out.text(), err.text(),
+                         time.monotonic() - t0, timed_out=timed_out, cancelled=cancelled)

@@ -5,6 +5,7 @@ Results come from pytest's own JUnit XML report, not from scraping its console.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -95,6 +96,19 @@ def _test_id(case: ET.Element) -> str:
     return f"{classname.replace('.', '/')}.py::{name}"
 
 
+def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
+    """Folders under the temp directory that ``env`` names files in (e.g. a plugin's report
+    path): the sandboxed pytest may write there."""
+    tmp = Path(tempfile.gettempdir()).resolve()
+    out = []
+    for value in (env or {}).values():
+        if os.path.isabs(value) and os.pathsep not in value:
+            folder = Path(value).resolve().parent
+            if folder.is_dir() and folder.is_relative_to(tmp) and folder != tmp:
+                out.append(folder)
+    return out
+
+
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
               extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> TestReport:
     """Run pytest in the repo and parse its JUnit XML report.
@@ -103,13 +117,14 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
         ctx: the tool context (repo root, timeout).
         selection: test paths or node ids (relative to the repo); None runs everything.
         timeout_s: limit in seconds; default ``ctx.timeout_s``. The process group is killed past it.
-        env: extra environment variables for the pytest process.
+        env: extra environment variables for the pytest process; under bubblewrap, files they
+            name in a temp folder stay writable (and visible to the caller).
     """
     with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
         xml = Path(tmp) / "report.xml"
         argv = [sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider",
                 "-o", "junit_family=xunit1", f"--junitxml={xml}", *(extra_args or []), *(selection or [])]
-        proc = ctx.run(argv, timeout_s=timeout_s, env=env)
+        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[Path(tmp), *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if proc.timed_out:
             return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)

@@ -66,13 +66,14 @@ def test_cpu_limit_ends_the_worker():
 
 
 def test_no_api_keys_or_secrets_in_the_environment(monkeypatch):
-    for name in ("OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "MY_CREDENTIALS"):
+    for name in ("OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "MY_CREDENTIALS",
+                 "DATABASE_URL", "GH_PAT"):
         monkeypatch.setenv(name, "do-not-leak")
-    monkeypatch.setenv("CODUR_HARMLESS", "visible")
+    monkeypatch.setenv("LC_TIME", "C")
     with Sandbox("") as sb:
         out = sb.execute("import os\nprint(sorted(k for k, v in os.environ.items() if v == 'do-not-leak'))\n"
-                         "print(os.environ.get('CODUR_HARMLESS'))").stdout
-        assert out == "[]\nvisible\n"
+                         "print(os.environ.get('LC_TIME'), 'PATH' in os.environ)").stdout
+        assert out == "[]\nC True\n"  # an allowlist: PATH, HOME, LANG, LC_*, TERM, TMPDIR, PYTHON*, VIRTUAL_ENV
 
 
 def test_scratch_directory_and_host_untouched(sandbox):

@@ -163,7 +163,8 @@ def test_output_is_capped_with_a_visible_note(repo: Path) -> None:
 
 
 def test_context_runs_with_timeout_kills_the_process_group_and_scrubs_env(repo: Path, tmp_path: Path,
-                                                                         process_gone) -> None:
+                                                                         process_gone, monkeypatch) -> None:
+    monkeypatch.setenv("CODUR_SANDBOX", "off")  # host pids (no PID namespace) and a marker outside the repo
     ctx = ToolExecutor(repo).ctx
     marker = tmp_path / "grandchild.pid"
     script = (f"import subprocess, sys, time\n"

@@ -41,7 +41,8 @@ def test_run_python_file_with_args_stdin_and_exit_code(ex: ToolExecutor, repo: P
 
 
 def test_run_python_file_timeout_kills_the_process_tree(ex: ToolExecutor, repo: Path, tmp_path: Path,
-                                                       process_gone, snapshot) -> None:
+                                                       process_gone, snapshot, monkeypatch) -> None:
+    monkeypatch.setenv("CODUR_SANDBOX", "off")  # host pids, a marker outside the repo; bwrap: test_sandbox.py
     marker = tmp_path / "child.pid"
     (repo / "spin.py").write_text(
         "import subprocess, sys, time\n"

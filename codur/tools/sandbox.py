@@ -1,0 +1,85 @@
+"""Where the code a tool runs is confined: an environment allowlist always, bubblewrap when it works.
+
+Every child process of the tools (run_python_file, run_pytest, git, the verifier's
+script runs) gets only the variables in :data:`ENV_ALLOW` / :data:`ENV_ALLOW_PREFIXES`
+plus those the caller names, so ``DATABASE_URL`` or ``GH_PAT`` never reach it.
+
+When ``bwrap`` (bubblewrap) is installed and works here, the child runs in it: the
+whole filesystem read-only (``--ro-bind / /``), a private ``/tmp``, the repo
+read-write except its ``.git`` and ``.codur`` folders, no network
+(``--unshare-net``), its own PID namespace (``--unshare-pid``), killed with codur
+(``--die-with-parent``). Without a working bwrap (not installed, user namespaces
+refused in a container, or ``CODUR_SANDBOX=off``) the child runs as before,
+under the timeout and process-group kill only, and :func:`bwrap_problem` says why.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+ENV_ALLOW = ("PATH", "HOME", "LANG", "TERM", "TMPDIR", "VIRTUAL_ENV")
+ENV_ALLOW_PREFIXES = ("LC_", "PYTHON")
+#: ``off`` (or 0, no, false) forces the fallback: no bubblewrap even when it works.
+SANDBOX_ENV = "CODUR_SANDBOX"
+BWRAP_PROBE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+               "--unshare-net", "--unshare-pid", "--die-with-parent", "--", "true")
+READ_ONLY_IN_REPO = (".git", ".codur")
+
+
+def allowed_env(extra: Mapping[str, str] | None = None, allow: Iterable[str] = ()) -> dict[str, str]:
+    """The child's environment: the allowlisted variables of ours, ``allow`` (exact names)
+    too, then ``extra`` (set by codur itself, kept as given)."""
+    names = set(allow)
+    env = {k: v for k, v in os.environ.items()
+           if k in ENV_ALLOW or k.startswith(ENV_ALLOW_PREFIXES) or k in names}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def sandbox_disabled() -> bool:
+    """True when ``CODUR_SANDBOX`` asks for no bubblewrap."""
+    return os.environ.get(SANDBOX_ENV, "").strip().lower() in ("off", "0", "no", "false")
+
+
+@functools.cache
+def _probe(bwrap: str) -> str | None:
+    try:
+        res = subprocess.run([bwrap, *BWRAP_PROBE], capture_output=True, timeout=10, check=False,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap cannot run here: {exc}"
+    if res.returncode != 0:
+        why = res.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit code {res.returncode}"]
+        return f"bwrap does not work here (user namespaces refused?): {why[0]}"
+    return None
+
+
+def bwrap_problem() -> str | None:
+    """None when code can run under bubblewrap, else why not (checked once per process)."""
+    if sandbox_disabled():
+        return f"{SANDBOX_ENV}=off"
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bwrap (bubblewrap) is not installed"
+    return _probe(bwrap)
+
+
+def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = ()) -> list[str]:
+    """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
+    (``root``'s .git and .codur read-only), a private /tmp, no network, own PID namespace."""
+    cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+           "--tmpfs", "/tmp", "--bind", str(root), str(root)]
+    for name in READ_ONLY_IN_REPO:
+        if (root / name).is_dir():
+            cmd += ["--ro-bind", str(root / name), str(root / name)]
+    for path in writable:
+        cmd += ["--bind", str(path), str(path)]
+    cmd += ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
+            "--", *argv]
+    return cmd

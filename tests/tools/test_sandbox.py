@@ -1,0 +1,131 @@
+"""Issue 12, item 10: code the agent runs gets an environment allowlist, and runs under
+bubblewrap when it works here (else a fallback said once); cancel stops tool calls (item 2)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from codur.tools import ToolExecutor
+from codur.tools import context as context_module
+from codur.tools.context import ToolError
+from codur.tools.sandbox import bwrap_problem
+
+BWRAP = bwrap_problem() is None
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap does not work here: {bwrap_problem()}")
+ENV_PROBE = "import json, os; print(json.dumps(dict(os.environ)))"
+
+
+@pytest.fixture(params=["bwrap", "fallback"])
+def mode(request, monkeypatch) -> str:
+    if request.param == "bwrap" and not BWRAP:
+        pytest.skip(f"bubblewrap does not work here: {bwrap_problem()}")
+    if request.param == "fallback":
+        monkeypatch.setenv("CODUR_SANDBOX", "off")
+    return request.param
+
+
+def test_children_get_only_the_allowlisted_environment(mode, repo: Path, monkeypatch) -> None:
+    for name, value in {"DATABASE_URL": "postgres://u:p@db/x", "GH_PAT": "ghp_x", "OPENAI_API_KEY": "sk-x",
+                        "LC_TIME": "C", "PYTHONFAULTHANDLER": "1", "VIRTUAL_ENV": "/v", "MY_SETTING": "on"}.items():
+        monkeypatch.setenv(name, value)
+    ex = ToolExecutor(repo, env_allow=["MY_SETTING"])
+    (repo / "env.py").write_text(ENV_PROBE)
+    out = ex.execute("run_python_file", {"path": "env.py"}).output
+    env = json.loads(out.split("stdout:\n", 1)[1].split("\nstderr:", 1)[0])
+    assert not {"DATABASE_URL", "GH_PAT", "OPENAI_API_KEY"} & set(env)
+    assert {"PATH", "LC_TIME", "PYTHONFAULTHANDLER", "VIRTUAL_ENV", "MY_SETTING"} <= set(env)
+
+
+def test_run_pytest_works_in_both_modes(mode, ex: ToolExecutor) -> None:
+    out = ex.execute("run_pytest", {}).output
+    assert "1 passed, 1 failed" in out and "tests/test_calc.py::test_add" in out
+
+
+@needs_bwrap
+def test_under_bwrap_only_the_repo_is_writable(ex: ToolExecutor, repo: Path, outside: Path) -> None:
+    (repo / ".git").mkdir()
+    script = (
+        "import os, socket\n"
+        "def attempt(path):\n"
+        "    try:\n"
+        "        open(path, 'w').write('x')\n"
+        "        return 'wrote'\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        f"print('outside', attempt({str(outside)!r}))\n"
+        f"print('home', attempt(os.path.expanduser('~/codur-sandbox-probe')))\n"
+        "print('git', attempt('.git/config'))\n"
+        "print('repo', attempt('made_here.txt'))\n"
+        "s = socket.socket()\n"
+        "s.settimeout(2)\n"
+        "try:\n"
+        "    s.connect(('10.255.255.1', 80))\n"
+        "    print('net', 'open')\n"
+        "except OSError as exc:\n"
+        "    print('net', exc.errno)\n"
+        "print('pid', os.getpid())\n"
+    )
+    ex.execute("write_file", {"path": "probe.py", "content": script})
+    out = ex.execute("run_python_file", {"path": "probe.py"}).output
+    lines = dict(line.split(" ", 1) for line in out.split("stdout:\n", 1)[1].split("\nstderr:", 1)[0].splitlines())
+    assert outside.read_text() == "top secret outside the repo\n"  # /tmp is the sandbox's own
+    assert lines["home"] != "wrote" and not (Path.home() / "codur-sandbox-probe").exists()
+    assert lines["git"] != "wrote" and not (repo / ".git" / "config").exists()
+    assert lines["repo"] == "wrote" and (repo / "made_here.txt").read_text() == "x"
+    assert lines["net"] != "open"
+    assert int(lines["pid"]) < 10  # its own PID namespace
+
+
+@needs_bwrap
+def test_under_bwrap_a_timed_out_tree_leaves_nothing_behind(ex: ToolExecutor, repo: Path) -> None:
+    (repo / "late.py").write_text(
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(2); open(\"late.txt\", \"w\")'],"
+        " start_new_session=True)\n"
+        "time.sleep(60)\n")
+    out = ex.execute("run_python_file", {"path": "late.py", "timeout_s": 1}).output
+    assert out.startswith("timed out")
+    time.sleep(2.5)
+    assert not (repo / "late.txt").exists()
+
+
+def test_the_fallback_is_said_once_per_run(repo: Path, monkeypatch) -> None:
+    monkeypatch.setattr(context_module, "bwrap_problem", lambda: "bwrap (bubblewrap) is not installed")
+    events: list[dict] = []
+    ex = ToolExecutor(repo, on_event=events.append)
+    (repo / "hi.py").write_text("print('hi')\n")
+    for _ in range(2):
+        assert "hi" in ex.execute("run_python_file", {"path": "hi.py"}).output
+    notes = [e for e in events if e["event"] == "sandbox.fallback"]
+    assert len(notes) == 1 and "not installed" in notes[0]["reason"] and "allowlist" in notes[0]["reason"]
+
+
+def test_bwrap_problem_names_a_missing_bwrap(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert bwrap_problem() == "bwrap (bubblewrap) is not installed"
+    monkeypatch.setenv("CODUR_SANDBOX", "off")
+    assert bwrap_problem() == "CODUR_SANDBOX=off"
+
+
+def test_cancel_kills_a_running_process_and_refuses_further_calls(repo: Path) -> None:
+    ex = ToolExecutor(repo, timeout_s=60)
+    (repo / "slow.py").write_text("import time\ntime.sleep(60)\n")
+    box: dict = {}
+    worker = threading.Thread(target=lambda: box.setdefault("r", ex.execute("run_python_file",
+                                                                            {"path": "slow.py", "timeout_s": 60})))
+    worker.start()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    assert ex.stop(timeout_s=10)
+    assert time.monotonic() - t0 < 5
+    worker.join(5)
+    assert "cancelled" in box["r"].output and not box["r"].ok
+    late = ex.execute("write_file", {"path": "late.py", "content": "x = 1\n"})
+    assert not late.ok and "cancelled" in late.output and not (repo / "late.py").exists()
+    with pytest.raises(ToolError, match="cancelled"):
+        ex.ctx.write_text("late.py", "x = 1\n")
