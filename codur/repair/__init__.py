@@ -10,18 +10,21 @@ Pipeline (``repair(repo)``):
    coverage (coverage.py dynamic contexts via the ``codur_repair_plugin`` pytest plugin);
    each source line gets its Ochiai suspiciousness (Abreu et al. 2007), boosted when it
    appears in a failing test's traceback. Test files are never scored. A hanging test is
-   stopped by SIGALRM (its traceback then points into the loop). Meanwhile a second run
-   checks whether the suite gives the same outcomes without the installed pytest plugins;
-   if so, mutants are tested without them (much cheaper) and a winner is confirmed with
-   them.
+   stopped by SIGALRM: it fails, keeps the coverage it collected, and the header of the
+   loop it was stopped in ranks first. Meanwhile a second run checks whether the suite
+   gives the same outcomes without the installed pytest plugins; if so, mutants are
+   tested without them (much cheaper) and a winner is confirmed with them.
 3. **Mutants** (``operators.py``, ``mutants.py``). Operators rewrite exact source spans
    of the most suspicious statements (comparison/arithmetic/boolean swaps, +-1 on
    bounds, indices and slices, dropped guards and operands, f-prefixes, ...); every
-   mutant compiles and is unique. Pairs of edits on the top statements come last.
+   mutant compiles and is unique; rank: suspiciousness × the operator's prior. Pairs of
+   edits on the same or adjacent lines come last, at most ``max_pairs``.
 4. **Search** (``evaluate.py``). Mutants run in rank order on the workers: the failing
    tests first, then the full suite, each under a timeout (from the baseline durations,
-   capped by ``mutant_timeout_s``) that kills the process group. The best-ranked
-   plausible mutant wins, whatever the number of workers.
+   capped by ``mutant_timeout_s``) that kills the process group; the failing tests also
+   under a short per-test limit, so a mutant that still loops costs about a second. The
+   best-ranked plausible mutant wins, whatever the number of workers. Without one, the
+   result says why the search stopped: "budget", "exhausted" or "cancelled".
 5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is replaced
    atomically. Nothing in the repo is written otherwise.
 

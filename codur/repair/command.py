@@ -11,6 +11,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from codur.repair.engine import RepairResult, repair
+from codur.repair.mutants import PAIR_BUDGET
 
 
 def _fail(console: Console, message: str) -> typer.Exit:
@@ -37,7 +38,10 @@ def _report(console: Console, result: RepairResult, dry_run: bool) -> None:
                   highlight=False)
     if result.status == "patched" and dry_run:
         console.print("dry run: the repository was not changed")
-    console.print(f"{result.mutants_tried} mutants tried in {result.elapsed_s:.1f} s")
+    if result.stopped and result.stopped != "found":
+        console.print(f"search stopped: {result.stopped}", highlight=False)
+    pairs = f" ({result.pairs} pairs, budget {result.pair_budget})" if result.pair_budget else ""
+    console.print(f"{result.mutants_tried} mutants tried{pairs} in {result.elapsed_s:.1f} s", highlight=False)
 
 
 def repair_command(
@@ -47,21 +51,25 @@ def repair_command(
     workers: int = typer.Option(4, "--workers", help="parallel workers"),
     mutant_timeout: float = typer.Option(20.0, "--mutant-timeout", help="seconds per test run"),
     max_mutants: int = typer.Option(400, "--max-mutants", help="mutants to try at most"),
+    max_pairs: int = typer.Option(PAIR_BUDGET, "--max-pairs",
+                                  help="second-order mutants (edits on the same or adjacent lines) at most"),
     time_budget: float = typer.Option(300.0, "--time-budget", help="seconds for the whole search"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="print every mutant tried"),
 ) -> None:
     """Make the failing tests pass with a single-edit patch found by mutation search.
 
     Exit status: 0 when patched, 1 when no patch was found (or the run was interrupted
-    or cancelled), 2 on bad input.
+    or cancelled), 2 on bad input. Without a patch, the output says why the search
+    stopped: "budget" (time or mutant budget spent), "exhausted" (every mutant tried) or
+    "cancelled".
     """
     console = Console()
     if not repo.exists():
         raise _fail(console, f"repository path does not exist: {repo}")
     if not repo.is_dir():
         raise _fail(console, f"repository path is not a directory: {repo}")
-    if workers < 1 or max_mutants < 1 or mutant_timeout <= 0 or time_budget <= 0:
-        raise _fail(console, "--workers and --max-mutants must be >= 1, timeouts > 0")
+    if workers < 1 or max_mutants < 1 or max_pairs < 0 or mutant_timeout <= 0 or time_budget <= 0:
+        raise _fail(console, "--workers and --max-mutants must be >= 1, --max-pairs >= 0, timeouts > 0")
     try:
         test_cmd = shlex.split(test) if test is not None else None
     except ValueError as exc:
@@ -85,7 +93,7 @@ def repair_command(
     try:
         with console.status("running the tests with coverage") as status:
             result = repair(repo, test_cmd=test_cmd, workers=workers,
-                            mutant_timeout_s=mutant_timeout, max_mutants=max_mutants,
+                            mutant_timeout_s=mutant_timeout, max_mutants=max_mutants, max_pairs=max_pairs,
                             time_budget_s=time_budget, apply=not dry_run, on_event=on_event)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/yellow]: the repository was not changed")

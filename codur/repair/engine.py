@@ -17,6 +17,10 @@ from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation,
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
 
 Event = Callable[[dict], None]
+#: A candidate's failing tests run with a per-test limit of this many seconds plus 5x the
+#: longest test the baseline saw end (at most the stage's cap): a candidate that still
+#: loops where the baseline hung fails after it, not after its stage's whole timeout.
+HANG_TEST_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -24,8 +28,12 @@ class RepairResult:
     """What :func:`repair` found.
 
     ``status``: "patched" | "no_failing_tests" | "not_found" | "cancelled" | "error".
-    ``diff``: unified diff (``a/``, ``b/`` paths relative to the repo), "" if none.
-    ``suspicious``: top 10 (file, line, score). ``elapsed_s``: wall time in seconds.
+    ``stopped``: why the search ended: "found", "budget" (the time budget, or the mutant
+    budget ``max_mutants`` / ``max_pairs``, was spent with mutants left), "exhausted"
+    (every mutant was tried), "cancelled", or "" when no search ran; ``message`` says it
+    in words. ``diff``: unified diff (``a/``, ``b/`` paths relative to the repo), "" if
+    none. ``suspicious``: top 10 (file, line, score). ``pairs``: second-order mutants
+    queued, at most ``pair_budget``. ``elapsed_s``: wall time in seconds.
     """
 
     status: str
@@ -37,6 +45,9 @@ class RepairResult:
     suspicious: list[tuple[str, int, float]] = field(default_factory=list)
     patch_description: str = ""
     message: str = ""
+    stopped: str = ""
+    pairs: int = 0
+    pair_budget: int = 0
 
 
 def _timeout(seconds: float, cap: float) -> float:
@@ -50,7 +61,9 @@ def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Pa
 
     Timeouts come from the baseline run: per-test durations plus the run's fixed
     overhead (start-up, collection); a test that hung in the baseline counts as a
-    typical passing test. With ``plugin_free`` (the suite was seen to give the same
+    typical passing test. The failing tests also run under a per-test limit (see
+    :data:`HANG_TEST_S`), those that hung in the baseline last: the others reject most
+    candidates sooner. With ``plugin_free`` (the suite was seen to give the same
     outcomes without the installed pytest plugins) both runs skip the plugins, which
     is much cheaper, and a third run confirms the whole suite with them. The probe and
     guard runs (near-miss detection) are the same runs without ``-x``, with a report.
@@ -64,12 +77,14 @@ def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Pa
     ids = (frozenset(t.nodeid for t in failing), frozenset(t.nodeid for t in loc.tests if t.outcome == "passed"))
     if not command.is_pytest:
         return Checks([Stage((), full)], None, None, *ids)
-    select.write_text(json.dumps([t.nodeid for t in failing]))
+    select.write_text(json.dumps([t.nodeid for t in sorted(failing, key=lambda t: t.timed_out)]))
     files = [] if command.pytest_args else list(dict.fromkeys(t.path for t in failing if t.path))
     env = testcmd.NO_PLUGINS if plugin_free else ()
     slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
     selected = (*(command.pytest_args or files),)
-    select_env = (("CODUR_REPAIR_SELECT", str(select)), *env)
+    ended = [t.duration for t in loc.tests if not t.timed_out]
+    limit = min(cap, HANG_TEST_S + 5 * max(ended, default=0.0))
+    select_env = (("CODUR_REPAIR_SELECT", str(select)), ("CODUR_REPAIR_TEST_TIMEOUT", f"{limit:.3f}"), *env)
     first_timeout = _timeout(overhead + sum(fail_durations), cap)
     first = Stage((*selected, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env)
     whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)
@@ -110,8 +125,10 @@ class RepairSession:
     Use as a context manager. Entering raises RuntimeError (or OSError) when the tests
     cannot run; on a normal exit the idle fork server is kept warm for the next session,
     on an exception (KeyboardInterrupt included) every run is killed. Temp dirs are
-    removed either way. ``mutant_timeout_s`` caps each test stage, in seconds;
-    ``deadline`` (``time.monotonic()``) bounds the baseline run.
+    removed either way. Entering an entered session does nothing, so a caller may call
+    ``__enter__()`` to handle the setup's errors, then use ``with``. ``mutant_timeout_s``
+    caps each test stage, in seconds; ``deadline`` (``time.monotonic()``) bounds the
+    baseline run.
     """
 
     def __init__(self, repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
@@ -130,6 +147,8 @@ class RepairSession:
         self._tmp: tempfile.TemporaryDirectory | None = None
 
     def __enter__(self) -> RepairSession:
+        if self._tmp is not None:  # entered already (to catch the setup's errors first)
+            return self
         self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
         try:
             _start_workers(self.repo, self.command, self.n_workers, self.pool)
@@ -173,17 +192,19 @@ class RepairSession:
 
 
 def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
-           mutant_timeout_s: float = 20.0, max_mutants: int = 400, time_budget_s: float = 300.0,
-           apply: bool = True, on_event: Event | None = None,
+           mutant_timeout_s: float = 20.0, max_mutants: int = 400, max_pairs: int = mutants.PAIR_BUDGET,
+           time_budget_s: float = 300.0, apply: bool = True, on_event: Event | None = None,
            cancel: threading.Event | None = None) -> RepairResult:
     """Find and (with ``apply``) write a single-edit patch that makes the failing tests pass.
 
     ``test_cmd`` is an argv list (default ``python -m pytest``, using the repo's
     ``.venv`` interpreter if any). ``workers`` parallel workers evaluate mutants, each at
     most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
-    within ``time_budget_s`` seconds. ``on_event`` gets progress dicts ("repair.start",
-    "repair.localized", "repair.mutants", "repair.mutant", "repair.patch", "repair.done");
-    setting ``cancel`` stops the search (status "cancelled"). The repo is written only
+    (of them at most ``max_pairs`` second-order ones) within ``time_budget_s`` seconds.
+    ``on_event`` gets progress dicts ("repair.start", "repair.localized", "repair.mutants"
+    with the counts and the pair budget, "repair.mutant", "repair.patch", "repair.done"
+    with ``stopped``); setting ``cancel`` stops the search (status "cancelled"). Why the
+    search ended is :attr:`RepairResult.stopped`. The repo is written only
     when a patch is accepted, and atomically; on KeyboardInterrupt every subprocess is
     killed, temp dirs are removed and the interrupt is re-raised. After a normal end the
     idle pytest fork server is kept for the next call (``codur.repair.close_warm_runners()``
@@ -204,8 +225,9 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
 
     def done(status: str, **kw) -> RepairResult:
         result = RepairResult(status, elapsed_s=time.monotonic() - start, **kw)
-        emit({"event": "repair.done", "status": status, "mutants_tried": result.mutants_tried,
-              "elapsed_s": round(result.elapsed_s, 3), "message": result.message})
+        emit({"event": "repair.done", "status": status, "stopped": result.stopped,
+              "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 3),
+              "message": result.message})
         return result
 
     session = RepairSession(repo, test_cmd=test_cmd, workers=workers, mutant_timeout_s=mutant_timeout_s,
@@ -217,7 +239,7 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
     with session:
         try:
             return _search(session, done, emit, cancel=cancel, deadline=deadline, max_mutants=max_mutants,
-                           apply=apply)
+                           max_pairs=max_pairs, time_budget_s=time_budget_s, apply=apply)
         except (OSError, RuntimeError) as exc:  # the test runner died mid-search
             assert session.loc is not None
             return done("error", message=f"the test runs failed: {exc}",
@@ -250,24 +272,49 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     return loc, seen == {t.nodeid: t.outcome for t in loc.tests}
 
 
+def gave_up(stopped: str, cut: bool, tried: int, count: int, *, time_budget_s: float, max_mutants: int,
+            max_pairs: int) -> tuple[str, str]:
+    """Why a search of ``count`` mutants that found nothing ended, as (``stopped``, message).
+
+    ``stopped`` is the evaluator's ("budget": the deadline passed, "exhausted": the queue
+    ran empty, "cancelled"); ``cut``: the budgets ``max_mutants`` / ``max_pairs`` left
+    mutants out. A queue run empty with mutants left out is a spent budget too.
+    """
+    if stopped == "cancelled":
+        return "cancelled", "search cancelled; repository unchanged"
+    if stopped == "budget":
+        return "budget", f"gave up: the time budget of {time_budget_s:g} s ran out after {tried} of {count} mutants"
+    if cut:
+        return "budget", (f"gave up: the mutant budget is spent: none of the {count} mutants allowed "
+                          f"(max_mutants={max_mutants}, max_pairs={max_pairs}) passes, and more exist")
+    return "exhausted", f"gave up: search exhausted: none of the {count} mutants passes, and there are no more"
+
+
 def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Event, *,
-            cancel: threading.Event, deadline: float, max_mutants: int, apply: bool) -> RepairResult:
+            cancel: threading.Event, deadline: float, max_mutants: int, max_pairs: int,
+            time_budget_s: float, apply: bool) -> RepairResult:
     """Generate the mutants, search them, and build (and maybe write) the patch."""
     loc, repo = session.loc, session.repo
     assert loc is not None
     failing, suspicious = loc.failing, loc.suspicious[:10]
     emit({"event": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
           "elapsed_s": round(loc.elapsed_s, 3)})
-    info = {"failing_tests": failing, "suspicious": suspicious}
+    info: dict = {"failing_tests": failing, "suspicious": suspicious, "pair_budget": max_pairs}
     if not failing:
         message = ("all tests pass; nothing to repair" if loc.tests
                    else f"no tests found ({loc.output.strip()[:200]})")
         return done("no_failing_tests", message=message, **info)
     if cancel.is_set():
-        return done("cancelled", message="cancelled before the search; repository unchanged", **info)
-    candidates, texts = mutants.generate(repo, loc.scores, limit=max_mutants)
+        return done("cancelled", stopped="cancelled", message="cancelled before the search; repository unchanged",
+                    **info)
+    # one more of each than the budgets allow: whether a budget cut mutants off
+    found, texts = mutants.generate(repo, loc.scores, limit=max_mutants + 1, max_pairs=max_pairs + 1)
+    candidates = ([m for m in found if m.order == 1] + [m for m in found if m.order == 2][:max_pairs])[:max_mutants]
+    cut = len(candidates) < len(found)
     session.texts.update(texts)
-    emit({"event": "repair.mutants", "count": len(candidates)})
+    info["pairs"] = sum(m.order == 2 for m in candidates)
+    emit({"event": "repair.mutants", "count": len(candidates), "pairs": info["pairs"], "pair_budget": max_pairs,
+          "over_budget": cut})
 
     def on_result(index, m, evaluation: Evaluation) -> None:
         emit({"event": "repair.mutant", "index": index, "file": m.file, "line": m.line,
@@ -277,11 +324,10 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
                              on_result=on_result)
     info["mutants_tried"] = outcome.tried
     if outcome.best is None:
-        if outcome.stopped == "cancelled":
-            return done("cancelled", message="search cancelled; repository unchanged", **info)
-        why = {"time_budget": "time budget exhausted",
-               "exhausted": f"no plausible patch among {len(candidates)} mutants"}
-        return done("not_found", message=why[outcome.stopped], **info)
+        stopped, message = gave_up(outcome.stopped, cut, outcome.tried, len(candidates),
+                                   time_budget_s=time_budget_s, max_mutants=max_mutants, max_pairs=max_pairs)
+        return done("cancelled" if stopped == "cancelled" else "not_found", stopped=stopped, message=message,
+                    **info)
     best = outcome.best
     new = best.apply(texts[best.file])
     diff = patch.unified_diff(best.file, texts[best.file], new)
@@ -292,7 +338,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
         try:
             patch.write_atomic(repo / best.file, new, texts[best.file])
         except (OSError, RuntimeError) as exc:
-            return done("error", diff=diff, message=str(exc), **info)
+            return done("error", diff=diff, stopped="found", message=str(exc), **info)
         message = f"patched {best.file}"
     return done("patched", diff=diff, files_changed=[best.file], patch_description=best.label,
-                message=message, **info)
+                stopped="found", message=message, **info)

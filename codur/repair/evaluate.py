@@ -204,9 +204,10 @@ class CandidateQueue:
 @dataclass
 class SearchOutcome:
     """``best`` is the accepted candidate (None if none) and ``best_key`` its key;
-    ``stopped`` says why the search ended: "found", "exhausted", "time_budget" or
-    "cancelled"; ``left`` holds the candidates not tried (queued, or aborted by the
-    deadline), best first; ``near_misses`` the (key, candidate, fixed) near misses."""
+    ``stopped`` says why the search ended: "found", "exhausted" (the queue closed and
+    ran empty), "budget" (the deadline passed) or "cancelled"; ``left`` holds the
+    candidates not tried (queued, or aborted by the deadline), best first;
+    ``near_misses`` the (key, candidate, fixed) near misses."""
 
     best: Candidate | None
     best_key: Any
@@ -238,7 +239,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
         try:
             while True:
                 if stopped == "exhausted" and (cancel.is_set() or time.monotonic() > deadline):
-                    stopped = "cancelled" if cancel.is_set() else "time_budget"
+                    stopped = "cancelled" if cancel.is_set() else "budget"
                     _abort(inflight, lambda k: True)
                 hold = bool(promising) and false_alarms < 2
                 width = min(len(workers), 1 + finished)  # ramp up: the top candidates often win
@@ -267,7 +268,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                         promising.discard(id(candidate))
                         false_alarms += result.status in ("failed", "timeout")
                     if result.status == "aborted":
-                        if stopped == "time_budget":
+                        if stopped == "budget":
                             left.append((key, candidate))  # not tried: it may run later
                         continue
                     tried += 1

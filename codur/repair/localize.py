@@ -10,10 +10,18 @@ the ``codur_repair_plugin`` pytest plugin). For a line s::
 (they carry the least information). Lines in the
 failing tests' traceback frames get a boost, the innermost frame in the repo's own
 code the most. Only the repository's own source is scored, never test files.
+
+A test stopped by its time limit is a failing test like any other: the coverage it
+collected until the interrupt counts under its name. Where the interrupt found it is
+chance, so that line gets only half the frame boost; the loop around it does not end,
+so that loop's header line (the innermost loop around the interrupted line, in the
+innermost frame of the repo's code that is inside a loop) scores the best of its own
+lines plus the whole boost: a hanging loop ranks its header first, its body next.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -26,7 +34,7 @@ from pathlib import Path
 
 from codur.repair import testcmd
 from codur.repair.source import is_source_file
-from codur.repair.worker import Worker, can_fork_server, keep_runner, take_runner
+from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
 
 FRAME_BOOST = 0.3
 IMPORT_WEIGHT = 0.5
@@ -48,7 +56,8 @@ class TestRecord:
 class Localization:
     """Result of :func:`localize_faults`.
 
-    ``scores`` maps (file relative to repo, line) -> suspiciousness in [0, 1.3];
+    ``scores`` maps (file relative to repo, line) -> suspiciousness (Ochiai, in [0, 1],
+    plus the boosts of the module doc);
     ``suspicious`` is the same sorted best first. ``elapsed_s`` is the run's wall time.
     """
 
@@ -81,15 +90,60 @@ def ochiai(failed: int, passed: int, total_failed: int) -> float:
     return failed / math.sqrt(total_failed * (failed + passed))
 
 
+def _own(repo: Path, frames: list) -> list[tuple[str, int]]:
+    """The frames (path, line) in the repo's own source, as (file relative to repo, line)."""
+    return [(rel, ln) for rel, ln in ((_rel(repo, p), ln) for p, ln in frames)
+            if rel is not None and is_source_file(rel)]
+
+
+def loops_around(text: str, line: int) -> list[tuple[int, int]]:
+    """(first, last) lines of the loops around ``line`` in the function (or module body)
+    holding it, innermost first; [] if there is none or ``text`` does not parse."""
+    try:
+        node: ast.AST = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    loops: list[tuple[int, int]] = []
+    while True:
+        inner = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)
+                 and c.lineno <= line <= (c.end_lineno or c.lineno)]
+        if not inner:
+            return loops[::-1]
+        node = inner[0]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            loops = []
+        elif isinstance(node, (ast.While, ast.For, ast.AsyncFor)):
+            loops.append((node.lineno, node.end_lineno or node.lineno))
+
+
+def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str, int], float],
+                boost: float) -> None:
+    """Raise the header of the loop a timed-out test was stopped in (see the module doc)."""
+    for rel, line in reversed(hang):
+        try:
+            loops = loops_around((repo / rel).read_text(encoding="utf-8"), line)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if loops:
+            first, last = loops[0]
+            best = max((v for (f, ln), v in scores.items() if f == rel and first <= ln <= last), default=0.0)
+            scores[(rel, first)] = best + boost
+            for outer, _ in loops[1:]:
+                scores[(rel, outer)] = scores.get((rel, outer), 0.0) + boost / 2
+            return
+
+
 def score(repo: Path, raw: dict) -> Localization:
     """Turn the plugin's JSON (``raw``) into a :class:`Localization` for ``repo``."""
     repo = repo.resolve()
-    tests, frames = [], {}
+    tests, frames, hangs = [], {}, {}
     for nodeid, rec in raw["tests"].items():
         path = _rel(repo, rec["path"]) if rec["path"] else None
         tests.append(TestRecord(nodeid, rec["outcome"], rec["duration"], path or "",
                                 rec.get("timed_out", False)))
         frames[nodeid] = rec["frames"]
+        if rec.get("timed_out"):
+            hangs[nodeid] = _own(repo, rec.get("hang") or rec["frames"])
     outcome = {t.nodeid: t.outcome for t in tests}
     ran = [t.nodeid for t in tests if t.outcome != "skipped"]
     total_failed = sum(outcome[n] == "failed" for n in ran)
@@ -109,13 +163,13 @@ def score(repo: Path, raw: dict) -> Localization:
                 scores[(rel, int(line))] = value
     for nodeid in (n for n in ran if outcome[n] == "failed"):
         seen = set()
-        own = [(rel, ln) for rel, ln in ((_rel(repo, p), ln) for p, ln in frames[nodeid])
-               if rel is not None and is_source_file(rel)]
-        for depth, key in enumerate(reversed(own)):
+        for depth, key in enumerate(reversed(_own(repo, frames[nodeid]))):
             if key not in seen:
                 seen.add(key)
-                boost = FRAME_BOOST * (1.0 if depth == 0 else 0.5) / total_failed
+                boost = FRAME_BOOST * (1.0 if depth == 0 and nodeid not in hangs else 0.5) / total_failed
                 scores[key] = scores.get(key, 0.0) + boost
+        if nodeid in hangs:
+            _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
     return Localization(tuple(tests), scores)
 
 
@@ -139,7 +193,8 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         out = Path(tmp) / "report.json"
         root = worker.root if worker is not None and command.is_pytest else repo
         env = {"CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_SOURCE": str(root),
-               "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s)}
+               "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s),
+               "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
         output = ""
         if root is not repo:

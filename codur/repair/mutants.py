@@ -1,10 +1,17 @@
-"""Mutant generation: the operators applied to the most suspicious statements, in order.
+"""Mutant generation: the operators applied to the suspicious statements, in rank order.
 
-Order: statements by suspiciousness, then ``suspiciousness * prior`` of the operator,
-then the smallest edit. Mutants are deduplicated by resulting text and checked with
-``compile()`` lazily, in that order. Pairs of edits on the top statements form a second
-tier, tried only after every single edit (GenProg/PraPR-style search: single edits
-first, as in Ghanbari et al., "Practical Program Repair via Bytecode Mutation", 2019).
+Rank (:attr:`Mutant.rank`, lowest first): ``suspiciousness × prior``, highest first,
+where suspiciousness is the mutated statement's (the best score of its header lines)
+and prior the operator's; ties go to the smaller edit (characters removed + inserted),
+then to the order the operators produced them. Mutants are deduplicated by resulting
+text and checked with ``compile()`` lazily, in that order.
+
+Second-order mutants (pairs of single edits) form a second tier, tried only after
+every single edit (single edits first, as in Ghanbari et al., "Practical Program
+Repair via Bytecode Mutation", 2019). Only two edits of one file on the same or
+adjacent lines (``|line difference| <= 1``) are paired, both on suspicious statements;
+a pair's suspiciousness is the lower of the two, its prior their product, and at most
+``max_pairs`` of them (the best ranked) are kept.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from pathlib import Path
 from codur.repair import operators, statements
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps
 
+#: Default budget of second-order mutants (pairs) per search.
+PAIR_BUDGET = 100
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -28,7 +37,8 @@ class Mutant:
     """A candidate patch of one file: ``edits`` (char offsets) on its original text.
 
     ``score`` is the suspiciousness of the mutated statement, ``prior`` the operator's
-    prior (0..1); ``statement`` is (file, first line) of that statement.
+    prior (0..1); ``statement`` is (file, first line) of that statement; ``order`` is 1
+    for a single edit, 2 for a pair.
     """
 
     file: str
@@ -39,6 +49,7 @@ class Mutant:
     score: float
     prior: float
     statement: tuple[str, int]
+    order: int = 1
 
     probe = False  # class attribute, not a field: a mutant is judged by the fast checks only
 
@@ -49,6 +60,7 @@ class Mutant:
 
     @property
     def rank(self) -> tuple[float, int]:
+        """Sort key, best first: ``-(score × prior)``, then the edit's size."""
         return (-self.score * self.prior, self.size)
 
     @property
@@ -146,13 +158,13 @@ def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Muta
 
 
 def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
-             pair_statements: int = 3) -> tuple[list[Mutant], dict[str, str]]:
+             max_pairs: int = PAIR_BUDGET) -> tuple[list[Mutant], dict[str, str]]:
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 
     ``scores`` maps (file relative to repo, line) -> suspiciousness. Returns the mutants
-    (singles, then pairs on the ``pair_statements`` most suspicious statements) and the
-    original texts of the files they touch. Test files and files that do not parse are
-    skipped.
+    (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
+    the original texts of the files they touch. Test files and files that do not parse
+    are skipped.
     """
     texts, singles = {}, []
     for rel in sorted({f for f, _ in scores if is_source_file(f)}):
@@ -165,23 +177,28 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
         singles += candidates(rel, src, scores)
     singles.sort(key=lambda m: m.rank)
     first = valid(singles, texts, limit)
-    if len(first) >= limit:
+    budget = min(max_pairs, limit - len(first))
+    if budget <= 0:
         return first, texts
-    return first + valid(pairs(first, pair_statements), texts, limit - len(first)), texts
+    return first + valid(pairs(first), texts, budget), texts
 
 
-def pairs(singles: list[Mutant], top: int = 3) -> list[Mutant]:
-    """Second tier: two non-overlapping single edits in one file, on the ``top`` statements."""
-    statements = list(dict.fromkeys(m.statement for m in singles))[:top]
-    pool = [m for m in singles if m.statement in statements]
+def pairs(singles: list[Mutant]) -> list[Mutant]:
+    """Second-order mutants, best rank first: every two non-overlapping ``singles`` of one
+    file whose lines are the same or adjacent (``|a.line - b.line| <= 1``)."""
+    by_line: dict[tuple[str, int], list[Mutant]] = {}
+    for m in singles:
+        by_line.setdefault((m.file, m.line), []).append(m)
     out = []
-    for a, b in itertools.combinations(pool, 2):
-        if a.file != b.file or overlaps(a.edits, b.edits):
-            continue
-        first, second = sorted((a, b), key=lambda m: m.edits[0].start)
-        out.append(Mutant(a.file, first.line, f"{first.operator}+{second.operator}",
-                          first.edits + second.edits,
-                          f"{first.description}; line {second.line}: {second.description}",
-                          min(a.score, b.score), a.prior * b.prior, a.statement))
+    for (file, line), here in by_line.items():
+        below = by_line.get((file, line + 1), [])
+        for a, b in itertools.chain(itertools.combinations(here, 2), itertools.product(here, below)):
+            if overlaps(a.edits, b.edits):
+                continue
+            first, second = sorted((a, b), key=lambda m: m.edits[0].start)
+            out.append(Mutant(file, first.line, f"{first.operator}+{second.operator}",
+                              first.edits + second.edits,
+                              f"{first.description}; line {second.line}: {second.description}",
+                              min(a.score, b.score), a.prior * b.prior, first.statement, order=2))
     out.sort(key=lambda m: m.rank)
     return out

@@ -26,6 +26,9 @@ from typing import Self
 
 from codur.repair import testcmd
 
+#: Exit code of a pytest run in which a test hit its per-test time limit (the repair
+#: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
+TEST_TIMEOUT_EXIT = 124
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", ".codur", "__pycache__", "*.pyc",
                                      ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox")
 
@@ -204,13 +207,16 @@ class Worker:
     def run(self, args: list[str], timeout_s: float, env: dict[str, str] | None = None) -> RunResult:
         """Run pytest with ``args`` (or the whole non-pytest command) in the copy.
 
-        ``timeout_s`` is in seconds. Returns a :class:`RunResult`; raises RuntimeError if
-        the runner died.
+        ``timeout_s`` is in seconds; a pytest run also ends as "timeout" when a test hit
+        the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). Returns a
+        :class:`RunResult`; raises RuntimeError if the runner died.
         """
         start = time.monotonic()
         with self._lock:
             if self._aborted:
                 return RunResult("aborted", -9, 0.0)
+        if self.command.is_pytest:
+            env = {**(env or {}), "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         if self.runner is not None:
             code, timed_out = self.runner.run(self.root, args, env or {}, timeout_s, self._started)
         else:
@@ -218,6 +224,7 @@ class Worker:
         with self._lock:
             self._pid = None
             aborted = self._aborted
+        timed_out = timed_out or (self.command.is_pytest and code == TEST_TIMEOUT_EXIT)
         status = ("aborted" if aborted else "timeout" if timed_out
                   else "passed" if code == 0 else "failed")
         return RunResult(status, code, time.monotonic() - start)

@@ -5,8 +5,18 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
+from dataclasses import dataclass
+
+import typer
+from typer.testing import CliRunner
 
 from codur.repair import generate_mutants, localize_faults, repair
+from codur.repair.command import repair_command
+from codur.repair.engine import RepairSession, gave_up
+from codur.repair.evaluate import CandidateQueue
+from codur.repair.mutants import Mutant, pairs
+from codur.repair.source import Edit
 
 from .conftest import snapshot, write_repo
 
@@ -65,9 +75,68 @@ def test_no_fix_found_leaves_the_repo_untouched(tmp_path):
     before = snapshot(repo)
     result = repair(repo, workers=2)
     assert result.status == "not_found"
+    assert result.stopped == "exhausted" and "exhausted" in result.message
     assert result.diff == "" and result.files_changed == []
     assert result.mutants_tried > 0
     assert snapshot(repo) == before
+
+
+def test_a_spent_mutant_budget_is_reported_as_budget(tmp_path):
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    events = []
+    result = repair(repo, workers=2, max_mutants=2, on_event=events.append)
+    assert result.status == "not_found"
+    assert result.stopped == "budget" and "mutant budget" in result.message
+    assert result.mutants_tried == 2
+    counts = next(e for e in events if e["event"] == "repair.mutants")
+    assert counts["count"] == 2 and counts["over_budget"]
+    assert events[-1]["stopped"] == "budget"
+
+
+def test_give_up_reasons():
+    args = {"time_budget_s": 60.0, "max_mutants": 400, "max_pairs": 100}
+    assert gave_up("budget", False, 7, 400, **args) == (
+        "budget", "gave up: the time budget of 60 s ran out after 7 of 400 mutants")
+    assert gave_up("exhausted", True, 400, 400, **args)[0] == "budget"
+    assert gave_up("exhausted", False, 9, 9, **args)[0] == "exhausted"
+    assert gave_up("cancelled", False, 3, 9, **args)[0] == "cancelled"
+
+
+def test_the_command_says_why_it_gave_up(tmp_path):
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    app = typer.Typer()
+    app.command()(repair_command)
+    result = CliRunner().invoke(app, ["--repo", str(repo), "--workers", "1", "--max-mutants", "1"])
+    assert result.exit_code == 1
+    assert "search stopped: budget" in result.output
+    assert "mutant budget" in result.output
+
+
+def _single(line: int, start: int, prior: float = 0.5) -> Mutant:
+    return Mutant("m.py", line, "op", (Edit(start, start + 1, "y"),), f"@{line}:{start}", 1.0, prior, ("m.py", line))
+
+
+def test_pairs_join_only_edits_on_the_same_or_adjacent_lines():
+    singles = [_single(1, 0), _single(1, 2), _single(2, 10, 0.9), _single(4, 30), _single(4, 30)]
+    found = pairs(singles)
+    assert all(m.order == 2 for m in found)
+    assert sorted(m.description for m in found) == [
+        "@1:0; line 1: @1:2", "@1:0; line 2: @2:10", "@1:2; line 2: @2:10"]  # overlapping edits never pair
+    assert [m.prior for m in found] == sorted((m.prior for m in found), reverse=True)  # best rank first
+
+
+def test_pair_budget_caps_the_second_order_mutants(tmp_path):
+    text = "def f(a, b):\n    x = a + 1\n    y = b - 2\n    return x * y\n"
+    (tmp_path / "m.py").write_text(text)
+    scores = {("m.py", 2): 1.0, ("m.py", 3): 0.9, ("m.py", 4): 0.8}
+    every, _ = generate_mutants(tmp_path, scores, max_pairs=10_000)
+    assert sum(m.order == 2 for m in every) > 3
+    for m in (m for m in every if m.order == 2):
+        lines = [text.count("\n", 0, e.start) + 1 for e in m.edits]
+        assert max(lines) - min(lines) <= 1
+    capped, _ = generate_mutants(tmp_path, scores, max_pairs=3)
+    assert sum(m.order == 2 for m in capped) == 3
+    assert [m for m in capped if m.order == 1] == [m for m in every if m.order == 1]
 
 
 def test_passing_suite_is_reported(tmp_path):
@@ -80,9 +149,20 @@ def test_passing_suite_is_reported(tmp_path):
     assert result.mutants_tried == 0
 
 
-def test_looping_mutant_is_killed_and_search_goes_on(tmp_path):
-    # all lines tie on suspiciousness; `n -= 1` -> `n += 1` (an endless loop) ranks
-    # before the real fix, a variable swap on the return line.
+@dataclass(frozen=True)
+class _Rewrite:
+    """A hand-written candidate: ``old`` replaced with ``new`` in ``file``."""
+
+    file: str
+    old: str
+    new: str
+    probe = False
+
+    def apply(self, text: str) -> str:
+        return text.replace(self.old, self.new)
+
+
+def test_looping_candidate_is_stopped_and_search_goes_on(tmp_path):
     repo = write_repo(tmp_path / "repo", {
         "tri.py": '''
             def triangle(n):
@@ -104,13 +184,14 @@ def test_looping_mutant_is_killed_and_search_goes_on(tmp_path):
                 assert triangle(4) == 10
             ''',
     })
-    events = []
-    result = repair(repo, workers=2, mutant_timeout_s=3.0, on_event=events.append)
-    results = [(e["description"], e["result"]) for e in events if e["event"] == "repair.mutant"]
-    assert ("replaced `-=` with `+=`", "timeout") in results
-    assert result.status == "patched"
-    assert "return s\n" in (repo / "tri.py").read_text()
-    assert result.elapsed_s < 30
+    loops, fix = _Rewrite("tri.py", "n -= 1", "n += 1"), _Rewrite("tri.py", "return n", "return s")
+    results = []
+    with RepairSession(repo, workers=2, mutant_timeout_s=3.0) as session:
+        session.original("tri.py")
+        outcome = session.search(CandidateQueue.ranked([loops, fix]), deadline=time.monotonic() + 60,
+                                 cancel=threading.Event(), on_result=lambda k, c, e: results.append((c, e.status)))
+    assert (loops, "timeout") in results
+    assert outcome.best is fix and outcome.stopped == "found"
 
 
 def test_tests_are_never_mutated(off_by_one_repo):
@@ -130,7 +211,7 @@ def test_cancel_event_stops_the_search(tmp_path):
             cancel.set()
 
     result = repair(repo, workers=2, cancel=cancel, on_event=on_event)
-    assert result.status == "cancelled"
+    assert result.status == "cancelled" and result.stopped == "cancelled"
     assert snapshot(repo) == before
 
 

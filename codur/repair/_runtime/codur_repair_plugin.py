@@ -8,10 +8,18 @@ is chosen per run by environment variables, read at configure time:
   (coverage.py dynamic contexts, or a ``sys.settrace`` fallback; none with
   ``CODUR_REPAIR_NO_COVERAGE=1``).
 - ``CODUR_REPAIR_TEST_TIMEOUT=<seconds>``: a test running longer fails with TimeoutError
-  raised by SIGALRM, so a hanging test still yields a traceback into the looping code.
-  Once one test has hung, later ones get at most 2 s + 5x the longest passing test.
+  raised by SIGALRM, so a hanging test still yields a traceback into the looping code,
+  and the coverage it collected until then stays under its context. Its record gets
+  ``timed_out`` and ``hang``: the stack (file, line; outermost first) where the alarm
+  found it. A test that swallows the TimeoutError gets a ``TestHung`` (a BaseException)
+  ``GRACE_S`` later. Once one test has hung, later ones get at most 2 s + 5x the longest
+  passing test.
+- ``CODUR_REPAIR_TIMEOUT_EXIT=<code>``: a run in which a test hit its time limit exits
+  with ``<code>``; a test that swallows the TestHung too is abandoned: the report (when
+  ``CODUR_REPAIR_OUT`` is set, with the coverage so far) is written and the process
+  exits with ``<code>`` at once. Without it such a test gets a TestHung every ``GRACE_S``.
 - ``CODUR_REPAIR_SELECT=<path>``: JSON list of node ids; only those (and their children)
-  run.
+  run, in the order of the list.
 """
 import json
 import os
@@ -22,8 +30,13 @@ import threading
 
 import pytest
 
-_state = {}
+_state = {"tests": {}}
 _FRAME_RES = (re.compile(r'File "([^"]+\.py)", line (\d+)'), re.compile(r"^(\S+\.py):(\d+)", re.MULTILINE))
+GRACE_S = 1.0  # after the time limit: how long a test may take to let the interruption out
+
+
+class TestHung(BaseException):  # noqa: N818  (the name a hung test's traceback shows)
+    """Raised into a test that swallowed the TimeoutError of its time limit."""
 
 
 class _Tracer:
@@ -107,9 +120,30 @@ def _record(nodeid):
     return tests[nodeid]
 
 
+def _stack(frame):
+    out = []
+    while frame is not None:
+        out.append([frame.f_code.co_filename, frame.f_lineno])
+        frame = frame.f_back
+    return out[::-1]
+
+
 def _on_alarm(signum, frame):
-    _state["hung"] = _state["fired"] = True
-    raise TimeoutError("codur: test exceeded its time limit")
+    _state["hung"] = True
+    _state["fired"] += 1
+    rec = _record(_state["current"])
+    rec["timed_out"] = True
+    if _state["fired"] == 1:
+        rec["hang"] = _stack(frame)
+        signal.setitimer(signal.ITIMER_REAL, GRACE_S)
+        raise TimeoutError("codur: test exceeded its time limit")
+    if _state["fired"] == 2 or _state["exit"] is None:
+        signal.setitimer(signal.ITIMER_REAL, GRACE_S)
+        raise TestHung("codur: test ignored the TimeoutError of its time limit")
+    rec["outcome"] = "failed"  # swallowed both: give up on this run, keep what it measured
+    rec["frames"] = rec["frames"] or rec["hang"]
+    _write_report()
+    os._exit(_state["exit"])
 
 
 def _test_timeout():
@@ -122,6 +156,9 @@ def _test_timeout():
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
+    _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
+    code = os.environ.get("CODUR_REPAIR_TIMEOUT_EXIT")
+    _state["exit"] = int(code) if code else None
     if not os.environ.get("CODUR_REPAIR_OUT") or "tracer" in _state:
         return
     root = os.path.realpath(os.environ.get("CODUR_REPAIR_SOURCE", os.getcwd()))
@@ -132,21 +169,21 @@ def pytest_load_initial_conftests(early_config, parser, args):
             tracer = _Coverage(root)
         except ImportError:
             tracer = _Tracer(root)
-    _state.update(tracer=tracer, tests={}, out=os.environ["CODUR_REPAIR_OUT"])
-    _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
+    _state.update(tracer=tracer, out=os.environ["CODUR_REPAIR_OUT"])
     tracer.start()
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     tracer = _state.get("tracer")
-    alarm = bool(tracer and _state["timeout"] and hasattr(signal, "setitimer")
+    alarm = bool(_state.get("timeout") and hasattr(signal, "setitimer")
                  and threading.current_thread() is threading.main_thread())
+    _state["current"] = item.nodeid
     if tracer:
         _record(item.nodeid)["path"] = str(item.path)
         tracer.switch_context(item.nodeid)
     if alarm:
-        _state["fired"] = False
+        _state["fired"] = 0
         previous = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, _test_timeout())
     try:
@@ -155,13 +192,14 @@ def pytest_runtest_protocol(item, nextitem):
         if alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-            _record(item.nodeid)["timed_out"] = _state["fired"]
         if tracer:
             tracer.switch_context("")
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
+    if _state.get("fired"):  # the interruption got out of the test: no TestHung
+        signal.setitimer(signal.ITIMER_REAL, 0)
     outcome = yield
     if "tracer" not in _state:
         return
@@ -195,21 +233,30 @@ def pytest_collection_modifyitems(config, items):
         return
     with open(path) as fh:
         wanted = json.load(fh)
-    prefixes = tuple(w + "::" for w in wanted)
-    wanted = set(wanted)
-    keep = [i for i in items if i.nodeid in wanted or i.nodeid.startswith(prefixes)]
-    dropped = [i for i in items if i not in keep]
+    rank = {}
+    for item in items:
+        for i, w in enumerate(wanted):
+            if item.nodeid == w or item.nodeid.startswith(w + "::"):
+                rank[item] = i
+                break
+    keep = sorted((i for i in items if i in rank), key=rank.__getitem__)
+    dropped = [i for i in items if i not in rank]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
 
 
-def pytest_sessionfinish(session, exitstatus):
+def _write_report():
     tracer = _state.pop("tracer", None)
     if tracer is None:
         return
     tracer.stop()
-    payload = {"root": str(session.config.rootpath), "tests": _state["tests"],
-               "lines": tracer.lines()}
+    payload = {"tests": _state["tests"], "lines": tracer.lines()}
     with open(_state["out"], "w") as fh:
         json.dump(payload, fh)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _write_report()
+    if _state.get("exit") is not None and any(t.get("timed_out") for t in _state["tests"].values()):
+        session.exitstatus = _state["exit"]

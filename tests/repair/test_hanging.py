@@ -1,0 +1,122 @@
+"""Hanging code: localized from the coverage a stopped test leaves, repaired with short limits."""
+
+from __future__ import annotations
+
+import time
+
+from codur.repair import localize_faults, repair, testcmd
+from codur.repair.localize import loops_around
+from codur.repair.worker import Worker
+
+from .conftest import snapshot, write_repo
+
+#: ``i`` is never advanced: test_run loops forever on line 4's ``while``.
+NEVER_ADVANCED = {
+    "scan.py": '''
+        def first_gap(xs):
+            """Index of the first i with xs[i + 1] != xs[i] + 1, or len(xs) - 1."""
+            i = 0
+            while i < len(xs) - 1:
+                if xs[i + 1] != xs[i] + 1:
+                    return i
+                i += 0
+            return len(xs) - 1
+        ''',
+    "test_scan.py": '''
+        from scan import first_gap
+
+
+        def test_single():
+            assert first_gap([5]) == 0
+
+
+        def test_gap():
+            assert first_gap([1, 3]) == 0
+
+
+        def test_run():
+            assert first_gap([1, 2, 3, 7]) == 2
+        ''',
+}
+
+#: The loop swallows every interruption (``except BaseException``): only giving up on
+#: the run, with the coverage so far written out, stops it.
+SWALLOWS = {
+    "spin.py": '''
+        def spin(n):
+            done = 0
+            while done < n:
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    pass
+            return done
+        ''',
+    "test_spin.py": '''
+        from spin import spin
+
+
+        def test_zero():
+            assert spin(0) == 0
+
+
+        def test_one():
+            assert spin(1) == 1
+        ''',
+}
+
+
+def test_never_advanced_counter_ranks_the_while_first_and_is_repaired(tmp_path):
+    repo = write_repo(tmp_path / "repo", NEVER_ADVANCED)
+    events = []
+    start = time.monotonic()
+    result = repair(repo, workers=2, mutant_timeout_s=3.0, on_event=events.append)
+    elapsed = time.monotonic() - start
+    assert result.failing_tests == ["test_scan.py::test_run"]
+    assert result.suspicious[0][:2] == ("scan.py", 4)  # the `while` line
+    assert {("scan.py", 5), ("scan.py", 7)} <= {(f, ln) for f, ln, _ in result.suspicious}  # its body's coverage
+    assert result.status == "patched", result.message
+    assert result.stopped == "found"
+    assert "+        i += 1\n" in result.diff
+    hung = [e for e in events if e["event"] == "repair.mutant" and e["result"] == "timeout"]
+    assert hung  # mutants that still loop are stopped ...
+    assert elapsed < 90  # ... by the short per-test limit, not the stage's (about 15 s on 2 cores)
+
+
+def test_a_loop_that_swallows_the_interrupt_still_reports_its_coverage(tmp_path):
+    repo = write_repo(tmp_path / "repo", SWALLOWS)
+    before = snapshot(repo)
+    loc = localize_faults(repo, test_timeout_s=0.5, run_timeout_s=60)
+    assert snapshot(repo) == before
+    assert loc.failing == ["test_spin.py::test_one"]
+    assert [t.nodeid for t in loc.tests if t.timed_out] == ["test_spin.py::test_one"]
+    assert loc.suspicious[0][:2] == ("spin.py", 5)  # the inner `while True`
+    ranked = [ln for _, ln, _ in loc.suspicious]
+    assert ranked.index(3) < ranked.index(2)  # the loop around it, above the line before both
+
+
+def test_a_test_over_its_limit_ends_the_run_as_timeout_early(tmp_path):
+    repo = write_repo(tmp_path / "repo", NEVER_ADVANCED)
+    command = testcmd.resolve(repo, None)
+    with Worker(repo, command) as worker:
+        start = time.monotonic()
+        result = worker.run(["-x", "-q", "-p", "no:cacheprovider", "-p", testcmd.PLUGIN], 60.0,
+                            {"CODUR_REPAIR_TEST_TIMEOUT": "0.5"})
+        assert result.status == "timeout"
+        assert time.monotonic() - start < 30  # the 0.5 s limit, not the run's 60 s
+        assert worker.run(["-q", "-p", "no:cacheprovider", "test_scan.py::test_gap"], 60.0).status == "passed"
+
+
+def test_loops_around_a_line_innermost_first():
+    text = ("def f(xs):\n"
+            "    for x in xs:\n"
+            "        while x:\n"
+            "            x -= 1\n"
+            "    def g():\n"
+            "        return 1\n"
+            "    return xs\n")
+    assert loops_around(text, 4) == [(3, 4), (2, 4)]
+    assert loops_around(text, 2) == [(2, 4)]
+    assert loops_around(text, 6) == []  # a nested function is not inside the loop
+    assert loops_around("def (:\n", 1) == []
