@@ -39,6 +39,9 @@ class TraceWriter:
         self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run, closed by close()
 
     def write(self, event: dict[str, Any]) -> None:
+        """Append one event; after :meth:`close` (a graph thread outliving its run) it is dropped."""
+        if self._f.closed:
+            return
         self._f.write(json.dumps(event, default=str) + "\n")
         self._f.flush()
 

@@ -3,9 +3,13 @@
 A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` holding
 ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and
 ``result.json``. The embedded model, when the run started it, is stopped at the end.
-Ctrl-C (or SIGTERM) sets the cancel flag: the current model or tool call finishes
-(writes are atomic), the next budget check ends the run with status cancelled, and
-the result is still written. A second Ctrl-C stops at once.
+The graph runs in its own thread; the calling thread waits for it and takes the
+signals. Ctrl-C (or SIGTERM) sets the cancel flag: the current model call finishes,
+no further tool call starts (a running tool process is killed; writes are atomic),
+the next budget check ends the run with status cancelled. A second Ctrl-C stops the
+wait: the runner cancels the tools, waits (at most :data:`STOP_WAIT_S`) for the graph
+thread, and writes the result last, after which nothing changes the repo through
+the tools. One run at a time per repo (:mod:`codur.engine.lock`).
 """
 
 from __future__ import annotations
@@ -24,10 +28,15 @@ from codur.config import CodurConfig
 from codur.engine.budget import Limits
 from codur.engine.contracts import RunRequest, RunResult, RunStatus
 from codur.engine.events import TraceWriter
+from codur.engine.lock import RepoLock, RepoLocked
 from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
 
 RECURSION_LIMIT = 200
+#: After a second Ctrl-C (or a graph thread still running), how long the tool calls in flight
+#: and the graph thread get to stop before the result is written, seconds.
+STOP_WAIT_S = 15.0
 
 
 def new_run_id() -> str:
@@ -47,14 +56,14 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         checkpointer: a LangGraph checkpointer for resumable runs (thread_id = run_id).
         confirm: asked before writes when the tool policy is confirm_writes.
 
+    Returns:
+        The RunResult; status error with reason ``repo_locked: ...`` (naming the other run's
+        pid) when another run holds ``<repo>/.codur/run.lock`` (dry runs take no lock).
+
     Raises:
         pydantic.ValidationError: an empty task or a repo path that is not a directory.
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
-    from codur.graph.builder import build_graph
-    from codur.graph.context import CodurContext
-    from codur.graph.state import initial_state
-
     if isinstance(request, str):
         request = RunRequest(task=request, repo=Path(repo or Path.cwd()))
     config = config or CodurConfig()
@@ -65,39 +74,77 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
     config = config.model_copy(update=updates)
     run_id = new_run_id()
     run_dir = request.repo / ".codur" / "runs" / run_id
+    lock = None
+    if not config.dry_run:  # a dry run changes nothing: it needs no lock
+        try:
+            lock = RepoLock.acquire(request.repo, run_id)
+        except RepoLocked as exc:
+            return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=str(exc), run_dir=run_dir)
+    try:
+        return _run(request, config, run_id, run_dir, models, on_event, checkpointer, confirm)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _run(request: RunRequest, config: CodurConfig, run_id: str, run_dir: Path, models: ModelProvider | None,
+         on_event: Callable[[dict], None] | None, checkpointer: Any,
+         confirm: Callable[[str, dict], bool] | None) -> RunResult:
+    """The run itself, with the repo locked: the graph in its own thread, the result written last."""
+    from codur.graph.builder import build_graph
+    from codur.graph.context import CodurContext
+    from codur.graph.state import initial_state
+
     limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s, token_budget=config.token_budget)
     provider = models or ConfigModelProvider(config)
     ctx = CodurContext(config=config, models=provider, limits=limits, run_dir=run_dir, confirm=confirm)
+    tools = ctx.tools(str(request.repo))  # the run's one executor: nodes get it by the same key
+    tools.bind_cancel(limits.cancel)
+    tools.ctx.env_allow = tuple(getattr(config, "tool_env_allow", None) or ())
     trace = TraceWriter(run_dir / "trace.jsonl")
     trace.write({"ts": round(time.time(), 3), "event": "run.start", "run_id": run_id, "task": request.task,
                  "repo": str(request.repo)})
     graph = build_graph(checkpointer)
-    final: dict[str, Any] = {}
     state = initial_state(request.task, str(request.repo), run_id)
     run_config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": run_id}}
-    error = ""
+    box: dict[str, Any] = {"final": {}}
+
+    def consume() -> None:
+        try:
+            for mode, chunk in graph.stream(state, run_config, context=ctx, stream_mode=["custom", "values"]):
+                if mode == "custom":
+                    trace.write(chunk)
+                    if on_event:
+                        on_event(chunk)
+                else:
+                    box["final"] = chunk
+        except KeyboardInterrupt:
+            limits.cancel.set()
+            box["final"] = {**box["final"], "status": RunStatus.CANCELLED.value, "reason": "cancelled (Ctrl-C)"}
+        except Exception as exc:  # noqa: BLE001 - the result still says what happened, with the diff so far
+            error = f"{type(exc).__name__}: {exc}"
+            box["final"] = {**box["final"], "status": RunStatus.ERROR.value, "reason": error}
+
+    worker = threading.Thread(target=consume, name=f"codur-run-{run_id}", daemon=True)
     restore_signals = _cancel_on_signals(limits)
     try:
-        for mode, chunk in graph.stream(state, run_config, context=ctx, stream_mode=["custom", "values"]):
-            if mode == "custom":
-                trace.write(chunk)
-                if on_event:
-                    on_event(chunk)
-            else:
-                final = chunk
-    except KeyboardInterrupt:
-        limits.cancel.set()
-        final = {**final, "status": RunStatus.CANCELLED.value, "reason": "cancelled (Ctrl-C)"}
-    except Exception as exc:  # noqa: BLE001 - the result still says what happened, with the diff so far
-        error = f"{type(exc).__name__}: {exc}"
-        final = {**final, "status": RunStatus.ERROR.value, "reason": error}
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.1)  # short waits: the main thread keeps taking signals
+    except KeyboardInterrupt:  # a second Ctrl-C: stop now, but not before the tools have
+        box["final"] = {**box["final"], "status": RunStatus.CANCELLED.value, "reason": "cancelled (Ctrl-C)"}
+        if not _stop(worker, tools, STOP_WAIT_S):
+            box["final"]["reason"] += f"; the graph thread was still running after {STOP_WAIT_S:g}s"
     finally:
         restore_signals()
         if isinstance(provider, ConfigModelProvider) and provider.uses_local_model:
             from codur.llm.local import stop_shared_server
 
             stop_shared_server()
-    journal = ctx.tools(request.repo).journal
+    if worker.is_alive() or limits.cancel.is_set():
+        tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
+    final = box["final"]
+    journal = tools.journal
     result = RunResult(
         run_id=run_id, status=RunStatus(final.get("status", RunStatus.ERROR.value)),
         reason=final.get("reason", ""), diff=journal.diff(), files_changed=journal.changed_files,
@@ -115,11 +162,26 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
     return result
 
 
+def _stop(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:
+    """Cancel the tools (no call starts, running processes are killed), then wait up to
+    ``timeout_s`` seconds for the graph thread to end; a further Ctrl-C ends the wait.
+    True when the thread has ended."""
+    deadline = time.monotonic() + timeout_s
+    try:
+        tools.stop(timeout_s)
+        while worker.is_alive() and time.monotonic() < deadline:
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        pass
+    return not worker.is_alive()
+
+
 def _cancel_on_signals(limits: Limits) -> Callable[[], None]:
-    """Ctrl-C / SIGTERM set the cancel flag: the current model or tool call finishes, the next
-    budget check ends the run with status cancelled, and the result is written as usual.
-    A second signal raises KeyboardInterrupt at once. Only in the main thread; returns the
-    function that puts the previous handlers back."""
+    """Ctrl-C / SIGTERM set the cancel flag: the current model call finishes, no tool call
+    starts any more, the next budget check ends the run with status cancelled, and the result
+    is written as usual. A second signal raises KeyboardInterrupt in the waiting (main) thread,
+    which then stops the tools and waits, bounded, for the graph thread. Only in the main
+    thread; returns the function that puts the previous handlers back."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
