@@ -1,10 +1,13 @@
 """Statement-level mutation operators, and the walk that applies every operator.
 
 Statement operators: dropped guards (``if ...: continue``), deleted jumps and
-increments, negated or removed ``if``/``while``/``assert`` conditions, changed return
-values (None <-> 0 / False / [] / "", negated boolean results), augmented
-assignment swaps (``+=`` <-> ``-=``, ``+=`` -> ``=``), ``=`` -> ``+=`` in loops, and +-1 on
-bound assignments (``lo = mid`` -> ``lo = mid + 1``).
+increments, negated or removed ``if``/``while``/``assert`` conditions and more or less
+specific ones (an ``and``/``or`` clause built from the function's other conditions),
+changed return values (None <-> 0 / False / [] / "", negated boolean results),
+augmented operator swaps (``+=`` <-> ``-=``, ``^=`` <-> ``&=`` <-> ``|=``), ``+=`` -> ``=``
+and ``=`` -> ``+=`` in loops, +-1 on bound assignments (``lo = mid`` -> ``lo = mid + 1``),
+an empty initializer given an element (``[]`` -> ``[[]]``), and a statement missing from
+a block, copied from a sibling branch or another loop body (``add_statement``).
 """
 
 from __future__ import annotations
@@ -13,16 +16,30 @@ import ast
 import re
 from collections.abc import Iterator
 
-from codur.repair.operators import BIN_SWAPS, OPERATORS, SYM, Change, Context, negate, plus_minus
+from codur.repair.operators import (
+    BIN_SWAPS,
+    BUILTINS,
+    OPERATORS,
+    PRIOR,
+    SYM,
+    Change,
+    Context,
+    add_clauses,
+    negate,
+    plus_minus,
+)
 
 _JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)
 
 
 def op_augassign(node: ast.AugAssign, ctx: Context) -> None:
     sym = SYM[type(node.op)]
     span = ctx.src.token(node.target, node.value, re.escape(sym + "="))
-    for new in [op + "=" for op in BIN_SWAPS.get(sym, [])[:1]] + ["="] if span else ():
-        ctx.add("augassign_swap", node, [(*span, new)], 0.9)
+    for new in BIN_SWAPS.get(sym, []) if span else ():
+        ctx.add("change_binary_operator", node, [(*span, new + "=")])
+    if span:
+        ctx.add("augassign_to_assign", node, [(*span, "=")], 0.7)
 
 
 def op_assign(node: ast.Assign, ctx: Context) -> None:
@@ -37,6 +54,9 @@ def op_assign(node: ast.Assign, ctx: Context) -> None:
             target = getattr(node.targets[0], "id", None)
             prior = 0.9 if target in ctx.accumulators else 0.7  # total = x -> total += x
             ctx.add("assign_to_augassign", node, [(*span, "+=")], prior)
+    if isinstance(value, ast.List) and not value.elts:  # rows = [] -> rows = [[]]
+        for new in ("[[]]", "[0]"):
+            ctx.replace(value, new, "add_elements_to_iterable")
 
 
 def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
@@ -53,15 +73,21 @@ def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
 
 
 def op_statement(node: ast.stmt, ctx: Context) -> None:
-    """Statement-level operators: guards, conditions, jumps, deletions."""
+    """Statement-level operators: guards, conditions, jumps, deletions, missing statements."""
+    unary = PRIOR["change_unary_operator"]
     if isinstance(node, ast.If):
         negate(node.test, ctx)
         if not (isinstance(node.test, ast.Constant) and node.test.value is True):
             ctx.replace(node.test, "True", "remove_condition", 0.6)
         if len(node.body) == 1 and isinstance(node.body[0], _JUMPS) and not node.orelse:
             delete_statement(node, ctx, 0.9)
-    elif isinstance(node, (ast.While, ast.Assert)):
-        negate(node.test, ctx, 0.7)
+        add_clauses(node.test, ctx)
+    elif isinstance(node, ast.While):
+        negate(node.test, ctx, unary * 0.8)
+        if not isinstance(node.test, ast.Constant):
+            add_clauses(node.test, ctx)
+    elif isinstance(node, ast.Assert):
+        negate(node.test, ctx, unary * 0.8)
     elif isinstance(node, (ast.Continue, ast.Break)):
         delete_statement(node, ctx, 0.8)
     elif isinstance(node, ast.AugAssign):
@@ -70,13 +96,15 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         delete_statement(node, ctx, 0.5)
     elif isinstance(node, ast.Return):
         _return_value(node, ctx)
+    if isinstance(node, _BLOCKS):
+        add_statement(node, ctx)
 
 
 def _return_value(node: ast.Return, ctx: Context) -> None:
     """Changed return values: a negated condition, None <-> 0 / False / [] / ""."""
     value = node.value
     if isinstance(value, (ast.Compare, ast.BoolOp)):
-        negate(value, ctx, 0.7)
+        negate(value, ctx, PRIOR["change_unary_operator"] * 0.8)
     elif value is None or isinstance(value, ast.Constant) and value.value is None:
         start, end = ctx.src.span(node)
         for new in ("return 0", "return False", "return []", 'return ""'):
@@ -85,7 +113,57 @@ def _return_value(node: ast.Return, ctx: Context) -> None:
         ctx.replace(value, "None", "return_value", 0.6)  # 0, False, "" -> None
 
 
-_STATEMENT_OPERATORS = {ast.AugAssign: op_augassign, ast.Assign: op_assign}
+def _donors(node: ast.stmt, block: list[ast.stmt], ctx: Context) -> list[list[ast.stmt]]:
+    """Blocks a statement missing from ``block`` (a block of ``node``) may be copied from:
+    the other branches of the same ``if``; for a loop body, the bodies of the function's
+    other loops, nearest first."""
+    own = [b for b in (node.body, node.orelse) if b and b is not block]
+    while own and len(own[-1]) == 1 and isinstance(own[-1][0], ast.If):  # an elif chain
+        own[-1:] = [b for b in (own[-1][0].body, own[-1][0].orelse) if b]
+    if isinstance(node, ast.If) or block is not node.body:
+        return own
+    func = ctx.facts.owner.get(node)
+    loops = [s for s in ast.walk(func or ctx.src.tree) if isinstance(s, (ast.For, ast.AsyncFor, ast.While))
+             and s is not node and ctx.facts.owner.get(s) is func]
+    return own + [s.body for s in sorted(loops, key=lambda s: abs(s.lineno - node.lineno))]
+
+
+def add_statement(node: ast.stmt, ctx: Context) -> None:
+    """A statement missing at the end of a block of ``node`` (before its closing jump), copied
+    from a donor block (:func:`_donors`): an append or other call, an augmented assignment,
+    an assignment or a return whose names are all bound. At most 2 per block."""
+    facts, src = ctx.facts, ctx.src
+    visible = set(facts.scope_of(node).bound) | set(facts.scopes[None].bound) | BUILTINS
+    for block in (node.body, node.orelse):
+        if not block or block[0].lineno == node.lineno:
+            continue
+        last = block[-1]
+        anchor = last if isinstance(last, _JUMPS) else None
+        span = src.line_span(anchor if anchor else last)
+        if span is None:
+            continue
+        pos = span[0] if anchor else span[1]
+        line = src.lines[block[0].lineno - 1]
+        newline = line[len(line.rstrip("\r\n")):] or "\n"
+        lead = "" if pos == 0 or src.text[pos - 1] == "\n" else newline
+        present = {src.seg(s) for s in block}
+        found: list[tuple[str, int]] = []
+        for donor in _donors(node, block, ctx):
+            for stmt in donor:
+                text = src.seg(stmt)
+                if stmt.lineno != stmt.end_lineno or text in present or text in dict(found) or not (
+                        isinstance(stmt, (ast.AugAssign, ast.Assign)) or isinstance(stmt, ast.Expr)
+                        and isinstance(stmt.value, ast.Call) or isinstance(stmt, ast.Return) and not anchor):
+                    continue
+                if {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)} <= visible:
+                    found.append((text, stmt.lineno))
+        for i, (text, origin) in enumerate(found[:2]):
+            ctx.add("add_statement", node, [(pos, pos, f"{lead}{src.indent(block[0])}{text}{newline}")],
+                    0.55 * 0.9 ** i, line=(anchor or last).lineno,
+                    description=f"added `{text}` (as on line {origin}) at the end of the block")
+
+
+_STATEMENT_OPERATORS = {ast.AugAssign: (op_augassign,), ast.Assign: (op_assign,)}
 
 
 def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
@@ -111,7 +189,6 @@ def changes_for(stmt: ast.stmt, ctx: Context) -> list[Change]:
     ctx.changes = []
     op_statement(stmt, ctx)
     for node in expression_nodes(stmt):
-        operator = OPERATORS.get(type(node)) or _STATEMENT_OPERATORS.get(type(node))
-        if operator is not None:
+        for operator in OPERATORS.get(type(node)) or _STATEMENT_OPERATORS.get(type(node), ()):
             operator(node, ctx)
     return ctx.changes

@@ -86,7 +86,7 @@ def test_a_near_miss_is_finished_by_mutating_it(shop_repo: Path):
     result = p.run()
     assert result.status == "patched", result.message
     assert result.source == "hybrid"
-    assert result.provenance["sample"] == 1 and result.provenance["operator"] == "comparison_swap"
+    assert result.provenance["sample"] == 1 and result.provenance["operator"] == "change_binary_operator"
     assert result.provenance["description"] == "replaced `>` with `>=`"
     # both bugs fixed in one diff against the original
     assert "+    gross = quantity * unit\n" in result.diff and "+    if quantity >= 10:\n" in result.diff
