@@ -1,18 +1,22 @@
-"""Benchmark of codur's mutation repair engine on the corpus in bench/repair/corpus.
+"""Benchmark of codur's mutation repair engine on the corpora in bench/repair/.
 
-Usage: .venv/bin/python bench/repair/run.py [--workers N] [--compare] [--cold] [--check]
-                                            [--only SUBSTR]
+Usage: .venv/bin/python bench/repair/run.py [--corpus main|taxonomy|both] [--workers N]
+                                            [--compare] [--cold] [--check] [--only SUBSTR]
 
-Each program (``corpus/NN_name/``: one module, its tests, ``meta.json`` with the bug
-class, whether one edit can fix it, and the reference fix) is copied to a temp dir and
-repaired with ``apply=False``. Printed per program: fixed?, whether the patch equals
-the reference fix, mutants tried, seconds. Then the totals: fixed / total, share of the
-single-edit bugs fixed, mutants tried, median time to fix, time in start-up +
-localization vs in the search, wall time; with --compare the corpus also runs with 1
-worker and the speedups of N workers over 1 (whole run, search alone) are printed.
-The pytest fork server stays warm from one program to the next, as in an agent session
-that repairs repeatedly; --cold starts a new one for every program.
---check only verifies the corpus: every bug fails its tests, every reference fix passes.
+Two corpora: ``corpus/`` (41 programs, mostly off-by-one and wrong-operator bugs) and
+``corpus_taxonomy/`` (40 programs whose bugs follow the SStuB pattern mix of TSSB-3M; see
+README.md). Each program (one module, its tests, ``meta.json`` with the bug class,
+whether one edit can fix it, and the reference fix) is copied to a temp dir and repaired
+with ``apply=False``. Printed per program: fixed?, whether the patch equals the reference
+fix, mutants tried, seconds. Then, for each corpus apart, the totals: fixed / total,
+share of the single-edit bugs fixed, mutants tried, median time to fix, time in start-up
++ localization vs in the search, wall time; with both corpora, a combined line after
+them. With --compare the corpora also run with 1 worker and the speedups of N workers
+over 1 (whole run, search alone) are printed. The pytest fork server stays warm from one
+program to the next of a corpus, as in an agent session that repairs repeatedly; each
+corpus starts cold, and --cold starts a new one for every program.
+--check only verifies the corpora: every bug fails its tests (or runs past the timeout:
+some bugs loop forever), every reference fix passes; it exits 1 if any program does not.
 """
 
 from __future__ import annotations
@@ -29,13 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from codur.repair import close_warm_runners, repair
+CORPORA = {"main": Path(__file__).parent / "corpus", "taxonomy": Path(__file__).parent / "corpus_taxonomy"}
+CHECK_TIMEOUT_S = 10.0  # per pytest run in --check; bugs that loop forever end as "timeout"
 
-CORPUS = Path(__file__).parent / "corpus"
 
-
-def programs(only: str | None) -> list[Path]:
-    return [p for p in sorted(CORPUS.iterdir()) if p.is_dir() and (not only or only in p.name)]
+def programs(corpus: str, only: str | None) -> list[Path]:
+    return [p for p in sorted(CORPORA[corpus].iterdir()) if p.is_dir() and (not only or only in p.name)]
 
 
 def _reference(program: Path) -> tuple[dict, str, str]:
@@ -48,14 +51,18 @@ def _reference(program: Path) -> tuple[dict, str, str]:
 
 
 def _pytest(directory: Path) -> int | str:
+    """pytest's exit code in ``directory``, or "timeout" after CHECK_TIMEOUT_S seconds
+    (the process is killed)."""
     try:
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                              cwd=directory, capture_output=True, timeout=15, check=False).returncode
+                              cwd=directory, capture_output=True, timeout=CHECK_TIMEOUT_S,
+                              check=False).returncode
     except subprocess.TimeoutExpired:
         return "timeout"
 
 
 def check(program: Path) -> str:
+    """One line, starting "ok " when the bug fails (exit 1) or hangs and the fix passes."""
     meta, _, fixed = _reference(program)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(shutil.copytree(program, Path(tmp) / program.name))
@@ -66,7 +73,9 @@ def check(program: Path) -> str:
     return f"{'ok ' if ok else 'BAD'} {program.name}: buggy exit {buggy_rc}, fixed exit {fixed_rc}"
 
 
-def run_one(program: Path, workers: int, args: argparse.Namespace) -> dict:
+def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) -> dict:
+    from codur.repair import repair  # here, not at the top: --check runs without the engine
+
     meta, text, fixed = _reference(program)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(shutil.copytree(program, Path(tmp) / program.name,
@@ -82,7 +91,7 @@ def run_one(program: Path, workers: int, args: argparse.Namespace) -> dict:
         exact = False
         if result.status == "patched":
             exact = _patched_text(text, result.diff) == fixed
-    return {"name": program.name, "single": meta["single_edit"], "status": result.status,
+    return {"name": program.name, "corpus": corpus, "single": meta["single_edit"], "status": result.status,
             "fixed": result.status == "patched", "exact": exact, "tried": result.mutants_tried,
             "time": result.elapsed_s, "patch": result.patch_description, "message": result.message,
             "search": marks.get("repair.done", 0.0) - marks.get("repair.mutants", marks.get("repair.done", 0.0)),
@@ -114,14 +123,16 @@ def _patched_text(text: str, diff: str) -> str:
     return "".join(out + old[pos:])
 
 
-def run_corpus(workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:
-    close_warm_runners()  # each pass starts cold
+def run_corpus(corpus: str, workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:
+    from codur.repair import close_warm_runners
+
+    close_warm_runners()  # each corpus starts cold
     rows, start = [], time.monotonic()
-    print(f"== {workers} worker(s) ==")
-    for program in programs(args.only):
+    print(f"== {corpus}: {workers} worker(s) ==")
+    for program in programs(corpus, args.only):
         if args.cold:
             close_warm_runners()
-        row = run_one(program, workers, args)
+        row = run_one(program, corpus, workers, args)
         rows.append(row)
         mark = "FIXED" if row["fixed"] else row["status"]
         kind = "single" if row["single"] else "multi "
@@ -147,11 +158,37 @@ def summary(rows: list[dict], wall: float) -> None:
     print(f"wall time: {wall:.1f}s")
 
 
+def combined(rows: list[dict], wall: float) -> None:
+    """One line over all corpora of a pass."""
+    fixed = [r for r in rows if r["fixed"]]
+    single = [r for r in rows if r["single"]]
+    median = f"{statistics.median(r['time'] for r in fixed):.2f}s" if fixed else "-"
+    print(f"combined: fixed {len(fixed)}/{len(rows)} (exact {sum(r['exact'] for r in rows)}), single-edit fixed "
+          f"{sum(r['fixed'] for r in single)}/{len(single)}, mutants tried {sum(r['tried'] for r in rows)}, "
+          f"median time to fix {median}, wall time {wall:.1f}s")
+
+
+def run_pass(corpora: list[str], workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:
+    """Every corpus in ``corpora`` with ``workers`` workers, each with its own summary."""
+    rows, wall = [], 0.0
+    for corpus in corpora:
+        corpus_rows, corpus_wall = run_corpus(corpus, workers, args)
+        print(f"-- {corpus}, {workers} worker(s) --")
+        summary(corpus_rows, corpus_wall)
+        rows += corpus_rows
+        wall += corpus_wall
+    if len(corpora) > 1:
+        combined(rows, wall)
+    return rows, wall
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=["main", "taxonomy", "both"], default="both",
+                        help="which corpus to run (default: both, each with its own summary)")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--compare", action="store_true", help="also run with 1 worker")
-    parser.add_argument("--check", action="store_true", help="only verify the corpus")
+    parser.add_argument("--check", action="store_true", help="only verify the corpora")
     parser.add_argument("--cold", action="store_true",
                         help="no warm pytest server between programs (each pays the start-up)")
     parser.add_argument("--only", help="programs whose name contains this")
@@ -159,16 +196,23 @@ def main() -> None:
     parser.add_argument("--time-budget", type=float, default=300.0)
     parser.add_argument("--mutant-timeout", type=float, default=20.0)
     args = parser.parse_args()
+    corpora = ["main", "taxonomy"] if args.corpus == "both" else [args.corpus]
     if args.check:
-        for program in programs(args.only):
-            print(check(program), flush=True)
-        return
-    rows, wall = run_corpus(args.workers, args)
-    summary(rows, wall)
+        bad = 0
+        for corpus in corpora:
+            print(f"== {corpus} ==")
+            lines = []
+            for program in programs(corpus, args.only):
+                lines.append(check(program))
+                print(lines[-1], flush=True)
+            failed = sum(line.startswith("BAD") for line in lines)
+            print(f"{corpus}: {len(lines) - failed}/{len(lines)} ok")
+            bad += failed
+        raise SystemExit(1 if bad else 0)
+    rows, wall = run_pass(corpora, args.workers, args)
     if args.compare:
-        rows1, wall1 = run_corpus(1, args)
-        summary(rows1, wall1)
-        print(f"speedup of {args.workers} workers over 1 (corpus wall time): {wall1 / wall:.2f}x")
+        rows1, wall1 = run_pass(corpora, 1, args)
+        print(f"speedup of {args.workers} workers over 1 (wall time): {wall1 / wall:.2f}x")
         search_n, search_1 = sum(r["search"] for r in rows), sum(r["search"] for r in rows1)
         print(f"speedup of {args.workers} workers over 1 in the mutant search alone: "
               f"{search_1 / search_n:.2f}x")
