@@ -9,7 +9,10 @@ Contract (ARCHITECTURE.md, "AgentExecutor"):
 - never retry ``exit_code == -1`` (command not found) nor a RATE_LIMITED / QUOTA_EXHAUSTED
   quota state: waiting a few seconds does not fix either;
 - an exception from the agent is a failed attempt (its quota read by
-  :func:`codur.llm.quota.quota_from_exception`); KeyboardInterrupt is re-raised at once.
+  :func:`codur.llm.quota.quota_from_exception`); KeyboardInterrupt is re-raised at once;
+- the run's deadline ends the retries: no retry after a
+  :class:`codur.llm.deadline.DeadlineExceeded` (the model call found the run's time up), and,
+  when a ``deadline`` is given, no retry whose backoff would end past it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from codur.engine.ports import AgentPort, ExecutionPlan, ExecutionResult, QuotaStatus
+from codur.llm.deadline import DeadlineExceeded
 from codur.llm.quota import quota_from_exception
 
 PROMPT_FILE = Path(".codur") / "current_prompt.txt"
@@ -41,7 +45,9 @@ class Executor:
         base_delay: backoff base, seconds; the n-th retry (n = 0, 1, ...) waits
             ``min(base_delay * 2**n, 30.0)`` seconds; must be >= 0.
         sleep: called with the delay in seconds (tests pass a recorder).
-        clock: monotonic clock in seconds, for ``duration_s``.
+        clock: monotonic clock in seconds, for ``duration_s`` and ``deadline``.
+        deadline: ``clock()`` value of the run's end, or None; a retry whose backoff would end
+            past it is not made.
         logger: where retries (WARNING) and dry runs (INFO) are logged; defaults to this
             module's logger.
 
@@ -58,6 +64,7 @@ class Executor:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         logger: logging.Logger | None = None,
+        deadline: float | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -69,6 +76,8 @@ class Executor:
         self._sleep = sleep
         self._clock = clock
         self._log = logger or logging.getLogger(__name__)
+        self.deadline = deadline
+        self._out_of_time = False
 
     def execute(self, plan: ExecutionPlan, dry_run: bool = False) -> ExecutionResult:
         """Run the agent on ``plan``, retrying failures as described in the module docstring.
@@ -100,9 +109,11 @@ class Executor:
         attempt = 0
         while True:
             result = self._attempt(plan)
-            if result.success or attempt >= self.max_retries or not _retryable(result):
+            if result.success or attempt >= self.max_retries or not _retryable(result) or self._out_of_time:
                 break
             delay = min(self.base_delay * 2**attempt, MAX_DELAY_S)
+            if self.deadline is not None and self._clock() + delay >= self.deadline:
+                break  # the retry would start after the run's end
             self._log.warning(
                 "agent %s failed (attempt %d of %d), retrying in %.1f s: %s",
                 self._agent_name(plan),
@@ -120,6 +131,7 @@ class Executor:
             return self.agent.run(plan)
         except Exception as exc:  # noqa: BLE001 - any error is a failed attempt; Ctrl-C passes
             self._log.debug("agent %s raised", self._agent_name(plan), exc_info=True)
+            self._out_of_time = isinstance(exc, DeadlineExceeded)
             return ExecutionResult(
                 success=False,
                 output=f"{type(exc).__name__}: {exc}",

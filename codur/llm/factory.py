@@ -8,6 +8,7 @@ embedded local model (:mod:`codur.llm.local`), started on first use.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
@@ -26,35 +27,38 @@ def wants_native_tools(model: BaseChatModel) -> bool:
 
 
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
-                   meter: UsageMeter | None = None) -> BaseChatModel:
+                   meter: UsageMeter | None = None, *, deadline: float | None = None,
+                   retry_after_cap_s: float = 30.0) -> BaseChatModel:
     """Return a chat model for ``profile``.
 
     Args:
         profile: the model profile; ``base_url=None`` selects the embedded model.
         local: settings for the embedded model server.
         meter: counts every call's tokens and cost (USD, at the profile's prices).
+        deadline: ``time.monotonic()`` value of the run's end: each call's HTTP timeout is cut
+            to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
+        retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
-    from langchain_openai import ChatOpenAI
+    from codur.llm.deadline import DeadlineChatOpenAI
 
+    limits = {"timeout": profile.timeout_s, "max_retries": 0, "deadline": deadline,
+              "retry_after_cap_s": retry_after_cap_s, "temperature": profile.temperature,
+              "max_tokens": profile.max_tokens}
     if profile.base_url is None:
         from codur.llm.local import MODEL_ALIAS, shared_server
 
         server = shared_server(local)
-        return ChatOpenAI(
-            base_url=server.base_url, api_key="local", model=MODEL_ALIAS,
-            temperature=profile.temperature, max_tokens=profile.max_tokens,
-            timeout=profile.timeout_s, max_retries=0,
+        return DeadlineChatOpenAI(
+            base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits,
             callbacks=[meter.callback()] if meter else None,
             metadata={NATIVE_TOOLS: bool(profile.native_tools)},
         )
     key = os.environ.get(profile.api_key_env) or os.environ.get("CODUR_API_KEY") or "not-set"
-    return ChatOpenAI(
-        base_url=profile.base_url, api_key=key, model=profile.model,
-        temperature=profile.temperature, max_tokens=profile.max_tokens,
-        timeout=profile.timeout_s, max_retries=0,
+    return DeadlineChatOpenAI(
+        base_url=profile.base_url, api_key=key, model=profile.model, **limits,
         callbacks=[meter.callback(profile.usd_per_mtok_in, profile.usd_per_mtok_out)] if meter else None,
         metadata={NATIVE_TOOLS: profile.native_tools is not False},
     )
@@ -69,10 +73,18 @@ class ModelProvider(Protocol):
 
 
 class ConfigModelProvider:
-    """Builds models from :class:`CodurConfig` lazily and caches them per profile."""
+    """Builds models from :class:`CodurConfig` lazily and caches them per profile.
 
-    def __init__(self, config: CodurConfig) -> None:
+    Args:
+        config: the settings.
+        deadline: ``time.monotonic()`` value of the run's end; default: now + ``config.timeout_s``
+            (the runner builds one provider per run, as the run starts). Every model call's HTTP
+            timeout is cut to the time left.
+    """
+
+    def __init__(self, config: CodurConfig, *, deadline: float | None = None) -> None:
         self.config = config
+        self.deadline = deadline if deadline is not None else time.monotonic() + config.timeout_s
         self.meter = UsageMeter()
         self._cache: dict[str, BaseChatModel] = {}
 
@@ -81,7 +93,8 @@ class ConfigModelProvider:
         for profile in self.config.profiles_for(role):
             key = profile.model_dump_json()
             if key not in self._cache:
-                self._cache[key] = get_chat_model(profile, self.config.local, self.meter)
+                self._cache[key] = get_chat_model(profile, self.config.local, self.meter, deadline=self.deadline,
+                                                  retry_after_cap_s=self.config.retry_after_cap_s)
             models.append(self._cache[key])
         return models
 

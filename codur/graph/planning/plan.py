@@ -3,6 +3,16 @@
 A fast path without a model handles clear cases (one category of keywords, or
 failing tests and a fix-like task); otherwise, and on every replan, the planner
 role's model answers in JSON. No keyword ends a run: the plan only classifies.
+
+A model outage does not end the run as an error. When the planner cannot answer (every
+profile of its role raised: 429, 500, a timeout, a refused connection, a malformed reply),
+the plan falls back to what it knows (the task type so far, else code_fix with failing
+tests, else code_generation) and routes as usual, so the patch node's mutation search,
+which needs no model, still runs when eligible. On a replan (the last turn failed or changed
+nothing) with the planner down too, and the patch node not eligible, the run ends:
+``quota_exhausted`` or ``rate_limited`` when the provider said so (a 429), else ``failed``
+with reason ``model_unavailable``. After an agent turn that failed on ``insufficient_quota``
+the planner is not asked (retrying cannot help).
 """
 
 from __future__ import annotations
@@ -11,14 +21,21 @@ import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from codur.engine.budget import check
 from codur.engine.contracts import RunStatus
+from codur.engine.events import emit
+from codur.engine.ports import QuotaStatus
 from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState
+from codur.llm.quota import quota_from_exception
 from codur.llm.replies import json_objects
 from codur.tools.registry import TaskType
+
+OUTAGE_STATUS = {QuotaStatus.QUOTA_EXHAUSTED.value: RunStatus.QUOTA_EXHAUSTED,
+                 QuotaStatus.RATE_LIMITED.value: RunStatus.RATE_LIMITED}
 
 KEYWORDS: dict[TaskType, str] = {
     TaskType.CODE_FIX: r"\b(fix|bug|fail\w*|broken|error|crash\w*|wrong|make .* pass)\b",
@@ -41,6 +58,11 @@ def classify(task: str, failing_tests: bool) -> TaskType | None:
 
 
 def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, int, int]:
+    """The planner's JSON answer, model calls and tokens; the role's profiles are tried in order.
+
+    Raises:
+        PlannerUnavailable: every profile raised (the last error is kept).
+    """
     system, _ = build_system_prompt("planner", TaskType.CODE_FIX, agents=agents)
     obs = state.get("observation", {})
     lines = [f"Task: {state['task']}", f"Files: {', '.join(obs.get('files', [])[:20])}"]
@@ -50,10 +72,58 @@ def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tup
         lines.append(f"The last attempt failed:\n{feedback[:1200]}")
     lines.append("Answer with the JSON object only.")
     assert ctx.models is not None
-    reply = ctx.models.models_for("planner")[0].invoke([SystemMessage(system), HumanMessage("\n".join(lines))])
-    tokens = (reply.usage_metadata or {}).get("total_tokens", 0)
-    objects = json_objects(str(reply.content))
-    return (objects[0] if objects else {}), 1, tokens
+    prompt = [SystemMessage(system), HumanMessage("\n".join(lines))]
+    error: Exception | None = None
+    for model in ctx.models.models_for("planner"):
+        try:
+            reply = model.invoke(prompt)
+        except Exception as exc:  # noqa: BLE001 - any model failure: the next profile, then the fallback
+            error = exc
+            continue
+        objects = json_objects(str(reply.content))
+        return (objects[0] if objects else {}), 1, (reply.usage_metadata or {}).get("total_tokens", 0)
+    raise PlannerUnavailable(error)
+
+
+class PlannerUnavailable(Exception):
+    """Every planner profile raised; ``error`` is the last exception."""
+
+    def __init__(self, error: Exception | None) -> None:
+        super().__init__(f"{type(error).__name__}: {error}" if error else "no planner model")
+        self.error = error
+
+
+def outage_end(quota: str, message: str) -> dict:
+    """Status and reason of a run that ends because its model is down: ``quota_exhausted`` or
+    ``rate_limited`` when the provider said so (``quota``: a QuotaStatus value), else
+    ``failed`` with reason ``model_unavailable``; the reason quotes the error's first line."""
+    first = (message.strip().splitlines() or [""])[0][:300]
+    status = OUTAGE_STATUS.get(quota)
+    if status is None:
+        return {"status": RunStatus.FAILED.value, "reason": f"model_unavailable ({first})"}
+    return {"status": status.value, "reason": f"{status.value} ({first})"}
+
+
+def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, dict, int, int, dict | None]:
+    """(answer, plan, llm_calls, tokens, outage): the planner's answer, or when the model is down an
+    empty answer, a fallback plan keeping the steps so far, and the run's end if no fixer is left."""
+    last = state.get("agent_outcome", {})
+    kept = state.get("plan", {}).get("steps", [])
+    if last.get("quota") == QuotaStatus.QUOTA_EXHAUSTED.value:  # retrying cannot help: no planner call
+        outage = outage_end(last["quota"], last.get("summary", ""))
+    else:
+        try:
+            answer, llm_calls, tokens = _ask_planner(state, ctx, agents)
+            return answer, {"source": "planner", "steps": [str(s) for s in answer.get("steps", [])][:6]}, \
+                llm_calls, tokens, None
+        except PlannerUnavailable as exc:
+            quota = quota_from_exception(exc.error).status.value if exc.error else ""
+            outage = outage_end(quota, str(exc))
+            assert ctx.limits is not None
+            if stop := check(ctx.limits, tokens=state.get("tokens", 0), turn=state.get("turn", 0)):
+                outage = {"status": stop[0].value, "reason": stop[1]}  # e.g. the call hit the run's deadline
+    emit({"event": "plan.fallback", "status": outage["status"], "reason": outage["reason"]})
+    return {}, {"source": "fallback", "steps": kept, "model_error": outage["reason"]}, 0, 0, outage
 
 
 @node("plan")
@@ -66,9 +136,9 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     plan: dict = {"source": "fast_path", "steps": []}
     llm_calls = tokens = 0
     task_type = fast
+    outage: dict | None = None  # how the run ends if no fixer is left: the model is down
     if fast is None and not ctx.config.dry_run:
-        answer, llm_calls, tokens = _ask_planner(state, ctx, agents)
-        plan = {"source": "planner", "steps": [str(s) for s in answer.get("steps", [])][:6]}
+        answer, plan, llm_calls, tokens, outage = _model_plan(state, ctx, agents)
         try:
             task_type = TaskType(str(answer.get("task_type", "")).lower())
         except ValueError:
@@ -86,7 +156,9 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     update: dict = {"task_type": task_type.value, "plan": plan, "llm_calls": llm_calls, "tokens": tokens}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
-        update["route"] = "patch"
+        update["route"] = "patch"  # mutation search needs no model: an outage still gets here
+    elif outage and replanning:
+        update.update(route="done", **outage)
     elif "agent" in ctx.config.fixers:
         update["route"] = "delegate"
     else:

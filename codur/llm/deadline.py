@@ -1,0 +1,104 @@
+"""Model calls inside the run's deadline, with the provider's Retry-After honoured.
+
+:class:`DeadlineChatOpenAI` is the ChatOpenAI every profile gets (:mod:`codur.llm.factory`):
+
+- each call's HTTP timeout is ``min(profile timeout, seconds left before the deadline)``; a call
+  made after the deadline raises :class:`DeadlineExceeded` without touching the network, and a
+  call whose timeout was cut to the time left and timed out raises it too (so a 10 s run whose
+  model answers in 30 s ends near 10 s, not 35 s);
+- a 429 whose ``Retry-After`` (seconds, ``retry-after-ms`` or an HTTP date, read by
+  :func:`codur.llm.quota.quota_from_exception`) is at most ``retry_after_cap_s`` and ends before
+  the deadline is waited for, and the call made again (at most :data:`RETRY_AFTER_WAITS` times);
+  any other 429 is raised, and the Executor does not retry it.
+
+Streams get the same timeout; a stream is never made again (part of it may have been used).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import openai
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_openai import ChatOpenAI
+from pydantic import Field
+
+from codur.engine.ports import QuotaStatus
+from codur.llm.quota import quota_from_exception
+
+RETRY_AFTER_WAITS = 2  # Retry-After waits per call at most
+T = TypeVar("T")
+
+
+class DeadlineExceeded(TimeoutError):
+    """The run's deadline passed before or during a model call. Never worth a retry."""
+
+
+class DeadlineChatOpenAI(ChatOpenAI):
+    """ChatOpenAI with the run's deadline and Retry-After handling (see the module docstring).
+
+    Attributes:
+        deadline: ``time.monotonic()`` value after which no call is made; None: no deadline.
+        retry_after_cap_s: longest Retry-After waited for, seconds.
+    """
+
+    deadline: float | None = Field(None, exclude=True)
+    retry_after_cap_s: float = Field(30.0, exclude=True)
+
+    def _timeout(self) -> tuple[float | None, bool]:
+        """(timeout for this call in seconds or None for the client's own, cut to the time left?)."""
+        if self.deadline is None:
+            return None, False
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlineExceeded("the run's time was up before the model call")
+        own = self.request_timeout if isinstance(self.request_timeout, int | float) else None
+        return (left, True) if own is None or left < own else (float(own), False)
+
+    def _retry_after(self, exc: Exception) -> float | None:
+        """Seconds to wait before calling again after ``exc``, or None to raise it."""
+        quota = quota_from_exception(exc)
+        wait = quota.retry_after_seconds
+        if quota.status is not QuotaStatus.RATE_LIMITED or wait is None or wait > self.retry_after_cap_s:
+            return None
+        if self.deadline is not None and time.monotonic() + wait >= self.deadline:
+            return None
+        return wait
+
+    def _within_limits(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any]) -> T:
+        waits = 0
+        while True:
+            timeout, cut = self._timeout()
+            try:
+                return call({**kwargs, "timeout": timeout} if timeout is not None else kwargs)
+            except openai.APITimeoutError as exc:
+                if cut:
+                    raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc
+                raise
+            except openai.APIStatusError as exc:
+                wait = self._retry_after(exc) if waits < RETRY_AFTER_WAITS else None
+                if wait is None:
+                    raise
+                waits += 1
+                time.sleep(wait)
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        generate = super()._generate
+        return self._within_limits(lambda kw: generate(messages, stop, run_manager, **kw), kwargs)
+
+    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        timeout, cut = self._timeout()
+        if timeout is not None:
+            kwargs["timeout"] = timeout
+        try:
+            yield from super()._stream(messages, stop, run_manager, **kwargs)
+        except openai.APITimeoutError as exc:
+            if cut:
+                raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc
+            raise

@@ -1,0 +1,50 @@
+"""The run's deadline in model calls and in the Executor's retries."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from codur.config import ModelProfile
+from codur.engine.ports import ExecutionPlan, ExecutionResult
+from codur.llm.deadline import DeadlineExceeded
+from codur.llm.executor import Executor
+from codur.llm.factory import get_chat_model
+
+
+class Failing:
+    name = "failing"
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc, self.calls = exc, 0
+
+    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+        self.calls += 1
+        raise self.exc
+
+
+def test_deadline_exceeded_is_not_retried(tmp_path: Path):
+    agent = Failing(DeadlineExceeded("time up"))
+    result = Executor(agent, max_retries=3, base_delay=0, sleep=lambda s: None).execute(
+        ExecutionPlan(prompt="p", repo_root=tmp_path))
+    assert not result.success and agent.calls == 1
+
+
+def test_no_retry_whose_backoff_ends_past_the_deadline(tmp_path: Path):
+    agent, slept = Failing(RuntimeError("500")), []
+    executor = Executor(agent, max_retries=3, base_delay=2.0, sleep=slept.append,
+                        deadline=time.monotonic() + 3.0)
+    executor.execute(ExecutionPlan(prompt="p", repo_root=tmp_path))
+    assert slept == [2.0] and agent.calls == 2  # the second backoff (4 s) would end past the deadline
+
+
+def test_call_timeout_is_cut_to_the_time_left():
+    profile = ModelProfile(base_url="http://127.0.0.1:9/v1", model="x", timeout_s=300)
+    model = get_chat_model(profile, deadline=time.monotonic() + 10)
+    timeout, cut = model._timeout()
+    assert cut and 9 < timeout <= 10
+    assert get_chat_model(profile, deadline=time.monotonic() + 1000)._timeout() == (300.0, False)
+    with pytest.raises(DeadlineExceeded):
+        get_chat_model(profile, deadline=time.monotonic() - 1).invoke("hi")  # no network: time is up
