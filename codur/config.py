@@ -102,6 +102,9 @@ class CodurConfig(BaseSettings):
     tool_timeout_s: float = Field(120.0, gt=0, description="Limit for a tool that runs code, seconds.")
     tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    tool_env_allow: list[str] = Field(
+        default_factory=list, description="Environment variables passed to the code tools run, beyond PATH, HOME, "
+        "LANG, LC_*, TERM, TMPDIR, PYTHON* and VIRTUAL_ENV (JSON list in CODUR_TOOL_ENV_ALLOW).")
     critic: bool | None = Field(
         None, description="Ask the critic model for reasoning and suggestions on a failed verification; "
         "None: yes for an endpoint, no for the embedded model (its advice costs ~20 s and rarely helps).")

@@ -98,9 +98,7 @@ def _run(request: RunRequest, config: CodurConfig, run_id: str, run_dir: Path, m
     limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s, token_budget=config.token_budget)
     provider = models or ConfigModelProvider(config)
     ctx = CodurContext(config=config, models=provider, limits=limits, run_dir=run_dir, confirm=confirm)
-    tools = ctx.tools(str(request.repo))  # the run's one executor: nodes get it by the same key
-    tools.bind_cancel(limits.cancel)
-    tools.ctx.env_allow = tuple(getattr(config, "tool_env_allow", None) or ())
+    tools = ctx.tools(str(request.repo))  # the run's one executor (bound to the run's cancel event)
     trace = TraceWriter(run_dir / "trace.jsonl")
     trace.write({"ts": round(time.time(), 3), "event": "run.start", "run_id": run_id, "task": request.task,
                  "repo": str(request.repo)})

@@ -66,6 +66,9 @@ class CodurContext:
                     output_chars=c.tool_output_chars, allow_secrets=c.allow_secrets,
                     run_dir=self.run_dir, on_event=emit,
                 )
+                if self.limits is not None:  # Studio and tests too, not only the runner
+                    self._tools[key].bind_cancel(self.limits.cancel)
+                self._tools[key].ctx.env_allow = tuple(c.tool_env_allow)
             return self._tools[key]
 
 

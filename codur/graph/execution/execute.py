@@ -25,7 +25,9 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     journal = ctx.tools(state["repo"]).journal
     before = journal.snapshot()
     for index, agent in enumerate(agents):
-        executor = Executor(agent, max_retries=ctx.config.max_retries, base_delay=ctx.config.retry_base_delay_s)
+        deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
+        executor = Executor(agent, max_retries=ctx.config.max_retries, base_delay=ctx.config.retry_base_delay_s,
+                            deadline=deadline)
         result = executor.execute(plan, dry_run=ctx.config.dry_run)
         llm_calls += result.llm_calls
         tokens += result.tokens
