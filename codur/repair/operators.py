@@ -33,24 +33,24 @@ suspiciousness of statements still decides which statement comes first.
 operator (pattern)               TSSB-3M ManySStuBs4J (Large)   fan-out prior
 ================================ ======= ====================== ======= =====
 change_identifier_used           237K    22,668                 4.58    0.88
-change_binary_operand            174K    807 (Change Operand)   1.28    0.95
-same_function_more_args          150K    5,100                  1.77    0.92
-wrong_function_name              134K    10,179                 1.78    0.91
-add_function_around_expression   117K    -                      1.34    0.92
-change_attribute_used            104K    -                      2.41    0.87
-change_numeric_literal           97K     5,447                  2.87    0.85
-more_specific_if                 68K     2,381                  2.10    0.85
-add_method_call                  60K     -                      1.88    0.85
-add_elements_to_iterable         57K     -                      2.01    0.84
+change_binary_operand            174K    807 (Change Operand)   1.24    0.95
+same_function_more_args          150K    5,100                  1.77    0.91
+wrong_function_name              134K    10,179                 1.75    0.91
+add_function_around_expression   117K    -                      1.31    0.92
+change_attribute_used            104K    -                      2.41    0.86
+change_numeric_literal           97K     5,447                  2.75    0.85
+more_specific_if                 68K     2,381                  2.10    0.84
+add_method_call                  60K     -                      1.92    0.84
+add_elements_to_iterable         57K     -                      2.01    0.83
 same_function_less_args          50K     1,588                  1.11    0.87
 change_boolean_literal           37K     1,842                  1.86    0.81
 add_attribute_access             32K     -                      1.79    0.80
 change_binary_operator           29K     2,241                  1.72    0.80
-same_function_wrong_caller       25K     1,504 (Change Caller)  2.03    0.78
-less_specific_if                 22K     2,813                  2.08    0.77
+same_function_wrong_caller       25K     1,504 (Change Caller)  2.03    0.77
+less_specific_if                 22K     2,813                  2.08    0.76
 change_keyword_argument_used     20K     -                      2.70    0.74
-change_unary_operator            15K     1,016                  1.06    0.79
-same_function_swap_args          8K      612                    1.49    0.72
+change_unary_operator            15K     1,016                  1.06    0.78
+same_function_swap_args          8K      612                    1.49    0.71
 change_constant_type             6K      -                      1.10    0.72
 ================================ ======= ====================== ======= =====
 
@@ -78,14 +78,14 @@ from codur.repair.source import Edit, Source
 #: operator -> (TSSB-3M count, ManySStuBs4J large count or None, measured fan-out).
 TAXONOMY: dict[str, tuple[int, int | None, float]] = {
     "change_identifier_used": (237_000, 22_668, 4.58),
-    "change_binary_operand": (174_000, 807, 1.28),
+    "change_binary_operand": (174_000, 807, 1.24),
     "same_function_more_args": (150_000, 5_100, 1.77),
-    "wrong_function_name": (134_000, 10_179, 1.78),
-    "add_function_around_expression": (117_000, None, 1.34),
+    "wrong_function_name": (134_000, 10_179, 1.75),
+    "add_function_around_expression": (117_000, None, 1.31),
     "change_attribute_used": (104_000, None, 2.41),
-    "change_numeric_literal": (97_000, 5_447, 2.87),
+    "change_numeric_literal": (97_000, 5_447, 2.75),
     "more_specific_if": (68_000, 2_381, 2.10),
-    "add_method_call": (60_000, None, 1.88),
+    "add_method_call": (60_000, None, 1.92),
     "add_elements_to_iterable": (57_000, None, 2.01),
     "same_function_less_args": (50_000, 1_588, 1.11),
     "change_boolean_literal": (37_000, 1_842, 1.86),
@@ -158,8 +158,8 @@ class Context:
     def fill(self, slot: ast.AST, value: ast.AST) -> str:
         """Source of ``value`` to put where ``slot`` is, parenthesized only when needed."""
         text = self.src.seg(value)
-        if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Starred)):
-            return f"({text})"
+        if isinstance(value, (ast.Tuple, ast.NamedExpr, ast.Starred)) or "\n" in text:
+            return f"({text})"  # a line break needs the brackets it stood in
         return text if self.free(slot) else self.src.operand(value)
 
     def replace(self, node: ast.AST, new: str, operator: str, prior: float | None = None,
@@ -289,7 +289,12 @@ def value_kind(value: ast.AST | None) -> set[str]:
             return {"seq"}
         if name in ("str", "repr", "chr"):
             return {"str", "seq"}
-        return {"num"} if name in _NUM_FUNCS else set()
+        return {"num"} if name in _NUM_FUNCS else {"str", "seq"} if name == "input" else set()
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in ("split", "rsplit", "splitlines", "readlines"):
+            return {"seq", "texts"}  # a list of strings
+        if value.func.attr in ("strip", "lower", "upper", "read", "readline", "join", "replace", "format"):
+            return {"str", "seq"}
     return set()
 
 
@@ -596,7 +601,7 @@ def negate(node: ast.expr, ctx: Context, prior: float | None = None) -> None:
 def _clause(node: ast.expr, src: Source, joiner: str) -> str:
     """Source of ``node`` as an operand of ``joiner`` ("and"/"or")."""
     text = src.seg(node)
-    loose = isinstance(node, (ast.IfExp, ast.Lambda, ast.NamedExpr)) or (
+    loose = isinstance(node, (ast.IfExp, ast.Lambda, ast.NamedExpr)) or "\n" in text or (
         joiner == "and" and isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or))
     return f"({text})" if loose else text
 
@@ -631,6 +636,11 @@ def op_compare(node: ast.Compare, ctx: Context) -> None:
         span = ctx.src.token(operands[i], operands[i + 1], _pattern(sym))
         for new in _CMP_SWAPS[sym] if span else ():
             ctx.add("change_binary_operator", node, [(*span, new)])
+        a, b = operands[i], operands[i + 1]
+        if sym in ("in", "not in") and not isinstance(b, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Call)):
+            (as_, ae), (bs, be) = ctx.src.span(a), ctx.src.span(b)  # `word in line` for `line in word`
+            ctx.add("change_binary_operand", node, [(as_, ae, ctx.src.operand(b)), (bs, be, ctx.src.operand(a))],
+                    description=f"swapped `{_short(ctx.src.seg(a))}` and `{_short(ctx.src.seg(b))}`")
 
 
 def _leaves(node: ast.BinOp) -> list[ast.expr]:
@@ -891,8 +901,11 @@ def op_call(node: ast.Call, ctx: Context) -> None:
         if func.id == "len":
             plus_minus(node, ctx, "bound_shift", 0.9)  # len(xs) -> len(xs) - 1
         args = node.args
-        if func.id in _WRAPPERS and len(args) == 1 and not node.keywords and not isinstance(args[0], ast.Starred):
-            ctx.replace(node, ctx.fill(node, args[0]), "remove_function_around_expression")
+        if len(args) == 1 and not node.keywords and not isinstance(args[0], ast.Starred) and func.id not in (
+                "print", "range", "len", "iter", "next", "type", "id", "hash", "super", "isinstance"):
+            factor = 1.0 if func.id in _WRAPPERS else 0.8  # f(x) -> x
+            ctx.replace(node, ctx.fill(node, args[0]), "remove_function_around_expression",
+                        PRIOR["remove_function_around_expression"] * factor)
         if func.id in ("max", "min") and len(args) == 2 and not node.keywords:
             for bound, value in (args, args[::-1]):
                 if _is_num(bound) and not isinstance(value, ast.Starred):
@@ -906,7 +919,7 @@ def _function_name(node: ast.Call, func: ast.Name, ctx: Context) -> None:
     accepts the call's arguments (most similar name first)."""
     facts, name = ctx.facts, func.id
     alts = list(_FUNC_SWAPS.get(name, []))
-    if name in facts.functions or name not in BUILTINS:
+    if name in facts.functions or name not in BUILTINS | facts.classes.keys() and "import" not in facts.kinds_of(func):
         siblings = [f for f, defs in facts.functions.items() if f != name and isinstance(
             facts.parents.get(defs[0]), ast.Module) and _arity_fits(f, node, facts)]
         siblings.sort(key=lambda f: -difflib.SequenceMatcher(None, name, f).ratio())
@@ -1032,34 +1045,47 @@ def op_subscript(node: ast.Subscript, ctx: Context) -> None:
         ctx.replace(node, ctx.fill(node, node.value), "remove_subscript")
 
 
+def _beside(node: ast.AST, parent: ast.AST | None) -> ast.AST | None:
+    """The other operand of the binary operation, comparison or augmented assignment ``node``
+    is an operand of."""
+    if isinstance(parent, ast.BinOp):
+        return parent.right if parent.left is node else parent.left
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:
+        return parent.comparators[0] if parent.left is node else parent.left
+    return parent.target if isinstance(parent, ast.AugAssign) and parent.value is node else None
+
+
 def op_wrap(node: ast.expr, ctx: Context) -> None:
     """Add function around expression: ``abs``/``max(0, .)`` of a difference, ``int``/``round``
     of a quotient, ``list`` of an iterator, ``sorted`` of an iterated or returned collection,
-    ``str`` of a non-string concatenated to a string."""
+    ``str`` of a non-string concatenated to a string, ``int`` of text used as a number."""
     parent, text, facts = ctx.parents.get(node), ctx.src.seg(node), ctx.facts
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in (
             _WRAPPERS | {"max", "min", "list", "sorted", "set", "tuple"}):
         return
+    callee = _callee(node) if isinstance(node, ast.Call) else ""
+    kinds = facts.kinds_of(node) if isinstance(node, ast.Name) else set()
+    beside = _beside(node, parent)
     texts = []
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
         texts += [f"abs({text})", f"max(0, {text})"]
     elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         texts += [f"int({text})", f"round({text})"]
     iterated = isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
-    callee = _callee(node) if isinstance(node, ast.Call) else ""
-    seq = isinstance(node, ast.Name) and facts.kinds_of(node) & {"seq", "dict"} or callee in (
-        "set", "keys", "values", "items")
+    collection = kinds & {"seq", "dict"} or callee in ("set", "keys", "values", "items")
     if iterated and callee not in ("range", "enumerate", "zip", "sorted", "reversed") or (
-            isinstance(parent, ast.Return) and seq):
+            isinstance(parent, ast.Return) and collection):
         texts.append(f"sorted({text})")
-    if not iterated and (callee in _ITERATORS or callee in ("keys", "values", "items")) and isinstance(
+    if not iterated and callee in _ITERATORS | {"keys", "values", "items"} and isinstance(
             parent, (ast.Return, ast.Assign, ast.Compare)):
         texts.append(f"list({text})")
-    text_like = isinstance(node, ast.Name) and "str" in facts.kinds_of(node) or callee in (
-        "str", "repr", "format", "join", "lower", "upper", "strip")
-    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not text_like and isinstance(
-            parent, ast.BinOp) and isinstance(parent.op, ast.Add) and _is_str(
-            parent.right if parent.left is node else parent.left):
+    textual = "str" in kinds or isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and (
+        "texts" in facts.kinds_of(node.value))
+    if textual and beside is not None and not _is_str(beside):
+        texts.append(f"int({text})")  # text from input() or split() used as a number
+    stringy = textual or callee in ("str", "repr", "format", "join", "lower", "upper", "strip")
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not stringy and isinstance(
+            parent, ast.BinOp) and isinstance(parent.op, ast.Add) and _is_str(beside):
         texts.append(f"str({text})")
     ctx.ranked(node, texts, "add_function_around_expression", 2)
 

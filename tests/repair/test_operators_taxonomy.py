@@ -151,7 +151,15 @@ CASES = [
                 if xs[i] < 0:
                     return i
         """, "range(xs)", "range(len(xs))"),
+    ("add_function_around_expression", """
+        def total(line):
+            parts = line.split(",")
+            s = 0
+            s += parts[1]
+            return s
+        """, "s += parts[1]", "s += int(parts[1])"),
     ("remove_function_around_expression", "def half(n):\n    return int(n / 2)\n", "int(n / 2)", "n / 2"),
+    ("remove_function_around_expression", "def f(g, x):\n    return g(x) + 1\n", "g(x)", "x"),
     ("remove_function_around_expression", "def f(d):\n    return max(0, d)\n", "max(0, d)", "d"),
     ("change_numeric_literal", """
         def grade(score):
@@ -177,6 +185,7 @@ CASES = [
     ("change_binary_operand", FULL,
      "first + ', ' + last", "first + last + ', '"),
     ("change_binary_operand", "def f(a, b):\n    return a % b\n", "a % b", "b % a"),
+    ("change_binary_operand", "def f(word, line):\n    return word in line\n", "word in line", "line in word"),
     ("change_binary_operator", "def f(a, b):\n    return a ^ b\n", "a ^ b", "a & b"),
     ("change_binary_operator", "def f(a, b):\n    a ^= b\n    return a\n", "a ^= b", "a |= b"),
     ("change_binary_operator", "def f(a, b):\n    a &= b\n    return a\n", "a &= b", "a ^= b"),
