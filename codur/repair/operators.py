@@ -198,6 +198,8 @@ _METHOD_KINDS = {**dict.fromkeys(("append", "extend", "insert", "sort", "pop", "
                  **dict.fromkeys(("lower", "upper", "strip", "lstrip", "rstrip", "split", "startswith",
                                   "endswith", "replace", "isdigit", "isalpha", "title", "format"), {"str", "seq"}),
                  **dict.fromkeys(("items", "keys", "values", "get", "setdefault"), {"dict", "seq"})}
+_ANNOTATION_KINDS = {"int": {"num"}, "float": {"num"}, "bool": {"bool"}, "str": {"str", "seq"}, "list": {"seq"},
+                     "dict": {"dict", "seq"}, "set": {"seq"}, "tuple": {"seq"}}
 _FACTS: weakref.WeakKeyDictionary[Source, Facts] = weakref.WeakKeyDictionary()
 
 
@@ -340,9 +342,7 @@ class Facts:
             scope.bound[node.arg].append(func.lineno if func else node.lineno)
             ann = node.annotation
             if isinstance(ann, ast.Name):
-                kind = {"int": {"num"}, "float": {"num"}, "bool": {"bool"}, "str": {"str", "seq"},
-                        "list": {"seq"}, "dict": {"dict", "seq"}, "set": {"seq"}, "tuple": {"seq"}}
-                scope.kinds[node.arg] |= kind.get(ann.id, set())
+                scope.kinds[node.arg] |= _ANNOTATION_KINDS.get(ann.id, set())
                 if ann.id in self.classes or ann.id[:1].isupper():
                     scope.types[node.arg] = ann.id
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and not self.local(node):
