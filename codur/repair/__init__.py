@@ -14,11 +14,16 @@ Pipeline (``repair(repo)``):
    loop it was stopped in ranks first. Meanwhile a second run checks whether the suite
    gives the same outcomes without the installed pytest plugins; if so, mutants are
    tested without them (much cheaper) and a winner is confirmed with them.
-3. **Mutants** (``operators.py``, ``mutants.py``). Operators rewrite exact source spans
-   of the most suspicious statements (comparison/arithmetic/boolean swaps, +-1 on
-   bounds, indices and slices, dropped guards and operands, f-prefixes, ...); every
-   mutant compiles and is unique; rank: suspiciousness × the operator's prior. Pairs of
-   edits on the same or adjacent lines come last, at most ``max_pairs``.
+3. **Mutants** (``mutants.py``). Operators rewrite exact source spans of the most
+   suspicious statements (comparison/arithmetic/boolean swaps, +-1 on bounds, indices
+   and slices, dropped guards and operands, f-prefixes, ...); every mutant compiles and
+   is unique; rank: suspiciousness × the operator's prior. Pairs of edits on the same or
+   adjacent lines come last, at most ``max_pairs``. Expression operators are in
+   ``operators.py`` (operators, operands, literals) and ``calls.py`` (identifiers,
+   attributes, calls, arguments), statement operators in ``statements.py``; what they
+   share in ``context.py``; the module analysis they read (names in scope, kinds of use,
+   nearest names) in ``names.py``; the bug patterns they are named after, with the
+   priors, in ``patterns.py``.
 4. **Search** (``evaluate.py``). Mutants run in rank order on the workers: the failing
    tests first, then the full suite, each under a timeout (from the baseline durations,
    capped by ``mutant_timeout_s``) that kills the process group; the failing tests also
@@ -34,11 +39,11 @@ the scripts it names are never mutated, and mutants run it whole in a subprocess
 ``command.py`` holds the Typer command (``codur repair``); ``bench/repair`` the corpus.
 """
 
+from codur.repair.context import Change
 from codur.repair.engine import RepairResult, repair
 from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai
 from codur.repair.mutants import Mutant
 from codur.repair.mutants import generate as generate_mutants
-from codur.repair.operators import Change
 from codur.repair.statements import changes_for
 from codur.repair.worker import close_warm_runners
 

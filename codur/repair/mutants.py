@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codur.repair import operators, statements
+from codur.repair import statements
+from codur.repair.context import Context
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps
 
 #: Default budget of second-order mutants (pairs) per search.
@@ -131,7 +132,7 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
             continue
         if func not in scopes:
             scopes[func] = _scope_names(func)
-        ctx = operators.Context(src, parents, *scopes[func], in_loop, siblings)
+        ctx = Context(src, parents, *scopes[func], in_loop, siblings)
         for ch in statements.changes_for(stmt, ctx):
             out.append(Mutant(rel, ch.line, ch.operator, ch.edits, ch.description, score,
                               ch.prior, (rel, stmt.lineno)))

@@ -16,18 +16,10 @@ import ast
 import re
 from collections.abc import Iterator
 
-from codur.repair.operators import (
-    BIN_SWAPS,
-    BUILTINS,
-    OPERATORS,
-    PRIOR,
-    SYM,
-    Change,
-    Context,
-    add_clauses,
-    negate,
-    plus_minus,
-)
+from codur.repair.context import SYM, Change, Context, add_clauses, negate, plus_minus
+from codur.repair.names import BUILTINS
+from codur.repair.operators import BIN_SWAPS, OPERATORS
+from codur.repair.patterns import PRIOR
 
 _JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair import generate_mutants, operators
-from codur.repair.operators import HAND_PRIORS, PRIOR, TAXONOMY
+from codur.repair import generate_mutants, patterns
+from codur.repair.patterns import HAND_PRIORS, PRIOR, TAXONOMY
 
 
 def mutants_of(tmp_path: Path, code: str) -> tuple[str, dict[str, str]]:
@@ -307,7 +307,7 @@ def test_identifier_candidates_are_the_nearest_few(tmp_path):
 
 
 def test_priors_come_from_the_table():
-    rows = [line.split() for line in operators.__doc__.splitlines() if line.split()[:1] and line.split()[0] in TAXONOMY]
+    rows = [line.split() for line in patterns.__doc__.splitlines() if line.split()[:1] and line.split()[0] in TAXONOMY]
     assert {row[0]: float(row[-1]) for row in rows} == {op: PRIOR[op] for op in TAXONOMY}  # the docstring table
     assert set(TAXONOMY) <= set(PRIOR) and set(HAND_PRIORS) <= set(PRIOR)
     assert all(0.3 <= p <= 1.0 for p in PRIOR.values())

@@ -1,0 +1,346 @@
+"""Mutation operators on what an expression refers to: identifiers, attributes, calls and
+their arguments.
+
+Change identifier used / attribute used, wrong function name, same function wrong caller,
+same function with more, fewer or swapped arguments or another keyword, added attribute
+access / method call / subscript, and a function added around an expression or removed
+from it. Pattern names and priors: ``patterns.py``; the registry by node type:
+``operators.OPERATORS``.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import itertools
+from collections import Counter
+
+from codur.repair.context import Context, plus_minus, short
+from codur.repair.names import BUILTINS, FUNCS, Facts, family, is_num, is_str, use_of
+from codur.repair.patterns import DECAY, PRIOR
+
+#: builtins of the same arity that stand in for each other (wrong_function_name)
+_FUNC_SWAPS = {"any": ["all"], "all": ["any"], "min": ["max"], "max": ["min"], "sorted": ["reversed"],
+               "reversed": ["sorted"], "str": ["repr"], "repr": ["str"], "int": ["round", "float"],
+               "round": ["int"], "float": ["int"], "list": ["sorted", "set"], "set": ["list", "sorted"],
+               "sum": ["len", "max"], "len": ["sum"], "map": ["filter"], "filter": ["map"],
+               "isinstance": ["issubclass"], "hasattr": ["getattr"], "getattr": ["hasattr"]}
+_METHOD_SWAPS = {"startswith": ["endswith"], "endswith": ["startswith"], "lower": ["upper"],
+                 "upper": ["lower"], "lstrip": ["rstrip", "strip"], "rstrip": ["lstrip", "strip"],
+                 "strip": ["rstrip", "lstrip"], "find": ["rfind", "index"], "rfind": ["find"],
+                 "index": ["rindex", "find"], "rindex": ["index"], "floor": ["ceil"], "ceil": ["floor"],
+                 "keys": ["values"], "values": ["keys", "items"], "items": ["values"], "ljust": ["rjust"],
+                 "rjust": ["ljust"], "append": ["extend"], "extend": ["append"], "add": ["update"],
+                 "update": ["add"], "remove": ["discard"], "discard": ["remove"], "split": ["rsplit"],
+                 "rsplit": ["split"], "partition": ["rpartition"], "rpartition": ["partition"],
+                 "isupper": ["islower"], "islower": ["isupper"], "isdigit": ["isalpha", "isalnum"],
+                 "isalpha": ["isdigit", "isalnum"], "pop": ["popleft"], "popleft": ["pop"],
+                 "appendleft": ["append"], "argmin": ["argmax"], "argmax": ["argmin"],
+                 "get": ["pop", "setdefault"], "setdefault": ["get"], "sort": ["reverse"]}
+#: one-argument builtins that convert or reorder: unwrapped by remove_function_around_expression
+_WRAPPERS = {"int", "float", "str", "list", "tuple", "set", "sorted", "reversed", "abs", "round",
+             "bool", "len", "iter", "repr", "frozenset"}
+_ITERATORS = {"map", "filter", "zip", "range", "reversed", "enumerate"}
+_IDENTIFIERS = 3  # nearest replacement names per site
+_ATTRIBUTES = 2  # sibling attributes / methods per site
+
+
+# ------------------------------------------------------------------ names and attributes
+
+def op_name(node: ast.Name, ctx: Context) -> None:
+    """Change identifier used: the nearest names of a compatible kind (index names first in a
+    subscript); a stored name (``lo = mid`` -> ``hi = mid``) by the function's other names."""
+    parent, facts = ctx.parents.get(node), ctx.facts
+    if node.id in ("self", "cls", "_") or isinstance(parent, ast.Call) and parent.func is node:
+        return  # a called name: wrong_function_name (op_call)
+    kinds = facts.kinds_of(node)
+    if isinstance(node.ctx, ast.Store):
+        if isinstance(parent, (ast.Assign, ast.AugAssign)):
+            need = "num" if "num" in kinds else "seq" if "seq" in kinds else None
+            ctx.ranked(node, facts.nearest(node, need), "change_identifier_used", 2, DECAY)
+        return
+    if not isinstance(node.ctx, ast.Load) or "import" in kinds:
+        return
+    need = use_of(node, ctx.parents)
+    grand = ctx.parents.get(parent)
+    if need == "obj" and isinstance(grand, ast.Call) and grand.func is parent:
+        return  # the caller of a method: same_function_wrong_caller (op_attribute)
+    stmt = parent
+    while stmt is not None and not isinstance(stmt, ast.stmt):
+        stmt = ctx.parents.get(stmt)
+    loop = isinstance(stmt, (ast.For, ast.AsyncFor)) and node in set(ast.walk(stmt.iter))
+    targets = tuple(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)) if loop else ()
+    names = facts.nearest(node, need, limit=8, exclude=targets)  # not `for x in x`
+    if need == "index":
+        names = [n for n in names if n in ctx.index_names] + names
+    ctx.ranked(node, names, "change_identifier_used", _IDENTIFIERS)
+    if need != "obj":
+        _access(node, need, kinds, ctx)
+
+
+def _access(node: ast.Name, need: str | None, kinds: set[str], ctx: Context) -> None:
+    """Add attribute access / method call / subscript / ``len()`` to a bare name."""
+    facts, x, parent = ctx.facts, node.id, ctx.parents.get(node)
+    key = facts.key(node)
+    attrs = [a for a, _ in facts.attributes.get(key, Counter()).most_common()]
+    ctx.ranked(node, [f"{x}.{a}" for a in attrs], "add_attribute_access", 2)
+    iterated = isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
+    methods = [m for m, _ in facts.nullary.get(key, Counter()).most_common()]
+    if iterated and ("dict" in kinds or isinstance(parent.target, ast.Tuple) and len(parent.target.elts) == 2):
+        methods = ["items", "values", *methods]
+    elif need == "str" or "str" in kinds:
+        methods += ["lower", "strip"]
+    ctx.ranked(node, [f"{x}.{m}()" for m in methods], "add_method_call", 2)
+    if not kinds & {"seq", "str"} or "dict" in kinds or isinstance(parent, ast.Subscript):
+        return
+    if need == "seq":
+        texts = [f"{x}[1:]", f"{x}[:-1]"]
+    else:
+        loops = [n.id for loop in _enclosing_loops(node, ctx) for n in ast.walk(loop.target)
+                 if isinstance(n, ast.Name) and n.id != x and "index" in facts.scope_of(node).kinds.get(n.id, ())]
+        texts = [f"{x}[{i}]" for i in loops[:1]] + [f"{x}[0]", f"{x}[-1]"]
+    ctx.ranked(node, texts, "add_subscript", 3)
+    if need == "num":
+        ctx.replace(node, f"len({x})", "add_function_around_expression")
+
+
+def _enclosing_loops(node: ast.AST, ctx: Context) -> list[ast.For]:
+    out, parent = [], ctx.parents.get(node)
+    while parent is not None and not isinstance(parent, FUNCS):
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and node not in ast.walk(parent.iter):
+            out.append(parent)
+        parent = ctx.parents.get(parent)
+    return out
+
+
+def op_attribute(node: ast.Attribute, ctx: Context) -> None:
+    """Wrong (method) function name and change of caller for ``a.f()``; change attribute used
+    for ``a.x``: siblings seen on the same receiver (or type) elsewhere in the module."""
+    facts, parent = ctx.facts, ctx.parents.get(node)
+    end = ctx.src.span(node)[1]
+    span = (end - len(node.attr), end)
+    if ctx.src.text[span[0]:end] != node.attr:
+        return
+    key = facts.key(node.value)
+    if not (isinstance(parent, ast.Call) and parent.func is node):
+        attrs = [a for a, _ in facts.attributes.get(key, Counter()).most_common() if a != node.attr]
+        for i, attr in enumerate(attrs[:_ATTRIBUTES]):
+            ctx.add("change_attribute_used", node, [(*span, attr)], PRIOR["change_attribute_used"] * DECAY ** i)
+        return
+    methods = _METHOD_SWAPS.get(node.attr, []) + [m for m, _ in facts.methods.get(key, Counter()).most_common()]
+    cls = facts.classes.get(key[6:]) if key and key.startswith("class:") else None
+    methods += [d.name for d in (cls.body if cls else []) if isinstance(d, FUNCS) and not d.name.startswith("__")]
+    methods = [m for m in dict.fromkeys(methods) if m != node.attr and _arity_fits(m, parent, facts)]
+    for i, method in enumerate(methods[:_ATTRIBUTES]):
+        ctx.add("wrong_function_name", node, [(*span, method)], PRIOR["wrong_function_name"] * DECAY ** i)
+    receiver = node.value
+    if isinstance(receiver, ast.Name) and receiver.id not in ("self", "cls") and \
+            "import" not in facts.kinds_of(receiver):
+        func, mine = facts.owner.get(node), family(facts.kinds_of(receiver))
+        ranked = []
+        for name in facts.nearest(receiver, "obj", limit=8):
+            if node.attr in facts.methods.get(facts.name_key(name, func), ()):
+                ranked.append((0, name))  # the method is called on it elsewhere
+            elif family(facts.kinds_named(name, func)) in (mine, None) and mine != "num":
+                ranked.append((1, name))
+        ctx.ranked(receiver, [n for _, n in sorted(ranked, key=lambda r: r[0])], "same_function_wrong_caller", 2)
+
+
+def _arity_fits(name: str, call: ast.Call, facts: Facts) -> bool:
+    """True unless what the module knows of ``name`` (its def, its other calls) rules out
+    ``call``'s number of positional arguments."""
+    n = len(call.args)
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    arity = facts.arity(name)
+    if arity is not None:
+        return arity[0] <= n + len(call.keywords) and n <= arity[1]
+    seen = {len(c.args) for c in facts.calls.get(name, [])}
+    return not seen or n in seen
+
+
+# ------------------------------------------------------------------ calls
+
+def op_call(node: ast.Call, ctx: Context) -> None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        _function_name(node, func, ctx)
+        if func.id == "range":
+            for arg in node.args:
+                plus_minus(arg, ctx, "bound_shift")
+        if func.id == "len":
+            plus_minus(node, ctx, "bound_shift", 0.9)  # len(xs) -> len(xs) - 1
+        args = node.args
+        if len(args) == 1 and not node.keywords and not isinstance(args[0], ast.Starred) and func.id not in (
+                "print", "range", "len", "iter", "next", "type", "id", "hash", "super", "isinstance"):
+            factor = 1.0 if func.id in _WRAPPERS else 0.8  # f(x) -> x
+            ctx.replace(node, ctx.fill(node, args[0]), "remove_function_around_expression",
+                        PRIOR["remove_function_around_expression"] * factor)
+        if func.id in ("max", "min") and len(args) == 2 and not node.keywords:
+            for bound, value in (args, args[::-1]):
+                if is_num(bound) and not isinstance(value, ast.Starred):
+                    ctx.replace(node, ctx.fill(node, value), "remove_function_around_expression")
+    _arguments(node, ctx)
+    _recursive(node, ctx)
+
+
+def _function_name(node: ast.Call, func: ast.Name, ctx: Context) -> None:
+    """Wrong function name: a builtin of the same arity, or a sibling module function that
+    accepts the call's arguments (most similar name first)."""
+    facts, name = ctx.facts, func.id
+    alts = list(_FUNC_SWAPS.get(name, []))
+    if name in facts.functions or name not in BUILTINS | facts.classes.keys() and "import" not in facts.kinds_of(func):
+        siblings = [f for f, defs in facts.functions.items() if f != name and isinstance(
+            facts.parents.get(defs[0]), ast.Module) and _arity_fits(f, node, facts)]
+        siblings.sort(key=lambda f: -difflib.SequenceMatcher(None, name, f).ratio())
+        alts += siblings
+    ctx.ranked(func, alts, "wrong_function_name", _ATTRIBUTES)
+
+
+def _callee(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _arguments(node: ast.Call, ctx: Context) -> None:
+    """Same function with swapped, fewer or more arguments, or another keyword."""
+    src, facts, name = ctx.src, ctx.facts, _callee(node)
+    args = [a for a in node.args if not isinstance(a, ast.Starred)]
+    for a, b in itertools.pairwise(args):
+        (as_, ae), (bs, be) = src.span(a), src.span(b)
+        ctx.add("same_function_swap_args", node, [(as_, ae, src.seg(b)), (bs, be, src.seg(a))],
+                description=f"swapped the arguments `{short(src.seg(a))}` and `{short(src.seg(b))}`")
+    own = isinstance(node.func, ast.Name) or isinstance(node.func, ast.Attribute) and isinstance(
+        node.func.value, ast.Name) and node.func.value.id in ("self", "cls")
+    arity = facts.arity(name) if own else None
+    others = [c for c in facts.calls.get(name, []) if c is not node]
+    items = sorted([*node.args, *node.keywords], key=lambda n: src.span(n))
+    for item in ([items[-1]] if items else []) + ([node.args[-1]] if node.keywords and node.args else []):
+        positional = not isinstance(item, ast.keyword)
+        if positional and (isinstance(item, ast.Starred) or len(node.args) < 2 and not (
+                arity and arity[0] < len(node.args) or any(len(c.args) < len(node.args) for c in others))):
+            continue
+        k = items.index(item)
+        start = src.span(items[k - 1])[1] if k else src.span(item)[0]
+        end = src.span(items[k + 1])[0] if not k and len(items) > 1 else src.span(item)[1]
+        ctx.add("same_function_less_args", node, [(start, end, "")],
+                description=f"dropped the argument `{short(src.seg(item))}`")
+    _more_arguments(node, ctx, arity, others)
+    params = []
+    if arity is not None:
+        a = facts.functions[name][0].args
+        params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg not in ("self", "cls")]
+    used = {k.arg for k in node.keywords}
+    params += [k.arg for c in others for k in c.keywords if k.arg]
+    for kw in node.keywords:
+        start = src.span(kw)[0]
+        if kw.arg is None or src.text[start:start + len(kw.arg)] != kw.arg:
+            continue
+        alts = [p for p in dict.fromkeys(params) if p not in used]
+        for i, alt in enumerate(alts[:2]):
+            ctx.add("change_keyword_argument_used", kw, [(start, start + len(kw.arg), alt)],
+                    PRIOR["change_keyword_argument_used"] * DECAY ** i)
+
+
+def _more_arguments(node: ast.Call, ctx: Context, arity: tuple[int, float] | None,
+                    others: list[ast.Call]) -> None:
+    """Same function, more arguments: the next argument of another call of it, or the next
+    parameter of its definition when a variable of that name is in scope."""
+    src, facts = ctx.src, ctx.facts
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return
+    visible = set(facts.scope_of(node).bound) | set(facts.scopes[None].bound) | set(
+        facts.comprehension_names(node)) | BUILTINS
+    n, used = len(node.args), {k.arg for k in node.keywords}
+    found: Counter = Counter()
+    for call in others:
+        extra = [("arg", src.seg(call.args[n]), call.args[n])] if len(call.args) > n else []
+        extra += [("kw", src.seg(k), k.value) for k in call.keywords if k.arg and k.arg not in used]
+        for kind, text, value in extra:
+            if {x.id for x in ast.walk(value) if isinstance(x, ast.Name)} <= visible:
+                found[(kind, text)] += 1
+    if arity is not None and n < arity[1]:
+        a = ctx.facts.functions[_callee(node)][0].args
+        params = [p.arg for p in a.posonlyargs + a.args if p.arg not in ("self", "cls")]
+        if n < len(params) and params[n] in facts.scope_of(node).bound and params[n] not in used:
+            found[("arg", params[n])] += 1
+    end = src.span(node)[1]
+    if src.text[end - 1:end] != ")":
+        return
+    last = max([src.span(x)[1] for x in [*node.args, *node.keywords]], default=None)
+    open_ = src.text.index("(", src.span(node.func)[1]) + 1
+    for i, ((kind, text), _) in enumerate(found.most_common(3)):
+        if kind == "arg" and node.args:
+            spans = [(src.span(node.args[-1])[1],) * 2 + (f", {text}",)]
+        elif kind == "arg":
+            spans = [(open_, open_, f"{text}, " if node.keywords else text)]
+        else:
+            spans = [(last, last, f", {text}")] if last is not None else [(open_, open_, text)]
+        ctx.add("same_function_more_args", node, spans, PRIOR["same_function_more_args"] * DECAY ** i,
+                description=f"added the argument `{short(text)}` to `{short(src.seg(node))}`")
+
+
+def _recursive(node: ast.Call, ctx: Context) -> None:
+    """A recursive call's arguments: ``f(n)`` -> ``f(n - 1)``, ``f(xs)`` -> ``f(xs[1:])``."""
+    facts, callee = ctx.facts, node.func
+    func = facts.owner.get(node)
+    if func is None or not (isinstance(callee, ast.Name) and callee.id == func.name or isinstance(
+            callee, ast.Attribute) and callee.attr == func.name and isinstance(callee.value, ast.Name)
+            and callee.value.id in ("self", "cls")):
+        return
+    for arg in node.args:
+        if isinstance(arg, (ast.Starred, ast.Constant)):
+            continue
+        sequence = isinstance(arg, ast.Subscript) and isinstance(arg.slice, ast.Slice) or isinstance(
+            arg, ast.Name) and facts.kinds_of(arg) & {"seq", "str"}
+        if sequence:
+            ctx.replace(arg, f"{ctx.src.operand(arg)}[1:]", "change_recursive_argument")
+        else:
+            plus_minus(arg, ctx, "change_recursive_argument")
+
+
+# ------------------------------------------------------------------ wrappers
+
+def _beside(node: ast.AST, parent: ast.AST | None) -> ast.AST | None:
+    """The other operand of the binary operation, comparison or augmented assignment ``node``
+    is an operand of."""
+    if isinstance(parent, ast.BinOp):
+        return parent.right if parent.left is node else parent.left
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:
+        return parent.comparators[0] if parent.left is node else parent.left
+    return parent.target if isinstance(parent, ast.AugAssign) and parent.value is node else None
+
+
+def op_wrap(node: ast.expr, ctx: Context) -> None:
+    """Add function around expression: ``abs``/``max(0, .)`` of a difference, ``int``/``round``
+    of a quotient, ``list`` of an iterator, ``sorted`` of an iterated or returned collection,
+    ``str`` of a non-string concatenated to a string, ``int`` of text used as a number."""
+    parent, text, facts = ctx.parents.get(node), ctx.src.seg(node), ctx.facts
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in (
+            _WRAPPERS | {"max", "min", "list", "sorted", "set", "tuple"}):
+        return
+    callee = _callee(node) if isinstance(node, ast.Call) else ""
+    kinds = facts.kinds_of(node) if isinstance(node, ast.Name) else set()
+    beside = _beside(node, parent)
+    texts = []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        texts += [f"abs({text})", f"max(0, {text})"]
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        texts += [f"int({text})", f"round({text})"]
+    iterated = isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
+    collection = kinds & {"seq", "dict"} or callee in ("set", "keys", "values", "items")
+    if iterated and callee not in ("range", "enumerate", "zip", "sorted", "reversed") or (
+            isinstance(parent, ast.Return) and collection):
+        texts.append(f"sorted({text})")
+    if not iterated and callee in _ITERATORS | {"keys", "values", "items"} and isinstance(
+            parent, (ast.Return, ast.Assign, ast.Compare)):
+        texts.append(f"list({text})")
+    textual = "str" in kinds or isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and (
+        "texts" in facts.kinds_of(node.value))
+    if textual and beside is not None and not is_str(beside):
+        texts.append(f"int({text})")  # text from input() or split() used as a number
+    stringy = textual or callee in ("str", "repr", "format", "join", "lower", "upper", "strip")
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not stringy and isinstance(
+            parent, ast.BinOp) and isinstance(parent.op, ast.Add) and is_str(beside):
+        texts.append(f"str({text})")
+    ctx.ranked(node, texts, "add_function_around_expression", 2)
