@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur.tools.sandbox import allowed_env
+
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
 PLUGIN = "codur_repair_plugin"
 #: Flags added to every pytest run of a mutant: stop at the first failure, print no
@@ -20,6 +22,8 @@ PLUGIN = "codur_repair_plugin"
 FAST_FLAGS = ["-x", "-q", "--tb=no", "--assert=plain", "-p", "no:cacheprovider"]
 #: Environment of a run without the installed (auto-loaded) pytest plugins.
 NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
+#: The plugin's file arguments (environment variable -> "in" (read) or "out" (written)).
+PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_OUT": "out"}
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,10 @@ def resolve(repo: Path, test_cmd: list[str] | None) -> TestCommand:
 
 
 def plugin_env(**values: str) -> dict[str, str]:
-    """Environment for a test process that loads the repair pytest plugin."""
-    env = dict(os.environ)
+    """Environment for a test process that loads the repair pytest plugin: codur's own
+    variables through the allowlist (:func:`codur.tools.sandbox.allowed_env`), the plugin's
+    folder on PYTHONPATH, no bytecode, then ``values``."""
+    env = allowed_env()
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(RUNTIME_DIR), env.get("PYTHONPATH", "")) if p)
     env["PYTHONDONTWRITEBYTECODE"] = "1"

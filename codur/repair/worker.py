@@ -3,13 +3,15 @@
 For pytest commands on POSIX one fork server (``_runtime/codur_repair_zygote.py``) with
 pytest preloaded serves every worker, so a run costs a fork instead of an interpreter
 start and a pytest import. Other commands run as subprocesses. Either way each run is in
-its own process group, killed whole (``os.killpg``) on timeout or abort.
+its own process group, killed whole on timeout or abort; the server, or each subprocess,
+runs under bubblewrap when it works (:mod:`codur.repair.sandbox`).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from codur.repair import testcmd
+from codur.repair import sandbox, testcmd
+from codur.tools.sandbox import bwrap_problem
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
@@ -50,18 +53,29 @@ def _killpg(pid: int) -> None:
 class Runner:
     """Client of one fork server (``_runtime/codur_repair_zygote.py``) shared by all workers.
 
-    :meth:`run` may be called from many threads at once; a reader thread routes the
-    server's replies. The constructor raises RuntimeError if ``python`` cannot start it
-    (e.g. pytest is not installed there); :meth:`run` raises it if the server dies.
+    With a working bwrap the server runs in it (:mod:`codur.repair.sandbox`): its runs may
+    write only the scratch area, under /tmp they see besides only ``python``'s prefix
+    (read-only), and it kills what an ended run left behind. A run in a folder the server
+    cannot see (a repo under /tmp, run in place) is a confined subprocess of its own, so
+    one warm server serves every repo. :meth:`run` may be called from many threads at
+    once; a reader thread routes the server's replies. The constructor raises
+    RuntimeError if ``python`` cannot start it (e.g. pytest is not installed there);
+    :meth:`run` raises it if the server dies.
     """
 
     def __init__(self, python: str, cwd: Path):
         script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
         env = testcmd.plugin_env()
-        self.key = _runner_key(python, env)
+        self.python, self.key = python, _runner_key(python)
+        self.confined = sandbox.problem() is None
+        self.seen = sandbox.readable(*sandbox.interpreter_paths(python))
+        argv = [python, str(script)]
+        if self.confined:
+            argv = sandbox.confine([*argv, "--sweep"], sandbox.scratch_root(), self.seen)
+            env["TMPDIR"] = "/tmp"  # the sandbox's private one
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the server)
-        self._proc = subprocess.Popen(
-            [python, str(script)], cwd=cwd, env=env, stdin=subprocess.PIPE,
+        self._proc = sandbox.spawn(
+            argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._errors, start_new_session=True)
         self._lock = threading.Lock()
         self._jobs: dict[int, dict] = {}
@@ -83,7 +97,7 @@ class Runner:
             if job is None:
                 continue
             if "pid" in reply:
-                job["on_pid"](reply["pid"])
+                job["on_start"](functools.partial(self.kill, reply["id"]))
             else:
                 job["reply"] = reply
                 job["done"].set()
@@ -93,23 +107,43 @@ class Runner:
                 job["done"].set()
 
     def run(self, cwd: Path, args: list[str], env: dict[str, str], timeout_s: float,
-            on_pid: Callable[[int], None]) -> tuple[int, bool]:
-        """Run ``pytest args`` in ``cwd``; return (exit code, timed out)."""
+            on_start: Callable[[Callable[[], None]], None]) -> tuple[int, bool]:
+        """Run ``pytest args`` in ``cwd`` with ``env`` added, at most ``timeout_s`` seconds;
+        return (exit code, timed out). ``on_start`` gets, once the run started, the function
+        that kills it. Report files named in ``env`` (:data:`testcmd.PLUGIN_FILES`) may lie
+        anywhere: a confined run's go through the scratch area's spool."""
+        if self.confined and not sandbox.visible(cwd, self.seen):
+            argv = [self.python, "-m", "pytest", *args]
+            return sandbox.run_process(argv, cwd, testcmd.plugin_env(**env), timeout_s, on_start, cwd)
         job_id = next(self._ids)
-        job = {"on_pid": on_pid, "done": threading.Event(), "reply": None}
+        finish = None
+        if self.confined:
+            env, finish = sandbox.spool(env, f"{os.getpid()}-{job_id}", self.seen)
+        job = {"on_start": on_start, "done": threading.Event(), "reply": None}
         request = {"id": job_id, "cwd": str(cwd), "args": args, "env": env, "timeout": timeout_s}
         with self._lock:
             if self._dead:
                 raise RuntimeError("the test runner (fork server) exited")
             self._jobs[job_id] = job
-            self._proc.stdin.write((json.dumps(request) + "\n").encode())
-            self._proc.stdin.flush()
+            self._send(request)
         job["done"].wait()
         with self._lock:
             del self._jobs[job_id]
+        if finish is not None:
+            finish()
         if job["reply"] is None:
             raise RuntimeError("the test runner (fork server) exited")
         return job["reply"]["rc"], job["reply"]["timeout"]
+
+    def kill(self, job_id: int) -> None:
+        """Kill run ``job_id`` with its process group (the server does it: under bwrap its
+        pids are not ours)."""
+        with self._lock, contextlib.suppress(OSError, ValueError):
+            self._send({"kill": job_id})
+
+    def _send(self, request: dict) -> None:
+        self._proc.stdin.write((json.dumps(request) + "\n").encode())
+        self._proc.stdin.flush()
 
     @property
     def alive(self) -> bool:
@@ -128,8 +162,9 @@ class Runner:
         self._errors.close()
 
 
-def _runner_key(python: str, env: dict[str, str]) -> tuple[str, int]:
-    return python, hash(frozenset(env.items()))
+def _runner_key(python: str) -> tuple:
+    """A warm runner serves the same interpreter, environment and sandbox state."""
+    return python, hash(frozenset(testcmd.plugin_env().items())), bwrap_problem() is None
 
 
 _warm: dict[tuple[str, int], Runner] = {}
@@ -140,7 +175,7 @@ def take_runner(python: str, cwd: Path) -> Runner:
     """The runner an earlier repair left warm for ``python`` (and this environment), or a
     new one. Raises RuntimeError if a new one cannot start."""
     with _warm_lock:
-        runner = _warm.pop(_runner_key(python, testcmd.plugin_env()), None)
+        runner = _warm.pop(_runner_key(python), None)
     if runner is not None and runner.alive:
         return runner
     if runner is not None:
@@ -176,7 +211,8 @@ atexit.register(close_warm_runners)
 
 
 class Worker:
-    """A copy of ``repo`` in a temp dir whose tests run through ``runner`` (or subprocesses).
+    """A copy of ``repo`` in the scratch area (:func:`codur.repair.sandbox.scratch_root`)
+    whose tests run through ``runner`` (or subprocesses, each under bwrap when it works).
 
     Not thread-safe except :meth:`abort`, which may be called from any thread to kill
     the run in progress and refuse further runs until :meth:`reset`. Use as a context
@@ -187,10 +223,12 @@ class Worker:
                  runner: Runner | None = None):
         self.command = command
         self.runner = runner
-        self.tmp = Path(tempfile.mkdtemp(prefix=f"codur-repair-w{index}-"))
+        self.origin = Path(repo).absolute()
+        self.confined = sandbox.problem() is None  # says once when not (from the caller's thread: its trace)
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"w{index}-", dir=sandbox.scratch_root()))
         self.root = self.tmp / "repo"
         self._lock = threading.Lock()
-        self._pid: int | None = None
+        self._kill: Callable[[], None] | None = None
         self._aborted = False
         try:
             shutil.copytree(repo, self.root, ignore=COPY_IGNORE, symlinks=True)
@@ -198,11 +236,11 @@ class Worker:
             self.close()
             raise
 
-    def _started(self, pid: int) -> None:
+    def _started(self, kill: Callable[[], None]) -> None:
         with self._lock:
-            self._pid = pid
+            self._kill = kill
             if self._aborted:
-                _killpg(pid)
+                kill()
 
     def run(self, args: list[str], timeout_s: float, env: dict[str, str] | None = None) -> RunResult:
         """Run pytest with ``args`` (or the whole non-pytest command) in the copy.
@@ -222,7 +260,7 @@ class Worker:
         else:
             code, timed_out = self._subprocess(args, timeout_s, env)
         with self._lock:
-            self._pid = None
+            self._kill = None
             aborted = self._aborted
         timed_out = timed_out or (self.command.is_pytest and code == TEST_TIMEOUT_EXIT)
         status = ("aborted" if aborted else "timeout" if timed_out
@@ -234,18 +272,7 @@ class Worker:
         env = testcmd.plugin_env(**(env or {}))
         if (self.root / "src").is_dir():  # shadow an install of the original src/ layout
             env["PYTHONPATH"] = os.pathsep.join([str(self.root / "src"), env["PYTHONPATH"]])
-        proc = subprocess.Popen(argv, cwd=self.root, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        self._started(proc.pid)
-        try:
-            return proc.wait(timeout=timeout_s), False
-        except subprocess.TimeoutExpired:
-            _killpg(proc.pid)
-            proc.wait()
-            return -9, True
-        finally:
-            _killpg(proc.pid)
+        return sandbox.run_process(argv, self.root, env, timeout_s, self._started, self.origin)
 
     def reset(self) -> None:
         """Clear an earlier :meth:`abort` before the worker takes a new mutant."""
@@ -256,8 +283,8 @@ class Worker:
         """Kill the run in progress (if any); it then reports status "aborted"."""
         with self._lock:
             self._aborted = True
-            if self._pid is not None:
-                _killpg(self._pid)
+            if self._kill is not None:
+                self._kill()
 
     def close(self) -> None:
         """Kill the run in progress and delete the copy (the runner is closed by its owner)."""

@@ -70,11 +70,21 @@ def bwrap_problem() -> str | None:
     return _probe(bwrap)
 
 
-def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = ()) -> list[str]:
+def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
+               readable: Iterable[Path] = ()) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
-    (``root``'s .git and .codur read-only), a private /tmp, no network, own PID namespace."""
+    (``root``'s .git and .codur read-only), a private /tmp, no network, own PID namespace.
+
+    ``readable``: paths under /tmp (hidden by the private one) bound back read-only, e.g.
+    an interpreter's venv. ``--die-with-parent`` is tied by the kernel to the *thread*
+    that started bwrap: a server that outlives that thread must be started from one that
+    lives as long as codur (see :func:`codur.repair.sandbox.spawn`).
+    """
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-           "--tmpfs", "/tmp", "--bind", str(root), str(root)]
+           "--tmpfs", "/tmp"]
+    for path in readable:
+        cmd += ["--ro-bind", str(path), str(path)]
+    cmd += ["--bind", str(root), str(root)]
     for name in READ_ONLY_IN_REPO:
         if (root / name).is_dir():
             cmd += ["--ro-bind", str(root / name), str(root / name)]
@@ -83,3 +93,19 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     cmd += ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
             "--", *argv]
     return cmd
+
+
+def hidden_by_private_tmp(path: Path) -> bool:
+    """True when ``path`` lies under /tmp, which the sandbox replaces with a private one
+    (so it must be bound back to be seen there)."""
+    try:
+        return Path(path).resolve().is_relative_to("/tmp")
+    except OSError:
+        return False
+
+
+def fallback_reason(problem: str) -> str:
+    """What a run says (once, as a ``sandbox.fallback`` event and a log warning) when code
+    runs without bubblewrap; ``problem`` is :func:`bwrap_problem`'s answer."""
+    return (f"code runs without the bubblewrap sandbox ({problem}): only the timeout, the "
+            "process-group kill and the environment allowlist apply")

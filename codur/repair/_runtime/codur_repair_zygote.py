@@ -6,9 +6,16 @@ repository's interpreter. Protocol, one JSON object per line:
 - it prints ``{"ready": true}`` once pytest, its plugins and coverage are imported;
 - it reads jobs ``{"id": n, "cwd": dir, "args": [...], "env": {...}, "timeout": seconds}``;
 - for each job it forks a child that runs ``pytest.main(args)`` in ``cwd`` in its own
-  process group (stdio on /dev/null) and prints ``{"id": n, "pid": pid}``, later
-  ``{"id": n, "rc": code, "timeout": bool}``. A child over its timeout is killed with its
-  whole process group (``os.killpg``). Many jobs may run at once.
+  process group (stdio on /dev/null, ``CODUR_REPAIR_JOB=<n>`` in its environment) and
+  prints ``{"id": n, "pid": pid}``, later ``{"id": n, "rc": code, "timeout": bool}``. A
+  child over its timeout is killed with its whole process group (``os.killpg``). Many
+  jobs may run at once;
+- ``{"kill": n}`` kills job n's process group (its reply follows as usual).
+
+With ``--sweep`` (given when the server runs in its own PID namespace, under bubblewrap,
+where /proc lists only its own processes) a job's end also kills every process tagged
+with that job (one that left the process group with ``setsid``, say), and once no job
+runs, every process but the server and its parents.
 
 Closing stdin kills every running child and ends the server. Forking from one warm
 process saves the interpreter start and the pytest import for every run.
@@ -22,6 +29,7 @@ import signal
 import sys
 import time
 
+JOB_TAG = "CODUR_REPAIR_JOB"
 
 def _send(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
@@ -40,6 +48,7 @@ def _child(job):
         src = os.path.join(job["cwd"], "src")
         sys.path[:0] = [job["cwd"]] + ([src] if os.path.isdir(src) else [])
         os.environ.update(job.get("env") or {})
+        os.environ[JOB_TAG] = str(job["id"])
         sys.argv = ["pytest"] + job["args"]
         import pytest
 
@@ -60,7 +69,7 @@ class _Job:
         self.deadline = time.monotonic() + timeout
         self.pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
 
-    def reap(self, timed_out):
+    def reap(self, timed_out, sweep=None):
         if timed_out:
             _killpg(self.pid)
             _, status = os.waitpid(self.pid, 0)
@@ -73,12 +82,44 @@ class _Job:
         _killpg(self.pid)  # stray grandchildren
         if self.pidfd is not None:
             os.close(self.pidfd)
+        if sweep is not None:
+            sweep(self.id)
         _send({"id": self.id, "rc": code, "timeout": timed_out})
         return True
 
 
-def _serve():
+def _tag(pid):
+    """The job tag in the environment process ``pid`` was started with ("" for none; a
+    forked, not exec'd, job child shows the server's); None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = f.read()
+    except OSError:
+        return None
+    prefix = JOB_TAG.encode() + b"="
+    return next((v[len(prefix):].decode() for v in env.split(b"\0") if v.startswith(prefix)), "")
+
+
+def _sweeper(jobs):
+    """The sweep of ``--sweep`` (see the module doc), called with the id of the job that ended."""
+    keep = {os.getpid(), os.getppid(), 1}
+
+    def sweep(ended):
+        running = {str(j.id) for j in jobs.values() if j.id != ended}
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in keep or int(name) in jobs:
+                continue
+            tag = _tag(name)
+            if tag is not None and (not running or tag == str(ended) or (tag and tag not in running)):
+                with contextlib.suppress(OSError):
+                    os.kill(int(name), signal.SIGKILL)
+
+    return sweep
+
+
+def _serve(sweeping=False):
     jobs, buf = {}, b""
+    sweep = _sweeper(jobs) if sweeping else None
     while True:
         now = time.monotonic()
         wait = min([j.deadline - now for j in jobs.values()] + [3600.0])
@@ -96,6 +137,11 @@ def _serve():
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 request = json.loads(line)
+                if "kill" in request:
+                    for job in jobs.values():
+                        if job.id == request["kill"]:
+                            _killpg(job.pid)
+                    continue
                 pid = os.fork()
                 if pid == 0:
                     _child(request)
@@ -103,7 +149,7 @@ def _serve():
                 _send({"id": request["id"], "pid": pid})
         now = time.monotonic()
         for pid in list(jobs):
-            if jobs[pid].reap(timed_out=now >= jobs[pid].deadline):
+            if jobs[pid].reap(now >= jobs[pid].deadline, sweep):
                 del jobs[pid]
 
 
@@ -132,7 +178,7 @@ def main():
     _preload()
     gc.freeze()  # children's gc passes skip the preloaded heap (and its copy-on-write)
     _send({"ready": True})
-    _serve()
+    _serve(sweeping="--sweep" in sys.argv[1:])
 
 
 if __name__ == "__main__":

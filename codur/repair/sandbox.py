@@ -1,0 +1,188 @@
+"""Where repair's test runs are confined: bubblewrap when it works, else the allowlist only.
+
+The warm pytest fork server (:class:`codur.repair.worker.Runner`) starts inside
+bubblewrap, so every test run it forks is confined for the price of a fork:
+
+- the whole filesystem read-only; the scratch area (:func:`scratch_root`), which holds
+  the workers' copies of the repo and the spool of report files, read-write;
+- a private /tmp; the repo, the interpreter's prefix and the repair plugin bound back
+  read-only when they lie under /tmp;
+- no network; its own PID namespace, in which the server kills what a finished run
+  left behind (a process that called ``setsid`` too), and everything when it ends;
+- the environment allowlist (:func:`codur.tools.sandbox.allowed_env`, through
+  :func:`codur.repair.testcmd.plugin_env`): a secret in codur's environment is not
+  visible to the tests. ``tool_env_allow`` does not reach here.
+
+A non-pytest command runs under its own bwrap per run, the same way. Without a working
+bwrap (:func:`codur.tools.sandbox.bwrap_problem`) the runs keep the process-group kill
+and the allowlist, and the first worker of the process says so once: a
+``sandbox.fallback`` event and a log warning.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import logging
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from codur.repair import testcmd
+from codur.tools.sandbox import bwrap_argv, bwrap_problem, fallback_reason, hidden_by_private_tmp
+
+_lock = threading.Lock()
+_state: dict = {"root": None, "said": False}
+
+
+def scratch_root() -> Path:
+    """This process's scratch area (created on first use, removed at exit): the parent
+    of every worker's copy, the one folder a sandboxed test run may write."""
+    with _lock:
+        if _state["root"] is None:
+            _state["root"] = Path(tempfile.mkdtemp(prefix="codur-repair-")).resolve()
+            (_state["root"] / "spool").mkdir()
+            atexit.register(shutil.rmtree, _state["root"], ignore_errors=True)
+        return _state["root"]
+
+
+def problem() -> str | None:
+    """None when the test runs are confined by bubblewrap; else why not, said once per
+    process (log warning and ``sandbox.fallback`` event, as the tools do)."""
+    why = bwrap_problem()
+    with _lock:
+        say, _state["said"] = why is not None and not _state["said"], _state["said"] or why is not None
+    if say:
+        from codur.engine.events import emit
+
+        reason = "repair's test runs: " + fallback_reason(why)
+        logging.getLogger("codur.repair").warning(reason)
+        emit({"event": "sandbox.fallback", "reason": reason})
+    return why
+
+
+def readable(*paths: Path | str) -> tuple[Path, ...]:
+    """Those of ``paths`` the private /tmp would hide (to bind back read-only), plus the
+    repair plugin's folder when it is hidden too."""
+    out: list[Path] = []
+    for path in (*paths, testcmd.RUNTIME_DIR):
+        full = Path(path).absolute()
+        if hidden_by_private_tmp(full) and full not in out and not full.is_relative_to(scratch_root()):
+            out.append(full)
+    return tuple(out)
+
+
+def interpreter_paths(python: str) -> tuple[Path, ...]:
+    """The prefix (venv) of ``python`` and of the interpreter it links to."""
+    exe = Path(shutil.which(python) or python)
+    return exe.absolute().parent.parent, exe.resolve().parent.parent
+
+
+def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path]) -> list[str]:
+    """``argv`` under bwrap: the scratch area read-write, ``seen`` (see :func:`readable`)
+    bound back read-only, run in ``cwd``; the sandbox dies with the bwrap process."""
+    return bwrap_argv(argv, root=scratch_root(), cwd=cwd, readable=seen)
+
+
+def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **popen)`` from one thread that lives as long as codur: bwrap's
+    ``--die-with-parent`` fires when the *thread* that started it ends, and the fork server
+    is often started from a short-lived one. Raises what Popen raises."""
+    with _lock:
+        if _state.get("spawner") is None:
+            _state["spawner"] = queue.SimpleQueue()
+            threading.Thread(target=_spawner, args=(_state["spawner"],), name="codur-repair-spawner",
+                             daemon=True).start()
+        requests = _state["spawner"]
+    done: Future = Future()
+    requests.put((list(argv), popen, done))
+    return done.result()
+
+
+def _spawner(requests: queue.SimpleQueue) -> None:
+    while True:
+        argv, popen, done = requests.get()
+        try:
+            done.set_result(subprocess.Popen(argv, **popen))
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
+            done.set_exception(exc)
+
+
+def visible(path: Path, seen: Sequence[Path]) -> bool:
+    """True when a run confined with ``seen`` bound back (see :func:`readable`) sees ``path``."""
+    full = Path(path).resolve()
+    return (not hidden_by_private_tmp(full) or full.is_relative_to(scratch_root())
+            or any(full.is_relative_to(s) for s in seen))
+
+
+def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str, str], Callable[[], None]]:
+    """``env`` with the repair plugin's files (:data:`testcmd.PLUGIN_FILES`) that a sandboxed
+    run could not reach moved into the scratch area's spool, and the function to call after
+    the run: it moves the reports back where the caller expects them."""
+    spool_dir = scratch_root() / "spool"
+    moved, back, copies = dict(env), [], []
+    for key, direction in testcmd.PLUGIN_FILES.items():
+        path = Path(env[key]) if env.get(key) else None
+        if path is None or path.resolve().is_relative_to(scratch_root()):
+            continue
+        if direction == "in" and visible(path, seen):
+            continue
+        local = spool_dir / f"{job}-{key.lower()}-{path.name}"
+        if direction == "in":
+            if path.is_file():
+                shutil.copyfile(path, local)
+            copies.append(local)
+        else:
+            local.unlink(missing_ok=True)
+            back.append((local, path))
+        moved[key] = str(local)
+
+    def finish() -> None:
+        for local, path in back:
+            if local.exists():
+                shutil.move(local, path)
+        for local in copies:
+            local.unlink(missing_ok=True)
+
+    return moved, finish
+
+
+def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
+                on_start: Callable[[Callable[[], None]], None], origin: Path) -> tuple[int, bool]:
+    """Run ``argv`` in ``cwd`` with the whole environment ``env``, in its own process group,
+    at most ``timeout_s`` seconds; return (exit code, timed out). Under bwrap when it works:
+    the scratch area read-write, ``origin`` (the repo) and the interpreter bound back when
+    under /tmp, report files through the spool. ``on_start`` gets the function that kills it."""
+    finish = None
+    if problem() is None:
+        seen = readable(origin, *interpreter_paths(argv[0]))
+        env, finish = spool(env, f"{os.getpid()}-{threading.get_ident()}", seen)
+        env["TMPDIR"] = "/tmp"  # the sandbox's private one
+        argv = confine(argv, cwd, seen)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    on_start(functools.partial(_killpg, proc.pid))
+    try:
+        return proc.wait(timeout=timeout_s), False
+    except subprocess.TimeoutExpired:
+        _killpg(proc.pid)
+        proc.wait()
+        return -9, True
+    finally:
+        _killpg(proc.pid)
+        if finish is not None:
+            finish()
+
+
+def _killpg(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)

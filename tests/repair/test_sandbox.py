@@ -1,0 +1,100 @@
+"""Repair's test runs are confined (issue 12): no writes outside the worker's copy, no
+process left behind (setsid too), no secret from codur's environment."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from codur.repair import localize_faults, repair
+from codur.tools.sandbox import bwrap_problem
+
+from .conftest import OFF_BY_ONE, write_repo
+
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bwrap: {bwrap_problem()}")
+
+
+def _with_test(name: str, body: str) -> dict[str, str]:
+    return {**OFF_BY_ONE, f"tests/{name}": body}
+
+
+@needs_bwrap
+def test_a_test_run_cannot_write_outside_its_copy(tmp_path: Path) -> None:
+    hidden = tmp_path / "outside"  # under /tmp: the sandbox has its own
+    hidden.mkdir()
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as visible:  # read-only in the sandbox
+        targets = [hidden / "pwned.txt", Path(visible) / "pwned.txt"]
+        repo = write_repo(tmp_path / "repo", _with_test("test_escape.py", f'''
+            from pathlib import Path
+
+
+            def test_escape():
+                for target in {[str(t) for t in targets]!r}:
+                    try:
+                        Path(target).write_text("written by a mutant's test run")
+                    except OSError:
+                        pass
+            '''))
+        result = repair(repo, workers=2)
+        assert result.status == "patched", result.message  # the reports still reach the engine
+        assert [t for t in targets if t.exists()] == []
+
+
+@needs_bwrap
+def test_a_setsid_child_of_a_test_does_not_outlive_its_run(tmp_path: Path) -> None:
+    marker = f"codur-sleeper-{uuid.uuid4().hex}"
+    repo = write_repo(tmp_path / "repo", _with_test("test_daemon.py", f'''
+        import subprocess
+        import sys
+
+
+        def test_daemon():
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "{marker}"],
+                             start_new_session=True)
+        '''))
+    try:
+        result = repair(repo, workers=2)
+        assert result.status == "patched", result.message
+        deadline = time.monotonic() + 3
+        while _with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _with_marker(marker) == []
+    finally:
+        for pid in _with_marker(marker):  # only the sleepers this test started
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sandbox", ["on", "off"])
+def test_a_secret_in_codurs_environment_is_not_visible_to_the_tests(tmp_path: Path, monkeypatch,
+                                                                    sandbox: str) -> None:
+    monkeypatch.setenv("CODUR_SANDBOX", sandbox)
+    monkeypatch.setenv("GH_PAT", "ghp_secret")
+    repo = write_repo(tmp_path / "repo", {**OFF_BY_ONE, "tests/test_env.py": '''
+        import os
+
+
+        def test_no_secret():
+            assert "GH_PAT" not in os.environ
+        '''})
+    loc = localize_faults(repo)
+    outcome = {t.nodeid: t.outcome for t in loc.tests}
+    assert outcome["tests/test_env.py::test_no_secret"] == "passed"
+
+
+def _with_marker(marker: str) -> list[int]:
+    """Pids (ours) of the processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+    return found
