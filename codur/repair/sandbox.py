@@ -26,16 +26,13 @@ import contextlib
 import functools
 import logging
 import os
-import queue
 import shutil
 import signal
 import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
 from codur.repair import testcmd
 from codur.tools.sandbox import bwrap_argv, bwrap_problem, fallback_reason, hidden_by_private_tmp
@@ -91,30 +88,6 @@ def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path]) -> list[str]:
     """``argv`` under bwrap: the scratch area read-write, ``seen`` (see :func:`readable`)
     bound back read-only, run in ``cwd``; the sandbox dies with the bwrap process."""
     return bwrap_argv(argv, root=scratch_root(), cwd=cwd, readable=seen)
-
-
-def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
-    """``subprocess.Popen(argv, **popen)`` from one thread that lives as long as codur: bwrap's
-    ``--die-with-parent`` fires when the *thread* that started it ends, and the fork server
-    is often started from a short-lived one. Raises what Popen raises."""
-    with _lock:
-        if _state.get("spawner") is None:
-            _state["spawner"] = queue.SimpleQueue()
-            threading.Thread(target=_spawner, args=(_state["spawner"],), name="codur-repair-spawner",
-                             daemon=True).start()
-        requests = _state["spawner"]
-    done: Future = Future()
-    requests.put((list(argv), popen, done))
-    return done.result()
-
-
-def _spawner(requests: queue.SimpleQueue) -> None:
-    while True:
-        argv, popen, done = requests.get()
-        try:
-            done.set_result(subprocess.Popen(argv, **popen))
-        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
-            done.set_exception(exc)
 
 
 def visible(path: Path, seen: Sequence[Path]) -> bool:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Self
 
 from codur.repair import sandbox, testcmd
-from codur.tools.sandbox import bwrap_problem
+from codur.tools.sandbox import bwrap_problem, spawn
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
@@ -74,7 +74,7 @@ class Runner:
             argv = sandbox.confine([*argv, "--sweep"], sandbox.scratch_root(), self.seen)
             env["TMPDIR"] = "/tmp"  # the sandbox's private one
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the server)
-        self._proc = sandbox.spawn(
+        self._proc = spawn(
             argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._errors, start_new_session=True)
         self._lock = threading.Lock()

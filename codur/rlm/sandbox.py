@@ -17,15 +17,20 @@ What it does:
   * passes only allowlisted environment variables (PATH, LANG, LC_*, TERM,
     PYTHON*, VIRTUAL_ENV: :func:`codur.tools.sandbox.allowed_env`), and sets HOME and
     TMPDIR to a scratch directory that is also its working directory (deleted on close);
+  * runs the worker under bubblewrap when it works here
+    (:func:`codur.tools.sandbox.bwrap_problem`): the filesystem read-only except the
+    scratch directory, a private /tmp, no network, its own PID namespace (a child that
+    called ``setsid`` dies with it), the sandbox killed with its bwrap process; else as
+    before, with only the limits, the group kill and the allowlist;
   * truncates stdout and stderr past ``max_output_chars`` with a visible note;
   * carries bridge calls (llm_query, rlm_query, batch_rlm_query) to the parent over
     the worker's own pipes: no socket is opened.
 
-What it does NOT isolate: the filesystem (code can read and write whatever the
-user can, outside the scratch directory too), the network, other processes of
-the user (signals, /proc), a child that leaves the process group (``setsid``),
-and side channels. It is a guard against runaway and careless code, not a security
-boundary for hostile code: use a container or VM for that.
+What it does NOT isolate: reading whatever the user can read, CPU and memory beyond
+the rlimits, and side channels; without bubblewrap also writing outside the scratch
+directory, the network, other processes of the user (signals, /proc) and a child that
+leaves the process group (``setsid``). It is a guard against runaway and careless
+code, not a security boundary for hostile code: use a container or VM for that.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from typing import Any, Self
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
 from codur.tools.process import kill_process_group
-from codur.tools.sandbox import allowed_env
+from codur.tools.sandbox import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp, spawn
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]
@@ -136,6 +141,7 @@ class Sandbox:
         self.channel: _Channel | None = None
         self.restarts = 0
         self.context_info: dict = {}
+        self.confined = False  # runs under bubblewrap (set by start)
 
     def _write_context(self, context: Any) -> None:
         if isinstance(context, str):
@@ -150,11 +156,15 @@ class Sandbox:
             return self
         env = allowed_env({"HOME": str(self.scratch), "TMPDIR": str(self.scratch), "PYTHONUNBUFFERED": "1"})
         self.log_path = self.scratch / ".worker.log"
+        argv = [sys.executable, "-I", str(WORKER_PATH)]
+        self.confined = bwrap_problem() is None
+        if self.confined:
+            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp
+            argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch,
+                              readable=sorted(p for p in used if hidden_by_private_tmp(p)))
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", str(WORKER_PATH)], cwd=self.scratch, env=env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True,
-            )
+            self.proc = spawn(argv, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=log, start_new_session=True)
         self.channel = _Channel(self.proc)
         limits = self.limits
         try:
@@ -197,6 +207,8 @@ class Sandbox:
 
     def _death_note(self) -> str:
         code = self.proc.wait(timeout=5) if self.proc else None
+        if code is not None and code > 128 and self.confined:  # bwrap exits 128 + the signal that ended it
+            code = 128 - code
         if code is not None and code < 0:
             name = signal.Signals(-code).name
             hint = {"SIGXCPU": " (CPU limit)", "SIGKILL": " (killed: memory or CPU limit?)"}.get(name, "")

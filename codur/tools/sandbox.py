@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 ENV_ALLOW = ("PATH", "HOME", "LANG", "TERM", "TMPDIR", "VIRTUAL_ENV")
 ENV_ALLOW_PREFIXES = ("LC_", "PYTHON")
@@ -29,6 +33,8 @@ SANDBOX_ENV = "CODUR_SANDBOX"
 BWRAP_PROBE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
                "--unshare-net", "--unshare-pid", "--die-with-parent", "--", "true")
 READ_ONLY_IN_REPO = (".git", ".codur")
+_spawner: list[queue.SimpleQueue] = []
+_spawner_lock = threading.Lock()
 
 
 def allowed_env(extra: Mapping[str, str] | None = None, allow: Iterable[str] = ()) -> dict[str, str]:
@@ -78,7 +84,7 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     ``readable``: paths under /tmp (hidden by the private one) bound back read-only, e.g.
     an interpreter's venv. ``--die-with-parent`` is tied by the kernel to the *thread*
     that started bwrap: a server that outlives that thread must be started from one that
-    lives as long as codur (see :func:`codur.repair.sandbox.spawn`).
+    lives as long as codur (see :func:`spawn`).
     """
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
            "--tmpfs", "/tmp"]
@@ -109,3 +115,26 @@ def fallback_reason(problem: str) -> str:
     runs without bubblewrap; ``problem`` is :func:`bwrap_problem`'s answer."""
     return (f"code runs without the bubblewrap sandbox ({problem}): only the timeout, the "
             "process-group kill and the environment allowlist apply")
+
+
+def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **popen)`` from one thread that lives as long as codur: bwrap's
+    ``--die-with-parent`` fires when the *thread* that started it ends, and a long-lived
+    child (the repair fork server, the RLM worker) is often started from a short-lived one.
+    Raises what Popen raises."""
+    with _spawner_lock:
+        if not _spawner:
+            _spawner.append(queue.SimpleQueue())
+            threading.Thread(target=_serve_spawns, args=(_spawner[0],), name="codur-spawner", daemon=True).start()
+    done: Future = Future()
+    _spawner[0].put((list(argv), popen, done))
+    return done.result()
+
+
+def _serve_spawns(requests: queue.SimpleQueue) -> None:
+    while True:
+        argv, popen, done = requests.get()
+        try:
+            done.set_result(subprocess.Popen(argv, **popen))
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
+            done.set_exception(exc)

@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from codur.rlm.sandbox import Sandbox, SandboxLimits
 
 SPAWN = (
     "import subprocess, sys\n"
-    "kids = [subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']) for _ in range(3)]\n"
+    "argv = [sys.executable, '-c', 'import time; time.sleep(60)', 'codur-rlm-kid']\n"
+    "kids = [subprocess.Popen(argv) for _ in range(3)]\n"
     "print(' '.join(str(k.pid) for k in kids))\n"
 )
+
+
+def kids(count: int = 3, within_s: float = 3.0) -> list[int]:
+    """The pids, as seen from here (the worker may have its own PID namespace), of SPAWN's
+    children, once ``count`` of them show (or ``within_s`` seconds passed)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and b"codur-rlm-kid" in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 def alive(pid: int) -> bool:
@@ -31,7 +50,8 @@ def wait_gone(pids: list[int], within_s: float = 3.0) -> list[int]:
 
 def test_children_die_when_the_sandbox_closes():
     with Sandbox("x", limits=SandboxLimits(timeout_s=10)) as sb:
-        pids = [int(p) for p in sb.execute(SPAWN).stdout.split()]
+        assert len(sb.execute(SPAWN).stdout.split()) == 3
+        pids = kids()
         assert len(pids) == 3 and all(alive(p) for p in pids)
     assert wait_gone(pids) == []
 
@@ -39,7 +59,8 @@ def test_children_die_when_the_sandbox_closes():
 def test_children_die_even_when_the_worker_exited_first():
     sb = Sandbox("x", limits=SandboxLimits(timeout_s=10)).start()
     try:
-        pids = [int(p) for p in sb.execute(SPAWN).stdout.split()]
+        assert len(sb.execute(SPAWN).stdout.split()) == 3
+        pids = kids()
         result = sb.execute("import os; os._exit(3)")  # the worker dies; its children do not by themselves
         assert "WorkerDied" in (result.error or "")
         assert wait_gone(pids) == []
