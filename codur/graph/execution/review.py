@@ -4,6 +4,9 @@
   verdict only checks that an answer was given);
 - the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
 - the last turn used → repair if eligible, else done (failed, max_turns);
+- a terminal failure after an agent turn that failed on a model outage (a 429 or
+  ``insufficient_quota``) ends ``rate_limited`` / ``quota_exhausted`` instead, as a
+  replan with the model down does (:func:`codur.graph.planning.plan.outage_end`);
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
 The "repair" route goes to the patch node (the candidate-patch pipeline) when it has not
@@ -20,11 +23,10 @@ from codur.engine.contracts import RunStatus
 from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
+from codur.graph.planning.plan import OUTAGE_STATUS, outage_end
 from codur.graph.state import CodurState
 
 Route = Literal["done", "retry", "replan", "repair"]
-
-
 
 
 def feedback_from(verdict: dict) -> str:
@@ -65,4 +67,7 @@ def review_node(state: CodurState, ctx: CodurContext) -> dict:
     if route == "done":
         ok = reason in ("verified", "answered")
         update.update(status=(RunStatus.SUCCESS if ok else RunStatus.FAILED).value, reason=reason)
+        outcome = state.get("agent_outcome", {})
+        if not ok and outcome.get("status") == "failed" and outcome.get("quota") in OUTAGE_STATUS:
+            update.update(outage_end(outcome["quota"], outcome.get("summary", "")))
     return update
