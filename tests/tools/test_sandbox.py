@@ -129,3 +129,17 @@ def test_cancel_kills_a_running_process_and_refuses_further_calls(repo: Path) ->
     assert not late.ok and "cancelled" in late.output and not (repo / "late.py").exists()
     with pytest.raises(ToolError, match="cancelled"):
         ex.ctx.write_text("late.py", "x = 1\n")
+
+
+@needs_bwrap
+def test_a_pythonpath_entry_under_tmp_stays_visible_in_the_sandbox(repo: Path) -> None:
+    """The sandbox's private /tmp must not hide what the child imports: a plugin folder
+    (or a whole codur checkout and its venv, as in a CI run under /tmp) on PYTHONPATH."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        (Path(tmp) / "tmp_only_module.py").write_text("VALUE = 42\n")
+        ctx = ToolExecutor(repo).ctx
+        res = ctx.run(["python3", "-c", "import tmp_only_module; print(tmp_only_module.VALUE)"],
+                      env={"PYTHONPATH": tmp})
+    assert res.exit_code == 0 and res.stdout.strip() == "42", res.stderr
