@@ -332,13 +332,19 @@ def op_wrap(node: ast.expr, ctx: Context) -> None:
     if iterated and callee not in ("range", "enumerate", "zip", "sorted", "reversed") or (
             isinstance(parent, ast.Return) and collection):
         texts.append(f"sorted({text})")
-    if not iterated and callee in _ITERATORS | {"keys", "values", "items"} and isinstance(
+    generator = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and any(
+        isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and (
+            isinstance(n.value, ast.GeneratorExp) or isinstance(n.value, ast.Call) and _callee(n.value) in _ITERATORS)
+        for d in facts.functions.get(callee, [])[:1] for n in ast.walk(d))  # the module's own iterator
+    if not iterated and (callee in _ITERATORS | {"keys", "values", "items"} or generator) and isinstance(
             parent, (ast.Return, ast.Assign, ast.Compare)):
-        texts.append(f"list({text})")
+        texts.append(f"list({text})")  # an iterator (or the module's own generator) used twice
     textual = "str" in kinds or isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and (
         "texts" in facts.kinds_of(node.value))
     if textual and beside is not None and not is_str(beside):
         texts.append(f"int({text})")  # text from input() or split() used as a number
+    elif textual and isinstance(node, ast.Name) and isinstance(parent, (ast.Dict, ast.Return, ast.keyword)):
+        texts += [f"float({text})", f"int({text})"]  # parsed text stored or returned as text
     stringy = textual or callee in ("str", "repr", "format", "join", "lower", "upper", "strip")
     if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not stringy and isinstance(
             parent, ast.BinOp) and isinstance(parent.op, ast.Add) and is_str(beside):

@@ -162,7 +162,11 @@ def add_clauses(test: ast.expr, ctx: Context) -> None:
     for joiner, operator in (("and", "more_specific_if"), ("or", "less_specific_if")):
         texts = [f"{_clause(test, ctx.src, joiner)} {joiner} {_clause(c, ctx.src, joiner)}" for c in others]
         ctx.ranked(test, texts, operator, 2)
-    guarded = [n.value.id for n in ast.walk(test) if isinstance(n, ast.Attribute)
-               and isinstance(n.value, ast.Name) and n.value.id not in ("self", "cls")]
+    ordered = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+    compared = [ctx.src.seg(side) for n in ast.walk(test) if isinstance(n, ast.Compare)
+                and any(isinstance(op, ordered) for op in n.ops)
+                for side in (n.left, *n.comparators) if isinstance(side, ast.Attribute)]  # an optional field
+    guarded = compared + [n.value.id for n in ast.walk(test) if isinstance(n, ast.Attribute)
+                          and isinstance(n.value, ast.Name) and n.value.id not in ("self", "cls")]
     texts = [f"{name} is not None and {_clause(test, ctx.src, 'and')}" for name in guarded]
-    ctx.ranked(test, texts, "more_specific_if", 1)
+    ctx.ranked(test, texts, "more_specific_if", 2)

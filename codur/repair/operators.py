@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from codur.repair.calls import op_attribute, op_call, op_name, op_wrap
 from codur.repair.context import SYM, Context, negate, plus_minus, short
+from codur.repair.library import op_library_call
 from codur.repair.names import is_num, is_str
 from codur.repair.patterns import DECAY, PRIOR
 
@@ -216,7 +217,7 @@ Operator = Callable[[ast.AST, Context], None]
 #: Expression operators by node type (statement operators: ``statements.py``).
 OPERATORS: dict[type, tuple[Operator, ...]] = {
     ast.Compare: (op_compare,), ast.BinOp: (op_binop, op_wrap), ast.BoolOp: (op_boolop,),
-    ast.UnaryOp: (op_unaryop,), ast.Constant: (op_constant,), ast.Call: (op_call, op_wrap),
+    ast.UnaryOp: (op_unaryop,), ast.Constant: (op_constant,), ast.Call: (op_call, op_wrap, op_library_call),
     ast.Subscript: (op_subscript, op_wrap), ast.Name: (op_name, op_wrap),
     ast.Attribute: (op_attribute, op_wrap), ast.IfExp: (op_ifexp,), ast.comprehension: (op_comprehension,),
     ast.Lambda: (op_lambda,), ast.List: (op_display,), ast.Tuple: (op_display,), ast.Set: (op_display,)}

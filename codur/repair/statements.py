@@ -7,7 +7,9 @@ changed return values (None <-> 0 / False / [] / "", negated boolean results),
 augmented operator swaps (``+=`` <-> ``-=``, ``^=`` <-> ``&=`` <-> ``|=``), ``+=`` -> ``=``
 and ``=`` -> ``+=`` in loops, +-1 on bound assignments (``lo = mid`` -> ``lo = mid + 1``),
 an empty initializer given an element (``[]`` -> ``[[]]``), and a statement missing from
-a block, copied from a sibling branch or another loop body (``add_statement``).
+a block, copied from a sibling branch or another loop body (``add_statement``); the
+update a never-ending ``while`` lacks and the flush after a batching loop
+(:mod:`codur.repair.missing`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from collections.abc import Iterator
 
 from codur.repair.context import SYM, Change, Context, add_clauses, negate, plus_minus
+from codur.repair.missing import advance_loop_variable, flush_after_loop
 from codur.repair.names import BUILTINS
 from codur.repair.operators import BIN_SWAPS, OPERATORS
 from codur.repair.patterns import PRIOR
@@ -76,6 +79,7 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         add_clauses(node.test, ctx)
     elif isinstance(node, ast.While):
         negate(node.test, ctx, unary * 0.8)
+        advance_loop_variable(node, ctx)
         if not isinstance(node.test, ast.Constant):
             add_clauses(node.test, ctx)
     elif isinstance(node, ast.Assert):
@@ -90,6 +94,8 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         _return_value(node, ctx)
     if isinstance(node, _BLOCKS):
         add_statement(node, ctx)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        flush_after_loop(node, ctx)
 
 
 def _return_value(node: ast.Return, ctx: Context) -> None:

@@ -1,0 +1,122 @@
+"""Missing statements that a loop needs: the update that ends a ``while`` loop, the flush after one.
+
+Two bug shapes that no one-token edit fixes and that no sibling block holds a copy of:
+
+- **A loop that never ends.** The names a ``while`` condition reads are never rebound in
+  its body (``while n: total += n % 10`` with no ``n //= 10``). The missing update is
+  added at the end of the body: ``n //= k`` where the body divides or takes ``n % k``,
+  ``n += 1`` / ``n -= 1`` by the comparison's direction, ``n = n[1:]`` for a sequence.
+- **A last batch that is never emitted.** A loop body that emits an accumulator and then
+  resets it (``if len(batch) == size: out.append(batch); batch = []``) leaves what is
+  collected after the last reset behind; the emit is added after the loop, guarded by
+  the accumulator (``if batch: out.append(batch)``).
+
+Both are "missing statement" bugs, which single-statement studies leave out of their
+pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
+so their priors are hand-set below the taxonomy's patterns
+(:data:`codur.repair.patterns.HAND_PRIORS`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codur.repair.context import Context, short
+from codur.repair.patterns import PRIOR
+
+_EMPTY = ("[]", "{}", '""', "''", "0", "set()", "list()", "dict()")
+
+
+def _rebound(body: list[ast.stmt]) -> set[str]:
+    """Names assigned, augmented, deleted, iterated or mutated by a method call in ``body``."""
+    out: set[str] = set()
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(
+                node.func.value, ast.Name):
+            out.add(node.func.value.id)  # xs.pop(), queue.popleft(), it.advance() ...
+        elif isinstance(node, (ast.Return, ast.Break, ast.Raise)):
+            out.add("")  # the loop can end from inside: not a loop that never ends
+    return out
+
+
+def _updates(name: str, loop: ast.While, ctx: Context) -> list[str]:
+    """The likeliest missing updates of ``name``, best first."""
+    divisors = [ctx.src.seg(n.right) for stmt in loop.body for n in ast.walk(stmt)
+                if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mod, ast.FloorDiv))
+                and isinstance(n.left, ast.Name) and n.left.id == name]
+    out = [f"{name} //= {d}" for d in dict.fromkeys(divisors)]
+    directions = [op for n in ast.walk(loop.test) if isinstance(n, ast.Compare) for op in n.ops]
+    kinds = ctx.facts.kinds_named(name, ctx.facts.owner.get(loop))
+    if kinds & {"seq", "str"}:
+        out.append(f"{name} = {name}[1:]")
+    if any(isinstance(op, (ast.Gt, ast.GtE, ast.NotEq)) for op in directions) or not directions:
+        out += [f"{name} -= 1", f"{name} += 1"]
+    else:
+        out += [f"{name} += 1", f"{name} -= 1"]
+    return out
+
+
+def advance_loop_variable(loop: ast.While, ctx: Context) -> None:
+    """A ``while`` loop whose condition's names are never rebound in its body (and that no
+    ``break``/``return`` leaves): add the update of one of them at the end of the body."""
+    called = {n.func.id for n in ast.walk(loop.test) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    reads = [n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and n.id not in called]  # `while not ready()` waits on a call, not on a variable
+    if not reads or _rebound(loop.body) & (set(reads) | {""}):
+        return
+    last = loop.body[-1]
+    span = ctx.src.line_span(last)
+    if span is None:
+        return
+    indent, newline = ctx.src.indent(loop.body[0]), _newline(ctx, last)
+    texts = [t for name in dict.fromkeys(reads) if name not in ctx.facts.functions for t in _updates(name, loop, ctx)]
+    for i, text in enumerate(texts[:3]):
+        ctx.add("advance_loop_variable", loop, [(span[1], span[1], f"{indent}{text}{newline}")],
+                PRIOR["advance_loop_variable"] * 0.9 ** i, line=loop.lineno,
+                description=f"added `{text}` at the end of the loop (its condition never changed)")
+
+
+def _newline(ctx: Context, stmt: ast.stmt) -> str:
+    line = ctx.src.lines[stmt.end_lineno - 1]
+    return line[len(line.rstrip("\r\n")):] or "\n"
+
+
+def _emit_then_reset(block: list[ast.stmt], ctx: Context) -> tuple[str, list[ast.stmt]] | None:
+    """(accumulator, the one-line statements that emit it) when ``block`` emits an
+    accumulator and then resets it to an empty value."""
+    for k, stmt in enumerate(block):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and ctx.src.seg(stmt.value) in _EMPTY):
+            continue
+        acc = stmt.targets[0].id
+        emits = [s for s in block[:k] if s.lineno == s.end_lineno and any(
+            isinstance(n, ast.Name) and n.id == acc and isinstance(n.ctx, ast.Load) for n in ast.walk(s))]
+        if emits:
+            return acc, emits
+    for stmt in block:
+        for branch in (stmt.body, stmt.orelse) if isinstance(stmt, ast.If) else ():
+            found = _emit_then_reset(branch, ctx)  # elif branches too
+            if found:
+                return found
+    return None
+
+
+def flush_after_loop(loop: ast.For | ast.AsyncFor | ast.While, ctx: Context) -> None:
+    """A loop that emits and resets an accumulator inside its body: emit what is left after
+    the loop, ``if acc:`` guarded (the last, partial batch)."""
+    if loop.orelse:
+        return
+    found = _emit_then_reset(loop.body, ctx)
+    span = ctx.src.line_span(loop)
+    if found is None or span is None:
+        return
+    acc, emits = found
+    indent, newline = ctx.src.indent(loop), _newline(ctx, loop)
+    inner = indent + ("\t" if "\t" in ctx.src.indent(loop.body[0]) else "    ")
+    body = "".join(f"{inner}{ctx.src.seg(s)}{newline}" for s in emits)
+    text = f"{indent}if {acc}:{newline}{body}"
+    ctx.add("flush_after_loop", loop, [(span[1], span[1], text)], PRIOR["flush_after_loop"],
+            line=loop.lineno,
+            description=f"added `if {acc}: {short(' / '.join(ctx.src.seg(s) for s in emits))}` after the loop")

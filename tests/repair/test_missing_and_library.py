@@ -1,0 +1,148 @@
+"""The missing-statement operators (a never-ending ``while``, the last batch of a loop) and
+the standard-library ones (optional arguments, chained string methods, negated sums), on
+small code of our own."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codur.repair import generate_mutants
+
+
+def mutants_of(tmp_path: Path, code: str) -> tuple[str, dict[str, str]]:
+    """(text, {mutated text: operator}) for every line of ``code`` scored 1.0."""
+    text = textwrap.dedent(code).lstrip("\n")
+    (tmp_path / "m.py").write_text(text)
+    scores = {("m.py", n): 1.0 for n in range(1, text.count("\n") + 2)}
+    mutants, texts = generate_mutants(tmp_path, scores, limit=100_000)
+    return text, {m.apply(texts["m.py"]): m.operator for m in mutants if "+" not in m.operator}
+
+
+CASES = [
+    # (operator, code, old, new): `old` occurs once in `code`; `new` replaces it in a mutant
+    ("advance_loop_variable", """
+        def digit_sum(n):
+            total = 0
+            while n > 0:
+                total += n % 10
+            return total
+        """, "        total += n % 10\n", "        total += n % 10\n        n //= 10\n"),
+    ("advance_loop_variable", """
+        def first_gap(slots):
+            i = 0
+            while i < len(slots) and slots[i]:
+                print(slots[i])
+            return i
+        """, "        print(slots[i])\n", "        print(slots[i])\n        i += 1\n"),
+    ("flush_after_loop", """
+        def chunks(items, size):
+            out, chunk = [], []
+            for item in items:
+                chunk.append(item)
+                if len(chunk) == size:
+                    out.append(chunk)
+                    chunk = []
+            return out
+        """, "    return out", "    if chunk:\n        out.append(chunk)\n    return out"),
+    ("flush_after_loop", """
+        def sentences(words):
+            current = []
+            for word in words:
+                if word != ".":
+                    current.append(word)
+                elif current:
+                    yield " ".join(current)
+                    current = []
+        """, "            current = []\n",
+     "            current = []\n    if current:\n        yield ' '.join(current)\n".replace("'", '"')),
+    ("same_function_more_args", """
+        def header(line):
+            name, value = line.split(":")
+            return name, value
+        """, 'line.split(":")', 'line.split(":", 1)'),
+    ("same_function_more_args", """
+        def ranking(scores):
+            return sorted(scores, key=len)
+        """, "sorted(scores, key=len)", "sorted(scores, key=len, reverse=True)"),
+    ("same_function_more_args", """
+        def stock(counts, item):
+            return counts.get(item) + 1
+        """, "counts.get(item)", "counts.get(item, 0)"),
+    ("same_function_less_args", """
+        def words(text):
+            return text.split(" ")
+        """, 'text.split(" ")', "text.split()"),
+    ("add_method_call", """
+        def handle(name):
+            return name.replace(" ", "_")
+        """, 'name.replace(" ", "_")', 'name.replace(" ", "_").lower()'),
+    ("change_unary_operator", """
+        def losses(changes):
+            return sum(c for c in changes if c < 0)
+        """, "sum(c for c", "sum(-c for c"),
+    ("add_function_around_expression", """
+        def evens(xs):
+            for x in xs:
+                if x % 2 == 0:
+                    yield x
+
+
+        def report(xs):
+            found = evens(xs)
+            return len(found), found
+        """, "found = evens(xs)", "found = list(evens(xs))"),
+    ("more_specific_if", """
+        def overdue(task, today):
+            if today > task.due:
+                return True
+            return False
+        """, "if today > task.due:", "if task.due is not None and today > task.due:"),
+]
+
+
+@pytest.mark.parametrize("operator, code, old, new", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_operator_produces_expected_mutant(tmp_path, operator, code, old, new):
+    text, outs = mutants_of(tmp_path, code)
+    assert text.count(old) == 1
+    assert outs.get(text.replace(old, new)) == operator
+
+
+def test_a_loop_that_changes_its_condition_or_can_leave_gets_no_update(tmp_path):
+    for code in ("""
+        def drain(queue):
+            while queue:
+                queue.pop()
+        """, """
+        def wait(ready):
+            while not ready():
+                pass
+        """, """
+        def find(xs, i):
+            while i < len(xs):
+                if xs[i]:
+                    return i
+        """):
+        _, outs = mutants_of(tmp_path, code)
+        assert "advance_loop_variable" not in outs.values()
+
+
+def test_a_loop_without_a_reset_gets_no_flush(tmp_path):
+    _, outs = mutants_of(tmp_path, """
+        def totals(rows):
+            out = []
+            for row in rows:
+                out.append(sum(row))
+            return out
+        """)
+    assert "flush_after_loop" not in outs.values()
+
+
+def test_optional_arguments_are_not_added_twice(tmp_path):
+    _, outs = mutants_of(tmp_path, """
+        def ranking(scores):
+            return sorted(scores, reverse=True)
+        """)
+    assert outs and not any(t.count("reverse=True") > 1 for t in outs)
