@@ -4,22 +4,9 @@ small code of our own."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from codur.repair import generate_mutants
-
-
-def mutants_of(tmp_path: Path, code: str) -> tuple[str, dict[str, str]]:
-    """(text, {mutated text: operator}) for every line of ``code`` scored 1.0."""
-    text = textwrap.dedent(code).lstrip("\n")
-    (tmp_path / "m.py").write_text(text)
-    scores = {("m.py", n): 1.0 for n in range(1, text.count("\n") + 2)}
-    mutants, texts = generate_mutants(tmp_path, scores, limit=100_000)
-    return text, {m.apply(texts["m.py"]): m.operator for m in mutants if "+" not in m.operator}
-
+from .test_operators_taxonomy import mutants_of
 
 CASES = [
     # (operator, code, old, new): `old` occurs once in `code`; `new` replaces it in a mutant
