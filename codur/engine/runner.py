@@ -2,7 +2,9 @@
 
 A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` holding
 ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and
-``result.json``. The embedded model, when the run started it, is stopped at the end.
+``result.json``; a dry run on a repo it cannot write keeps that folder in the temp
+dir instead (``RunResult.run_dir``; the trace's ``run.start`` event and a log warning
+say why). The embedded model, when the run started it, is stopped at the end.
 The graph runs in its own thread; the calling thread waits for it and takes the
 signals. Ctrl-C (or SIGTERM) sets the cancel flag: the current model call finishes,
 no further tool call starts (a running tool process is killed; writes are atomic),
@@ -15,7 +17,10 @@ the tools. One run at a time per repo (:mod:`codur.engine.lock`).
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import signal
+import tempfile
 import threading
 import time
 import uuid
@@ -73,7 +78,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
             updates[key] = getattr(request, key)
     config = config.model_copy(update=updates)
     run_id = new_run_id()
-    run_dir = request.repo / ".codur" / "runs" / run_id
+    run_dir, note = run_folder(request.repo, run_id, config.dry_run)
     lock = None
     if not config.dry_run:  # a dry run changes nothing: it needs no lock
         try:
@@ -81,15 +86,35 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         except RepoLocked as exc:
             return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=str(exc), run_dir=run_dir)
     try:
-        return _run(request, config, run_id, run_dir, models, on_event, checkpointer, confirm)
+        return _run(request, config, run_id, run_dir, models, on_event, checkpointer, confirm, note)
     finally:
         if lock is not None:
             lock.release()
 
 
+def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
+    """(the run's folder, a note): ``<repo>/.codur/runs/<run_id>``, created; for a dry run on a
+    repo that cannot take it (read-only, ``.codur`` not a folder) a new folder in the temp dir,
+    with the note saying why. A real run's folder is created later (its failure is the run's)."""
+    run_dir = repo / ".codur" / "runs" / run_id
+    if not dry_run:
+        return run_dir, ""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if os.access(run_dir, os.W_OK):
+            return run_dir, ""
+        problem = "not writable"
+    except OSError as exc:
+        problem = f"{type(exc).__name__}: {exc.strerror or exc}"
+    elsewhere = Path(tempfile.mkdtemp(prefix=f"codur-run-{run_id}-"))
+    note = f"the repo cannot hold the run's folder ({run_dir}: {problem}); this dry run's folder is {elsewhere}"
+    logging.getLogger("codur").warning(note)
+    return elsewhere, note
+
+
 def _run(request: RunRequest, config: CodurConfig, run_id: str, run_dir: Path, models: ModelProvider | None,
          on_event: Callable[[dict], None] | None, checkpointer: Any,
-         confirm: Callable[[str, dict], bool] | None) -> RunResult:
+         confirm: Callable[[str, dict], bool] | None, note: str = "") -> RunResult:
     """The run itself, with the repo locked: the graph in its own thread, the result written last."""
     from codur.graph.builder import build_graph
     from codur.graph.context import CodurContext
@@ -101,7 +126,7 @@ def _run(request: RunRequest, config: CodurConfig, run_id: str, run_dir: Path, m
     tools = ctx.tools(str(request.repo))  # the run's one executor (bound to the run's cancel event)
     trace = TraceWriter(run_dir / "trace.jsonl")
     trace.write({"ts": round(time.time(), 3), "event": "run.start", "run_id": run_id, "task": request.task,
-                 "repo": str(request.repo)})
+                 "repo": str(request.repo), "run_dir": str(run_dir), **({"note": note} if note else {})})
     graph = build_graph(checkpointer)
     state = initial_state(request.task, str(request.repo), run_id)
     run_config = {"recursion_limit": RECURSION_LIMIT, "configurable": {"thread_id": run_id}}
