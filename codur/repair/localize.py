@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import math
 import re
 import subprocess
@@ -35,6 +36,8 @@ from pathlib import Path
 from codur.repair import testcmd
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
+from codur.tools.errors import ToolError
+from codur.tools.reading import decode_source
 
 FRAME_BOOST = 0.3
 IMPORT_WEIGHT = 0.5
@@ -118,11 +121,14 @@ def loops_around(text: str, line: int) -> list[tuple[int, int]]:
 
 def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str, int], float],
                 boost: float) -> None:
-    """Raise the header of the loop a timed-out test was stopped in (see the module doc)."""
+    """Raise the header of the loop a timed-out test was stopped in (see the module doc). A
+    source is read in the coding it declares (PEP 263); one that does not decode is skipped
+    with a log warning."""
     for rel, line in reversed(hang):
         try:
-            loops = loops_around((repo / rel).read_text(encoding="utf-8"), line)
-        except (OSError, UnicodeDecodeError):
+            loops = loops_around(decode_source((repo / rel).read_bytes(), rel), line)
+        except (OSError, ToolError) as exc:  # its loops cannot be found: the frames' boost stays
+            logging.getLogger("codur.repair").warning("fault localization skips the loops of %s: %s", rel, exc)
             continue
         if loops:
             first, last = loops[0]
