@@ -9,37 +9,19 @@ from pathlib import Path
 from codur.repair import localize_faults
 from codur.repair.localize import score
 
-#: latin-1 bytes (the é), declared on line 1; ``i`` never advances: line 5's ``while`` hangs.
-LATIN1_SCAN = textwrap.dedent('''\
-    # -*- coding: latin-1 -*-
-    def first_gap(xs):
-        """Index of the first i with xs[i + 1] != xs[i] + 1 (the café's queue)."""
-        i = 0
-        while i < len(xs) - 1:
-            if xs[i + 1] != xs[i] + 1:
-                return i
-            i += 0
-        return len(xs) - 1
-    ''').encode("latin-1")
+from .conftest import write_repo
+from .test_hanging import NEVER_ADVANCED
 
-TESTS = textwrap.dedent('''\
-    from scan import first_gap
-
-
-    def test_single():
-        assert first_gap([5]) == 0
-
-
-    def test_run():
-        assert first_gap([1, 2, 3, 7]) == 2
-    ''')
+#: test_hanging's never-advanced counter in latin-1 (an é), declared on a new line 1: the
+#: hanging ``while`` is line 5.
+LATIN1 = {"scan.py": "# -*- coding: latin-1 -*-\n" + textwrap.dedent(NEVER_ADVANCED["scan.py"]).lstrip("\n").replace(
+    "len(xs) - 1.", "len(xs) - 1 (the café's queue)."), "test_scan.py": NEVER_ADVANCED["test_scan.py"]}
 
 
 def test_a_latin1_source_gets_its_hanging_loop_ranked_first(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "scan.py").write_bytes(LATIN1_SCAN)
-    (repo / "test_scan.py").write_text(TESTS)
+    repo = write_repo(tmp_path / "repo", {"test_scan.py": LATIN1["test_scan.py"]})
+    (repo / "scan.py").write_bytes(LATIN1["scan.py"].encode("latin-1"))
+    assert "café".encode("latin-1") in (repo / "scan.py").read_bytes()
     loc = localize_faults(repo, test_timeout_s=0.5, run_timeout_s=60)
     assert loc.failing == ["test_scan.py::test_run"]
     assert loc.suspicious[0][:2] == ("scan.py", 5)  # the `while` line
