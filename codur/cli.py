@@ -12,6 +12,7 @@ option, environment variable or path); 130 Ctrl-C.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 from pathlib import Path
 
@@ -156,7 +157,28 @@ def main(argv: list[str] | None = None) -> None:
     commands = {"run", *SUBCOMMANDS}
     if args and args[0] not in commands and args[0] not in ("--help", "-h"):
         args.insert(0, "run")
-    app(args=args, prog_name="codur")
+    interrupted = []
+
+    def on_sigint(signum, frame):  # noqa: ARG001 - signal handler signature
+        interrupted.append(True)
+        raise KeyboardInterrupt
+
+    # Ctrl-C outside a run (start-up, option parsing, the repair command's set-up) ends with
+    # 130, not with click's "Aborted!" and 1. Left alone when SIGINT is ignored (nohup, &).
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        app(args=args, prog_name="codur")
+    except KeyboardInterrupt:  # before click's own handling starts
+        raise SystemExit(130) from None
+    except SystemExit as exc:
+        if interrupted and exc.code in (1, None):
+            raise SystemExit(130) from None
+        raise
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":

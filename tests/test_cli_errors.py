@@ -88,3 +88,25 @@ def test_load_config_names_the_variable(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("CODUR_MAX_TURNS", "abc")
     with pytest.raises(ConfigError, match="^CODUR_MAX_TURNS: "):
         load_config()
+
+
+@pytest.mark.parametrize("after_s", [0.3, 2.5], ids=["start-up", "search"])
+def test_ctrl_c_in_codur_repair_exits_130_and_leaves_the_repo(tmp_path: Path, after_s: float):
+    """Ctrl-C while the command starts (imports, option parsing) or while the repair runs
+    its tests: exit status 130, no traceback, the file untouched."""
+    import signal
+    import time
+
+    (tmp_path / "slow.py").write_text("import time\n\n\ndef total(xs):\n    time.sleep(0.5)\n    return sum(xs) + 1\n")
+    (tmp_path / "test_slow.py").write_text(
+        "from slow import total\n\n\n" + "".join(f"def test_{i}():\n    assert total([{i}]) == {i}\n\n\n"
+                                               for i in range(8)))
+    before = (tmp_path / "slow.py").read_text()
+    proc = subprocess.Popen([sys.executable, "-m", "codur._entry", "repair", "--repo",
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not nohup's SIG_IGN
+    time.sleep(after_s)
+    proc.send_signal(signal.SIGINT)
+    out, errors = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, errors)
+    assert "Traceback" not in errors and (tmp_path / "slow.py").read_text() == before

@@ -58,8 +58,8 @@ def repair_command(
 ) -> None:
     """Make the failing tests pass with a single-edit patch found by mutation search.
 
-    Exit status: 0 when patched, 1 when no patch was found (or the run was interrupted
-    or cancelled), 2 on bad input. Without a patch, the output says why the search
+    Exit status: 0 when patched, 1 when no patch was found (or the search was
+    cancelled), 2 on bad input, 130 on Ctrl-C. Without a patch, the output says why the search
     stopped: "budget" (time or mutant budget spent), "exhausted" (every mutant tried) or
     "cancelled".
     """
@@ -97,6 +97,6 @@ def repair_command(
                             time_budget_s=time_budget, apply=not dry_run, on_event=on_event)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/yellow]: the repository was not changed")
-        raise typer.Exit(1) from None
+        raise typer.Exit(130) from None
     _report(console, result, dry_run)
     raise typer.Exit(0 if result.status == "patched" else 1)
