@@ -1,4 +1,5 @@
-"""Missing statements that a loop needs: the update that ends a ``while`` loop, the flush after one.
+"""Statements a loop needs: the update that ends a ``while`` loop, the flush after one, and a
+statement indented one block too deep.
 
 Two bug shapes that no one-token edit fixes and that no sibling block holds a copy of:
 
@@ -11,7 +12,12 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   collected after the last reset behind; the emit is added after the loop, guarded by
   the accumulator (``if batch: out.append(batch)``).
 
-Both are "missing statement" bugs, which single-statement studies leave out of their
+- **A statement indented one block too deep.** The last statement of an ``if`` or loop
+  body belongs after it (``t += step`` inside ``if clash:`` stops the loop advancing;
+  ``return total`` inside the ``for`` returns after one item): it is moved out, one
+  indentation level up.
+
+These are "missing"/"misplaced statement" bugs, which single-statement studies leave out of their
 pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
 so their priors are hand-set below the taxonomy's patterns
 (:data:`codur.repair.patterns.HAND_PRIORS`).
@@ -120,3 +126,23 @@ def flush_after_loop(loop: ast.For | ast.AsyncFor | ast.While, ctx: Context) -> 
     ctx.add("flush_after_loop", loop, [(span[1], span[1], text)], PRIOR["flush_after_loop"],
             line=loop.lineno,
             description=f"added `if {acc}: {short(' / '.join(ctx.src.seg(s) for s in emits))}` after the loop")
+
+
+def dedent_last_statement(node: ast.If | ast.For | ast.AsyncFor | ast.While, ctx: Context) -> None:
+    """The last statement of a body of two or more (no ``else``), moved one level out:
+    after the ``if``, or after the loop."""
+    if node.orelse or len(node.body) < 2:
+        return
+    last = node.body[-1]
+    span = ctx.src.line_span(last)
+    if span is None or isinstance(last, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
+        return
+    inner, outer = ctx.src.indent(last), ctx.src.indent(node)
+    if not inner.startswith(outer) or inner == outer:
+        return
+    text = ctx.src.text[span[0]:span[1]]
+    moved = "".join(outer + line[len(inner):] if line.startswith(inner) else line
+                    for line in text.splitlines(keepends=True))
+    where = "if" if isinstance(node, ast.If) else "loop"
+    ctx.add("dedent_last_statement", node, [(span[0], span[1], moved)], PRIOR["dedent_last_statement"],
+            line=last.lineno, description=f"moved `{short(ctx.src.seg(last))}` out of the {where}")

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from codur.repair.context import SYM, Change, Context, add_clauses, negate, plus_minus
-from codur.repair.missing import advance_loop_variable, flush_after_loop
+from codur.repair.missing import advance_loop_variable, dedent_last_statement, flush_after_loop
 from codur.repair.names import BUILTINS
 from codur.repair.operators import BIN_SWAPS, OPERATORS
 from codur.repair.patterns import PRIOR
@@ -96,6 +96,8 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         add_statement(node, ctx)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
         flush_after_loop(node, ctx)
+    if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        dedent_last_statement(node, ctx)
 
 
 def _return_value(node: ast.Return, ctx: Context) -> None:

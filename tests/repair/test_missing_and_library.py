@@ -45,6 +45,22 @@ CASES = [
                     current = []
         """, "            current = []\n",
      "            current = []\n    if current:\n        yield ' '.join(current)\n".replace("'", '"')),
+    ("dedent_last_statement", """
+        def next_free(taken, start, step):
+            t = start
+            while t in taken:
+                if t % 2:
+                    print("odd slot taken", t)
+                    t += step
+            return t
+        """, "            t += step\n", "        t += step\n"),
+    ("dedent_last_statement", """
+        def total(xs):
+            s = 0
+            for x in xs:
+                s += x
+                return s
+        """, "        return s\n", "    return s\n"),
     ("same_function_more_args", """
         def header(line):
             name, value = line.split(":")
