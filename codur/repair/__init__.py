@@ -20,7 +20,10 @@ Pipeline (``repair(repo)``):
    is unique; rank: suspiciousness × the operator's prior. Pairs of edits on the same or
    adjacent lines come last, at most ``max_pairs``. Expression operators are in
    ``operators.py`` (operators, operands, literals) and ``calls.py`` (identifiers,
-   attributes, calls, arguments), statement operators in ``statements.py``; what they
+   attributes, calls, arguments), the standard library's optional arguments in
+   ``library.py``, statement operators in ``statements.py`` and ``missing.py`` (the
+   update a never-ending ``while`` lacks, the flush of a loop's last batch, a statement
+   indented one block too deep); what they
    share in ``context.py``; the module analysis they read (names in scope, kinds of use,
    nearest names) in ``names.py``; the bug patterns they are named after, with the
    priors, in ``patterns.py``.
