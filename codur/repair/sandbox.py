@@ -35,7 +35,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from codur.repair import testcmd
-from codur.tools.sandbox import bwrap_argv, bwrap_problem, fallback_reason, hidden_by_private_tmp
+from codur.tools.sandbox import (  # noqa: F401  (interpreter_paths: used by worker.py through this module)
+    bwrap_argv,
+    bwrap_problem,
+    fallback_reason,
+    hidden,
+    hidden_by_private_tmp,
+    interpreter_paths,
+)
 
 _lock = threading.Lock()
 _state: dict = {"root": None, "said": False}
@@ -69,19 +76,8 @@ def problem() -> str | None:
 
 def readable(*paths: Path | str) -> tuple[Path, ...]:
     """Those of ``paths`` the private /tmp would hide (to bind back read-only), plus the
-    repair plugin's folder when it is hidden too."""
-    out: list[Path] = []
-    for path in (*paths, testcmd.RUNTIME_DIR):
-        full = Path(path).absolute()
-        if hidden_by_private_tmp(full) and full not in out and not full.is_relative_to(scratch_root()):
-            out.append(full)
-    return tuple(out)
-
-
-def interpreter_paths(python: str) -> tuple[Path, ...]:
-    """The prefix (venv) of ``python`` and of the interpreter it links to."""
-    exe = Path(shutil.which(python) or python)
-    return exe.absolute().parent.parent, exe.resolve().parent.parent
+    repair plugin's folder when it is hidden too; the scratch area is bound already."""
+    return tuple(p for p in hidden((*paths, testcmd.RUNTIME_DIR)) if not p.is_relative_to(scratch_root()))
 
 
 def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path]) -> list[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Self
 
 from codur.repair import sandbox, testcmd
-from codur.tools.sandbox import bwrap_problem, spawn
+from codur.tools.sandbox import bwrap_problem, interpreter_paths, spawn
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
@@ -68,7 +68,7 @@ class Runner:
         env = testcmd.plugin_env()
         self.python, self.key = python, _runner_key(python)
         self.confined = sandbox.problem() is None
-        self.seen = sandbox.readable(*sandbox.interpreter_paths(python))
+        self.seen = sandbox.readable(*interpreter_paths(python))
         argv = [python, str(script)]
         if self.confined:
             argv = sandbox.confine([*argv, "--sweep"], sandbox.scratch_root(), self.seen)

@@ -12,7 +12,6 @@ import logging
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from codur.tools.process import (  # noqa: F401  (re-exported: public names of t
     run_process,
 )
 from codur.tools.reading import decode_source, encode_source, read_bytes_bounded  # noqa: F401  (re-exported)
-from codur.tools.sandbox import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp
+from codur.tools.sandbox import allowed_env, bwrap_argv, bwrap_problem, hidden, interpreter_paths
 
 MAX_READ_BYTES = 1_000_000
 MAX_RANGE_READ_BYTES = 20_000_000
@@ -330,7 +329,8 @@ class ToolContext:
         problem = bwrap_problem()
         if problem is None:
             command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable,
-                                 readable=_hidden_inputs(exe, child_env))
+                                 readable=hidden([*interpreter_paths(exe), *filter(None, child_env.get(
+                                     "PYTHONPATH", "").split(os.pathsep))]))
             child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
         else:
             command = list(argv)
@@ -359,17 +359,3 @@ class ToolContext:
         if self.on_event:
             self.on_event({"event": "sandbox.fallback", "reason": reason})
 
-
-def _hidden_inputs(exe: str, env: Mapping[str, str]) -> tuple[Path, ...]:
-    """What a child needs that the sandbox's private /tmp would hide, to bind back read-only:
-    the interpreter's prefix (a venv under /tmp, as in a CI checkout there) and the
-    PYTHONPATH entries (e.g. the repair plugin's folder of a codur installed under /tmp)."""
-    exe_path = Path(exe).absolute()
-    candidates = [exe_path.parent.parent, exe_path.resolve().parent.parent, Path(sys.prefix), Path(sys.base_prefix)]
-    candidates += [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    out: list[Path] = []
-    for path in candidates:
-        full = path.absolute()
-        if full.exists() and hidden_by_private_tmp(full) and full not in out:
-            out.append(full)
-    return tuple(out)

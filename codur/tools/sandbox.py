@@ -101,6 +101,24 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     return cmd
 
 
+def interpreter_paths(python: str) -> tuple[Path, ...]:
+    """The prefix (venv) of ``python`` and of the interpreter it links to."""
+    exe = Path(shutil.which(python) or python)
+    return exe.absolute().parent.parent, exe.resolve().parent.parent
+
+
+def hidden(paths: Iterable[Path | str]) -> tuple[Path, ...]:
+    """Those of ``paths`` (existing, absolute, deduplicated) that the private /tmp would hide:
+    what a sandboxed child must have bound back read-only to see them
+    (``bwrap_argv(readable=)``; bwrap refuses to bind a path that does not exist)."""
+    out: list[Path] = []
+    for path in paths:
+        full = Path(path).absolute()
+        if full.exists() and hidden_by_private_tmp(full) and full not in out:
+            out.append(full)
+    return tuple(out)
+
+
 def hidden_by_private_tmp(path: Path) -> bool:
     """True when ``path`` lies under /tmp, which the sandbox replaces with a private one
     (so it must be bound back to be seen there)."""

@@ -3,21 +3,12 @@ not failed / max_turns (the same end a replan with the model down gets)."""
 
 from __future__ import annotations
 
-import httpx
-import openai
 import pytest
 
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
-TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
-
-
-def _429(code: str, message: str) -> openai.RateLimitError:
-    body = {"message": message, "code": code}
-    response = httpx.Response(429, json={"error": body},
-                              request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
-    return openai.RateLimitError(f"Error code: 429 - {message}", response=response, body=body)
+from ..graph.test_model_outage import TASK, error_429
 
 
 @pytest.mark.parametrize(("code", "message", "status"), [
@@ -25,7 +16,7 @@ def _429(code: str, message: str) -> openai.RateLimitError:
     ("insufficient_quota", "You exceeded your current quota", RunStatus.QUOTA_EXHAUSTED),
 ])
 def test_an_outage_on_the_last_turn_ends_with_the_outage(invoice_repo, code, message, status) -> None:
-    models = {"actor": ScriptedChatModel(replies=[_429(code, message)]),
+    models = {"actor": ScriptedChatModel(replies=[error_429(code, message)]),
               "planner": ScriptedChatModel(replies=['{"task_type": "code_fix", "steps": ["fix"]}'])}
     config = CodurConfig(critic=False, repair=False, retry_base_delay_s=0, max_retries=1, max_turns=1)
     result = run(RunRequest(task=TASK, repo=invoice_repo), models=StaticModelProvider(models), config=config)

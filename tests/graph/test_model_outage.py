@@ -11,7 +11,8 @@ from codur.llm import ScriptedChatModel, StaticModelProvider
 TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
 
 
-def _429(code: str, message: str) -> openai.RateLimitError:
+def error_429(code: str, message: str) -> openai.RateLimitError:
+    """The error openai raises for an HTTP 429 with this error code and message."""
     body = {"message": message, "code": code}
     response = httpx.Response(429, json={"error": body},
                               request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
@@ -42,14 +43,14 @@ def test_agent_and_planner_down_ends_model_unavailable(invoice_repo):
 
 
 def test_insufficient_quota_ends_quota_exhausted_without_asking_again(invoice_repo):
-    quota = _429("insufficient_quota", "You exceeded your current quota")
+    quota = error_429("insufficient_quota", "You exceeded your current quota")
     result, models = _run(invoice_repo, [quota], ['{"task_type": "code_fix", "steps": ["fix"]}'], repair=False)
     assert result.status is RunStatus.QUOTA_EXHAUSTED, result.reason
     assert len(models["actor"].calls) == 1 and len(models["planner"].calls) == 1  # not retried, no replan call
 
 
 def test_rate_limited_agent_and_planner_end_rate_limited(invoice_repo):
-    limited = _429("rate_limit_exceeded", "Rate limit reached")
+    limited = error_429("rate_limit_exceeded", "Rate limit reached")
     result, _ = _run(invoice_repo, [limited], ['{"task_type": "code_fix", "steps": ["fix"]}', limited], repair=False)
     assert result.status is RunStatus.RATE_LIMITED and "Rate limit reached" in result.reason
 
