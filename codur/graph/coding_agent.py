@@ -110,7 +110,8 @@ def build_agents(state: CodurState, ctx: CodurContext, name: str) -> list[AgentP
         agent = CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s)
         return [JournaledAgent(agent, ctx.tools(state["repo"]))]
     task_type = TaskType(cfg.task_types[0]) if cfg and cfg.task_types else TaskType(state.get("task_type", "code_fix"))
-    system, specs = build_system_prompt("actor", task_type, extra=cfg.system_prompt if cfg else None)
+    system, specs = build_system_prompt("actor", task_type, extra=cfg.system_prompt if cfg else None,
+                                        read_only=ctx.config.tool_policy == "read_only")
     tools = ctx.tools(state["repo"])
     base_tokens = state.get("tokens", 0)
 

@@ -51,26 +51,39 @@ CRITIC = """You review the verification of a coding agent's change. Reply with o
 READ_ONLY_TASKS = {TaskType.EXPLANATION, TaskType.CODE_ANALYSIS}
 
 
-def tools_for(role: str, task_type: TaskType | str, registry: ToolRegistry | None = None) -> list[ToolSpec]:
-    """The registry's selection for an agent: actor tools by task type; read-only tasks get no writers."""
+#: side effects a read-only run (``--read-only``, tool policy read_only) is never offered
+READ_ONLY_EXCLUDED = (SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE, SideEffect.CODE_EXECUTION)
+
+
+def tools_for(role: str, task_type: TaskType | str, registry: ToolRegistry | None = None, *,
+              read_only: bool = False) -> list[ToolSpec]:
+    """The registry's selection for an agent: actor tools by task type; read-only tasks get no writers;
+    with ``read_only`` (the tool policy) no tool that writes files, changes state or runs code."""
     task_type = TaskType(task_type)
     if role != "actor":
         return []
-    exclude = (SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE) if task_type in READ_ONLY_TASKS else ()
+    exclude: tuple[SideEffect, ...] = (SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE) \
+        if task_type in READ_ONLY_TASKS else ()
+    if read_only:
+        exclude = READ_ONLY_EXCLUDED
     return list_tools_for_tasks([task_type], exclude_side_effects=exclude, registry=registry or REGISTRY)
 
 
 def build_system_prompt(role: str, task_type: TaskType | str, registry: ToolRegistry | None = None,
-                        *, agents: list[str] | None = None, extra: str | None = None) -> tuple[str, list[ToolSpec]]:
+                        *, agents: list[str] | None = None, extra: str | None = None,
+                        read_only: bool = False) -> tuple[str, list[ToolSpec]]:
     """The system prompt for ``role`` (actor, planner, critic) and the tools it lists.
+
+    ``read_only`` (tool policy read_only): the actor gets the analyst's prompt and no tool with
+    a FILE_MUTATION, STATE_CHANGE or CODE_EXECUTION side effect.
 
     Returns:
         (prompt text, the ToolSpecs listed in it — the same ones to bind to the model).
     """
     task_type = TaskType(task_type)
-    specs = tools_for(role, task_type, registry)
+    specs = tools_for(role, task_type, registry, read_only=read_only)
     if role == "actor":
-        template = ANALYST if task_type in READ_ONLY_TASKS else ACTOR
+        template = ANALYST if task_type in READ_ONLY_TASKS or read_only else ACTOR
         text = template.format(call_format=CALL_FORMAT.format(), tools=render_tool_block(specs))
     elif role == "planner":
         text = PLANNER.format(task_types=[t.value for t in TaskType], agents=agents or ["coder"])

@@ -67,7 +67,7 @@ class ToolExecutor:
         root: repository root.
         registry: where tools are looked up; default codur's.
         allowed: tool names the current agent may call (None: all registered).
-        policy: auto | read_only (refuse FILE_MUTATION/STATE_CHANGE) | confirm_writes
+        policy: auto | read_only (refuse FILE_MUTATION/STATE_CHANGE/CODE_EXECUTION) | confirm_writes
             (ask ``confirm(name, args)`` before a FILE_MUTATION tool; refuse without it).
         timeout_s: limit for tools that run code, seconds.
         output_chars: output cap, characters.
@@ -127,9 +127,9 @@ class ToolExecutor:
         if spec is None or (self.allowed is not None and name not in self.allowed):
             names = sorted(self.allowed) if self.allowed is not None else self.registry.names()
             return f"unknown tool {name!r}; available: {', '.join(names)}"
-        writes = spec.side_effects & {SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE}
+        writes = spec.side_effects & {SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE, SideEffect.CODE_EXECUTION}
         if writes and self.policy == "read_only":
-            return f"{name} changes files and the tool policy is read-only"
+            return f"{name} changes files or runs code and the tool policy is read-only"
         if (
             SideEffect.FILE_MUTATION in spec.side_effects
             and self.policy == "confirm_writes"

@@ -31,9 +31,10 @@ PATCH_TASKS = (TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value)
 
 def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
     """A fix (or feature) task whose tests fail, with source files of the repo's own beside
-    the tests, once per run, when the pipeline is enabled, and never in a dry run."""
+    the tests, once per run, when the pipeline is enabled, and never in a dry or read-only run."""
     c = ctx.config
-    if not c.repair or c.dry_run or state.get("patch_attempted") or not any(f in c.fixers for f in FIXERS):
+    if not c.repair or c.dry_run or c.tool_policy == "read_only" or state.get("patch_attempted") \
+            or not any(f in c.fixers for f in FIXERS):
         return False
     if state.get("task_type") not in PATCH_TASKS:
         return False

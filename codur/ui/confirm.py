@@ -1,0 +1,109 @@
+"""``codur --confirm``: before each write the user sees its diff and answers y, n, a or q.
+
+:class:`WriteConfirmation` is the ``confirm(tool_name, args) -> bool`` callback of
+:func:`codur.run` (tool policy ``confirm_writes``; the ToolExecutor calls it before every
+FILE_MUTATION tool). The diff is computed from the call's arguments against the file as it
+is now: ``write_file``'s content, ``replace_in_file``'s old → new, ``apply_patch``'s diff
+as given. Answers (Rich's Prompt, read from stdin): ``y`` this write, ``n`` not this one,
+``a`` this one and every later write of the run, ``q`` not this one and cancel the run.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Prompt
+
+from codur.ui.summary import print_diff
+
+ANSWERS = ["y", "n", "a", "q"]
+
+
+def write_diff(repo: Path, tool: str, args: dict[str, Any]) -> str:
+    """The unified diff the write would make ('' when none can be computed from the arguments).
+
+    Reads only files inside ``repo`` (a path outside it shows no diff; the executor refuses it anyway).
+    """
+    if tool == "apply_patch":
+        return str(args.get("patch", ""))
+    path = str(args.get("path", ""))
+    before = _read(repo, path)
+    if tool == "write_file":
+        after = str(args.get("content", ""))
+    elif tool == "replace_in_file":
+        old, new = str(args.get("old", "")), str(args.get("new", ""))
+        if before is not None and old and before.count(old) == 1:
+            after = before.replace(old, new, 1)
+        else:  # the tool will refuse it; show what was asked
+            before, after = old, new
+    else:
+        return ""
+    lines = difflib.unified_diff((before or "").splitlines(keepends=True), after.splitlines(keepends=True),
+                                 f"a/{path}" if before is not None else "/dev/null", f"b/{path}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _read(repo: Path, path: str) -> str | None:
+    """The file's text now; None when it does not exist, is outside the repo or cannot be read."""
+    root = repo.resolve()
+    try:
+        target = (root / path).resolve()
+        if not path or not target.is_relative_to(root) or not target.is_file():
+            return None
+        return target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+class WriteConfirmation:
+    """The confirm callback: shows each write's diff and asks y/n/a/q.
+
+    Args:
+        repo: the run's repository (diffs are computed against its files).
+        console: where the diff and the question go (stderr's Console under ``--json``).
+        on_quit: called once on ``q`` (or end of input): cancels the run.
+        pause: a context manager factory that hides the progress spinner while asking.
+    """
+
+    def __init__(self, repo: Path, console: Console, *, on_quit: Callable[[], None],
+                 pause: Callable[[], Any] | None = None) -> None:
+        self.repo, self.console, self.on_quit, self.pause = Path(repo), console, on_quit, pause
+        self.all = False
+        self.quit = False
+        self.asked: list[tuple[str, str]] = []  # (tool, answer), in order
+
+    def __call__(self, tool: str, args: dict[str, Any]) -> bool:
+        if self.quit:
+            return False
+        if self.all:
+            return True
+        if self.pause is None:
+            return self._ask(tool, args)
+        with self.pause():
+            return self._ask(tool, args)
+
+    def _ask(self, tool: str, args: dict[str, Any]) -> bool:
+        target = args.get("path") or args.get("src") or ""
+        self.console.print(f"[bold yellow]? {escape(tool)}[/] {escape(str(target))}", highlight=False)
+        diff = write_diff(self.repo, tool, args)
+        if diff:
+            print_diff(self.console, diff)
+        elif tool in ("move_file", "delete_file"):
+            self.console.print(f"  {escape(', '.join(f'{k}={v}' for k, v in args.items()))}", highlight=False)
+        try:
+            answer = Prompt.ask("apply this write? (y)es, (n)o, (a)ll, (q)uit", choices=ANSWERS,
+                                show_choices=False, console=self.console)
+        except EOFError:  # no one answers: refuse and stop
+            answer = "q"
+        self.asked.append((tool, answer))
+        if answer == "a":
+            self.all = True
+        if answer == "q":
+            self.quit = True
+            self.on_quit()
+        return answer in ("y", "a")

@@ -1,0 +1,278 @@
+"""Live progress of a run: one readable line per event, a spinner with the elapsed time.
+
+:class:`Progress` is the run's ``on_event`` callback. It prints the engine state and node,
+each tool call (name, short arguments, duration), each model call (role, tokens in and
+out, seconds) and the patch pipeline's and repair engine's steps (candidates tried, the
+best so far, provenance), never a raw dict. On a terminal a spinner shows what runs now
+and for how long (a model call of 3-30 s is no longer silence); piped output gets neither
+colour nor spinner (Rich's terminal detection). It also keeps :class:`Tally`, the figures
+the summary falls back on when the result carries no metadata.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.markup import escape
+from rich.spinner import Spinner
+from rich.text import Text
+
+#: tools whose time counts as "tests" in the summary's wall-time split
+TEST_TOOLS = frozenset({"run_pytest"})
+#: arguments too long or too noisy for a one-line tool call (file contents, diffs)
+BULKY_ARGS = frozenset({"content", "new", "old", "patch", "stdin"})
+FIXERS = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "mutant of a model sample"}
+
+
+def kind(event: dict[str, Any]) -> str:
+    """The event's type: ``event_type`` (or ``event``, the trace's older key)."""
+    return str(event.get("event_type") or event.get("event") or "")
+
+
+@dataclass
+class Tally:
+    """Figures summed from the events of one run (seconds, tokens, USD)."""
+
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    model_s: float = 0.0
+    tools_s: float = 0.0
+    tests_s: float = 0.0
+    repair_s: float = 0.0
+    fixer: str = ""
+    run_id: str = ""
+    tool_calls: int = 0
+    writes: list[str] = field(default_factory=list)
+
+    def add(self, event: dict[str, Any]) -> None:
+        """Count one event."""
+        name = kind(event)
+        self.run_id = self.run_id or str(event.get("run_id") or "")
+        if name == "model.call":
+            self.model_calls += 1
+            self.input_tokens += int(event.get("input_tokens") or 0)
+            self.output_tokens += int(event.get("output_tokens") or 0)
+            self.cost_usd += float(event.get("cost_usd") or 0.0)
+            self.model_s += float(event.get("seconds") or 0.0)
+        elif name == "tool.call":
+            self.tool_calls += 1
+            seconds = float(event.get("duration_s") or 0.0)
+            if event.get("tool") in TEST_TOOLS:
+                self.tests_s += seconds
+            else:
+                self.tools_s += seconds
+            if event.get("ok") and event.get("tool") in ("write_file", "replace_in_file", "apply_patch") \
+                    and not self.fixer:
+                self.writes.append(str(event.get("tool")))
+        elif name in ("patch.done", "repair.done"):
+            self.repair_s += float(event.get("elapsed_s") or 0.0)
+        if name == "patch.found":
+            source = (event.get("provenance") or {}).get("source") or event.get("source") or ""
+            self.fixer = FIXERS.get(source, source)
+
+
+class _Activity:
+    """The spinner's line: what runs now and since when (re-rendered by Live at every refresh)."""
+
+    def __init__(self) -> None:
+        self.spinner = Spinner("dots", style="cyan")
+        self.label = "starting"
+        self.since = time.monotonic()
+
+    def set(self, label: str) -> None:
+        self.label, self.since = label, time.monotonic()
+
+    def __rich__(self) -> Spinner:
+        self.spinner.update(text=Text(f"{self.label} {time.monotonic() - self.since:.1f}s", style="dim"))
+        return self.spinner
+
+
+class Progress:
+    """The run's ``on_event``: prints each event as one line and keeps the :class:`Tally`.
+
+    Args:
+        console: where lines go (stdout's Console; a spinner only when it is a terminal).
+        verbose: also the model's replies (``agent.reply``), tool output and every candidate.
+        quiet: print nothing (the summary only); the tally is still kept.
+    """
+
+    def __init__(self, console: Console, *, verbose: bool = False, quiet: bool = False) -> None:
+        self.console, self.verbose, self.quiet = console, verbose, quiet
+        self.tally = Tally()
+        self._activity = _Activity()
+        self._live: Live | None = None
+        self._lock = threading.RLock()
+        self._node = ""
+        self._best = ""
+        self._tried = 0
+        self._best_fixed = 0
+
+    # -- spinner ---------------------------------------------------------------------
+
+    @property
+    def animated(self) -> bool:
+        return not self.quiet and self.console.is_terminal and not self.console.is_dumb_terminal
+
+    def start(self) -> None:
+        """Start the spinner (a no-op when piped or quiet)."""
+        with self._lock:
+            if self.animated and self._live is None:
+                self._live = Live(self._activity, console=self.console, refresh_per_second=8, transient=True)
+                self._live.start()
+
+    def stop(self) -> None:
+        """Stop and clear the spinner."""
+        with self._lock:
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No spinner inside the block (a question to the user)."""
+        with self._lock:
+            was = self._live is not None
+            self.stop()
+            try:
+                yield
+            finally:
+                if was:
+                    self.start()
+
+    # -- events ----------------------------------------------------------------------
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            self.tally.add(event)
+            line = None if self.quiet else self.line(event)
+            if line:
+                self.console.print(line, highlight=False)
+
+    def line(self, event: dict[str, Any]) -> str | None:
+        """The event as one line of Rich markup, or None when it is not shown."""
+        name = kind(event)
+        if name == "engine.state":
+            self._node = str(event.get("node", ""))
+            self._activity.set(self._node)
+            turn = f" turn {event['turn']}" if event.get("turn") else ""
+            return f"[bold cyan]▶ {escape(self._node)}[/] [dim]({str(event.get('state', '')).lower()}{turn})[/]"
+        if name == "model.start":
+            self._activity.set(f"model {_who(event)}")
+            return None
+        if name == "model.call":
+            self._activity.set(self._node)
+            cost = f", ${event['cost_usd']:.4f}" if event.get("cost_usd") else ""
+            return (f"   ↳ model {escape(_who(event))}: {event.get('input_tokens', 0)} in / "
+                    f"{event.get('output_tokens', 0)} out tokens [dim]{float(event.get('seconds') or 0):.1f}s{cost}[/]")
+        if name == "tool.call":
+            return self._tool_line(event)
+        if name == "agent.reply":
+            return self._reply_line(event)
+        if name in ("agent.fallback", "plan.fallback", "sandbox.fallback"):
+            what = event.get("error") or event.get("reason") or ""
+            return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"
+        if name.startswith("patch."):
+            return self._patch_line(name, event)
+        if name.startswith("repair."):
+            return self._repair_line(name, event)
+        return None
+
+    def _tool_line(self, event: dict[str, Any]) -> str:
+        given = event.get("args") or {}
+        args = ", ".join(f"{k}={_short(v)}" for k, v in given.items() if k not in BULKY_ARGS)
+        if isinstance(given.get("patch"), str):  # a diff: the files it touches
+            files = [line[4:].removeprefix("b/") for line in given["patch"].splitlines() if line.startswith("+++ ")]
+            args = ", ".join(filter(None, [args, f"files={_short(' '.join(files))}"]))
+        mark = "[green]ok[/]" if event.get("ok") else "[red]error[/]"
+        text = f"   ↳ {escape(str(event.get('tool')))}({escape(args)}) {mark} " \
+               f"[dim]{float(event.get('duration_s') or 0):.2f}s[/]"
+        if not event.get("ok") or self.verbose:
+            output = " ".join(str(event.get("output", "")).split())[:200]
+            text += f"\n     [dim]{escape(output)}[/]"
+        return text
+
+    def _reply_line(self, event: dict[str, Any]) -> str | None:
+        lines = [f"   [yellow]! {escape(str(e)[:200])}[/]" for e in event.get("errors") or []]
+        if self.verbose:
+            text = " ".join(str(event.get("text", "")).split())[:300]
+            calls = event.get("tool_calls") or []
+            called = f" → {', '.join(map(str, calls))}" if calls else ""
+            lines.append(f"   [magenta]model:[/] [dim]{escape(text)}{escape(called)}[/]")
+        return "\n".join(lines) or None
+
+    def _patch_line(self, name: str, event: dict[str, Any]) -> str | None:
+        """The candidate-patch pipeline (codur/patch/pipeline.py)."""
+        if name == "patch.localized":
+            top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.get("suspicious") or [])[:3])
+            return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests; suspicious "
+                    f"{escape(top) or '-'} [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
+        if name == "patch.phase":
+            what = (event.get("skipped") or ", ".join(event.get("functions") or [])
+                    or f"{event.get('candidates', 0)} candidates")
+            self._activity.set(f"patch search: {event.get('phase')}")
+            return f"   ↳ {escape(str(event.get('phase')))}: {escape(str(what))}"
+        if name == "patch.sample":
+            return (f"     sample {event.get('k')} ({escape(str(event.get('variant')))}, T={event.get('temperature')}):"
+                    f" {escape(str(event.get('outcome')))} [dim]{event.get('tokens', 0)} tokens, "
+                    f"{float(event.get('seconds') or 0):.1f}s[/]")
+        if name == "patch.candidate":
+            self._tried += 1
+            tried = self._tried
+            if event.get("result") == "near_miss" and int(event.get("fixed") or 0) > self._best_fixed:
+                self._best, self._best_fixed = str(event.get("label", "")), int(event.get("fixed") or 0)
+            self._activity.set(f"patch search: {tried} candidates tried"
+                               + (f", best so far {self._best[:60]}" if self._best else ""))
+            if not self.verbose and event.get("source") == "mutation" and event.get("result") != "near_miss":
+                return None
+            fixed = f", fixed {event['fixed']}" if event.get("fixed") else ""
+            return (f"     [dim]#{tried} {escape(str(event.get('source')))}: {escape(str(event.get('label', ''))[:90])}"
+                    f" → {escape(str(event.get('result')))}{fixed} {float(event.get('seconds') or 0):.1f}s[/]")
+        if name == "patch.found":
+            return f"   ↳ [green]plausible patch[/] ({escape(self.tally.fixer)}): {escape(str(event.get('label')))}"
+        if name == "patch.done":
+            tried = ", ".join(f"{n} {s}" for s, n in (event.get("tried") or {}).items() if n) or "nothing"
+            return (f"   ↳ patch search {escape(str(event.get('status')))}: tried {escape(tried)}"
+                    f" [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
+        if name == "patch.reverted":
+            return f"   ↳ reverted the agent's edits of {escape(', '.join(event.get('files') or []))}"
+        return None
+
+    def _repair_line(self, name: str, event: dict[str, Any]) -> str | None:
+        """The mutation engine on its own (codur/repair/engine.py)."""
+        if name == "repair.localized":
+            top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.get("suspicious") or [])[:3])
+            return f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests; suspicious {escape(top)}"
+        if name == "repair.mutants":
+            return f"   ↳ {event.get('count', 0)} mutants to test"
+        if name == "repair.mutant":
+            self._activity.set(f"repair: mutant {event.get('index')}")
+            if not self.verbose and event.get("result") != "plausible":
+                return None
+            return (f"     [dim]mutant {event.get('index')}: {escape(str(event.get('file')))}:{event.get('line')} "
+                    f"{escape(str(event.get('description')))} → {escape(str(event.get('result')))}[/]")
+        if name == "repair.patch":
+            return (f"   ↳ [green]patch[/]: {escape(str(event.get('file')))}:{event.get('line')} "
+                    f"{escape(str(event.get('description')))}")
+        if name == "repair.done":
+            return (f"   ↳ repair {escape(str(event.get('status')))}: {event.get('mutants_tried', 0)} mutants tried"
+                    f" [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
+        return None
+
+
+def _who(event: dict[str, Any]) -> str:
+    role, model = event.get("role"), event.get("model")
+    return f"{role} ({model})" if role and model else str(role or model or "")
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else repr(" ".join(value.split()))
+    return text if len(text) <= 42 else text[:40] + "…" + text[-1]

@@ -1,0 +1,140 @@
+"""``codur run TASK``: the main job, with live progress and a summary.
+
+Output modes: default (a line per event, a spinner on a terminal, the summary), ``--quiet``
+(the summary only), ``--verbose`` (also the model's replies and tool output), ``--json``
+(one JSON event per line on stdout, the trace's envelope, then ``run.result``; nothing else
+on stdout). Safe modes: ``--read-only`` (no tool that writes or runs code is offered),
+``--confirm`` (each write's diff is shown and answered y/n/a/q), ``--dry-run``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from contextlib import nullcontext, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from codur.ui.progress import Progress, kind
+
+# RunRequest fields -> the option that sets them, for one-line errors
+OPTIONS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "token_budget": "token budget",
+           "session_id": "--session", "run_id": "--resume"}
+
+#: Hook for tests and embedders: ``provide_models(config)`` returns the run's ModelProvider
+#: (None: the models the config names). Tests set it to a StaticModelProvider of scripted models.
+provide_models: Callable[[Any], Any] | None = None
+
+
+def _fail(err: Console, message: str) -> typer.Exit:
+    err.print(f"codur: {message}", highlight=False, markup=False)
+    return typer.Exit(2)
+
+
+class JsonLines:
+    """Writes each event as one JSON line (keys ``event_type``, ``run_id``, ``ts`` first), flushed."""
+
+    def __init__(self, stream: Any, progress: Progress) -> None:
+        self.stream, self.progress = stream, progress
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        self.progress(event)  # quiet: only the tally
+        body = {k: v for k, v in event.items() if k not in ("event", "event_type", "run_id", "ts")}
+        self.write({"event_type": kind(event), "run_id": event.get("run_id") or self.progress.tally.run_id,
+                    "ts": event.get("ts", round(time.time(), 3)), **body})
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.stream.write(json.dumps(record, default=str) + "\n")
+        self.stream.flush()
+
+
+def run_command(
+    task: str = typer.Argument(..., help="What to do, e.g. \"make the failing tests pass\"."),
+    repo: Path = typer.Option(Path("."), "--repo", "-r", help="The repository (default: current directory)."),
+    max_turns: int | None = typer.Option(None, help="Plan→Act→Verify cycles at most."),
+    timeout: float | None = typer.Option(None, help="Wall-clock limit, seconds."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Log the agent's prompt; call no agent."),
+    read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
+    confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
+    session: str | None = typer.Option(None, "--session", help="Session id: a follow-up run sees the session's "
+                                       "earlier runs."),
+    resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help="Resume this run."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the model's replies and tool output."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the summary only."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON event per line on stdout, the result last."),
+) -> None:
+    """Run the main job: plan, edit, verify, retry or repair; print status, reason and diff."""
+    from pydantic import ValidationError
+
+    from codur.config import ConfigError, load_config
+    from codur.engine.contracts import RunRequest, RunStatus
+    from codur.engine.runner import run
+    from codur.llm.local import LocalModelUnavailable
+
+    console = Console(highlight=False)
+    if not console.is_terminal:  # piped: whole lines, no wrapping at 80 columns
+        console.soft_wrap = True
+    err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
+    if read_only and confirm:
+        raise _fail(err, "--read-only and --confirm exclude each other (read-only makes no write to confirm)")
+    if quiet and verbose:
+        raise _fail(err, "--quiet and --verbose exclude each other")
+    cancel = threading.Event()
+    fields: dict[str, Any] = {"task": task, "repo": repo, "max_turns": max_turns, "timeout_s": timeout,
+                              "dry_run": dry_run}
+    extra = {"session_id": session, "run_id": resume, "resume": resume is not None or None,
+             "cancel_event": cancel}
+    fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
+    try:
+        request = RunRequest(**fields)
+        config = load_config()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")
+        raise _fail(err, f"{option + ': ' if option else ''}{first['msg'].removeprefix('Value error, ')}") from None
+    except ConfigError as exc:
+        raise _fail(err, str(exc)) from None
+    if read_only:
+        config = config.model_copy(update={"tool_policy": "read_only"})
+    elif confirm:
+        config = config.model_copy(update={"tool_policy": "confirm_writes"})
+
+    progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
+    stdout = sys.stdout
+    on_event: Callable[[dict], None] = JsonLines(stdout, progress) if json_out else progress
+    asker = None
+    if confirm:
+        from codur.ui.confirm import WriteConfirmation
+
+        asker = WriteConfirmation(request.repo, err if json_out else console, on_quit=cancel.set,
+                                  pause=progress.paused)
+    if not quiet and not json_out:
+        console.print(f"[bold]codur[/] · {escape(request.task)} · [dim]{escape(str(request.repo))}[/]")
+    kwargs: dict[str, Any] = {"config": config, "on_event": on_event, "confirm": asker}
+    if provide_models is not None:
+        kwargs["models"] = provide_models(config)
+    progress.start()
+    try:
+        with redirect_stdout(sys.stderr) if json_out else nullcontext():  # JSON lines only on stdout
+            result = run(request, **kwargs)
+    except LocalModelUnavailable as exc:
+        raise _fail(err, str(exc)) from None
+    finally:
+        progress.stop()
+    if json_out:
+        JsonLines(stdout, progress).write({"event_type": "run.result", "ts": round(time.time(), 3),
+                                           **json.loads(result.model_dump_json())})
+    else:
+        from codur.ui.summary import print_summary
+
+        print_summary(console, result, progress.tally)
+    if result.status is RunStatus.CANCELLED:
+        raise typer.Exit(130)
+    raise typer.Exit(0 if result.ok else 1)
