@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -39,6 +40,67 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 def test_dry_run_on_example_ends_with_status_and_no_diff(invoice_repo: Path):
     proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--dry-run", "--max-turns", "1")
     assert proc.returncode == 1, proc.stderr
-    assert "status: failed" in proc.stdout and "(no changes)" in proc.stdout
+    assert "status: failed" in proc.stdout and "files changed: (none)" in proc.stdout
     assert "▶ execute" in proc.stdout
     assert (invoice_repo / ".codur" / "runs").is_dir()
+    # piped: no colour, no spinner frames, lines not wrapped at 80 columns
+    assert "\x1b[" not in proc.stdout and not set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") & set(proc.stdout)
+    assert f"trace: {invoice_repo}" in proc.stdout
+
+
+HEAVY = ("langgraph", "langchain_core", "langchain_openai", "pydantic_settings", "codur.engine", "codur.graph")
+
+
+def test_help_imports_nothing_heavy():
+    probe = ("import sys\nfrom codur.cli import app\n"
+             "try:\n    app(['--help'], prog_name='codur', standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+             "print('MODULES', ' '.join(sorted(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "repair" in proc.stdout and "graph" in proc.stdout  # the commands are listed all the same
+    modules = set(proc.stdout.split("MODULES ", 1)[1].split())
+    assert "typer" in modules
+    assert not {m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY)}
+
+
+def test_version():
+    proc = codur("--version")
+    assert proc.returncode == 0 and proc.stdout == "codur 0.1.0\n"
+
+
+def test_graph_prints_mermaid():
+    proc = codur("graph")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.lstrip().startswith(("---", "graph TD", "%%"))
+    for node in ("initialize", "observe", "plan", "patch", "delegate", "execute", "verify", "review", "done"):
+        assert node in proc.stdout
+    assert "-->" in proc.stdout
+
+
+@pytest.mark.parametrize("word,near", [("runs", "run"), ("repiar", "repair"), ("grahp", "graph"), ("zzz", None)])
+def test_a_single_word_that_is_no_command_is_refused(word, near, tmp_path: Path):
+    proc = codur(word, cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"unknown command '{word}'" in lines[0] and f'codur run "{word}"' in lines[0]
+    assert (f"did you mean {near}" in lines[0]) if near else "did you mean" not in lines[0]
+    assert not (tmp_path / ".codur").exists() and proc.stdout == ""
+
+
+def test_a_quoted_single_word_task_still_runs(invoice_repo: Path):
+    proc = codur("run", "runs", "--repo", str(invoice_repo), "--dry-run", "--max-turns", "1", "--quiet")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.lstrip().startswith("status: failed")
+
+
+def test_json_on_stdout_only(invoice_repo: Path):
+    proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--dry-run", "--max-turns", "1",
+                 "--json")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    records = [json.loads(line) for line in lines]  # every line parses, from the first byte to the last
+    assert proc.stdout == "".join(line + "\n" for line in lines)
+    assert [r["event_type"] for r in records][-1] == "run.result"
+    assert records[0]["event_type"] == "engine.state" or records[0]["event_type"] == "run.start"
+    assert all(r["run_id"] == records[-1]["run_id"] and isinstance(r["ts"], float) for r in records)
+    assert records[-1]["status"] == "failed"

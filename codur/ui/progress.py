@@ -163,8 +163,10 @@ class Progress:
         if name == "engine.state":
             self._node = str(event.get("node", ""))
             self._activity.set(self._node)
-            turn = f" turn {event['turn']}" if event.get("turn") else ""
-            return f"[bold cyan]▶ {escape(self._node)}[/] [dim]({str(event.get('state', '')).lower()}{turn})[/]"
+            state = str(event.get("state", "")).lower()
+            where = ", ".join(filter(None, [state if state != self._node else "",
+                                            f"turn {event['turn']}" if event.get("turn") else ""]))
+            return f"[bold cyan]▶ {escape(self._node)}[/]" + (f" [dim]({where})[/]" if where else "")
         if name == "model.start":
             self._activity.set(f"model {_who(event)}")
             return None

@@ -1,0 +1,149 @@
+"""What the progress lines and the summary say for each kind of event (no run needed)."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from codur.engine.contracts import RunResult, RunStatus
+from codur.ui.progress import Progress
+from codur.ui.summary import figures, print_summary
+
+
+def piped() -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, width=200, highlight=False), buffer
+
+
+def test_model_calls_show_role_tokens_and_seconds_and_are_tallied():
+    console, out = piped()
+    progress = Progress(console)
+    progress({"event_type": "engine.state", "state": "act", "node": "execute", "turn": 1, "run_id": "r"})
+    progress({"event_type": "model.start", "role": "actor", "model": "qwen"})
+    assert progress._activity.label == "model actor (qwen)"  # the spinner's line while the call runs
+    progress({"event_type": "model.call", "role": "actor", "model": "qwen", "input_tokens": 1341,
+              "output_tokens": 57, "seconds": 12.34, "cost_usd": 0.0021})
+    progress({"event_type": "model.call", "role": "planner", "model": "qwen", "input_tokens": 10,
+              "output_tokens": 5, "seconds": 1.0, "cost_usd": 0.0})
+    text = out.getvalue()
+    assert "▶ execute (act, turn 1)" in text
+    assert "↳ model actor (qwen): 1341 in / 57 out tokens 12.3s, $0.0021" in text
+    assert "↳ model planner (qwen): 10 in / 5 out tokens 1.0s\n" in text
+    t = progress.tally
+    assert (t.model_calls, t.input_tokens, t.output_tokens, round(t.model_s, 2)) == (2, 1351, 62, 13.34)
+    assert t.run_id == "r"
+
+
+def test_patch_pipeline_lines_are_readable_never_a_dict():
+    console, out = piped()
+    progress = Progress(console)
+    events = [
+        {"event": "patch.start", "fixers": ["mutation", "sampling"], "workers": 4},
+        {"event": "patch.localized", "failing_tests": ["t1", "t2"], "suspicious": [["pages.py", 7, 0.9]],
+         "elapsed_s": 0.61},
+        {"event": "patch.phase", "phase": "sampling", "functions": ["get_page"]},
+        {"event": "patch.sample", "k": 0, "variant": "plain", "temperature": 0.0, "outcome": "candidate",
+         "seconds": 8.2, "tokens": 310, "reply": "def get_page..."},
+        {"event": "patch.candidate", "source": "sampling", "label": "get_page rewritten by model sample 0",
+         "provenance": {"source": "sampling", "k": 0}, "result": "near_miss", "fixed": 1, "seconds": 0.8},
+        {"event": "patch.candidate", "source": "mutation", "label": "pages.py:7 replaced - with +",
+         "provenance": {"source": "mutation"}, "result": "failed", "fixed": 0, "seconds": 0.3},
+        {"event": "patch.found", "label": "get_page rewritten by model sample 1",
+         "provenance": {"source": "sampling", "k": 1}, "diff": "..."},
+        {"event": "patch.done", "status": "patched", "source": "sampling", "tried": {"sampling": 2, "mutation": 1},
+         "elapsed_s": 19.5, "phases": {}},
+    ]
+    for event in events:
+        progress(event)
+    text = out.getvalue()
+    assert "{" not in text and "'provenance'" not in text
+    assert "↳ localized: 2 failing tests; suspicious pages.py:7 0.6s" in text
+    assert "↳ sampling: get_page" in text
+    assert "sample 0 (plain, T=0.0): candidate 310 tokens, 8.2s" in text
+    assert "#1 sampling: get_page rewritten by model sample 0 → near_miss, fixed 1" in text
+    assert "pages.py:7 replaced - with +" not in text  # a failed mutant: only with --verbose
+    assert "plausible patch (model patch sample): get_page rewritten by model sample 1" in text
+    assert "patch search patched: tried 2 sampling, 1 mutation 19.5s" in text
+    assert progress.tally.fixer == "model patch sample" and progress.tally.repair_s == 19.5
+    assert "best so far get_page rewritten by model sample 0" in progress._activity.label
+    assert all(line.count("\n") == 0 for line in text.splitlines())
+
+
+def test_repair_engine_lines():
+    console, out = piped()
+    progress = Progress(console)
+    for event in [{"event": "repair.localized", "failing_tests": ["a"], "suspicious": [["m.py", 3, 1.0]]},
+                  {"event": "repair.mutants", "count": 12},
+                  {"event": "repair.mutant", "index": 0, "file": "m.py", "line": 3, "description": "a",
+                   "result": "failed"},
+                  {"event": "repair.patch", "file": "m.py", "line": 3, "description": "replaced < with <="},
+                  {"event": "repair.done", "status": "patched", "mutants_tried": 4, "elapsed_s": 1.25}]:
+        progress(event)
+    text = out.getvalue()
+    assert "12 mutants to test" in text and "patch: m.py:3 replaced < with <=" in text
+    assert "repair patched: 4 mutants tried 1.2s" in text and "mutant 0" not in text
+
+
+def test_quiet_prints_nothing_but_keeps_the_tally():
+    console, out = piped()
+    progress = Progress(console, quiet=True)
+    progress({"event_type": "tool.call", "tool": "run_pytest", "args": {}, "ok": True, "duration_s": 2.5})
+    progress({"event_type": "tool.call", "tool": "read_file", "args": {"path": "a.py"}, "ok": True, "duration_s": 0.5})
+    assert out.getvalue() == ""
+    assert (progress.tally.tests_s, progress.tally.tools_s) == (2.5, 0.5)
+
+
+def test_spinner_only_on_a_terminal():
+    console, _ = piped()
+    progress = Progress(console)
+    progress.start()
+    assert not progress.animated and progress._live is None
+    terminal = Console(file=io.StringIO(), force_terminal=True, width=100)
+    progress = Progress(terminal)
+    progress.start()
+    try:
+        assert progress.animated and progress._live is not None
+        progress({"event_type": "model.start", "role": "actor", "model": "qwen"})
+        time.sleep(0.3)
+        with progress.paused():
+            assert progress._live is None  # a question to the user is not drawn over
+        assert progress._live is not None
+    finally:
+        progress.stop()
+    assert "model actor (qwen)" in terminal.file.getvalue()
+
+
+def test_summary_prefers_the_results_metadata(tmp_path: Path):
+    class WithMetadata(RunResult):
+        metadata: dict = {}
+
+    result = WithMetadata(run_id="r1", status=RunStatus.SUCCESS, reason="verified", diff="--- a/x\n+++ b/x\n",
+                          files_changed=["x.py"], turns=1, run_dir=tmp_path, metadata={
+                              "usage": {"llm_calls": 3, "input_tokens": 900, "output_tokens": 80,
+                                        "total_tokens": 980, "cost_usd": 0.0123, "model_s": 7.5},
+                              "timings": {"model_s": 7.5, "tools_s": 0.4, "tests_s": 2.0, "repair_s": 1.1,
+                                          "total_s": 12.0},
+                              "fixer": "model patch sample", "trace_path": str(tmp_path / "trace.jsonl")})
+    console, out = piped()
+    progress = Progress(console)
+    f = figures(result, progress.tally)
+    assert (f["model_calls"], f["input_tokens"], f["cost_usd"], f["tests_s"]) == (3, 900, 0.0123, 2.0)
+    print_summary(console, result, progress.tally)
+    text = out.getvalue()
+    assert "status: success  reason: verified" in text and "fixed by: model patch sample" in text
+    assert "turns 1 · model calls 3 · tokens 900 in / 80 out · cost $0.0123" in text
+    assert "time 12.0s: model 7.5s · tools 0.4s · tests 2.0s · repair 1.1s" in text
+    assert "files changed: x.py" in text and f"trace: {tmp_path / 'trace.jsonl'}" in text
+
+
+def test_summary_of_a_local_run_shows_tokens_not_cost(tmp_path: Path):
+    result = RunResult(run_id="r2", status=RunStatus.FAILED, reason="max_turns", tokens=420, llm_calls=2,
+                       run_dir=tmp_path)
+    console, out = piped()
+    print_summary(console, result, Progress(console).tally)
+    text = out.getvalue()
+    assert "status: failed  reason: max_turns" in text and "tokens 420" in text and "cost" not in text
+    assert "files changed: (none)" in text

@@ -1,0 +1,114 @@
+"""``codur run`` end to end with scripted models: progress lines, summary, modes, safe modes, flags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codur.engine.contracts import RunResult, RunStatus
+
+FIX_OLD = "if quantity > BULK_THRESHOLD:"
+FIX_NEW = "if quantity >= BULK_THRESHOLD:"
+
+
+def call(name: str, **arguments) -> str:
+    """A tool call the way the local model writes it: a fenced JSON block in the content."""
+    return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
+
+
+def fix_call() -> str:
+    return call("replace_in_file", path="billing.py", old=FIX_OLD, new=FIX_NEW)
+
+TASK = "make the failing tests pass"
+
+
+def test_progress_and_summary_of_a_fixing_run(invoice_repo: Path, scripted, invoke):
+    scripted([call("read_file", path="billing.py"), fix_call(), "Fixed."])
+    res = invoke(TASK, "--repo", str(invoice_repo))
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "▶ delegate" in out and "▶ verify" in out  # engine state and node
+    assert "↳ read_file(path='billing.py') ok" in out and "↳ replace_in_file(path='billing.py') ok" in out
+    assert "status: success  reason: verified" in out
+    assert "files changed: billing.py" in out
+    assert f"-    {FIX_OLD}\n+    {FIX_NEW}" in out  # the whole diff, uncoloured when piped
+    assert "trace: " + str(invoice_repo / ".codur" / "runs") in out
+    assert "fixed by: agent" in out
+    assert "time " in out and " model " in out and " tools " in out and " tests " in out and " repair " in out
+    assert "\x1b[" not in out  # no colour when not a terminal
+
+
+def test_quiet_prints_the_summary_only(invoice_repo: Path, scripted, invoke):
+    scripted([fix_call(), "Fixed."])
+    res = invoke(TASK, "--repo", str(invoice_repo), "--quiet")
+    assert res.exit_code == 0
+    assert "▶" not in res.stdout and "↳" not in res.stdout and "codur ·" not in res.stdout
+    assert res.stdout.lstrip().startswith("status: success")
+
+
+def test_verbose_shows_the_models_replies(invoice_repo: Path, scripted, invoke):
+    scripted([fix_call(), "All tests pass now, I changed > to >=."])
+    plain = invoke(TASK, "--repo", str(invoice_repo))
+    assert "model:" not in plain.stdout
+    scripted([fix_call(), "All tests pass now, I changed > to >=."])
+    (invoice_repo / "billing.py").write_text((invoice_repo / "billing.py").read_text().replace(FIX_NEW, FIX_OLD))
+    res = invoke(TASK, "--repo", str(invoice_repo), "-v")
+    assert res.exit_code == 0, res.output
+    assert "model: All tests pass now, I changed > to >=." in res.stdout
+    assert "model: ```json" in res.stdout and "→ replace_in_file" in res.stdout
+
+
+def test_json_is_one_event_per_line_and_the_result_last(invoice_repo: Path, scripted, invoke):
+    scripted([call("read_file", path="billing.py"), fix_call(), "Fixed."])
+    res = invoke(TASK, "--repo", str(invoice_repo), "--json")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.endswith("\n")
+    records = [json.loads(line) for line in res.stdout.splitlines()]  # every line, first byte to last
+    assert all(set(r) >= {"event_type", "run_id", "ts"} for r in records)
+    assert all("event" not in r for r in records)
+    kinds = [r["event_type"] for r in records]
+    assert "engine.state" in kinds and kinds.count("tool.call") >= 2
+    last = records[-1]
+    assert last["event_type"] == "run.result" and last["status"] == "success"
+    assert FIX_NEW in last["diff"] and last["files_changed"] == ["billing.py"]
+    assert {r["run_id"] for r in records} == {last["run_id"]}
+
+
+def test_read_only_offers_no_tool_that_writes_or_runs_code(invoice_repo: Path, scripted, invoke):
+    before = (invoice_repo / "billing.py").read_text()
+    models = scripted([fix_call(), call("run_pytest"), "The bug: > should be >= on line 19."])
+    res = invoke(TASK, "--repo", str(invoice_repo), "--read-only")
+    bound = {t.name for t in models["actor"].bound_tools}
+    assert {"read_file", "grep"} <= bound
+    assert not bound & {"write_file", "replace_in_file", "apply_patch", "move_file", "delete_file", "run_pytest",
+                        "run_python_file", "ask_codebase"}
+    system = models["actor"].calls[0][0].content
+    assert "replace_in_file" not in system and "run_pytest" not in system
+    assert "! unknown tool 'replace_in_file'" in res.stdout  # asked for anyway: refused
+    assert (invoice_repo / "billing.py").read_text() == before
+    assert "files changed: (none)" in res.stdout
+
+
+@pytest.mark.parametrize("flags", [["--read-only", "--confirm"], ["--quiet", "--verbose"]])
+def test_exclusive_flags_are_bad_input(invoice_repo: Path, flags, invoke):
+    res = invoke(TASK, "--repo", str(invoice_repo), *flags)
+    assert res.exit_code == 2 and "exclude each other" in res.stderr
+    assert not (invoice_repo / ".codur").exists()
+
+
+def test_session_and_resume_reach_the_run_request(invoice_repo: Path, monkeypatch: pytest.MonkeyPatch, invoke):
+    seen = []
+
+    def fake_run(request, **kwargs):
+        seen.append(request)
+        return RunResult(run_id=request.run_id or "r1", status=RunStatus.SUCCESS, reason="verified")
+
+    monkeypatch.setattr("codur.engine.runner.run", fake_run)
+    res = invoke(TASK, "--repo", str(invoice_repo), "--session", "s-42", "--quiet")
+    assert res.exit_code == 0, res.output
+    assert seen[-1].session_id == "s-42" and not seen[-1].resume
+    res = invoke(TASK, "--repo", str(invoice_repo), "--resume", "20261122-101010-abcdef", "--quiet")
+    assert res.exit_code == 0, res.output
+    assert seen[-1].run_id == "20261122-101010-abcdef" and seen[-1].resume is True
