@@ -88,8 +88,11 @@ class _Activity:
         self.label = "starting"
         self.since = time.monotonic()
 
-    def set(self, label: str) -> None:
-        self.label, self.since = label, time.monotonic()
+    def set(self, label: str, *, restart: bool = True) -> None:
+        """Show ``label``; the clock restarts unless ``restart`` is False (the same step goes on)."""
+        self.label = label
+        if restart:
+            self.since = time.monotonic()
 
     def __rich__(self) -> Spinner:
         self.spinner.update(text=Text(f"{self.label} {time.monotonic() - self.since:.1f}s", style="dim"))
@@ -232,7 +235,7 @@ class Progress:
             if event.get("result") == "near_miss" and int(event.get("fixed") or 0) > self._best_fixed:
                 self._best, self._best_fixed = str(event.get("label", "")), int(event.get("fixed") or 0)
             self._activity.set(f"patch search: {tried} candidates tried"
-                               + (f", best so far {self._best[:60]}" if self._best else ""))
+                               + (f", best so far {self._best[:60]}" if self._best else ""), restart=False)
             if not self.verbose and event.get("source") == "mutation" and event.get("result") != "near_miss":
                 return None
             fixed = f", fixed {event['fixed']}" if event.get("fixed") else ""
@@ -256,7 +259,7 @@ class Progress:
         if name == "repair.mutants":
             return f"   ↳ {event.get('count', 0)} mutants to test"
         if name == "repair.mutant":
-            self._activity.set(f"repair: mutant {event.get('index')}")
+            self._activity.set(f"repair: mutant {event.get('index')}", restart=False)
             if not self.verbose and event.get("result") != "plausible":
                 return None
             return (f"     [dim]mutant {event.get('index')}: {escape(str(event.get('file')))}:{event.get('line')} "
