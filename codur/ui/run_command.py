@@ -63,8 +63,8 @@ def run_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Log the agent's prompt; call no agent."),
     read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
     confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
-    session: str | None = typer.Option(None, "--session", help="Session id: a follow-up run sees the session's "
-                                       "earlier runs."),
+    session: str | None = typer.Option(None, "--session", metavar="ID",
+                                       help="Session id: a follow-up run sees the session's earlier runs."),
     resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help="Resume this run."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the model's replies and tool output."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the summary only."),
