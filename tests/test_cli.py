@@ -104,3 +104,11 @@ def test_json_on_stdout_only(invoice_repo: Path):
     assert records[0]["event_type"] == "engine.state" or records[0]["event_type"] == "run.start"
     assert all(r["run_id"] == records[-1]["run_id"] and isinstance(r["ts"], float) for r in records)
     assert records[-1]["status"] == "failed"
+
+
+def test_lazy_subcommands_run_when_invoked():
+    proc = codur("tools", "--task-type", "code_fix")
+    assert proc.returncode == 0, proc.stderr
+    assert "replace_in_file" in proc.stdout and "run_pytest" in proc.stdout
+    proc = codur("repair", "--help")
+    assert proc.returncode == 0 and "--dry-run" in proc.stdout
