@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -112,3 +113,34 @@ def test_lazy_subcommands_run_when_invoked():
     assert "replace_in_file" in proc.stdout and "run_pytest" in proc.stdout
     proc = codur("repair", "--help")
     assert proc.returncode == 0 and "--dry-run" in proc.stdout
+
+
+def test_on_a_terminal_a_spinner_and_colour(invoice_repo: Path):
+    """Under a pseudo-terminal: spinner frames with the elapsed time, colour, then the spinner cleared."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
+    proc = subprocess.Popen([sys.executable, "-m", "codur.cli", "make the failing tests pass", "--repo",
+                             str(invoice_repo), "--dry-run", "--max-turns", "1"],
+                            stdout=follower, stderr=subprocess.PIPE, env={**env, "TERM": "xterm-256color",
+                                                                          "COLUMNS": "120"})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(leader)
+    screen = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 1
+    assert "\x1b[" in screen  # colour
+    assert set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") & set(screen)  # spinner frames
+    assert re.search(r"(observe|plan|execute|verify) \d+\.\ds", screen)  # what runs now, for how long
+    assert "status: failed" in screen
