@@ -11,6 +11,9 @@ as given. Answers (Rich's Prompt, read from stdin): ``y`` this write, ``n`` not 
 from __future__ import annotations
 
 import difflib
+import select
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -68,11 +71,14 @@ class WriteConfirmation:
         console: where the diff and the question go (stderr's Console under ``--json``).
         on_quit: called once on ``q`` (or end of input): cancels the run.
         pause: a context manager factory that hides the progress spinner while asking.
+        cancel: the run's cancel event: once set (Ctrl-C while the question waits), the
+            question ends as ``q`` instead of waiting for a line that may never come.
     """
 
     def __init__(self, repo: Path, console: Console, *, on_quit: Callable[[], None],
-                 pause: Callable[[], Any] | None = None) -> None:
+                 pause: Callable[[], Any] | None = None, cancel: threading.Event | None = None) -> None:
         self.repo, self.console, self.on_quit, self.pause = Path(repo), console, on_quit, pause
+        self.cancel = cancel or threading.Event()
         self.all = False
         self.quit = False
         self.asked: list[tuple[str, str]] = []  # (tool, answer), in order
@@ -97,7 +103,7 @@ class WriteConfirmation:
             self.console.print(f"  {escape(', '.join(f'{k}={v}' for k, v in args.items()))}", highlight=False)
         try:
             answer = Prompt.ask("apply this write? (y)es, (n)o, (a)ll, (q)uit", choices=ANSWERS,
-                                show_choices=False, console=self.console)
+                                show_choices=False, console=self.console, stream=_Stdin(self.cancel))
         except EOFError:  # no one answers: refuse and stop
             answer = "q"
         self.asked.append((tool, answer))
@@ -107,3 +113,27 @@ class WriteConfirmation:
             self.quit = True
             self.on_quit()
         return answer in ("y", "a")
+
+
+class _Stdin:
+    """``sys.stdin.readline`` that gives up (EOFError) once ``cancel`` is set, polling every
+    0.2 s; a stdin without a file descriptor (a test's) is read directly."""
+
+    def __init__(self, cancel: threading.Event) -> None:
+        self.cancel = cancel
+
+    def readline(self) -> str:
+        stdin = sys.stdin
+        try:
+            fd = stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        while fd is not None and not self.cancel.is_set():
+            if select.select([fd], [], [], 0.2)[0]:
+                break
+        if self.cancel.is_set():
+            raise EOFError
+        line = stdin.readline()
+        if not line:
+            raise EOFError
+        return line

@@ -114,7 +114,7 @@ def run_command(
         from codur.ui.confirm import WriteConfirmation
 
         asker = WriteConfirmation(request.repo, err if json_out else console, on_quit=cancel.set,
-                                  pause=progress.paused)
+                                  pause=progress.paused, cancel=cancel)
     if not quiet and not json_out:
         console.print(f"[bold]codur[/] · {escape(request.task)} · [dim]{escape(str(request.repo))}[/]")
     kwargs: dict[str, Any] = {"config": config, "on_event": on_event, "confirm": asker}

@@ -83,3 +83,30 @@ def test_write_diff_of_each_writing_tool(tmp_path: Path):
     assert write_diff(tmp_path, "apply_patch", {"patch": patch}) == patch
     outside = write_diff(tmp_path, "write_file", {"path": "../../etc/passwd", "content": "x\n"})
     assert "root:" not in outside  # nothing outside the repo is read
+
+
+def test_a_waiting_question_ends_when_the_run_is_cancelled(tmp_path: Path, monkeypatch):
+    """Ctrl-C while the question waits sets the run's cancel event: the answer is q, at once."""
+    import io
+    import os
+    import threading
+    import time
+
+    from rich.console import Console
+
+    from codur.ui.confirm import WriteConfirmation
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    read_end, write_end = os.pipe()
+    quits = []
+    cancel = threading.Event()
+    with os.fdopen(read_end) as stdin, os.fdopen(write_end, "w"):
+        monkeypatch.setattr("sys.stdin", stdin)
+        asker = WriteConfirmation(tmp_path, Console(file=io.StringIO()), on_quit=lambda: quits.append(1),
+                                  cancel=cancel)
+        threading.Timer(0.3, cancel.set).start()
+        t0 = time.monotonic()
+        assert asker("write_file", {"path": "a.py", "content": "x = 2\n"}) is False
+        assert time.monotonic() - t0 < 2.0
+    assert quits == [1] and asker.asked == [("write_file", "q")]
+    assert asker("write_file", {"path": "a.py", "content": "x = 3\n"}) is False  # no more questions
