@@ -25,7 +25,7 @@ from rich.markup import escape
 from codur.ui.progress import Progress, kind
 
 # RunRequest fields -> the option that sets them, for one-line errors
-OPTIONS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "token_budget": "token budget",
+OPTIONS = {"input": "task", "max_turns": "--max-turns", "timeout_s": "--timeout", "token_budget": "token budget",
            "session_id": "--session", "run_id": "--resume"}
 
 #: Hook for tests and embedders: ``provide_models(config)`` returns the run's ModelProvider

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from codur.engine.contracts import RunResult, RunStatus
+from codur.engine.contracts import RunMetadata, RunResult, RunStatus
 from codur.ui.progress import Progress
 from codur.ui.summary import figures, print_summary
 
@@ -117,18 +117,15 @@ def test_spinner_only_on_a_terminal():
 
 
 def test_summary_prefers_the_results_metadata(tmp_path: Path):
-    class WithMetadata(RunResult):
-        metadata: dict = {}
-
-    result = WithMetadata(run_id="r1", status=RunStatus.SUCCESS, reason="verified", diff="--- a/x\n+++ b/x\n",
-                          files_changed=["x.py"], turns=1, run_dir=tmp_path, metadata={
-                              "usage": {"llm_calls": 3, "input_tokens": 900, "output_tokens": 80,
-                                        "total_tokens": 980, "cost_usd": 0.0123, "model_s": 7.5},
-                              "timings": {"model_s": 7.5, "tools_s": 0.4, "tests_s": 2.0, "repair_s": 1.1,
-                                          "total_s": 12.0},
-                              "fixer": "model patch sample", "trace_path": str(tmp_path / "trace.jsonl")})
+    result = RunResult(run_id="r1", status=RunStatus.SUCCESS, reason="verified", turns=1, metadata=RunMetadata(
+        diff="--- a/x.py\n+++ b/x.py\n", files_changed=["x.py"], run_dir=tmp_path,
+        usage={"llm_calls": 3, "input_tokens": 900, "output_tokens": 80, "total_tokens": 980, "cost_usd": 0.0123,
+               "model_s": 7.5},
+        timings={"model_s": 7.5, "tools_s": 0.4, "tests_s": 2.0, "repair_s": 1.1, "total_s": 12.0},
+        fixer="model patch sample", trace_path=tmp_path / "trace.jsonl"))
     console, out = piped()
     progress = Progress(console)
+    progress({"event_type": "model.call", "input_tokens": 1, "output_tokens": 1, "seconds": 99.0})  # not preferred
     f = figures(result, progress.tally)
     assert (f["model_calls"], f["input_tokens"], f["cost_usd"], f["tests_s"]) == (3, 900, 0.0123, 2.0)
     print_summary(console, result, progress.tally)
@@ -137,13 +134,21 @@ def test_summary_prefers_the_results_metadata(tmp_path: Path):
     assert "turns 1 · model calls 3 · tokens 900 in / 80 out · cost $0.0123" in text
     assert "time 12.0s: model 7.5s · tools 0.4s · tests 2.0s · repair 1.1s" in text
     assert "files changed: x.py" in text and f"trace: {tmp_path / 'trace.jsonl'}" in text
+    assert "--- a/x.py\n+++ b/x.py\n" in text
 
 
-def test_summary_of_a_local_run_shows_tokens_not_cost(tmp_path: Path):
-    result = RunResult(run_id="r2", status=RunStatus.FAILED, reason="max_turns", tokens=420, llm_calls=2,
-                       run_dir=tmp_path)
+def test_summary_without_metadata_uses_the_events(tmp_path: Path):
+    result = RunResult(run_id="r2", status=RunStatus.FAILED, reason="max_turns", duration_s=30.0)
     console, out = piped()
-    print_summary(console, result, Progress(console).tally)
+    progress = Progress(console, quiet=True)
+    for event in [{"event_type": "model.call", "role": "actor", "input_tokens": 400, "output_tokens": 20,
+                   "seconds": 20.0, "cost_usd": 0.0},
+                  {"event_type": "tool.call", "tool": "run_pytest", "duration_s": 3.0, "ok": True},
+                  {"event_type": "patch.done", "status": "not_found", "elapsed_s": 5.0}]:
+        progress(event)
+    print_summary(console, result, progress.tally)
     text = out.getvalue()
-    assert "status: failed  reason: max_turns" in text and "tokens 420" in text and "cost" not in text
+    assert "status: failed  reason: max_turns" in text
+    assert "model calls 1 · tokens 400 in / 20 out" in text and "cost" not in text  # a local model: no price
+    assert "time 30.0s: model 20.0s · tools 0.0s · tests 3.0s · repair 5.0s" in text
     assert "files changed: (none)" in text

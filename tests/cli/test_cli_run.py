@@ -72,7 +72,9 @@ def test_json_is_one_event_per_line_and_the_result_last(invoice_repo: Path, scri
     assert "engine.state" in kinds and kinds.count("tool.call") >= 2
     last = records[-1]
     assert last["event_type"] == "run.result" and last["status"] == "success"
-    assert FIX_NEW in last["diff"] and last["files_changed"] == ["billing.py"]
+    assert FIX_NEW in last["metadata"]["diff"] and last["metadata"]["files_changed"] == ["billing.py"]
+    assert last["metadata"]["fixer"] == "agent" and last["metadata"]["usage"]["llm_calls"] == 3
+    assert kinds.count("model.call") == 3
     assert {r["run_id"] for r in records} == {last["run_id"]}
 
 
