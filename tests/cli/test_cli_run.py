@@ -128,3 +128,17 @@ def test_read_only_selection_and_refusal(task_type: str, invoice_repo: Path):
     assert any(s.side_effects & set(READ_ONLY_EXCLUDED) for s in normal)  # the flag is what removed them
     result = ToolExecutor(invoice_repo, policy="read_only").execute("run_pytest", {})
     assert not result.ok and "read-only" in result.output
+
+
+def test_a_bug_fixed_by_mutation_search_names_its_fixer(invoice_repo: Path, scripted, invoke,
+                                                        monkeypatch: pytest.MonkeyPatch):
+    scripted([])  # no model call is needed: mutation search fixes it
+    monkeypatch.setenv("CODUR_REPAIR", "true")
+    res = invoke(TASK, "--repo", str(invoice_repo), "--json")
+    assert res.exit_code == 0, res.output
+    records = [json.loads(line) for line in res.stdout.splitlines()]
+    kinds = [r["event_type"] for r in records]
+    assert "patch.found" in kinds and "model.call" not in kinds
+    meta = records[-1]["metadata"]
+    assert meta["fixer"] == "mutation search" and meta["timings"]["repair_s"] > 0
+    assert FIX_NEW in (invoice_repo / "billing.py").read_text()
