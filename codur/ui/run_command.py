@@ -129,8 +129,9 @@ def run_command(
     finally:
         progress.stop()
     if json_out:
-        JsonLines(stdout, progress).write({"event_type": "run.result", "ts": round(time.time(), 3),
-                                           **json.loads(result.model_dump_json())})
+        fields_out = json.loads(result.model_dump_json())
+        JsonLines(stdout, progress).write({"event_type": "run.result", "run_id": fields_out.pop("run_id"),
+                                           "ts": round(time.time(), 3), **fields_out})
     else:
         from codur.ui.summary import print_summary
 

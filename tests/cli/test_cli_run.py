@@ -142,3 +142,13 @@ def test_a_bug_fixed_by_mutation_search_names_its_fixer(invoice_repo: Path, scri
     meta = records[-1]["metadata"]
     assert meta["fixer"] == "mutation search" and meta["timings"]["repair_s"] > 0
     assert FIX_NEW in (invoice_repo / "billing.py").read_text()
+
+
+def test_a_follow_up_run_of_a_session_sees_the_earlier_run(invoice_repo: Path, scripted, invoke):
+    scripted([fix_call(), "Fixed the threshold."])
+    first = invoke(TASK, "--repo", str(invoice_repo), "--session", "s1", "--quiet")
+    assert first.exit_code == 0, first.output
+    models = scripted([call("read_file", path="billing.py"), "Negative quantities get no discount already."])
+    invoke("now also check negative quantities", "--repo", str(invoice_repo), "--session", "s1", "--quiet")
+    prompt = models["actor"].calls[0][1].content
+    assert "Earlier in this session" in prompt and TASK in prompt and "billing.py" in prompt
