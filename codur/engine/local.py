@@ -320,7 +320,7 @@ class _Run:
             "model_s": round(float(usage.get("model_s", 0.0)), 3), "total_s": round(total_s, 3)}
         patch = final.get("patch") or {}
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXERS.get(patch.get("source", ""), "") if patch.get("status") == "plausible" else ""
+        fixer = FIXERS.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"
         metadata = RunMetadata(
