@@ -254,9 +254,12 @@ class _Run:
                 stop_shared_server()
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
+        result = self._result(box["final"], resumed_from)
+        if checkpointer is not None and result.ok and self.components.checkpointer is None:
+            with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
+                checkpointer.delete_thread(self.run_id)
         if closer is not None:
             closer()
-        result = self._result(box["final"], resumed_from)
         self._remember(result)
         atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
         atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())

@@ -202,6 +202,9 @@ def test_resume_continues_an_interrupted_run_from_its_last_completed_node(invoic
     assert f"+    {FIX_NEW}" in resumed.diff
     trace = [json.loads(line) for line in (resumed.run_dir / "trace.jsonl").read_text().splitlines()]
     assert [e["resume"] for e in trace if e["event_type"] == "run.start"] == [False, True]
+    with pytest.raises(ValueError, match="no checkpoint"):  # a finished run's checkpoints are dropped
+        run(RunRequest(input="x", repo=invoice_repo, run_id=first.run_id, resume=True), models=MockProvider([]),
+            config=config())
 
 
 def test_resume_of_an_unknown_run_is_a_clear_error(invoice_repo: Path):
