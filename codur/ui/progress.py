@@ -175,6 +175,9 @@ class Progress:
             return None
         if name == "model.call":
             self._activity.set(self._node)
+            if event.get("error"):
+                return (f"   ↳ model {escape(_who(event))}: [yellow]{escape(str(event['error'])[:200])}[/] "
+                        f"[dim]{float(event.get('seconds') or 0):.1f}s[/]")
             cost = f", ${event['cost_usd']:.4f}" if event.get("cost_usd") else ""
             return (f"   ↳ model {escape(_who(event))}: {event.get('input_tokens', 0)} in / "
                     f"{event.get('output_tokens', 0)} out tokens [dim]{float(event.get('seconds') or 0):.1f}s{cost}[/]")

@@ -28,12 +28,15 @@ def test_model_calls_show_role_tokens_and_seconds_and_are_tallied():
               "output_tokens": 57, "seconds": 12.34, "cost_usd": 0.0021})
     progress({"event_type": "model.call", "role": "planner", "model": "qwen", "input_tokens": 10,
               "output_tokens": 5, "seconds": 1.0, "cost_usd": 0.0})
+    progress({"event_type": "model.call", "role": "critic", "model": "qwen", "input_tokens": 0, "output_tokens": 0,
+              "seconds": 30.0, "error": "APITimeoutError: Request timed out."})
     text = out.getvalue()
+    assert "↳ model critic (qwen): APITimeoutError: Request timed out. 30.0s" in text
     assert "▶ execute (act, turn 1)" in text
     assert "↳ model actor (qwen): 1341 in / 57 out tokens 12.3s, $0.0021" in text
     assert "↳ model planner (qwen): 10 in / 5 out tokens 1.0s\n" in text
     t = progress.tally
-    assert (t.model_calls, t.input_tokens, t.output_tokens, round(t.model_s, 2)) == (2, 1351, 62, 13.34)
+    assert (t.model_calls, t.input_tokens, t.output_tokens, round(t.model_s, 2)) == (3, 1351, 62, 43.34)
     assert t.run_id == "r"
 
 
