@@ -17,6 +17,8 @@ from rich.syntax import Syntax
 from codur.ui.progress import Tally
 
 OK_STATUSES = {"success"}
+#: the agent's last words are shown up to this many characters
+SAID_CHARS = 4000
 
 
 def metadata(result: Any) -> dict[str, Any]:
@@ -62,10 +64,12 @@ def print_summary(console: Console, result: Any, tally: Tally) -> None:
     console.print()
     reason = escape(result.reason or "-")
     console.print(f"[bold {colour}]status: {escape(status)}[/]  reason: {reason}", highlight=False)
-    if f["fixer"] and not (result.summary or "").startswith("fixed by"):
+    said = getattr(result, "output_text", None) or getattr(result, "summary", "") or ""
+    if f["fixer"] and not said.startswith("fixed by"):
         console.print(f"fixed by: {escape(f['fixer'])}", highlight=False)
-    if result.summary:
-        console.print(f"summary: {escape(result.summary[:500])}", highlight=False)
+    if said:  # the agent's last words: for a question, the answer (whole, up to SAID_CHARS)
+        cut = f" …[{len(said) - SAID_CHARS} more characters in result.json]" if len(said) > SAID_CHARS else ""
+        console.print(f"summary: {escape(said[:SAID_CHARS])}{cut}", highlight=False)
     tokens = (f"{f['input_tokens']} in / {f['output_tokens']} out" if f["input_tokens"] or f["output_tokens"]
               else str(f["total_tokens"]))
     cost = f" · cost ${f['cost_usd']:.4f}" if f["cost_usd"] else ""
