@@ -28,7 +28,8 @@ from rich.text import Text
 TEST_TOOLS = frozenset({"run_pytest"})
 #: arguments too long or too noisy for a one-line tool call (file contents, diffs)
 BULKY_ARGS = frozenset({"content", "new", "old", "patch", "stdin"})
-FIXERS = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "mutant of a model sample"}
+#: as codur/graph/done.py names them (FIXER_NAMES; not imported: this module stays light)
+FIXERS = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
 
 def kind(event: dict[str, Any]) -> str:

@@ -155,3 +155,10 @@ def test_summary_without_metadata_uses_the_events(tmp_path: Path):
     assert "model calls 1 · tokens 400 in / 20 out" in text and "cost" not in text  # a local model: no price
     assert "time 30.0s: model 20.0s · tools 0.0s · tests 3.0s · repair 5.0s" in text
     assert "files changed: (none)" in text
+
+
+def test_fixer_names_are_dones():
+    from codur.graph.done import FIXER_NAMES
+    from codur.ui.progress import FIXERS
+
+    assert FIXERS == FIXER_NAMES
