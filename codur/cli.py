@@ -109,7 +109,7 @@ def run_command(
 
     try:
         request = RunRequest(task=task, repo=repo, max_turns=max_turns, timeout_s=timeout, dry_run=dry_run)
-        config = load_config()
+        config = load_config(repo)
     except ValidationError as exc:
         first = exc.errors()[0]
         option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")
@@ -149,6 +149,7 @@ def _register_subcommands() -> None:
 
 
 _register_subcommands()
+SUBCOMMANDS.update(importlib.import_module("codur.history.commands").register(app))  # runs, show, undo, config
 
 
 def main(argv: list[str] | None = None) -> None:
