@@ -191,6 +191,7 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
         ConfigError: a value does not parse or is out of range, e.g.
             ``CODUR_MAX_TURNS: Input should be a valid integer (got 'abc')``,
             ``codur.toml: max_turns: Input should be a valid integer (got 'abc')``,
+            ``pyproject.toml: tool.codur.local.n_ctx: Input should be a valid integer (got 'big')``,
             ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))`` or
             ``codur.toml: not valid TOML (...)``.
     """
@@ -224,7 +225,7 @@ def _where(loc: tuple, flags: dict, file: ConfigFile | None) -> str:
         return FLAGS.get(path[0], path[0])
     env, from_file = source_values(CodurConfig, file)
     if file is not None and has_path(from_file, path) and not has_path(env, path):
-        return f"{file.label}: {'.'.join(path)}"
+        return f"{file.label}: {file.key(path)}"
     return env_variable(path)
 
 

@@ -51,12 +51,12 @@ class ConfigFile:
 
     @property
     def label(self) -> str:
-        """``codur.toml``, ``pyproject.toml [tool.codur]`` (repo files) or the user file's full path."""
-        if self.kind == "codur.toml":
-            return "codur.toml"
-        if self.kind == "pyproject":
-            return "pyproject.toml [tool.codur]"
-        return str(self.path)
+        """``codur.toml``, ``pyproject.toml`` (repo files) or the user file's full path."""
+        return self.path.name if self.kind != "user" else str(self.path)
+
+    def key(self, path: tuple[str, ...]) -> str:
+        """A setting's dotted key as written in this file, e.g. ``tool.codur.local.n_ctx`` in pyproject."""
+        return ".".join((("tool", "codur") if self.kind == "pyproject" else ()) + path)
 
     def source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
         """The pydantic-settings source reading this file."""

@@ -20,6 +20,7 @@ from rich import box
 from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 
 console = Console(highlight=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
@@ -154,7 +155,7 @@ def config_command(
     table.add_column("from", no_wrap=True)
     for item in origins(config, flags, file):
         style = "dim" if item.origin == "default" else ""
-        table.add_row(item.key, item.value, item.origin, style=style)
+        table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
     console.print(table)
 
 
