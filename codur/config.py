@@ -193,13 +193,14 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             ``codur.toml: max_turns: Input should be a valid integer (got 'abc')``,
             ``pyproject.toml: tool.codur.local.n_ctx: Input should be a valid integer (got 'big')``,
             ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))`` or
-            ``codur.toml: not valid TOML (...)``.
+            ``codur.toml: not valid TOML (...)`` or
+            ``codur.toml: not a codur setting: max_turn (did you mean max_turns?)``.
     """
     given = {k: v for k, v in flags.items() if v is not None}
     file = find_config_file(repo)
     try:
         if file is not None:
-            file.check()
+            file.check(CodurConfig)
         with reading(file):
             return CodurConfig(**given)
     except ConfigFileError as exc:

@@ -15,8 +15,10 @@ context variable that ``CodurConfig.settings_customise_sources`` reads, so a pla
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import AliasChoices, SecretStr
+from pydantic import AliasChoices, BaseModel, SecretStr
 from pydantic_settings import (
     EnvSettingsSource,
     PydanticBaseSettingsSource,
@@ -63,12 +65,45 @@ class ConfigFile:
         header = ("tool", "codur") if self.kind == "pyproject" else None
         return TomlConfigSettingsSource(settings_cls, self.path, toml_table_header=header)
 
-    def check(self) -> None:
-        """Raise ConfigFileError when the file is not valid TOML (one line naming it)."""
+    def check(self, settings_cls: type[BaseSettings]) -> None:
+        """Raise ConfigFileError (one line naming the file) when the file is not valid TOML or
+        sets a key that is not a setting (a typo would otherwise be ignored)."""
         try:
             tomllib.loads(self.path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigFileError(f"{self.label}: not valid TOML ({exc})") from None
+        unknown = unknown_keys(settings_cls, self.source(settings_cls)())
+        if unknown:
+            keys = ", ".join(sorted(self.key(tuple(k.split("."))) for k in unknown))
+            raise ConfigFileError(f"{self.label}: not a codur setting: {keys}")
+
+
+def unknown_keys(model: type[BaseModel], values: dict, prefix: tuple[str, ...] = ()) -> list[str]:
+    """Keys of ``values`` (a file's table) that are not settings of ``model``, nested tables
+    included, each as ``dotted.key`` with ``(did you mean ...?)`` when one is close."""
+    names = set(model.model_fields)
+    names |= {c for f in model.model_fields.values() if isinstance(f.validation_alias, AliasChoices)
+              for c in f.validation_alias.choices if isinstance(c, str)}
+    out = []
+    for key, value in values.items():
+        path = (*prefix, str(key))
+        field = model.model_fields.get(key)
+        if key not in names:
+            close = difflib.get_close_matches(str(key), sorted(model.model_fields), n=1)
+            out.append(".".join(path) + (f" (did you mean {close[0]}?)" if close else ""))
+        elif field is not None and isinstance(value, dict):
+            inner, args = field.annotation, typing.get_args(field.annotation)
+            if _is_model(inner):
+                out += unknown_keys(inner, value, path)
+            elif typing.get_origin(inner) is dict and len(args) == 2 and _is_model(args[1]):
+                for name, table in value.items():
+                    if isinstance(table, dict):
+                        out += unknown_keys(args[1], table, (*path, str(name)))
+    return out
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
 def user_config_path() -> Path:

@@ -189,3 +189,15 @@ def test_not_valid_toml_and_env_over_a_bad_file_value(repo: Path, monkeypatch: p
         load_config(repo)
     monkeypatch.setenv("CODUR_MAX_TURNS", "2")
     assert load_config(repo).max_turns == 2
+
+
+def test_a_key_that_is_not_a_setting_is_refused_with_a_suggestion(repo: Path):
+    (repo / "codur.toml").write_text('max_turn = 3\n[local]\nnctx = 3\n[profiles.fast]\nmodle = "x"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    assert str(info.value) == ("codur.toml: not a codur setting: local.nctx (did you mean n_ctx?), "
+                               "max_turn (did you mean max_turns?), profiles.fast.modle (did you mean model?)")
+    (repo / "codur.toml").unlink()
+    (repo / "pyproject.toml").write_text("[tool.codur]\ntoken_budgett = 5\n")
+    with pytest.raises(ConfigError, match=r"^pyproject.toml: not a codur setting: tool.codur.token_budgett "):
+        load_config(repo)

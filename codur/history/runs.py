@@ -3,13 +3,15 @@
 A run folder holds ``trace.jsonl`` (first event ``run.start``: task, repo, run_dir; last
 ``run.end``), ``result.json`` (the RunResult, written last), ``diff.patch`` and
 ``originals/`` (the change journal). A folder without ``result.json`` is a run that
-was interrupted (killed, or its machine went down) before writing it up.
+was interrupted (killed, or its machine went down) before writing it up, or one still
+running (it holds the repo's lock).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,14 +131,42 @@ def _journal_index(run_dir: Path) -> dict:
     return index if isinstance(index, dict) else {}
 
 
+def running_run_id(repo: Path) -> str | None:
+    """The id of the run holding ``<repo>/.codur/run.lock`` now, or None.
+
+    Read-only: the lock's flock is looked up in ``/proc/locks`` (by the file's device and
+    inode), never taken, so a run starting at the same moment is not refused; without
+    /proc (not Linux), None.
+    """
+    path = Path(repo) / ".codur" / "run.lock"
+    try:
+        st = path.stat()
+        held = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino} "
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            if not any(" FLOCK " in line and held in line for line in f):
+                return None
+        holder = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return str(holder.get("run_id")) if isinstance(holder, dict) and holder.get("run_id") else None
+
+
 def list_runs(repo: Path) -> list[RunInfo]:
-    """Every run kept in ``repo``, newest first (by start time, then run id)."""
+    """Every run kept in ``repo``, newest first (by start time, then run id); the one holding
+    the repo's lock without a result yet has status ``running``, not ``interrupted``."""
     root = runs_dir(repo)
     if not root.is_dir():
         return []
-    runs = [read_run(d) for d in root.iterdir() if d.is_dir()]
+    active = running_run_id(repo)
+    runs = [_mark_running(read_run(d), active) for d in root.iterdir() if d.is_dir()]
     oldest = datetime.min.replace(tzinfo=UTC)
     return sorted(runs, key=lambda r: (r.started or oldest, r.run_id), reverse=True)
+
+
+def _mark_running(run: RunInfo, active: str | None) -> RunInfo:
+    if run.run_id == active and run.status == "interrupted":
+        run.status = "running"
+    return run
 
 
 def find_run(repo: Path, run_id: str) -> RunInfo:
@@ -147,7 +177,7 @@ def find_run(repo: Path, run_id: str) -> RunInfo:
     """
     root = runs_dir(repo)
     if run_id and (root / run_id).is_dir() and "/" not in run_id and run_id not in (".", ".."):
-        return read_run(root / run_id)
+        return _mark_running(read_run(root / run_id), running_run_id(repo))
     matches = sorted(d.name for d in root.iterdir() if d.is_dir() and d.name.startswith(run_id)) \
         if run_id and root.is_dir() else []
     if not matches:
@@ -155,4 +185,4 @@ def find_run(repo: Path, run_id: str) -> RunInfo:
     if len(matches) > 1:
         shown = ", ".join(matches[:3]) + (", ..." if len(matches) > 3 else "")
         raise RunNotFound(f"run id {run_id!r} is ambiguous: {len(matches)} runs match ({shown})")
-    return read_run(root / matches[0])
+    return _mark_running(read_run(root / matches[0]), running_run_id(repo))

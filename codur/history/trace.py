@@ -42,8 +42,8 @@ def event_line(event: dict) -> str:
     skip = {"ts", "run_id", "event", "event_type", "output", "text"}
     fields = []
     for key, value in event.items():
-        if key in skip or isinstance(value, dict | list) or value is None:
-            continue
+        if key in skip or isinstance(value, dict | list) or value is None or "\n" in str(value):
+            continue  # one line: no nested values, no multi-line texts (diffs, replies)
         fields.append(f"{key}={str(value)[:60]}")
     errors = event.get("errors")
     if isinstance(errors, list) and errors:

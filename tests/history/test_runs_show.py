@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from codur.engine.lock import RepoLock
+
 from .conftest import FIX_NEW, FIX_OLD, TASK, failed_run, successful_run
 
 
@@ -35,13 +37,20 @@ def test_runs_lists_a_failed_and_a_successful_run_newest_first(repo: Path, cli):
     assert len(json.loads(cli("runs", "--repo", str(repo), "--json", "--limit", "1").stdout)) == 1
 
 
-def test_a_run_without_result_json_is_interrupted(repo: Path, cli):
+def test_a_run_without_result_json_is_interrupted_or_running(repo: Path, cli):
     result = successful_run(repo)
     (result.run_dir / "result.json").unlink()  # as if the process had been killed before writing it
     rows = json.loads(cli("runs", "--repo", str(repo), "--json").stdout)
     assert rows[0]["status"] == "interrupted" and rows[0]["tokens"] is None
     assert rows[0]["files_changed"] == ["billing.py", "notes.txt", "old.txt"]  # from the journal
     assert rows[0]["task"] == TASK  # from the trace's run.start
+    held = RepoLock.acquire(repo, result.run_id)  # the run still working, in another process
+    try:
+        assert json.loads(cli("runs", "--repo", str(repo), "--json").stdout)[0]["status"] == "running"
+        assert "· running" in cli("show", result.run_id, "--repo", str(repo)).stdout
+    finally:
+        held.release()
+    assert json.loads(cli("runs", "--repo", str(repo), "--json").stdout)[0]["status"] == "interrupted"
 
 
 def test_no_runs_and_a_missing_repo(tmp_path: Path, cli):
