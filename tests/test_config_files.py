@@ -201,3 +201,24 @@ def test_a_key_that_is_not_a_setting_is_refused_with_a_suggestion(repo: Path):
     (repo / "pyproject.toml").write_text("[tool.codur]\ntoken_budgett = 5\n")
     with pytest.raises(ConfigError, match=r"^pyproject.toml: not a codur setting: tool.codur.token_budgett "):
         load_config(repo)
+
+
+def test_the_file_applies_to_a_real_run_below_env_and_flags(invoice_repo: Path):
+    """`codur TASK --dry-run` on examples/invoice: the turns it makes follow file < env < flag."""
+    import json
+
+    repo = invoice_repo
+    (repo / "codur.toml").write_text("max_turns = 2\nrepair = false\n")
+
+    def turns(*flags: str, env: dict[str, str] | None = None) -> int:
+        before = set((repo / ".codur" / "runs").glob("*")) if (repo / ".codur").exists() else set()
+        proc = subprocess.run([sys.executable, "-m", "codur.cli", "make the failing tests pass", "--repo", str(repo),
+                               "--dry-run", *flags], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, **(env or {})})
+        assert proc.returncode == 1, proc.stderr  # a dry run fixes nothing
+        (run_dir,) = set((repo / ".codur" / "runs").glob("*")) - before
+        return json.loads((run_dir / "result.json").read_text())["turns"]
+
+    assert turns() == 2
+    assert turns(env={"CODUR_MAX_TURNS": "1"}) == 1
+    assert turns("--max-turns", "2", env={"CODUR_MAX_TURNS": "1"}) == 2
