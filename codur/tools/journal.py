@@ -139,19 +139,20 @@ class ChangeJournal:
 
     def diff(self) -> str:
         """Unified diff (a/ b/ prefixes) of every changed file; '' when nothing changed."""
-        chunks = []
-        for rel in self.changed_files:
-            orig = self._originals[rel]
-            p = self.root / rel
-            now = p.read_bytes() if p.is_file() else None
-            a = [] if orig is None else orig.decode("utf-8", "replace").splitlines(keepends=True)
-            b = [] if now is None else now.decode("utf-8", "replace").splitlines(keepends=True)
-            lines = difflib.unified_diff(
-                a, b, "/dev/null" if orig is None else f"a/{rel}", "/dev/null" if now is None else f"b/{rel}"
-            )
-            text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-            chunks.append(text)
-        return "".join(chunks)
+        return "".join(self.file_diff(rel) for rel in self.changed_files)
+
+    def file_diff(self, rel: str) -> str:
+        """Unified diff of one recorded file, original → now; '' when it is unchanged."""
+        orig = self._originals[rel]
+        now = self._current(rel)
+        if now == orig:
+            return ""
+        a = [] if orig is None else orig.decode("utf-8", "replace").splitlines(keepends=True)
+        b = [] if now is None else now.decode("utf-8", "replace").splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            a, b, "/dev/null" if orig is None else f"a/{rel}", "/dev/null" if now is None else f"b/{rel}"
+        )
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
     def write_manifest(self) -> Path | None:
         """Write ``<run_dir>/journal.json``: every recorded file's state at the end of the run.

@@ -75,11 +75,21 @@ def test_the_last_run_is_the_last_that_changed_files(repo: Path, cli):
     assert again.exit_code == 1 and "already undone" in again.stderr
 
 
-def test_a_run_without_manifest_needs_force(repo: Path, cli):
+def test_a_run_without_manifest_is_checked_against_its_diff_then_needs_force(repo: Path, cli):
     before = snapshot(repo)
-    result = scripted_run(repo, [call("write_file", path="notes.txt", content="x\n"), "ok"], manifest=False)
+    result = successful_run(repo)
+    (result.run_dir / MANIFEST).unlink()  # a run from before the runner wrote it: diff.patch tells the end state
+    (repo / "notes.txt").write_text("edited after the run\n")
     refused = cli("undo", "--repo", str(repo))
-    assert refused.exit_code == 1 and f"has no {MANIFEST}" in refused.stderr
+    assert refused.exit_code == 1 and f"changed since run {result.run_id}: notes.txt " in refused.stderr
+    (repo / "notes.txt").write_text("bulk discount from 10 items\n")  # as the run left it
+    assert cli("undo", "--repo", str(repo)).exit_code == 0
+    assert snapshot(repo) == before
+
+    result = scripted_run(repo, [call("write_file", path="notes.txt", content="x\n"), "ok"], manifest=False)
+    (result.run_dir / "diff.patch").unlink()  # killed before writing it up: nothing tells the end state
+    refused = cli("undo", "--repo", str(repo))
+    assert refused.exit_code == 1 and f"has neither {MANIFEST} nor diff.patch" in refused.stderr
     assert (repo / "notes.txt").exists()
     assert cli("undo", result.run_id, "--repo", str(repo), "--force").exit_code == 0
     assert snapshot(repo) == before
