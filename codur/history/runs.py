@@ -40,13 +40,14 @@ class RunInfo:
     tokens: int | None = None
     cost_usd: float | None = None
     seconds: float | None = None
+    fixer: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: the fields, ``started`` as ISO 8601, ``run_dir`` as a string."""
         return {"run_id": self.run_id, "started": self.started.isoformat() if self.started else None,
                 "task": self.task, "status": self.status, "reason": self.reason,
                 "files_changed": self.files_changed, "tokens": self.tokens, "cost_usd": self.cost_usd,
-                "seconds": self.seconds, "run_dir": str(self.run_dir)}
+                "seconds": self.seconds, "fixer": self.fixer, "run_dir": str(self.run_dir)}
 
 
 def runs_dir(repo: Path) -> Path:
@@ -104,6 +105,7 @@ def read_run(run_dir: Path) -> RunInfo:
     info.tokens = _first(result.get("tokens"), usage.get("total_tokens"))
     info.cost_usd = _first(result.get("cost_usd"), usage.get("cost_usd"))
     info.seconds = _first(result.get("duration_s"), timings.get("total_s"))
+    info.fixer = str(meta.get("fixer") or "")
     if not info.task:
         info.task = str(result.get("task") or result.get("input") or "")
     return info

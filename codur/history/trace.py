@@ -61,6 +61,7 @@ def trace_tree(run: RunInfo, events: list[dict]) -> Tree:
     (turn 0: initialize, observe, plan), one per node under it, the node's events under that."""
     colour = {"success": "green", "interrupted": "yellow"}.get(run.status, "red")
     reason = f" ({escape(run.reason[:120])})" if run.reason else ""
+    reason += f" · fixed by {escape(run.fixer)}" if run.fixer and run.status == "success" else ""
     root = Tree(f"[bold]{escape(run.run_id)}[/] {escape(run.task[:100])} · [{colour}]{escape(run.status)}[/]{reason}")
     states = [i for i, e in enumerate(events) if event_type(e) == "engine.state"]
     end_ts = next((e.get("ts") for e in reversed(events) if event_type(e) == "run.end"), None)

@@ -26,7 +26,7 @@ def test_runs_lists_a_failed_and_a_successful_run_newest_first(repo: Path, cli):
     assert rows[1]["files_changed"] == ["billing.py"] and rows[1]["reason"] == failed.reason
     assert rows[0]["task"] == TASK and rows[0]["tokens"] == success.tokens > 0
     assert rows[0]["seconds"] == success.duration_s and rows[0]["cost_usd"] == 0.0
-    assert rows[0]["started"] >= rows[1]["started"]
+    assert rows[0]["started"] >= rows[1]["started"] and rows[0]["fixer"] == "agent"
 
     table = cli("runs", "--repo", str(repo))
     assert table.exit_code == 0
@@ -64,7 +64,7 @@ def test_show_prints_the_tree_then_the_diff_by_unique_prefix(repo: Path, cli):
     shown = cli("show", result.run_id[:-2], "--repo", str(repo))
     assert shown.exit_code == 0, shown.output
     out = shown.stdout
-    assert f"{result.run_id} {TASK} · success (verified)" in out
+    assert f"{result.run_id} {TASK} · success (verified) · fixed by agent" in out
     for line in ("turn 0", "turn 1", "initialize", "observe", "plan", "delegate", "execute", "verify", "done"):
         assert line in out
     assert "replace_in_file(path='billing.py') ok" in out and "apply_patch() ok" in out
