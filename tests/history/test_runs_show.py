@@ -101,3 +101,12 @@ def test_the_codur_command_routes_runs_and_show(repo: Path):
     proc = subprocess.run([sys.executable, "-m", "codur.cli", "show", "zzz", "--repo", str(repo)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+
+
+def test_the_history_commands_import_no_heavy_module():
+    """`codur --help` imports codur.history.commands: only Typer and Rich at module level."""
+    code = ("import sys, codur.history.commands\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core', "
+            "'pydantic_settings') or m in ('codur.config', 'codur.engine', 'codur.tools.journal')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
