@@ -54,7 +54,8 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
             its end state: neither journal.json nor diff.patch).
 
     Raises:
-        UndoRefused: already undone; the run changed no files; a journal path outside the repo;
+        UndoRefused: already undone; the run changed no files, or they are all back as before it;
+            a journal path outside the repo;
             files changed after the run (``files`` names them) or no record of the end state,
             without force;
             another codur run holds the repo.
@@ -70,6 +71,8 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
     originals = journal.originals()
     if not originals:
         raise UndoRefused(f"run {run.run_id} changed no files: nothing to undo")
+    if all(_current(repo / rel) == original for rel, original in originals.items()):
+        raise UndoRefused(f"run {run.run_id}'s files are as they were before it: nothing to undo")
     for rel in originals:
         target = (repo / rel).resolve()
         if not target.is_relative_to(repo) or target == repo:

@@ -96,6 +96,7 @@ def test_a_run_without_manifest_is_checked_against_its_diff_then_needs_force(rep
 
 
 def test_undo_refuses_while_a_run_holds_the_repo_and_with_nothing_to_undo(repo: Path, cli):
+    before = snapshot(repo)
     assert cli("undo", "--repo", str(repo)).exit_code == 1  # no run at all
     successful_run(repo)
     held = RepoLock.acquire(repo, "busy")
@@ -105,6 +106,11 @@ def test_undo_refuses_while_a_run_holds_the_repo_and_with_nothing_to_undo(repo: 
         held.release()
     assert locked.exit_code == 1 and "repo_locked" in locked.stderr
     assert (repo / "notes.txt").exists()
+    (repo / "notes.txt").unlink()
+    for name in ("billing.py", "old.txt"):
+        (repo / name).write_text(before[name].decode())  # the user put everything back by hand
+    by_hand = cli("undo", "--repo", str(repo))
+    assert by_hand.exit_code == 1 and "are as they were before it: nothing to undo" in by_hand.stderr
     missing = cli("undo", "nosuchrun", "--repo", str(repo))
     assert missing.exit_code == 2 and "no run 'nosuchrun'" in missing.stderr
 
