@@ -5,6 +5,7 @@
     codur repair [--repo PATH]      mutation repair, no model
     codur rlm QUESTION --context F  recursive language model over a long input
     codur tools [--task-type T]     the tool registry
+    codur runs / show ID / undo [ID] / config   run history, undo, effective settings
     codur graph                     the compiled graph as Mermaid
     codur --version
 
@@ -36,6 +37,10 @@ SUBCOMMANDS = {
     "repair": ("codur.repair.command", "repair_command", "Repair failing tests by mutation search, with no model."),
     "rlm": ("codur.rlm.command", "rlm_command", "Answer a question over a long input with a recursive language model."),
     "tools": ("codur.tools.command", "tools_command", "List the tool registry."),
+    "runs": ("codur.history.commands", "runs_command", "List the repo's past runs, newest first."),
+    "show": ("codur.history.commands", "show_command", "Show a run's trace as a tree, then its diff."),
+    "undo": ("codur.history.commands", "undo_command", "Put back the files of the last (or the named) run."),
+    "config": ("codur.history.commands", "config_command", "Show every effective setting and where it came from."),
 }
 #: Modules whose ``register(app)`` adds their own Typer commands to :data:`app` (keep their
 #: top-level imports light: ``codur --help`` imports them).

@@ -1,7 +1,10 @@
-"""CodurConfig: every setting codur reads, from the environment (``CODUR_*``) or code.
+"""CodurConfig: every setting codur reads, from flags, the environment (``CODUR_*``) or a file.
 
 One pydantic-settings class; nested fields use ``__`` in environment variables,
-e.g. ``CODUR_LOCAL__N_CTX=16384``. The endpoint falls back to ``OPENAI_BASE_URL``.
+e.g. ``CODUR_LOCAL__N_CTX=16384``, and TOML tables in files (``[local]``,
+``[profiles.fast]``). The endpoint falls back to ``OPENAI_BASE_URL``. Which file, and
+the precedence (flags > environment > file > defaults): :mod:`codur.config_sources`;
+:func:`load_config` applies it for a repo.
 """
 
 from __future__ import annotations
@@ -13,7 +16,19 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
+
+from codur.config_sources import (
+    FLAGS,
+    ConfigFile,
+    ConfigFileError,
+    active_file,
+    env_variable,
+    find_config_file,
+    has_path,
+    reading,
+    source_values,
+)
 
 
 def _default_cache_dir() -> Path:
@@ -63,9 +78,22 @@ class AgentConfig(BaseModel):
 
 
 class CodurConfig(BaseSettings):
-    """All of codur's settings. Read from ``CODUR_*`` environment variables."""
+    """All of codur's settings. Read from ``CODUR_*`` environment variables, and from the repo's
+    config file when built by :func:`load_config`."""
 
     model_config = SettingsConfigDict(env_prefix="CODUR_", env_nested_delimiter="__", extra="ignore")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
+                                   init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments (flags) > environment > the config file :func:`load_config` chose, if any."""
+        file = active_file()
+        extra = (file.source(settings_cls),) if file is not None else ()
+        return (init_settings, env_settings, dotenv_settings, file_secret_settings, *extra)
 
     base_url: str | None = Field(
         None,
@@ -149,29 +177,60 @@ class CodurConfig(BaseSettings):
 
 
 class ConfigError(ValueError):
-    """A setting could not be read; the message is one line naming the environment variable."""
+    """A setting could not be read; the message is one line naming the flag, the environment
+    variable or the config file and key."""
 
 
-def load_config() -> CodurConfig:
-    """CodurConfig from the environment, with one-line errors.
+def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
+    """CodurConfig for ``repo``: ``flags`` over ``CODUR_*`` variables over the repo's config file
+    (:func:`codur.config_sources.find_config_file`; without a repo, the user's file) over the
+    defaults. One-line errors.
+
+    Args:
+        repo: the repository whose ``codur.toml`` / ``pyproject.toml [tool.codur]`` applies.
+        flags: settings given on the command line, e.g. ``max_turns=5`` (None values are ignored).
 
     Raises:
-        ConfigError: a variable does not parse or is out of range, e.g.
-            ``CODUR_MAX_TURNS: Input should be a valid integer (got 'abc')`` or
-            ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))``.
+        ConfigError: a value does not parse or is out of range, e.g.
+            ``CODUR_MAX_TURNS: Input should be a valid integer (got 'abc')``,
+            ``codur.toml: max_turns: Input should be a valid integer (got 'abc')``,
+            ``pyproject.toml: tool.codur.local.n_ctx: Input should be a valid integer (got 'big')``,
+            ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))`` or
+            ``codur.toml: not valid TOML (...)`` or
+            ``codur.toml: not a codur setting: max_turn (did you mean max_turns?)``.
     """
+    given = {k: v for k, v in flags.items() if v is not None}
+    file = find_config_file(repo)
     try:
-        return CodurConfig()
+        if file is not None:
+            file.check(CodurConfig)
+        with reading(file):
+            return CodurConfig(**given)
+    except ConfigFileError as exc:
+        raise ConfigError(str(exc)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
-        raise ConfigError(f"{env_name(first['loc'])}: {first['msg']}{got}") from None
+        raise ConfigError(f"{_where(first['loc'], given, file)}: {first['msg']}{got}") from None
     except SettingsError as exc:
         field = re.search(r'field "([^"]+)"', str(exc))
         name = env_name((field.group(1),)) if field else "CODUR_*"
         cause = exc.__cause__
         why = f"not valid JSON ({cause})" if isinstance(cause, json.JSONDecodeError) else str(cause or exc)
         raise ConfigError(f"{name}: {why}") from None
+
+
+def _where(loc: tuple, flags: dict, file: ConfigFile | None) -> str:
+    """Who gave the value at ``loc``: ``--flag``, ``CODUR_X`` or ``<file>: dotted.key``."""
+    path = tuple(str(p) for p in loc if not isinstance(p, int))
+    if not path:
+        return "CODUR_*"
+    if path[0] in flags:
+        return FLAGS.get(path[0], path[0])
+    env, from_file = source_values(CodurConfig, file)
+    if file is not None and has_path(from_file, path) and not has_path(env, path):
+        return f"{file.label}: {file.key(path)}"
+    return env_variable(path)
 
 
 def env_name(loc: tuple) -> str:

@@ -9,6 +9,7 @@ shows exactly what codur did, even in a repo that is not a git repository.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import os
 import tempfile
@@ -52,11 +53,21 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+#: The file in a run directory holding the state of every changed file at the end of the run.
+MANIFEST = "journal.json"
+
+
+def file_state(data: bytes | None) -> str:
+    """A file's state as the manifest writes it: ``"sha256:<hex>"``, or ``"absent"`` for None."""
+    return "absent" if data is None else "sha256:" + hashlib.sha256(data).hexdigest()
+
+
 class ChangeJournal:
     """Originals of every file changed under ``root``; thread-safe."""
 
     def __init__(self, root: Path, run_dir: Path | None = None) -> None:
         self.root = root
+        self.run_dir = run_dir
         self.store = run_dir / "originals" if run_dir else None
         self._originals: dict[str, bytes | None] = {}
         self._lock = threading.Lock()
@@ -128,19 +139,42 @@ class ChangeJournal:
 
     def diff(self) -> str:
         """Unified diff (a/ b/ prefixes) of every changed file; '' when nothing changed."""
-        chunks = []
-        for rel in self.changed_files:
-            orig = self._originals[rel]
-            p = self.root / rel
-            now = p.read_bytes() if p.is_file() else None
-            a = [] if orig is None else orig.decode("utf-8", "replace").splitlines(keepends=True)
-            b = [] if now is None else now.decode("utf-8", "replace").splitlines(keepends=True)
-            lines = difflib.unified_diff(
-                a, b, "/dev/null" if orig is None else f"a/{rel}", "/dev/null" if now is None else f"b/{rel}"
-            )
-            text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-            chunks.append(text)
-        return "".join(chunks)
+        return "".join(self.file_diff(rel) for rel in self.changed_files)
+
+    def file_diff(self, rel: str) -> str:
+        """Unified diff of one recorded file, original → now; '' when it is unchanged."""
+        orig = self._originals[rel]
+        now = self._current(rel)
+        if now == orig:
+            return ""
+        a = [] if orig is None else orig.decode("utf-8", "replace").splitlines(keepends=True)
+        b = [] if now is None else now.decode("utf-8", "replace").splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            a, b, "/dev/null" if orig is None else f"a/{rel}", "/dev/null" if now is None else f"b/{rel}"
+        )
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+    def write_manifest(self) -> Path | None:
+        """Write ``<run_dir>/journal.json``: every recorded file's state at the end of the run.
+
+        The layout is ``{"version": 1, "files": {rel: "sha256:<hex>" | "absent"}}``, rel being
+        the POSIX path under the repo. ``codur undo`` compares the files with it to refuse
+        putting back files the user changed after the run. Call it when the run ends (later
+        calls overwrite it). Returns the manifest's path, or None without a run directory.
+        """
+        if self.run_dir is None:
+            return None
+        with self._lock:
+            names = sorted(self._originals)
+        files = {rel: file_state(self._current(rel)) for rel in names}
+        path = self.run_dir / MANIFEST
+        atomic_write_bytes(path, json.dumps({"version": 1, "files": files}, indent=1).encode())
+        return path
+
+    def originals(self) -> dict[str, bytes | None]:
+        """The kept originals by relative path (None: the file did not exist before the run)."""
+        with self._lock:
+            return dict(self._originals)
 
     def restore(self) -> None:
         """Put every recorded file back as it was (used on cancel and by tests)."""

@@ -94,7 +94,7 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     try:
         request = RunRequest(**fields)
-        config = load_config()
+        config = load_config(repo)
     except ValidationError as exc:
         first = exc.errors()[0]
         option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")

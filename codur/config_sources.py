@@ -1,0 +1,225 @@
+"""Where codur's settings come from: the one config file of a repo, and each value's origin.
+
+Precedence, highest first: command-line flags, ``CODUR_*`` environment variables, one
+config file, the defaults. The file is the first of
+
+1. ``<repo>/codur.toml``,
+2. the ``[tool.codur]`` table of ``<repo>/pyproject.toml`` (only when it has that table),
+3. ``$XDG_CONFIG_HOME/codur/config.toml`` (default ``~/.config/codur/config.toml``),
+
+read by pydantic-settings' TOML sources; the other two are not read. The repo is only
+known at run time: :func:`codur.config.load_config` finds the file and sets it in a
+context variable that ``CodurConfig.settings_customise_sources`` reads, so a plain
+``CodurConfig()`` reads the environment alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+import typing
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import AliasChoices, BaseModel, SecretStr
+from pydantic_settings import (
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    TomlConfigSettingsSource,
+)
+
+if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings
+
+#: Flags of ``codur run`` / ``codur config`` by the setting they override.
+FLAGS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "dry_run": "--dry-run"}
+
+
+class ConfigFileError(ValueError):
+    """A config file is not valid TOML; the message is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """The config file in use: its path, its kind, and the name errors and origins give it."""
+
+    path: Path
+    kind: Literal["codur.toml", "pyproject", "user"]
+
+    @property
+    def label(self) -> str:
+        """``codur.toml``, ``pyproject.toml`` (repo files) or the user file's full path."""
+        return self.path.name if self.kind != "user" else str(self.path)
+
+    def key(self, path: tuple[str, ...]) -> str:
+        """A setting's dotted key as written in this file, e.g. ``tool.codur.local.n_ctx`` in pyproject."""
+        return ".".join((("tool", "codur") if self.kind == "pyproject" else ()) + path)
+
+    def source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
+        """The pydantic-settings source reading this file."""
+        header = ("tool", "codur") if self.kind == "pyproject" else None
+        return TomlConfigSettingsSource(settings_cls, self.path, toml_table_header=header)
+
+    def check(self, settings_cls: type[BaseSettings]) -> None:
+        """Raise ConfigFileError (one line naming the file) when the file is not valid TOML or
+        sets a key that is not a setting (a typo would otherwise be ignored)."""
+        try:
+            tomllib.loads(self.path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+            raise ConfigFileError(f"{self.label}: not valid TOML ({exc})") from None
+        unknown = unknown_keys(settings_cls, self.source(settings_cls)())
+        if unknown:
+            keys = ", ".join(sorted(self.key(tuple(k.split("."))) for k in unknown))
+            raise ConfigFileError(f"{self.label}: not a codur setting: {keys}")
+
+
+def unknown_keys(model: type[BaseModel], values: dict, prefix: tuple[str, ...] = ()) -> list[str]:
+    """Keys of ``values`` (a file's table) that are not settings of ``model``, nested tables
+    included, each as ``dotted.key`` with ``(did you mean ...?)`` when one is close."""
+    names = set(model.model_fields)
+    names |= {c for f in model.model_fields.values() if isinstance(f.validation_alias, AliasChoices)
+              for c in f.validation_alias.choices if isinstance(c, str)}
+    out = []
+    for key, value in values.items():
+        path = (*prefix, str(key))
+        field = model.model_fields.get(key)
+        if key not in names:
+            close = difflib.get_close_matches(str(key), sorted(model.model_fields), n=1)
+            out.append(".".join(path) + (f" (did you mean {close[0]}?)" if close else ""))
+        elif field is not None and isinstance(value, dict):
+            inner, args = field.annotation, typing.get_args(field.annotation)
+            if _is_model(inner):
+                out += unknown_keys(inner, value, path)
+            elif typing.get_origin(inner) is dict and len(args) == 2 and _is_model(args[1]):
+                for name, table in value.items():
+                    if isinstance(table, dict):
+                        out += unknown_keys(args[1], table, (*path, str(name)))
+    return out
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/codur/config.toml``, ``~/.config/codur/config.toml`` without it."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "codur" / "config.toml"
+
+
+def find_config_file(repo: Path | None) -> ConfigFile | None:
+    """The one config file for ``repo`` (None: only the user's file is looked for), or None.
+
+    A pyproject.toml counts only when it has a ``[tool.codur]`` table; one that is not valid
+    TOML counts when its text mentions ``[tool.codur`` (then reading it fails, naming it).
+    """
+    if repo is not None:
+        toml = repo / "codur.toml"
+        if toml.is_file():
+            return ConfigFile(toml, "codur.toml")
+        pyproject = repo / "pyproject.toml"
+        if pyproject.is_file() and _has_codur_table(pyproject):
+            return ConfigFile(pyproject, "pyproject")
+    user = user_config_path()
+    return ConfigFile(user, "user") if user.is_file() else None
+
+
+def _has_codur_table(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+        return isinstance(tomllib.loads(text).get("tool", {}).get("codur"), dict)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return "[tool.codur" in text
+    except OSError:
+        return False
+
+
+_ACTIVE: ContextVar[ConfigFile | None] = ContextVar("codur_config_file", default=None)
+
+
+def active_file() -> ConfigFile | None:
+    """The file the CodurConfig being built reads (set by :func:`reading`)."""
+    return _ACTIVE.get()
+
+
+@contextmanager
+def reading(file: ConfigFile | None) -> Iterator[None]:
+    """Within the block, CodurConfig() reads ``file`` below the environment."""
+    token = _ACTIVE.set(file)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def source_values(settings_cls: type[BaseSettings], file: ConfigFile | None) -> tuple[dict, dict]:
+    """(values from the environment, values from ``file``), keyed by field name, nested as read."""
+    aliases = {choice: name for name, field in settings_cls.model_fields.items()
+               if isinstance(field.validation_alias, AliasChoices)
+               for choice in field.validation_alias.choices if isinstance(choice, str)}
+    env = {aliases.get(k, k): v for k, v in EnvSettingsSource(settings_cls)().items()}
+    from_file = {aliases.get(k, k): v for k, v in file.source(settings_cls)().items()} if file else {}
+    return env, from_file
+
+
+def has_path(values: dict, path: tuple[str, ...]) -> bool:
+    """Whether the nested dict ``values`` holds ``path`` (or a non-dict value on the way to it)."""
+    node: Any = values
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def env_variable(path: tuple[str, ...]) -> str:
+    """The environment variable that set ``path``: the most specific one present, e.g.
+    ``CODUR_LOCAL__N_CTX`` or ``CODUR_LOCAL``; ``OPENAI_*`` for the aliased endpoint and key."""
+    present = {k.upper() for k in os.environ}
+    if path[0] in ("base_url", "api_key"):
+        candidates = [f"CODUR_{path[0].upper()}", f"OPENAI_{path[0].upper()}"]
+    else:
+        candidates = ["CODUR_" + "__".join(p.upper() for p in path[:n]) for n in range(len(path), 0, -1)]
+    return next((c for c in candidates if c in present), candidates[0])
+
+
+@dataclass(frozen=True)
+class Origin:
+    """One effective setting: dotted key, value as shown (secrets masked), where it came from."""
+
+    key: str
+    value: str
+    origin: str
+
+
+def origins(config: Any, flags: dict[str, Any], file: ConfigFile | None) -> list[Origin]:
+    """Every leaf of ``config`` (a CodurConfig) with its origin: ``flag --x``, ``env CODUR_X``,
+    the file's label, or ``default``. Secrets (SecretStr values) are masked."""
+    env, from_file = source_values(type(config), file)
+    out = []
+    for path, value in _leaves(config.model_dump()):
+        if path[0] in flags:
+            origin = f"flag {FLAGS.get(path[0], path[0])}"
+        elif has_path(env, path):
+            origin = f"env {env_variable(path)}"
+        elif has_path(from_file, path):
+            origin = file.label if file else "file"
+        else:
+            origin = "default"
+        shown = "********" if isinstance(value, SecretStr) else str(value)
+        out.append(Origin(".".join(path), shown, origin))
+    return out
+
+
+def _leaves(values: dict, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    for key, value in values.items():
+        path = (*prefix, str(key))
+        if isinstance(value, dict) and value:
+            yield from _leaves(value, path)
+        else:
+            yield path, value

@@ -1,0 +1,179 @@
+"""``codur runs``, ``codur show``, ``codur undo`` and ``codur config``.
+
+    codur runs [--repo PATH] [--limit N] [--json]   past runs, newest first
+    codur show RUN_ID [--repo PATH]                 a run's trace as a tree, then its diff
+    codur undo [RUN_ID] [--repo PATH] [--force]     put back the files of the last (or named) run
+    codur config [--repo PATH]                      every effective setting and its origin
+
+Exit codes: 0 done; 1 refused (undo: files changed since the run, already undone, nothing
+to undo); 2 bad input (no such repo or run, an ambiguous id, a setting that does not parse).
+Only Typer and Rich at import time: ``codur --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+console = Console(highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
+
+REPO = typer.Option(Path("."), "--repo", "-r", help="The repository (default: current directory).")
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"codur: {message}", markup=False)
+    return typer.Exit(code)
+
+
+def _repo(repo: Path) -> Path:
+    if not repo.is_dir():
+        raise _fail(f"repository path does not exist or is not a folder: {repo}")
+    return repo.resolve()
+
+
+def runs_command(
+    repo: Path = REPO,
+    limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
+) -> None:
+    """List the repo's past runs, newest first: id, start (UTC), status, files, tokens, cost, seconds, task."""
+    from codur.history.runs import list_runs
+
+    runs = list_runs(_repo(repo))[:limit]
+    if as_json:
+        typer.echo(json.dumps([r.as_dict() for r in runs], indent=1))
+        return
+    if not runs:
+        console.print(f"[dim]no runs in {repo} (a run keeps its folder in .codur/runs/)[/]")
+        return
+    colours = {"success": "green", "interrupted": "yellow"}
+    rows = [[r.run_id, r.started.strftime("%m-%d %H:%M") if r.started else "?", r.status, str(len(r.files_changed)),
+             "-" if r.tokens is None else str(r.tokens), "-" if r.cost_usd is None else f"{r.cost_usd:.4f}",
+             "-" if r.seconds is None else f"{r.seconds:.1f}"] for r in runs]
+    table = Table(title=f"codur runs · {repo}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  show_edge=False, collapse_padding=True)
+    for i, name in enumerate(("run id", "started", "status", "files", "tokens", "cost $", "s")):
+        width = max(len(name), *(len(row[i]) for row in rows))
+        table.add_column(name, no_wrap=True, min_width=width, justify="right" if i > 2 else "left")
+    table.add_column("task", overflow="ellipsis", no_wrap=True, max_width=60)  # the column that gives way
+    for r, row in zip(runs, rows, strict=True):
+        row[2] = f"[{colours.get(r.status, 'red')}]{r.status}[/]"
+        table.add_row(*row, r.task)
+    console.print(table)
+
+
+def show_command(
+    run_id: str = typer.Argument(..., help="A run id, or a unique prefix of one (codur runs lists them)."),
+    repo: Path = REPO,
+) -> None:
+    """Print a run's trace as a tree (turns, nodes, tool and model calls), then its diff."""
+    from codur.history.runs import RunNotFound, find_run, read_events
+    from codur.history.trace import trace_tree
+
+    try:
+        run = find_run(_repo(repo), run_id)
+    except RunNotFound as exc:
+        raise _fail(str(exc)) from None
+    console.print(trace_tree(run, read_events(run.run_dir / "trace.jsonl")))
+    try:
+        diff = (run.run_dir / "diff.patch").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        diff = ""
+    if diff and console.is_terminal:
+        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    elif diff:
+        typer.echo(diff, nl=False)  # piped: the patch as is (git apply, patch -R)
+    else:
+        console.print("[dim](no changes)[/]")
+
+
+def undo_command(
+    run_id: str | None = typer.Argument(None, help="The run to undo (id or unique prefix); default: the "
+                                        "last run that changed files."),
+    repo: Path = REPO,
+    force: bool = typer.Option(False, "--force", help="Put files back even if they changed after the run."),
+) -> None:
+    """Put back the files a run changed: originals restored, created files deleted, deleted ones back."""
+    from codur.history.runs import RunNotFound, find_run, list_runs
+    from codur.history.undo import UndoRefused, undo
+
+    root = _repo(repo)
+    try:
+        run = find_run(root, run_id) if run_id else next((r for r in list_runs(root) if _journalled(r.run_dir)),
+                                                         None)
+    except RunNotFound as exc:
+        raise _fail(str(exc)) from None
+    if run is None:
+        raise _fail(f"no run changed files in {repo}: nothing to undo", 1)
+    try:
+        report = undo(root, run, force=force)
+    except UndoRefused as exc:
+        raise _fail(str(exc), 1) from None
+    for rel in report.restored:
+        console.print(f"restored {rel}", markup=False)
+    for rel in report.deleted:
+        console.print(f"deleted {rel} (the run created it)", markup=False)
+    forced = f"; overwrote changes made since: {', '.join(report.overwritten)}" if report.overwritten else ""
+    console.print(f"undid run {run.run_id}: {len(report.restored) + len(report.deleted)} files{forced}",
+                  markup=False)
+
+
+def _journalled(run_dir: Path) -> bool:
+    try:
+        return bool(json.loads((run_dir / "originals" / "index.json").read_text()))
+    except (OSError, json.JSONDecodeError):
+        return False
+
+
+def config_command(
+    repo: Path = REPO,
+    max_turns: int | None = typer.Option(None, help="As codur run's flag: Plan→Act→Verify cycles at most."),
+    timeout: float | None = typer.Option(None, help="As codur run's flag: wall-clock limit, seconds."),
+) -> None:
+    """Print every effective setting for the repo and where it came from (flag, env, file, default)."""
+    from codur.config import ConfigError, load_config
+    from codur.config_sources import find_config_file, origins
+
+    root = _repo(repo)
+    flags = {k: v for k, v in {"max_turns": max_turns, "timeout_s": timeout}.items() if v is not None}
+    try:
+        config = load_config(root, **flags)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    file = find_config_file(root)
+    table = Table(title=f"codur config · {file.path if file else 'no config file'}", title_justify="left")
+    table.add_column("setting", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    table.add_column("from", no_wrap=True)
+    for item in origins(config, flags, file):
+        style = "dim" if item.origin == "default" else ""
+        table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
+    console.print(table)
+
+
+COMMANDS = {
+    "runs": (runs_command, "List the repo's past runs, newest first."),
+    "show": (show_command, "Show a run's trace as a tree, then its diff."),
+    "undo": (undo_command, "Put back the files of the last (or the named) run."),
+    "config": (config_command, "Show every effective setting and where it came from."),
+}
+
+
+def register(app: typer.Typer) -> dict[str, tuple[str, str, str]]:
+    """Add ``runs``, ``show``, ``undo`` and ``config`` to ``app``.
+
+    Returns:
+        The commands as codur.cli's SUBCOMMANDS entries (name -> (module, function, help)),
+        so ``codur.cli.main`` routes ``codur runs`` to the command and not to ``codur run runs``.
+    """
+    for name, (func, help_text) in COMMANDS.items():
+        app.command(name, help=help_text)(func)
+    return {name: (__name__, func.__name__, help_text) for name, (func, help_text) in COMMANDS.items()}

@@ -1,0 +1,224 @@
+"""Settings from one config file (codur.toml, pyproject [tool.codur], the user's config.toml) below
+CODUR_* variables and flags; `codur config` shows each value's origin; bad values are one line, exit 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from codur.config import CodurConfig, ConfigError, load_config
+from codur.config_sources import find_config_file
+
+
+@pytest.fixture(autouse=True)
+def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No CODUR_*/OPENAI_* variables from the developer's shell; the user config dir is in tmp."""
+    for name in list(os.environ):
+        if name.startswith(("CODUR_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    xdg = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    return xdg
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    return root
+
+
+def user_file(xdg: Path, text: str) -> Path:
+    path = xdg / "codur" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    return path
+
+
+NESTED = """
+max_turns = 5
+base_url = "http://127.0.0.1:9/v1"
+
+[local]
+n_ctx = 4096
+
+[profiles.fast]
+model = "small"
+max_tokens = 256
+
+[roles]
+actor = ["fast"]
+"""
+
+
+def test_codur_toml_with_nested_sections(repo: Path):
+    (repo / "codur.toml").write_text(NESTED)
+    config = load_config(repo)
+    assert config.max_turns == 5 and config.base_url == "http://127.0.0.1:9/v1"
+    assert config.local.n_ctx == 4096 and config.local.threads == 2  # the rest of [local] keeps its defaults
+    assert config.profiles["fast"].model == "small" and config.profiles["fast"].max_tokens == 256
+    assert [p.model for p in config.profiles_for("actor")] == ["small"]
+
+
+def test_pyproject_tool_codur_table(repo: Path):
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.codur]\nmax_turns = 4\n\n'
+                                         '[tool.codur.local]\nthreads = 1\n')
+    config = load_config(repo)
+    assert (config.max_turns, config.local.threads) == (4, 1)
+    assert find_config_file(repo).label == "pyproject.toml"
+
+
+def test_user_config_in_xdg_config_home(repo: Path, clean_env: Path):
+    user_file(clean_env, "max_turns = 7\n[local]\nverbosity = 2\n")
+    assert (load_config(repo).max_turns, load_config(repo).local.verbosity) == (7, 2)
+    assert load_config().max_turns == 7  # without a repo: the user's file
+    assert CodurConfig().max_turns == 3  # a plain CodurConfig() reads the environment alone
+
+
+def test_one_file_is_read_in_order_codur_toml_pyproject_user(repo: Path, clean_env: Path):
+    user_file(clean_env, "max_turns = 7\nsamples = 2\n")
+    (repo / "pyproject.toml").write_text("[tool.codur]\nmax_turns = 4\n")
+    assert load_config(repo).max_turns == 4 and load_config(repo).samples == 6  # the user file is not read
+    (repo / "codur.toml").write_text("token_budget = 1000\n")
+    config = load_config(repo)
+    assert (config.max_turns, config.token_budget) == (3, 1000)  # pyproject's table is not read either
+    (repo / "pyproject.toml").write_text('[project]\nname = "no codur table"\n')
+    (repo / "codur.toml").unlink()
+    assert load_config(repo).max_turns == 7  # a pyproject without [tool.codur] does not count
+
+
+def test_file_below_environment_below_flags(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    (repo / "codur.toml").write_text("max_turns = 5\ntimeout_s = 50\n[local]\nn_ctx = 4096\nthreads = 3\n")
+    monkeypatch.setenv("CODUR_MAX_TURNS", "6")
+    monkeypatch.setenv("CODUR_LOCAL__THREADS", "4")
+    config = load_config(repo)
+    assert (config.max_turns, config.timeout_s) == (6, 50.0)
+    assert (config.local.n_ctx, config.local.threads) == (4096, 4)  # merged per key inside a section
+    flagged = load_config(repo, max_turns=7, timeout_s=None)  # None: the flag was not given
+    assert (flagged.max_turns, flagged.timeout_s) == (7, 50.0)
+
+
+def config_table(repo: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
+    from codur.cli import app
+
+    result = CliRunner().invoke(app, ["config", "--repo", str(repo), *args], env={"COLUMNS": "250", **(env or {})})
+    assert result.exit_code == 0, result.output
+    rows = {}
+    for line in result.stdout.splitlines():
+        cells = [c.strip() for c in line.strip("│┃ ").split("│")]
+        if len(cells) == 3:
+            rows[cells[0]] = (cells[1], cells[2])
+    return rows
+
+
+def test_codur_config_shows_each_value_and_its_origin(repo: Path, clean_env: Path):
+    (repo / "codur.toml").write_text(NESTED)
+    rows = config_table(repo, "--timeout", "30", env={"CODUR_LOCAL__THREADS": "4", "CODUR_API_KEY": "sk-secret-1"})
+    assert rows["max_turns"] == ("5", "codur.toml")
+    assert rows["local.n_ctx"] == ("4096", "codur.toml")
+    assert rows["profiles.fast.model"] == ("small", "codur.toml")
+    assert rows["profiles.fast.temperature"] == ("0.0", "default")
+    assert rows["roles.actor"] == ("['fast']", "codur.toml")
+    assert rows["local.threads"] == ("4", "env CODUR_LOCAL__THREADS")
+    assert rows["timeout_s"] == ("30.0", "flag --timeout")
+    assert rows["token_budget"] == ("300000", "default")
+    assert rows["api_key"] == ("********", "env CODUR_API_KEY")
+
+    user_file(clean_env, "samples = 2\n")
+    (repo / "codur.toml").unlink()
+    rows = config_table(repo, "--max-turns", "9", env={"OPENAI_BASE_URL": "http://x/v1"})
+    assert rows["samples"] == ("2", str(clean_env / "codur" / "config.toml"))
+    assert rows["max_turns"] == ("9", "flag --max-turns")
+    assert rows["base_url"] == ("http://x/v1", "env OPENAI_BASE_URL")
+
+
+def test_secrets_never_printed(repo: Path):
+    from codur.cli import app
+
+    (repo / "codur.toml").write_text('api_key = "sk-from-file"\n')
+    result = CliRunner().invoke(app, ["config", "--repo", str(repo)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0 and "sk-from-file" not in result.output
+    assert load_config(repo).api_key.get_secret_value() == "sk-from-file"
+
+
+def codur(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "codur.cli", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ})
+
+
+def one_line(proc: subprocess.CompletedProcess) -> str:
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind", ["codur.toml", "pyproject", "user"])
+def test_an_invalid_value_is_one_line_naming_file_and_key_and_exit_2(kind: str, repo: Path, clean_env: Path):
+    if kind == "codur.toml":
+        (repo / "codur.toml").write_text('max_turns = "abc"\n')
+        expected = "codur.toml: max_turns: Input should be a valid integer"
+    elif kind == "pyproject":
+        (repo / "pyproject.toml").write_text('[tool.codur.local]\nn_ctx = "big"\n')
+        expected = "pyproject.toml: tool.codur.local.n_ctx: Input should be a valid integer"
+    else:
+        path = user_file(clean_env, "timeout_s = -3\n")
+        expected = f"{path}: timeout_s: Input should be greater than or equal to 0"
+    with pytest.raises(ConfigError, match="^" + re.escape(expected)):
+        load_config(repo)
+    # the main command refuses before the run starts, as `codur config` does
+    proc = codur("make the failing tests pass", "--repo", str(repo), "--dry-run")
+    assert proc.returncode == 2 and one_line(proc).startswith(f"codur: {expected}"), proc.stderr
+    assert not (repo / ".codur").exists()
+    proc = codur("config", "--repo", str(repo))
+    assert proc.returncode == 2 and one_line(proc).startswith(f"codur: {expected}")
+
+
+def test_not_valid_toml_and_env_over_a_bad_file_value(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    (repo / "codur.toml").write_text("max_turns = \n")
+    with pytest.raises(ConfigError, match=r"^codur.toml: not valid TOML \(.*line 1"):
+        load_config(repo)
+    (repo / "codur.toml").write_text('max_turns = "abc"\n')
+    monkeypatch.setenv("CODUR_MAX_TURNS", "x")  # the environment's value is the one validated: it is named
+    with pytest.raises(ConfigError, match=r"^CODUR_MAX_TURNS: Input should be a valid integer"):
+        load_config(repo)
+    monkeypatch.setenv("CODUR_MAX_TURNS", "2")
+    assert load_config(repo).max_turns == 2
+
+
+def test_a_key_that_is_not_a_setting_is_refused_with_a_suggestion(repo: Path):
+    (repo / "codur.toml").write_text('max_turn = 3\n[local]\nnctx = 3\n[profiles.fast]\nmodle = "x"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(repo)
+    assert str(info.value) == ("codur.toml: not a codur setting: local.nctx (did you mean n_ctx?), "
+                               "max_turn (did you mean max_turns?), profiles.fast.modle (did you mean model?)")
+    (repo / "codur.toml").unlink()
+    (repo / "pyproject.toml").write_text("[tool.codur]\ntoken_budgett = 5\n")
+    with pytest.raises(ConfigError, match=r"^pyproject.toml: not a codur setting: tool.codur.token_budgett "):
+        load_config(repo)
+
+
+def test_the_file_applies_to_a_real_run_below_env_and_flags(invoice_repo: Path):
+    """`codur TASK --dry-run` on examples/invoice: the turns it makes follow file < env < flag."""
+    import json
+
+    repo = invoice_repo
+    (repo / "codur.toml").write_text("max_turns = 2\nrepair = false\n")
+
+    def turns(*flags: str, env: dict[str, str] | None = None) -> int:
+        before = set((repo / ".codur" / "runs").glob("*")) if (repo / ".codur").exists() else set()
+        proc = subprocess.run([sys.executable, "-m", "codur.cli", "make the failing tests pass", "--repo", str(repo),
+                               "--dry-run", *flags], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, **(env or {})})
+        assert proc.returncode == 1, proc.stderr  # a dry run fixes nothing
+        (run_dir,) = set((repo / ".codur" / "runs").glob("*")) - before
+        return json.loads((run_dir / "result.json").read_text())["turns"]
+
+    assert turns() == 2
+    assert turns(env={"CODUR_MAX_TURNS": "1"}) == 1
+    assert turns("--max-turns", "2", env={"CODUR_MAX_TURNS": "1"}) == 2
