@@ -46,12 +46,13 @@ class CodurContext:
             c = self.config
             self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget)
 
-    @property
-    def critic_enabled(self) -> bool:
-        """config.critic, or when unset: on unless the models are the embedded local model."""
+    def critic_enabled(self, *, has_tests: bool) -> bool:
+        """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
+        endpoint, and with the embedded local model only for a repo without tests (with tests
+        the suite decides, and a 1.5B critic's advice costs ~20 s a call)."""
         if self.config.critic is not None:
             return self.config.critic
-        return not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
+        return not has_tests or not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
 
     def tools(self, repo: str | Path) -> ToolExecutor:
         """The run's ToolExecutor for ``repo`` (one per repo, sharing the change journal)."""

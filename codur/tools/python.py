@@ -13,6 +13,7 @@ import sys
 import tomllib
 
 from codur.tools.context import ToolContext, ToolError
+from codur.tools.output_match import diverges, first_difference
 from codur.tools.registry import SideEffect, TaskType, tool
 from codur.tools.testing import run_tests
 
@@ -54,15 +55,28 @@ def _python_argv(ctx: ToolContext, path: str) -> list[str]:
 
 @tool(scenarios=RUN_TASKS, side_effects=[SideEffect.CODE_EXECUTION])
 def run_python_file(ctx: ToolContext, path: str, args: list[str] = [], stdin: str | None = None,  # noqa: B006
-                    timeout_s: float = 30.0) -> str:
-    """Run a Python file with args and optional stdin; returns exit code, stdout and stderr."""
+                    timeout_s: float = 30.0, expected_output: str | None = None) -> str:
+    """Run a Python file with args and optional stdin; returns exit code, stdout and stderr.
+
+    With expected_output, stdout is compared with it as it arrives and the run is stopped
+    as soon as it differs; the result says whether the output matched.
+    """
     limit = max(0.1, min(timeout_s, ctx.timeout_s))
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ctx.root), os.environ.get("PYTHONPATH")]))}
-    res = ctx.run([*_python_argv(ctx, path), *args], timeout_s=limit, stdin=stdin, env=env)
+    stop = None
+    if expected_output is not None:  # compare as it is printed: unbuffered, or a pipe holds it back
+        env["PYTHONUNBUFFERED"] = "1"
+        stop = lambda out: diverges(out, expected_output)  # noqa: E731
+    res = ctx.run([*_python_argv(ctx, path), *args], timeout_s=limit, stdin=stdin, env=env, stop_on_output=stop)
     if res.timed_out:
         head = f"timed out after {limit:g}s; the process and its children were killed"
+    elif res.stopped_early:
+        head = f"stopped after {res.duration_s:.2f}s: its output differs from the expected output"
     else:
         head = f"exit code {res.exit_code} ({res.duration_s:.2f}s)"
+    if expected_output is not None:
+        difference = first_difference(res.stdout, expected_output)
+        head += "\nexpected output: " + ("matches" if difference is None else f"differs at {difference}")
     return f"{head}\nstdout:\n{res.stdout.rstrip() or '(empty)'}\nstderr:\n{res.stderr.rstrip() or '(empty)'}"
 
 

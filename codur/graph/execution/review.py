@@ -1,9 +1,12 @@
 """review (engine state Verify): decide from the verdict and the history what happens next.
 
 - passed → done (success; reason "verified", or "answered" for a question, whose
-  verdict only checks that an answer was given);
+  verdict checks that the agent's loop ended with an answer: ``done`` or a final reply);
+- a dry run → done (failed, reason "dry_run": no agent was called, so no turn can change anything);
 - the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
 - the last turn used → repair if eligible, else done (failed, max_turns);
+  a question that got no answer ends with its verdict's reason instead, e.g.
+  ``no_answer: agent ended: repeating``;
 - a terminal failure after an agent turn that failed on a model outage (a 429 or
   ``insufficient_quota``) ends ``rate_limited`` / ``quota_exhausted`` instead, as a
   replan with the model down does (:func:`codur.graph.planning.plan.outage_end`);
@@ -41,20 +44,25 @@ def feedback_from(verdict: dict) -> str:
 def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str]:
     """The route and its reason."""
     verdict = state.get("verification", {})
+    question = verdict.get("strategy") == "answer"
     if verdict.get("passed"):
-        # an answer is only checked for being there, so it is "answered", not "verified"
-        return "done", "answered" if verdict.get("strategy") == "answer" else "verified"
+        # an answer is checked for being given, not for being right: "answered", not "verified"
+        return "done", "answered" if question else "verified"
+    outcome = state.get("agent_outcome", {})
+    if outcome.get("dry_run"):
+        return "done", "dry_run"
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
     assert ctx.limits is not None
     out_of_turns = state.get("turn", 0) >= ctx.limits.max_turns
     if stuck or out_of_turns:
+        if question and verdict.get("signature"):
+            return "done", verdict["signature"]  # e.g. "no_answer: agent ended: repeating"
         return ("repair", "stuck" if stuck else "max_turns") if patch_eligible(state, ctx) else \
             ("done", "stuck" if stuck else "max_turns")
-    outcome = state.get("agent_outcome", {})
     if outcome.get("status") == "failed":
         return "replan", "agent_failed"
-    if not outcome.get("edits") and not outcome.get("dry_run"):
+    if not outcome.get("edits"):
         return "replan", "no_change"
     return "retry", "verification_failed"
 

@@ -1,0 +1,76 @@
+"""Combining the critic model's verdict with codur's own checks.
+
+The deterministic checks are the ground truth where they can speak: with tests, the
+suite decides pass or fail and a model that disagrees is overruled; without tests, the
+model decides, except that a changed file that does not parse cannot pass. A model reply
+that is no verdict falls back to the deterministic verdict, and the verdict says so.
+"""
+
+from __future__ import annotations
+
+from codur.graph.verification.llm import ModelRun
+from codur.graph.verification.verdict import Evidence, ModelVerdict, Verdict
+
+
+def said(passed: bool) -> str:
+    return "passed" if passed else "failed"
+
+
+def model_signature(run: ModelRun, verdict: ModelVerdict) -> str:
+    """A stable key of the model's failure: what ran and the end of its output (the model's
+    wording changes from turn to turn, the program's output does not)."""
+    runs = [f"{e.command}|{e.output[-200:]}" for e in run.evidence]
+    return "\n".join(["model: failed", *runs]) if runs else f"model: failed: {verdict.strategy}"
+
+
+def from_model(run: ModelRun, verdict: ModelVerdict) -> Verdict:
+    """The model's verdict as the graph keeps it: the tool calls it really made as evidence
+    (then what it reported without a matching call)."""
+    ran = {e.command for e in run.evidence}
+    claimed = [e for e in verdict.evidence if e.command not in ran]
+    return Verdict(passed=verdict.passed, strategy=verdict.strategy, evidence=[*run.evidence, *claimed],
+                   reasoning=verdict.reasoning, suggestions=verdict.suggestions[:5], source="model",
+                   signature="" if verdict.passed else model_signature(run, verdict))
+
+
+def with_tests(deterministic: Verdict, run: ModelRun) -> Verdict:
+    """Tests decide: the model adds reasoning and suggestions when it agrees, and is overruled
+    (recorded in ``overruled``) when it does not."""
+    verdict = deterministic.model_copy(deep=True)
+    model = run.verdict
+    if model is None:
+        verdict.fallback = run.problem or "no verdict from the model"
+        return verdict
+    if model.passed != verdict.passed:
+        n = len(verdict.failing_tests)
+        facts = f"{n} test{'s' if n != 1 else ''} fail" if not verdict.passed else f"{verdict.passed_tests} tests pass"
+        verdict.overruled = f"model said {said(model.passed)}; {facts}"
+        return verdict
+    verdict.reasoning = model.reasoning or verdict.reasoning
+    verdict.suggestions = model.suggestions[:5]
+    verdict.evidence += [e for e in run.evidence if e.command != "run_pytest()"]
+    return verdict
+
+
+def without_tests(run: ModelRun, static: list[Evidence], fallback: Verdict | None) -> Verdict:
+    """No tests: the model's verdict, overruled by a changed file that does not parse; with no
+    verdict from the model, ``fallback`` (the deterministic verdict) marked as such.
+
+    Raises:
+        ValueError: neither a model verdict nor a fallback is given.
+    """
+    if run.verdict is None:
+        if fallback is None:
+            raise ValueError("no model verdict and no deterministic fallback")
+        verdict = fallback.model_copy(deep=True)
+        verdict.fallback = run.problem or "no verdict from the model"
+        return verdict
+    verdict = from_model(run, run.verdict)
+    broken = [e for e in static if not e.ok]
+    if verdict.passed and broken:
+        verdict.passed = False
+        files = "1 changed file does" if len(broken) == 1 else f"{len(broken)} changed files do"
+        verdict.overruled = f"model said passed; {files} not parse"
+        verdict.evidence += broken
+        verdict.signature = "\n".join(e.output for e in broken)
+    return verdict

@@ -1,0 +1,174 @@
+"""The critic model as a verification agent: a tool loop that finds out how the project is
+checked, runs the checks and answers a structured verdict.
+
+The loop is the coding agent's :class:`AgentExecutor` over a read-and-run selection of the
+registry (TaskTypes CODE_VALIDATION and RESULT_VERIFICATION, no writing tool), listed in
+the prompt by the registry's own rendering. The final reply is read as a
+:class:`ModelVerdict`: the JSON object in the reply; when the reply holds none and the
+model is an OpenAI-compatible endpoint, one more call with a JSON-schema
+``response_format`` (``with_structured_output(..., method="json_schema")``). When neither
+gives a verdict the caller falls back to the deterministic verifier.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from codur.graph.execution.agent_executor import AgentExecutor
+from codur.graph.prompts import CALL_FORMAT
+from codur.graph.verification.verdict import Evidence, ModelVerdict, parse_model_verdict
+from codur.tools.executor import ToolExecutor
+from codur.tools.registry import (
+    REGISTRY,
+    SideEffect,
+    TaskType,
+    ToolRegistry,
+    ToolSpec,
+    list_tools_for_tasks,
+    render_tool_block,
+)
+
+MAX_ITERATIONS = 4  # model calls of one verification loop
+NOT_FOR_VERIFIER = {"clarify"}  # the verifier cannot ask the user a question
+
+VERIFIER = """You verify a coding agent's work on a Python repository. Find out how this project \
+is checked (its tests, its entry points run and their output compared with what the task expects, \
+a static check, or several of these), run those checks with the tools, then judge the result.
+{call_format}
+
+Tools:
+{tools}
+
+When you have checked, reply without a tool call, with one JSON object:
+{{"passed": true or false, "strategy": "tests" | "entry_points" | "static" | "hybrid", \
+"evidence": [{{"command": "what you ran", "output": "an excerpt"}}], "reasoning": "why", \
+"suggestions": ["a concrete next step"]}}"""
+
+VERDICT_NOW = "Reply now with your verdict as the JSON object described above."
+
+
+def verifier_tools(registry: ToolRegistry | None = None) -> list[ToolSpec]:
+    """The verifier's tools: the registry's CODE_VALIDATION and RESULT_VERIFICATION tools that
+    write nothing (no FILE_MUTATION, no STATE_CHANGE)."""
+    specs = list_tools_for_tasks([TaskType.CODE_VALIDATION, TaskType.RESULT_VERIFICATION],
+                                 exclude_side_effects=[SideEffect.FILE_MUTATION, SideEffect.STATE_CHANGE],
+                                 registry=registry or REGISTRY)
+    return [s for s in specs if s.name not in NOT_FOR_VERIFIER]
+
+
+def verifier_prompt(specs: list[ToolSpec]) -> str:
+    """The verifier's system prompt, its tool block rendered from ``specs``."""
+    return VERIFIER.format(call_format=CALL_FORMAT.format(), tools=render_tool_block(specs))
+
+
+def task_message(task: str, task_type: str, changed: list[str], summary: str) -> str:
+    """The user message: what was asked, what changed, what the agent says it did."""
+    parts = [f"Task: {task}", f"Task type: {task_type}",
+             "Files changed: " + (", ".join(changed[:20]) if changed else "none")]
+    if summary.strip():
+        parts.append(f"The agent's summary: {summary.strip()[:600]}")
+    parts.append("Check the work, then give your verdict.")
+    return "\n".join(parts)
+
+
+@dataclass
+class ModelRun:
+    """What the verification loop produced.
+
+    Attributes:
+        verdict: the model's verdict, or None when its reply was not one.
+        problem: why there is no verdict (for the record), else "".
+        evidence: the tool calls the model made, with their real outputs.
+        llm_calls / tokens: model usage.
+        stop_reason: how the loop ended (see :class:`codur.graph.execution.agent_executor.AgentRun`).
+    """
+
+    verdict: ModelVerdict | None = None
+    problem: str = ""
+    evidence: list[Evidence] = field(default_factory=list)
+    llm_calls: int = 0
+    tokens: int = 0
+    stop_reason: str = ""
+
+
+def _call_text(call: dict) -> str:
+    args = ", ".join(f"{k}={json.dumps(v, default=str)[:80]}" for k, v in call["args"].items())
+    return f"{call['name']}({args})"
+
+
+def tool_evidence(messages: list[BaseMessage]) -> list[Evidence]:
+    """Each tool call of the trajectory with its output; ``ok`` False when the tool failed."""
+    calls = {c["id"]: c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    out = []
+    for m in messages:
+        if isinstance(m, ToolMessage) and m.tool_call_id in calls and calls[m.tool_call_id]["name"] != "done":
+            ok = False if m.status == "error" else None
+            out.append(Evidence(command=_call_text(calls[m.tool_call_id]), output=str(m.content)[-1500:], ok=ok))
+    return out
+
+
+def structured_verdict(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[ModelVerdict | None, int]:
+    """Ask an OpenAI-compatible endpoint for the verdict under a JSON-schema ``response_format``.
+
+    Returns:
+        (the verdict or None, tokens used). Models that are not OpenAI-compatible chat
+        models (the scripted test model) are not asked: (None, 0).
+
+    Raises:
+        Exception: whatever the model call raises (the caller falls back).
+    """
+    try:
+        from langchain_openai.chat_models.base import BaseChatOpenAI
+    except ImportError:  # pragma: no cover - langchain-openai is a dependency
+        return None, 0
+    if not isinstance(model, BaseChatOpenAI):
+        return None, 0
+    structured = model.with_structured_output(ModelVerdict, method="json_schema", include_raw=True)
+    out = structured.invoke([*messages, HumanMessage(VERDICT_NOW)])
+    raw = out.get("raw") if isinstance(out, dict) else None
+    tokens = ((getattr(raw, "usage_metadata", None) or {}).get("total_tokens", 0)) if raw is not None else 0
+    parsed = out.get("parsed") if isinstance(out, dict) else None
+    return (parsed if isinstance(parsed, ModelVerdict) else None), tokens
+
+
+def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, task_type: str,
+                       changed: list[str], summary: str = "", max_iterations: int = MAX_ITERATIONS,
+                       should_stop: Callable[[int], str | None] | None = None) -> ModelRun:
+    """Run the verification loop and read its verdict.
+
+    Args:
+        model: the critic role's chat model.
+        tools: the run's ToolExecutor (the loop is limited to :func:`verifier_tools`).
+        task / task_type / changed / summary: what was asked, what changed, the agent's words.
+        max_iterations: model calls at most in the loop (one more for a structured verdict).
+        should_stop: the run's limits, checked before each model call (returns a reason).
+
+    Returns:
+        A :class:`ModelRun`; ``verdict`` is None when the reply held no valid verdict.
+        Model errors propagate (the caller falls back to the deterministic verdict).
+    """
+    specs = verifier_tools()
+    loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop)
+    trajectory = loop.run([SystemMessage(verifier_prompt(specs)),
+                           HumanMessage(task_message(task, task_type, changed, summary))])
+    result = ModelRun(evidence=tool_evidence(trajectory.messages), llm_calls=trajectory.llm_calls,
+                      tokens=trajectory.tokens, stop_reason=trajectory.stop_reason)
+    if trajectory.stop_reason.startswith("stopped"):
+        result.problem = f"verification loop {trajectory.stop_reason}"
+        return result
+    result.verdict = parse_model_verdict(trajectory.final_text)
+    if result.verdict is None:
+        verdict, tokens = structured_verdict(model, trajectory.messages)
+        if tokens or verdict is not None:
+            result.llm_calls += 1
+            result.tokens += tokens
+        result.verdict = verdict
+    if result.verdict is None:
+        result.problem = (f"the model's reply is not a verdict (loop ended: {trajectory.stop_reason}): "
+                          f"{trajectory.final_text[:160]!r}")
+    return result
