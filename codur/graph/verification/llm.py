@@ -162,13 +162,19 @@ def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, 
         result.problem = f"verification loop {trajectory.stop_reason}"
         return result
     result.verdict = parse_model_verdict(trajectory.final_text)
+    structured_problem = ""
     if result.verdict is None:
-        verdict, tokens = structured_verdict(model, trajectory.messages)
-        if tokens or verdict is not None:
+        try:
+            verdict, tokens = structured_verdict(model, trajectory.messages)
+        except Exception as exc:  # noqa: BLE001 - a reply outside the schema, or the call failed: fall back
             result.llm_calls += 1
-            result.tokens += tokens
-        result.verdict = verdict
+            structured_problem = f"; the structured retry failed: {type(exc).__name__}: {str(exc)[:160]}"
+        else:
+            if tokens or verdict is not None:
+                result.llm_calls += 1
+                result.tokens += tokens
+            result.verdict = verdict
     if result.verdict is None:
         result.problem = (f"the model's reply is not a verdict (loop ended: {trajectory.stop_reason}): "
-                          f"{trajectory.final_text[:160]!r}")
+                          f"{trajectory.final_text[:160]!r}{structured_problem}")
     return result
