@@ -9,8 +9,9 @@ from pathlib import Path
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.config import ModelProfile
 from codur.graph.context import CodurContext
-from codur.graph.verification.llm import run_model_verifier, verifier_tools
-from codur.graph.verification.verdict import ModelVerdict, Verdict, parse_model_verdict
+from codur.graph.verification.judge import from_model
+from codur.graph.verification.llm import ModelRun, run_model_verifier, verifier_tools
+from codur.graph.verification.verdict import Evidence, ModelVerdict, Verdict, parse_model_verdict
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.llm.factory import ConfigModelProvider
 from codur.tools.executor import ToolExecutor
@@ -163,3 +164,14 @@ def test_the_verdict_is_a_pydantic_model_kept_as_plain_data():
     data = v.as_dict()
     assert data["source"] == "deterministic" and data["overruled"].startswith("model said passed")
     assert Verdict.model_validate(data) == v
+
+
+def test_the_same_failure_twice_has_the_same_signature_whatever_the_model_says(tmp_path: Path):
+    def failed(reasoning: str, seconds: str) -> str:
+        run = ModelRun(evidence=[Evidence(command='run_python_file(path="salute.py")',
+                                          output=f"exit code 1 ({seconds}s)\nstdout:\n(empty)\nstderr:\nNameError")])
+        verdict = ModelVerdict(passed=False, strategy="entry_points", reasoning=reasoning)
+        return from_model(run, verdict).signature
+
+    assert failed("it crashes", "0.05") == failed("a NameError again", "0.31")
+    assert failed("x", "0.05") != ""

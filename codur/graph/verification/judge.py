@@ -8,6 +8,8 @@ that is no verdict falls back to the deterministic verdict, and the verdict says
 
 from __future__ import annotations
 
+import re
+
 from codur.graph.verification.llm import ModelRun
 from codur.graph.verification.verdict import Evidence, ModelVerdict, Verdict
 
@@ -16,10 +18,13 @@ def said(passed: bool) -> str:
     return "passed" if passed else "failed"
 
 
+SECONDS = re.compile(r"\d+(\.\d+)?s\b")
+
+
 def model_signature(run: ModelRun, verdict: ModelVerdict) -> str:
-    """A stable key of the model's failure: what ran and the end of its output (the model's
-    wording changes from turn to turn, the program's output does not)."""
-    runs = [f"{e.command}|{e.output[-200:]}" for e in run.evidence]
+    """A stable key of the model's failure: what ran and the end of its output, durations
+    left out (the model's wording changes from turn to turn, the program's output does not)."""
+    runs = [f"{e.command}|{SECONDS.sub('_s', e.output[-200:])}" for e in run.evidence]
     return "\n".join(["model: failed", *runs]) if runs else f"model: failed: {verdict.strategy}"
 
 
