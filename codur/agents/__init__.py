@@ -1,4 +1,4 @@
-"""Registered agents: Python classes behind :class:`codur.engine.ports.AgentPort`."""
+"""Registered agents: Python classes behind :class:`codur.core.ports.AgentPort`."""
 
 from codur.agents.cli_agent import CommandLineAgent
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codur.agents.cli_agent import CommandLineAgent
-from codur.engine.budget import check
-from codur.engine.ports import AgentPort, ExecutionPlan, ExecutionResult
+from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
 from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
@@ -29,6 +28,8 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     """
     obs = state.get("observation", {})
     parts = [f"Task: {state['task']}"]
+    if session := state.get("session"):
+        parts.append("Earlier in this session (the task may build on these runs):\n" + "\n".join(session))
     files = obs.get("files", [])
     if files:
         parts.append("Python files: " + ", ".join(files[:25]))
@@ -116,8 +117,8 @@ def build_agents(state: CodurState, ctx: CodurContext, name: str) -> list[AgentP
 
     def should_stop(tokens_so_far: int) -> str | None:
         assert ctx.limits is not None
-        hit = check(ctx.limits, tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
-        return hit[1] if hit else None
+        hit = ctx.limits.stop(tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
+        return hit.reason if hit else None
 
     assert ctx.models is not None
     return [LLMAgent(name, model, system, specs, tools, max_iterations=ctx.config.max_iterations,

@@ -15,8 +15,7 @@ overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback}.
 
 from __future__ import annotations
 
-from codur.engine.budget import check
-from codur.engine.events import emit
+from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
@@ -37,8 +36,8 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
     limits, base_tokens, turn = ctx.limits, state.get("tokens", 0), state.get("turn", 0)
 
     def should_stop(tokens_so_far: int) -> str | None:
-        hit = check(limits, tokens=base_tokens + tokens_so_far, turn=turn)
-        return hit[1] if hit else None
+        hit = limits.stop(tokens=base_tokens + tokens_so_far, turn=turn)
+        return hit.reason if hit else None
 
     try:
         return run_model_verifier(

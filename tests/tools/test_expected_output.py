@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from codur.sandbox.bwrap import bwrap_problem
 from codur.tools import ToolExecutor
 from codur.tools.output_match import diverges, first_difference
-from codur.tools.sandbox import bwrap_problem
 
 SLOW_WRONG = ("import subprocess, sys, time\n"
               "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from codur.engine.events import emit
-from codur.engine.ports import ExecutionPlan, ExecutionResult
+from codur.core.events import emit
+from codur.core.ports import ExecutionPlan, ExecutionResult
 from codur.llm.factory import wants_native_tools
 from codur.tools.detection import detect_tool_calls
 from codur.tools.executor import ToolExecutor
@@ -103,7 +103,7 @@ class AgentExecutor:
                 reply = AIMessage(content=reply.content, tool_calls=detection.calls,
                                   usage_metadata=reply.usage_metadata, id=reply.id)
             run.messages.append(reply)
-            emit({"event": "agent.reply", "iteration": run.llm_calls, "text": _text(reply)[:400],
+            emit({"event_type": "agent.reply", "iteration": run.llm_calls, "text": _text(reply)[:400],
                   "tool_calls": [c["name"] for c in detection.calls], "source": detection.source,
                   "errors": detection.errors})
             if not detection.calls and not detection.errors:

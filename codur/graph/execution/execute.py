@@ -6,7 +6,7 @@ fails after the Executor's retries hands over to the next (profile fallback).
 
 from __future__ import annotations
 
-from codur.engine.events import emit
+from codur.core.events import emit
 from codur.graph.coding_agent import build_agents, execution_plan
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
@@ -35,7 +35,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         if result.success:
             break
         if index + 1 < len(agents):
-            emit({"event": "agent.fallback", "agent": name, "from_profile": index, "error": result.output[:300]})
+            emit({"event_type": "agent.fallback", "agent": name, "from_profile": index, "error": result.output[:300]})
     assert result is not None
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
     # "" for an agent that does not say (a command-line agent): a question's answer counts only
@@ -50,7 +50,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         "edits": len(journal.changed_since(before)),
         "stop_reason": getattr(last_run, "stop_reason", "") if result.attempts else "",
     }
-    emit({"event": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
+    emit({"event_type": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
                                                                 "tool_calls", "edits")}})
     return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls,
             "messages": list(result.messages)}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from codur.tools.sandbox import allowed_env
+from codur.sandbox.bwrap import allowed_env
 
 KEEP_BYTES = 200_000
 
@@ -101,7 +101,7 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
     while children still hold its output open.
 
     Args:
-        env: the child's whole environment (default :func:`codur.tools.sandbox.allowed_env`).
+        env: the child's whole environment (default :func:`codur.sandbox.bwrap.allowed_env`).
         stop_on_output: called with the whole stdout read so far (decoded) each time more
             arrives; True stops the process (``ProcessResult.stopped_early``), e.g. once its
             output differs from an expected output.
