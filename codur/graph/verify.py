@@ -43,7 +43,8 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
         return run_model_verifier(
             ctx.models.models_for("critic")[0], ctx.tools(state["repo"]), task=state["task"],
             task_type=state.get("task_type", "code_fix"), changed=changed,
-            summary=state.get("agent_outcome", {}).get("summary", ""), should_stop=should_stop)
+            summary=state.get("agent_outcome", {}).get("summary", ""), diff=ctx.tools(state["repo"]).journal.diff(),
+            should_stop=should_stop)
     except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
 

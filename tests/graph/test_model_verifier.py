@@ -86,6 +86,8 @@ def test_a_run_in_a_repo_without_tests_is_verified_by_the_model(tmp_path: Path):
     assert result.files_changed == ["salute.py"]
     assert len(critic.calls) == 3 and result.llm_calls == 6  # planner + 2 actor + 3 critic calls
     assert "expected output: matches" in critic.calls[2][-1].content  # the real run, read by the model
+    shown = critic.calls[0][1].content  # the change itself is in the verifier's first prompt
+    assert "Files changed: salute.py" in shown and '-    return "helo, world"\n+    return "hello, world"' in shown
     kinds = [e.get("event_type") for e in events]
     assert "verify.start" in kinds
     verdict_event = next(e for e in events if e.get("event_type") == "verify.verdict")

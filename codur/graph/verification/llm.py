@@ -66,10 +66,17 @@ def verifier_prompt(specs: list[ToolSpec]) -> str:
     return VERIFIER.format(call_format=CALL_FORMAT.format(), tools=render_tool_block(specs))
 
 
-def task_message(task: str, task_type: str, changed: list[str], summary: str) -> str:
-    """The user message: what was asked, what changed, what the agent says it did."""
+MAX_DIFF_CHARS = 2000
+
+
+def task_message(task: str, task_type: str, changed: list[str], summary: str, diff: str = "") -> str:
+    """The user message: what was asked, what changed (the run's diff, cut at
+    :data:`MAX_DIFF_CHARS` characters), what the agent says it did."""
     parts = [f"Task: {task}", f"Task type: {task_type}",
              "Files changed: " + (", ".join(changed[:20]) if changed else "none")]
+    if diff.strip():
+        cut = f"\n…[{len(diff) - MAX_DIFF_CHARS} more characters]" if len(diff) > MAX_DIFF_CHARS else ""
+        parts.append(f"The change:\n```diff\n{diff[:MAX_DIFF_CHARS]}{cut}\n```")
     if summary.strip():
         parts.append(f"The agent's summary: {summary.strip()[:600]}")
     parts.append("Check the work, then give your verdict.")
@@ -137,7 +144,8 @@ def structured_verdict(model: BaseChatModel, messages: list[BaseMessage]) -> tup
 
 
 def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, task_type: str,
-                       changed: list[str], summary: str = "", max_iterations: int = MAX_ITERATIONS,
+                       changed: list[str], summary: str = "", diff: str = "",
+                       max_iterations: int = MAX_ITERATIONS,
                        should_stop: Callable[[int], str | None] | None = None) -> ModelRun:
     """Run the verification loop and read its verdict.
 
@@ -145,6 +153,7 @@ def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, 
         model: the critic role's chat model.
         tools: the run's ToolExecutor (the loop is limited to :func:`verifier_tools`).
         task / task_type / changed / summary: what was asked, what changed, the agent's words.
+        diff: the run's diff so far (unified), shown to the model.
         max_iterations: model calls at most in the loop (one more for a structured verdict).
         should_stop: the run's limits, checked before each model call (returns a reason).
 
@@ -155,7 +164,7 @@ def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, 
     specs = verifier_tools()
     loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop)
     trajectory = loop.run([SystemMessage(verifier_prompt(specs)),
-                           HumanMessage(task_message(task, task_type, changed, summary))])
+                           HumanMessage(task_message(task, task_type, changed, summary, diff))])
     result = ModelRun(evidence=tool_evidence(trajectory.messages), llm_calls=trajectory.llm_calls,
                       tokens=trajectory.tokens, stop_reason=trajectory.stop_reason)
     if trajectory.stop_reason.startswith("stopped"):
