@@ -7,7 +7,8 @@ Which verifier runs:
 - tests in the repo: the suite decides; on a failure the critic model's verification loop
   explains it (reasoning, suggestions) and a model that says "passed" is overruled;
 - no tests: the critic model's verdict, overruled by a changed file that does not parse;
-  a reply that is no verdict (or a model error) falls back to the deterministic verifier.
+  a reply that is no verdict (or a model error), or a "passed" without any check run,
+  falls back to the deterministic verifier.
 
 Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
 overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback}.
@@ -20,7 +21,7 @@ from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
-from codur.graph.verification.judge import with_tests, without_tests
+from codur.graph.verification.judge import unusable, with_tests, without_tests
 from codur.graph.verification.llm import ModelRun, run_model_verifier
 from codur.graph.verification.verdict import Verdict
 
@@ -75,8 +76,7 @@ def verify_node(state: CodurState, ctx: CodurContext) -> dict:
             verdict = with_tests(verdict, run)
     else:
         run = model_verification(state, ctx, changed)
-        verdict = without_tests(run, syntax_checks(tools.ctx, changed),
-                                deterministic() if run.verdict is None else None)
+        verdict = without_tests(run, syntax_checks(tools.ctx, changed), deterministic() if unusable(run) else None)
     if verdict.overruled:
         emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
               "overruled": verdict.overruled})

@@ -138,7 +138,7 @@ def test_a_model_that_says_passed_over_failing_tests_is_overruled(invoice_repo: 
 def test_a_passed_verdict_over_a_changed_file_that_does_not_parse_is_overruled(tmp_path: Path):
     repo = greet_repo(tmp_path, greeting="helo, world")
     provider, _, _ = models([call("replace_in_file", path="salute.py", old="def greeting():", new="def greeting(:"),
-                             "Done."], [json.dumps(VERDICT)])
+                             "Done."], [call("discover_entry_points"), json.dumps(VERDICT)])
     result = run(RunRequest(task='make salute.py print "hello, world"', repo=repo), models=provider,
                  config=CodurConfig(repair=False, max_turns=1))
     v = result.verification
@@ -177,3 +177,15 @@ def test_the_same_failure_twice_has_the_same_signature_whatever_the_model_says(t
 
     assert failed("it crashes", "0.05") == failed("a NameError again", "0.31")
     assert failed("x", "0.05") != ""
+
+
+def test_a_passed_verdict_without_any_check_run_falls_back(tmp_path: Path):
+    """What the embedded 1.5B model did when measured: a verdict in its first reply, its evidence invented."""
+    repo = greet_repo(tmp_path, greeting="helo, world")
+    provider, _, critic = models(["I changed nothing."], [json.dumps(VERDICT)])
+    result = run(RunRequest(task='make salute.py print "hello, world"', repo=repo), models=provider,
+                 config=CodurConfig(repair=False, max_turns=1))
+    v = result.verification
+    assert len(critic.calls) == 1
+    assert v["source"] == "deterministic" and not v["passed"] and v["strategy"] == "entry_points"
+    assert v["fallback"] == "the model said passed without running any check"

@@ -57,19 +57,31 @@ def with_tests(deterministic: Verdict, run: ModelRun) -> Verdict:
     return verdict
 
 
+def unusable(run: ModelRun) -> str:
+    """Why the model's verdict cannot decide ('' when it can): there is none, or it says
+    "passed" without having run a single check (the embedded 1.5B model answered a verdict
+    with invented evidence in its first reply)."""
+    if run.verdict is None:
+        return run.problem or "no verdict from the model"
+    if run.verdict.passed and not run.evidence:
+        return "the model said passed without running any check"
+    return ""
+
+
 def without_tests(run: ModelRun, static: list[Evidence], fallback: Verdict | None) -> Verdict:
-    """No tests: the model's verdict, overruled by a changed file that does not parse; with no
-    verdict from the model, ``fallback`` (the deterministic verdict) marked as such.
+    """No tests: the model's verdict, overruled by a changed file that does not parse; when the
+    model's verdict is :func:`unusable`, ``fallback`` (the deterministic verdict) marked as such.
 
     Raises:
-        ValueError: neither a model verdict nor a fallback is given.
+        ValueError: the model's verdict is unusable and no fallback is given.
     """
-    if run.verdict is None:
+    if problem := unusable(run):
         if fallback is None:
-            raise ValueError("no model verdict and no deterministic fallback")
+            raise ValueError(f"no usable model verdict ({problem}) and no deterministic fallback")
         verdict = fallback.model_copy(deep=True)
-        verdict.fallback = run.problem or "no verdict from the model"
+        verdict.fallback = problem
         return verdict
+    assert run.verdict is not None
     verdict = from_model(run, run.verdict)
     broken = [e for e in static if not e.ok]
     if verdict.passed and broken:
