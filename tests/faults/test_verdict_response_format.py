@@ -36,5 +36,5 @@ def test_a_structured_reply_that_is_no_verdict_leaves_none(fault_server, faults,
     run = run_model_verifier(_model(fault_server.base_url), ToolExecutor(tmp_path), task="add f",
                              task_type="code_generation", changed=["lib.py"])
     assert run.verdict is None and "not a verdict" in run.problem
-    assert "structured retry failed: ValidationError" in run.problem
+    assert "the verdict call failed: ValidationError" in run.problem
     assert run.llm_calls == 2

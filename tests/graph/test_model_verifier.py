@@ -189,3 +189,18 @@ def test_a_passed_verdict_without_any_check_run_falls_back(tmp_path: Path):
     assert len(critic.calls) == 1
     assert v["source"] == "deterministic" and not v["passed"] and v["strategy"] == "entry_points"
     assert v["fallback"] == "the model said passed without running any check"
+
+
+def test_a_conclusion_in_prose_is_followed_by_one_verdict_call(tmp_path: Path):
+    repo = greet_repo(tmp_path)
+    critic = ScriptedChatModel(replies=[
+        call("run_python_file", path="salute.py", expected_output="hello, world"),
+        "salute.py prints the expected greeting.",
+        "```json\n" + json.dumps(VERDICT) + "\n```",
+    ])
+    result = run_model_verifier(critic, ToolExecutor(repo), task='make salute.py print "hello, world"',
+                                task_type="code_fix", changed=[])
+    assert result.verdict is not None and result.verdict.passed and result.llm_calls == 3
+    # the loop's prompt does not show the verdict's format; the last call asks for it
+    assert '"passed"' not in critic.calls[0][0].content
+    assert '"passed": true or false' in critic.calls[2][-1].content

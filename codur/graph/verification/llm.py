@@ -3,11 +3,13 @@ checked, runs the checks and answers a structured verdict.
 
 The loop is the coding agent's :class:`AgentExecutor` over a read-and-run selection of the
 registry (TaskTypes CODE_VALIDATION and RESULT_VERIFICATION, no writing tool), listed in
-the prompt by the registry's own rendering. The final reply is read as a
-:class:`ModelVerdict`: the JSON object in the reply; when the reply holds none and the
-model is an OpenAI-compatible endpoint, one more call with a JSON-schema
-``response_format`` (``with_structured_output(..., method="json_schema")``). When neither
-gives a verdict the caller falls back to the deterministic verifier.
+the prompt by the registry's own rendering. The loop's prompt does not show the verdict's
+format (the embedded 1.5B model, shown it, answered a verdict at once without running
+anything); once the loop ends, a :class:`ModelVerdict` is read from the final reply when it
+holds one, else asked for in one more call: under a JSON-schema ``response_format``
+(``with_structured_output(..., method="json_schema")``) for an OpenAI-compatible server,
+in plain text for any other model. When neither gives a verdict the caller falls back to
+the deterministic verifier.
 """
 
 from __future__ import annotations
@@ -44,12 +46,12 @@ a static check, or several of these), run those checks with the tools, then judg
 Tools:
 {tools}
 
-When you have checked, reply without a tool call, with one JSON object:
-{{"passed": true or false, "strategy": "tests" | "entry_points" | "static" | "hybrid", \
-"evidence": [{{"command": "what you ran", "output": "an excerpt"}}], "reasoning": "why", \
-"suggestions": ["a concrete next step"]}}"""
+When you have seen the results, reply with your conclusion, without a tool call."""
 
-VERDICT_NOW = "Reply now with your verdict as the JSON object described above."
+VERDICT_NOW = """Now give your verdict as one JSON object:
+{"passed": true or false, "strategy": "tests" | "entry_points" | "static" | "hybrid", \
+"evidence": [{"command": "what you ran", "output": "an excerpt"}], "reasoning": "why", \
+"suggestions": ["a concrete next step"]}"""
 
 
 def verifier_tools(registry: ToolRegistry | None = None) -> list[ToolSpec]:
@@ -79,7 +81,8 @@ def task_message(task: str, task_type: str, changed: list[str], summary: str, di
         parts.append(f"The change:\n```diff\n{diff[:MAX_DIFF_CHARS]}{cut}\n```")
     if summary.strip():
         parts.append(f"The agent's summary: {summary.strip()[:600]}")
-    parts.append("Check the work, then give your verdict.")
+    parts.append("First run a check: reply with one tool call in a ```json block. Give your verdict after "
+                 "you have seen the results.")
     return "\n".join(parts)
 
 
@@ -119,24 +122,27 @@ def tool_evidence(messages: list[BaseMessage]) -> list[Evidence]:
     return out
 
 
-def structured_verdict(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[ModelVerdict | None, int]:
-    """Ask an OpenAI-compatible endpoint for the verdict under a JSON-schema ``response_format``.
+def verdict_call(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[ModelVerdict | None, int]:
+    """Ask for the verdict after the loop: an OpenAI-compatible endpoint (the embedded model's
+    server too) under a JSON-schema ``response_format``
+    (``with_structured_output(ModelVerdict, method="json_schema")``), any other chat model in
+    plain text, its JSON object read from the reply.
 
     Returns:
-        (the verdict or None, tokens used). Models that are not OpenAI-compatible chat
-        models (the scripted test model) are not asked: (None, 0).
+        (the verdict or None, tokens used).
 
     Raises:
-        Exception: whatever the model call raises (the caller falls back).
+        Exception: whatever the model call raises, a reply outside the schema included
+            (the caller falls back).
     """
-    try:
-        from langchain_openai.chat_models.base import BaseChatOpenAI
-    except ImportError:  # pragma: no cover - langchain-openai is a dependency
-        return None, 0
+    from langchain_openai.chat_models.base import BaseChatOpenAI
+
+    prompt = [*messages, HumanMessage(VERDICT_NOW)]
     if not isinstance(model, BaseChatOpenAI):
-        return None, 0
+        reply = model.invoke(prompt)
+        return parse_model_verdict(str(reply.content)), (reply.usage_metadata or {}).get("total_tokens", 0)
     structured = model.with_structured_output(ModelVerdict, method="json_schema", include_raw=True)
-    out = structured.invoke([*messages, HumanMessage(VERDICT_NOW)])
+    out = structured.invoke(prompt)
     raw = out.get("raw") if isinstance(out, dict) else None
     tokens = ((getattr(raw, "usage_metadata", None) or {}).get("total_tokens", 0)) if raw is not None else 0
     parsed = out.get("parsed") if isinstance(out, dict) else None
@@ -170,20 +176,17 @@ def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, 
     if trajectory.stop_reason.startswith("stopped"):
         result.problem = f"verification loop {trajectory.stop_reason}"
         return result
-    result.verdict = parse_model_verdict(trajectory.final_text)
-    structured_problem = ""
-    if result.verdict is None:
-        try:
-            verdict, tokens = structured_verdict(model, trajectory.messages)
-        except Exception as exc:  # noqa: BLE001 - a reply outside the schema, or the call failed: fall back
-            result.llm_calls += 1
-            structured_problem = f"; the structured retry failed: {type(exc).__name__}: {str(exc)[:160]}"
-        else:
-            if tokens or verdict is not None:
-                result.llm_calls += 1
-                result.tokens += tokens
-            result.verdict = verdict
+    result.verdict = parse_model_verdict(trajectory.final_text)  # a model may answer it unasked
+    if result.verdict is not None:
+        return result
+    result.llm_calls += 1
+    try:
+        result.verdict, tokens = verdict_call(model, trajectory.messages)
+        result.tokens += tokens
+        why = "" if result.verdict is not None else "; its verdict reply is not a verdict either"
+    except Exception as exc:  # noqa: BLE001 - a reply outside the schema, or the call failed: fall back
+        why = f"; the verdict call failed: {type(exc).__name__}: {str(exc)[:160]}"
     if result.verdict is None:
         result.problem = (f"the model's reply is not a verdict (loop ended: {trajectory.stop_reason}): "
-                          f"{trajectory.final_text[:160]!r}{structured_problem}")
+                          f"{trajectory.final_text[:160]!r}{why}")
     return result
