@@ -129,6 +129,9 @@ class CodurConfig(BaseSettings):
     patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
     repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")
+    mock_replies: list[str] | None = Field(
+        None, description="Scripted replies every model role plays instead of calling a model "
+        "(codur.engine.MockProvider): for tests, demos and a Studio run without a model.")
 
     def profiles_for(self, role: str) -> list[ModelProfile]:
         """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.
