@@ -179,6 +179,9 @@ def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, 
     result.verdict = parse_model_verdict(trajectory.final_text)  # a model may answer it unasked
     if result.verdict is not None:
         return result
+    if should_stop and (reason := should_stop(result.tokens)):
+        result.problem = f"no verdict: the run stopped before the verdict call ({reason})"
+        return result
     result.llm_calls += 1
     try:
         result.verdict, tokens = verdict_call(model, trajectory.messages)
