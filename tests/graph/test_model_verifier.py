@@ -204,3 +204,11 @@ def test_a_conclusion_in_prose_is_followed_by_one_verdict_call(tmp_path: Path):
     # the loop's prompt does not show the verdict's format; the last call asks for it
     assert '"passed"' not in critic.calls[0][0].content
     assert '"passed": true or false' in critic.calls[2][-1].content
+
+
+def test_no_verdict_call_past_the_runs_limits(tmp_path: Path):
+    critic = ScriptedChatModel(replies=["It looks right.", json.dumps(VERDICT)])
+    result = run_model_verifier(critic, ToolExecutor(greet_repo(tmp_path)), task="fix", task_type="code_fix",
+                                changed=[], should_stop=lambda tokens: "timeout" if tokens else None)
+    assert result.verdict is None and len(critic.calls) == 1
+    assert result.problem == "no verdict: the run stopped before the verdict call (timeout)"
