@@ -7,7 +7,7 @@ Which verifier runs:
 - tests in the repo: the suite decides; on a failure the critic model's verification loop
   explains it (reasoning, suggestions) and a model that says "passed" is overruled;
 - no tests: the critic model's verdict, overruled by a changed file that does not parse;
-  a reply that is no verdict (or a model error), or a "passed" without any check run,
+  a reply that is no verdict (or a model error), or a "passed" without a check that ran,
   falls back to the deterministic verifier.
 
 Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,

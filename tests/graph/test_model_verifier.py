@@ -212,3 +212,16 @@ def test_no_verdict_call_past_the_runs_limits(tmp_path: Path):
                                 changed=[], should_stop=lambda tokens: "timeout" if tokens else None)
     assert result.verdict is None and len(critic.calls) == 1
     assert result.problem == "no verdict: the run stopped before the verdict call (timeout)"
+
+
+def test_a_passed_verdict_after_checks_that_all_failed_to_run_falls_back(tmp_path: Path):
+    """Measured with the embedded model: four calls on src/salute.py (no such file), then "passed"."""
+    repo = greet_repo(tmp_path, greeting="helo, world")
+    missing = call("run_python_file", path="src/salute.py", expected_output="hello, world")
+    provider, _, _ = models(["I changed nothing."], [missing, call("validate_python_syntax", path="src/salute.py"),
+                                                     json.dumps(VERDICT)])
+    result = run(RunRequest(task='make salute.py print "hello, world"', repo=repo), models=provider,
+                 config=CodurConfig(repair=False, max_turns=1))
+    v = result.verification
+    assert v["source"] == "deterministic" and not v["passed"]
+    assert v["fallback"] == "the model said passed, but each of its 2 checks failed to run"

@@ -59,12 +59,15 @@ def with_tests(deterministic: Verdict, run: ModelRun) -> Verdict:
 
 def unusable(run: ModelRun) -> str:
     """Why the model's verdict cannot decide ('' when it can): there is none, or it says
-    "passed" without having run a single check (the embedded 1.5B model answered a verdict
-    with invented evidence in its first reply)."""
+    "passed" without a single check that ran: no tool call at all, or only calls that failed
+    (measured with the embedded 1.5B model: a verdict with invented evidence in its first
+    reply; "passed" after four calls on a path that does not exist)."""
     if run.verdict is None:
         return run.problem or "no verdict from the model"
     if run.verdict.passed and not run.evidence:
         return "the model said passed without running any check"
+    if run.verdict.passed and all(e.ok is False for e in run.evidence):
+        return f"the model said passed, but each of its {len(run.evidence)} checks failed to run"
     return ""
 
 
