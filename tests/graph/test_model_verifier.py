@@ -83,6 +83,8 @@ def test_a_run_in_a_repo_without_tests_is_verified_by_the_model(tmp_path: Path):
     v = result.verification
     assert v["source"] == "model" and v["strategy"] == "entry_points" and v["overruled"] is None
     assert v["reasoning"] == VERDICT["reasoning"]
+    # the evidence is the two calls it made, not the one its verdict reports
+    assert [e["command"].split("(")[0] for e in v["evidence"]] == ["discover_entry_points", "run_python_file"]
     assert result.files_changed == ["salute.py"]
     assert len(critic.calls) == 3 and result.llm_calls == 6  # planner + 2 actor + 3 critic calls
     assert "expected output: matches" in critic.calls[2][-1].content  # the real run, read by the model
@@ -162,7 +164,7 @@ def test_embedded_model_critic_is_on_without_tests_and_off_with_tests():
 
 
 def test_the_verdict_is_a_pydantic_model_kept_as_plain_data():
-    v = Verdict(passed=False, strategy="tests", overruled="model said passed; 1 test fail")
+    v = Verdict(passed=False, strategy="tests", overruled="model said passed; 1 test fails")
     data = v.as_dict()
     assert data["source"] == "deterministic" and data["overruled"].startswith("model said passed")
     assert Verdict.model_validate(data) == v

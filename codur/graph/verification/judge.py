@@ -29,11 +29,10 @@ def model_signature(run: ModelRun, verdict: ModelVerdict) -> str:
 
 
 def from_model(run: ModelRun, verdict: ModelVerdict) -> Verdict:
-    """The model's verdict as the graph keeps it: the tool calls it really made as evidence
-    (then what it reported without a matching call)."""
-    ran = {e.command for e in run.evidence}
-    claimed = [e for e in verdict.evidence if e.command not in ran]
-    return Verdict(passed=verdict.passed, strategy=verdict.strategy, evidence=[*run.evidence, *claimed],
+    """The model's verdict as the graph keeps it. Its evidence is the tool calls the model
+    really made, with their outputs; what it reports in its verdict's ``evidence`` is not
+    kept (measured: the embedded model reports commands it never ran)."""
+    return Verdict(passed=verdict.passed, strategy=verdict.strategy, evidence=list(run.evidence),
                    reasoning=verdict.reasoning, suggestions=verdict.suggestions[:5], source="model",
                    signature="" if verdict.passed else model_signature(run, verdict))
 
@@ -48,7 +47,8 @@ def with_tests(deterministic: Verdict, run: ModelRun) -> Verdict:
         return verdict
     if model.passed != verdict.passed:
         n = len(verdict.failing_tests)
-        facts = f"{n} test{'s' if n != 1 else ''} fail" if not verdict.passed else f"{verdict.passed_tests} tests pass"
+        facts = (("1 test fails" if n == 1 else f"{n} tests fail") if not verdict.passed
+                 else f"{verdict.passed_tests} tests pass")
         verdict.overruled = f"model said {said(model.passed)}; {facts}"
         return verdict
     verdict.reasoning = model.reasoning or verdict.reasoning
