@@ -68,3 +68,12 @@ def test_an_answer_given_with_done_or_a_final_reply_passes(invoice_repo: Path):
     for final in [call("done", summary="VAT_PERCENT in billing.py"), "VAT_PERCENT in billing.py sets it."]:
         result, _, _ = ask(invoice_repo, [call("read_file", path="billing.py"), final])
         assert result.status is RunStatus.SUCCESS and result.reason == "answered", final
+
+
+def test_a_question_is_not_sent_to_the_critic_model(invoice_repo: Path):
+    actor = ScriptedChatModel(replies=["VAT_PERCENT in billing.py sets it."])
+    critic = ScriptedChatModel(replies=[])
+    result = run(RunRequest(task=QUESTION, repo=invoice_repo), models=StaticModelProvider({"actor": actor,
+                                                                                          "critic": critic}),
+                 config=CodurConfig(critic=True, repair=False, max_turns=1))
+    assert result.status is RunStatus.SUCCESS and result.reason == "answered" and critic.calls == []
