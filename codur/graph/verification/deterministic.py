@@ -6,7 +6,8 @@ Strategies, inferred from the repo:
 - ``tests``: the repo has pytest tests → run the whole suite; passed = every test passes.
   ``hybrid`` adds the syntax check of the changed files.
 - ``entry_points``: no tests but entry points (``if __name__ == "__main__"``, ``__main__.py``)
-  → run them; passed = exit code 0 and, when the task quotes an expected output, that output.
+  → run them as the run_python_file tool does (a package's ``__main__.py`` with ``-m``);
+  passed = exit code 0 and, when the task quotes an expected output, that output.
 - ``static``: neither → compile every changed Python file; passed = no syntax error. For a fix
   or feature task (code_fix, code_generation) an unchanged repo does not pass.
 - ``answer``: a question (EXPLANATION / CODE_ANALYSIS) with no change → passed = the agent
@@ -18,10 +19,10 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.tools.context import ToolContext
+from codur.tools.python import run_entry_point
 from codur.tools.registry import TaskType
 from codur.tools.testing import TestReport, run_tests
 
@@ -125,7 +126,7 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
         expected = expected_output(task)
         evidence = []
         for rel in entries:
-            proc = ctx.run([sys.executable, rel], timeout_s=30)
+            proc = run_entry_point(ctx, rel, timeout_s=30)
             ok = proc.exit_code == 0 and (expected is None or expected in proc.stdout)
             evidence.append(Evidence(command=f"python {rel}", output=(proc.stdout + proc.stderr)[-1500:], ok=ok))
         passed = all(e.ok for e in evidence + static)
