@@ -134,8 +134,9 @@ class CodurConfig(BaseSettings):
         default_factory=list, description="Environment variables passed to the code tools run, beyond PATH, HOME, "
         "LANG, LC_*, TERM, TMPDIR, PYTHON* and VIRTUAL_ENV (JSON list in CODUR_TOOL_ENV_ALLOW).")
     critic: bool | None = Field(
-        None, description="Ask the critic model for reasoning and suggestions on a failed verification; "
-        "None: yes for an endpoint, no for the embedded model (its advice costs ~20 s and rarely helps).")
+        None, description="Let the critic model verify (a tool loop that picks the checks and answers a "
+        "verdict; with tests it explains a failure and the tests decide); None: yes for an endpoint, and for "
+        "the embedded model only in a repo without tests (its advice costs ~20 s a call).")
     localize: bool = Field(
         True, description="Rank suspicious lines (Ochiai over test coverage) for the agent's first prompt.")
     repair: bool = Field(

@@ -56,12 +56,13 @@ class CodurContext:
         if meter is not None and self.limits.tokens_used is None:
             self.limits.tokens_used = lambda: meter.total_tokens
 
-    @property
-    def critic_enabled(self) -> bool:
-        """config.critic, or when unset: on unless the models are the embedded local model."""
+    def critic_enabled(self, *, has_tests: bool) -> bool:
+        """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
+        endpoint, and with the embedded local model only for a repo without tests (with tests
+        the suite decides, and a 1.5B critic's advice costs ~20 s a call)."""
         if self.config.critic is not None:
             return self.config.critic
-        return not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
+        return not has_tests or not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
 
     def add_tools(self, executor: ToolExecutor) -> ToolExecutor:
         """Use ``executor`` (built by the caller) as the run's ToolExecutor for its root."""

@@ -1,32 +1,90 @@
-"""verify (engine state Verify): the verification agent checks the repo after the agent's turn."""
+"""verify (engine state Verify): the verification agent checks the repo after a turn.
+
+Which verifier runs:
+
+- a question (no change): the deterministic ``answer`` check (did the loop end with an answer);
+- a dry run, or the critic off (:meth:`CodurContext.critic_enabled`): the deterministic verifier;
+- tests in the repo: the suite decides; on a failure the critic model's verification loop
+  explains it (reasoning, suggestions) and a model that says "passed" is overruled;
+- no tests: the critic model's verdict, overruled by a changed file that does not parse;
+  a reply that is no verdict (or a model error), or a "passed" without a check that ran,
+  falls back to the deterministic verifier.
+
+Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
+overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback}.
+"""
 
 from __future__ import annotations
 
+from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
-from codur.graph.verification_agent import critique, verify_repo
+from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
+from codur.graph.verification.judge import unusable, with_tests, without_tests
+from codur.graph.verification.llm import ModelRun, run_model_verifier
+from codur.graph.verification.verdict import Verdict
+
+
+def loop_ending(outcome: dict) -> str:
+    """How the agent's last turn ended: its loop's stop reason, or "dry_run"."""
+    return "dry_run" if outcome.get("dry_run") else str(outcome.get("stop_reason", ""))
+
+
+def model_verification(state: CodurState, ctx: CodurContext, changed: list[str]) -> ModelRun:
+    """The critic model's verification loop; a model error becomes a ModelRun without verdict."""
+    assert ctx.models is not None and ctx.limits is not None
+    limits, base_tokens, turn = ctx.limits, state.get("tokens", 0), state.get("turn", 0)
+
+    def should_stop(tokens_so_far: int) -> str | None:
+        hit = limits.stop(tokens=base_tokens + tokens_so_far, turn=turn)
+        return hit.reason if hit else None
+
+    try:
+        return run_model_verifier(
+            ctx.models.models_for("critic")[0], ctx.tools(state["repo"]), task=state["task"],
+            task_type=state.get("task_type", "code_fix"), changed=changed,
+            summary=state.get("agent_outcome", {}).get("summary", ""), diff=ctx.tools(state["repo"]).journal.diff(),
+            should_stop=should_stop)
+    except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
+        return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
 
 
 @node("verify")
 def verify_node(state: CodurState, ctx: CodurContext) -> dict:
-    """Run the inferred verification strategy; on failure ask the critic for reasons."""
+    """Verify the turn (see the module docstring); write the verdict and its usage."""
     tools = ctx.tools(state["repo"])
-    obs = state.get("observation", {})
-    verdict = verify_repo(
-        tools.ctx, task=state["task"], task_type=state.get("task_type", "code_fix"),
-        changed=tools.journal.changed_files, has_tests=bool(obs.get("has_tests")),
-        answer=state.get("agent_outcome", {}).get("summary", ""),
-    )
-    update: dict = {}
-    if not verdict.passed and ctx.critic_enabled and not ctx.config.dry_run:
-        assert ctx.models is not None
-        try:
-            verdict, tokens = critique(ctx.models.models_for("critic")[0], verdict, state["task"])
-            update.update(llm_calls=1, tokens=tokens)
-        except Exception as exc:  # noqa: BLE001 - the critic is advice; its failure is not the run's
-            verdict.reasoning += f" (critic unavailable: {type(exc).__name__})"
-    update["verification"] = verdict.as_dict()
+    has_tests = bool(state.get("observation", {}).get("has_tests"))
+    task_type = state.get("task_type", "code_fix")
+    changed = tools.journal.changed_files
+    outcome = state.get("agent_outcome", {})
+    use_model = (not (task_type in QUESTION_TASKS and not changed) and not ctx.config.dry_run
+                 and ctx.critic_enabled(has_tests=has_tests))
+    emit({"event_type": "verify.start", "task_type": task_type, "has_tests": has_tests, "model": use_model})
+
+    def deterministic() -> Verdict:
+        return verify_repo(tools.ctx, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
+                           answer=outcome.get("summary", ""), ended=loop_ending(outcome))
+
+    run = ModelRun()
+    if not use_model:
+        verdict = deterministic()
+    elif has_tests:
+        verdict = deterministic()
+        if not verdict.passed:
+            run = model_verification(state, ctx, changed)
+            verdict = with_tests(verdict, run)
+    else:
+        run = model_verification(state, ctx, changed)
+        verdict = without_tests(run, syntax_checks(tools.ctx, changed), deterministic() if unusable(run) else None)
+    if verdict.overruled:
+        emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
+              "overruled": verdict.overruled})
+    emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
+          "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback})
+    update: dict = {"verification": verdict.as_dict()}
+    if run.llm_calls:
+        update.update(llm_calls=run.llm_calls, tokens=run.tokens)
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]
     return update

@@ -9,6 +9,7 @@ each stream, so a script that prints forever cannot fill the memory before its t
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import signal
@@ -27,7 +28,7 @@ KEEP_BYTES = 200_000
 
 @dataclass(frozen=True)
 class ProcessResult:
-    """Outcome of :func:`run_process`. ``exit_code`` is None on timeout and on cancel."""
+    """Outcome of :func:`run_process`. ``exit_code`` is None on timeout, on cancel and when stopped early."""
 
     argv: tuple[str, ...]
     exit_code: int | None
@@ -36,6 +37,7 @@ class ProcessResult:
     duration_s: float
     timed_out: bool = False
     cancelled: bool = False
+    stopped_early: bool = False  # ``stop_on_output`` asked to stop; exit_code is None
 
 
 def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
@@ -52,14 +54,18 @@ def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
 class _Capture:
     """Reads a byte stream in a thread, keeping its first and last ``keep`` bytes."""
 
-    def __init__(self, stream: IO[bytes], keep: int = KEEP_BYTES) -> None:
+    def __init__(self, stream: IO[bytes], keep: int = KEEP_BYTES,
+                 on_chunk: Callable[[bytes], None] | None = None) -> None:
         self.head, self.tail, self.dropped, self.keep = bytearray(), bytearray(), 0, keep
+        self.on_chunk = on_chunk
         self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self.thread.start()
 
     def _read(self, stream: IO[bytes]) -> None:
         with stream:
             while chunk := stream.read1(65536):  # type: ignore[attr-defined]
+                if self.on_chunk:
+                    self.on_chunk(chunk)
                 room = self.keep - len(self.head)
                 if room > 0:
                     self.head += chunk[:room]
@@ -86,14 +92,19 @@ def _feed(stream: IO[bytes], data: bytes) -> None:
 def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str | None = None,
                 env: Mapping[str, str] | None = None,
                 on_start: Callable[[subprocess.Popen], None] | None = None,
-                cancel: threading.Event | None = None) -> ProcessResult:
+                cancel: threading.Event | None = None,
+                stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
     """Run ``argv`` in ``cwd`` and wait at most ``timeout_s`` seconds.
 
     The process group is killed on timeout, as soon as ``cancel`` is set (checked every
-    0.1 s), on Ctrl-C, and when the leader exits while children still hold its output open.
+    0.1 s), as soon as ``stop_on_output`` says so, on Ctrl-C, and when the leader exits
+    while children still hold its output open.
 
     Args:
         env: the child's whole environment (default :func:`codur.sandbox.bwrap.allowed_env`).
+        stop_on_output: called with the whole stdout read so far (decoded) each time more
+            arrives; True stops the process (``ProcessResult.stopped_early``), e.g. once its
+            output differs from an expected output.
 
     Raises:
         OSError: the command could not be started (FileNotFoundError when not found).
@@ -106,16 +117,23 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
     )
     if on_start:
         on_start(proc)
-    out, err = _Capture(proc.stdout), _Capture(proc.stderr)  # type: ignore[arg-type]
+    early = threading.Event()
+    out = _Capture(proc.stdout, on_chunk=_watcher(stop_on_output, early) if stop_on_output else None)  # type: ignore[arg-type]
+    err = _Capture(proc.stderr)  # type: ignore[arg-type]
     if stdin is not None:
         threading.Thread(target=_feed, args=(proc.stdin, stdin.encode()), daemon=True).start()
-    timed_out = cancelled = False
+    timed_out = cancelled = stopped_early = False
     deadline = t0 + timeout_s
+    poll_s = 0.05 if stop_on_output else 0.1 if cancel is not None else None
     try:
         while proc.poll() is None:
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 kill_process_group(proc)
+                break
+            if early.is_set():
+                stopped_early = True
+                kill_process_group(proc, grace_s=0.2)
                 break
             left = deadline - time.monotonic()
             if left <= 0:
@@ -123,13 +141,29 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
                 kill_process_group(proc)
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=min(left, 0.1) if cancel is not None else left)
+                proc.wait(timeout=min(left, poll_s) if poll_s else left)
     except BaseException:
         kill_process_group(proc)
         raise
     kill_process_group(proc, grace_s=0.2)  # what the leader left behind does not outlive the call
     for capture in (out, err):
         capture.thread.join(timeout=2.0)
-    stopped = timed_out or cancelled
+    stopped = timed_out or cancelled or stopped_early
     return ProcessResult(tuple(argv), None if stopped else proc.returncode, out.text(), err.text(),
-                         time.monotonic() - t0, timed_out=timed_out, cancelled=cancelled)
+                         time.monotonic() - t0, timed_out=timed_out, cancelled=cancelled, stopped_early=stopped_early)
+
+
+def _watcher(stop_on_output: Callable[[str], bool], early: threading.Event) -> Callable[[bytes], None]:
+    """A chunk callback that decodes stdout incrementally and sets ``early`` once
+    ``stop_on_output`` returns True for the output so far."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    seen: list[str] = []
+
+    def on_chunk(chunk: bytes) -> None:
+        if early.is_set():
+            return
+        seen.append(decoder.decode(chunk))
+        if stop_on_output("".join(seen)):
+            early.set()
+
+    return on_chunk

@@ -303,7 +303,8 @@ class ToolContext:
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
             env: Mapping[str, str] | None = None, cwd: str = ".", writable: Sequence[Path] = (),
-            on_start: Callable[[subprocess.Popen], None] | None = None) -> ProcessResult:
+            on_start: Callable[[subprocess.Popen], None] | None = None,
+            stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
         """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout,
         cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
@@ -316,16 +317,18 @@ class ToolContext:
             stdin: text fed to the process.
             env: variables set for the child on top of the allowlist.
             writable: directories outside the repo the child may write (e.g. a report folder).
+            stop_on_output: called with the stdout so far as it arrives; True kills the process
+                group at once (``ProcessResult.stopped_early``).
 
         Raises:
             ToolError: the run is cancelled, or the command is not found or cannot be started.
         """
         with self.busy():
-            return self._run(argv, timeout_s, stdin, env, cwd, writable, on_start)
+            return self._run(argv, timeout_s, stdin, env, cwd, writable, on_start, stop_on_output)
 
     def _run(self, argv: Sequence[str], timeout_s: float | None, stdin: str | None, env: Mapping[str, str] | None,
-             cwd: str, writable: Sequence[Path], on_start: Callable[[subprocess.Popen], None] | None
-             ) -> ProcessResult:
+             cwd: str, writable: Sequence[Path], on_start: Callable[[subprocess.Popen], None] | None,
+             stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
         limit = self.timeout_s if timeout_s is None else timeout_s
         where = self.resolve(cwd, must_exist=True)
         child_env = allowed_env(env, self.env_allow)
@@ -343,7 +346,7 @@ class ToolContext:
             self._note_fallback(problem)
         try:
             res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
-                              on_start=on_start, cancel=self.cancel)
+                              on_start=on_start, cancel=self.cancel, stop_on_output=stop_on_output)
         except FileNotFoundError:
             raise ToolError(f"command not found: {argv[0]}") from None
         except PermissionError:

@@ -11,8 +11,11 @@ import configparser
 import os
 import sys
 import tomllib
+from collections.abc import Sequence
 
+from codur.sandbox.process import ProcessResult
 from codur.tools.context import ToolContext, ToolError
+from codur.tools.output_match import diverges, first_difference
 from codur.tools.registry import SideEffect, TaskType, tool
 from codur.tools.testing import run_tests
 
@@ -42,7 +45,13 @@ def validate_python_syntax(ctx: ToolContext, path: str = ".") -> str:
     return "ok: 1 file compiles" if len(files) == 1 else f"ok: {len(files)} files compile"
 
 
-def _python_argv(ctx: ToolContext, path: str) -> list[str]:
+def python_argv(ctx: ToolContext, path: str) -> list[str]:
+    """How a repo's .py file is run: ``python -m package`` for a package's ``__main__.py``,
+    else ``python path``.
+
+    Raises:
+        ToolError: the path is outside the repo, missing, or not a .py file.
+    """
     p = ctx.resolve(path, must_exist=True)
     rel = ctx.rel(p)
     if p.is_dir() or p.suffix != ".py":
@@ -54,16 +63,45 @@ def _python_argv(ctx: ToolContext, path: str) -> list[str]:
 
 @tool(scenarios=RUN_TASKS, side_effects=[SideEffect.CODE_EXECUTION])
 def run_python_file(ctx: ToolContext, path: str, args: list[str] = [], stdin: str | None = None,  # noqa: B006
-                    timeout_s: float = 30.0) -> str:
-    """Run a Python file with args and optional stdin; returns exit code, stdout and stderr."""
+                    timeout_s: float = 30.0, expected_output: str | None = None) -> str:
+    """Run a Python file with args and optional stdin; returns exit code, stdout and stderr.
+
+    With expected_output, stdout is compared with it as it arrives and the run is stopped
+    as soon as it differs; the result says whether the output matched.
+    """
     limit = max(0.1, min(timeout_s, ctx.timeout_s))
-    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ctx.root), os.environ.get("PYTHONPATH")]))}
-    res = ctx.run([*_python_argv(ctx, path), *args], timeout_s=limit, stdin=stdin, env=env)
+    res = run_entry_point(ctx, path, args=args, stdin=stdin, timeout_s=limit, expected_output=expected_output)
     if res.timed_out:
         head = f"timed out after {limit:g}s; the process and its children were killed"
+    elif res.stopped_early:
+        head = f"stopped after {res.duration_s:.2f}s: its output differs from the expected output"
     else:
         head = f"exit code {res.exit_code} ({res.duration_s:.2f}s)"
+    if expected_output is not None:
+        difference = first_difference(res.stdout, expected_output)
+        head += "\nexpected output: " + ("matches" if difference is None else f"differs at {difference}")
     return f"{head}\nstdout:\n{res.stdout.rstrip() or '(empty)'}\nstderr:\n{res.stderr.rstrip() or '(empty)'}"
+
+
+def run_entry_point(ctx: ToolContext, path: str, *, args: Sequence[str] = (), stdin: str | None = None,
+                    timeout_s: float = 30.0, expected_output: str | None = None) -> ProcessResult:
+    """Run a repo's .py file (see :func:`python_argv`) with the repo on PYTHONPATH.
+
+    Args:
+        timeout_s: seconds; the process group is killed past it.
+        expected_output: when given, stdout is read unbuffered and compared as it arrives;
+            the process group is killed at the first difference (``stopped_early``).
+
+    Raises:
+        ToolError: a bad path, or the run could not start or was cancelled.
+    """
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ctx.root), os.environ.get("PYTHONPATH")]))}
+    stop = None
+    if expected_output is not None:  # compare as it is printed: unbuffered, or a pipe holds it back
+        env["PYTHONUNBUFFERED"] = "1"
+        stop = lambda out: diverges(out, expected_output)  # noqa: E731
+    return ctx.run([*python_argv(ctx, path), *args], timeout_s=timeout_s, stdin=stdin, env=env,
+                   stop_on_output=stop)
 
 
 @tool(scenarios=CHECK_TASKS, side_effects=[SideEffect.CODE_EXECUTION])

@@ -64,7 +64,8 @@ def test_native_tool_calls_are_used(invoice_repo: Path):
 def test_retry_after_failed_verification(invoice_repo: Path):
     wrong = call("replace_in_file", path="billing.py", old="10% when at least", new="10% from")
     result, models = run_with(invoice_repo, [wrong, "Reworded the docstring.", fix_call(), "Fixed."],
-                              critic=['{"reasoning": "the threshold is exclusive", "suggestions": ["use >="]}'])
+                              critic=['{"passed": false, "strategy": "tests", '
+                                      '"reasoning": "the threshold is exclusive", "suggestions": ["use >="]}'])
     assert result.status is RunStatus.SUCCESS
     assert result.nodes.count("delegate") == 2 and result.nodes.count("plan") == 1
     assert result.turns == 2

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.config import AgentConfig
-from codur.graph.verification_agent import critique, verify_repo
+from codur.graph.verification_agent import verify_repo
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.tools.executor import ToolExecutor
 
@@ -22,14 +22,14 @@ def test_tests_strategy_reports_failures_and_signature(invoice_repo: Path):
     assert sorted(v.failing_tests) == ["test_billing.py::test_discount_starts_at_threshold",
                                        "test_billing.py::test_line_total_with_bulk_discount"]
     assert "assert 0 == 10" in v.signature
-    assert v.evidence[0]["command"] == "pytest" and not v.evidence[0]["ok"]
+    assert v.evidence[0].command == "pytest" and not v.evidence[0].ok
 
 
 def test_hybrid_adds_syntax_check_of_changed_files(invoice_repo: Path):
     (invoice_repo / "billing.py").write_text("def broken(:\n")
     v = verify_repo(ctx_for(invoice_repo), task="fix", task_type="code_fix", changed=["billing.py"], has_tests=True)
     assert not v.passed and v.strategy == "hybrid"
-    assert any(e["command"] == "syntax check billing.py" and not e["ok"] for e in v.evidence)
+    assert any(e.command == "syntax check billing.py" and not e.ok for e in v.evidence)
 
 
 def test_execution_strategy_compares_expected_output_from_the_task(tmp_path: Path):
@@ -37,7 +37,7 @@ def test_execution_strategy_compares_expected_output_from_the_task(tmp_path: Pat
     ctx = ctx_for(tmp_path)
     good = verify_repo(ctx, task='make greet.py print "hello, world"', task_type="code_fix", changed=[],
                        has_tests=False)
-    assert good.passed and good.strategy == "execution" and good.evidence[0]["command"] == "python greet.py"
+    assert good.passed and good.strategy == "entry_points" and good.evidence[0].command == "python greet.py"
     bad = verify_repo(ctx, task='make greet.py print "goodbye"', task_type="code_fix", changed=[], has_tests=False)
     assert not bad.passed
 
@@ -45,7 +45,7 @@ def test_execution_strategy_compares_expected_output_from_the_task(tmp_path: Pat
 def test_execution_without_expected_output_needs_exit_zero(tmp_path: Path):
     (tmp_path / "tool.py").write_text('import sys\nif __name__ == "__main__":\n    sys.exit(3)\n')
     v = verify_repo(ctx_for(tmp_path), task="fix the tool", task_type="code_fix", changed=[], has_tests=False)
-    assert not v.passed and v.strategy == "execution"
+    assert not v.passed and v.strategy == "entry_points"
 
 
 def test_static_strategy_when_no_tests_and_no_entry_points(tmp_path: Path):
@@ -57,16 +57,14 @@ def test_static_strategy_when_no_tests_and_no_entry_points(tmp_path: Path):
 def test_answer_strategy_for_questions(tmp_path: Path):
     ctx = ctx_for(tmp_path)
     question = {"task": "where?", "task_type": "explanation", "changed": [], "has_tests": False}
-    assert verify_repo(ctx, **question, answer="in a.py").passed
-    assert not verify_repo(ctx, **question, answer=" ").passed
-
-
-def test_critic_fills_reasoning_and_suggestions(invoice_repo: Path):
-    v = verify_repo(ctx_for(invoice_repo), task="fix", task_type="code_fix", changed=[], has_tests=True)
-    critic = ScriptedChatModel(replies=['Sure: {"reasoning": "threshold off by one", "suggestions": ["use >="]}'])
-    v, tokens = critique(critic, v, "fix")
-    assert v.reasoning == "threshold off by one" and v.suggestions == ["use >="] and tokens > 0
-    assert "assert 0 == 10" in critic.calls[0][1].content
+    assert verify_repo(ctx, **question, answer="in a.py", ended="done").passed
+    assert verify_repo(ctx, **question, answer="in a.py", ended="no_tool_call").passed
+    assert not verify_repo(ctx, **question, answer=" ", ended="done").passed
+    # an answer only counts when the loop ended with one: not through a limit, a repeat stop or a dry run
+    for ended in ("max_iterations", "repeating", "stopped: timeout after 5s", "dry_run"):
+        v = verify_repo(ctx, **question, answer="(agent ended: repeating)", ended=ended)
+        assert not v.passed and v.signature.startswith("no_answer: "), ended
+    assert verify_repo(ctx, **question, answer="x", ended="repeating").signature == "no_answer: agent ended: repeating"
 
 
 def test_configured_command_line_agent_is_delegated_to(invoice_repo: Path):

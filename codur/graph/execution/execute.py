@@ -37,6 +37,10 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         if index + 1 < len(agents):
             emit({"event_type": "agent.fallback", "agent": name, "from_profile": index, "error": result.output[:300]})
     assert result is not None
+    # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
+    # "" for an agent that does not say (a command-line agent): a question's answer counts only
+    # when the loop ended with one
+    last_run = getattr(agents[index], "last_run", None)
     outcome = {
         "agent": name, "status": "completed" if result.success else "failed", "summary": result.output[:2000],
         "attempts": result.attempts, "dry_run": result.dry_run, "exit_code": result.exit_code,
@@ -44,6 +48,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         # files this turn changed, from the change journal: whoever wrote them (tools or a
         # command-line agent), and an edit undone in the same turn does not count
         "edits": len(journal.changed_since(before)),
+        "stop_reason": getattr(last_run, "stop_reason", "") if result.attempts else "",
     }
     emit({"event_type": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
                                                                 "tool_calls", "edits")}})

@@ -1,9 +1,12 @@
 """review (engine state Verify): decide from the verdict and the history what happens next.
 
 - passed → done (success; reason "verified", or "answered" for a question, whose
-  verdict only checks that an answer was given);
+  verdict checks that the agent's loop ended with an answer: ``done`` or a final reply);
+- a dry run → done (failed, reason "dry_run": no agent was called, so no turn can change anything);
 - the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
 - the last turn used → repair if eligible, else done (failed, max_turns);
+  a question that got no answer ends with its verdict's reason instead, e.g.
+  ``no_answer: agent ended: repeating``;
 - a terminal failure after an agent turn that failed on a model outage (a 429 or
   ``insufficient_quota``) ends ``rate_limited`` / ``quota_exhausted`` instead, as a
   replan with the model down does (:func:`codur.graph.planning.plan.outage_end`);
@@ -46,22 +49,29 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
     check, :meth:`codur.core.budget.Limits.stop`), not counted here.
     """
     verdict = state.get("verification", {})
+    question = verdict.get("strategy") == "answer"
     if verdict.get("passed"):
-        # an answer is only checked for being there, so it is "answered", not "verified"
-        return "done", "answered" if verdict.get("strategy") == "answer" else "verified", None
+        # an answer is checked for being given, not for being right: "answered", not "verified"
+        return "done", "answered" if question else "verified", None
+    outcome = state.get("agent_outcome", {})
+    if outcome.get("dry_run"):
+        return "done", "dry_run", None  # no agent was called: no further turn can change anything
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
     assert ctx.limits is not None
     stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0), starting_turn=True)
     if stuck or stop:
         last_chance = stuck or stop.reason == StopReason.MAX_TURNS  # the patch pipeline may still fix it
+        if question and last_chance and verdict.get("signature"):
+            # a question that got no answer says why, e.g. "no_answer: agent ended: repeating"
+            why = Stop(RunStatus.FAILED, verdict["signature"], stop.figures if stop else {})
+            return "done", why.reason, why
         if last_chance and patch_eligible(state, ctx):
             return "repair", "stuck" if stuck else stop.reason, None
         return "done", "stuck" if stuck else stop.reason, stop
-    outcome = state.get("agent_outcome", {})
     if outcome.get("status") == "failed":
         return "replan", "agent_failed", None
-    if not outcome.get("edits") and not outcome.get("dry_run"):
+    if not outcome.get("edits"):
         return "replan", "no_change", None
     return "retry", "verification_failed", None
 

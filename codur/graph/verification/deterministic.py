@@ -1,0 +1,145 @@
+"""The deterministic verifier: codur's own checks, no model. The fallback of the critic
+model and the ground truth over it (failing tests and syntax errors cannot be argued away).
+
+Strategies, inferred from the repo:
+
+- ``tests``: the repo has pytest tests → run the whole suite; passed = every test passes.
+  ``hybrid`` adds the syntax check of the changed files.
+- ``entry_points``: no tests but entry points (``if __name__ == "__main__"``, ``__main__.py``)
+  → run them as the run_python_file tool does (a package's ``__main__.py`` with ``-m``);
+  passed = exit code 0 and, when the task quotes an expected output, that output.
+- ``static``: neither → compile every changed Python file; passed = no syntax error. For a fix
+  or feature task (code_fix, code_generation) an unchanged repo does not pass.
+- ``answer``: a question (EXPLANATION / CODE_ANALYSIS) with no change → passed = the agent
+  ended its loop with an answer (``done`` or a final reply), not through a limit, a repeat
+  stop or a dry run, and the answer is not empty.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from codur.graph.verification.verdict import Evidence, Verdict
+from codur.tools.context import ToolContext
+from codur.tools.python import run_entry_point
+from codur.tools.registry import TaskType
+from codur.tools.testing import TestReport, run_tests
+
+QUESTION_TASKS = {TaskType.EXPLANATION.value, TaskType.CODE_ANALYSIS.value}
+CHANGE_TASKS = {TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value}  # verified only by a change
+# How an agent's loop may end with an answer: ``done``, a reply without a tool call, or an
+# agent that does not report how it ended (a command-line agent: "").
+ANSWER_ENDINGS = {"done", "no_tool_call", ""}
+
+
+def is_test_file(path: str) -> bool:
+    """test_*.py, *_test.py, conftest.py, or anything under a tests/ folder."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "/tests/" in f"/{path}"
+
+
+def entry_points(ctx: ToolContext, limit: int = 3) -> list[str]:
+    """Repo-relative paths of modules with a ``__main__`` guard and ``__main__.py`` files (tests excluded)."""
+    out = []
+    for p in ctx.walk("."):
+        if p.suffix != ".py" or is_test_file(ctx.rel(p)):
+            continue
+        try:
+            text = p.read_text(errors="replace")
+        except OSError:
+            continue
+        if p.name == "__main__.py" or re.search(r"^if __name__ == ['\"]__main__['\"]:", text, re.MULTILINE):
+            out.append(ctx.rel(p))
+    return out[:limit]
+
+
+def expected_output(task: str) -> str | None:
+    """The output the task quotes (``print "hello"``, ``outputs 'ok'``), or None."""
+    m = re.search(r"(?:print|output|show)s?\s+[\"'`](.+?)[\"'`]", task, re.IGNORECASE)
+    return m.group(1) if m else None
+
+
+def syntax_checks(ctx: ToolContext, files: list[str]) -> list[Evidence]:
+    """One evidence entry per changed .py file that still exists: does it parse?"""
+    evidence = []
+    for rel in files:
+        if not rel.endswith(".py") or not (ctx.root / rel).is_file():
+            continue
+        try:
+            ast.parse((ctx.root / rel).read_text(errors="replace"), rel)
+            evidence.append(Evidence(command=f"syntax check {rel}", output="ok", ok=True))
+        except SyntaxError as exc:
+            evidence.append(Evidence(command=f"syntax check {rel}", output=f"line {exc.lineno}: {exc.msg}", ok=False))
+    return evidence
+
+
+def answer_verdict(answer: str, ended: str) -> Verdict:
+    """A question's verdict: an answer counts only when the loop ended with one.
+
+    Args:
+        answer: the agent's final text.
+        ended: how its loop ended ("done", "no_tool_call", "max_iterations", "repeating",
+            "stopped: <limit>", "dry_run"; "" when the agent does not say).
+    """
+    if ended not in ANSWER_ENDINGS:
+        why = "no agent was called (dry run)" if ended == "dry_run" else f"agent ended: {ended}"
+        return Verdict(passed=False, strategy="answer", evidence=[Evidence(command="answer", output=answer[:500],
+                                                                           ok=False)],
+                       reasoning=f"no answer: {why}", signature=f"no_answer: {why}")
+    ok = bool(answer.strip())
+    return Verdict(passed=ok, strategy="answer", evidence=[Evidence(command="answer", output=answer[:500], ok=ok)],
+                   reasoning="an answer was given" if ok else "no answer: the agent's answer is empty",
+                   signature="" if ok else "no_answer: empty")
+
+
+def tests_verdict(report: TestReport, static: list[Evidence]) -> Verdict:
+    """The suite's verdict (``hybrid`` when changed files were syntax-checked too)."""
+    bad_static = [e for e in static if not e.ok]
+    passed = report.ok and not bad_static
+    evidence = [Evidence(command="pytest", output=report.render(max_tracebacks=3, max_chars=1500), ok=report.ok)]
+    return Verdict(passed=passed, strategy="hybrid" if static else "tests", evidence=evidence + static,
+                   reasoning=f"pytest: {report.summary}" + (f"; {len(bad_static)} syntax errors" if bad_static else ""),
+                   signature="" if passed else report.signature(), failing_tests=report.failed,
+                   passed_tests=len(report.passed))
+
+
+def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[str], has_tests: bool,
+                answer: str = "", ended: str = "") -> Verdict:
+    """Infer the strategy and run it; no model involved.
+
+    Args:
+        ctx: the run's tool context (the repo).
+        task: the user's task (an expected output may be quoted in it).
+        task_type: the TaskType value.
+        changed: repo-relative paths the run changed.
+        has_tests: observe found pytest tests.
+        answer / ended: a question's answer and how the agent's loop ended (see :func:`answer_verdict`).
+    """
+    if task_type in QUESTION_TASKS and not changed:
+        return answer_verdict(answer, ended)
+    static = syntax_checks(ctx, changed)
+    if has_tests:
+        return tests_verdict(run_tests(ctx), static)
+    entries = entry_points(ctx)
+    if entries:
+        expected = expected_output(task)
+        evidence = []
+        for rel in entries:
+            proc = run_entry_point(ctx, rel, timeout_s=30)
+            ok = proc.exit_code == 0 and (expected is None or expected in proc.stdout)
+            evidence.append(Evidence(command=f"python {rel}", output=(proc.stdout + proc.stderr)[-1500:], ok=ok))
+        passed = all(e.ok for e in evidence + static)
+        return Verdict(passed=passed, strategy="entry_points", evidence=evidence + static,
+                       reasoning="entry points ran" if passed else "an entry point failed",
+                       signature="" if passed else "\n".join(e.output[-200:] for e in evidence if not e.ok))
+    if task_type in CHANGE_TASKS and not changed:
+        return Verdict(passed=False, strategy="static",
+                       evidence=[Evidence(command="changed files", output="no file was changed", ok=False)],
+                       reasoning="nothing changed, and the repo has no tests or entry points to show the task was "
+                                 "already done: a static check of an unchanged repo verifies nothing",
+                       signature="no change")
+    passed = all(e.ok for e in static)
+    return Verdict(passed=passed, strategy="static", evidence=static,
+                   reasoning="changed files compile" if passed else "syntax errors",
+                   signature="" if passed else "\n".join(e.output for e in static if not e.ok))
