@@ -259,6 +259,8 @@ class _Run:
         if closer is not None:
             closer()
         self._remember(result)
+        if not self.config.dry_run:
+            self.tools.journal.write_manifest()  # what `codur undo` checks the files against
         atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
         atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())
         self._on_event(envelope("run.end", self.run_id, status=result.status.value, reason=result.reason))

@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 
 from codur import CodurConfig, RunRequest, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
-from codur.tools.journal import ChangeJournal
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
 FIX_NEW = "if quantity >= BULK_THRESHOLD:"
@@ -23,13 +22,14 @@ def call(name: str, **arguments) -> str:
 
 
 def scripted_run(repo: Path, actor: list, *, manifest: bool = True, **config):
-    """Run codur on ``repo`` with the scripted actor; write the journal manifest as the runner
-    will at the end of every run (until it does, the tests write it)."""
+    """Run codur on ``repo`` with the scripted actor (the engine writes the journal manifest at the
+    end of every run; ``manifest=False`` removes it, as for a run killed before it wrote up)."""
     config = {"critic": False, "repair": False, "retry_base_delay_s": 0, **config}
     models = StaticModelProvider({"actor": ScriptedChatModel(replies=actor)})
     result = run(RunRequest(task=TASK, repo=repo), models=models, config=CodurConfig(**config))
-    if manifest:
-        ChangeJournal(repo, result.run_dir).write_manifest()
+    assert (result.run_dir / "journal.json").is_file()
+    if not manifest:
+        (result.run_dir / "journal.json").unlink()
     return result
 
 
