@@ -78,7 +78,7 @@ def test_graph_prints_mermaid():
     assert "-->" in proc.stdout
 
 
-@pytest.mark.parametrize("word,near", [("runs", "run"), ("repiar", "repair"), ("grahp", "graph"), ("zzz", None)])
+@pytest.mark.parametrize("word,near", [("confg", "config"), ("repiar", "repair"), ("grahp", "graph"), ("zzz", None)])
 def test_a_single_word_that_is_no_command_is_refused(word, near, tmp_path: Path):
     proc = codur(word, cwd=tmp_path)
     assert proc.returncode == 2
