@@ -184,9 +184,10 @@ class _Run:
         if not event.get("run_id"):
             event["run_id"] = self.run_id
         kind = event.get("event_type", "")
-        if kind == "tool.call":
-            key = "tests_s" if "test" in str(event.get("tool", "")) else "tools_s"
-            self.timings[key] += float(event.get("duration_s", 0.0))
+        if kind == "tool.call" and "test" not in str(event.get("tool", "")):  # test tools: in tests.run
+            self.timings["tools_s"] += float(event.get("duration_s", 0.0))
+        elif kind == "tests.run":  # every pytest run of observe, verify and the test tools
+            self.timings["tests_s"] += float(event.get("duration_s", 0.0))
         elif kind == "patch.start":
             self._patch_started = float(event.get("ts", time.time()))
         elif kind == "patch.done" and self._patch_started is not None:

@@ -126,6 +126,9 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
                 "-o", "junit_family=xunit1", f"--junitxml={xml}", *(extra_args or []), *(selection or [])]
         proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[Path(tmp), *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
+        if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
+            ctx.on_event({"event_type": "tests.run", "duration_s": round(proc.duration_s, 3),
+                          "exit_code": proc.exit_code, "timed_out": proc.timed_out})
         if proc.timed_out:
             return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
         passed, failed, tracebacks, skipped = [], [], {}, 0

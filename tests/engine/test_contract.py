@@ -147,6 +147,10 @@ def test_event_sequence_of_a_successful_run(invoice_repo: Path):
     assert usage["llm_calls"] == 3 == result.llm_calls
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"] == result.tokens
     assert result.metadata.trace_path == result.run_dir / "trace.jsonl"
+    tests = [e for e in events if e["event_type"] == "tests.run"]
+    assert len(tests) == 2  # observe's run and verify's
+    assert result.metadata.timings["tests_s"] == pytest.approx(sum(e["duration_s"] for e in tests), abs=0.01)
+    assert result.metadata.timings["tests_s"] > 0
     on_disk = [json.loads(line) for line in result.metadata.trace_path.read_text().splitlines()]
     assert [e["event_type"] for e in on_disk] == [e["event_type"] for e in events]
 
