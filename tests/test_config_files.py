@@ -203,22 +203,28 @@ def test_a_key_that_is_not_a_setting_is_refused_with_a_suggestion(repo: Path):
         load_config(repo)
 
 
-def test_the_file_applies_to_a_real_run_below_env_and_flags(invoice_repo: Path):
-    """`codur TASK --dry-run` on examples/invoice: the turns it makes follow file < env < flag."""
-    import json
+def test_the_file_applies_to_a_real_run_below_env_and_flags(invoice_repo: Path, monkeypatch):
+    """A run on examples/invoice whose edits never pass: the turns it gets follow file < env < flag
+    (the engine reads the repo's file when the caller gives no config)."""
+    import json as _json
+
+    from codur.engine import MockProvider, RunRequest, run
 
     repo = invoice_repo
-    (repo / "codur.toml").write_text("max_turns = 2\nrepair = false\n")
+    (repo / "codur.toml").write_text("max_turns = 2\nrepair = false\ncritic = false\nretry_base_delay_s = 0\n")
+    wrong = "```json\n" + _json.dumps({"name": "replace_in_file", "arguments": {
+        "path": "billing.py", "old": "VAT_PERCENT = 20", "new": "VAT_PERCENT = 21"}}) + "\n```"
+    plan = '{"task_type": "code_fix", "steps": []}'
 
-    def turns(*flags: str, env: dict[str, str] | None = None) -> int:
-        before = set((repo / ".codur" / "runs").glob("*")) if (repo / ".codur").exists() else set()
-        proc = subprocess.run([sys.executable, "-m", "codur.cli", "make the failing tests pass", "--repo", str(repo),
-                               "--dry-run", *flags], capture_output=True, text=True, timeout=300,
-                              env={**os.environ, **(env or {})})
-        assert proc.returncode == 1, proc.stderr  # a dry run fixes nothing
-        (run_dir,) = set((repo / ".codur" / "runs").glob("*")) - before
-        return json.loads((run_dir / "result.json").read_text())["turns"]
+    def turns(**flags) -> int:
+        replies = [wrong, "done", "done", "done", "done", "done"]
+        result = run(RunRequest(input="make the failing tests pass", repo=repo, **flags),
+                     models=MockProvider(replies, roles={"planner": [plan] * 3}))
+        assert result.reason in ("max_turns", "stuck"), result.reason
+        assert result.turns <= result.metadata.limits["max_turns"]
+        return result.metadata.limits["max_turns"]
 
     assert turns() == 2
-    assert turns(env={"CODUR_MAX_TURNS": "1"}) == 1
-    assert turns("--max-turns", "2", env={"CODUR_MAX_TURNS": "1"}) == 2
+    monkeypatch.setenv("CODUR_MAX_TURNS", "1")
+    assert turns() == 1
+    assert turns(max_turns=2) == 2

@@ -100,6 +100,7 @@ class RunMetadata(BaseModel):
             "model sample + mutation", "agent"), '' when none did.
         verdict: the last verification verdict (passed, strategy, evidence, reasoning, suggestions).
         stop: the figures behind a limit's reason, e.g. {"elapsed_s": 31.2, "timeout_s": 30}.
+        limits: the run's limits as applied {max_turns, timeout_s (seconds), token_budget (tokens)}.
         session_id, resumed_from: the session and, for a resumed run, the checkpoint it continued from.
         trace_path, run_dir: the run's trace (JSON lines) and folder.
         request: the caller's ``RunRequest.metadata``.
@@ -115,6 +116,7 @@ class RunMetadata(BaseModel):
     fixer: str = ""
     verdict: dict[str, Any] = Field(default_factory=dict)
     stop: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, Any] = Field(default_factory=dict)
     session_id: str | None = None
     resumed_from: str | None = None
     trace_path: Path | None = None

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from codur.config import CodurConfig
+from codur.config import CodurConfig, load_config
 from codur.core.budget import Limits
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
@@ -130,12 +130,17 @@ class LocalEngine:
             The RunResult; status error with reason ``repo_locked: ...`` (naming the other run's
             pid) when another run holds ``<repo>/.codur/run.lock`` (dry runs take no lock).
 
+        Settings: the components' config, else the engine's, else :func:`codur.config.load_config`
+        for the repo (its ``codur.toml`` / ``pyproject.toml [tool.codur]`` or the user's file,
+        under ``CODUR_*`` variables).
+
         Raises:
+            codur.config.ConfigError: a setting in a file or a variable does not parse.
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
             ValueError: ``resume`` for a run that has no checkpoint in this repo.
         """
         components = components or EngineComponents()
-        config = components.config or self.config or CodurConfig()
+        config = components.config or self.config or load_config(request.repo)
         updates: dict[str, Any] = {"dry_run": request.dry_run or config.dry_run}
         for key in ("max_turns", "timeout_s", "token_budget"):
             if getattr(request, key) is not None:
@@ -332,6 +337,8 @@ class _Run:
         metadata = RunMetadata(
             diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
             timings=timings, fixer=fixer, verdict=final.get("verification", {}), stop=final.get("stop") or {},
+            limits={"max_turns": self.limits.max_turns, "timeout_s": self.limits.timeout_s,
+                    "token_budget": self.limits.token_budget},
             session_id=self.request.session_id, resumed_from=resumed_from,
             trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata)
         reason = final.get("reason", "")

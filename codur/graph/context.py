@@ -153,8 +153,11 @@ def get_context(runtime: Any, state: dict) -> CodurContext:
         return ctx
     run_id = state.get("run_id") or _thread_id()
     if run_id not in _DEFAULT_CONTEXTS:
+        from codur.config import load_config
+
         overrides = ctx if isinstance(ctx, dict) else {}
-        _DEFAULT_CONTEXTS[run_id] = build_context(CodurConfig(**overrides))
+        repo = Path(state["repo"]) if state.get("repo") and Path(state["repo"]).is_dir() else None
+        _DEFAULT_CONTEXTS[run_id] = build_context(load_config(repo, **overrides))
     return _DEFAULT_CONTEXTS[run_id]
 
 

@@ -49,10 +49,10 @@ def build_model() -> tuple[Any, dict[str, tuple[float, float]]]:
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
-    from codur.config import CodurConfig
+    from codur.config import load_config
     from codur.llm import get_chat_model
 
-    config = CodurConfig()
+    config = load_config()  # CODUR_* variables over the user's config file
     profile = config.profiles_for("actor")[0]
     prices = {profile.model: (profile.usd_per_mtok_in, profile.usd_per_mtok_out)} \
         if profile.usd_per_mtok_in or profile.usd_per_mtok_out else {}
