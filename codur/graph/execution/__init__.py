@@ -33,7 +33,8 @@ _LAZY = {
     "review_node": ("codur.graph.execution.review", "review_node"),
 }
 
-__all__ = sorted(_LAZY)
+__all__ = ["AgentExecutor", "LLMAgent", "delegate_node", "execute_node", "patch_node", "repair_node",
+           "review_node"]
 
 
 def __getattr__(name: str) -> Any:
