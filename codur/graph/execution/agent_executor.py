@@ -29,7 +29,7 @@ from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
 FINISH_TOOLS = {"done", "clarify"}  # clarify: the question ends the turn; the run reports it
 MAX_REPEATS = 2  # refused repeats in a row that end the turn
 REPEAT_NOTE = ("You already called {name} with these arguments and nothing has changed since; "
-               "its result is above. Do not repeat it: make an edit, run a different tool, or call done.")
+               "its result is above. Do not repeat it: make an edit, run a different tool, or finish.")
 
 
 @dataclass
