@@ -6,6 +6,7 @@ from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 from codur.graph.verification_agent import critique, verify_repo
+from codur.llm.policy import CallPolicy, with_policy
 
 
 @node("verify")
@@ -22,7 +23,9 @@ def verify_node(state: CodurState, ctx: CodurContext) -> dict:
     if not verdict.passed and ctx.critic_enabled and not ctx.config.dry_run:
         assert ctx.models is not None
         try:
-            verdict, tokens = critique(ctx.models.models_for("critic")[0], verdict, state["task"])
+            critic = with_policy(ctx.models.models_for("critic"), CallPolicy.for_run(ctx.config, ctx.limits),
+                                 role="critic")  # the one model-call policy: retries, then the next profile
+            verdict, tokens = critique(critic, verdict, state["task"])
             update.update(llm_calls=1, tokens=tokens)
         except Exception as exc:  # noqa: BLE001 - the critic is advice; its failure is not the run's
             verdict.reasoning += f" (critic unavailable: {type(exc).__name__})"
