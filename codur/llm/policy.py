@@ -116,24 +116,37 @@ def with_policy(models: Sequence[Runnable], policy: CallPolicy, *, role: str = "
     wrapped = [policy.wrap(m) for m in models]
     if len(wrapped) == 1:
         return wrapped[0]
-    reached = [0]  # the profile the chain fell back to: later calls start there (a down profile
-    # is not asked again, with its retries, on every call of a tool loop)
+    return _RoleChain(wrapped, role)
 
-    def announce(index: int) -> Runnable:
-        def passthrough(value: Any) -> Any:
-            from codur.engine.events import emit
 
-            reached[0] = max(reached[0], index)
-            emit({"event_type": "model.fallback", "role": role, "from_profile": index - 1, "to_profile": index})
-            return value
+class _RoleChain(Runnable):
+    """A role's chain: ``with_fallbacks`` over the retried models, starting from the profile the
+    chain last fell back to, so a down profile is not asked again (with its retries) on every
+    call of a tool loop. The ``model.fallback`` event is emitted here, outside any runnable's
+    context (LangGraph's stream writer is not reachable from inside a RunnableLambda)."""
 
-        return RunnableLambda(passthrough, name=f"fallback:{role}:{index}")
+    def __init__(self, wrapped: list[Runnable], role: str) -> None:
+        self.role = role
+        self.reached = 0
 
-    chains = [wrapped[k].with_fallbacks([announce(i) | wrapped[i] for i in range(k + 1, len(wrapped))],
-                                        exceptions_to_handle=(Exception,)) if k + 1 < len(wrapped) else wrapped[k]
-              for k in range(len(wrapped))]
+        def mark(index: int) -> Runnable:
+            def passthrough(value: Any) -> Any:
+                self.reached = max(self.reached, index)
+                return value
 
-    def invoke(messages: Any, config: RunnableConfig | None = None) -> Any:
-        return chains[reached[0]].invoke(messages, config)
+            return RunnableLambda(passthrough, name=f"fallback:{role}:{index}")
 
-    return RunnableLambda(invoke, name=f"{role or 'model'}:chain")
+        self.chains = [wrapped[k].with_fallbacks([mark(i) | wrapped[i] for i in range(k + 1, len(wrapped))],
+                                                 exceptions_to_handle=(Exception,))
+                       if k + 1 < len(wrapped) else wrapped[k] for k in range(len(wrapped))]
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        start = self.reached
+        try:
+            return self.chains[start].invoke(input, config, **kwargs)
+        finally:
+            if self.reached != start:
+                from codur.engine.events import emit
+
+                emit({"event_type": "model.fallback", "role": self.role, "from_profile": start,
+                      "to_profile": self.reached})
