@@ -171,3 +171,17 @@ def test_load_agent_accepts_an_instance_and_refuses_what_is_no_agent(plugin) -> 
 
 def _events(result) -> list[dict]:
     return [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+
+
+def test_config_provider_gives_the_named_profiles_model() -> None:
+    from codur.llm import ConfigModelProvider
+    from codur.llm.factory import models_for_profile
+
+    config = CodurConfig(base_url="http://127.0.0.1:9/v1", model="main-model",
+                         profiles={"fast": ModelProfile(base_url="http://127.0.0.1:9/v1", model="fast-model")})
+    provider = ConfigModelProvider(config)
+    (fast,) = models_for_profile(provider, "fast")
+    assert fast.model_name == "fast-model" and provider.models_for("actor")[0].model_name == "main-model"
+    assert provider.models_for_profile("fast")[0] is fast  # cached per profile
+    with pytest.raises(KeyError, match="no profile 'slow'"):
+        provider.models_for_profile("slow")
