@@ -14,24 +14,23 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from codur.config import CodurConfig
-    from codur.engine.contracts import RunRequest, RunResult, RunStatus
+    from codur.core.contracts import RunStatus
+    from codur.engine.components import EngineComponents
+    from codur.engine.contracts import RunRequest, RunResult
+    from codur.engine.local import LocalEngine
     from codur.engine.runner import arun, run
+    from codur.llm.scripted import MockProvider
 
 #: Public names, imported on first use (PEP 562): ``import codur`` stays instant, so the
 #: ``codur`` command can take a Ctrl-C during its start-up (see :mod:`codur._entry`).
 _LAZY = {"CodurConfig": "codur.config", "RunRequest": "codur.engine.contracts",
-         "RunResult": "codur.engine.contracts", "RunStatus": "codur.engine.contracts",
-         "arun": "codur.engine.runner", "run": "codur.engine.runner"}
+         "RunResult": "codur.engine.contracts", "RunStatus": "codur.core.contracts",
+         "arun": "codur.engine.runner", "run": "codur.engine.runner", "LocalEngine": "codur.engine.local",
+         "EngineComponents": "codur.engine.components", "MockProvider": "codur.llm.scripted"}
 
+from codur._lazy import lazy_exports  # noqa: E402 - after the table it serves
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'codur' has no attribute {name!r}")
+__getattr__ = lazy_exports("codur", _LAZY, globals())
 
 
 def build_graph(checkpointer=None, *, name: str = "codur"):
@@ -41,5 +40,6 @@ def build_graph(checkpointer=None, *, name: str = "codur"):
     return _build(checkpointer, name=name)
 
 
-__all__ = ["CodurConfig", "RunRequest", "RunResult", "RunStatus", "arun", "build_graph", "run"]
+__all__ = ["CodurConfig", "EngineComponents", "LocalEngine", "MockProvider", "RunRequest", "RunResult", "RunStatus",
+           "arun", "build_graph", "run"]
 __version__ = "0.1.0"

@@ -48,7 +48,7 @@ def _root() -> None:
 
 
 def _print_event(event: dict, verbose: bool) -> None:
-    kind = event.get("event")
+    kind = event.get("event_type")
     if kind == "engine.state":
         turn = f" turn {event['turn']}" if event.get("turn") else ""
         console.print(f"[bold cyan]▶ {event['node']}[/] [dim]({event['state']}{turn})[/]")
@@ -70,7 +70,7 @@ def _print_event(event: dict, verbose: bool) -> None:
 
 def _print_patch_event(event: dict, verbose: bool) -> None:
     """One short line per step of the candidate-patch pipeline (every candidate with -v)."""
-    kind = event["event"]
+    kind = event["event_type"]
     if kind == "patch.localized":
         top = ", ".join(f"{f}:{line}" for f, line, _ in event.get("suspicious", [])[:3])
         console.print(f"   ↳ localized: {len(event.get('failing_tests', []))} failing tests; suspicious {top} "

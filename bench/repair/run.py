@@ -83,7 +83,7 @@ def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) 
         marks: dict[str, float] = {}
 
         def on_event(event: dict) -> None:
-            marks.setdefault(event["event"], time.monotonic())
+            marks.setdefault(event["event_type"], time.monotonic())
 
         result = repair(work, workers=workers, apply=False, max_mutants=args.max_mutants,
                         time_budget_s=args.time_budget, mutant_timeout_s=args.mutant_timeout,

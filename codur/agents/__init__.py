@@ -1,4 +1,4 @@
-"""Registered agents: Python classes behind :class:`codur.engine.ports.AgentPort`.
+"""Registered agents: Python classes behind :class:`codur.core.ports.AgentPort`.
 
 The command-line agent (``kind="cli"``) and Python agents from entry points or a dotted
 path (``kind="python"``, :mod:`codur.agents.plugins`).

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from codur.engine.ports import ExecutionPlan, ExecutionResult, QuotaState
+from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState
 from codur.llm.quota import quota_from_output
 
 PROMPT_PLACEHOLDER = "{prompt}"

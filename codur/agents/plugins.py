@@ -1,4 +1,4 @@
-"""Registered Python agents: classes behind :class:`codur.engine.ports.AgentPort`, plugged in
+"""Registered Python agents: classes behind :class:`codur.core.ports.AgentPort`, plugged in
 without touching codur.
 
 Two ways to register one:
@@ -13,7 +13,7 @@ Two ways to register one:
 
 The target is an AgentPort instance, or a class (or factory) called with the agent's name
 as the keyword ``name``, returning one. The agent gets the turn's
-:class:`codur.engine.ports.ExecutionPlan` (``repo_root``, ``prompt``, ``task_type``) and edits
+:class:`codur.core.ports.ExecutionPlan` (``repo_root``, ``prompt``, ``task_type``) and edits
 the repo itself; the graph records its edits in the run's change journal, and the
 :class:`codur.llm.executor.Executor` drives it with the run's retries like any agent.
 """
@@ -25,7 +25,7 @@ import re
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from codur.engine.ports import AgentPort, ExecutionPlan, ExecutionResult
+from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
 
 GROUP = "codur.agents"
 TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")

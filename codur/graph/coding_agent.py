@@ -14,9 +14,8 @@ from pathlib import Path
 from codur.agents.cli_agent import CommandLineAgent
 from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
 from codur.config import AgentConfig
-from codur.engine.budget import check
-from codur.engine.events import emit
-from codur.engine.ports import AgentPort, ExecutionPlan, ExecutionResult
+from codur.core.events import emit
+from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
 from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
@@ -37,6 +36,8 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     """
     obs = state.get("observation", {})
     parts = [f"Task: {state['task']}"]
+    if session := state.get("session"):
+        parts.append("Earlier in this session (the task may build on these runs):\n" + "\n".join(session))
     files = obs.get("files", [])
     if files:
         parts.append("Python files: " + ", ".join(files[:25]))
@@ -152,8 +153,8 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
 
     def should_stop(tokens_so_far: int) -> str | None:
         assert ctx.limits is not None
-        hit = check(ctx.limits, tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
-        return hit[1] if hit else None
+        hit = ctx.limits.stop(tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
+        return hit.reason if hit else None
 
     assert ctx.models is not None
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")

@@ -1,8 +1,15 @@
-"""The runtime context: settings and services a node reads, passed as LangGraph's ``context``.
+"""The runtime context: the services and settings a node reads, passed as LangGraph's ``context``.
 
-``codur.run`` builds one per run. LangGraph Studio passes none (or a dict of
-settings); :func:`get_context` then builds a default one from the state and keeps
-it for the run's lifetime, keyed by run_id.
+One function builds it, :func:`build_context`: the engine calls it once per run
+(:class:`codur.engine.LocalEngine`), and :func:`get_context` calls it for a run that
+got none (LangGraph Studio passes none, or a dict of settings), keeping the result
+for the run's lifetime, keyed by run_id. The services are built once per run:
+
+- the model provider, with its usage meter (every call counted and priced);
+- the root budget (:class:`codur.core.budget.Limits`), whose token count is the meter's;
+- the ToolExecutor per repo (bound to the run's cancel event; its RLM tool gets the
+  run's actor model and a child budget cut from what the run has left);
+- the confirm callback of the confirm-writes policy.
 """
 
 from __future__ import annotations
@@ -14,19 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from codur.config import CodurConfig
-from codur.engine.budget import Limits
+from codur.core.budget import Limits
 from codur.llm.factory import ConfigModelProvider, ModelProvider
 from codur.tools.executor import ToolExecutor
 
 
 @dataclass
 class CodurContext:
-    """What nodes need beyond the state.
+    """What nodes need beyond the state (build it with :func:`build_context`).
 
     Attributes:
         config: the settings.
         models: chat models per role (default: built from config).
-        limits: turns, wall time, tokens, cancellation.
+        limits: the root budget: turns, wall time, tokens, cancellation.
         run_dir: this run's folder (trace, diff, originals), or None.
         confirm: asked before a write when the tool policy is confirm_writes.
     """
@@ -45,6 +52,9 @@ class CodurContext:
         if self.limits is None:
             c = self.config
             self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget)
+        meter = getattr(self.models, "meter", None)
+        if meter is not None and self.limits.tokens_used is None:
+            self.limits.tokens_used = lambda: meter.total_tokens
 
     @property
     def critic_enabled(self) -> bool:
@@ -53,23 +63,60 @@ class CodurContext:
             return self.config.critic
         return not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
 
+    def add_tools(self, executor: ToolExecutor) -> ToolExecutor:
+        """Use ``executor`` (built by the caller) as the run's ToolExecutor for its root."""
+        with self._lock:
+            self._tools[str(executor.ctx.root)] = executor
+        self._bind(executor)
+        return executor
+
     def tools(self, repo: str | Path) -> ToolExecutor:
         """The run's ToolExecutor for ``repo`` (one per repo, sharing the change journal)."""
-        from codur.engine.events import emit
+        from codur.core.events import emit
 
-        key = str(repo)
+        key = str(Path(repo).resolve())
         with self._lock:
             if key not in self._tools:
                 c = self.config
-                self._tools[key] = ToolExecutor(
-                    Path(repo), policy=c.tool_policy, confirm=self.confirm, timeout_s=c.tool_timeout_s,
+                executor = ToolExecutor(
+                    Path(key), policy=c.tool_policy, confirm=self.confirm, timeout_s=c.tool_timeout_s,
                     output_chars=c.tool_output_chars, allow_secrets=c.allow_secrets,
                     run_dir=self.run_dir, on_event=emit,
                 )
-                if self.limits is not None:  # Studio and tests too, not only the runner
-                    self._tools[key].bind_cancel(self.limits.cancel)
-                self._tools[key].ctx.env_allow = tuple(c.tool_env_allow)
+                executor.ctx.env_allow = tuple(c.tool_env_allow)
+                self._tools[key] = executor
+                self._bind(executor)
             return self._tools[key]
+
+    def _bind(self, executor: ToolExecutor) -> None:
+        """Give the executor the run's services: cancel event, actor model, child budget."""
+        assert self.limits is not None and self.models is not None
+        limits, models = self.limits, self.models
+        executor.bind_cancel(limits.cancel)
+        if executor.ctx.model is None and executor.ctx.model_factory is None:
+            executor.ctx.model_factory = lambda: models.models_for("actor")[0]
+        executor.ctx.budget_left = limits.remaining
+
+
+def build_context(config: CodurConfig | None = None, *, models: ModelProvider | None = None,
+                  limits: Limits | None = None, run_dir: Path | None = None,
+                  confirm: Callable[[str, dict], bool] | None = None,
+                  tools: ToolExecutor | None = None) -> CodurContext:
+    """The run's context, built once per run (the engine's runs and Studio's alike).
+
+    Args:
+        config: the settings (default: from the environment).
+        models: the model provider (default: built from config, with its usage meter).
+        limits: the root budget (default: from config); its token count becomes the meter's.
+        run_dir: the run's folder, or None.
+        confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy.
+        tools: a ToolExecutor to use for its repo instead of building one.
+    """
+    ctx = CodurContext(config=config or CodurConfig(), models=models, limits=limits, run_dir=run_dir,
+                       confirm=confirm)
+    if tools is not None:
+        ctx.add_tools(tools)
+    return ctx
 
 
 _DEFAULT_CONTEXTS: dict[str, CodurContext] = {}
@@ -83,7 +130,7 @@ def get_context(runtime: Any, state: dict) -> CodurContext:
     run_id = state.get("run_id", "")
     if run_id not in _DEFAULT_CONTEXTS:
         overrides = ctx if isinstance(ctx, dict) else {}
-        _DEFAULT_CONTEXTS[run_id] = CodurContext(config=CodurConfig(**overrides))
+        _DEFAULT_CONTEXTS[run_id] = build_context(CodurConfig(**overrides))
     return _DEFAULT_CONTEXTS[run_id]
 
 

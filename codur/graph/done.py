@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codur.engine.contracts import RunStatus
+from codur.core.contracts import RunStatus
 from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
 from codur.graph.state import CodurState

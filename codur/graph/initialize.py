@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import codur.tools  # noqa: F401  (registers the built-in tools)
-from codur.engine.contracts import RunStatus
+from codur.core.contracts import RunStatus
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState

@@ -2,7 +2,7 @@
 
 Every node is a function ``(state, ctx) -> partial update`` wrapped by :func:`node`,
 which emits the ``engine.state`` event, checks the run's limits
-(:func:`codur.engine.budget.check`) before the body runs, and appends the node's
+(:func:`codur.core.budget.check`) before the body runs, and appends the node's
 name to ``nodes``. Every edge goes through :func:`guarded`, which routes to
 ``done`` as soon as a terminal status is in the state.
 """
@@ -15,9 +15,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from codur.engine.budget import check
-from codur.engine.contracts import RunStatus
-from codur.engine.events import ENGINE_STATES, emit
+from codur.core.contracts import RunStatus
+from codur.core.events import ENGINE_STATES, emit
 from codur.graph.context import CodurContext, get_context
 from codur.graph.state import CodurState
 
@@ -37,13 +36,13 @@ def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict
             stop = None
             if name != "done" and not is_terminal(state):
                 assert ctx.limits is not None
-                stop = check(ctx.limits, tokens=state.get("tokens", 0), turn=state.get("turn", 0),
-                             starting_turn=name == "delegate")
-            emit({"event": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
+                stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0),
+                                       starting_turn=name == "delegate")
+            emit({"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
                   "node": name, "turn": state.get("turn", 0),
-                  "status": str(stop[0]) if stop else state.get("status", RunStatus.RUNNING)})
+                  "status": stop.status.value if stop else str(state.get("status", RunStatus.RUNNING))})
             if stop:
-                return {"status": str(stop[0]), "reason": stop[1], "nodes": [name]}
+                return {**stop.update(), "nodes": [name]}
             update = body(state, ctx)
             return {**update, "nodes": [name]}
 

@@ -36,6 +36,9 @@ class CodurState(TypedDict, total=False):
         llm_calls, tokens, tool_calls: usage counters (added). The cost in USD is not state:
             the run's usage meter prices every model call (codur.llm.usage).
         diff, files_changed, summary: written by done.
+        stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
+            :class:`codur.core.budget.Stop`.
+        session: earlier runs of the request's session, rendered for the prompt (session memory).
     """
 
     task: str
@@ -63,8 +66,11 @@ class CodurState(TypedDict, total=False):
     diff: str
     files_changed: list[str]
     summary: str
+    stop: dict[str, Any]
+    session: list[str]
 
 
-def initial_state(task: str, repo: str, run_id: str) -> CodurState:
-    """The input of a run."""
-    return CodurState(task=task, repo=repo, run_id=run_id, status="running", reason="", turn=0)
+def initial_state(task: str, repo: str, run_id: str, *, session: list[str] | None = None) -> CodurState:
+    """The input of a run; ``session``: the session's earlier runs, rendered."""
+    return CodurState(task=task, repo=repo, run_id=run_id, status="running", reason="", turn=0,
+                      session=list(session or []))

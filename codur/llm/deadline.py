@@ -27,7 +27,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import Field
 
-from codur.engine.ports import QuotaStatus
+from codur.core.ports import QuotaStatus
 from codur.llm.quota import quota_from_exception
 
 RETRY_AFTER_WAITS = 2  # Retry-After waits per call at most

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from codur.engine.ports import AgentPort, ExecutionPlan, ExecutionResult, QuotaStatus
+from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult, QuotaStatus
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.quota import quota_from_exception
 

@@ -125,12 +125,22 @@ class ConfigModelProvider:
 class StaticModelProvider:
     """Fixed models per role (tests hand in ScriptedChatModels). Missing roles use ``actor``.
 
+    Its usage meter counts every call of these models (a callback added to each model), so the
+    run's token budget and ``model.call`` events work as with configured models.
+
     A key that is no role names a profile: ``models_for_profile(name)`` gives it, and a
     profile not given falls back to the actor's chain.
     """
 
     def __init__(self, models: Mapping[str, BaseChatModel | Sequence[BaseChatModel]]) -> None:
         self._models = {r: list(m) if isinstance(m, Sequence) else [m] for r, m in models.items()}
+        self.meter = UsageMeter()
+        for chain in self._models.values():
+            for model in chain:
+                callbacks = [c for c in (model.callbacks or []) if not getattr(c, "codur_meter", False)]
+                callback = self.meter.callback()
+                callback.codur_meter = True  # type: ignore[attr-defined]  # replaced, not stacked, on reuse
+                model.callbacks = [*callbacks, callback]
 
     def models_for(self, role: str) -> list[BaseChatModel]:
         chain = self._models.get(role) or self._models.get("actor")

@@ -34,7 +34,7 @@ from typing import Any
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from tenacity import wait_exponential_jitter
 
-from codur.engine.ports import QuotaStatus
+from codur.core.ports import QuotaStatus
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.quota import quota_from_exception
 
@@ -146,7 +146,7 @@ class _RoleChain(Runnable):
             return self.chains[start].invoke(input, config, **kwargs)
         finally:
             if self.reached != start:
-                from codur.engine.events import emit
+                from codur.core.events import emit
 
                 emit({"event_type": "model.fallback", "role": self.role, "from_profile": start,
                       "to_profile": self.reached})

@@ -17,7 +17,7 @@ import re
 import time
 from email.utils import parsedate_to_datetime
 
-from codur.engine.ports import QuotaState, QuotaStatus
+from codur.core.ports import QuotaState, QuotaStatus
 
 _MESSAGE_CAP = 300  # characters of the provider's words kept in QuotaState.message
 

@@ -99,3 +99,33 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages, kwargs))])
+
+
+class MockProvider:
+    """A model provider that plays scripted replies: for examples, tests and dry runs of the engine.
+
+    Args:
+        replies: the actor's script (and every role's without its own), one reply per model call:
+            a string, an ``AIMessage`` (e.g. with ``tool_calls``), an exception instance to raise,
+            or a callable of the prompt messages.
+        roles: scripts for other roles, e.g. ``{"planner": [...], "critic": [...]}``.
+
+    Each role gets its own :class:`ScriptedChatModel` (read ``provider.model("actor").calls`` for
+    the prompts it received); missing roles use the actor's. A usage meter counts every call.
+    """
+
+    def __init__(self, replies: Sequence[Reply] = (), *, roles: dict[str, Sequence[Reply]] | None = None) -> None:
+        from codur.llm.factory import StaticModelProvider
+
+        models = {"actor": ScriptedChatModel(replies=list(replies))}
+        models.update({role: ScriptedChatModel(replies=list(r)) for role, r in (roles or {}).items()})
+        self._static = StaticModelProvider(models)
+        self.meter = self._static.meter
+
+    def models_for(self, role: str) -> list[BaseChatModel]:
+        """The scripted model of ``role`` (the actor's when the role has none)."""
+        return self._static.models_for(role)
+
+    def model(self, role: str = "actor") -> ScriptedChatModel:
+        """The scripted model of ``role``, to read what it was asked."""
+        return self._static.models_for(role)[0]  # type: ignore[return-value]

@@ -119,7 +119,7 @@ class PatchPipeline:
         "error"). KeyboardInterrupt propagates after every test run is killed."""
         start = time.monotonic()
         phases: dict[str, float] = {}
-        self.emit({"event": "patch.start", "fixers": list(self.fixers), "workers": self.workers})
+        self.emit({"event_type": "patch.start", "fixers": list(self.fixers), "workers": self.workers})
         session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline)
         try:
             session.__enter__()
@@ -130,7 +130,7 @@ class PatchPipeline:
             assert loc is not None
             phases["localize"] = round(time.monotonic() - start, 3)
             info = {"failing": loc.failing, "suspicious": loc.suspicious[:10]}
-            self.emit({"event": "patch.localized", "failing_tests": loc.failing[:20],
+            self.emit({"event_type": "patch.localized", "failing_tests": loc.failing[:20],
                        "suspicious": loc.suspicious[:5], "elapsed_s": phases["localize"]})
             if not loc.failing:
                 return self._end(PatchResult("no_failing_tests", message="no failing tests", **info), start, phases)
@@ -143,7 +143,7 @@ class PatchPipeline:
                 original = session.texts[best.file]
                 result = PatchResult("patched", unified_diff(best.file, original, best.apply(original)), best.file,
                                      best.label, best.provenance["source"], best.provenance, **info)
-                self.emit({"event": "patch.found", "label": best.label, "provenance": result.provenance,
+                self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)
             status = ("cancelled" if self.cancel.is_set() else "budget" if self._budget_hit
@@ -195,11 +195,12 @@ class PatchPipeline:
         try:
             models = self._models() if callable(self._models) else list(self._models or [])
         except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
-            self.emit({"event": "patch.phase", "phase": "sampling", "skipped": f"{type(exc).__name__}: {exc}"[:300]})
+            self.emit({"event_type": "patch.phase", "phase": "sampling",
+                       "skipped": f"{type(exc).__name__}: {exc}"[:300]})
             return None
         chosen = targets(loc.scores, read, max_lines=self.max_lines)
         if not chosen:
-            self.emit({"event": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
+            self.emit({"event_type": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
             return None
         spans = [span for span, _ in chosen]
         first = spans[0]
@@ -208,7 +209,7 @@ class PatchPipeline:
                        key=lambda ln: -loc.scores[(first.file, ln)])
         parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
                             test_source(read, loc.failing), lines, self.sample_format, self.task)
-        self.emit({"event": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
+        self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
                    "file": first.file, "samples": self.samples})
         queue = CandidateQueue()
         found, left_behind = threading.Event(), threading.Event()
@@ -225,7 +226,7 @@ class PatchPipeline:
                             return
                         self.llm_calls += 1
                         self.tokens += drawn.tokens
-                        self.emit({"event": "patch.sample", "k": drawn.k, "variant": drawn.variant,
+                        self.emit({"event_type": "patch.sample", "k": drawn.k, "variant": drawn.variant,
                                    "temperature": drawn.temperature, "outcome": drawn.outcome,
                                    "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
                                    "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
@@ -256,14 +257,14 @@ class PatchPipeline:
                 phases: dict[str, float], *, phase: str = "", announce: bool = True) -> SearchOutcome:
         phase = phase or source
         if announce:
-            self.emit({"event": "patch.phase", "phase": phase, "candidates": len(queue)})
+            self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
         start = time.monotonic()
 
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
             self.tried[source] += 1
             if evaluation.status == "near_miss":
                 self.near.append((candidate, evaluation.fixed))
-            self.emit({"event": "patch.candidate", "source": source, "label": candidate.label,
+            self.emit({"event_type": "patch.candidate", "source": source, "label": candidate.label,
                        "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})
 
@@ -294,7 +295,7 @@ class PatchPipeline:
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
                                 "provenance": sample.provenance,
                                 "diff": unified_diff(sample.file, session.texts[sample.file], sample.new_text)}
-        self.emit({"event": "patch.done", "status": result.status, "source": result.source, "tried": result.tried,
+        self.emit({"event_type": "patch.done", "status": result.status, "source": result.source, "tried": result.tried,
                    "llm_calls": result.llm_calls, "tokens": result.tokens, "elapsed_s": result.elapsed_s,
                    "phases": phases, "message": result.message})
         return result

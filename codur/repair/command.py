@@ -81,13 +81,13 @@ def repair_command(
 
     def on_event(event: dict) -> None:
         nonlocal tried
-        if event["event"] == "repair.mutant":
+        if event["event_type"] == "repair.mutant":
             tried += 1
             status.update(f"mutants tried: {tried}")
             if verbose:
                 console.print(f"  {event['result']:<9} {event['file']}:{event['line']} "
                               f"{event['description']}", highlight=False)
-        elif event["event"] == "repair.localized":
+        elif event["event_type"] == "repair.localized":
             status.update(f"{len(event['failing_tests'])} failing tests; searching")
 
     try:

@@ -221,11 +221,11 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
     emit = on_event or (lambda event: None)
     cancel = cancel or threading.Event()
     deadline = start + time_budget_s
-    emit({"event": "repair.start", "repo": str(repo), "workers": workers})
+    emit({"event_type": "repair.start", "repo": str(repo), "workers": workers})
 
     def done(status: str, **kw) -> RepairResult:
         result = RepairResult(status, elapsed_s=time.monotonic() - start, **kw)
-        emit({"event": "repair.done", "status": status, "stopped": result.stopped,
+        emit({"event_type": "repair.done", "status": status, "stopped": result.stopped,
               "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 3),
               "message": result.message})
         return result
@@ -297,7 +297,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     loc, repo = session.loc, session.repo
     assert loc is not None
     failing, suspicious = loc.failing, loc.suspicious[:10]
-    emit({"event": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
+    emit({"event_type": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
           "elapsed_s": round(loc.elapsed_s, 3)})
     info: dict = {"failing_tests": failing, "suspicious": suspicious, "pair_budget": max_pairs}
     if not failing:
@@ -313,11 +313,11 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     cut = len(candidates) < len(found)
     session.texts.update(texts)
     info["pairs"] = sum(m.order == 2 for m in candidates)
-    emit({"event": "repair.mutants", "count": len(candidates), "pairs": info["pairs"], "pair_budget": max_pairs,
+    emit({"event_type": "repair.mutants", "count": len(candidates), "pairs": info["pairs"], "pair_budget": max_pairs,
           "over_budget": cut})
 
     def on_result(index, m, evaluation: Evaluation) -> None:
-        emit({"event": "repair.mutant", "index": index, "file": m.file, "line": m.line,
+        emit({"event_type": "repair.mutant", "index": index, "file": m.file, "line": m.line,
               "operator": m.operator, "description": m.description, "result": evaluation.status})
 
     outcome = session.search(CandidateQueue.ranked(candidates), deadline=deadline, cancel=cancel,
@@ -331,7 +331,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     best = outcome.best
     new = best.apply(texts[best.file])
     diff = patch.unified_diff(best.file, texts[best.file], new)
-    emit({"event": "repair.patch", "file": best.file, "line": best.line,
+    emit({"event_type": "repair.patch", "file": best.file, "line": best.line,
           "description": best.description, "diff": diff})
     message = "patch found (dry run: repository unchanged)"
     if apply:

@@ -9,12 +9,12 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
   read-only when they lie under /tmp;
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
-- the environment allowlist (:func:`codur.tools.sandbox.allowed_env`, through
+- the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
   :func:`codur.repair.testcmd.plugin_env`): a secret in codur's environment is not
   visible to the tests. ``tool_env_allow`` does not reach here.
 
 A non-pytest command runs under its own bwrap per run, the same way. Without a working
-bwrap (:func:`codur.tools.sandbox.bwrap_problem`) the runs keep the process-group kill
+bwrap (:func:`codur.sandbox.bwrap.bwrap_problem`) the runs keep the process-group kill
 and the allowlist, and the first worker of the process says so once: a
 ``sandbox.fallback`` event and a log warning.
 """
@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from codur.repair import testcmd
-from codur.tools.sandbox import (  # noqa: F401  (interpreter_paths: used by worker.py through this module)
+from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by worker.py through this module)
     bwrap_argv,
     bwrap_problem,
     fallback_reason,
@@ -66,11 +66,11 @@ def problem() -> str | None:
     with _lock:
         say, _state["said"] = why is not None and not _state["said"], _state["said"] or why is not None
     if say:
-        from codur.engine.events import emit
+        from codur.core.events import emit
 
         reason = "repair's test runs: " + fallback_reason(why)
         logging.getLogger("codur.repair").warning(reason)
-        emit({"event": "sandbox.fallback", "reason": reason})
+        emit({"event_type": "sandbox.fallback", "reason": reason})
     return why
 
 

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from codur.tools.sandbox import allowed_env
+from codur.sandbox.bwrap import allowed_env
 
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
 PLUGIN = "codur_repair_plugin"
@@ -98,7 +98,7 @@ def resolve(repo: Path, test_cmd: list[str] | None) -> TestCommand:
 
 def plugin_env(**values: str) -> dict[str, str]:
     """Environment for a test process that loads the repair pytest plugin: codur's own
-    variables through the allowlist (:func:`codur.tools.sandbox.allowed_env`), the plugin's
+    variables through the allowlist (:func:`codur.sandbox.bwrap.allowed_env`), the plugin's
     folder on PYTHONPATH, no bytecode, then ``values``."""
     env = allowed_env()
     env["PYTHONPATH"] = os.pathsep.join(

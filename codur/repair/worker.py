@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Self
 
 from codur.repair import sandbox, testcmd
-from codur.tools.sandbox import bwrap_problem, interpreter_paths, spawn
+from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".

@@ -15,10 +15,10 @@ What it does:
     timeout, restart), even when the worker itself has already exited, so no child
     the code forked outlives the executor;
   * passes only allowlisted environment variables (PATH, LANG, LC_*, TERM,
-    PYTHON*, VIRTUAL_ENV: :func:`codur.tools.sandbox.allowed_env`), and sets HOME and
+    PYTHON*, VIRTUAL_ENV: :func:`codur.sandbox.bwrap.allowed_env`), and sets HOME and
     TMPDIR to a scratch directory that is also its working directory (deleted on close);
   * runs the worker under bubblewrap when it works here
-    (:func:`codur.tools.sandbox.bwrap_problem`): the filesystem read-only except the
+    (:func:`codur.sandbox.bwrap.bwrap_problem`): the filesystem read-only except the
     scratch directory, a private /tmp, no network, its own PID namespace (a child that
     called ``setsid`` dies with it), the sandbox killed with its bwrap process; else as
     before, with only the limits, the group kill and the allowlist;
@@ -52,8 +52,8 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.tools.process import kill_process_group
-from codur.tools.sandbox import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp, spawn
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp, spawn
+from codur.sandbox.process import kill_process_group
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]

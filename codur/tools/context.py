@@ -20,15 +20,15 @@ from typing import Any
 
 import pathspec
 
-from codur.tools.errors import CallGate, ToolError
-from codur.tools.journal import ChangeJournal, atomic_write_bytes
-from codur.tools.process import (  # noqa: F401  (re-exported: public names of this module)
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, interpreter_paths
+from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of this module)
     ProcessResult,
     kill_process_group,
     run_process,
 )
+from codur.tools.errors import CallGate, ToolError
+from codur.tools.journal import ChangeJournal, atomic_write_bytes
 from codur.tools.reading import decode_source, encode_source, read_bytes_bounded  # noqa: F401  (re-exported)
-from codur.tools.sandbox import allowed_env, bwrap_argv, bwrap_problem, hidden, interpreter_paths
 
 MAX_READ_BYTES = 1_000_000
 MAX_RANGE_READ_BYTES = 20_000_000
@@ -93,13 +93,17 @@ class ToolContext:
         timeout_s: limit for anything that runs code, seconds.
         allow_secrets: let tools read .env files and keys.
         read_only: refuse every write.
-        model: the actor's chat model, for tools that call a model (e.g. the RLM tool).
+        model: the actor's chat model, for tools that call a model (e.g. the RLM tool); or
+        model_factory: builds it on first use (the run's provider: the model is started only
+            when a tool needs it, and its calls are counted by the run's usage meter).
+        budget_left: () -> (tokens, seconds) the run may still spend; a tool that runs its own
+            model loop (the RLM tool) takes it as its child budget.
         run_dir: this run's folder under ``.codur/runs/``, or None.
         env_allow: environment variable names passed to child processes beyond
-            :data:`codur.tools.sandbox.ENV_ALLOW` (exact names).
+            :data:`codur.sandbox.bwrap.ENV_ALLOW` (exact names).
         cancel: the run's cancel event: once set, no write and no process starts, and a
             running process is killed.
-        on_event: receives ``{"event": "sandbox.fallback", "reason"}`` once, the first
+        on_event: receives ``{"event_type": "sandbox.fallback", "reason"}`` once, the first
             time code runs without bubblewrap.
     """
 
@@ -109,6 +113,8 @@ class ToolContext:
     allow_secrets: bool = False
     read_only: bool = False
     model: Any = None
+    model_factory: Callable[[], Any] | None = None
+    budget_left: Callable[[], tuple[int, float]] | None = None
     run_dir: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     env_allow: tuple[str, ...] = ()
@@ -299,7 +305,7 @@ class ToolContext:
             env: Mapping[str, str] | None = None, cwd: str = ".", writable: Sequence[Path] = (),
             on_start: Callable[[subprocess.Popen], None] | None = None) -> ProcessResult:
         """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout,
-        cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.tools.sandbox`) plus
+        cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
         the rest read-only, a private /tmp, no network), else with a ``sandbox.fallback``
         event once. Output keeps its first and last 200 kB per stream.
@@ -357,5 +363,5 @@ class ToolContext:
                   "process-group kill and the environment allowlist apply")
         logging.getLogger("codur.tools").warning(reason)
         if self.on_event:
-            self.on_event({"event": "sandbox.fallback", "reason": reason})
+            self.on_event({"event_type": "sandbox.fallback", "reason": reason})
 

@@ -72,7 +72,7 @@ class ToolExecutor:
         timeout_s: limit for tools that run code, seconds.
         output_chars: output cap, characters.
         journal: the change journal (default: a new one, stored under ``run_dir``).
-        on_event: receives ``{"event": "tool.call", ...}`` after each call.
+        on_event: receives ``{"event_type": "tool.call", ...}`` after each call.
         cancel: the run's cancel event (default a new one): once set, no tool call starts,
             and a running process is killed (see :meth:`stop`).
         env_allow: environment variable names child processes get beyond the allowlist.
@@ -184,7 +184,7 @@ class ToolExecutor:
     def _finish(self, result: ToolResult) -> ToolResult:
         name, args, ok = result.name, result.args, result.ok
         if self.on_event:
-            self.on_event({"event": "tool.call", "tool": name, "args": _short(args), "ok": ok,
+            self.on_event({"event_type": "tool.call", "tool": name, "args": _short(args), "ok": ok,
                            "duration_s": round(result.duration_s, 3), "output": result.output[:300]})
         return result
 

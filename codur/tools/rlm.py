@@ -78,8 +78,20 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     if not question.strip():
         raise ToolError("the question is empty")
     context, included, left_out = load_repo_context(ctx, list(paths))
-    model, prices = (ctx.model, {}) if ctx.model is not None else build_model()
+    if ctx.model is not None:  # the run's model: its calls are counted (and priced) by the run's meter
+        model, prices = ctx.model, {}
+    elif ctx.model_factory is not None:
+        model, prices = ctx.model_factory(), {}
+    else:  # outside a run (e.g. `codur tools`): a model from the environment
+        model, prices = build_model()
     config = ctx.extra.get("rlm_config") or RLMConfig(max_wall_s=ctx.timeout_s)
+    if ctx.budget_left is not None:  # a child of the run's budget: never more than the run has left
+        tokens_left, seconds_left = ctx.budget_left()
+        if tokens_left <= 0 or seconds_left <= 0:
+            raise ToolError("the run's budget is spent: no tokens or time left for an RLM run")
+        config = config.model_copy(update={
+            "max_tokens": min(config.max_tokens or tokens_left, tokens_left),
+            "max_wall_s": min(config.max_wall_s or seconds_left, seconds_left)})
     result = RLMEngine(model, config, prices=prices, run_dir=ctx.run_dir).run(question, context)
     trace = result.trace
     if result.answer_source == "error":

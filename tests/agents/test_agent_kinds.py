@@ -24,7 +24,7 @@ FIX_NEW = "if quantity >= BULK_THRESHOLD:"
 TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
 
 PLUGIN = '''
-from codur.engine.ports import ExecutionResult
+from codur.core.ports import ExecutionResult
 
 RUNS = []
 
@@ -140,7 +140,7 @@ def test_dotted_path_agent_chosen_by_the_planner_is_retried_by_the_executor(invo
     assert result.status is RunStatus.SUCCESS, result.reason
     assert [r[0] for r in tidy_agent.RUNS] == ["mine", "mine"]  # failed once, retried by the Executor
     assert f"+    {FIX_NEW}" in result.diff
-    outcome = [e for e in _events(result) if "agent.outcome" in (e.get("event"), e.get("event_type"))]
+    outcome = [e for e in _events(result) if e["event_type"] == "agent.outcome"]
     assert outcome[0]["attempts"] == 2 and outcome[0]["agent"] == "mine"
 
 
@@ -153,7 +153,7 @@ def test_an_agent_that_does_not_load_fails_its_turn_with_the_reason(invoice_repo
                                              "planner": ScriptedChatModel(replies=['{"steps": ["again"]}'])}),
                  config=config)
     assert result.status is not RunStatus.SUCCESS and result.diff == ""
-    outcome = [e for e in _events(result) if "agent.outcome" in (e.get("event"), e.get("event_type"))][0]
+    outcome = [e for e in _events(result) if e["event_type"] == "agent.outcome"][0]
     assert outcome["status"] == "failed" and outcome["attempts"] == 1 and outcome["exit_code"] == -1
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codur.agents import CommandLineAgent
-from codur.engine.ports import AgentPort, ExecutionPlan, QuotaStatus
+from codur.core.ports import AgentPort, ExecutionPlan, QuotaStatus
 
 PY = sys.executable
 

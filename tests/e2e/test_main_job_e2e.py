@@ -33,10 +33,10 @@ def test_main_job_on_invoice_example(invoice_repo: Path):
     assert nodes[:7] == ["initialize", "observe", "plan", "delegate", "execute", "verify", "review"]
     assert nodes[-1] == "done"
 
-    replies = [e for e in events if e["event"] == "agent.reply"]
+    replies = [e for e in events if e["event_type"] == "agent.reply"]
     parsed = [e for e in replies if e["source"] == "content" and e["tool_calls"]]
     assert parsed, f"no tool call parsed from the model's content: {[r['text'][:120] for r in replies]}"
-    tool_events = [e for e in events if e["event"] == "tool.call"]
+    tool_events = [e for e in events if e["event_type"] == "tool.call"]
     assert tool_events and tool_events[0]["tool"] == parsed[0]["tool_calls"][0]
 
     verdict = result.verification
@@ -46,7 +46,7 @@ def test_main_job_on_invoice_example(invoice_repo: Path):
 
     run_dir = result.run_dir
     trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
-    assert [e["node"] for e in trace if e["event"] == "engine.state"] == nodes
+    assert [e["node"] for e in trace if e["event_type"] == "engine.state"] == nodes
     assert json.loads((run_dir / "result.json").read_text())["status"] == result.status.value
     assert (run_dir / "diff.patch").read_text() == result.diff
     assert result.llm_calls >= 1 and result.tokens > 0 and result.cost_usd == 0.0

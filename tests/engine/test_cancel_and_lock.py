@@ -79,7 +79,7 @@ def test_second_ctrl_c_waits_for_the_graph_thread_and_writes_the_result_last(sma
     time.sleep(1.5)  # a graph thread left running would write now
     assert not (small_repo / "greet.py").exists()
     written = json.loads((result.run_dir / "result.json").read_text())
-    assert written["status"] == "cancelled" and written["diff"] == ""
+    assert written["status"] == "cancelled" and written["metadata"]["diff"] == ""
 
 
 def test_a_second_run_on_the_same_repo_is_refused(small_repo: Path) -> None:

@@ -49,7 +49,7 @@ def test_twenty_concurrent_runs_keep_their_results_and_traces_apart(tmp_path: Pa
         assert result.run_dir == repo / ".codur" / "runs" / result.run_id
         assert json.loads((result.run_dir / "result.json").read_text())["run_id"] == result.run_id
         events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-        assert events[0]["event"] == "run.start" and events[-1]["event"] == "run.end"
+        assert events[0]["event_type"] == "run.start" and events[-1]["event_type"] == "run.end"
         assert {e["run_id"] for e in events if "run_id" in e} == {result.run_id}
         assert events[0]["repo"] == str(repo) and events[0]["task"].endswith(f"'hi {i}'")
         assert [d.name for d in (repo / ".codur" / "runs").iterdir()] == [result.run_id]

@@ -30,7 +30,7 @@ def test_a_dry_run_whose_repo_cannot_hold_codur_runs_writes_its_folder_to_the_te
     assert result.run_dir is not None and not result.run_dir.is_relative_to(invoice_repo)
     assert (result.run_dir / "result.json").is_file()
     start = json.loads((result.run_dir / "trace.jsonl").read_text().splitlines()[0])
-    assert start["event"] == "run.start" and "this dry run's folder is" in start["note"]
+    assert start["event_type"] == "run.start" and "this dry run's folder is" in start["note"]
     assert _tree(invoice_repo) == before
 
 

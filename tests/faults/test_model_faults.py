@@ -87,7 +87,7 @@ def test_retry_after_is_honoured_then_the_call_succeeds(faults, fault_server, ag
     (t0, _), (t1, _) = fault_server.requests[:2]
     assert t1 - t0 >= 0.95  # waited for the Retry-After before asking again
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-    assert not any(e["event"] == "plan.fallback" for e in events)  # the planner answered after the wait
+    assert not any(e["event_type"] == "plan.fallback" for e in events)  # the planner answered after the wait
 
 
 def test_retry_after_as_an_http_date_past_the_deadline_is_not_waited(faults, fault_server, ages_repo: Path):

@@ -21,7 +21,7 @@ def call(name: str, **arguments) -> str:
 
 def events(result, kind: str) -> list[dict]:
     lines = (result.run_dir / "trace.jsonl").read_text().splitlines()
-    return [e for e in map(json.loads, lines) if kind in (e.get("event"), e.get("event_type"))]
+    return [e for e in map(json.loads, lines) if e["event_type"] == kind]
 
 
 def scripted(**roles) -> tuple[StaticModelProvider, dict[str, ScriptedChatModel]]:

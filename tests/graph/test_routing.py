@@ -110,11 +110,11 @@ def test_fix_task_is_patched_by_mutation_before_the_agent(invoice_repo: Path):
     assert result.files_changed == ["billing.py"]
     assert result.summary.startswith("fixed by mutation search: ")
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-    done = [e for e in events if e["event"] == "patch.done"]
+    done = [e for e in events if e["event_type"] == "patch.done"]
     assert len(done) == 1 and done[0]["status"] == "patched" and done[0]["source"] == "mutation"
     assert done[0]["llm_calls"] == 0
     # the patch went through the ToolExecutor like any edit
-    assert any(e["event"] == "tool.call" and e["tool"] == "apply_patch" for e in events)
+    assert any(e["event_type"] == "tool.call" and e["tool"] == "apply_patch" for e in events)
 
 
 def test_token_budget_exceeded(invoice_repo: Path):
@@ -167,12 +167,12 @@ def test_question_is_answered_read_only(invoice_repo: Path):
 def test_trace_and_result_on_disk(invoice_repo: Path):
     result, _ = run_with(invoice_repo, [fix_call(), "done"])
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-    states = [e for e in events if e["event"] == "engine.state"]
+    states = [e for e in events if e["event_type"] == "engine.state"]
     assert [e["node"] for e in states] == result.nodes
-    assert {e["state"] for e in states} == {"Initialize", "Observe", "Plan", "Act", "Verify", "Done"}
+    assert {e["state"] for e in states} == {"initialize", "observe", "plan", "act", "verify", "done"}
     assert all(e["run_id"] == result.run_id for e in states)
-    assert events[0]["event"] == "run.start" and events[-1]["event"] == "run.end"
-    assert any(e["event"] == "tool.call" and e["tool"] == "replace_in_file" for e in events)
+    assert events[0]["event_type"] == "run.start" and events[-1]["event_type"] == "run.end"
+    assert any(e["event_type"] == "tool.call" and e["tool"] == "replace_in_file" for e in events)
     assert (result.run_dir / "diff.patch").read_text() == result.diff
     assert json.loads((result.run_dir / "result.json").read_text())["status"] == "success"
 
@@ -270,7 +270,7 @@ def test_no_plausible_patch_hands_over_to_the_agent_with_the_near_miss(tmp_path:
     # the sample was not applied: the diff is the agent's edit alone
     assert "+    gross = quantity * unit\n+    if quantity >= 10:" in result.diff
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-    assert [e["status"] for e in events if e["event"] == "patch.done"] == ["not_found"]
+    assert [e["status"] for e in events if e["event_type"] == "patch.done"] == ["not_found"]
 
 
 def test_no_plausible_patch_and_no_agent_ends_failed(invoice_repo: Path):
@@ -322,7 +322,7 @@ def test_rate_limited_model_is_not_retried_and_the_run_replans(invoice_repo: Pat
     assert result.status is RunStatus.SUCCESS
     assert result.nodes.count("plan") == 2  # agent failed → replan → second turn fixed it
     assert len(models["actor"].calls) == 3  # 1 (429, not retried) + 2 in the second turn
-    outcomes = [e for e in events if e["event"] == "agent.outcome"]
+    outcomes = [e for e in events if e["event_type"] == "agent.outcome"]
     assert outcomes[0]["status"] == "failed" and outcomes[0]["quota"] == "rate_limited"
     assert outcomes[0]["attempts"] == 1
     assert outcomes[1]["status"] == "completed" and outcomes[1]["edits"] == 1

@@ -81,5 +81,5 @@ def test_configured_command_line_agent_is_delegated_to(invoice_repo: Path):
     # The agent wrote the file itself; the run's diff still shows the change.
     assert "-    if quantity > BULK_THRESHOLD:\n+    if quantity >= BULK_THRESHOLD:" in result.diff
     assert result.files_changed == ["billing.py"] and result.llm_calls == 0
-    outcome = next(e for e in events if e["event"] == "agent.outcome")
+    outcome = next(e for e in events if e["event_type"] == "agent.outcome")
     assert outcome["agent"] == "sed-bot" and outcome["edits"] == 1

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codur.config import ModelProfile
-from codur.engine.ports import ExecutionPlan, ExecutionResult
+from codur.core.ports import ExecutionPlan, ExecutionResult
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.executor import Executor
 from codur.llm.factory import get_chat_model

@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from codur.engine.ports import ExecutionPlan, ExecutionResult, QuotaState, QuotaStatus
+from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState, QuotaStatus
 from codur.llm.executor import Executor
 
 FAIL = ExecutionResult(success=False, output="boom\nsecond line", exit_code=1)

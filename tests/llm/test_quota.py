@@ -10,7 +10,7 @@ from email.utils import format_datetime
 import openai
 import pytest
 
-from codur.engine.ports import QuotaStatus
+from codur.core.ports import QuotaStatus
 from codur.llm.quota import quota_from_exception, quota_from_output
 
 # openai 3.x is built on httpx2, older versions on httpx: the error objects accept either.

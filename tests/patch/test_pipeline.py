@@ -45,7 +45,7 @@ def pipeline(repo: Path, replies: list, **kw) -> tuple[PatchPipeline, ScriptedCh
 
 
 def of(events: list[dict], name: str) -> list[dict]:
-    return [e for e in events if e["event"] == name]
+    return [e for e in events if e["event_type"] == name]
 
 
 def test_a_sample_that_breaks_a_passing_test_is_not_accepted(off_by_one_repo: Path):
@@ -66,7 +66,7 @@ def test_a_sample_that_breaks_a_passing_test_is_not_accepted(off_by_one_repo: Pa
     assert snapshot(off_by_one_repo) == before
 
     # events: each sample, each candidate with its provenance, the winner, the end
-    names = [e["event"] for e in events]
+    names = [e["event_type"] for e in events]
     assert names[0] == "patch.start" and names[-1] == "patch.done" and names[-2] == "patch.found"
     assert [(e["k"], e["variant"], e["temperature"], e["outcome"]) for e in of(events, "patch.sample")] == [
         (0, "plain", 0.0, "candidate"), (1, "tests", 0.0, "candidate")]
@@ -190,7 +190,7 @@ def test_cancel_during_sampling(off_by_one_repo: Path):
     result = p.run()
     assert result.status == "cancelled" and result.message == "cancelled; repository unchanged"
     assert len(model.calls) == 1 and result.diff == ""
-    assert events[-1]["event"] == "patch.done" and events[-1]["status"] == "cancelled"
+    assert events[-1]["event_type"] == "patch.done" and events[-1]["status"] == "cancelled"
 
 
 def test_nothing_to_do_when_every_test_passes(tmp_path: Path):

@@ -53,10 +53,10 @@ def test_fixes_off_by_one_and_writes_the_patch(off_by_one_repo):
     after = snapshot(off_by_one_repo)
     assert {k for k in after if after[k] != before.get(k)} == {"calc.py"}
     assert set(after) == set(before)  # no bytecode, cache or temp files left behind
-    names = [e["event"] for e in events]
+    names = [e["event_type"] for e in events]
     assert names[0] == "repair.start" and names[-1] == "repair.done"
     assert "repair.localized" in names
-    mutant_events = [e for e in events if e["event"] == "repair.mutant"]
+    mutant_events = [e for e in events if e["event_type"] == "repair.mutant"]
     assert len(mutant_events) == result.mutants_tried
     assert mutant_events[-1]["result"] == "plausible" or any(
         e["result"] == "plausible" for e in mutant_events)
@@ -88,7 +88,7 @@ def test_a_spent_mutant_budget_is_reported_as_budget(tmp_path):
     assert result.status == "not_found"
     assert result.stopped == "budget" and "mutant budget" in result.message
     assert result.mutants_tried == 2
-    counts = next(e for e in events if e["event"] == "repair.mutants")
+    counts = next(e for e in events if e["event_type"] == "repair.mutants")
     assert counts["count"] == 2 and counts["over_budget"]
     assert events[-1]["stopped"] == "budget"
 
@@ -207,7 +207,7 @@ def test_cancel_event_stops_the_search(tmp_path):
     cancel = threading.Event()
 
     def on_event(event):
-        if event["event"] == "repair.mutant":
+        if event["event_type"] == "repair.mutant":
             cancel.set()
 
     result = repair(repo, workers=2, cancel=cancel, on_event=on_event)
@@ -234,7 +234,7 @@ def test_keyboard_interrupt_cleans_up(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
 
     def on_event(event):
-        if event["event"] == "repair.mutant":
+        if event["event_type"] == "repair.mutant":
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
@@ -296,7 +296,7 @@ def test_runner_dying_mid_search_is_an_error_status(tmp_path):
     before = snapshot(repo)
 
     def on_event(event):
-        if event["event"] == "repair.mutant":
+        if event["event_type"] == "repair.mutant":
             for pid in zygotes():
                 os.kill(pid, signal.SIGKILL)
 

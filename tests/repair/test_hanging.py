@@ -79,7 +79,7 @@ def test_never_advanced_counter_ranks_the_while_first_and_is_repaired(tmp_path):
     assert result.status == "patched", result.message
     assert result.stopped == "found"
     assert "+        i += 1\n" in result.diff
-    hung = [e for e in events if e["event"] == "repair.mutant" and e["result"] == "timeout"]
+    hung = [e for e in events if e["event_type"] == "repair.mutant" and e["result"] == "timeout"]
     assert hung  # mutants that still loop are stopped ...
     assert elapsed < 90  # ... by the short per-test limit, not the stage's (about 15 s on 2 cores)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codur.repair import localize_faults, repair
-from codur.tools.sandbox import bwrap_problem
+from codur.sandbox.bwrap import bwrap_problem
 
 from .conftest import OFF_BY_ONE, write_repo
 

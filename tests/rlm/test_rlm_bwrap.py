@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codur.rlm.sandbox import Sandbox, SandboxLimits
-from codur.tools.sandbox import bwrap_problem
+from codur.sandbox.bwrap import bwrap_problem
 
 pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bwrap: {bwrap_problem()}")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from codur.sandbox.bwrap import bwrap_problem
 from codur.tools import ToolExecutor
 from codur.tools import context as context_module
 from codur.tools.context import ToolError
-from codur.tools.sandbox import bwrap_problem
 
 BWRAP = bwrap_problem() is None
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap does not work here: {bwrap_problem()}")
@@ -101,7 +101,7 @@ def test_the_fallback_is_said_once_per_run(repo: Path, monkeypatch) -> None:
     (repo / "hi.py").write_text("print('hi')\n")
     for _ in range(2):
         assert "hi" in ex.execute("run_python_file", {"path": "hi.py"}).output
-    notes = [e for e in events if e["event"] == "sandbox.fallback"]
+    notes = [e for e in events if e["event_type"] == "sandbox.fallback"]
     assert len(notes) == 1 and "not installed" in notes[0]["reason"] and "allowlist" in notes[0]["reason"]
 
 

@@ -20,8 +20,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable
 
-from codur.engine.events import emit
-from codur.engine.ports import ExecutionPlan, ExecutionResult
+from codur.core.events import emit
+from codur.core.ports import ExecutionPlan, ExecutionResult
 from codur.llm.factory import wants_native_tools
 from codur.llm.policy import CallPolicy, with_policy
 from codur.tools.detection import detect_tool_calls
@@ -114,7 +114,7 @@ class AgentExecutor:
                 reply = AIMessage(content=reply.content, tool_calls=detection.calls,
                                   usage_metadata=reply.usage_metadata, id=reply.id)
             run.messages.append(reply)
-            emit({"event": "agent.reply", "iteration": run.llm_calls, "text": _text(reply)[:400],
+            emit({"event_type": "agent.reply", "iteration": run.llm_calls, "text": _text(reply)[:400],
                   "tool_calls": [c["name"] for c in detection.calls], "source": detection.source,
                   "errors": detection.errors})
             if not detection.calls and not detection.errors:

@@ -8,7 +8,7 @@ run its whole turn again; a command-line or Python agent is retried by the Execu
 
 from __future__ import annotations
 
-from codur.engine.events import emit
+from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
@@ -37,7 +37,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         # command-line agent), and an edit undone in the same turn does not count
         "edits": len(journal.changed_since(before)),
     }
-    emit({"event": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
+    emit({"event_type": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
                                                                 "tool_calls", "edits")}})
     return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls,
             "messages": list(result.messages)}

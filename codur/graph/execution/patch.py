@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import time
 
-from codur.engine.budget import check
-from codur.engine.contracts import RunStatus
-from codur.engine.events import emit
+from codur.core.contracts import RunStatus
+from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import with_text
@@ -54,14 +53,14 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     reverted = tools.journal.changed_files if tools.journal.changed_files and now <= baseline else []
     if reverted:
         tools.journal.restore()
-        emit({"event": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
+        emit({"event_type": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
     limits, config = ctx.limits, ctx.config
     assert limits is not None and ctx.models is not None
     fixers = tuple(f for f in FIXERS if f in config.fixers)
     base_tokens = state.get("tokens", 0)
 
     def over_budget(tokens: int) -> bool:
-        return check(limits, tokens=base_tokens + tokens, turn=state.get("turn", 0)) is not None
+        return limits.stop(tokens=base_tokens + tokens, turn=state.get("turn", 0)) is not None
 
     models = ctx.models
     remaining = max(10.0, limits.timeout_s - limits.elapsed_s())

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from codur.engine.contracts import RunStatus
+from codur.core.budget import Stop
+from codur.core.contracts import RunStatus, StopReason
 from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
@@ -38,35 +39,43 @@ def feedback_from(verdict: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str]:
-    """The route and its reason."""
+def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | None]:
+    """The route, its reason, and the run's :class:`Stop` when no further turn may start.
+
+    Whether another turn may start is asked of the run's limits (the one termination
+    check, :meth:`codur.core.budget.Limits.stop`), not counted here.
+    """
     verdict = state.get("verification", {})
     if verdict.get("passed"):
         # an answer is only checked for being there, so it is "answered", not "verified"
-        return "done", "answered" if verdict.get("strategy") == "answer" else "verified"
+        return "done", "answered" if verdict.get("strategy") == "answer" else "verified", None
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
     assert ctx.limits is not None
-    out_of_turns = state.get("turn", 0) >= ctx.limits.max_turns
-    if stuck or out_of_turns:
-        return ("repair", "stuck" if stuck else "max_turns") if patch_eligible(state, ctx) else \
-            ("done", "stuck" if stuck else "max_turns")
+    stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0), starting_turn=True)
+    if stuck or stop:
+        last_chance = stuck or stop.reason == StopReason.MAX_TURNS  # the patch pipeline may still fix it
+        if last_chance and patch_eligible(state, ctx):
+            return "repair", "stuck" if stuck else stop.reason, None
+        return "done", "stuck" if stuck else stop.reason, stop
     outcome = state.get("agent_outcome", {})
     if outcome.get("status") == "failed":
-        return "replan", "agent_failed"
+        return "replan", "agent_failed", None
     if not outcome.get("edits") and not outcome.get("dry_run"):
-        return "replan", "no_change"
-    return "retry", "verification_failed"
+        return "replan", "no_change", None
+    return "retry", "verification_failed", None
 
 
 @node("review")
 def review_node(state: CodurState, ctx: CodurContext) -> dict:
     """Write the route; a terminal route also writes status and reason."""
-    route, reason = decide(state, ctx)
+    route, reason, stop = decide(state, ctx)
     update: dict = {"route": route, "feedback": feedback_from(state.get("verification", {}))}
     if route == "done":
         ok = reason in ("verified", "answered")
         update.update(status=(RunStatus.SUCCESS if ok else RunStatus.FAILED).value, reason=reason)
+        if stop is not None:
+            update.update(stop.update())
         outcome = state.get("agent_outcome", {})
         if not ok and outcome.get("status") == "failed" and outcome.get("quota") in OUTAGE_STATUS:
             update.update(outage_end(outcome["quota"], outcome.get("summary", "")))

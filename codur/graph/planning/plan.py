@@ -21,10 +21,9 @@ import re
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from codur.engine.budget import check
-from codur.engine.contracts import RunStatus
-from codur.engine.events import emit
-from codur.engine.ports import QuotaStatus
+from codur.core.contracts import RunStatus
+from codur.core.events import emit
+from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
@@ -158,8 +157,8 @@ def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tupl
             quota = quota_from_exception(exc.error).status.value if exc.error else ""
             outage = outage_end(quota, str(exc))
             assert ctx.limits is not None
-            if stop := check(ctx.limits, tokens=state.get("tokens", 0), turn=state.get("turn", 0)):
-                outage = {"status": stop[0].value, "reason": stop[1]}  # e.g. the call hit the run's deadline
+            if stop := ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0)):
+                outage = {"status": stop.status.value, "reason": stop.reason}  # e.g. the call hit the run's deadline
             reason = outage["reason"]
     emit({"event_type": "plan.fallback", "status": outage["status"] if outage else RunStatus.RUNNING.value,
           "reason": reason})

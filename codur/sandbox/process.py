@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from codur.tools.sandbox import allowed_env
+from codur.sandbox.bwrap import allowed_env
 
 KEEP_BYTES = 200_000
 
@@ -93,7 +93,7 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
     0.1 s), on Ctrl-C, and when the leader exits while children still hold its output open.
 
     Args:
-        env: the child's whole environment (default :func:`codur.tools.sandbox.allowed_env`).
+        env: the child's whole environment (default :func:`codur.sandbox.bwrap.allowed_env`).
 
     Raises:
         OSError: the command could not be started (FileNotFoundError when not found).

@@ -1,0 +1,103 @@
+"""The one place where a run's limits are checked: turns, wall time, tokens, cancellation.
+
+:meth:`Limits.stop` returns a :class:`Stop` (status, reason, figures) or None. It is
+the only termination check: the node wrapper calls it at every node's entry
+(:func:`codur.graph.nodes.node`), review asks it whether another turn may start, the
+agent's tool loop calls it before each model call, and the RLM tool gets a child
+budget cut from what is left (:meth:`Limits.remaining`). So a limit trips within one
+model or tool call of being exceeded, and it always ends the run with the same
+status and reason, whichever part noticed.
+
+Tokens are counted by the run's usage meter (every model call, sub-calls of the RLM
+and model patch samples included) when one is attached (``tokens_used``); the
+caller's own count is used when it is larger (a provider without a meter).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from codur.core.contracts import RunStatus, StopReason
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a run must end now.
+
+    Attributes:
+        status: the run's terminal status.
+        reason: exactly one :class:`StopReason` word for a limit (``max_turns``, ``timeout``,
+            ``token_budget``, ``cancelled``); review's other words (``stuck``) use Stop too.
+        figures: the numbers behind it, e.g. ``{"elapsed_s": 31.2, "timeout_s": 30}`` or
+            ``{"tokens": 1204, "token_budget": 1000}``; they go to the result's metadata.
+    """
+
+    status: RunStatus
+    reason: str
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def update(self) -> dict[str, Any]:
+        """The state update that ends the run with this stop."""
+        return {"status": self.status.value, "reason": self.reason, "stop": dict(self.figures)}
+
+
+@dataclass
+class Limits:
+    """A run's limits (the root budget). ``started_at`` is time.monotonic() at the start of the run.
+
+    Attributes:
+        max_turns: Plan→Act→Verify cycles; the next Act past it ends the run (failed, max_turns).
+        timeout_s: wall-clock seconds (status timeout).
+        token_budget: prompt + completion tokens (status budget_exceeded, reason token_budget).
+        cancel: set it to stop the run (status cancelled), e.g. on Ctrl-C or ``RunRequest.cancel_event``.
+        tokens_used: the run's usage meter total, tokens (None: only the caller's count).
+    """
+
+    max_turns: int = 3
+    timeout_s: float = 1200.0
+    token_budget: int = 300_000
+    started_at: float = field(default_factory=time.monotonic)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    tokens_used: Callable[[], int] | None = None
+
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started_at
+
+    def tokens(self, counted: int = 0) -> int:
+        """Tokens used so far: the meter's total or ``counted``, whichever is larger."""
+        return max(counted, self.tokens_used() if self.tokens_used else 0)
+
+    def stop(self, *, tokens: int = 0, turn: int = 0, starting_turn: bool = False) -> Stop | None:
+        """The :class:`Stop` when a limit is hit, else None.
+
+        Args:
+            tokens: tokens the caller counted in the run so far.
+            turn: turns started so far.
+            starting_turn: the caller is about to start a new turn (delegate), or asks whether one may start.
+        """
+        if self.cancel.is_set():
+            return Stop(RunStatus.CANCELLED, StopReason.CANCELLED.value, {"elapsed_s": round(self.elapsed_s(), 3)})
+        elapsed = self.elapsed_s()
+        if elapsed > self.timeout_s:
+            return Stop(RunStatus.TIMEOUT, StopReason.TIMEOUT.value,
+                        {"elapsed_s": round(elapsed, 3), "timeout_s": self.timeout_s})
+        used = self.tokens(tokens)
+        if used > self.token_budget:
+            return Stop(RunStatus.BUDGET_EXCEEDED, StopReason.TOKEN_BUDGET.value,
+                        {"tokens": used, "token_budget": self.token_budget})
+        if starting_turn and turn >= self.max_turns:
+            return Stop(RunStatus.FAILED, StopReason.MAX_TURNS.value, {"turns": turn, "max_turns": self.max_turns})
+        return None
+
+    def remaining(self, tokens: int = 0) -> tuple[int, float]:
+        """(tokens, seconds) left: what a child budget (the RLM tool's) may spend at most."""
+        return max(0, self.token_budget - self.tokens(tokens)), max(0.0, self.timeout_s - self.elapsed_s())
+
+
+def check(limits: Limits, *, tokens: int, turn: int, starting_turn: bool = False) -> Stop | None:
+    """``limits.stop(...)``: the :class:`Stop` when a limit is hit, else None."""
+    return limits.stop(tokens=tokens, turn=turn, starting_turn=starting_turn)

@@ -1,0 +1,37 @@
+"""How a run ends: :class:`RunStatus` and the termination reasons of the engine contract.
+
+The low layer every package may import (graph, tools, llm, repair); the typed
+RunRequest → RunResult API that uses it lives above, in :mod:`codur.engine.contracts`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class RunStatus(StrEnum):
+    """How a run ended. ``running`` only appears in events, never in a RunResult."""
+
+    RUNNING = "running"
+    SUCCESS = "success"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    BUDGET_EXCEEDED = "budget_exceeded"
+    CANCELLED = "cancelled"
+    RATE_LIMITED = "rate_limited"  # the model kept answering 429 (past the Retry-After cap, or the retries)
+    QUOTA_EXHAUSTED = "quota_exhausted"  # the provider said insufficient_quota / billing: retrying cannot help
+    ERROR = "error"
+
+    @property
+    def terminal(self) -> bool:
+        return self is not RunStatus.RUNNING
+
+
+class StopReason(StrEnum):
+    """The reasons a limit ends a run (the engine contract): the reason is exactly one of these
+    words; figures (elapsed seconds, tokens used) go in the result's metadata, not in the reason."""
+
+    MAX_TURNS = "max_turns"  # status failed
+    TIMEOUT = "timeout"  # status timeout
+    TOKEN_BUDGET = "token_budget"  # status budget_exceeded
+    CANCELLED = "cancelled"  # status cancelled

@@ -1,0 +1,84 @@
+"""The engine contract's services: :class:`EngineComponents` and the :class:`ExecutionEngine` protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from codur.config import CodurConfig
+from codur.engine.session import InMemorySessionStore, SessionStore, SqliteSessionStore
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from codur.engine.contracts import RunRequest, RunResult
+    from codur.llm.factory import ModelProvider
+    from codur.tools.executor import ToolExecutor
+
+
+@dataclass
+class Policies:
+    """How tools may act.
+
+    Attributes:
+        tool_policy: ``auto`` (every tool of the task), ``read_only`` (no tool that writes files or
+            runs code is offered), ``confirm_writes`` (``confirm`` is asked before each write);
+            None keeps the config's.
+        confirm: ``confirm(tool_name, args) -> bool``, asked before a write under confirm_writes.
+    """
+
+    tool_policy: Literal["auto", "read_only", "confirm_writes"] | None = None
+    confirm: Callable[[str, dict], bool] | None = None
+
+
+@dataclass
+class EngineComponents:
+    """What an engine runs with.
+
+    Attributes:
+        models: chat models by role — a ModelProvider (``models_for(role)``), or a mapping
+            ``{"planner"|"actor"|"critic": model or [models]}``; a missing role falls back to actor.
+            None: built from the config (an endpoint, or the embedded local model).
+        tools: a ToolExecutor for the request's repo; None: one built per run from the config.
+        session_store: session memory (:class:`SessionStore`); None: SQLite in the repo's
+            ``.codur/sessions.sqlite`` (what the ``codur`` command uses). Default: one in memory.
+        policies: tool policy and the confirm callback.
+        emitter: called with every event as it happens (the same envelope as the trace).
+        config: settings (default: the engine's, else from the environment).
+        checkpointer: a LangGraph checkpointer; None: SQLite in ``<repo>/.codur/checkpoints.sqlite``
+            for runs that write (so they can be resumed); False: none.
+    """
+
+    models: ModelProvider | Mapping[str, BaseChatModel | Sequence[BaseChatModel]] | None = None
+    tools: ToolExecutor | None = None
+    session_store: SessionStore | None = field(default_factory=InMemorySessionStore)
+    policies: Policies = field(default_factory=Policies)
+    emitter: Callable[[dict[str, Any]], None] | None = None
+    config: CodurConfig | None = None
+    checkpointer: Any = None
+
+    def model_provider(self) -> ModelProvider | None:
+        """``models`` as a ModelProvider (None when the config should build one)."""
+        if self.models is None or hasattr(self.models, "models_for"):
+            return self.models  # type: ignore[return-value]
+        from codur.llm.factory import StaticModelProvider
+
+        self.models = StaticModelProvider(self.models)  # type: ignore[arg-type]
+        return self.models
+
+    def session_store_for(self, repo: Path) -> SessionStore:
+        """The session store; the repo's SQLite one when none was given."""
+        if self.session_store is None:
+            self.session_store = SqliteSessionStore.for_repo(repo)
+        return self.session_store
+
+
+@runtime_checkable
+class ExecutionEngine(Protocol):
+    """Runs a request to its end: ``await engine.execute(request, components) -> RunResult``."""
+
+    async def execute(self, request: RunRequest, components: EngineComponents) -> RunResult:
+        """Run ``request`` with ``components``; cancelling the awaiting task cancels the run."""
+        ...

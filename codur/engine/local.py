@@ -1,0 +1,365 @@
+"""LocalEngine: runs the compiled graph in this process — the one place that builds a run.
+
+A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` holding ``trace.jsonl``
+(every event, flushed as it happens), ``diff.patch`` and ``result.json``; a dry run on
+a repo it cannot write keeps that folder in the temp dir instead. Runs that write take
+the repo lock (:mod:`codur.engine.lock`) and checkpoint every node in
+``<repo>/.codur/checkpoints.sqlite`` (LangGraph's SQLite checkpointer, thread id = run
+id), so an interrupted run can be resumed from its last completed node.
+
+The graph runs in its own thread; the calling thread waits and takes the signals.
+Cancelling — ``RunRequest.cancel_event``, cancelling the :meth:`LocalEngine.execute`
+task, Ctrl-C or SIGTERM — sets the run's cancel event: the model call or tool call in
+flight is the last one (a running tool process is killed; writes are atomic), the next
+budget check ends the run with status ``cancelled``, and the result is written only
+after the graph thread has stopped. A second Ctrl-C stops the wait, bounded by
+:data:`STOP_WAIT_S`. The embedded model, when the run started it, is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sqlite3
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from codur.config import CodurConfig
+from codur.core.budget import Limits
+from codur.core.events import TraceWriter, envelope
+from codur.engine.components import EngineComponents, ExecutionEngine
+from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
+from codur.engine.lock import RepoLock, RepoLocked
+from codur.engine.session import SessionEntry, summarize_diff
+from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.tools.executor import ToolExecutor
+from codur.tools.journal import atomic_write_bytes
+
+RECURSION_LIMIT = 200
+#: After a second Ctrl-C, how long the tool calls in flight and the graph thread get to stop
+#: before the result is written, seconds.
+STOP_WAIT_S = 15.0
+#: patch.source -> the fixer named in the result.
+FIXERS = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "mutation of a model sample"}
+
+__all__ = ["LocalEngine", "ExecutionEngine", "new_run_id", "run_folder"]
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
+    """(the run's folder, a note): ``<repo>/.codur/runs/<run_id>``; for a dry run on a repo that
+    cannot take it (read-only, ``.codur`` not a folder) a new folder in the temp dir, with the
+    note saying why. A real run's folder is created later (its failure is the run's)."""
+    run_dir = repo / ".codur" / "runs" / run_id
+    if not dry_run:
+        return run_dir, ""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if os.access(run_dir, os.W_OK):
+            return run_dir, ""
+        problem = "not writable"
+    except OSError as exc:
+        problem = f"{type(exc).__name__}: {exc.strerror or exc}"
+    elsewhere = Path(tempfile.mkdtemp(prefix=f"codur-run-{run_id}-"))
+    note = f"the repo cannot hold the run's folder ({run_dir}: {problem}); this dry run's folder is {elsewhere}"
+    logging.getLogger("codur").warning(note)
+    return elsewhere, note
+
+
+class LocalEngine:
+    """The :class:`ExecutionEngine` that runs codur's graph in this process.
+
+    Args:
+        config: settings used when the components carry none (default: from the environment).
+
+    Example::
+
+        engine = LocalEngine()
+        result = await engine.execute(RunRequest(input="Hello"), EngineComponents(models=MockProvider(["Hi"])))
+    """
+
+    name = "local"
+
+    def __init__(self, config: CodurConfig | None = None) -> None:
+        self.config = config
+
+    async def execute(self, request: RunRequest, components: EngineComponents | None = None) -> RunResult:
+        """Run ``request`` in a worker thread. Cancelling the awaiting task cancels the run: the
+        task waits until the run has stopped and written its result, then raises CancelledError.
+
+        Raises:
+            asyncio.CancelledError: the task was cancelled (the run ended ``cancelled``).
+        """
+        cancel = request.cancel_event or threading.Event()
+        request = request.model_copy(update={"cancel_event": cancel})
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[RunResult] = loop.create_future()
+
+        def work() -> None:
+            try:
+                result = self.run(request, components)
+                loop.call_soon_threadsafe(lambda: done.done() or done.set_result(result))
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+                error = exc
+                loop.call_soon_threadsafe(lambda: done.done() or done.set_exception(error))
+
+        thread = threading.Thread(target=work, name="codur-engine", daemon=True)
+        thread.start()
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            cancel.set()
+            while thread.is_alive():  # the result is written once every node thread has stopped
+                await asyncio.sleep(0.05)
+            raise
+
+    def run(self, request: RunRequest, components: EngineComponents | None = None) -> RunResult:
+        """Run ``request`` and return what it did (the synchronous form of :meth:`execute`).
+
+        Returns:
+            The RunResult; status error with reason ``repo_locked: ...`` (naming the other run's
+            pid) when another run holds ``<repo>/.codur/run.lock`` (dry runs take no lock).
+
+        Raises:
+            codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
+            ValueError: ``resume`` for a run that has no checkpoint in this repo.
+        """
+        components = components or EngineComponents()
+        config = components.config or self.config or CodurConfig()
+        updates: dict[str, Any] = {"dry_run": request.dry_run or config.dry_run}
+        for key in ("max_turns", "timeout_s", "token_budget"):
+            if getattr(request, key) is not None:
+                updates[key] = getattr(request, key)
+        if components.policies.tool_policy is not None:
+            updates["tool_policy"] = components.policies.tool_policy
+        config = config.model_copy(update=updates)
+        run_id = request.run_id or new_run_id()
+        run_dir, note = run_folder(request.repo, run_id, config.dry_run)
+        lock = None
+        if not config.dry_run:  # a dry run changes nothing: it needs no lock
+            try:
+                lock = RepoLock.acquire(request.repo, run_id)
+            except RepoLocked as exc:
+                return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=str(exc),
+                                 metadata=RunMetadata(run_dir=run_dir))
+        try:
+            return _Run(request, config, components, run_id, run_dir, note).run()
+        finally:
+            if lock is not None:
+                lock.release()
+
+
+class _Run:
+    """One run: its services, the graph thread, the result."""
+
+    def __init__(self, request: RunRequest, config: CodurConfig, components: EngineComponents, run_id: str,
+                 run_dir: Path, note: str) -> None:
+        from codur.graph.context import build_context
+
+        self.request, self.config, self.components = request, config, components
+        self.run_id, self.run_dir, self.note = run_id, run_dir, note
+        cancel = request.cancel_event or threading.Event()
+        self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
+                             token_budget=config.token_budget, cancel=cancel)
+        self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config)
+        self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
+                                 confirm=components.policies.confirm, tools=components.tools)
+        self.tools: ToolExecutor = self.ctx.tools(request.repo)
+        self.timings = {"tools_s": 0.0, "tests_s": 0.0, "repair_s": 0.0}
+        self._patch_started: float | None = None
+
+    # events -----------------------------------------------------------------------------
+    def _on_event(self, event: dict[str, Any]) -> None:
+        event.setdefault("run_id", self.run_id)
+        if not event.get("run_id"):
+            event["run_id"] = self.run_id
+        kind = event.get("event_type", "")
+        if kind == "tool.call":
+            key = "tests_s" if "test" in str(event.get("tool", "")) else "tools_s"
+            self.timings[key] += float(event.get("duration_s", 0.0))
+        elif kind == "patch.start":
+            self._patch_started = float(event.get("ts", time.time()))
+        elif kind == "patch.done" and self._patch_started is not None:
+            self.timings["repair_s"] += float(event.get("ts", time.time())) - self._patch_started
+            self._patch_started = None
+        self.trace.write(event)
+        for listener in (self.components.emitter,):
+            if listener is not None:
+                listener(event)
+
+    # the run ----------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        from codur.graph.builder import build_graph
+        from codur.graph.state import initial_state
+
+        request = self.request
+        self.trace = TraceWriter(self.run_dir / "trace.jsonl")
+        session = self._session_history()
+        self._on_event(envelope("run.start", self.run_id, task=request.task, repo=str(request.repo),
+                                run_dir=str(self.run_dir), resume=request.resume,
+                                **({"session_id": request.session_id} if request.session_id else {}),
+                                **({"note": self.note} if self.note else {})))
+        checkpointer, closer = self._checkpointer()
+        graph = build_graph(checkpointer)
+        run_config: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT,
+                                      "configurable": {"thread_id": self.run_id, "codur_run_id": self.run_id}}
+        graph_input: Any = initial_state(request.task, str(request.repo), self.run_id, session=session)
+        resumed_from = None
+        if request.resume:
+            graph_input, run_config, resumed_from = self._resume_point(graph, run_config)
+        box: dict[str, Any] = {"final": {}}
+
+        def consume() -> None:
+            try:
+                for mode, chunk in graph.stream(graph_input, run_config, context=self.ctx,
+                                                stream_mode=["custom", "values"]):
+                    if mode == "custom":
+                        self._on_event(chunk)
+                    else:
+                        box["final"] = chunk
+            except KeyboardInterrupt:
+                self.limits.cancel.set()
+                box["final"] = {**box["final"], "status": RunStatus.CANCELLED.value, "reason": "cancelled"}
+            except Exception as exc:  # noqa: BLE001 - the result still says what happened, with the diff so far
+                box["final"] = {**box["final"], "status": RunStatus.ERROR.value,
+                                "reason": f"{type(exc).__name__}: {exc}"}
+
+        worker = threading.Thread(target=consume, name=f"codur-run-{self.run_id}", daemon=True)
+        restore_signals = _cancel_on_signals(self.limits)
+        try:
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.1)  # short waits: the main thread keeps taking signals
+        except KeyboardInterrupt:  # a second Ctrl-C: stop now, but not before the tools have
+            box["final"] = {**box["final"], "status": RunStatus.CANCELLED.value, "reason": "cancelled"}
+            if not _stop(worker, self.tools, STOP_WAIT_S):
+                box["final"]["stop"] = {"graph_thread": f"still running after {STOP_WAIT_S:g}s"}
+        finally:
+            restore_signals()
+            if isinstance(self.provider, ConfigModelProvider) and self.provider.uses_local_model:
+                from codur.llm.local import stop_shared_server
+
+                stop_shared_server()
+        if worker.is_alive() or self.limits.cancel.is_set():
+            self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
+        if closer is not None:
+            closer()
+        result = self._result(box["final"], resumed_from)
+        self._remember(result)
+        atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
+        atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())
+        self._on_event(envelope("run.end", self.run_id, status=result.status.value, reason=result.reason))
+        self.trace.close()
+        return result
+
+    def _checkpointer(self) -> tuple[Any, Callable[[], None] | None]:
+        """The components' checkpointer; else, for a run that writes, SQLite in ``<repo>/.codur/``."""
+        given = self.components.checkpointer
+        if given is not None:
+            return (None if given is False else given), None
+        if self.config.dry_run:
+            return None, None
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        path = self.request.repo / ".codur" / "checkpoints.sqlite"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
+        return SqliteSaver(conn), conn.close
+
+    def _resume_point(self, graph: Any, run_config: dict[str, Any]) -> tuple[None, dict[str, Any], str]:
+        """(graph input None, the config of the last checkpoint whose state was still running and
+        had a next node, its checkpoint id): the run continues from its last completed node.
+
+        Raises:
+            ValueError: no checkpoint of this run id (no checkpointer, or an unknown run).
+        """
+        for snapshot in graph.get_state_history(run_config):
+            if snapshot.next and snapshot.values.get("status", "running") == RunStatus.RUNNING.value:
+                config = {**snapshot.config, "recursion_limit": RECURSION_LIMIT}
+                config["configurable"] = {**config["configurable"], "codur_run_id": self.run_id}
+                return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
+        raise ValueError(f"run {self.run_id} has no checkpoint to resume from in {self.request.repo}/.codur/")
+
+    def _session_history(self) -> list[str]:
+        if not self.request.session_id:
+            return []
+        return [e.render() for e in self.components.session_store_for(self.request.repo)
+                .history(self.request.session_id)]
+
+    def _remember(self, result: RunResult) -> None:
+        if not self.request.session_id:
+            return
+        entry = SessionEntry(run_id=result.run_id, task=self.request.task, status=result.status.value,
+                             reason=result.reason, files_changed=result.files_changed,
+                             diff_summary=summarize_diff(result.diff), output_text=result.output_text)
+        self.components.session_store_for(self.request.repo).append(self.request.session_id, entry)
+
+    def _result(self, final: dict[str, Any], resumed_from: str | None) -> RunResult:
+        journal = self.tools.journal
+        meter = getattr(self.provider, "meter", None)
+        if meter is not None and meter.usage.calls:
+            usage = meter.usage.to_dict() | {"llm_calls": meter.usage.calls}
+        else:
+            usage = {"llm_calls": final.get("llm_calls", 0), "input_tokens": 0, "output_tokens": 0,
+                     "total_tokens": final.get("tokens", 0), "cost_usd": 0.0, "model_s": 0.0}
+        usage.pop("calls", None)
+        total_s = self.limits.elapsed_s()
+        timings = {k: round(v, 3) for k, v in self.timings.items()} | {
+            "model_s": round(float(usage.get("model_s", 0.0)), 3), "total_s": round(total_s, 3)}
+        patch = final.get("patch") or {}
+        status = RunStatus(final.get("status", RunStatus.ERROR.value))
+        fixer = FIXERS.get(patch.get("source", ""), "") if patch.get("status") == "plausible" else ""
+        if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
+            fixer = "agent"
+        metadata = RunMetadata(
+            diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
+            timings=timings, fixer=fixer, verdict=final.get("verification", {}), stop=final.get("stop") or {},
+            session_id=self.request.session_id, resumed_from=resumed_from,
+            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata)
+        reason = final.get("reason", "")
+        if status is RunStatus.RUNNING:
+            status, reason = RunStatus.ERROR, "the graph stopped before done"
+        return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),
+                         turns=final.get("turn", 0), duration_s=round(total_s, 3), metadata=metadata)
+
+
+def _stop(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:
+    """Cancel the tools (no call starts, running processes are killed), then wait up to
+    ``timeout_s`` seconds for the graph thread to end; a further Ctrl-C ends the wait.
+    True when the thread has ended."""
+    deadline = time.monotonic() + timeout_s
+    with contextlib.suppress(KeyboardInterrupt):
+        tools.stop(timeout_s)
+        while worker.is_alive() and time.monotonic() < deadline:
+            worker.join(0.1)
+    return not worker.is_alive()
+
+
+def _cancel_on_signals(limits: Limits) -> Callable[[], None]:
+    """Ctrl-C / SIGTERM set the cancel flag: the current model call finishes, no tool call
+    starts any more, the next budget check ends the run with status cancelled, and the result
+    is written as usual. A second signal raises KeyboardInterrupt in the waiting (main) thread,
+    which then stops the tools and waits, bounded, for the graph thread. Only in the main
+    thread; returns the function that puts the previous handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: object) -> None:
+        if limits.cancel.is_set():
+            raise KeyboardInterrupt
+        limits.cancel.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
