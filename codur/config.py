@@ -141,6 +141,9 @@ class CodurConfig(BaseSettings):
     patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
     repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")
+    mock_replies: list[str] | None = Field(
+        None, description="Scripted replies every model role plays instead of calling a model "
+        "(codur.engine.MockProvider): for tests, demos and a Studio run without a model.")
 
     @model_validator(mode="after")
     def _agents_are_complete(self) -> CodurConfig:

@@ -254,9 +254,12 @@ class _Run:
                 stop_shared_server()
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
+        result = self._result(box["final"], resumed_from)
+        if checkpointer is not None and result.ok and self.components.checkpointer is None:
+            with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
+                checkpointer.delete_thread(self.run_id)
         if closer is not None:
             closer()
-        result = self._result(box["final"], resumed_from)
         self._remember(result)
         atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
         atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())
@@ -320,7 +323,7 @@ class _Run:
             "model_s": round(float(usage.get("model_s", 0.0)), 3), "total_s": round(total_s, 3)}
         patch = final.get("patch") or {}
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXERS.get(patch.get("source", ""), "") if patch.get("status") == "plausible" else ""
+        fixer = FIXERS.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"
         metadata = RunMetadata(

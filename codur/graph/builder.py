@@ -20,7 +20,7 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
 
-from codur.graph.context import CodurContext
+from codur.graph.context import StudioContext
 from codur.graph.done import done_node
 from codur.graph.execution.delegate import delegate_node
 from codur.graph.execution.execute import execute_node
@@ -57,9 +57,10 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
         name: the compiled graph's name.
 
     Returns:
-        A compiled LangGraph graph with state :class:`CodurState` and context :class:`CodurContext`.
+        A compiled LangGraph graph with state :class:`CodurState`; its context is a
+        :class:`CodurContext` (the engine's) or a :class:`StudioContext` dict of settings.
     """
-    builder = StateGraph(CodurState, context_schema=CodurContext)
+    builder = StateGraph(CodurState, context_schema=StudioContext)
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
                       ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
                       ("review", review_node), ("patch", patch_node), ("done", done_node)]:

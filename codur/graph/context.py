@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from codur.config import CodurConfig
 from codur.core.budget import Limits
@@ -106,17 +106,40 @@ def build_context(config: CodurConfig | None = None, *, models: ModelProvider | 
 
     Args:
         config: the settings (default: from the environment).
-        models: the model provider (default: built from config, with its usage meter).
+        models: the model provider (default: ``config.mock_replies`` played by a MockProvider when
+            set, else built from config, with its usage meter).
         limits: the root budget (default: from config); its token count becomes the meter's.
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy.
         tools: a ToolExecutor to use for its repo instead of building one.
     """
-    ctx = CodurContext(config=config or CodurConfig(), models=models, limits=limits, run_dir=run_dir,
-                       confirm=confirm)
+    config = config or CodurConfig()
+    if models is None and config.mock_replies is not None:
+        from codur.llm.scripted import MockProvider
+
+        models = MockProvider(config.mock_replies)
+    ctx = CodurContext(config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm)
     if tools is not None:
         ctx.add_tools(tools)
     return ctx
+
+
+class StudioContext(TypedDict, total=False):
+    """The context schema the graph declares: settings a LangGraph Studio / ``langgraph dev`` run may
+    pass as its ``context`` (any CodurConfig field is accepted; these are the common ones).
+    :func:`get_context` builds the run's :class:`CodurContext` from them with :func:`build_context`;
+    the engine passes a built CodurContext instead."""
+
+    base_url: str
+    model: str
+    max_turns: int
+    timeout_s: float
+    token_budget: int
+    critic: bool
+    repair: bool
+    fixers: list[str]
+    tool_policy: str
+    mock_replies: list[str]
 
 
 _DEFAULT_CONTEXTS: dict[str, CodurContext] = {}
@@ -127,13 +150,19 @@ def get_context(runtime: Any, state: dict) -> CodurContext:
     ctx = getattr(runtime, "context", None)
     if isinstance(ctx, CodurContext):
         return ctx
-    run_id = state.get("run_id", "")
+    run_id = state.get("run_id") or _thread_id()
     if run_id not in _DEFAULT_CONTEXTS:
         overrides = ctx if isinstance(ctx, dict) else {}
         _DEFAULT_CONTEXTS[run_id] = build_context(CodurConfig(**overrides))
     return _DEFAULT_CONTEXTS[run_id]
 
 
+def _thread_id() -> str:
+    from codur.core.events import current_run_id
+
+    return current_run_id()
+
+
 def forget_context(run_id: str) -> None:
-    """Drop a default context when its run is done."""
-    _DEFAULT_CONTEXTS.pop(run_id, None)
+    """Drop a default context when its run is done ('' : the run of this thread's graph)."""
+    _DEFAULT_CONTEXTS.pop(run_id or _thread_id(), None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -289,6 +290,7 @@ def test_ctrl_c_cancels_after_the_current_call(invoice_repo: Path):
 
     def interrupt_then_fix(_messages):
         os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C while the model answers
+        time.sleep(0.5)  # ... which takes a while: the main thread handles the signal meanwhile
         return fix_call()
 
     # started under nohup or `&`, SIGINT is ignored: this test sets the default handler itself

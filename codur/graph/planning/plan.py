@@ -46,11 +46,15 @@ KEYWORDS: dict[TaskType, str] = {
     TaskType.DOCUMENTATION: r"\b(docs?|docstrings?|readme|comment\w*|document)\b",
     TaskType.EXPLANATION: r"(^(where|what|how|why|which|explain)\b|\?\s*$)",
 }
+#: A greeting on its own ("Hello", "hi there!") is a conversation: answered, read-only, like a question.
+GREETING = r"^\s*(hello|hi|hey|good (morning|afternoon|evening))\b[\s\w,!.]{0,20}$"
 
 
 def classify(task: str, failing_tests: bool) -> TaskType | None:
     """The fast path: a TaskType when the task's wording is unambiguous, else None."""
     text = task.lower()
+    if re.match(GREETING, text):
+        return TaskType.EXPLANATION
     hits = [t for t, pattern in KEYWORDS.items() if re.search(pattern, text)]
     if TaskType.EXPLANATION in hits:
         return TaskType.EXPLANATION if len(hits) == 1 else None
@@ -71,6 +75,8 @@ def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tup
     system, _ = build_system_prompt("planner", TaskType.CODE_FIX, agents=agents)
     obs = state.get("observation", {})
     lines = [f"Task: {state['task']}", f"Files: {', '.join(obs.get('files', [])[:20])}"]
+    if session := state.get("session"):
+        lines.insert(1, "Earlier in this session:\n" + "\n".join(session))
     if tests := obs.get("tests"):
         lines.append(f"Tests: {tests['summary']}")
     if feedback := state.get("feedback"):

@@ -1,0 +1,56 @@
+"""Package imports run one way: no codur package imports a package that imports it back.
+
+Every import counts, the lazy ones inside functions too (they are cycles waiting for
+the day someone hoists them to the top of the file).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "codur"
+
+
+def unit(module: str) -> str:
+    """codur.graph.execution.patch -> codur.graph; codur.cli -> codur.cli."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_imports() -> dict[str, dict[str, list[str]]]:
+    """{importing unit: {imported unit: [importing modules]}} over every module of codur."""
+    edges: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for path in PACKAGE.rglob("*.py"):
+        if "_runtime" in path.parts:  # files run inside the user's test process, not imported by codur
+            continue
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        if module == "codur":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                if name.startswith("codur.") and unit(name) != unit(module):
+                    edges[unit(module)][unit(name)].append(module)
+    return edges
+
+
+def test_no_package_imports_a_package_that_imports_it_back():
+    edges = package_imports()
+    cycles = sorted(f"{a} -> {b} ({edges[a][b][0]}) and back ({edges[b][a][0]})"
+                    for a in edges for b in edges[a] if a < b and a in edges.get(b, {}))
+    assert cycles == []
+
+
+def test_the_layers_are_the_documented_ones():
+    edges = package_imports()
+    assert "codur.engine" not in edges["codur.graph"]  # the graph never imports the engine
+    assert set(edges["codur.core"]) <= {"codur.config"}  # core is the bottom layer
+    assert "codur.tools" not in edges["codur.rlm"]  # rlm uses codur.sandbox, tools hosts the RLM tool
+    engine_to_graph = {m for m in edges["codur.engine"].get("codur.graph", [])}
+    assert engine_to_graph == {"codur.engine.local"}  # one place builds a run
