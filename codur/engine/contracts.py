@@ -97,7 +97,7 @@ class RunMetadata(BaseModel):
         usage: {llm_calls, input_tokens, output_tokens, total_tokens, cost_usd (USD), model_s (seconds)}.
         timings: wall seconds by kind {model_s, tools_s, tests_s, repair_s, total_s}.
         fixer: which fixer produced the patch ("mutation search", "model patch sample",
-            "mutation of a model sample", "agent"), '' when none did.
+            "model sample + mutation", "agent"), '' when none did.
         verdict: the last verification verdict (passed, strategy, evidence, reasoning, suggestions).
         stop: the figures behind a limit's reason, e.g. {"elapsed_s": 31.2, "timeout_s": 30}.
         session_id, resumed_from: the session and, for a resumed run, the checkpoint it continued from.

@@ -48,8 +48,6 @@ RECURSION_LIMIT = 200
 #: After a second Ctrl-C, how long the tool calls in flight and the graph thread get to stop
 #: before the result is written, seconds.
 STOP_WAIT_S = 15.0
-#: patch.source -> the fixer named in the result.
-FIXERS = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "mutation of a model sample"}
 
 __all__ = ["LocalEngine", "ExecutionEngine", "new_run_id", "run_folder"]
 
@@ -323,7 +321,9 @@ class _Run:
             "model_s": round(float(usage.get("model_s", 0.0)), 3), "total_s": round(total_s, 3)}
         patch = final.get("patch") or {}
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXERS.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
+        from codur.graph.done import FIXER_NAMES
+
+        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"
         metadata = RunMetadata(
