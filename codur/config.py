@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from codur.config_sources import (
@@ -66,15 +66,28 @@ class LocalModelSettings(BaseModel):
     verbosity: int = Field(0, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
 
-class AgentConfig(BaseModel):
-    """A configured agent: an LLM agent (prompt + tools + profile) or a command-line agent."""
+TaskTypeName = Literal["code_fix", "code_generation", "code_validation", "code_analysis", "file_operation",
+                       "explanation", "refactor", "documentation", "result_verification"]  # codur.tools.TaskType
 
-    kind: Literal["llm", "cli"] = Field("llm", description="llm: the tool loop; cli: a subprocess.")
+
+class AgentConfig(BaseModel):
+    """A configured agent: an LLM agent (prompt + tools + profile), a command-line agent, or a
+    Python class behind AgentPort (codur/agents/plugins.py)."""
+
+    kind: Literal["llm", "cli", "python"] = Field(
+        "llm", description="llm: the tool loop; cli: a subprocess; python: an AgentPort class.")
     system_prompt: str | None = Field(None, description="Extra instructions prepended to the agent's prompt.")
-    profile: str | None = Field(None, description="Model profile name; default: the actor role's.")
-    task_types: list[str] | None = Field(None, description="TaskTypes whose tools it gets; default: the plan's.")
+    profile: str | None = Field(None, description="llm agents: a name in `profiles` (its model); default: the "
+                                "actor role's chain.")
+    task_types: list[TaskTypeName] | None = Field(
+        None, description="llm agents: the TaskTypes it serves, the first used when the plan's is not among them; "
+        "default: the plan's.")
     command: list[str] = Field(default_factory=list, description="cli agents: argv; '{prompt}' is replaced.")
     timeout_s: float = Field(600.0, description="cli agents: wall-clock limit, seconds.")
+    target: str | None = Field(
+        None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
+        description="python agents: 'package.module:Class'; default: the entry point of the agent's name in the "
+        "group codur.agents.")
 
 
 class CodurConfig(BaseSettings):
@@ -161,6 +174,17 @@ class CodurConfig(BaseSettings):
         None, description="Scripted replies every model role plays instead of calling a model "
         "(codur.engine.MockProvider): for tests, demos and a Studio run without a model.")
 
+    @model_validator(mode="after")
+    def _agents_are_complete(self) -> CodurConfig:
+        """An agent's profile must exist, a cli agent needs a command (one line naming the field)."""
+        for name, agent in self.agents.items():
+            if agent.kind == "llm" and agent.profile is not None and agent.profile not in self.profiles:
+                known = ", ".join(sorted(self.profiles)) or "none configured"
+                raise ConfigError(f"agents.{name}.profile: unknown profile {agent.profile!r} (profiles: {known})")
+            if agent.kind == "cli" and not agent.command:
+                raise ConfigError(f"agents.{name}.command: a cli agent needs a command")
+        return self
+
     def profiles_for(self, role: str) -> list[ModelProfile]:
         """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.
 
@@ -211,6 +235,8 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
         raise ConfigError(str(exc)) from None
     except ValidationError as exc:
         first = exc.errors()[0]
+        if isinstance(cause := (first.get("ctx") or {}).get("error"), ConfigError):
+            raise ConfigError(str(cause)) from None  # a cross-field check already names its field
         got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
         raise ConfigError(f"{_where(first['loc'], given, file)}: {first['msg']}{got}") from None
     except SettingsError as exc:

@@ -1,5 +1,8 @@
 """The coding agent: how a turn's prompt is written and which AgentPort runs it.
 
+Agent kinds: the built-in ``coder`` and configured ``kind="llm"`` agents (the tool loop),
+``kind="cli"`` (a command) and ``kind="python"`` / entry-point agents (an AgentPort class).
+
 The prompt gives the task, what observe found (failing tests with their
 tracebacks), the plan's steps and, on a retry, why the last attempt failed.
 """
@@ -9,11 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from codur.agents.cli_agent import CommandLineAgent
+from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
+from codur.config import AgentConfig
+from codur.core.events import emit
 from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
 from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState
+from codur.llm.factory import models_for_profile
+from codur.llm.policy import CallPolicy
 from codur.tools.context import ToolError
 from codur.tools.executor import ToolExecutor
 from codur.tools.registry import TaskType
@@ -72,6 +80,7 @@ def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> Executio
 
 
 MAX_SNAPSHOT_BYTES = 50_000_000
+BUILTIN_AGENTS = ("coder",)
 
 
 class JournaledAgent:
@@ -103,17 +112,44 @@ class JournaledAgent:
                     self.tools.journal.record_original(rel, before.get(rel))
 
 
-def build_agents(state: CodurState, ctx: CodurContext, name: str) -> list[AgentPort]:
-    """The agents to try for ``name``, in order: one per model profile of the actor role
-    (profile fallback), or the configured command-line agent."""
+def agent_names(ctx: CodurContext) -> list[str]:
+    """Every agent the plan may choose: the default first, then ``coder``, the configured
+    agents and the Python agents installed as entry points (group ``codur.agents``)."""
+    names = [ctx.config.default_agent, *BUILTIN_AGENTS, *ctx.config.agents, *registered_agents()]
+    return list(dict.fromkeys(names))
+
+
+def agent_task_type(state: CodurState, cfg: AgentConfig | None) -> TaskType:
+    """The plan's TaskType when the agent serves it (or lists none), else the agent's first."""
+    planned = state.get("task_type", TaskType.CODE_FIX.value)
+    if cfg is None or not cfg.task_types or planned in cfg.task_types:
+        return TaskType(planned)
+    return TaskType(cfg.task_types[0])
+
+
+def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentPort, bool]:
+    """The agent ``name`` as an AgentPort, and whether its model calls carry the model-call
+    policy (:mod:`codur.llm.policy`; the Executor then does not retry the whole turn).
+
+    - ``coder`` and ``kind="llm"``: the tool loop with the registry's tools for the TaskType,
+      the agent's extra prompt, and its profile's model (else the actor role's chain);
+    - ``kind="cli"``: the command-line agent; ``kind="python"`` or an entry point of that name:
+      the registered class (:mod:`codur.agents.plugins`). These edit the repo themselves, so
+      they are journaled (their edits show in the run's diff).
+    """
     cfg = ctx.config.agents.get(name)
-    if cfg is not None and cfg.kind == "cli":
-        agent = CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s)
-        return [JournaledAgent(agent, ctx.tools(state["repo"]))]
-    task_type = TaskType(cfg.task_types[0]) if cfg and cfg.task_types else TaskType(state.get("task_type", "code_fix"))
-    system, specs = build_system_prompt("actor", task_type, extra=cfg.system_prompt if cfg else None,
-                                        read_only=ctx.config.tool_policy == "read_only")
     tools = ctx.tools(state["repo"])
+    if cfg is not None and cfg.kind == "cli":
+        return JournaledAgent(CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s), tools), False
+    if (cfg is not None and cfg.kind == "python") or (cfg is None and name not in BUILTIN_AGENTS):
+        try:
+            agent: AgentPort = load_agent(name, cfg.target if cfg else None)
+        except AgentLoadError as exc:
+            emit({"event_type": "agent.load_failed", "agent": name, "error": str(exc)})
+            agent = UnloadableAgent(name, str(exc))
+        return JournaledAgent(agent, tools), False
+    system, specs = build_system_prompt("actor", agent_task_type(state, cfg), extra=cfg.system_prompt if cfg else None,
+                                        read_only=ctx.config.tool_policy == "read_only")
     base_tokens = state.get("tokens", 0)
 
     def should_stop(tokens_so_far: int) -> str | None:
@@ -122,5 +158,6 @@ def build_agents(state: CodurState, ctx: CodurContext, name: str) -> list[AgentP
         return hit.reason if hit else None
 
     assert ctx.models is not None
-    return [LLMAgent(name, model, system, specs, tools, max_iterations=ctx.config.max_iterations,
-                     should_stop=should_stop) for model in ctx.models.models_for("actor")]
+    models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")
+    return LLMAgent(name, models, system, specs, tools, max_iterations=ctx.config.max_iterations,
+                    should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits)), True

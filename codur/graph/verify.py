@@ -24,6 +24,7 @@ from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks
 from codur.graph.verification.judge import unusable, with_tests, without_tests
 from codur.graph.verification.llm import ModelRun, run_model_verifier
 from codur.graph.verification.verdict import Verdict
+from codur.llm.policy import CallPolicy
 
 
 def loop_ending(outcome: dict) -> str:
@@ -41,11 +42,11 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
         return hit.reason if hit else None
 
     try:
-        return run_model_verifier(
-            ctx.models.models_for("critic")[0], ctx.tools(state["repo"]), task=state["task"],
+        return run_model_verifier(  # the critic chain under the one model-call policy: retries, then the next
+            ctx.models.models_for("critic"), ctx.tools(state["repo"]), task=state["task"],
             task_type=state.get("task_type", "code_fix"), changed=changed,
             summary=state.get("agent_outcome", {}).get("summary", ""), diff=ctx.tools(state["repo"]).journal.diff(),
-            should_stop=should_stop)
+            should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits))
     except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
 

@@ -5,7 +5,9 @@ Contract (ARCHITECTURE.md, "AgentExecutor"):
 - dry run: log the prompt (first 3000 characters), invoke nothing, write nothing;
 - otherwise save the prompt to ``<repo_root>/.codur/current_prompt.txt`` (atomically), run
   the agent, and retry a failed attempt up to ``max_retries`` times after
-  ``min(base_delay * 2**attempt, 30)`` seconds (attempt 0 is the first retry);
+  ``min(base_delay * 2**attempt, 30)`` seconds (attempt 0 is the first retry; the backoff of
+  :class:`codur.llm.policy.CallPolicy`, which retries each model call of an LLM agent: the
+  graph gives an LLM agent ``max_retries=0`` here, and a cli or Python agent the run's);
 - never retry ``exit_code == -1`` (command not found) nor a RATE_LIMITED / QUOTA_EXHAUSTED
   quota state: waiting a few seconds does not fix either;
 - an exception from the agent is a failed attempt (its quota read by
@@ -26,12 +28,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult, QuotaStatus
+from codur.llm import policy
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.quota import quota_from_exception
 
 PROMPT_FILE = Path(".codur") / "current_prompt.txt"
 DRY_RUN_PROMPT_CHARS = 3000
-MAX_DELAY_S = 30.0
+MAX_DELAY_S = policy.MAX_DELAY_S
 _NO_RETRY_QUOTA = frozenset({QuotaStatus.RATE_LIMITED, QuotaStatus.QUOTA_EXHAUSTED})
 
 
@@ -111,7 +114,7 @@ class Executor:
             result = self._attempt(plan)
             if result.success or attempt >= self.max_retries or not _retryable(result) or self._out_of_time:
                 break
-            delay = min(self.base_delay * 2**attempt, MAX_DELAY_S)
+            delay = policy.CallPolicy(base_delay_s=self.base_delay).delay_s(attempt)  # the model calls' backoff
             if self.deadline is not None and self._clock() + delay >= self.deadline:
                 break  # the retry would start after the run's end
             self._log.warning(

@@ -72,6 +72,19 @@ class ModelProvider(Protocol):
         ...
 
 
+def models_for_profile(provider: ModelProvider, name: str) -> list[BaseChatModel]:
+    """The chat model of the named profile (``CodurConfig.profiles[name]``), as a chain of one.
+
+    A provider without ``models_for_profile`` (a custom one) gives its actor chain.
+
+    Raises:
+        KeyError: the provider knows no profile ``name`` (the config validation catches an
+            agent naming one first).
+    """
+    method = getattr(provider, "models_for_profile", None)
+    return method(name) if method is not None else provider.models_for("actor")
+
+
 class ConfigModelProvider:
     """Builds models from :class:`CodurConfig` lazily and caches them per profile.
 
@@ -88,15 +101,21 @@ class ConfigModelProvider:
         self.meter = UsageMeter()
         self._cache: dict[str, BaseChatModel] = {}
 
+    def _model(self, profile: ModelProfile) -> BaseChatModel:
+        key = profile.model_dump_json()
+        if key not in self._cache:
+            self._cache[key] = get_chat_model(profile, self.config.local, self.meter, deadline=self.deadline,
+                                              retry_after_cap_s=self.config.retry_after_cap_s)
+        return self._cache[key]
+
     def models_for(self, role: str) -> list[BaseChatModel]:
-        models = []
-        for profile in self.config.profiles_for(role):
-            key = profile.model_dump_json()
-            if key not in self._cache:
-                self._cache[key] = get_chat_model(profile, self.config.local, self.meter, deadline=self.deadline,
-                                                  retry_after_cap_s=self.config.retry_after_cap_s)
-            models.append(self._cache[key])
-        return models
+        return [self._model(profile) for profile in self.config.profiles_for(role)]
+
+    def models_for_profile(self, name: str) -> list[BaseChatModel]:
+        """The model of ``config.profiles[name]``, as a chain of one. Raises KeyError for an unknown name."""
+        if name not in self.config.profiles:
+            raise KeyError(f"no profile {name!r}; profiles: {', '.join(sorted(self.config.profiles)) or 'none'}")
+        return [self._model(self.config.profiles[name])]
 
     @property
     def uses_local_model(self) -> bool:
@@ -108,6 +127,9 @@ class StaticModelProvider:
 
     Its usage meter counts every call of these models (a callback added to each model), so the
     run's token budget and ``model.call`` events work as with configured models.
+
+    A key that is no role names a profile: ``models_for_profile(name)`` gives it, and a
+    profile not given falls back to the actor's chain.
     """
 
     def __init__(self, models: Mapping[str, BaseChatModel | Sequence[BaseChatModel]]) -> None:
@@ -125,3 +147,7 @@ class StaticModelProvider:
         if not chain:
             raise KeyError(f"no model for role {role!r} and no 'actor' fallback")
         return chain
+
+    def models_for_profile(self, name: str) -> list[BaseChatModel]:
+        """The models given under ``name``, else the actor's chain."""
+        return self._models.get(name) or self.models_for("actor")

@@ -5,7 +5,10 @@ with the executor's model and budget, and records a :class:`SubCall` in the trac
 Recursion through sub-RLMs follows Zhang & Khattab, "Recursive Language Models" (2025).
 
 rlm_query decides, in this order:
-  1. no model call is allowed (cost, tokens or time spent): BudgetExceeded in the code;
+  1. no model call is allowed by this executor's budget (cost, tokens or time spent): one
+     direct answer (a single llm_query, mode ``direct``) when an ancestor's budget still allows
+     one call, charged to it; when even that is spent, no call and no exception: the string
+     :data:`NO_BUDGET` (mode ``refused``), which the REPL code can read and the model answer from;
   2. no sub-RLM is allowed (depth limit): one direct model answer (mode ``direct``);
   3. the budget left is below the downgrade threshold: llm_query instead (``downgraded``);
   4. otherwise a sub-executor with an allocated sub-budget (``rlm``).
@@ -26,6 +29,8 @@ from codur.rlm.budget import Budget, BudgetExceeded, Usage, usage_of
 from codur.rlm.helpers import truncate
 from codur.rlm.prompts import direct_answer_prompt
 from codur.rlm.trace import RLMTrace, SubCall, SubCallMode
+
+NO_BUDGET = "[no budget: {reason}; rlm_query made no model call — answer from what you have]"
 
 Spawn = Callable[[str, Any, Budget], RLMTrace]
 """Runs a sub-executor: (task, context, child budget) -> its finished trace."""
@@ -88,10 +93,11 @@ class Bridge:
 
     # -- one model call -------------------------------------------------------------------------
 
-    def _model_call(self, kind: str, mode: SubCallMode, prompt: str) -> SubCall:
-        """One model call as a SubCall; refused (BudgetExceeded) when no call may run."""
+    def _model_call(self, kind: str, mode: SubCallMode, prompt: str, gate: Budget | None = None) -> SubCall:
+        """One model call as a SubCall; refused (BudgetExceeded) when ``gate`` (default: this
+        executor's budget) allows no call. Usage is charged to this budget and its ancestors."""
         t0 = time.monotonic()
-        reason = self.budget.check("call")
+        reason = (gate or self.budget).check("call")
         if reason:
             return SubCall(kind, "refused", prompt, error=f"budget exhausted: {reason}")  # type: ignore[arg-type]
         try:
@@ -130,11 +136,11 @@ class Bridge:
             return "direct"
         return "downgraded" if self.budget.should_downgrade() else "rlm"
 
-    def _fallback(self, mode: SubCallMode, task: str, context: str | None) -> SubCall:
+    def _fallback(self, mode: SubCallMode, task: str, context: str | None, gate: Budget | None = None) -> SubCall:
         """A direct or downgraded answer: one model call on the task and (truncated) context."""
         text = truncate(context, self.sub_call_chars) if context else ""
         prompt = direct_answer_prompt(task, text) if mode == "direct" else f"{task}\n\n{text}" if text else task
-        call = self._model_call("rlm_query", mode, prompt)
+        call = self._model_call("rlm_query", mode, prompt, gate)
         if context and len(context) > self.sub_call_chars:
             self.trace.warn(f"rlm_query served as {mode}: its context was truncated to {self.sub_call_chars:,} chars")
         return call
@@ -150,16 +156,34 @@ class Bridge:
         return SubCall("rlm_query", "rlm", task, child.answer, error, usage=child.usage,
                        duration_s=time.monotonic() - t0, trace=child)
 
+    def _spent(self, task: str, context: str | None) -> SubCall:
+        """rlm_query with this budget spent: one direct answer on an ancestor's budget, else none."""
+        ancestor = self.budget.parent
+        while ancestor is not None and ancestor.check("call"):
+            ancestor = ancestor.parent
+        if ancestor is not None:
+            return self._fallback("direct", task, context, gate=ancestor)
+        reason = self.budget.exhausted_reason() or "budget exhausted"
+        return SubCall("rlm_query", "refused", task, NO_BUDGET.format(reason=reason),
+                       error=f"budget exhausted: {reason}")
+
     def rlm_query(self, task: str, context: str | None = None) -> str:
         """Answer ``task`` over ``context`` (default: the task text itself) with a sub-RLM.
 
-        Falls back as the module docstring says.
+        Falls back as the module docstring says: with no budget left it returns a direct answer
+        or the :data:`NO_BUDGET` string, it does not raise.
 
         Raises:
-            BudgetExceeded: no model call may run.
             RuntimeError: the sub-RLM or the model failed.
         """
         mode = self._mode()
+        if mode == "refused":
+            call = self._spent(task, context)
+            self.trace.add_subcall(call)
+            if call.mode == "refused":  # no budget anywhere (or spent meanwhile): said in the answer, not raised
+                return call.answer or NO_BUDGET.format(reason=(call.error or "budget exhausted").removeprefix(
+                    "budget exhausted: "))
+            return self._result(call)
         if mode == "rlm":
             budget = self.budget.allocate(self.rlm_share, max_iterations=self.sub_max_iterations)
             call = self._sub_rlm(task, context, budget)

@@ -5,10 +5,13 @@ Small local models (Qwen2.5-Coder served by llama.cpp) return an empty
 ``{"name": ..., "arguments": {...}}``, sometimes bare, several in one block, as a
 JSON list, or inside ``<tool_call>…</tool_call>`` tags. Those are parsed
 (raw newlines inside JSON strings are accepted: models put code there; so
-are Python literals like ``None`` and ``True``, read with ``ast.literal_eval``). Free
-prose never is: "delete main.py.bak later" is not a call. What cannot be used
-— malformed JSON, an unknown tool, arguments of the wrong type — becomes a
-readable error for the model.
+are Python literals like ``None`` and ``True``, read with ``ast.literal_eval``).
+Bare JSON counts only when it is the whole reply (one or several JSON values and
+nothing else). Prose never is a call: "delete main.py.bak later" is not one, and
+neither is JSON quoted in a sentence ('later one could run {"name": "delete_file",
+...}'): such JSON is not run, and the model is told so (:data:`PROSE_NOTE`). What
+cannot be used — malformed JSON, an unknown tool, arguments of the wrong type, JSON
+inside prose — becomes a readable error for the model.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ ARG_KEYS = ("arguments", "args", "parameters", "input")
 CODE_LANGS = ("python", "py", "repl", "bash", "sh", "shell", "diff", "console", "text", "toml", "yaml")
 DECODER = json.JSONDecoder(strict=False)
 HOW_TO_CALL = 'write one JSON object {"name": "<tool>", "arguments": {...}} in a ```json block'
+PROSE_NOTE = ("{name}: not run. JSON inside prose is not a tool call; reply with the JSON alone "
+              "or in a ```json block")
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,39 @@ def _json_values(text: str) -> tuple[list[Any], json.JSONDecodeError | None]:
     return found, first_error
 
 
+def _only_json(text: str) -> bool:
+    """True when ``text`` is one or several JSON values (or Python literals) and whitespace, nothing else."""
+    i, seen = 0, False
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        if text[i] not in "{[":
+            return False
+        try:
+            _, i = DECODER.raw_decode(text, i)
+        except json.JSONDecodeError:
+            literal = _python_literal(text, i)
+            if literal is None:
+                return False
+            i = literal[1]
+        seen = True
+    return seen
+
+
+def _calls_in(values: list[Any]) -> list[tuple[str, dict, bool, bool]]:
+    """The call-shaped items of decoded JSON values (a list holds several calls)."""
+    items = [item for value in values for item in (value if isinstance(value, list) else [value])]
+    return [call for item in items if (call := _as_call(item)) is not None]
+
+
+def _accepted(call: tuple[str, dict, bool, bool], structured: bool, known: Collection[str] | None) -> bool:
+    """A fenced or tagged call is taken as is; a bare one needs an arguments key; a flattened one
+    (no arguments key) only when its name is a known tool."""
+    name, _, has_args, flattened = call
+    return (not flattened and (structured or has_args)) or (known is not None and name in known)
+
+
 def _looks_like_call(snippet: str) -> bool:
     return bool(re.search(r'"(name|tool)"\s*:', snippet)) and bool(
         re.search(r'"(arguments|args|parameters)"', snippet))
@@ -173,23 +211,24 @@ def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, 
         lang, body = m.group(1).lower(), TAGGED.sub("", m.group(2))  # tags were read above
         if lang in ("json", "tool_call", "tool", "") or (lang not in CODE_LANGS and _looks_like_call(body)):
             blocks.append((body, True))
-    if not blocks:  # bare JSON only when nothing is fenced or tagged
-        blocks = [(TAGGED.sub("", FENCE.sub("", text)), False)]
+    prose = TAGGED.sub("", FENCE.sub("", text)).strip()
+    if not blocks and (_only_json(prose) or (prose[:1] in ("{", "[") and _looks_like_call(prose))):
+        blocks, prose = [(prose, False)], ""  # bare JSON: the whole reply (or a malformed attempt at one)
     raw: list[tuple[str, dict, str | None]] = []
     errors: list[str] = []
     for body, structured in blocks:
         values, error = _json_values(body)
         found = False
-        for value in values:
-            for item in value if isinstance(value, list) else [value]:
-                call = _as_call(item)
-                name_known = known is not None and call is not None and call[0] in known
-                if call and ((not call[3] and (structured or call[2])) or name_known):
-                    raw.append((call[0], call[1], None))
-                    found = True
+        for call in _calls_in(values):
+            if _accepted(call, structured, known):
+                raw.append((call[0], call[1], None))
+                found = True
         if not found and error is not None and _looks_like_call(body):
             errors.append(f"could not parse the tool call JSON ({error.msg} at line {error.lineno} "
                           f"column {error.colno}); {HOW_TO_CALL}")
+    if prose and ("{" in prose or "[" in prose):  # JSON quoted in a sentence: never run, said so
+        values, _ = _json_values(prose)
+        errors += [PROSE_NOTE.format(name=c[0]) for c in _calls_in(values) if _accepted(c, False, known)]
     return _validated(raw, errors, known, registry, "content")
 
 

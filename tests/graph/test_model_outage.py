@@ -27,19 +27,20 @@ def _run(repo, actor, planner, **config):
 
 
 def test_planner_failure_falls_back_and_mutation_repair_fixes(invoice_repo):
-    result, models = _run(invoice_repo, [], [RuntimeError("Connection error.")], repair_workers=1,
+    result, models = _run(invoice_repo, [], [RuntimeError("Connection error.")] * 2, repair_workers=1,
                           mutation_time_box_s=30)
     assert result.status is RunStatus.SUCCESS and result.reason == "verified"
     assert result.nodes[:4] == ["initialize", "observe", "plan", "patch"]
-    assert len(models["planner"].calls) == 1 and models["actor"].calls == []
+    assert len(models["planner"].calls) == 2 and models["actor"].calls == []  # the call policy retried once
 
 
 def test_agent_and_planner_down_ends_model_unavailable(invoice_repo):
     down = [RuntimeError("500 Internal Server Error")] * 2
-    result, models = _run(invoice_repo, down, [RuntimeError("500"), RuntimeError("500")], repair=False)
+    result, models = _run(invoice_repo, down, [RuntimeError("500")] * 4, repair=False)
     assert result.status is RunStatus.FAILED and result.reason.startswith("model_unavailable (RuntimeError: 500")
     assert result.nodes[-2:] == ["plan", "done"] and result.diff == ""
-    assert len(models["actor"].calls) == 2  # one retry by the Executor
+    assert len(models["actor"].calls) == 2  # one retry by the model-call policy
+    assert len(models["planner"].calls) == 4  # the planner's calls are retried the same way
 
 
 def test_insufficient_quota_ends_quota_exhausted_without_asking_again(invoice_repo):

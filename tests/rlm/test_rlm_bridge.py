@@ -114,12 +114,29 @@ def test_rlm_query_downgrades_to_llm_query_below_the_threshold():
     assert trace.subcalls[0].mode == "downgraded"
 
 
-def test_rlm_query_refused_when_nothing_is_left():
-    bridge, model, budget, trace, _ = make(["never"], max_cost_usd=0.01)
+def test_rlm_query_with_nothing_left_says_so_instead_of_raising():
+    """Issue 14, item 6: no budget anywhere is an answer the code can read, not BudgetExceeded."""
+    bridge, model, budget, trace, spawn = make(["never"], max_cost_usd=0.01)
     budget.record(Usage(cost_usd=0.01))
-    with pytest.raises(BudgetExceeded, match="cost limit"):
-        bridge.rlm_query("task")
-    assert model.calls == [] and trace.subcalls[0].mode == "refused"
+    answer = bridge("rlm_query", {"task": "task", "context": "ctx"})
+    assert answer.startswith("[no budget: cost limit of $0.0100 reached") and "made no model call" in answer
+    assert model.calls == [] and spawn.calls == []
+    assert trace.subcalls[0].mode == "refused" and "cost limit" in trace.subcalls[0].error
+
+
+def test_rlm_query_with_its_own_budget_spent_gets_one_direct_answer_on_the_parents():
+    """A sub-RLM that spent its share: rlm_query becomes one llm_query, charged up the tree."""
+    model = ScriptedChatModel(replies=["the direct answer"])
+    root = Budget(BudgetLimits(max_tokens=100_000))
+    child = root.allocate(0.5, max_iterations=3)
+    child.record(Usage(50_000, 0))  # the child's share is spent; the root has 50,000 tokens left
+    trace = RLMTrace(task="child")
+    bridge = Bridge(client=ModelClient(model, "scripted"), budget=child, trace=trace, spawn=FakeSpawn(),
+                    sub_call_chars=50)
+    assert child.check("call") and not root.check("call")
+    assert bridge.rlm_query("sum the column", "1\n2\n3") == "the direct answer"
+    assert len(model.calls) == 1 and "sum the column" in model.calls[0][0].content
+    assert trace.subcalls[0].mode == "direct" and root.spent.calls == 1
 
 
 def test_rlm_query_child_failure_raises_into_the_code():

@@ -90,3 +90,25 @@ def test_recorded_calls_run_through_the_executor(ex, repo: Path) -> None:
     assert "return a + b" in (repo / "calc.py").read_text()
     assert "def main():" in (repo / "hello.py").read_text()
     assert outputs["done"].startswith("All tests passed now.")
+
+
+def test_json_quoted_in_a_sentence_deletes_nothing_and_the_model_is_told(ex, repo: Path) -> None:
+    """Issue 14, item 8: 'later one could run {"name": "delete_file", ...}' is prose, not a call."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from codur.graph.execution.agent_executor import AgentExecutor
+    from codur.llm import ScriptedChatModel
+
+    prose = 'The fix is in. later one could run {"name": "delete_file", "arguments": {"path": "calc.py"}}'
+    found = detect_tool_calls(AIMessage(content=prose), REGISTRY.names(), registry=REGISTRY)
+    assert found.calls == [] and len(found.errors) == 1
+    assert "JSON inside prose is not a tool call; reply with the JSON alone or in a ```json block" in found.errors[0]
+
+    model = ScriptedChatModel(replies=[prose, "Nothing else to do."])
+    specs = [REGISTRY.get(n) for n in ("read_file", "delete_file", "done")]
+    run = AgentExecutor(model, ex, specs, max_iterations=3).run([SystemMessage("s"), HumanMessage("tidy up")])
+    assert (repo / "calc.py").exists() and run.tool_calls == 0
+    note = model.calls[1][-1]  # the message after the prose reply, sent with the next call
+    assert isinstance(note, HumanMessage) and "delete_file: not run" in note.content
+    assert "JSON inside prose is not a tool call" in note.content
+    assert run.stop_reason == "no_tool_call" and run.final_text == "Nothing else to do."

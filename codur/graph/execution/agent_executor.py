@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import Runnable
 
 from codur.core.events import emit
 from codur.core.ports import ExecutionPlan, ExecutionResult
 from codur.llm.factory import wants_native_tools
+from codur.llm.policy import CallPolicy, with_policy
 from codur.tools.detection import detect_tool_calls
 from codur.tools.executor import ToolExecutor
 from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
@@ -29,7 +31,7 @@ from codur.tools.registry import SideEffect, ToolSpec, to_langchain_tools
 FINISH_TOOLS = {"done", "clarify"}  # clarify: the question ends the turn; the run reports it
 MAX_REPEATS = 2  # refused repeats in a row that end the turn
 REPEAT_NOTE = ("You already called {name} with these arguments and nothing has changed since; "
-               "its result is above. Do not repeat it: make an edit, run a different tool, or call done.")
+               "its result is above. Do not repeat it: make an edit, run a different tool, or finish.")
 
 
 @dataclass
@@ -65,22 +67,31 @@ class AgentExecutor:
     """Runs the tool loop of one agent.
 
     Args:
-        model: a LangChain chat model (``bind_tools`` is called with ``tools``).
+        model: a LangChain chat model (``bind_tools`` is called with ``tools``), or the
+            role's chain of them, first choice first.
         tools: the ToolExecutor, limited to the tools the prompt lists.
         specs: the ToolSpecs listed in the system prompt (the same ones are bound).
         max_iterations: model calls at most (default 5).
         should_stop: returns a reason string to stop before the next model call, or None.
+        policy: the model-call policy (:mod:`codur.llm.policy`): each call retried, then the
+            next model of the chain; None: one call to the first model, no retry.
+        role: the role named in the policy's fallback event.
     """
 
-    def __init__(self, model: BaseChatModel, tools: ToolExecutor, specs: Sequence[ToolSpec], *,
-                 max_iterations: int = 5, should_stop: Callable[[int], str | None] | None = None) -> None:
+    def __init__(self, model: BaseChatModel | Sequence[BaseChatModel], tools: ToolExecutor,
+                 specs: Sequence[ToolSpec], *, max_iterations: int = 5,
+                 should_stop: Callable[[int], str | None] | None = None, policy: CallPolicy | None = None,
+                 role: str = "actor") -> None:
         self.specs = list(specs)
         self.names = {s.name for s in self.specs}
         self.tools = tools.with_allowed(self.names)
         # The same selection the prompt lists; models that answer tool calls in their
         # content (the embedded one) are not sent the schemas: ~1,200 prompt tokens saved.
-        self.model = model.bind_tools(to_langchain_tools(self.specs)) \
-            if self.specs and wants_native_tools(model) else model
+        # Bound before the policy wraps them: a binding made after would drop the retries.
+        models = [model] if isinstance(model, BaseChatModel) else list(model)
+        bound = [m.bind_tools(to_langchain_tools(self.specs)) if self.specs and wants_native_tools(m) else m
+                 for m in models]
+        self.model: Runnable = with_policy(bound, policy, role=role) if policy is not None else bound[0]
         self.max_iterations = max_iterations
         self.should_stop = should_stop
         self.mutating = {s.name for s in self.specs if SideEffect.FILE_MUTATION in s.side_effects}
@@ -150,18 +161,20 @@ class LLMAgent:
 
     Args:
         name: the agent's name (e.g. "coder").
-        model: its chat model.
+        model: its chat model, or its chain of them (see :class:`AgentExecutor`).
         system_prompt: built from the registry (see codur.graph.prompts).
         specs: the tools listed in the prompt.
         tools: the run's ToolExecutor.
+        policy: the model-call policy (retries, then the next model of the chain).
     """
 
-    def __init__(self, name: str, model: BaseChatModel, system_prompt: str, specs: Sequence[ToolSpec],
-                 tools: ToolExecutor, *, max_iterations: int = 5,
-                 should_stop: Callable[[int], str | None] | None = None) -> None:
+    def __init__(self, name: str, model: BaseChatModel | Sequence[BaseChatModel], system_prompt: str,
+                 specs: Sequence[ToolSpec], tools: ToolExecutor, *, max_iterations: int = 5,
+                 should_stop: Callable[[int], str | None] | None = None, policy: CallPolicy | None = None) -> None:
         self.name = name
         self.system_prompt = system_prompt
-        self.loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop)
+        self.loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop,
+                                  policy=policy)
         self.last_run: AgentRun | None = None
 
     def run(self, plan: ExecutionPlan) -> ExecutionResult:

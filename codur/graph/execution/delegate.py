@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import suspicious_lines
 from codur.graph.state import CodurState
 
-BUILTIN_AGENTS = {"coder"}
-
 
 def choose_agent(requested: str | None, ctx: CodurContext) -> str:
-    """The plan's agent when it exists (built in or configured), else the configured default."""
-    known = BUILTIN_AGENTS | set(ctx.config.agents)
+    """The plan's agent when it exists (built in, configured or an installed entry point),
+    else the configured default."""
+    known = set(agent_names(ctx))
     if requested in known:
         return requested  # type: ignore[return-value]
     return ctx.config.default_agent if ctx.config.default_agent in known else "coder"

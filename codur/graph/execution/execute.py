@@ -1,13 +1,15 @@
 """execute (engine state Act): run the chosen agent through the Executor.
 
-Each model profile of the actor role is tried in order: a profile that still
-fails after the Executor's retries hands over to the next (profile fallback).
+An LLM agent's model calls carry the model-call policy (:mod:`codur.llm.policy`: each
+call retried with backoff, then the next profile of its chain), so the Executor does not
+run its whole turn again; a command-line or Python agent is retried by the Executor
+(``max_retries``, backoff, never on exit code -1 or a 429).
 """
 
 from __future__ import annotations
 
 from codur.core.events import emit
-from codur.graph.coding_agent import build_agents, execution_plan
+from codur.graph.coding_agent import build_agent, execution_plan
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
@@ -19,28 +21,18 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     """Run the agent; report its outcome and usage."""
     name = state.get("agent") or ctx.config.default_agent
     plan = execution_plan(state, ctx, name)
-    llm_calls = tokens = tool_calls = 0
-    result = None
-    agents = build_agents(state, ctx, name)
+    agent, policy_inside = build_agent(state, ctx, name)
     journal = ctx.tools(state["repo"]).journal
     before = journal.snapshot()
-    for index, agent in enumerate(agents):
-        deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
-        executor = Executor(agent, max_retries=ctx.config.max_retries, base_delay=ctx.config.retry_base_delay_s,
-                            deadline=deadline)
-        result = executor.execute(plan, dry_run=ctx.config.dry_run)
-        llm_calls += result.llm_calls
-        tokens += result.tokens
-        tool_calls += result.tool_calls
-        if result.success:
-            break
-        if index + 1 < len(agents):
-            emit({"event_type": "agent.fallback", "agent": name, "from_profile": index, "error": result.output[:300]})
-    assert result is not None
+    deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
+    executor = Executor(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
+                        base_delay=ctx.config.retry_base_delay_s, deadline=deadline)
+    result = executor.execute(plan, dry_run=ctx.config.dry_run)
+    llm_calls, tokens, tool_calls = result.llm_calls, result.tokens, result.tool_calls
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
     # "" for an agent that does not say (a command-line agent): a question's answer counts only
     # when the loop ended with one
-    last_run = getattr(agents[index], "last_run", None)
+    last_run = getattr(agent, "last_run", None)
     outcome = {
         "agent": name, "status": "completed" if result.success else "failed", "summary": result.output[:2000],
         "attempts": result.attempts, "dry_run": result.dry_run, "exit_code": result.exit_code,

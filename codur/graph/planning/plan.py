@@ -24,15 +24,18 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.core.ports import QuotaStatus
+from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState
+from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
 from codur.llm.replies import json_objects
 from codur.tools.registry import TaskType
 
+TASK_TYPES = {t.value for t in TaskType}
 OUTAGE_STATUS = {QuotaStatus.QUOTA_EXHAUSTED.value: RunStatus.QUOTA_EXHAUSTED,
                  QuotaStatus.RATE_LIMITED.value: RunStatus.RATE_LIMITED}
 
@@ -61,10 +64,13 @@ def classify(task: str, failing_tests: bool) -> TaskType | None:
 
 
 def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, int, int]:
-    """The planner's JSON answer, model calls and tokens; the role's profiles are tried in order.
+    """The planner's JSON answer, model calls and tokens, through the model-call policy
+    (:mod:`codur.llm.policy`: each call retried, then the role's next profile).
 
     Raises:
-        PlannerUnavailable: every profile raised (the last error is kept).
+        PlannerUnavailable: every profile failed after its retries (the first error is kept).
+        PlannerMalformed: the reply holds no JSON object, or one with an unknown ``task_type``,
+            or one with neither a task type nor steps.
     """
     system, _ = build_system_prompt("planner", TaskType.CODE_FIX, agents=agents)
     obs = state.get("observation", {})
@@ -77,25 +83,34 @@ def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tup
         lines.append(f"The last attempt failed:\n{feedback[:1200]}")
     lines.append("Answer with the JSON object only.")
     assert ctx.models is not None
-    prompt = [SystemMessage(system), HumanMessage("\n".join(lines))]
-    error: Exception | None = None
-    for model in ctx.models.models_for("planner"):
-        try:
-            reply = model.invoke(prompt)
-        except Exception as exc:  # noqa: BLE001 - any model failure: the next profile, then the fallback
-            error = exc
-            continue
-        objects = json_objects(str(reply.content))
-        return (objects[0] if objects else {}), 1, (reply.usage_metadata or {}).get("total_tokens", 0)
-    raise PlannerUnavailable(error)
+    chain = with_policy(ctx.models.models_for("planner"), CallPolicy.for_run(ctx.config, ctx.limits), role="planner")
+    try:
+        reply = chain.invoke([SystemMessage(system), HumanMessage("\n".join(lines))])
+    except Exception as exc:  # noqa: BLE001 - any model failure after the policy: the fallback plan
+        raise PlannerUnavailable(exc) from exc
+    tokens = (reply.usage_metadata or {}).get("total_tokens", 0)
+    answer = next((o for o in json_objects(str(reply.content)) if isinstance(o, dict)), None)
+    task_type = str((answer or {}).get("task_type", "")).lower()
+    if answer is None or (task_type and task_type not in TASK_TYPES) or not (task_type or answer.get("steps")):
+        raise PlannerMalformed(str(reply.content), tokens)  # a replan's answer may give steps alone
+    return answer, 1, tokens
 
 
 class PlannerUnavailable(Exception):
-    """Every planner profile raised; ``error`` is the last exception."""
+    """The planner's model failed (every profile, after the retries); ``error`` is the first error."""
 
     def __init__(self, error: Exception | None) -> None:
         super().__init__(f"{type(error).__name__}: {error}" if error else "no planner model")
         self.error = error
+
+
+class PlannerMalformed(Exception):
+    """The planner answered, but not with a JSON object naming a known task type."""
+
+    def __init__(self, reply: str, tokens: int) -> None:
+        first = (reply.strip().splitlines() or ["(empty reply)"])[0][:120]
+        super().__init__(f"malformed planner reply: {first}")
+        self.tokens = tokens
 
 
 def outage_end(quota: str, message: str) -> dict:
@@ -109,32 +124,57 @@ def outage_end(quota: str, message: str) -> dict:
     return {"status": status.value, "reason": f"{status.value} ({first})"}
 
 
+def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
+    """The task type without the planner: the one so far, else the fast path's classification,
+    else the first kind of wording the task has (code_fix first when tests fail), else
+    code_fix with failing tests and code_generation without."""
+    if state.get("task_type"):
+        return TaskType(state["task_type"])
+    if (fast := classify(state["task"], failing)) is not None:
+        return fast
+    text = state["task"].lower()
+    hits = [t for t, pattern in KEYWORDS.items() if re.search(pattern, text)]
+    if failing and TaskType.CODE_FIX in hits:
+        return TaskType.CODE_FIX
+    if hits and hits[0] is not TaskType.EXPLANATION:
+        return hits[0]
+    return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
+
+
 def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, dict, int, int, dict | None]:
-    """(answer, plan, llm_calls, tokens, outage): the planner's answer, or when the model is down an
-    empty answer, a fallback plan keeping the steps so far, and the run's end if no fixer is left."""
+    """(answer, plan, llm_calls, tokens, outage): the planner's answer; or, when the planner
+    failed (model down, malformed reply), an empty answer, a fallback plan keeping the steps
+    so far, and for a model outage the run's end if no fixer is left (``plan.fallback`` event)."""
     last = state.get("agent_outcome", {})
     kept = state.get("plan", {}).get("steps", [])
+    llm_calls = tokens = 0
+    outage: dict | None = None
     if last.get("quota") == QuotaStatus.QUOTA_EXHAUSTED.value:  # retrying cannot help: no planner call
         outage = outage_end(last["quota"], last.get("summary", ""))
+        reason = outage["reason"]
     else:
         try:
             answer, llm_calls, tokens = _ask_planner(state, ctx, agents)
             return answer, {"source": "planner", "steps": [str(s) for s in answer.get("steps", [])][:6]}, \
                 llm_calls, tokens, None
+        except PlannerMalformed as exc:  # the model is up: no outage, the fallback plan routes as usual
+            llm_calls, tokens, reason = 1, exc.tokens, str(exc)
         except PlannerUnavailable as exc:
             quota = quota_from_exception(exc.error).status.value if exc.error else ""
             outage = outage_end(quota, str(exc))
             assert ctx.limits is not None
             if stop := ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0)):
                 outage = {"status": stop.status.value, "reason": stop.reason}  # e.g. the call hit the run's deadline
-    emit({"event_type": "plan.fallback", "status": outage["status"], "reason": outage["reason"]})
-    return {}, {"source": "fallback", "steps": kept, "model_error": outage["reason"]}, 0, 0, outage
+            reason = outage["reason"]
+    emit({"event_type": "plan.fallback", "status": outage["status"] if outage else RunStatus.RUNNING.value,
+          "reason": reason})
+    return {}, {"source": "fallback", "steps": kept, "model_error": reason}, llm_calls, tokens, outage
 
 
 @node("plan")
 def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     """Choose task_type and agent; on replan ask the planner model for new steps."""
-    agents = [ctx.config.default_agent, *[a for a in ctx.config.agents if a != ctx.config.default_agent]]
+    agents = agent_names(ctx)
     failing = bool(state.get("observation", {}).get("tests", {}).get("failed"))
     replanning = bool(state.get("feedback"))
     fast = None if replanning else classify(state["task"], failing)
@@ -148,6 +188,8 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
             task_type = TaskType(str(answer.get("task_type", "")).lower())
         except ValueError:
             task_type = None
+        if task_type is None:  # the planner failed, or gave steps alone
+            task_type = fallback_task_type(state, failing)
         if replanning and state.get("task_type"):
             # A replan changes the steps, not what the task is: the 1.5B planner turned
             # "make the failing tests pass" into code_validation on a replan, which took
@@ -155,8 +197,8 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
             task_type = TaskType(state["task_type"])
         if answer.get("agent") in agents:
             plan["agent"] = answer["agent"]
-    if task_type is None:
-        task_type = TaskType(state.get("task_type") or (TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION))
+    if task_type is None:  # a dry run with no fast path
+        task_type = fallback_task_type(state, failing)
     plan.setdefault("agent", state.get("agent") or ctx.config.default_agent)
     update: dict = {"task_type": task_type.value, "plan": plan, "llm_calls": llm_calls, "tokens": tokens}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent

@@ -15,7 +15,7 @@ the deterministic verifier.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -24,6 +24,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from codur.graph.execution.agent_executor import AgentExecutor
 from codur.graph.prompts import CALL_FORMAT
 from codur.graph.verification.verdict import Evidence, ModelVerdict, parse_model_verdict
+from codur.llm.policy import CallPolicy
 from codur.tools.executor import ToolExecutor
 from codur.tools.registry import (
     REGISTRY,
@@ -149,26 +150,31 @@ def verdict_call(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[Mod
     return (parsed if isinstance(parsed, ModelVerdict) else None), tokens
 
 
-def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, task_type: str,
-                       changed: list[str], summary: str = "", diff: str = "",
+def run_model_verifier(model: BaseChatModel | Sequence[BaseChatModel], tools: ToolExecutor, *, task: str,
+                       task_type: str, changed: list[str], summary: str = "", diff: str = "",
                        max_iterations: int = MAX_ITERATIONS,
-                       should_stop: Callable[[int], str | None] | None = None) -> ModelRun:
+                       should_stop: Callable[[int], str | None] | None = None,
+                       policy: CallPolicy | None = None) -> ModelRun:
     """Run the verification loop and read its verdict.
 
     Args:
-        model: the critic role's chat model.
+        model: the critic role's chat model, or its chain (first choice first).
         tools: the run's ToolExecutor (the loop is limited to :func:`verifier_tools`).
         task / task_type / changed / summary: what was asked, what changed, the agent's words.
         diff: the run's diff so far (unified), shown to the model.
         max_iterations: model calls at most in the loop (one more for a structured verdict).
         should_stop: the run's limits, checked before each model call (returns a reason).
+        policy: the model-call policy (:mod:`codur.llm.policy`): each loop call retried, then the
+            chain's next model.
 
     Returns:
         A :class:`ModelRun`; ``verdict`` is None when the reply held no valid verdict.
         Model errors propagate (the caller falls back to the deterministic verdict).
     """
     specs = verifier_tools()
-    loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop)
+    chain = [model] if isinstance(model, BaseChatModel) else list(model)
+    loop = AgentExecutor(chain, tools, specs, max_iterations=max_iterations, should_stop=should_stop, policy=policy,
+                         role="critic")
     trajectory = loop.run([SystemMessage(verifier_prompt(specs)),
                            HumanMessage(task_message(task, task_type, changed, summary, diff))])
     result = ModelRun(evidence=tool_evidence(trajectory.messages), llm_calls=trajectory.llm_calls,
@@ -184,7 +190,7 @@ def run_model_verifier(model: BaseChatModel, tools: ToolExecutor, *, task: str, 
         return result
     result.llm_calls += 1
     try:
-        result.verdict, tokens = verdict_call(model, trajectory.messages)
+        result.verdict, tokens = verdict_call(chain[0], trajectory.messages)
         result.tokens += tokens
         why = "" if result.verdict is not None else "; its verdict reply is not a verdict either"
     except Exception as exc:  # noqa: BLE001 - a reply outside the schema, or the call failed: fall back
