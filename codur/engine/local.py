@@ -282,10 +282,12 @@ class _Run:
             return None, None
         from langgraph.checkpoint.sqlite import SqliteSaver
 
+        from codur.graph.state import state_serializer
+
         path = self.request.repo / ".codur" / "checkpoints.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
-        return SqliteSaver(conn), conn.close
+        return SqliteSaver(conn, serde=state_serializer()), conn.close
 
     def _resume_point(self, graph: Any, run_config: dict[str, Any]) -> tuple[None, dict[str, Any], str]:
         """(graph input None, the config of the last checkpoint whose state was still running and
@@ -336,7 +338,7 @@ class _Run:
             fixer = "agent"
         metadata = RunMetadata(
             diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
-            timings=timings, fixer=fixer, verdict=final.get("verification", {}), stop=final.get("stop") or {},
+            timings=timings, fixer=fixer, verdict=_dump(final.get("verification")), stop=final.get("stop") or {},
             limits={"max_turns": self.limits.max_turns, "timeout_s": self.limits.timeout_s,
                     "token_budget": self.limits.token_budget},
             session_id=self.request.session_id, resumed_from=resumed_from,
@@ -346,6 +348,13 @@ class _Run:
             status, reason = RunStatus.ERROR, "the graph stopped before done"
         return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),
                          turns=final.get("turn", 0), duration_s=round(total_s, 3), metadata=metadata)
+
+
+def _dump(value: Any) -> dict[str, Any]:
+    """A state record as plain JSON data ({} for none)."""
+    if value is None:
+        return {}
+    return value.model_dump(mode="json") if hasattr(value, "model_dump") else dict(value)
 
 
 def _stop(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:

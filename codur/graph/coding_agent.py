@@ -19,7 +19,7 @@ from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
 from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
-from codur.graph.state import CodurState
+from codur.graph.state import CodurState, observation_of, plan_of
 from codur.llm.factory import models_for_profile
 from codur.llm.policy import CallPolicy
 from codur.tools.context import ToolError
@@ -34,24 +34,23 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
         current: numbered source of files as they are now (on a retry the agent's
             earlier edits are in them); default: observe's copies.
     """
-    obs = state.get("observation", {})
+    obs = observation_of(state)
     parts = [f"Task: {state['task']}"]
     if session := state.get("session"):
         parts.append("Earlier in this session (the task may build on these runs):\n" + "\n".join(session))
-    files = obs.get("files", [])
-    if files:
-        parts.append("Python files: " + ", ".join(files[:25]))
-    if (tests := obs.get("tests")) and not state.get("feedback"):
-        parts.append("Test results before any change:\n" + tests["report"])
-    for path, numbered in (current or obs.get("sources", {})).items():
+    if obs.files:
+        parts.append("Python files: " + ", ".join(obs.files[:25]))
+    if obs.tests and not state.get("feedback"):
+        parts.append("Test results before any change:\n" + obs.tests.report)
+    for path, numbered in (current or obs.sources).items():
         parts.append(f"{path} (now):\n{numbered}")
-    if suspicious := obs.get("suspicious"):
+    if suspicious := obs.suspicious:
         parts.append("Most suspicious lines (fault localization over the tests' coverage):\n" + "\n".join(
             f"- {s['path']}:{s['line']}: {s['text']}" for s in suspicious))
     if (near := (state.get("patch") or {}).get("near_miss")) and not state.get("feedback"):
         parts.append(f"A candidate fix made {near['fixed']} of {near['failing']} failing tests pass without breaking "
                      f"the others; build on it if it helps (it is not applied):\n```diff\n{near['diff'][:1500]}```")
-    if steps := state.get("plan", {}).get("steps"):
+    if steps := plan_of(state).steps:
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
     if feedback := state.get("feedback"):
         parts.append("Your previous attempt did not pass verification:\n" + feedback)
@@ -63,7 +62,7 @@ def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
     """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
     tools = ctx.tools(state["repo"])
     out = {}
-    for path in state.get("observation", {}).get("sources", {}):
+    for path in observation_of(state).sources:
         try:
             out[path] = "\n".join(f"{i:4d}| {line}" for i, line in
                                   enumerate(tools.ctx.read_text(path).splitlines(), 1))

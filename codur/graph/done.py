@@ -5,17 +5,16 @@ from __future__ import annotations
 from codur.core.contracts import RunStatus
 from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
-from codur.graph.state import CodurState
+from codur.graph.state import AgentOutcome, CodurState, outcome_of, verdict_of
 
 FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
 
-def fixed_by(outcome: dict) -> str:
+def fixed_by(outcome: AgentOutcome) -> str:
     """One line naming the fixer that produced the patch and what the search tried."""
-    tried = outcome.get("tried", {})
-    counts = ", ".join(f"{n} {s}" for s, n in tried.items() if n)
-    return (f"fixed by {FIXER_NAMES.get(outcome.get('source', ''), outcome.get('source', ''))}: "
-            f"{outcome.get('summary', '')} ({counts} candidates tested, {outcome.get('elapsed_s', 0)}s)")
+    counts = ", ".join(f"{n} {s}" for s, n in outcome.tried.items() if n)
+    return (f"fixed by {FIXER_NAMES.get(outcome.source, outcome.source)}: "
+            f"{outcome.summary} ({counts} candidates tested, {outcome.elapsed_s}s)")
 
 
 @node("done")
@@ -23,7 +22,8 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
     """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
     update: dict = {}
     if state.get("status", RunStatus.RUNNING) == RunStatus.RUNNING:
-        passed = state.get("verification", {}).get("passed")
+        verdict = verdict_of(state)
+        passed = verdict is not None and verdict.passed
         update.update(status=(RunStatus.SUCCESS if passed else RunStatus.FAILED).value,
                       reason="verified" if passed else state.get("reason") or "unverified")
     repo = state.get("repo")
@@ -33,9 +33,9 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
             update.update(diff=journal.diff(), files_changed=journal.changed_files)
         except NotADirectoryError:
             update.update(diff="", files_changed=[])
-    outcome = state.get("agent_outcome", {})
-    summary = outcome.get("summary", "")
-    if outcome.get("agent") == "patch" and outcome.get("status") == "patched":
+    outcome = outcome_of(state)
+    summary = outcome.summary if outcome else ""
+    if outcome is not None and outcome.agent == "patch" and outcome.status == "patched":
         summary = fixed_by(outcome)
     update["summary"] = summary
     forget_context(state.get("run_id", ""))  # a default (Studio) context is not kept past its run

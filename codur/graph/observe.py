@@ -15,7 +15,7 @@ from pathlib import Path
 
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
-from codur.graph.state import CodurState
+from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.verification_agent import is_test_file
 from codur.repair.testcmd import PLUGIN, RUNTIME_DIR
 from codur.tools.context import ToolContext, ToolError
@@ -93,19 +93,18 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
     """List the Python files, run the test suite once (when there is one), read the code under test."""
     tools = ctx.tools(state["repo"])
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
-    observation: dict = {"files": files[:MAX_FILES], "file_count": len(files), "has_tests": has_tests(files)}
-    if observation["has_tests"]:
+    observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=has_tests(files))
+    if observation.has_tests:
         with tempfile.TemporaryDirectory(prefix="codur-observe-") as tmp:
             report = run_tests(tools.ctx, extra_args=["-p", PLUGIN],
                                env=per_test_timeout(TEST_TIMEOUT_S, Path(tmp) / "outcomes.json"))
         failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
-        observation["tests"] = {
-            "summary": report.summary, "exit_code": report.exit_code, "failed": failed[:20],
-            "passed_count": len(report.passed), "report": report.render(max_tracebacks=2, max_chars=1200),
-        }
-        observation["sources"] = sources_under_test(tools.ctx, files, report.failed)
+        tests = TestRun(summary=report.summary, exit_code=report.exit_code, failed=failed[:20],
+                        passed_count=len(report.passed), report=report.render(max_tracebacks=2, max_chars=1200))
         # the suspicious lines for the agent's prompt come later: from the patch node's own
         # localization when it runs, else from delegate (one coverage run, not two)
+        observation = observation.model_copy(update={
+            "tests": tests, "sources": sources_under_test(tools.ctx, files, report.failed)})
     return {"observation": observation}
 
 

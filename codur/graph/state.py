@@ -12,6 +12,133 @@ from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from pydantic import BaseModel, ConfigDict, Field
+
+from codur.graph.verification.verdict import Evidence, Verdict
+
+
+class Record(BaseModel):
+    """A declared state value: nodes write new ones (``model_copy(update=...)``), never mutate."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TestRun(Record):
+    """observe's run of the test suite.
+
+    Attributes:
+        summary: e.g. "2 failed, 5 passed"; exit_code: pytest's (None: timed out).
+        failed: failing test ids (at most 20); passed_count: tests that passed.
+        report: failures and tracebacks, cut for a prompt.
+    """
+
+    summary: str = ""
+    exit_code: int | None = None
+    failed: list[str] = Field(default_factory=list)
+    passed_count: int = 0
+    report: str = ""
+
+
+class Observation(Record):
+    """What observe found, plus the suspicious lines localization adds later.
+
+    Attributes:
+        files: Python files (repo-relative, at most MAX_FILES); file_count: all of them.
+        has_tests: the repo has pytest-style test files; tests: the suite's run, when it has.
+        sources: numbered source of the modules the failing tests import (path -> text).
+        suspicious: top suspicious lines ({path, line, score, text}) for the agent's prompt.
+    """
+
+    files: list[str] = Field(default_factory=list)
+    file_count: int = 0
+    has_tests: bool = False
+    tests: TestRun | None = None
+    sources: dict[str, str] = Field(default_factory=dict)
+    suspicious: list[dict[str, Any]] | None = None
+
+
+class PlanInfo(Record):
+    """The plan node's details.
+
+    Attributes:
+        source: "fast_path", "planner" or "fallback" (the planner failed: model_error says why).
+        steps: the planner's steps (at most 6); agent: the agent chosen.
+    """
+
+    source: str = "fast_path"
+    steps: list[str] = Field(default_factory=list)
+    agent: str | None = None
+    model_error: str | None = None
+
+
+class AgentOutcome(Record):
+    """The last Act step: an agent's turn (execute), the patch pipeline's result (patch), or a
+    turn just delegated.
+
+    Attributes:
+        agent: the agent's name ("patch" for the pipeline); status: delegated, completed, failed,
+            or the pipeline's (patched, no_plausible_patch, error, ...).
+        summary: the agent's last words (or the patch's label); attempts, exit_code, quota,
+            tool_calls, dry_run: the Executor's report; edits: files this step changed.
+        stop_reason: how the agent's loop ended (done, no_tool_call, max_iterations, repeating,
+            stopped: <limit>); '' when the agent does not say.
+        source, provenance, tried, elapsed_s (seconds), files, reverted: the patch pipeline's.
+    """
+
+    agent: str
+    status: str
+    summary: str = ""
+    attempts: int = 0
+    dry_run: bool = False
+    exit_code: int = 0
+    quota: str = "ok"
+    tool_calls: int = 0
+    edits: int = 0
+    stop_reason: str = ""
+    source: str = ""
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    tried: dict[str, int] = Field(default_factory=dict)
+    elapsed_s: float = 0.0
+    files: list[str] = Field(default_factory=list)
+    reverted: list[str] = Field(default_factory=list)
+
+
+#: The record classes kept in state (the checkpointer's serializer is told it may load them).
+RECORDS = (TestRun, Observation, PlanInfo, AgentOutcome, Verdict)
+
+
+def state_serializer() -> Any:
+    """LangGraph's serializer for checkpoints, allowed to load the state's record classes."""
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in (*RECORDS, Evidence)])
+
+
+def _read(model: type[BaseModel], value: Any) -> Any:
+    """A state value as its record (a dict — from Studio's input or a test — is validated)."""
+    if value is None or isinstance(value, model):
+        return value
+    return model.model_validate(value)
+
+
+def observation_of(state: CodurState) -> Observation:
+    """The state's observation (an empty one before observe ran)."""
+    return _read(Observation, state.get("observation")) or Observation()
+
+
+def plan_of(state: CodurState) -> PlanInfo:
+    """The state's plan details (empty before plan ran)."""
+    return _read(PlanInfo, state.get("plan")) or PlanInfo()
+
+
+def outcome_of(state: CodurState) -> AgentOutcome | None:
+    """The last Act step's outcome, or None before the first."""
+    return _read(AgentOutcome, state.get("agent_outcome"))
+
+
+def verdict_of(state: CodurState) -> Verdict | None:
+    """The last verdict, or None before the first verification."""
+    return _read(Verdict, state.get("verification"))
 
 
 class CodurState(TypedDict, total=False):
@@ -19,12 +146,14 @@ class CodurState(TypedDict, total=False):
 
     Keys:
         task, repo, run_id: the request (repo is an absolute path).
-        task_type: the planner's TaskType value; agent: the agent it chose; plan: its details.
+        task_type: the planner's TaskType value; agent: the agent it chose; plan: its details
+            (:class:`PlanInfo`).
         turn: Plan→Act→Verify cycles started (incremented by delegate).
         status / reason: "running" until a terminal status is written.
-        observation: what observe found (files, test summary, failing tests).
-        agent_outcome: the last agent invocation ({"agent", "status", "summary", ...}).
-        verification: the last verdict (verification_details).
+        observation: what observe found (:class:`Observation`).
+        agent_outcome: the last Act step (:class:`AgentOutcome`).
+        verification: the last verdict (:class:`codur.graph.verification.verdict.Verdict`).
+        Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`.
         route: review's decision (done, retry, replan, repair).
         feedback: failure context handed to the next Act step.
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
@@ -46,13 +175,13 @@ class CodurState(TypedDict, total=False):
     run_id: str
     task_type: str
     agent: str
-    plan: dict[str, Any]
+    plan: PlanInfo
     turn: int
     status: str
     reason: str
-    observation: dict[str, Any]
-    agent_outcome: dict[str, Any]
-    verification: dict[str, Any]
+    observation: Observation
+    agent_outcome: AgentOutcome
+    verification: Verdict
     route: str
     feedback: str
     patch_attempted: bool

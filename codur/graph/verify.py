@@ -19,7 +19,7 @@ from __future__ import annotations
 from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
-from codur.graph.state import CodurState
+from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import unusable, with_tests, without_tests
 from codur.graph.verification.llm import ModelRun, run_model_verifier
@@ -27,9 +27,11 @@ from codur.graph.verification.verdict import Verdict
 from codur.llm.policy import CallPolicy
 
 
-def loop_ending(outcome: dict) -> str:
+def loop_ending(outcome: AgentOutcome | None) -> str:
     """How the agent's last turn ended: its loop's stop reason, or "dry_run"."""
-    return "dry_run" if outcome.get("dry_run") else str(outcome.get("stop_reason", ""))
+    if outcome is None:
+        return ""
+    return "dry_run" if outcome.dry_run else outcome.stop_reason
 
 
 def model_verification(state: CodurState, ctx: CodurContext, changed: list[str]) -> ModelRun:
@@ -45,7 +47,8 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
         return run_model_verifier(  # the critic chain under the one model-call policy: retries, then the next
             ctx.models.models_for("critic"), ctx.tools(state["repo"]), task=state["task"],
             task_type=state.get("task_type", "code_fix"), changed=changed,
-            summary=state.get("agent_outcome", {}).get("summary", ""), diff=ctx.tools(state["repo"]).journal.diff(),
+            summary=outcome.summary if (outcome := outcome_of(state)) else "",
+            diff=ctx.tools(state["repo"]).journal.diff(),
             should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits))
     except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
@@ -55,17 +58,17 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
 def verify_node(state: CodurState, ctx: CodurContext) -> dict:
     """Verify the turn (see the module docstring); write the verdict and its usage."""
     tools = ctx.tools(state["repo"])
-    has_tests = bool(state.get("observation", {}).get("has_tests"))
+    has_tests = observation_of(state).has_tests
     task_type = state.get("task_type", "code_fix")
     changed = tools.journal.changed_files
-    outcome = state.get("agent_outcome", {})
+    outcome = outcome_of(state)
     use_model = (not (task_type in QUESTION_TASKS and not changed) and not ctx.config.dry_run
                  and ctx.critic_enabled(has_tests=has_tests))
     emit({"event_type": "verify.start", "task_type": task_type, "has_tests": has_tests, "model": use_model})
 
     def deterministic() -> Verdict:
         return verify_repo(tools.ctx, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
-                           answer=outcome.get("summary", ""), ended=loop_ending(outcome))
+                           answer=outcome.summary if outcome else "", ended=loop_ending(outcome))
 
     run = ModelRun()
     if not use_model:
@@ -83,7 +86,7 @@ def verify_node(state: CodurState, ctx: CodurContext) -> dict:
               "overruled": verdict.overruled})
     emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
           "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback})
-    update: dict = {"verification": verdict.as_dict()}
+    update: dict = {"verification": verdict}
     if run.llm_calls:
         update.update(llm_calls=run.llm_calls, tokens=run.tokens)
     if not verdict.passed:

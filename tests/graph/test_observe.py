@@ -22,6 +22,6 @@ def test_a_hanging_test_is_reported_as_failing(tmp_path: Path):
     start = time.monotonic()
     update = observe_node.body({"repo": str(tmp_path), "task": "fix it", "run_id": "t"}, ctx)
     assert time.monotonic() - start < TEST_TIMEOUT_S + 20
-    tests = update["observation"]["tests"]
-    assert tests["failed"] == ["test_slugs.py::test_taken"] and tests["passed_count"] == 1
-    assert "slugs.py" in tests["report"] and "TimeoutError" in tests["report"]
+    tests = update["observation"].tests
+    assert tests.failed == ["test_slugs.py::test_taken"] and tests.passed_count == 1
+    assert "slugs.py" in tests.report and "TimeoutError" in tests.report

@@ -71,8 +71,8 @@ def test_the_critic_is_retried(invoice_repo: Path) -> None:
     provider, models = scripted(
         actor=[wrong, "Reworded the docstring.", call("replace_in_file", path="billing.py", old=FIX_OLD, new=FIX_NEW),
                "Fixed."],
-        critic=[RuntimeError("Connection error."), '{"reasoning": "the threshold is exclusive", '
-                '"suggestions": ["use >= in the comparison"]}'])
+        critic=[RuntimeError("Connection error."), '{"passed": false, "strategy": "tests", "evidence": [], '
+                '"reasoning": "the threshold is exclusive", "suggestions": ["use >= in the comparison"]}'])
     result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo), models=provider,
                  config=CodurConfig(critic=True, repair=False, retry_base_delay_s=0, max_retries=1))
     assert result.status is RunStatus.SUCCESS

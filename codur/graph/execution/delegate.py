@@ -6,7 +6,7 @@ from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import suspicious_lines
-from codur.graph.state import CodurState
+from codur.graph.state import AgentOutcome, CodurState, observation_of, plan_of
 
 
 def choose_agent(requested: str | None, ctx: CodurContext) -> str:
@@ -21,10 +21,11 @@ def choose_agent(requested: str | None, ctx: CodurContext) -> str:
 @node("delegate")
 def delegate_node(state: CodurState, ctx: CodurContext) -> dict:
     """Increment the turn and record the chosen agent."""
-    name = choose_agent(state.get("plan", {}).get("agent"), ctx)
-    update = {"turn": state.get("turn", 0) + 1, "agent": name, "agent_outcome": {"agent": name, "status": "delegated"}}
-    obs = state.get("observation", {})
-    if ctx.config.localize and obs.get("tests", {}).get("failed") and "suspicious" not in obs:
+    name = choose_agent(plan_of(state).agent, ctx)
+    update: dict = {"turn": state.get("turn", 0) + 1, "agent": name,
+                    "agent_outcome": AgentOutcome(agent=name, status="delegated")}
+    obs = observation_of(state)
+    if ctx.config.localize and obs.tests and obs.tests.failed and obs.suspicious is None:
         # fault-localization hints for the agent's first prompt, unless the patch node left them
-        update["observation"] = {**obs, "suspicious": suspicious_lines(ctx.tools(state["repo"]).ctx)}
+        update["observation"] = obs.model_copy(update={"suspicious": suspicious_lines(ctx.tools(state["repo"]).ctx)})
     return update

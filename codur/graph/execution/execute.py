@@ -12,7 +12,7 @@ from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
-from codur.graph.state import CodurState
+from codur.graph.state import AgentOutcome, CodurState
 from codur.llm.executor import Executor
 
 
@@ -33,16 +33,16 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     # "" for an agent that does not say (a command-line agent): a question's answer counts only
     # when the loop ended with one
     last_run = getattr(agent, "last_run", None)
-    outcome = {
-        "agent": name, "status": "completed" if result.success else "failed", "summary": result.output[:2000],
-        "attempts": result.attempts, "dry_run": result.dry_run, "exit_code": result.exit_code,
-        "quota": result.quota_state.status.value, "tool_calls": result.tool_calls,
+    outcome = AgentOutcome(
+        agent=name, status="completed" if result.success else "failed", summary=result.output[:2000],
+        attempts=result.attempts, dry_run=result.dry_run, exit_code=result.exit_code,
+        quota=result.quota_state.status.value, tool_calls=result.tool_calls,
         # files this turn changed, from the change journal: whoever wrote them (tools or a
         # command-line agent), and an edit undone in the same turn does not count
-        "edits": len(journal.changed_since(before)),
-        "stop_reason": getattr(last_run, "stop_reason", "") if result.attempts else "",
-    }
-    emit({"event_type": "agent.outcome", **{k: outcome[k] for k in ("agent", "status", "attempts", "quota", "exit_code",
-                                                                "tool_calls", "edits")}})
+        edits=len(journal.changed_since(before)),
+        stop_reason=getattr(last_run, "stop_reason", "") if result.attempts else "",
+    )
+    emit({"event_type": "agent.outcome", **outcome.model_dump(include={"agent", "status", "attempts", "quota",
+                                                                        "exit_code", "tool_calls", "edits"})})
     return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls,
             "messages": list(result.messages)}

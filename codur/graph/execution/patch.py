@@ -20,7 +20,7 @@ from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import with_text
-from codur.graph.state import CodurState
+from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.verification_agent import is_test_file
 from codur.patch import FIXERS, PatchPipeline
 from codur.tools.registry import TaskType
@@ -37,20 +37,21 @@ def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
         return False
     if state.get("task_type") not in PATCH_TASKS:
         return False
-    obs, verdict = state.get("observation", {}), state.get("verification")
-    if verdict:
-        failing = verdict.get("strategy") in ("tests", "hybrid") and verdict.get("failing_tests")
+    obs, verdict = observation_of(state), verdict_of(state)
+    if verdict is not None:
+        failing = verdict.strategy in ("tests", "hybrid") and verdict.failing_tests
     else:
-        failing = obs.get("tests", {}).get("failed")
-    return bool(failing) and any(not is_test_file(f) for f in obs.get("files", []))
+        failing = obs.tests.failed if obs.tests else []
+    return bool(failing) and any(not is_test_file(f) for f in obs.files)
 
 
 @node("patch")
 def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     """Search for a plausible patch and apply it; then verify runs (or the agent, if none)."""
     tools = ctx.tools(state["repo"])
-    baseline = state.get("observation", {}).get("tests", {}).get("passed_count", 0)
-    now = state.get("verification", {}).get("passed_tests", 0)
+    tests, verdict = observation_of(state).tests, verdict_of(state)
+    baseline = tests.passed_count if tests else 0
+    now = verdict.passed_tests if verdict else 0
     reverted = tools.journal.changed_files if tools.journal.changed_files and now <= baseline else []
     if reverted:
         tools.journal.restore()
@@ -67,7 +68,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     remaining = max(10.0, limits.timeout_s - limits.elapsed_s())
     pipeline = PatchPipeline(
         tools.root, fixers=fixers, models=lambda: models.models_for("actor"),
-        failures=state.get("observation", {}).get("tests", {}).get("report", ""),
+        failures=tests.report if tests else "",
         workers=config.repair_workers, time_box_s=config.mutation_time_box_s, samples=config.samples,
         deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
         over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines,
@@ -81,17 +82,17 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
             applied = [result.file]
         else:
             status = "error"
-    outcome = {"agent": "patch", "status": status, "source": result.source, "summary": result.label or result.message,
-               "provenance": result.provenance, "tried": result.tried, "elapsed_s": result.elapsed_s,
-               "files": applied, "edits": len(applied), "reverted": reverted}
+    outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=result.label or result.message,
+                           provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
+                           files=applied, edits=len(applied), reverted=reverted)
     update: dict = {"patch_attempted": True, "agent_outcome": outcome, "llm_calls": result.llm_calls,
                     "tokens": result.tokens,
                     "patch": {"status": status, "near_miss": result.near_miss, "tried": result.tried,
                               "phases": result.phases, "source": result.source, "label": result.label,
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
-        update["observation"] = {**state.get("observation", {}),
-                                 "suspicious": with_text(tools.ctx, result.suspicious)}
+        update["observation"] = observation_of(state).model_copy(
+            update={"suspicious": with_text(tools.ctx, result.suspicious)})
     if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
         update.update(status=RunStatus.FAILED.value, reason="no_plausible_patch")
     return update
@@ -100,6 +101,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
 def route_after_patch(state: CodurState) -> str:
     """verify when a patch was applied (or the agent already had its turns); else the
     agent (delegate); done when the node ended the run."""
-    if state.get("agent_outcome", {}).get("status") == "patched" or state.get("turn", 0) > 0:
+    outcome = outcome_of(state)
+    if (outcome is not None and outcome.status == "patched") or state.get("turn", 0) > 0:
         return "verify"
     return "delegate"

@@ -28,17 +28,20 @@ from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.planning.plan import OUTAGE_STATUS, outage_end
-from codur.graph.state import CodurState
+from codur.graph.state import CodurState, outcome_of, verdict_of
+from codur.graph.verification.verdict import Verdict
 
 Route = Literal["done", "retry", "replan", "repair"]
 
 
-def feedback_from(verdict: dict) -> str:
+def feedback_from(verdict: Verdict | None) -> str:
     """The failure context handed to the next turn."""
-    parts = [verdict.get("reasoning", "")]
-    parts += [e["output"][-1200:] for e in verdict.get("evidence", []) if not e.get("ok")][:2]
-    if verdict.get("suggestions"):
-        parts.append("Suggestions: " + "; ".join(verdict["suggestions"]))
+    if verdict is None:
+        return ""
+    parts = [verdict.reasoning]
+    parts += [e.output[-1200:] for e in verdict.evidence if not e.ok][:2]
+    if verdict.suggestions:
+        parts.append("Suggestions: " + "; ".join(verdict.suggestions))
     return "\n".join(p for p in parts if p)
 
 
@@ -48,13 +51,13 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
     Whether another turn may start is asked of the run's limits (the one termination
     check, :meth:`codur.core.budget.Limits.stop`), not counted here.
     """
-    verdict = state.get("verification", {})
-    question = verdict.get("strategy") == "answer"
-    if verdict.get("passed"):
+    verdict = verdict_of(state)
+    question = verdict is not None and verdict.strategy == "answer"
+    if verdict is not None and verdict.passed:
         # an answer is checked for being given, not for being right: "answered", not "verified"
         return "done", "answered" if question else "verified", None
-    outcome = state.get("agent_outcome", {})
-    if outcome.get("dry_run"):
+    outcome = outcome_of(state)
+    if outcome is not None and outcome.dry_run:
         return "done", "dry_run", None  # no agent was called: no further turn can change anything
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
@@ -62,16 +65,16 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
     stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0), starting_turn=True)
     if stuck or stop:
         last_chance = stuck or stop.reason == StopReason.MAX_TURNS  # the patch pipeline may still fix it
-        if question and last_chance and verdict.get("signature"):
+        if question and last_chance and verdict.signature:
             # a question that got no answer says why, e.g. "no_answer: agent ended: repeating"
-            why = Stop(RunStatus.FAILED, verdict["signature"], stop.figures if stop else {})
+            why = Stop(RunStatus.FAILED, verdict.signature, stop.figures if stop else {})
             return "done", why.reason, why
         if last_chance and patch_eligible(state, ctx):
             return "repair", "stuck" if stuck else stop.reason, None
         return "done", "stuck" if stuck else stop.reason, stop
-    if outcome.get("status") == "failed":
+    if outcome is not None and outcome.status == "failed":
         return "replan", "agent_failed", None
-    if not outcome.get("edits"):
+    if outcome is None or not outcome.edits:
         return "replan", "no_change", None
     return "retry", "verification_failed", None
 
@@ -80,13 +83,13 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
 def review_node(state: CodurState, ctx: CodurContext) -> dict:
     """Write the route; a terminal route also writes status and reason."""
     route, reason, stop = decide(state, ctx)
-    update: dict = {"route": route, "feedback": feedback_from(state.get("verification", {}))}
+    update: dict = {"route": route, "feedback": feedback_from(verdict_of(state))}
     if route == "done":
         ok = reason in ("verified", "answered")
         update.update(status=(RunStatus.SUCCESS if ok else RunStatus.FAILED).value, reason=reason)
         if stop is not None:
             update.update(stop.update())
-        outcome = state.get("agent_outcome", {})
-        if not ok and outcome.get("status") == "failed" and outcome.get("quota") in OUTAGE_STATUS:
-            update.update(outage_end(outcome["quota"], outcome.get("summary", "")))
+        outcome = outcome_of(state)
+        if not ok and outcome is not None and outcome.status == "failed" and outcome.quota in OUTAGE_STATUS:
+            update.update(outage_end(outcome.quota, outcome.summary))
     return update

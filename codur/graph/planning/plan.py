@@ -29,7 +29,7 @@ from codur.graph.context import CodurContext
 from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
-from codur.graph.state import CodurState
+from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
 from codur.llm.replies import json_objects
@@ -73,12 +73,12 @@ def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tup
             or one with neither a task type nor steps.
     """
     system, _ = build_system_prompt("planner", TaskType.CODE_FIX, agents=agents)
-    obs = state.get("observation", {})
-    lines = [f"Task: {state['task']}", f"Files: {', '.join(obs.get('files', [])[:20])}"]
+    obs = observation_of(state)
+    lines = [f"Task: {state['task']}", f"Files: {', '.join(obs.files[:20])}"]
     if session := state.get("session"):
         lines.insert(1, "Earlier in this session:\n" + "\n".join(session))
-    if tests := obs.get("tests"):
-        lines.append(f"Tests: {tests['summary']}")
+    if obs.tests:
+        lines.append(f"Tests: {obs.tests.summary}")
     if feedback := state.get("feedback"):
         lines.append(f"The last attempt failed:\n{feedback[:1200]}")
     lines.append("Answer with the JSON object only.")
@@ -141,21 +141,22 @@ def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
-def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, dict, int, int, dict | None]:
+def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, PlanInfo, int, int,
+                                                                                  dict | None]:
     """(answer, plan, llm_calls, tokens, outage): the planner's answer; or, when the planner
     failed (model down, malformed reply), an empty answer, a fallback plan keeping the steps
     so far, and for a model outage the run's end if no fixer is left (``plan.fallback`` event)."""
-    last = state.get("agent_outcome", {})
-    kept = state.get("plan", {}).get("steps", [])
+    last = outcome_of(state)
+    kept = plan_of(state).steps
     llm_calls = tokens = 0
     outage: dict | None = None
-    if last.get("quota") == QuotaStatus.QUOTA_EXHAUSTED.value:  # retrying cannot help: no planner call
-        outage = outage_end(last["quota"], last.get("summary", ""))
+    if last is not None and last.quota == QuotaStatus.QUOTA_EXHAUSTED.value:  # retrying cannot help: no call
+        outage = outage_end(last.quota, last.summary)
         reason = outage["reason"]
     else:
         try:
             answer, llm_calls, tokens = _ask_planner(state, ctx, agents)
-            return answer, {"source": "planner", "steps": [str(s) for s in answer.get("steps", [])][:6]}, \
+            return answer, PlanInfo(source="planner", steps=[str(s) for s in answer.get("steps", [])][:6]), \
                 llm_calls, tokens, None
         except PlannerMalformed as exc:  # the model is up: no outage, the fallback plan routes as usual
             llm_calls, tokens, reason = 1, exc.tokens, str(exc)
@@ -168,17 +169,18 @@ def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tupl
             reason = outage["reason"]
     emit({"event_type": "plan.fallback", "status": outage["status"] if outage else RunStatus.RUNNING.value,
           "reason": reason})
-    return {}, {"source": "fallback", "steps": kept, "model_error": reason}, llm_calls, tokens, outage
+    return {}, PlanInfo(source="fallback", steps=kept, model_error=reason), llm_calls, tokens, outage
 
 
 @node("plan")
 def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     """Choose task_type and agent; on replan ask the planner model for new steps."""
     agents = agent_names(ctx)
-    failing = bool(state.get("observation", {}).get("tests", {}).get("failed"))
+    tests = observation_of(state).tests
+    failing = bool(tests and tests.failed)
     replanning = bool(state.get("feedback"))
     fast = None if replanning else classify(state["task"], failing)
-    plan: dict = {"source": "fast_path", "steps": []}
+    plan = PlanInfo()
     llm_calls = tokens = 0
     task_type = fast
     outage: dict | None = None  # how the run ends if no fixer is left: the model is down
@@ -196,10 +198,11 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
             # the edit tools away and made the run ineligible for repair.
             task_type = TaskType(state["task_type"])
         if answer.get("agent") in agents:
-            plan["agent"] = answer["agent"]
+            plan = plan.model_copy(update={"agent": answer["agent"]})
     if task_type is None:  # a dry run with no fast path
         task_type = fallback_task_type(state, failing)
-    plan.setdefault("agent", state.get("agent") or ctx.config.default_agent)
+    if plan.agent is None:
+        plan = plan.model_copy(update={"agent": state.get("agent") or ctx.config.default_agent})
     update: dict = {"task_type": task_type.value, "plan": plan, "llm_calls": llm_calls, "tokens": tokens}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
