@@ -196,10 +196,11 @@ class Bridge:
         """Answer independent tasks with concurrent sub-RLMs; answers in the order of ``tasks``.
 
         Concurrency is :meth:`Budget.parallelism`; each child gets ``batch_share / len(tasks)``
-        of the remaining cost and tokens. A failed task's answer is ``"[error: ...]"``.
+        of the remaining cost and tokens. A failed task's answer is ``"[error: ...]"``. With this
+        budget spent, each task falls back as :meth:`rlm_query` does: a direct answer on an
+        ancestor's budget while one has room, else the :data:`NO_BUDGET` string.
 
         Raises:
-            BudgetExceeded: no model call may run.
             ValueError: ``contexts`` is given with another length than ``tasks``.
         """
         tasks = list(tasks)
@@ -210,8 +211,13 @@ class Bridge:
             return []
         t0 = time.monotonic()
         mode = self._mode()
-        if mode == "refused":
-            raise BudgetExceeded(f"batch_rlm_query refused: budget exhausted: {self.budget.exhausted_reason()}")
+        if mode == "refused":  # one at a time: each direct answer may spend what the next one needed
+            children = [self._spent(task, context) for task, context in zip(tasks, contexts, strict=True)]
+            usage = sum((c.usage for c in children), Usage())
+            self.trace.add_subcall(SubCall("batch_rlm_query", "refused", f"{len(tasks)} tasks, budget spent",
+                                           usage=usage, duration_s=time.monotonic() - t0, children=children))
+            return [c.answer or "" if c.mode == "refused" or not c.error else f"[error: {c.error}]"
+                    for c in children]
         parallel = self.budget.parallelism(len(tasks))
         waves = math.ceil(len(tasks) / parallel)
         budgets = [self.budget.allocate(self.batch_share / len(tasks), max_iterations=self.sub_max_iterations,

@@ -195,12 +195,25 @@ def test_batch_downgrades_below_the_threshold():
     assert spawn.calls == [] and trace.subcalls[0].mode == "downgraded"
 
 
-def test_batch_refused_when_nothing_is_left():
-    bridge, _, budget, _, spawn = make(max_tokens=10)
+def test_batch_with_nothing_left_says_so_for_each_task_instead_of_raising():
+    bridge, model, budget, trace, spawn = make(["never"], max_tokens=10)
     budget.record(Usage(10, 0))
-    with pytest.raises(BudgetExceeded):
-        bridge.batch_rlm_query(["a"])
-    assert spawn.calls == []
+    answers = bridge.batch_rlm_query(["a", "b"])
+    assert len(answers) == 2 and all(a.startswith("[no budget: ") for a in answers)
+    assert spawn.calls == [] and model.calls == []
+    assert trace.subcalls[0].mode == "refused" and len(trace.subcalls[0].children) == 2
+
+
+def test_batch_with_its_own_budget_spent_answers_directly_on_the_parents():
+    model = ScriptedChatModel(replies=["one", "two"])
+    root = Budget(BudgetLimits(max_tokens=100_000))
+    child = root.allocate(0.5, max_iterations=3)
+    child.record(Usage(50_000, 0))
+    trace = RLMTrace(task="child")
+    bridge = Bridge(client=ModelClient(model, "scripted"), budget=child, trace=trace, spawn=FakeSpawn(),
+                    sub_call_chars=50)
+    assert bridge.batch_rlm_query(["t1", "t2"], ["c1", "c2"]) == ["one", "two"]
+    assert [c.mode for c in trace.subcalls[0].children] == ["direct", "direct"] and root.spent.calls == 2
 
 
 def test_batch_reports_a_failed_task_in_place():
