@@ -1,0 +1,73 @@
+"""A run's lifecycle helpers: its id and folder, the signal handlers that cancel it, and the
+bounded wait for its graph thread (no graph import here: :mod:`codur.engine.local` uses them)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from codur.core.budget import Limits
+from codur.tools.executor import ToolExecutor
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
+    """(the run's folder, a note): ``<repo>/.codur/runs/<run_id>``; for a dry run on a repo that
+    cannot take it (read-only, ``.codur`` not a folder) a new folder in the temp dir, with the
+    note saying why. A real run's folder is created later (its failure is the run's)."""
+    run_dir = repo / ".codur" / "runs" / run_id
+    if not dry_run:
+        return run_dir, ""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if os.access(run_dir, os.W_OK):
+            return run_dir, ""
+        problem = "not writable"
+    except OSError as exc:
+        problem = f"{type(exc).__name__}: {exc.strerror or exc}"
+    elsewhere = Path(tempfile.mkdtemp(prefix=f"codur-run-{run_id}-"))
+    note = f"the repo cannot hold the run's folder ({run_dir}: {problem}); this dry run's folder is {elsewhere}"
+    logging.getLogger("codur").warning(note)
+    return elsewhere, note
+
+
+def stop_worker(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:
+    """Cancel the tools (no call starts, running processes are killed), then wait up to
+    ``timeout_s`` seconds for the graph thread to end; a further Ctrl-C ends the wait.
+    True when the thread has ended."""
+    deadline = time.monotonic() + timeout_s
+    with contextlib.suppress(KeyboardInterrupt):
+        tools.stop(timeout_s)
+        while worker.is_alive() and time.monotonic() < deadline:
+            worker.join(0.1)
+    return not worker.is_alive()
+
+
+def cancel_on_signals(limits: Limits) -> Callable[[], None]:
+    """Ctrl-C / SIGTERM set the cancel flag: the current model call finishes, no tool call
+    starts any more, the next budget check ends the run with status cancelled, and the result
+    is written as usual. A second signal raises KeyboardInterrupt in the waiting (main) thread,
+    which then stops the tools and waits, bounded, for the graph thread. Only in the main
+    thread; returns the function that puts the previous handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: object) -> None:
+        if limits.cancel.is_set():
+            raise KeyboardInterrupt
+        limits.cancel.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
