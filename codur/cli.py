@@ -165,15 +165,26 @@ def main(argv: list[str] | None = None) -> None:
     previous = signal.getsignal(signal.SIGINT)
     if previous is signal.default_int_handler:
         signal.signal(signal.SIGINT, on_sigint)
+    default_hook = sys.unraisablehook
+
+    def unraisable(report) -> None:  # a Ctrl-C Python could not raise: no traceback, the exit says 130
+        if not isinstance(report.exc_value, KeyboardInterrupt):
+            default_hook(report)
+
+    sys.unraisablehook = unraisable
     try:
         app(args=args, prog_name="codur")
     except KeyboardInterrupt:  # before click's own handling starts
         raise SystemExit(130) from None
     except SystemExit as exc:
-        if interrupted and exc.code in (1, None):
+        # the KeyboardInterrupt may have been swallowed where Python cannot raise it (a weakref
+        # callback during an import reports it as "ignored"): the command went on, yet the user
+        # pressed Ctrl-C, so the exit status still says so
+        if interrupted and exc.code in (0, 1, None):
             raise SystemExit(130) from None
         raise
     finally:
+        sys.unraisablehook = default_hook
         if previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, previous)
 
