@@ -34,7 +34,6 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from codur.repair import testcmd
 from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by worker.py through this module)
     bwrap_argv,
     bwrap_problem,
@@ -43,6 +42,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     hidden_by_private_tmp,
     interpreter_paths,
 )
+from codur.testing import command as testcmd
 
 _lock = threading.Lock()
 _state: dict = {"root": None, "said": False}

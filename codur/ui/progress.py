@@ -186,6 +186,10 @@ class Progress:
             return self._tool_line(event)
         if name == "agent.reply":
             return self._reply_line(event)
+        if name == "tests.command":
+            return f"   ↳ tests: {escape(str(event.get('command', '')))}"
+        if name == "tests.setup_failed":
+            return f"   [red]! the tests could not start: {escape(str(event.get('problem', ''))[:300])}[/]"
         if name in ("agent.fallback", "plan.fallback", "sandbox.fallback"):
             what = event.get("error") or event.get("reason") or ""
             return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"

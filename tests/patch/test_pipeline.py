@@ -55,7 +55,7 @@ def test_a_sample_that_breaks_a_passing_test_is_not_accepted(off_by_one_repo: Pa
     assert result.status == "patched", result.message
     assert result.source == "sampling" and result.file == "calc.py"
     assert result.provenance == {"source": "sampling", "sample": 1, "temperature": 0.0, "variant": "tests",
-                                 "functions": ["total"]}
+                                 "functions": ["total"], "judged": "1 failing tests, then the whole suite"}
     assert "+    return sum(xs)\n" in result.diff and "if xs else None" not in result.diff
     assert result.failing == ["tests/test_calc.py::test_total"]
     assert result.tried == {"mutation": 0, "sampling": 2, "hybrid": 0}
