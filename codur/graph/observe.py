@@ -148,7 +148,7 @@ def suspicious_lines(ctx: ToolContext, top: int = 4) -> list[dict]:
     from codur.repair import localize_faults
 
     try:
-        loc = localize_faults(ctx.root, test_timeout_s=20.0, run_timeout_s=120.0)
+        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0)
     except Exception:  # noqa: BLE001 - a hint, not a requirement
         return []
     return with_text(ctx, loc.suspicious, top)

@@ -183,14 +183,14 @@ class RepairSession:
                       on_result=on_result)
 
 
-def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
+def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
            mutant_timeout_s: float = 20.0, max_mutants: int = 400, max_pairs: int = mutants.PAIR_BUDGET,
            time_budget_s: float = 300.0, apply: bool = True, on_event: Event | None = None,
            cancel: threading.Event | None = None) -> RepairResult:
     """Find and (with ``apply``) write a single-edit patch that makes the failing tests pass.
 
-    ``test_cmd`` is an argv list (default ``python -m pytest``, using the repo's
-    ``.venv`` interpreter if any). ``workers`` parallel workers evaluate mutants, each at
+    ``test_cmd`` is a resolved command or an argv list (default: the repo's interpreter, by
+    :func:`codur.testing.command.resolve`, ``-m pytest``). ``workers`` parallel workers evaluate mutants, each at
     most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
     (of them at most ``max_pairs`` second-order ones) within ``time_budget_s`` seconds.
     ``on_event`` gets progress dicts ("repair.start", "repair.localized", "repair.mutants"
