@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -71,6 +73,21 @@ def test_other_commands_run_whole_or_pass_pytest_options_through(tmp_path, monke
     tox = resolve(repo, ["sh", "-c", "exit 0", "--"])  # `tox -e py311 --` style: options pass through
     assert tox.passes_args and not tox.is_pytest
     assert tox.run_argv(repo, ["-q"], ["tests/t.py"])[-2:] == ["-q", "tests/t.py"]
+
+
+def test_a_uv_project_gets_the_environment_uv_makes(tmp_path, monkeypatch):
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    uv = Path(sys.executable).with_name("uv")  # the dev extra's
+    assert uv.is_file(), "uv is a dev dependency"
+    monkeypatch.setenv("PATH", f"{uv.parent}{os.pathsep}{os.environ['PATH']}")
+    repo = tmp_path / "uvproj"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "uvproj"\nversion = "0.1.0"\n'
+                                         'requires-python = ">=3.11"\ndependencies = []\n')
+    subprocess.run([str(uv), "lock", "--offline", "--quiet"], cwd=repo, check=True, capture_output=True)
+    python, origin = find_interpreter(repo)
+    assert origin == "uv" and Path(python).parent.parent == repo / ".venv"
+    assert find_interpreter(repo) == (python, ".venv")  # made once: the rule's .venv from now on
 
 
 @pytest.mark.parametrize("command, message", [("", "empty test command"), ("   ", "empty test command"),
