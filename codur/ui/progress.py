@@ -226,7 +226,8 @@ class Progress:
         """The candidate-patch pipeline (codur/patch/pipeline.py)."""
         if name == "patch.localized":
             top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.get("suspicious") or [])[:3])
-            return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests; suspicious "
+            ran = f" ({event['tests_run']} tests run, a selection)" if event.get("selection") else ""
+            return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests{ran}; suspicious "
                     f"{escape(top) or '-'} [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
         if name == "patch.phase":
             what = (event.get("skipped") or ", ".join(event.get("functions") or [])
