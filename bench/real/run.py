@@ -54,8 +54,8 @@ def select(all_bugs: list[bugs.Bug], spec: str) -> list[bugs.Bug]:
 
 
 def fix_text(hunks: dict[str, int]) -> str:
-    """``file:hunks`` of each fix file, by base name, e.g. ``filesize.py:1``."""
-    return " ".join(f"{Path(f).name}:{n}" for f, n in hunks.items())
+    """``file:hunks`` of each fix file (``src/`` left out), e.g. ``humanize/filesize.py:1``."""
+    return " ".join(f"{f.removeprefix('src/')}:{n}" for f, n in hunks.items())
 
 
 # ---------------------------------------------------------------- --check
