@@ -14,7 +14,7 @@ Modes:
 
 Usage:
   .venv/bin/python bench/real/run.py --check [--bugs parse,cachetools-lfu-copy]
-  .venv/bin/python bench/real/run.py [--bugs ID,PREFIX] [--timeout 600] [--out FILE]
+  .venv/bin/python bench/real/run.py [--bugs ID,PREFIX] [--timeout 600] [--out FILE] [--keep DIR]
   .venv/bin/python bench/real/run.py --table bench/real/results/FILE.jsonl
 """
 
@@ -123,8 +123,10 @@ def run_codur(repo: Path, timeout: float) -> dict:
     return {"status": "error", "reason": f"exit {proc.returncode}, no run.result: {err.strip()[-300:]}"}
 
 
-def run_bug(bug: bugs.Bug, timeout: float) -> dict:
-    """Build ``bug``, let codur fix it, judge with the bug's own tests; one results record."""
+def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
+    """Build ``bug``, let codur fix it, judge with the bug's own tests; one results record.
+    With ``keep``, the repo as codur left it (its run folder in .codur/ included, .venv not)
+    is copied to ``keep/<bug id>``."""
     with tempfile.TemporaryDirectory(prefix=f"real_{bug.id}_") as tmp:
         repo = bugs.build(bug, Path(tmp) / bug.id)
         pristine = Path(tmp) / "pristine"
@@ -138,6 +140,9 @@ def run_bug(bug: bugs.Bug, timeout: float) -> dict:
         t0 = time.monotonic()
         res = run_codur(repo, timeout)
         seconds = time.monotonic() - t0
+        if keep:
+            shutil.rmtree(keep / bug.id, ignore_errors=True)
+            shutil.copytree(repo, keep / bug.id, symlinks=True, ignore=shutil.ignore_patterns(".venv"))
         bugs.restore_tests(bug, repo, pristine)
         fixed, why = bugs.judge(bug, bugs.run_suite(bug, repo))
     meta = res.get("metadata") or {}
@@ -176,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per codur run (default 600)")
     ap.add_argument("--check", action="store_true", help="verify every bug with its real fix; no model")
     ap.add_argument("--out", type=Path, help="results JSONL (default: results/real-<UTC time>.jsonl)")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each bug repo as codur left it in DIR/<id>")
     ap.add_argument("--table", type=Path, metavar="FILE", help="only print the table of a results file")
     args = ap.parse_args(argv)
     if args.table:
@@ -194,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     recs = []
     for bug in chosen:
-        r = run_bug(bug, args.timeout)
+        r = run_bug(bug, args.timeout, args.keep)
         recs.append(r)
         print(f"{'✓' if r['fixed'] else '✗'} {bug.id:<36} {r['seconds']:>6.0f}s  {r['status']}/{r['reason'][:50]}  "
               f"fixer={r['fixer'] or '-'}  judge: {r['judge'][:60]}", flush=True)
