@@ -1,0 +1,215 @@
+"""bench/real: codur on real bugs from the release history of real pure-Python projects.
+
+Each bug of bugs.toml is built at run time from two pinned PyPI sdists (see bugs.py): the
+older release, plus the test functions its fix added or changed, plus the project's pinned
+requirements in ``<repo>/.venv``. Downloads and venvs are cached under ~/.cache/codur-bench/.
+
+Modes:
+  (default)  per bug: build the bug repo in a temp dir, run
+             ``codur "make the failing tests pass" --repo REPO --json --timeout S``, put the
+             bug's test files back, run its suite with the repo's .venv: fixed when the
+             failing tests pass and nothing else fails (codur's own status is not trusted)
+  --check    no model: per bug, the failing tests fail on the bug (and nothing else does),
+             and with the real fix (the newer release's files) every test passes
+
+Usage:
+  .venv/bin/python bench/real/run.py --check [--bugs parse,cachetools-lfu-copy]
+  .venv/bin/python bench/real/run.py [--bugs ID,PREFIX] [--timeout 600] [--out FILE] [--keep DIR]
+  .venv/bin/python bench/real/run.py --table bench/real/results/FILE.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bugs  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+TASK = "make the failing tests pass"
+
+
+def select(all_bugs: list[bugs.Bug], spec: str) -> list[bugs.Bug]:
+    """The bugs whose id starts with one of the comma-separated ``spec`` items (all when empty).
+
+    Raises:
+        SystemExit: an item matches no bug.
+    """
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if bad := [i for i in items if not any(b.id.startswith(i) for b in all_bugs)]:
+        raise SystemExit(f"run.py: no bug matches {', '.join(bad)}")
+    return [b for b in all_bugs if not items or any(b.id.startswith(i) for i in items)]
+
+
+def fix_text(hunks: dict[str, int]) -> str:
+    """``file:hunks`` of each fix file (``src/`` left out), e.g. ``humanize/filesize.py:1``."""
+    return " ".join(f"{f.removeprefix('src/')}:{n}" for f, n in hunks.items())
+
+
+# ---------------------------------------------------------------- --check
+
+def check(bug: bugs.Bug) -> dict:
+    """Build ``bug``, run its suite on the bug and with the real fix; the verdict and its figures."""
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"real_{bug.id}_") as tmp:
+        repo = bugs.build(bug, Path(tmp) / bug.id)
+        before = bugs.run_suite(bug, repo)
+        bugs.apply_fix(bug, repo)
+        after = bugs.run_suite(bug, repo)
+    not_failing = [t for t in bug.failing if before.outcomes.get(t) not in ("FAILED", "ERROR")]
+    others = [t for t in before.bad() if t not in bug.failing and t not in bug.flaky]
+    fixed, why = bugs.judge(bug, after)
+    problems = ([f"passes on the bug: {', '.join(not_failing)}"] if not_failing else []) + \
+               ([f"also fails on the bug: {', '.join(others[:5])}"] if others else []) + \
+               ([f"with the fix: {why}"] if not fixed else [])
+    return {"bug": bug.id, "project": bug.project, "versions": f"{bug.old}->{bug.new}", "ok": not problems,
+            "failing": len(bug.failing), "suite": len(after.outcomes), "fix": fix_text(bugs.fix_hunks(bug)),
+            "seconds": round(time.monotonic() - t0, 1), "problems": "; ".join(problems)}
+
+
+def print_check(rows: list[dict]) -> None:
+    w = max(len(r["bug"]) for r in rows)
+    print(f"\n{'bug':<{w}}  {'versions':<14} {'ok':<3} {'failing':>7} {'suite':>6} {'s':>5}  fix (file:hunks)")
+    for r in rows:
+        print(f"{r['bug']:<{w}}  {r['versions']:<14} {'✓' if r['ok'] else '✗':<3} {r['failing']:>7} "
+              f"{r['suite']:>6} {r['seconds']:>5.0f}  {r['fix']}")
+        if r["problems"]:
+            print(f"{'':<{w}}  ! {r['problems']}")
+    projects = sorted({r["project"] for r in rows})
+    multi = sum(1 for r in rows if len(r["fix"].split()) > 1 or any(int(x.rsplit(":", 1)[1]) > 1
+                                                                   for x in r["fix"].split()))
+    print(f"\n{sum(r['ok'] for r in rows)}/{len(rows)} bugs verified, {len(projects)} projects "
+          f"({', '.join(projects)}); {multi} fixes span several hunks or files")
+
+
+# ---------------------------------------------------------------- default: codur
+
+def codur_command() -> list[str]:
+    """How to start codur: the ``codur`` script beside this interpreter, else ``python -m codur``."""
+    script = Path(sys.executable).with_name("codur")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "codur"]
+
+
+def run_codur(repo: Path, timeout: float) -> dict:
+    """Run codur's main job on ``repo``; the fields of its ``run.result`` JSON line (or an error)."""
+    cmd = [*codur_command(), TASK, "--repo", str(repo), "--json", "--timeout", str(timeout)]
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout + 120)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return {"status": "killed", "reason": f"no result {timeout + 120:.0f} s after start"}
+    for line in reversed(out.splitlines()):
+        with contextlib.suppress(json.JSONDecodeError):
+            rec = json.loads(line)
+            if rec.get("event_type") == "run.result":
+                return rec
+    return {"status": "error", "reason": f"exit {proc.returncode}, no run.result: {err.strip()[-300:]}"}
+
+
+def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
+    """Build ``bug``, let codur fix it, judge with the bug's own tests; one results record.
+    With ``keep``, the repo as codur left it (its run folder in .codur/ included, .venv not)
+    is copied to ``keep/<bug id>``."""
+    with tempfile.TemporaryDirectory(prefix=f"real_{bug.id}_") as tmp:
+        repo = bugs.build(bug, Path(tmp) / bug.id)
+        pristine = Path(tmp) / "pristine"
+        for rel in [*bug.tests, "conftest.py"]:
+            src = repo / rel
+            if src.is_dir():
+                shutil.copytree(src, pristine / rel)
+            elif src.is_file():
+                (pristine / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, pristine / rel)
+        t0 = time.monotonic()
+        res = run_codur(repo, timeout)
+        seconds = time.monotonic() - t0
+        if keep:
+            shutil.rmtree(keep / bug.id, ignore_errors=True)
+            shutil.copytree(repo, keep / bug.id, symlinks=True, ignore=shutil.ignore_patterns(".venv"))
+        bugs.restore_tests(bug, repo, pristine)
+        fixed, why = bugs.judge(bug, bugs.run_suite(bug, repo))
+    meta = res.get("metadata") or {}
+    return {"bug": bug.id, "project": bug.project, "old": bug.old, "new": bug.new, "fixed": fixed, "judge": why,
+            "status": res.get("status", ""), "reason": str(res.get("reason", ""))[:200],
+            "fixer": meta.get("fixer", ""), "seconds": round(seconds, 1),
+            "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "tests": bug.failing,
+            "fix_hunks": bugs.fix_hunks(bug), "files_changed": meta.get("files_changed", [])}
+
+
+def print_table(recs: list[dict]) -> None:
+    if not recs:
+        print("no results")
+        return
+    w = max(len(r["bug"]) for r in recs)
+    print(f"\n{'bug':<{w}}  {'fixed':<5} {'s':>5} {'calls':>5} {'tests':>5}  {'fixer':<24} real fix (file:hunks)")
+    for r in recs:
+        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {r['seconds']:>5.0f} {r['llm_calls']:>5} "
+              f"{len(r['tests']):>5}  {(r['fixer'] or r['status'])[:24]:<24} {fix_text(r['fix_hunks'])}")
+    ok = [r for r in recs if r["fixed"]]
+    multi = [r for r in recs if len(r["fix_hunks"]) > 1 or any(n > 1 for n in r["fix_hunks"].values())]
+    fixers: dict[str, int] = {}
+    for r in ok:
+        fixers[r["fixer"] or "?"] = fixers.get(r["fixer"] or "?", 0) + 1
+    print(f"\nfixed {len(ok)}/{len(recs)}; multi-hunk or multi-file fixes: {sum(r['fixed'] for r in multi)}/"
+          f"{len(multi)}; wall {sum(r['seconds'] for r in recs):.0f} s; median s (fixed) "
+          f"{statistics.median(r['seconds'] for r in ok):.0f}" if ok else
+          f"\nfixed 0/{len(recs)}; wall {sum(r['seconds'] for r in recs):.0f} s")
+    if fixers:
+        print("by fixer: " + ", ".join(f"{k} {v}" for k, v in sorted(fixers.items(), key=lambda kv: -kv[1])))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bugs", default="", help="comma list of bug ids or id prefixes (default: all)")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per codur run (default 600)")
+    ap.add_argument("--check", action="store_true", help="verify every bug with its real fix; no model")
+    ap.add_argument("--out", type=Path, help="results JSONL (default: results/real-<UTC time>.jsonl)")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each bug repo as codur left it in DIR/<id>")
+    ap.add_argument("--table", type=Path, metavar="FILE", help="only print the table of a results file")
+    args = ap.parse_args(argv)
+    if args.table:
+        print_table([json.loads(x) for x in args.table.read_text().splitlines() if x.strip()])
+        return 0
+    chosen = select(bugs.load(), args.bugs)
+    if args.check:
+        rows = []
+        for bug in chosen:
+            rows.append(check(bug))
+            r = rows[-1]
+            print(f"{'✓' if r['ok'] else '✗'} {bug.id:<36} {r['seconds']:>5.1f}s {r['problems']}", flush=True)
+        print_check(rows)
+        return 0 if all(r["ok"] for r in rows) else 1
+    out = args.out or RESULTS / f"real-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    recs = []
+    for bug in chosen:
+        r = run_bug(bug, args.timeout, args.keep)
+        recs.append(r)
+        print(f"{'✓' if r['fixed'] else '✗'} {bug.id:<36} {r['seconds']:>6.0f}s  {r['status']}/{r['reason'][:50]}  "
+              f"fixer={r['fixer'] or '-'}  judge: {r['judge'][:60]}", flush=True)
+        with out.open("a") as f:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print_table(recs)
+    print(f"\nresults: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
