@@ -149,7 +149,8 @@ def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
     return {"bug": bug.id, "project": bug.project, "old": bug.old, "new": bug.new, "fixed": fixed, "judge": why,
             "status": res.get("status", ""), "reason": str(res.get("reason", ""))[:200],
             "fixer": meta.get("fixer", ""), "seconds": round(seconds, 1),
-            "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "tests": bug.failing,
+            "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "timings": meta.get("timings", {}),
+            "tests": bug.failing,
             "fix_hunks": bugs.fix_hunks(bug), "files_changed": meta.get("files_changed", [])}
 
 
