@@ -105,12 +105,6 @@ def test_take_of_a_missing_name_raises():
         splice.take("x = 1\n", NEW, ["T.test_a"])  # the class is not in the older file
 
 
-def test_drop_keeps_a_class_valid_when_its_last_method_goes():
-    out = splice.drop(OLD, ["T.test_a", "test_b", "absent"])
-    compile(out, "dropped", "exec")
-    assert "def test_a" not in out and "def test_b" not in out and "class T" in out
-
-
 def test_clone_venv_points_scripts_at_the_copy(tmp_path):
     template = tmp_path / "tpl"
     (template / "bin").mkdir(parents=True)

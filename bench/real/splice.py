@@ -5,7 +5,7 @@ top-level classes). :func:`take` copies each named definition from the newer fil
 older one: it replaces the definition of the same name, or is appended (a method at the
 end of its class, else a top-level definition before the first definition that follows
 it in the newer file). The names a taken definition uses that the newer file imports and
-the older one does not are imported after the older file's imports. :func:`drop` deletes named definitions.
+the older one does not are imported after the older file's imports.
 """
 
 from __future__ import annotations
@@ -114,21 +114,5 @@ def take(old: str, new: str, names: list[str]) -> str:
     if missing := _missing_imports(tree, new_tree, used):
         last = max((n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
         lines[last:last] = missing
-        text = "\n".join(lines) + "\n"
-    return text
-
-
-def drop(text: str, names: list[str]) -> str:
-    """``text`` without the definitions ``names`` (a name that is absent is ignored)."""
-    for name in names:
-        tree = ast.parse(text)
-        node = _find(tree, name)
-        if node is None:
-            continue
-        lines = text.splitlines()
-        start, end = _span(node)
-        parent = _find(tree, name.split(".")[0]) if "." in name else None
-        alone = parent is not None and len(parent.body) == 1
-        lines[start:end] = [lines[start][:node.col_offset] + "pass"] if alone else []
         text = "\n".join(lines) + "\n"
     return text
