@@ -40,6 +40,7 @@ def test_manifest_names_defined_projects_versions_and_tests():
 
 
 OLD = '''import os
+import unittest
 
 
 class T:
@@ -57,6 +58,9 @@ def test_b():
 
 NEW = '''import os
 import pickle
+import unittest
+import unittest.mock
+from os import sep
 
 
 class T:
@@ -65,7 +69,7 @@ class T:
 
     @staticmethod
     def test_new():
-        assert pickle
+        assert pickle and unittest.mock
 
 
 class Helper:
@@ -85,7 +89,8 @@ def test_take_replaces_appends_and_orders_a_new_class_before_its_user():
     out = splice.take(OLD, NEW, ["T.test_a", "T.test_new", "test_b", "Helper"])
     ns: dict = {}
     exec(compile(out, "spliced", "exec"), ns)  # the result is valid Python that runs
-    assert "import pickle" in out
+    assert "import pickle" in out and "import unittest.mock" in out  # used by the taken code
+    assert "from os import sep" not in out  # not used by it
     assert "assert 2" in out and "assert 1" not in out.split("def test_a")[1].split("def")[0]
     assert out.index("    @staticmethod\n    def test_new") < out.index("class Helper")
     assert out.index("class Helper") < out.index("def user")
@@ -98,12 +103,6 @@ def test_take_of_a_missing_name_raises():
         splice.take(OLD, NEW, ["nowhere"])
     with pytest.raises(splice.SpliceError):
         splice.take("x = 1\n", NEW, ["T.test_a"])  # the class is not in the older file
-
-
-def test_drop_keeps_a_class_valid_when_its_last_method_goes():
-    out = splice.drop(OLD, ["T.test_a", "test_b", "absent"])
-    compile(out, "dropped", "exec")
-    assert "def test_a" not in out and "def test_b" not in out and "class T" in out
 
 
 def test_clone_venv_points_scripts_at_the_copy(tmp_path):

@@ -11,9 +11,8 @@ among them); ``[sha256]`` maps ``package==version`` to the sdist's digest; each 
 has ``id``, ``project``, ``old``, ``new``, ``what`` (one line), ``fix`` (source files),
 ``take`` (``file::name`` test definitions from the newer sdist, ``name`` as in
 :func:`splice.take`; a bare ``file`` takes the whole file), ``failing`` (pytest node ids
-that fail on the bug and pass with the fix) and optionally ``drop`` (``file::name``
-definitions or whole files left out of the bug repo, each with a reason in the README) and
-``flaky`` (node ids that may pass or fail on the bug, by chance, and pass with the fix).
+that fail on the bug and pass with the fix) and optionally ``flaky`` (node ids that may
+pass or fail on the bug, by chance, and pass with the fix).
 """
 
 from __future__ import annotations
@@ -57,7 +56,6 @@ class Bug:
     requirements: list[str]
     old_sha256: str
     new_sha256: str
-    drop: list[str] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
 
 
@@ -73,8 +71,7 @@ def load(path: Path = MANIFEST) -> list[Bug]:
         proj = data["project"][b["project"]]
         pkg = proj["package"]
         bugs.append(Bug(id=b["id"], project=b["project"], package=pkg, old=b["old"], new=b["new"], what=b["what"],
-                        fix=b["fix"], take=b["take"], failing=b["failing"], drop=b.get("drop", []),
-                        flaky=b.get("flaky", []),
+                        fix=b["fix"], take=b["take"], failing=b["failing"], flaky=b.get("flaky", []),
                         source=proj["source"], tests=proj["tests"], requirements=proj["requirements"],
                         old_sha256=data["sha256"][f"{pkg}=={b['old']}"],
                         new_sha256=data["sha256"][f"{pkg}=={b['new']}"]))
@@ -129,11 +126,6 @@ def build(bug: Bug, dest: Path, *, fixed: bool = False, venv: bool = True) -> Pa
         target = dest / file
         before = target.read_text() if target.is_file() else ""
         target.write_text(splice.take(before, (new / file).read_text(), names))
-    for file, names in _by_file(bug.drop).items():
-        if names:
-            (dest / file).write_text(splice.drop((dest / file).read_text(), names))
-        else:
-            (dest / file).unlink()
     if bug.source != "." and not (dest / "conftest.py").exists():
         (dest / "conftest.py").write_text(SRC_CONFTEST.format(src=bug.source))
     if venv:
@@ -156,16 +148,17 @@ def apply_fix(bug: Bug, dest: Path) -> None:
         shutil.copy2(new / f, dest / f)
 
 
-def restore_tests(bug: Bug, dest: Path, pristine: Path) -> None:
-    """Put back every file of ``bug.tests`` (and conftest.py) from the ``pristine`` bug repo,
-    so edits to the tests do not count."""
+def copy_tests(bug: Bug, src: Path, dst: Path) -> None:
+    """Copy every path of ``bug.tests`` (and the root conftest.py) from the repo ``src`` over
+    the repo ``dst``: to keep the bug's tests before a run, and to put them back after it, so
+    edits to the tests do not count."""
     for rel in [*bug.tests, "conftest.py"]:
-        src = pristine / rel
-        if src.is_dir():
-            shutil.rmtree(dest / rel, ignore_errors=True)
-            shutil.copytree(src, dest / rel, ignore=shutil.ignore_patterns("__pycache__"))
-        elif src.is_file():
-            shutil.copy2(src, dest / rel)
+        if (src / rel).is_dir():
+            shutil.rmtree(dst / rel, ignore_errors=True)
+            shutil.copytree(src / rel, dst / rel, ignore=shutil.ignore_patterns("__pycache__"))
+        elif (src / rel).is_file():
+            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src / rel, dst / rel)
 
 
 OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (.+?)(?: - .*)?$")

@@ -130,26 +130,21 @@ def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"real_{bug.id}_") as tmp:
         repo = bugs.build(bug, Path(tmp) / bug.id)
         pristine = Path(tmp) / "pristine"
-        for rel in [*bug.tests, "conftest.py"]:
-            src = repo / rel
-            if src.is_dir():
-                shutil.copytree(src, pristine / rel)
-            elif src.is_file():
-                (pristine / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, pristine / rel)
+        bugs.copy_tests(bug, repo, pristine)
         t0 = time.monotonic()
         res = run_codur(repo, timeout)
         seconds = time.monotonic() - t0
         if keep:
             shutil.rmtree(keep / bug.id, ignore_errors=True)
             shutil.copytree(repo, keep / bug.id, symlinks=True, ignore=shutil.ignore_patterns(".venv"))
-        bugs.restore_tests(bug, repo, pristine)
+        bugs.copy_tests(bug, pristine, repo)
         fixed, why = bugs.judge(bug, bugs.run_suite(bug, repo))
     meta = res.get("metadata") or {}
     return {"bug": bug.id, "project": bug.project, "old": bug.old, "new": bug.new, "fixed": fixed, "judge": why,
             "status": res.get("status", ""), "reason": str(res.get("reason", ""))[:200],
             "fixer": meta.get("fixer", ""), "seconds": round(seconds, 1),
-            "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "tests": bug.failing,
+            "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "timings": meta.get("timings", {}),
+            "tests": bug.failing,
             "fix_hunks": bugs.fix_hunks(bug), "files_changed": meta.get("files_changed", [])}
 
 

@@ -3,9 +3,9 @@
 A name is ``func``, ``Class`` or ``Class.method`` (top-level definitions and methods of
 top-level classes). :func:`take` copies each named definition from the newer file into the
 older one: it replaces the definition of the same name, or is appended (a method at the
-end of its class, else a top-level definition at the end of the file). The newer file's
-top-level imports that the older file lacks are added after the older file's imports, so
-a taken test finds the names it uses. :func:`drop` deletes named definitions.
+end of its class, else a top-level definition before the first definition that follows
+it in the newer file). The names a taken definition uses that the newer file imports and
+the older one does not are imported after the older file's imports.
 """
 
 from __future__ import annotations
@@ -37,10 +37,28 @@ def _find(tree: ast.Module, name: str) -> ast.AST | None:
     return None
 
 
-def _imports(tree: ast.Module, lines: list[str]) -> list[str]:
-    """The source text of each top-level import statement."""
-    return ["\n".join(lines[n.lineno - 1:n.end_lineno]) for n in tree.body
-            if isinstance(n, (ast.Import, ast.ImportFrom))]
+def _bound(node: ast.Import | ast.ImportFrom) -> list[tuple[str, str, str]]:
+    """(name bound, what is imported, one-name import statement) for each name an import
+    statement binds; ``import a.b`` binds ``a`` but imports ``a.b``."""
+    out = []
+    for a in node.names:
+        alias = f" as {a.asname}" if a.asname else ""
+        if isinstance(node, ast.Import):
+            out.append((a.asname or a.name.split(".")[0], a.name + alias, f"import {a.name}{alias}"))
+        else:
+            source = f"{'.' * node.level}{node.module or ''}"
+            out.append((a.asname or a.name, f"{source}:{a.name}{alias}", f"from {source} import {a.name}{alias}"))
+    return out
+
+
+def _missing_imports(old_tree: ast.Module, new_tree: ast.Module, used: set[str]) -> list[str]:
+    """One-name imports of the newer file for the names the taken code uses and the older file
+    does not import (a name the older module cannot give stays out: only used names come)."""
+    have = {what for n in old_tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for _, what, _ in _bound(n)}
+    bound = {name for n in old_tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) for name, _, _ in _bound(n)}
+    return [stmt for n in new_tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+            for name, what, stmt in _bound(n) if name in used and what not in have
+            and (name not in bound or isinstance(n, ast.Import))]
 
 
 def _reindent(block: list[str], indent: str) -> list[str]:
@@ -69,13 +87,14 @@ def take(old: str, new: str, names: list[str]) -> str:
     """
     new_lines = new.splitlines()
     new_tree = ast.parse(new)
-    text = old
+    text, used = old, set()
     for name in names:
         node = _find(new_tree, name)
         if node is None:
             raise SpliceError(f"{name} is not in the newer file")
         start, end = _span(node)
         block = new_lines[start:end]
+        used |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         lines, tree = text.splitlines(), ast.parse(text)
         target = _find(tree, name)
         if target is not None:
@@ -92,26 +111,8 @@ def take(old: str, new: str, names: list[str]) -> str:
             lines[at:at] = [*block, "", ""] if at < len(lines) else ["", "", *block]
         text = "\n".join(lines) + "\n"
     lines, tree = text.splitlines(), ast.parse(text)
-    have = set(_imports(tree, lines))
-    missing = [imp for imp in _imports(new_tree, new_lines) if imp not in have]
-    if missing:
+    if missing := _missing_imports(tree, new_tree, used):
         last = max((n.end_lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))), default=0)
         lines[last:last] = missing
-        text = "\n".join(lines) + "\n"
-    return text
-
-
-def drop(text: str, names: list[str]) -> str:
-    """``text`` without the definitions ``names`` (a name that is absent is ignored)."""
-    for name in names:
-        tree = ast.parse(text)
-        node = _find(tree, name)
-        if node is None:
-            continue
-        lines = text.splitlines()
-        start, end = _span(node)
-        parent = _find(tree, name.split(".")[0]) if "." in name else None
-        alone = parent is not None and len(parent.body) == 1
-        lines[start:end] = [lines[start][:node.col_offset] + "pass"] if alone else []
         text = "\n".join(lines) + "\n"
     return text
