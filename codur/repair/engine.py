@@ -129,9 +129,12 @@ class RepairSession:
         files when there are focus tests (else, or when they do not fail here, the whole suite)."""
         select = None
         focus = [t for t in self.focus if (self.repo / t.split("::")[0]).is_file()]
-        if focus and self.command.is_pytest:
+        if focus and self.command.is_pytest:  # what the failing tests run, then who else runs it
+            ran = localize.localize_faults(self.repo, self.command, test_timeout_s=min(self.cap, 10.0),
+                                           run_timeout_s=max(1.0, self.deadline - time.monotonic()),
+                                           worker=self.copies[0], select=focus).failing_files
             own = dict.fromkeys(t.split("::")[0] for t in focus)  # their passing neighbours too
-            select = [*own, *related_test_files(self.repo, focus)]
+            select = [*own, *related_test_files(self.repo, focus, ran)]
         whole = select is not None and self.failing_before is None
         self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
                                                 select=select, whole=whole)

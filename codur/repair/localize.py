@@ -63,7 +63,8 @@ class Localization:
     plus the boosts of the module doc);
     ``suspicious`` is the same sorted best first. ``elapsed_s`` is the run's wall time.
     ``covering`` maps a source file to the passing tests that ran one of its lines (beyond
-    import time): the tests an edit of that file can break.
+    import time): the tests an edit of that file can break; ``failing_files`` are the source
+    files a failing test ran a line of (beyond import time).
     """
 
     tests: tuple[TestRecord, ...]
@@ -71,6 +72,7 @@ class Localization:
     elapsed_s: float = 0.0
     output: str = ""
     covering: dict[str, frozenset[str]] = field(default_factory=dict)
+    failing_files: frozenset[str] = frozenset()
 
     @property
     def failing(self) -> list[str]:
@@ -158,6 +160,7 @@ def score(repo: Path, raw: dict) -> Localization:
     total_failed = sum(outcome[n] == "failed" for n in ran)
     scores: dict[tuple[str, int], float] = {}
     covering: dict[str, set[str]] = defaultdict(set)
+    failing_files: set[str] = set()
     for path, by_line in raw["lines"].items():
         rel = _rel(repo, path)
         if rel is None or not is_source_file(rel):
@@ -165,6 +168,8 @@ def score(repo: Path, raw: dict) -> Localization:
         for line, contexts in by_line.items():
             ctx = set(contexts)
             covering[rel].update(c for c in ctx if outcome.get(c) == "passed")
+            if any(outcome.get(c) == "failed" for c in ctx):
+                failing_files.add(rel)
             cover = ran if "" in ctx else [n for n in ran if n in ctx]
             failed = sum(outcome[n] == "failed" for n in cover)
             value = ochiai(failed, len(cover) - failed, total_failed)
@@ -181,7 +186,8 @@ def score(repo: Path, raw: dict) -> Localization:
                 scores[key] = scores.get(key, 0.0) + boost
         if nodeid in hangs:
             _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
-    return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()})
+    return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},
+                        failing_files=frozenset(failing_files))
 
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
@@ -247,7 +253,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                 raise RuntimeError(f"test run produced no report: {output}")
             raw = json.loads(out.read_text())
     loc = score(root, raw)
-    return Localization(loc.tests, loc.scores, time.monotonic() - start, output, loc.covering)
+    return Localization(loc.tests, loc.scores, time.monotonic() - start, output, loc.covering, loc.failing_files)
 
 
 def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],

@@ -2,8 +2,9 @@
 
 A suite of thousands of tests is run whole once (observe). After that:
 
-- localization runs the failing tests plus the *related* test files (:func:`related_test_files`:
-  the files that import a repo module the failing tests' files import), with per-test coverage;
+- localization runs the failing tests once with coverage, to learn which source files they
+  run, then the failing tests' files and the *related* test files (:func:`related_test_files`:
+  the files that import one of those modules), with per-test coverage;
 - a candidate runs its failing tests, then the passing tests that cover the files it changes
   (:attr:`codur.repair.localize.Localization.covering`), and only a candidate that passed both
   runs the whole suite, once, before it is accepted.
@@ -21,8 +22,9 @@ import os
 import re
 from pathlib import Path
 
-#: Related test files localization runs besides the failing tests' own files, at most.
-MAX_RELATED_FILES = 12
+#: Tests (``def test`` lines) of the related files localization runs besides the failing tests' own files.
+RELATED_TEST_BUDGET = 200
+_TEST_DEF = re.compile(r"^\s*(?:async\s+)?def test", re.MULTILINE)
 _TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")
 _SKIP_DIRS = {".git", ".venv", "venv", ".tox", ".nox", ".codur", "node_modules", "__pycache__", "build", "dist"}
 
@@ -68,25 +70,42 @@ def _own_modules(repo: Path, path: str) -> set[str]:
     return own
 
 
-def related_test_files(repo: Path, failing: list[str], limit: int = MAX_RELATED_FILES) -> list[str]:
-    """Test files beside the failing tests' own that import what they import, best first: the
-    files sharing the most specific (longest dotted) module first, then by how many modules
-    they share. The failing tests' own files are not in the list. At most ``limit``."""
+def _test_count(repo: Path, path: str) -> int:
+    """A cheap count of a file's tests: its ``def test`` lines (parametrized cases count once)."""
+    try:
+        return len(_TEST_DEF.findall((repo / path).read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return 0
+
+
+def module_name(path: str) -> str:
+    """The dotted module of a source file: ``src/pkg/sub/mod.py`` → ``pkg.sub.mod``,
+    ``pkg/__init__.py`` → ``pkg``."""
+    parts = Path(path).with_suffix("").parts
+    parts = parts[1:] if parts[:1] == ("src",) else parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def related_test_files(repo: Path, failing: list[str], sources: set[str] | frozenset[str],
+                       budget: int = RELATED_TEST_BUDGET) -> list[str]:
+    """Test files beside the failing tests' own that import a module the failing tests ran
+    (``sources``: the source files a failing test ran a line of), best first: the files
+    importing the most of them first. Files are taken while their tests (``def test``
+    lines, a cheap count) fit in ``budget``. The failing tests' own files are not listed."""
     repo = Path(repo)
-    own_files = list(dict.fromkeys(t.split("::")[0] for t in failing))
-    wanted: set[str] = set()
-    for path in own_files:
-        wanted |= _own_modules(repo, path)
-    if not wanted:
-        return []
+    own_files = set(t.split("::")[0] for t in failing)
+    wanted = {module_name(p) for p in sources}
     ranked = []
     for path in test_files(repo):
-        if path in own_files:
-            continue
-        shared = _own_modules(repo, path) & wanted
-        if shared:
-            ranked.append((-max(m.count(".") for m in shared), -len(shared), path))
-    return [path for *_, path in sorted(ranked)[:limit]]
+        if path not in own_files and (shared := _own_modules(repo, path) & wanted):
+            ranked.append((-len(shared), path))
+    out, left = [], budget
+    for _, path in sorted(ranked):
+        count = _test_count(repo, path)
+        if count <= left:
+            out.append(path)
+            left -= count
+    return out
 
 
 _NAMED = re.compile(r"[\w./-]+\.py(?:::[\w\[\]\-.]+)*")

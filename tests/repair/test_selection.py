@@ -72,10 +72,13 @@ def shop_repo(tmp_path: Path) -> Path:
 
 
 def test_related_and_named_tests(shop_repo):
-    assert related_test_files(shop_repo, [FAILING]) == []  # test_report imports nothing test_prices does
-    (shop_repo / "tests" / "test_bulk.py").write_text("from shop.prices import subtotal\nfrom shop import prices\n")
+    ran = {"shop/prices.py"}  # what the failing test runs
+    assert related_test_files(shop_repo, [FAILING], ran) == []  # test_report imports report.receipt only
+    (shop_repo / "tests" / "test_bulk.py").write_text("from shop.prices import subtotal\n\n\ndef test_bulk():\n"
+                                                      "    assert subtotal([(1, 3)]) == 3\n")
     (shop_repo / "tests" / "test_pkg.py").write_text("import shop\n")
-    assert related_test_files(shop_repo, [FAILING]) == ["tests/test_bulk.py", "tests/test_pkg.py"]
+    assert related_test_files(shop_repo, [FAILING], ran) == ["tests/test_bulk.py"]
+    assert related_test_files(shop_repo, [FAILING], ran, budget=0) == []  # its one test is over the budget
     task = f"make {FAILING} pass (see also tests/test_nothere.py and shop/prices.py)."
     assert named_tests(task, shop_repo) == [FAILING]
 
