@@ -139,9 +139,39 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
     return out
 
 
+def top_level_spans(text: str) -> list[tuple[int, int]]:
+    """(first, last) line of each top-level statement of ``text`` (decorators included).
+    Raises SyntaxError."""
+    spans = []
+    for node in ast.parse(text).body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        spans.append((first, node.end_lineno or node.lineno))
+    return spans
+
+
+def _compiles(m: Mutant, old: str, new: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``new`` (``m`` applied to ``old``) compiles. Only the top-level statement holding
+    the edits is compiled when they lie in one (a syntax error cannot reach past it): 8 ms for
+    a 1,600-line module becomes well under 1 ms for one function."""
+    lo = old.count("\n", 0, min(e.start for e in m.edits)) + 1
+    hi = old.count("\n", 0, max(e.end for e in m.edits)) + 1
+    span = next(((a, b) for a, b in spans if a <= lo and hi <= b), None)
+    if span is None:
+        code = new
+    else:
+        delta = sum(e.new.count("\n") - old.count("\n", e.start, e.end) for e in m.edits)
+        code = "\n".join(new.splitlines()[span[0] - 1:span[1] + delta])
+    try:
+        compile(code, m.file, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Mutant]:
     """The first ``limit`` mutants that change the text, compile, and are not duplicates."""
     seen, out = set(), []
+    spans: dict[str, list[tuple[int, int]]] = {}
     for m in mutants:
         if len(out) >= limit:
             break
@@ -150,11 +180,10 @@ def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Muta
         if new == texts[m.file] or digest in seen:
             continue
         seen.add(digest)
-        try:
-            compile(new, m.file, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            continue
-        out.append(m)
+        if m.file not in spans:
+            spans[m.file] = top_level_spans(texts[m.file])
+        if _compiles(m, texts[m.file], new, spans[m.file]):
+            out.append(m)
     return out
 
 
