@@ -3,10 +3,12 @@
 A small model is far better at writing one function than at planning exact-match edits
 over several turns, so the model sees the most suspicious function(s) (chosen by fault
 localization) with the failing tests' tracebacks and writes the corrected function in
-one fenced block. Samples vary the temperature, the seed and the prompt (with and
-without the failing tests' source, with the suspicious lines listed); the tests, not
-the model, judge each one. The common part of every prompt comes first, so the
-server's prompt cache is reused from one sample to the next.
+one fenced block. Samples vary the temperature, the seed and the prompt
+(:mod:`codur.patch.prompt`: with and without the failing tests' source, with the
+suspicious lines listed, the whole file, or a *pair*: two functions, maybe of two
+files, rewritten in one reply); the tests, not the model, judge each one. The common
+part of every prompt comes first, so the server's prompt cache is reused from one
+sample to the next.
 
 Method: sample-then-validate repair as in Agentless (Xia et al. 2024) and ChatRepair
 (Xia & Zhang 2023); whole-function generation as in "Automated Program Repair in the
@@ -187,7 +189,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     (two errors in a row on the last one end the sampling). ``stop()`` is checked before
     each call and while a reply streams. Candidates equal (by AST) to the original or to
     an earlier sample are reported as "unchanged" / "duplicate", not yielded as samples.
-    After an unchanged reply every later prompt says so (:data:`UNCHANGED_NOTE`); after
+    After an unchanged reply every later prompt says so (:data:`codur.patch.prompt.UNCHANGED_NOTE`); after
     two to function prompts (or two to whole-file prompts), no more of that kind is
     drawn below :data:`UNCHANGED_MIN_T`. A ``pair`` sample (``parts.pair``) takes a
     slot from the second sample on when ``parts.pair_first``, or once ``want_pair()``

@@ -5,6 +5,8 @@ parsed with :mod:`ast`, matched to the target function by name, re-indented to t
 target's indentation (methods inside classes, nested functions, tabs) and put in
 place of the target's lines (decorators kept when the reply has none), with the
 file's own line endings (CRLF kept). A candidate that does not compile is dropped.
+A reply rewriting functions of several files is spliced by name and file
+(:func:`splice_files`).
 """
 
 from __future__ import annotations
