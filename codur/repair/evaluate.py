@@ -278,7 +278,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     key, candidate = item
                     worker = idle.pop()
                     worker.reset()
-                    originals = {rel: texts[rel] for rel in files_of(candidate)}
+                    originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
                     future = pool.submit(evaluate, worker, candidate, originals, checks,
                                          lambda c=candidate: promising.add(id(c)))
                     inflight[future] = (key, candidate, worker)
