@@ -85,3 +85,8 @@ def test_one_file_candidates_keep_working_through_the_defaults(worker: Worker):
     assert apply_files(OneFile(), ORIGINALS) == {"b.py": "Y = 4\n"}
     assert evaluate(worker, OneFile(), "Y = 1\n", CHECKS).status == "plausible"  # X = 1, Y = 4
     assert copy(worker) == ORIGINALS
+
+
+def test_a_candidate_changing_a_file_without_its_original_fails_and_writes_nothing(worker: Worker):
+    assert evaluate(worker, TwoFiles(2, 3), {"pkg/a.py": "X = 1\n"}, CHECKS).status == "failed"
+    assert copy(worker) == ORIGINALS
