@@ -12,11 +12,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from codur.config_sources import (
     FLAGS,
@@ -29,6 +39,8 @@ from codur.config_sources import (
     reading,
     source_values,
 )
+from codur.testing.command import TestCommandError
+from codur.testing.command import resolve as resolve_tests
 
 
 def _default_cache_dir() -> Path:
@@ -169,10 +181,29 @@ class CodurConfig(BaseSettings):
     sample_max_lines: int = Field(80, description="Longest function shown whole to the sampling model, lines.")
     patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
     repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")
+    test_command: Annotated[list[str] | None, NoDecode] = Field(
+        None, description="How the repo's tests run, e.g. [\"pytest\", \"tests/unit\"], \"python -m unittest\" or "
+        "\"tox -e py311 --\" (a string is split as a shell would); a bare python or pytest is the repo's. Unset: the "
+        "repo's interpreter ($VIRTUAL_ENV inside the repo, .venv or venv, uv, poetry, else codur's) -m pytest.")
+    tests: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="Test files or ids the fix starts from (a string: space-separated); "
+        "unset: the tests the task names, else the failing tests of the first run.")
+    select_tests: bool = Field(
+        True, description="Judge a candidate patch by the failing tests, then the passing tests that cover the "
+        "changed code; only the winner runs the whole suite. False: every check runs the whole suite.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")
     mock_replies: list[str] | None = Field(
         None, description="Scripted replies every model role plays instead of calling a model "
         "(codur.engine.MockProvider): for tests, demos and a Studio run without a model.")
+
+    @field_validator("test_command", "tests", mode="before")
+    @classmethod
+    def _split_words(cls, value: object, info: ValidationInfo) -> object:
+        """A string is split as a shell would; an empty test command is refused."""
+        words = shlex.split(value) if isinstance(value, str) else value
+        if info.field_name == "test_command" and words is not None and not any(words):
+            raise ValueError("empty test command")
+        return words
 
     @model_validator(mode="after")
     def _agents_are_complete(self) -> CodurConfig:
@@ -222,7 +253,8 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             ``pyproject.toml: tool.codur.local.n_ctx: Input should be a valid integer (got 'big')``,
             ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))`` or
             ``codur.toml: not valid TOML (...)`` or
-            ``codur.toml: not a codur setting: max_turn (did you mean max_turns?)``.
+            ``codur.toml: not a codur setting: max_turn (did you mean max_turns?)``;
+            a test command whose program is not found: ``--test-cmd: command not found: pytset``.
     """
     given = {k: v for k, v in flags.items() if v is not None}
     file = find_config_file(repo)
@@ -230,7 +262,13 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
         if file is not None:
             file.check(CodurConfig)
         with reading(file):
-            return CodurConfig(**given)
+            config = CodurConfig(**given)
+        if repo is not None and config.test_command is not None:
+            try:
+                resolve_tests(repo, config.test_command)
+            except TestCommandError as exc:
+                raise ConfigError(f"{_where(('test_command',), given, file)}: {exc}") from None
+        return config
     except ConfigFileError as exc:
         raise ConfigError(str(exc)) from None
     except ValidationError as exc:
@@ -238,7 +276,8 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
         if isinstance(cause := (first.get("ctx") or {}).get("error"), ConfigError):
             raise ConfigError(str(cause)) from None  # a cross-field check already names its field
         got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
-        raise ConfigError(f"{_where(first['loc'], given, file)}: {first['msg']}{got}") from None
+        why = first["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{_where(first['loc'], given, file)}: {why}{got}") from None
     except SettingsError as exc:
         field = re.search(r'field "([^"]+)"', str(exc))
         name = env_name((field.group(1),)) if field else "CODUR_*"

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
 
 #: Flags of ``codur run`` / ``codur config`` by the setting they override.
-FLAGS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "dry_run": "--dry-run"}
+FLAGS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "dry_run": "--dry-run", "test_command": "--test-cmd",
+         "tests": "--tests"}
 
 
 class ConfigFileError(ValueError):

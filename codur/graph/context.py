@@ -23,6 +23,7 @@ from typing import Any, TypedDict
 from codur.config import CodurConfig
 from codur.core.budget import Limits
 from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.testing.command import resolve as resolve_tests
 from codur.tools.executor import ToolExecutor
 
 
@@ -72,7 +73,9 @@ class CodurContext:
         return executor
 
     def tools(self, repo: str | Path) -> ToolExecutor:
-        """The run's ToolExecutor for ``repo`` (one per repo, sharing the change journal)."""
+        """The run's ToolExecutor for ``repo`` (one per repo, sharing the change journal), with the
+        repo's test command resolved once (:func:`codur.testing.command.resolve`; raises its
+        TestCommandError for a configured command that is not found)."""
         from codur.core.events import emit
 
         key = str(Path(repo).resolve())
@@ -85,6 +88,7 @@ class CodurContext:
                     run_dir=self.run_dir, on_event=emit,
                 )
                 executor.ctx.env_allow = tuple(c.tool_env_allow)
+                executor.ctx.test_command = resolve_tests(Path(key), c.test_command)
                 self._tools[key] = executor
                 self._bind(executor)
             return self._tools[key]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from codur.core.contracts import RunStatus
 from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, outcome_of, verdict_of
+from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
 
 FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
@@ -13,8 +13,9 @@ FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", 
 def fixed_by(outcome: AgentOutcome) -> str:
     """One line naming the fixer that produced the patch and what the search tried."""
     counts = ", ".join(f"{n} {s}" for s, n in outcome.tried.items() if n)
+    judged = f"; judged by {outcome.provenance['judged']}" if outcome.provenance.get("judged") else ""
     return (f"fixed by {FIXER_NAMES.get(outcome.source, outcome.source)}: "
-            f"{outcome.summary} ({counts} candidates tested, {outcome.elapsed_s}s)")
+            f"{outcome.summary} ({counts} candidates tested, {outcome.elapsed_s}s{judged})")
 
 
 @node("done")
@@ -37,6 +38,9 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
     summary = outcome.summary if outcome else ""
     if outcome is not None and outcome.agent == "patch" and outcome.status == "patched":
         summary = fixed_by(outcome)
+    tests = observation_of(state).tests
+    if not summary and tests is not None and tests.setup_problem:
+        summary = f"the tests could not start: {tests.setup_problem}"
     update["summary"] = summary
     forget_context(state.get("run_id", ""))  # a default (Studio) context is not kept past its run
     return update

@@ -8,18 +8,20 @@ spending its iterations reading files.
 
 from __future__ import annotations
 
-import ast
 import os
 import tempfile
 from pathlib import Path
 
+from codur.core.contracts import RunStatus
+from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.verification_agent import is_test_file
-from codur.repair.testcmd import PLUGIN, RUNTIME_DIR
+from codur.repair.selection import imported_modules, named_tests
+from codur.testing.command import PLUGIN, RUNTIME_DIR
 from codur.tools.context import ToolContext, ToolError
-from codur.tools.testing import run_tests
+from codur.tools.testing import TestReport, run_tests, setup_problem
 
 MAX_FILES = 40
 #: A test running longer fails with a TimeoutError raised inside it (the repair engine's
@@ -28,6 +30,8 @@ MAX_FILES = 40
 #: as if nothing failed).
 TEST_TIMEOUT_S = 10.0
 MAX_SOURCE_LINES = 160
+#: Failing test ids kept from observe's run (the patch search starts from them).
+MAX_FAILED_IDS = 1000
 
 
 def per_test_timeout(seconds: float, out: Path) -> dict[str, str]:
@@ -41,17 +45,6 @@ def per_test_timeout(seconds: float, out: Path) -> dict[str, str]:
 def has_tests(files: list[str]) -> bool:
     """True when the repo has pytest-style test files."""
     return any(is_test_file(f) and f.rsplit("/", 1)[-1] != "conftest.py" for f in files)
-
-
-def imported_modules(source: str) -> list[str]:
-    """Top-level names of the modules a file imports, in order (``a.b`` → ``a.b`` and ``a``)."""
-    names: list[str] = []
-    for n in ast.walk(ast.parse(source)):
-        mods = [a.name for a in n.names] if isinstance(n, ast.Import) else \
-            [n.module] if isinstance(n, ast.ImportFrom) and n.module and not n.level else []
-        for m in mods:
-            names += [m, m.split(".")[0]] if "." in m else [m]
-    return list(dict.fromkeys(names))
 
 
 def module_file(ctx: ToolContext, files: list[str], module: str) -> str | None:
@@ -90,21 +83,43 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
 
 @node("observe")
 def observe_node(state: CodurState, ctx: CodurContext) -> dict:
-    """List the Python files, run the test suite once (when there is one), read the code under test."""
+    """List the Python files, run the test suite once (when there is one), read the code under test.
+
+    When the user (setting ``tests``, ``--tests``) or the task (``make tests/test_x.py::test_y
+    pass``) names tests, only those run: the patch search starts from them.
+
+    The test command is said once (event ``tests.command``). A suite that cannot even start
+    (:func:`codur.tools.testing.setup_problem`) ends the run: status error, reason
+    ``test_setup_failed``, event ``tests.setup_failed``; a fix would be judged by tests that
+    never ran."""
     tools = ctx.tools(state["repo"])
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
     observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=has_tests(files))
-    if observation.has_tests:
+    if not observation.has_tests:
+        return {"observation": observation}
+    command = tools.ctx.tests()
+    said = command.describe(tools.ctx.root)
+    emit({"event_type": "tests.command", "command": said, "argv": list(command.argv), "origin": command.origin})
+    focus = (ctx.config.tests or named_tests(state["task"], tools.ctx.root)) if command.passes_args else []
+    try:
         with tempfile.TemporaryDirectory(prefix="codur-observe-") as tmp:
-            report = run_tests(tools.ctx, extra_args=["-p", PLUGIN],
+            extra = ["-p", PLUGIN] if command.is_pytest else []
+            report = run_tests(tools.ctx, focus or None, extra_args=extra,
                                env=per_test_timeout(TEST_TIMEOUT_S, Path(tmp) / "outcomes.json"))
-        failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
-        tests = TestRun(summary=report.summary, exit_code=report.exit_code, failed=failed[:20],
-                        passed_count=len(report.passed), report=report.render(max_tracebacks=2, max_chars=1200))
-        # the suspicious lines for the agent's prompt come later: from the patch node's own
-        # localization when it runs, else from delegate (one coverage run, not two)
-        observation = observation.model_copy(update={
-            "tests": tests, "sources": sources_under_test(tools.ctx, files, report.failed)})
+        problem = setup_problem(report, command, tools.ctx.root)
+    except ToolError as exc:  # the command did not start
+        report, problem = TestReport(exit_code=-1, summary="did not start"), f"{exc} (tests run with: {said})"
+    failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
+    tests = TestRun(summary=report.summary, exit_code=report.exit_code, failed=failed[:MAX_FAILED_IDS],
+                    passed_count=len(report.passed), report=report.render(max_tracebacks=2, max_chars=1200),
+                    command=said, setup_problem=problem or "", selection=focus, duration_s=round(report.duration_s, 3))
+    # the suspicious lines for the agent's prompt come later: from the patch node's own
+    # localization when it runs, else from delegate (one coverage run, not two)
+    observation = observation.model_copy(update={
+        "tests": tests, "sources": sources_under_test(tools.ctx, files, report.failed)})
+    if problem:
+        emit({"event_type": "tests.setup_failed", "problem": problem})
+        return {"observation": observation, "status": RunStatus.ERROR.value, "reason": "test_setup_failed"}
     return {"observation": observation}
 
 
@@ -135,7 +150,7 @@ def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[di
     from codur.repair import localize_faults
 
     try:
-        loc = localize_faults(ctx.root, test_timeout_s=20.0, run_timeout_s=120.0)
+        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0)
     except Exception:  # noqa: BLE001 - a hint, not a requirement
         return [], []
 

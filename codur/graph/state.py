@@ -28,8 +28,12 @@ class TestRun(Record):
 
     Attributes:
         summary: e.g. "2 failed, 5 passed"; exit_code: pytest's (None: timed out).
-        failed: failing test ids (at most 20); passed_count: tests that passed.
+        failed: failing test ids (at most 1,000); passed_count: tests that passed.
         report: failures and tracebacks, cut for a prompt.
+        command: the test command, as said to the user (``.venv/bin/python -m pytest (.venv)``).
+        setup_problem: why the suite could not even start ("" when it ran).
+        selection: the tests observe ran when the user or the task named some ([]: the whole suite).
+        duration_s: the run's wall time, seconds.
     """
 
     summary: str = ""
@@ -37,6 +41,10 @@ class TestRun(Record):
     failed: list[str] = Field(default_factory=list)
     passed_count: int = 0
     report: str = ""
+    command: str = ""
+    setup_problem: str = ""
+    selection: list[str] = Field(default_factory=list)
+    duration_s: float = 0.0
 
 
 class Observation(Record):

@@ -138,9 +138,11 @@ def config_command(
     max_turns: int | None = typer.Option(None, help="As codur run's flag: Plan→Act→Verify cycles at most."),
     timeout: float | None = typer.Option(None, help="As codur run's flag: wall-clock limit, seconds."),
 ) -> None:
-    """Print every effective setting for the repo and where it came from (flag, env, file, default)."""
+    """Print every effective setting for the repo and where it came from (flag, env, file, default),
+    then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``)."""
     from codur.config import ConfigError, load_config
     from codur.config_sources import find_config_file, origins
+    from codur.testing.command import resolve as resolve_tests
 
     root = _repo(repo)
     flags = {k: v for k, v in {"max_turns": max_turns, "timeout_s": timeout}.items() if v is not None}
@@ -157,6 +159,7 @@ def config_command(
         style = "dim" if item.origin == "default" else ""
         table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
     console.print(table)
+    console.print(Text(f"tests: {resolve_tests(root, config.test_command).describe(root)}"))
 
 
 COMMANDS = {

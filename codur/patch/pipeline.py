@@ -42,6 +42,7 @@ from codur.repair import mutants as mutation
 from codur.repair.engine import RepairSession
 from codur.repair.evaluate import Candidate, CandidateQueue, Evaluation, SearchOutcome, apply_files, files_of
 from codur.repair.patch import unified_diffs
+from codur.testing.command import TestCommand
 
 FIXERS = ("mutation", "sampling", "hybrid")
 #: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
@@ -103,6 +104,10 @@ class PatchPipeline:
         max_lines: longest function shown whole to the model.
         sample_format: what a sample writes ("function", "search_replace", "udiff").
         task: the user's request, shown to the model (it often describes the symptom).
+        test_cmd: the repo's test command (resolved, or an argv; None: the default one).
+        focus, failing_before, suite_s: test selection (see :class:`codur.repair.RepairSession`):
+            the failing tests to start from, the tests that failed in the whole suite before
+            any change (None: unknown), and that run's seconds. No focus: the whole suite.
     """
 
     def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
@@ -110,8 +115,9 @@ class PatchPipeline:
                  failures: str = "", workers: int = 4, time_box_s: float = 5.0, samples: int = 6,
                  deadline: float | None = None, cancel: threading.Event | None = None,
                  over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
-                 max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | None = None,
-                 sample_format: str = "function", task: str = "") -> None:
+                 max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
+                 sample_format: str = "function", task: str = "", focus: list[str] | None = None,
+                 failing_before: list[str] | None = None, suite_s: float = 0.0) -> None:
         self.repo, self.fixers, self._models = repo, tuple(fixers), models
         self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
         self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
@@ -119,6 +125,7 @@ class PatchPipeline:
         self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
         self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
         self.sample_format, self.task = sample_format, task
+        self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
         self.ranked: list[tuple[FunctionSpan, float]] = []
@@ -133,7 +140,8 @@ class PatchPipeline:
         start = time.monotonic()
         phases: dict[str, float] = {}
         self.emit({"event_type": "patch.start", "fixers": list(self.fixers), "workers": self.workers})
-        session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline)
+        session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline,
+                                focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s)
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:
@@ -147,7 +155,8 @@ class PatchPipeline:
                     "functions": ranking.summary(self.ranked)}
             self.emit({"event_type": "patch.localized", "failing_tests": loc.failing[:20],
                        "suspicious": loc.suspicious[:5], "functions": info["functions"][:5],
-                       "elapsed_s": phases["localize"]})
+                       "elapsed_s": phases["localize"], "tests_run": len(loc.tests),
+                       "selection": session.selection is not None})
             if not loc.failing:
                 return self._end(PatchResult("no_failing_tests", message="no failing tests", **info), start, phases)
             try:
@@ -157,8 +166,9 @@ class PatchPipeline:
             if outcome is not None and outcome.best is not None:
                 best = outcome.best
                 files = list(files_of(best))
+                provenance = {**best.provenance, "judged": session.judged(tuple(files))}
                 result = PatchResult("patched", self._diff(session, best), best.file, files, best.label,
-                                     best.provenance["source"], best.provenance, **info)
+                                     best.provenance["source"], provenance, **info)
                 self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)

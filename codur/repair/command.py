@@ -46,7 +46,9 @@ def _report(console: Console, result: RepairResult, dry_run: bool) -> None:
 
 def repair_command(
     repo: Path = typer.Option(Path("."), "--repo", help="repository to repair"),
-    test: str | None = typer.Option(None, "--test", help="test command, default: python -m pytest"),
+    test: str | None = typer.Option(None, "--test-cmd", "--test",
+                                    help="test command, default: the setting test_command, else the repo's "
+                                         "interpreter -m pytest"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the patch without writing it"),
     workers: int = typer.Option(4, "--workers", help="parallel workers"),
     mutant_timeout: float = typer.Option(20.0, "--mutant-timeout", help="seconds per test run"),
@@ -70,12 +72,15 @@ def repair_command(
         raise _fail(console, f"repository path is not a directory: {repo}")
     if workers < 1 or max_mutants < 1 or max_pairs < 0 or mutant_timeout <= 0 or time_budget <= 0:
         raise _fail(console, "--workers and --max-mutants must be >= 1, --max-pairs >= 0, timeouts > 0")
+    from codur.config import ConfigError, load_config
+    from codur.testing.command import resolve
+
     try:
-        test_cmd = shlex.split(test) if test is not None else None
-    except ValueError as exc:
-        raise _fail(console, f"cannot parse --test: {exc}") from None
-    if test_cmd == []:
-        raise _fail(console, "--test is empty")
+        test_cmd = shlex.split(test) if test is not None else load_config(repo).test_command
+        command = resolve(repo, test_cmd)
+    except ValueError as exc:  # ConfigError and TestCommandError too
+        where = "" if isinstance(exc, ConfigError) else "--test-cmd: " if test is not None else "test_command: "
+        raise _fail(console, f"{where}{exc}") from None
 
     tried = 0
 
@@ -92,7 +97,7 @@ def repair_command(
 
     try:
         with console.status("running the tests with coverage") as status:
-            result = repair(repo, test_cmd=test_cmd, workers=workers,
+            result = repair(repo, test_cmd=command, workers=workers,
                             mutant_timeout_s=mutant_timeout, max_mutants=max_mutants, max_pairs=max_pairs,
                             time_budget_s=time_budget, apply=not dry_run, on_event=on_event)
     except KeyboardInterrupt:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import statistics
 import tempfile
 import threading
 import time
@@ -12,15 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.repair import localize, mutants, patch, testcmd
-from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, Stage, search
+from codur.repair import localize, mutants, patch
+from codur.repair.checks import checks_for
+from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, search
+from codur.repair.selection import related_test_files
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
+from codur.testing import command as testcmd
 
 Event = Callable[[dict], None]
-#: A candidate's failing tests run with a per-test limit of this many seconds plus 5x the
-#: longest test the baseline saw end (at most the stage's cap): a candidate that still
-#: loops where the baseline hung fails after it, not after its stage's whole timeout.
-HANG_TEST_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -48,50 +45,6 @@ class RepairResult:
     stopped: str = ""
     pairs: int = 0
     pair_budget: int = 0
-
-
-def _timeout(seconds: float, cap: float) -> float:
-    """Stage timeout in seconds: generous over the baseline estimate, at most ``cap``."""
-    return min(cap, max(2.0, 4.0 * seconds + 1.0))
-
-
-def _stages(loc: localize.Localization, command: testcmd.TestCommand, select: Path,
-            cap: float, plugin_free: bool = False) -> Checks:
-    """How a candidate is judged: its failing tests, then the whole suite (see :class:`Checks`).
-
-    Timeouts come from the baseline run: per-test durations plus the run's fixed
-    overhead (start-up, collection); a test that hung in the baseline counts as a
-    typical passing test. The failing tests also run under a per-test limit (see
-    :data:`HANG_TEST_S`), those that hung in the baseline last: the others reject most
-    candidates sooner. With ``plugin_free`` (the suite was seen to give the same
-    outcomes without the installed pytest plugins) both runs skip the plugins, which
-    is much cheaper, and a third run confirms the whole suite with them. The probe and
-    guard runs (near-miss detection) are the same runs without ``-x``, with a report.
-    """
-    failing = [t for t in loc.tests if t.outcome == "failed"]
-    passing = [t.duration for t in loc.tests if t.outcome == "passed"]
-    overhead = max(0.0, loc.elapsed_s - sum(t.duration for t in loc.tests))
-    typical = statistics.median(passing) if passing else 0.1
-    fail_durations = [typical if t.timed_out else t.duration for t in failing]
-    full = _timeout(overhead + sum(passing) + sum(fail_durations), cap)
-    ids = (frozenset(t.nodeid for t in failing), frozenset(t.nodeid for t in loc.tests if t.outcome == "passed"))
-    if not command.is_pytest:
-        return Checks([Stage((), full)], None, None, *ids)
-    select.write_text(json.dumps([t.nodeid for t in sorted(failing, key=lambda t: t.timed_out)]))
-    files = [] if command.pytest_args else list(dict.fromkeys(t.path for t in failing if t.path))
-    env = testcmd.NO_PLUGINS if plugin_free else ()
-    slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
-    selected = (*(command.pytest_args or files),)
-    ended = [t.duration for t in loc.tests if not t.timed_out]
-    limit = min(cap, HANG_TEST_S + 5 * max(ended, default=0.0))
-    select_env = (("CODUR_REPAIR_SELECT", str(select)), ("CODUR_REPAIR_TEST_TIMEOUT", f"{limit:.3f}"), *env)
-    first_timeout = _timeout(overhead + sum(fail_durations), cap)
-    first = Stage((*selected, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env)
-    whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)
-    probe = Stage((*selected, *slow, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
-    guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, env, report=True)
-    stages = [first, Stage(whole.args, full, env), whole] if plugin_free else [first, whole]
-    return Checks(stages, probe, guard, *ids)
 
 
 def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list) -> None:
@@ -128,15 +81,27 @@ class RepairSession:
     removed either way. Entering an entered session does nothing, so a caller may call
     ``__enter__()`` to handle the setup's errors, then use ``with``. ``mutant_timeout_s``
     caps each test stage, in seconds; ``deadline`` (``time.monotonic()``) bounds the
-    baseline run.
+    baseline run. ``test_cmd``: a resolved command, or an argv for
+    :func:`codur.testing.command.resolve`.
+
+    Test selection (:mod:`codur.repair.selection`): with ``focus`` (failing test ids) the
+    baseline runs those tests and their related test files, not the whole suite, and a
+    candidate is judged by :func:`codur.repair.checks.selected_checks`; ``failing_before``
+    names the tests that failed in a whole-suite run before any change (None: unknown, so
+    the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
+    that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
+    suite).
     """
 
-    def __init__(self, repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
-                 mutant_timeout_s: float = 20.0, deadline: float | None = None):
+    def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
+                 mutant_timeout_s: float = 20.0, deadline: float | None = None, focus: list[str] | None = None,
+                 failing_before: list[str] | None = None, suite_s: float = 0.0):
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self.repo = Path(repo).resolve()
-        self.command = testcmd.resolve(self.repo, test_cmd)
+        self.command = test_cmd if isinstance(test_cmd, testcmd.TestCommand) else testcmd.resolve(self.repo, test_cmd)
+        self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
+        self.selection: list[str] | None = None
         self.n_workers, self.cap = workers, mutant_timeout_s
         self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
         self.pool: list = []
@@ -153,13 +118,32 @@ class RepairSession:
         try:
             _start_workers(self.repo, self.command, self.n_workers, self.pool)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
-            self.loc, plugin_free = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline)
-            self.checks = _stages(self.loc, self.command, Path(self._tmp.name) / "select.json", self.cap,
-                                  plugin_free)
+            self._localize()
         except BaseException:
             self.close(keep=False)
             raise
         return self
+
+    def _localize(self) -> None:
+        """The baseline: localization and the checks, on the focus tests and their related test
+        files when there are focus tests (else, or when they do not fail here, the whole suite)."""
+        select = None
+        focus = [t for t in self.focus if (self.repo / t.split("::")[0]).is_file()]
+        if focus and self.command.is_pytest:
+            own = dict.fromkeys(t.split("::")[0] for t in focus)  # their passing neighbours too
+            select = [*own, *related_test_files(self.repo, focus)]
+        whole = select is not None and self.failing_before is None
+        self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
+                                                select=select, whole=whole)
+        if select is not None and not self.loc.failing:  # the focus ids did not match: the whole suite
+            select = None
+            self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline)
+        self.selection = select
+        before = set(self.failing_before or ()) | {t for t, o in (seen or {}).items() if o == "failed"}
+        assert self._tmp is not None
+        self.checks = checks_for(self.loc, self.command, Path(self._tmp.name), self.cap, plugin_free,
+                                 selected=select is not None, may_fail=frozenset(before - set(self.loc.failing)),
+                                 suite_s=self.suite_s)
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(keep=exc_type is None)
@@ -176,6 +160,14 @@ class RepairSession:
             self._tmp.cleanup()
             self._tmp = None
 
+    def judged(self, files: tuple[str, ...]) -> str:
+        """Which tests judge a candidate changing ``files``, in words (for the summary)."""
+        assert self.checks is not None
+        failing = f"{len(self.checks.failing)} failing tests"
+        if self.checks.gate is None:
+            return f"{failing}, then the whole suite"
+        return f"{failing}, {len(self.checks.tests_for(files))} covering tests, then the whole suite"
+
     def original(self, rel: str) -> str:
         """The original text of ``rel`` (read once; raises OSError / UnicodeDecodeError)."""
         if rel not in self.texts:
@@ -191,14 +183,14 @@ class RepairSession:
                       on_result=on_result)
 
 
-def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
+def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
            mutant_timeout_s: float = 20.0, max_mutants: int = 400, max_pairs: int = mutants.PAIR_BUDGET,
            time_budget_s: float = 300.0, apply: bool = True, on_event: Event | None = None,
            cancel: threading.Event | None = None) -> RepairResult:
     """Find and (with ``apply``) write a single-edit patch that makes the failing tests pass.
 
-    ``test_cmd`` is an argv list (default ``python -m pytest``, using the repo's
-    ``.venv`` interpreter if any). ``workers`` parallel workers evaluate mutants, each at
+    ``test_cmd`` is a resolved command or an argv list (default: the repo's interpreter, by
+    :func:`codur.testing.command.resolve`, ``-m pytest``). ``workers`` parallel workers evaluate mutants, each at
     most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
     (of them at most ``max_pairs`` second-order ones) within ``time_budget_s`` seconds.
     ``on_event`` gets progress dicts ("repair.start", "repair.localized", "repair.mutants"
@@ -247,29 +239,39 @@ def repair(repo: Path, *, test_cmd: list[str] | None = None, workers: int = 4,
 
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,
-              deadline: float) -> tuple[localize.Localization, bool]:
-    """Localize on the first copy while the last one checks, when the tests run in the
-    fork server, whether the suite gives the same outcomes without the installed pytest
-    plugins (one copy: one after the other). Returns (localization, plugin_free)."""
+              deadline: float, *, select: list[str] | None = None,
+              whole: bool = False) -> tuple[localize.Localization, bool, dict[str, str] | None]:
+    """Localize on the first copy (the tests ``select`` names, or all) while the last one checks,
+    when the tests run in the fork server, whether they give the same outcomes without the
+    installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
+    instead runs the whole suite, for the outcomes before any change. Returns (localization,
+    plugin_free, the whole suite's outcomes or None)."""
     test_timeout = min(cap, 10.0)
     left = max(1.0, deadline - time.monotonic())
     env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
     probe = None
     with ThreadPoolExecutor(1) as ex:
-        if copies[0].runner is not None and len(copies) > 1:
-            probe = ex.submit(localize.outcomes, copies[-1], command, env, left)
+        if whole and len(copies) > 1:
+            probe = ex.submit(localize.outcomes, copies[-1], command,
+                              {"CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}, left)
+        elif not whole and copies[0].runner is not None and len(copies) > 1:
+            probe = ex.submit(localize.outcomes, copies[-1], command, env, left, select)
         loc = localize.localize_faults(repo, command, test_timeout_s=test_timeout,
-                                       run_timeout_s=left, worker=copies[0])
+                                       run_timeout_s=left, worker=copies[0], select=select)
         if probe is not None:
             seen = probe.result()
+        elif whole:
+            seen = localize.outcomes(copies[0], command, {"CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}, left)
         elif copies[0].runner is not None and loc.failing:
             # known durations by now: a test that hung must not hang as long again
             longest = max((t.duration for t in loc.tests if t.outcome == "passed"), default=0.0)
             env["CODUR_REPAIR_TEST_TIMEOUT"] = str(min(test_timeout, 2.0 + 5 * longest))
-            seen = localize.outcomes(copies[0], command, env, left)
+            seen = localize.outcomes(copies[0], command, env, left, select)
         else:
             seen = None
-    return loc, seen == {t.nodeid: t.outcome for t in loc.tests}
+    if whole:
+        return loc, False, seen
+    return loc, seen == {t.nodeid: t.outcome for t in loc.tests}, None
 
 
 def gave_up(stopped: str, cut: bool, tried: int, count: int, *, time_budget_s: float, max_mutants: int,

@@ -71,12 +71,15 @@ def apply_files(candidate: Candidate, originals: dict[str, str]) -> dict[str, st
 @dataclass(frozen=True)
 class Stage:
     """One test run of a candidate: pytest ``args``, extra ``env``, ``timeout_s`` seconds.
-    ``report``: the run writes each test's outcome (the repair plugin must be loaded)."""
+    ``report``: the run writes each test's outcome (the repair plugin must be loaded).
+    ``may_fail``: with a report, the run passes when every failing test is one of these
+    (tests that failed before any change and are not the candidate's to fix)."""
 
     args: tuple[str, ...]
     timeout_s: float
     env: tuple[tuple[str, str], ...] = ()
     report: bool = False
+    may_fail: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,11 @@ class Checks:
     ``probe``: the failing tests with a report and no ``-x``; ``guard``: the whole suite
     with a report (both None for a non-pytest command). ``failing`` / ``passing``: the
     baseline's test ids.
+
+    With test selection (:mod:`codur.repair.selection`), ``covering`` maps a file to the
+    passing tests that cover it, and a candidate's acceptance runs are its failing tests,
+    the covering tests of its files (``covered`` builds that stage), then ``gate``, the
+    whole suite; its guard is the covering run with a report.
     """
 
     stages: list[Stage]
@@ -94,6 +102,28 @@ class Checks:
     guard: Stage | None = None
     failing: frozenset[str] = frozenset()
     passing: frozenset[str] = frozenset()
+    covering: dict[str, frozenset[str]] = field(default_factory=dict)
+    gate: Stage | None = None
+    covered: Callable[[frozenset[str], bool], Stage] | None = None
+
+    def tests_for(self, files: tuple[str, ...]) -> frozenset[str]:
+        """The passing tests that cover any of ``files`` (selection only; else empty)."""
+        return frozenset().union(*(self.covering.get(f, frozenset()) for f in files))
+
+    def stages_for(self, files: tuple[str, ...]) -> list[Stage]:
+        """The acceptance runs of a candidate changing ``files``."""
+        if self.gate is None or self.covered is None:
+            return self.stages
+        tests = self.tests_for(files)
+        return [self.stages[0], *([self.covered(tests, False)] if tests else []), self.gate]
+
+    def guard_for(self, files: tuple[str, ...]) -> tuple[Stage | None, frozenset[str]]:
+        """The near-miss guard of a candidate changing ``files`` and the passing tests it must
+        keep passing."""
+        if self.gate is None or self.covered is None:
+            return self.guard, self.passing
+        tests = self.tests_for(files)
+        return (self.covered(tests, True) if tests else None), tests
 
 
 @dataclass(frozen=True)
@@ -118,6 +148,17 @@ def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str]]:
     return result.status, {k: v["outcome"] for k, v in tests.items()}
 
 
+def _passes(worker: Worker, stage: Stage) -> str:
+    """Run ``stage``: "passed", "failed", "timeout" or "aborted" (a stage with ``may_fail``
+    passes when only those tests fail)."""
+    if not stage.may_fail:
+        return worker.run(list(stage.args), stage.timeout_s, dict(stage.env)).status
+    status, seen = _outcomes(worker, stage)
+    if status in ("aborted", "timeout") or not seen:
+        return status if status != "passed" else "failed"
+    return "failed" if any(o == "failed" and t not in stage.may_fail for t, o in seen.items()) else "passed"
+
+
 def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | str, checks: Checks,
              on_first_pass: Callable[[], None] = lambda: None) -> Evaluation:
     """Write every file of ``candidate`` in the worker's copy, run the checks, restore them all.
@@ -130,6 +171,7 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     start = time.monotonic()
     if isinstance(originals, str):
         originals = {candidate.file: originals}
+    files = files_of(candidate)
     try:
         new = apply_files(candidate, originals)
     except (ValueError, SyntaxError, KeyError):
@@ -139,7 +181,7 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     try:
         for rel, text in new.items():
             (worker.root / rel).write_bytes(text.encode("utf-8"))
-        stages = checks.stages
+        stages = checks.stages_for(files)
         fixed = 0
         if candidate.probe and checks.probe is not None:
             status, seen = _outcomes(worker, checks.probe)
@@ -147,19 +189,25 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
                 return Evaluation(status, 0, time.monotonic() - start)
             fixed = sum(seen.get(t) == "passed" for t in checks.failing)
             if fixed < len(checks.failing) or status != "passed":
-                if fixed == 0 or checks.guard is None:
+                guard, keep = checks.guard_for(files)
+                if fixed == 0 or (guard is None and checks.gate is None):
                     return Evaluation("failed", fixed, time.monotonic() - start)
-                status, seen = _outcomes(worker, checks.guard)
-                broken = any(seen.get(t, "failed") != "passed" for t in checks.passing)
+                if guard is None:  # selection, and no passing test covers the change: nothing to break
+                    return Evaluation("near_miss", fixed, time.monotonic() - start)
+                status, seen = _outcomes(worker, guard)
+                broken = any(seen.get(t, "failed") != "passed" for t in keep)
                 near = status not in ("aborted", "timeout") and not broken and seen
                 return Evaluation("near_miss" if near else "failed", fixed, time.monotonic() - start)
             on_first_pass()
             stages = stages[1:]
+            first = False
+        else:
+            first = True
         for i, stage in enumerate(stages):
-            result = worker.run(list(stage.args), stage.timeout_s, dict(stage.env))
-            if result.status != "passed":
-                return Evaluation(result.status, fixed, time.monotonic() - start)
-            if i == 0 and stages is checks.stages:
+            status = _passes(worker, stage)
+            if status != "passed":
+                return Evaluation(status, fixed, time.monotonic() - start)
+            if i == 0 and first:
                 on_first_pass()
         return Evaluation("plausible", len(checks.failing), time.monotonic() - start)
     finally:

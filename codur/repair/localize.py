@@ -33,9 +33,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.repair import testcmd
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
+from codur.testing import command as testcmd
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
 
@@ -62,12 +62,15 @@ class Localization:
     ``scores`` maps (file relative to repo, line) -> suspiciousness (Ochiai, in [0, 1],
     plus the boosts of the module doc);
     ``suspicious`` is the same sorted best first. ``elapsed_s`` is the run's wall time.
+    ``covering`` maps a source file to the passing tests that ran one of its lines (beyond
+    import time): the tests an edit of that file can break.
     """
 
     tests: tuple[TestRecord, ...]
     scores: dict[tuple[str, int], float] = field(default_factory=dict)
     elapsed_s: float = 0.0
     output: str = ""
+    covering: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @property
     def failing(self) -> list[str]:
@@ -154,12 +157,14 @@ def score(repo: Path, raw: dict) -> Localization:
     ran = [t.nodeid for t in tests if t.outcome != "skipped"]
     total_failed = sum(outcome[n] == "failed" for n in ran)
     scores: dict[tuple[str, int], float] = {}
+    covering: dict[str, set[str]] = defaultdict(set)
     for path, by_line in raw["lines"].items():
         rel = _rel(repo, path)
         if rel is None or not is_source_file(rel):
             continue
         for line, contexts in by_line.items():
             ctx = set(contexts)
+            covering[rel].update(c for c in ctx if outcome.get(c) == "passed")
             cover = ran if "" in ctx else [n for n in ran if n in ctx]
             failed = sum(outcome[n] == "failed" for n in cover)
             value = ochiai(failed, len(cover) - failed, total_failed)
@@ -176,15 +181,17 @@ def score(repo: Path, raw: dict) -> Localization:
                 scores[key] = scores.get(key, 0.0) + boost
         if nodeid in hangs:
             _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
-    return Localization(tuple(tests), scores)
+    return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()})
 
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                     test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
-                    worker: Worker | None = None) -> Localization:
+                    worker: Worker | None = None, select: list[str] | None = None) -> Localization:
     """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
 
-    ``command`` defaults to ``python -m pytest``. Each test is stopped after
+    ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
+    (test ids or files, pytest commands only) runs just those tests (see
+    :mod:`codur.repair.selection`). Each test is stopped after
     ``test_timeout_s`` seconds (counted as failed); the whole run after ``run_timeout_s``.
     A pytest suite runs in the given :class:`Worker` (a copy of ``repo``), or else in
     ``repo`` through the warm pytest fork server (started if needed, kept for the next
@@ -202,14 +209,19 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s),
                "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
+        args = list(command.pytest_args or ())
+        if select and command.is_pytest:
+            env["CODUR_REPAIR_SELECT"] = str(Path(tmp) / "select.json")
+            Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
+            args = args or list(dict.fromkeys(s.split("::")[0] for s in select))  # collect only those files
         output = ""
         if root is not repo:
-            run = worker.run([*command.pytest_args, *plugin], run_timeout_s, env)
+            run = worker.run([*args, *plugin], run_timeout_s, env)
             output = f"exit {run.returncode} ({run.status})"
         elif can_fork_server(command):
             runner = take_runner(command.python, repo)
             try:
-                code, timed_out = runner.run(repo, [*command.pytest_args, *plugin], env,
+                code, timed_out = runner.run(repo, [*args, *plugin], env,
                                              run_timeout_s, lambda pid: None)
             except BaseException:
                 runner.close()
@@ -217,7 +229,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             keep_runner(runner)
             output = f"exit {code}" + (" (over the time limit)" if timed_out else "")
         else:
-            argv = command.pytest_argv(*plugin) if command.is_pytest else list(command.argv)
+            argv = [*command.pytest_argv()[:3], *args, *plugin] if command.is_pytest else list(command.argv)
             data = Path(tmp) / "coverage"
             if not command.is_pytest and _can_cover(argv[0]):
                 argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
@@ -235,18 +247,24 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                 raise RuntimeError(f"test run produced no report: {output}")
             raw = json.loads(out.read_text())
     loc = score(root, raw)
-    return Localization(loc.tests, loc.scores, time.monotonic() - start, output)
+    return Localization(loc.tests, loc.scores, time.monotonic() - start, output, loc.covering)
 
 
 def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
-             timeout_s: float) -> dict[str, str] | None:
+             timeout_s: float, select: list[str] | None = None) -> dict[str, str] | None:
     """Outcome ("passed"/"failed"/"skipped") of every test of a pytest suite run in ``worker``
-    with extra ``env``; None if the run gave no report (crash, over ``timeout_s`` seconds).
+    with extra ``env`` (only the tests ``select`` names, when given); None if the run gave no
+    report (crash, over ``timeout_s`` seconds).
     """
     with tempfile.TemporaryDirectory(prefix="codur-outcomes-") as tmp:
         out = Path(tmp) / "report.json"
         env = {**env, "CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
-        worker.run([*command.pytest_args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
+        args = list(command.pytest_args or ())
+        if select:
+            env["CODUR_REPAIR_SELECT"] = str(Path(tmp) / "select.json")
+            Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
+            args = args or list(dict.fromkeys(s.split("::")[0] for s in select))
+        worker.run([*args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
                     "no:cacheprovider"], timeout_s, env)
         if not out.is_file():
             return None

@@ -10,7 +10,7 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
 - the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
-  :func:`codur.repair.testcmd.plugin_env`): a secret in codur's environment is not
+  :func:`codur.testing.command.plugin_env`): a secret in codur's environment is not
   visible to the tests. ``tool_env_allow`` does not reach here.
 
 A non-pytest command runs under its own bwrap per run, the same way. Without a working
@@ -34,7 +34,6 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from codur.repair import testcmd
 from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by worker.py through this module)
     bwrap_argv,
     bwrap_problem,
@@ -43,6 +42,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     hidden_by_private_tmp,
     interpreter_paths,
 )
+from codur.testing import command as testcmd
 
 _lock = threading.Lock()
 _state: dict = {"root": None, "said": False}

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from codur.repair import sandbox, testcmd
+from codur.repair import sandbox
 from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
+from codur.testing import command as testcmd
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".

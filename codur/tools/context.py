@@ -26,6 +26,8 @@ from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of
     kill_process_group,
     run_process,
 )
+from codur.testing.command import TestCommand
+from codur.testing.command import resolve as resolve_tests
 from codur.tools.errors import CallGate, ToolError
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
 from codur.tools.reading import decode_source, encode_source, read_bytes_bounded  # noqa: F401  (re-exported)
@@ -105,6 +107,8 @@ class ToolContext:
             running process is killed.
         on_event: receives ``{"event_type": "sandbox.fallback", "reason"}`` once, the first
             time code runs without bubblewrap.
+        test_command: how the repo's tests and code run (:mod:`codur.testing.command`): set
+            once by the run from its settings; :meth:`tests` resolves the default otherwise.
     """
 
     root: Path
@@ -121,7 +125,15 @@ class ToolContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     on_event: Callable[[dict], None] | None = None
     gate: CallGate = field(default_factory=CallGate, repr=False)
+    test_command: TestCommand | None = None
     _fallback_noted: bool = field(default=False, repr=False)
+
+    def tests(self) -> TestCommand:
+        """The repo's test command: :attr:`test_command`, else the default one of
+        :func:`codur.testing.command.resolve` (resolved once)."""
+        if self.test_command is None:
+            self.test_command = resolve_tests(self.root)
+        return self.test_command
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:

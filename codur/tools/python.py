@@ -1,6 +1,6 @@
 """Python tools: check syntax, run a file, run the tests, find the entry points.
 
-Code runs with codur's interpreter in the repo root, through :meth:`ToolContext.run`
+Code runs with the repo's interpreter (:mod:`codur.testing.command`) in the repo root, through :meth:`ToolContext.run`
 (timeout, process-group kill, scrubbed environment).
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import configparser
 import os
-import sys
 import tomllib
 from collections.abc import Sequence
 
@@ -57,8 +56,8 @@ def python_argv(ctx: ToolContext, path: str) -> list[str]:
     if p.is_dir() or p.suffix != ".py":
         raise ToolError(f"{rel} is not a .py file")
     if p.name == "__main__.py" and (p.parent / "__init__.py").is_file():
-        return [sys.executable, "-m", rel.rsplit("/", 1)[0].replace("/", ".")]
-    return [sys.executable, rel]
+        return [ctx.tests().interpreter, "-m", rel.rsplit("/", 1)[0].replace("/", ".")]
+    return [ctx.tests().interpreter, rel]
 
 
 @tool(scenarios=RUN_TASKS, side_effects=[SideEffect.CODE_EXECUTION])

@@ -1,20 +1,24 @@
-"""Running pytest and reading its result: the shared engine of run_pytest, observe and verify.
+"""Running the repo's tests and reading the result: the shared engine of run_pytest, observe and verify.
 
-Results come from pytest's own JUnit XML report, not from scraping its console.
+The command is the run's one test command (:mod:`codur.testing.command`); results come from
+pytest's own JUnit XML report, not from scraping its console.
 """
 
 from __future__ import annotations
 
 import os
-import sys
+import re
 import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.testing.command import TestCommand
 from codur.tools.context import ToolContext
 
 NO_TESTS_COLLECTED = 5
+#: The one test of a command that reports no test ids (``make test``): passed or failed by its exit code.
+WHOLE_COMMAND = "(the test command)"
 
 
 @dataclass(frozen=True)
@@ -111,19 +115,28 @@ def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
 
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
               extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> TestReport:
-    """Run pytest in the repo and parse its JUnit XML report.
+    """Run the repo's test command (:meth:`ToolContext.tests`) and read pytest's JUnit XML report.
+
+    A command that takes pytest's options gets the report's and ``extra_args``, and
+    ``selection`` replaces its own test paths; any other command (``make test``) runs as
+    configured and is one test, passed or failed by its exit code.
 
     Args:
-        ctx: the tool context (repo root, timeout).
+        ctx: the tool context (repo root, timeout, test command).
         selection: test paths or node ids (relative to the repo); None runs everything.
         timeout_s: limit in seconds; default ``ctx.timeout_s``. The process group is killed past it.
-        env: extra environment variables for the pytest process; under bubblewrap, files they
+        env: extra environment variables for the test process; under bubblewrap, files they
             name in a temp folder stay writable (and visible to the caller).
+
+    Raises:
+        ToolError: the command is not found or cannot start, or the run was cancelled.
     """
+    command = ctx.tests()
     with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
         xml = Path(tmp) / "report.xml"
-        argv = [sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider",
-                "-o", "junit_family=xunit1", f"--junitxml={xml}", *(extra_args or []), *(selection or [])]
+        flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",
+                 *(extra_args or [])]
+        argv = command.run_argv(ctx.root, flags, selection)
         proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[Path(tmp), *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
@@ -143,7 +156,50 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
                     skipped += 1
                 else:
                     passed.append(tid)
+        elif not command.passes_args:  # a whole command: one test, judged by its exit code
+            (passed if proc.exit_code == 0 else failed).append(WHOLE_COMMAND)
+            if proc.exit_code != 0:
+                tracebacks[WHOLE_COMMAND] = output[-3000:]
     counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
     summary = ", ".join(f"{n} {w}" for n, w in counts if n)
     return TestReport(passed, failed, skipped, tracebacks, proc.exit_code,
                       summary or "no tests ran", output, proc.duration_s)
+
+
+_MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
+
+
+def setup_problem(report: TestReport, command: TestCommand, root: Path) -> str | None:
+    """Why the suite could not even start, in one line naming the command; None when it ran.
+
+    The suite did not start when pytest is missing from the interpreter, pytest stopped with
+    an internal or usage error (exit 3 or 4: a bad option in the test command), or no test
+    passed and every failure (collection errors included) is a module that is not the repo's
+    own and is not installed (a missing dependency). A failure in the repo's own code, even
+    at import, is a bug to fix, not this.
+    """
+    where = f"tests run with: {command.describe(root)}"
+    if report.exit_code is None:
+        return None
+    if "No module named pytest" in report.output and not (report.passed or report.failed):
+        return f"pytest is not installed for {command.interpreter}; install it there or set test_command ({where})"
+    if report.exit_code in (3, 4) and not report.passed:
+        lines = [ln for ln in report.output.strip().splitlines() if ln.strip()]
+        return f"the test command stopped with exit code {report.exit_code}: {(lines or [''])[-1][:200]} ({where})"
+    if report.passed or not report.failed:
+        return None
+    missing = []
+    for tid in report.failed:
+        found = _MISSING_RE.search(report.tracebacks.get(tid, ""))
+        if found is None or _own_module(root, found.group(1)):
+            return None
+        missing.append(found.group(1))
+    first = report.failed[0]
+    return (f"every test fails at import: No module named '{missing[0]}' ({len(report.failed)} of "
+            f"{len(report.failed)}, first: {first}); is a dependency missing from the environment? ({where})")
+
+
+def _own_module(root: Path, name: str) -> bool:
+    """True when ``name``'s top-level package or module is the repo's own (or under src/)."""
+    top = name.split(".")[0]
+    return any((base / top).is_dir() or (base / f"{top}.py").is_file() for base in (root, root / "src"))

@@ -186,6 +186,10 @@ class Progress:
             return self._tool_line(event)
         if name == "agent.reply":
             return self._reply_line(event)
+        if name == "tests.command":
+            return f"   ↳ tests: {escape(str(event.get('command', '')))}"
+        if name == "tests.setup_failed":
+            return f"   [red]! the tests could not start: {escape(str(event.get('problem', ''))[:300])}[/]"
         if name in ("agent.fallback", "plan.fallback", "sandbox.fallback"):
             what = event.get("error") or event.get("reason") or ""
             return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"
@@ -222,7 +226,8 @@ class Progress:
         """The candidate-patch pipeline (codur/patch/pipeline.py)."""
         if name == "patch.localized":
             top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.get("suspicious") or [])[:3])
-            return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests; suspicious "
+            ran = f" ({event['tests_run']} tests run, a selection)" if event.get("selection") else ""
+            return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests{ran}; suspicious "
                     f"{escape(top) or '-'} [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
         if name == "patch.phase":
             what = (event.get("skipped") or ", ".join(event.get("functions") or [])

@@ -69,6 +69,11 @@ def run_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the model's replies and tool output."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the summary only."),
     json_out: bool = typer.Option(False, "--json", help="One JSON event per line on stdout, the result last."),
+    test_cmd: str | None = typer.Option(None, "--test-cmd", metavar="COMMAND",
+                                        help="How the repo's tests run, e.g. \"pytest tests/unit\" or "
+                                             "\"tox -e py311 --\" (default: the repo's interpreter -m pytest)."),
+    tests: str | None = typer.Option(None, "--tests", metavar="IDS",
+                                     help="Test files or ids to start from, space-separated."),
 ) -> None:
     """Run the main job: plan, edit, verify, retry or repair; print status, reason and diff."""
     from pydantic import ValidationError
@@ -94,7 +99,7 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     try:
         request = RunRequest(**fields)
-        config = load_config(repo)
+        config = load_config(repo, test_command=test_cmd, tests=tests)
     except ValidationError as exc:
         first = exc.errors()[0]
         option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")

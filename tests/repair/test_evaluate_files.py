@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair import testcmd
 from codur.repair.evaluate import Checks, Stage, apply_files, evaluate, files_of
 from codur.repair.worker import Worker
+from codur.testing import command as testcmd
 
 from .conftest import write_repo
 

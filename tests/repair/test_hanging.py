@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from codur.repair import localize_faults, repair, testcmd
+from codur.repair import localize_faults, repair
 from codur.repair.localize import loops_around
 from codur.repair.worker import Worker
+from codur.testing import command as testcmd
 
 from .conftest import snapshot, write_repo
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from codur.repair import testcmd
 from codur.repair.worker import Runner, Worker
+from codur.testing import command as testcmd
 
 from .conftest import write_repo
 

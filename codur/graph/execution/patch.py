@@ -20,7 +20,7 @@ from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import with_text
-from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
+from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, outcome_of, verdict_of
 from codur.graph.verification_agent import is_test_file
 from codur.patch import FIXERS, PatchPipeline
 from codur.tools.registry import TaskType
@@ -43,6 +43,15 @@ def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
     else:
         failing = obs.tests.failed if obs.tests else []
     return bool(failing) and any(not is_test_file(f) for f in obs.files)
+
+
+def selection(tests: TestRun | None, select: bool) -> dict:
+    """The pipeline's test selection from observe's run: start from its failing tests; the tests
+    that failed before any change are known when observe ran the whole suite."""
+    if not select or tests is None or not tests.failed or tests.exit_code is None:
+        return {}
+    return {"focus": list(tests.failed), "failing_before": None if tests.selection else list(tests.failed),
+            "suite_s": 0.0 if tests.selection else tests.duration_s}
 
 
 @node("patch")
@@ -72,7 +81,8 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         workers=config.repair_workers, time_box_s=config.mutation_time_box_s, samples=config.samples,
         deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
         over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines,
-        sample_format=config.sample_format, task=state.get("task", ""))
+        sample_format=config.sample_format, task=state.get("task", ""), test_cmd=tools.ctx.tests(),
+        **selection(tests, config.select_tests))
     result = pipeline.run()
     applied: list[str] = []
     status = result.status

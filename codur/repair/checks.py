@@ -1,0 +1,124 @@
+"""How a candidate patch is judged: the test runs (stages) of :class:`codur.repair.evaluate.Checks`.
+
+Without test selection a candidate runs its failing tests (``-x``), then the whole suite.
+With it (:mod:`codur.repair.selection`; a suite the run has seen whole once) it runs its
+failing tests, then the passing tests that cover the files it changes, and only then,
+as the likely winner, the whole suite, where the tests that failed before the change and
+are not its to fix may still fail.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from codur.repair import localize
+from codur.repair.evaluate import Checks, Stage
+from codur.testing import command as testcmd
+
+#: The whole-suite run of a winner may take this many times the suite's own seen time, plus
+#: :data:`GATE_SLACK_S` seconds.
+GATE_FACTOR = 3.0
+GATE_SLACK_S = 10.0
+
+#: A candidate's failing tests run with a per-test limit of this many seconds plus 5x the
+#: longest test the baseline saw end (at most the stage's cap): a candidate that still
+#: loops where the baseline hung fails after it, not after its stage's whole timeout.
+HANG_TEST_S = 1.0
+
+
+def stage_timeout(seconds: float, cap: float) -> float:
+    """Stage timeout in seconds: generous over the baseline estimate, at most ``cap``."""
+    return min(cap, max(2.0, 4.0 * seconds + 1.0))
+
+
+def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand, select: Path,
+            cap: float, plugin_free: bool = False) -> Checks:
+    """How a candidate is judged: its failing tests, then the whole suite (see :class:`Checks`).
+
+    Timeouts come from the baseline run: per-test durations plus the run's fixed
+    overhead (start-up, collection); a test that hung in the baseline counts as a
+    typical passing test. The failing tests also run under a per-test limit (see
+    :data:`HANG_TEST_S`), those that hung in the baseline last: the others reject most
+    candidates sooner. With ``plugin_free`` (the suite was seen to give the same
+    outcomes without the installed pytest plugins) both runs skip the plugins, which
+    is much cheaper, and a third run confirms the whole suite with them. The probe and
+    guard runs (near-miss detection) are the same runs without ``-x``, with a report.
+    """
+    failing = [t for t in loc.tests if t.outcome == "failed"]
+    passing = [t.duration for t in loc.tests if t.outcome == "passed"]
+    overhead = max(0.0, loc.elapsed_s - sum(t.duration for t in loc.tests))
+    typical = statistics.median(passing) if passing else 0.1
+    fail_durations = [typical if t.timed_out else t.duration for t in failing]
+    full = stage_timeout(overhead + sum(passing) + sum(fail_durations), cap)
+    ids = (frozenset(t.nodeid for t in failing), frozenset(t.nodeid for t in loc.tests if t.outcome == "passed"))
+    if not command.is_pytest:
+        return Checks([Stage((), full)], None, None, *ids)
+    select.write_text(json.dumps([t.nodeid for t in sorted(failing, key=lambda t: t.timed_out)]))
+    files = [] if command.pytest_args else list(dict.fromkeys(t.path for t in failing if t.path))
+    env = testcmd.NO_PLUGINS if plugin_free else ()
+    slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
+    selected = (*(command.pytest_args or files),)
+    ended = [t.duration for t in loc.tests if not t.timed_out]
+    limit = min(cap, HANG_TEST_S + 5 * max(ended, default=0.0))
+    select_env = (("CODUR_REPAIR_SELECT", str(select)), ("CODUR_REPAIR_TEST_TIMEOUT", f"{limit:.3f}"), *env)
+    first_timeout = stage_timeout(overhead + sum(fail_durations), cap)
+    first = Stage((*selected, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env)
+    whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)
+    probe = Stage((*selected, *slow, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
+    guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, env, report=True)
+    stages = [first, Stage(whole.args, full, env), whole] if plugin_free else [first, whole]
+    return Checks(stages, probe, guard, *ids)
+
+
+def selected_checks(loc: localize.Localization, command: testcmd.TestCommand, folder: Path, cap: float,
+                    plugin_free: bool, *, may_fail: frozenset[str], suite_s: float) -> Checks:
+    """The checks of a localization that ran a selection of the suite (see the module doc).
+
+    Args:
+        loc: the localization (failing tests, covering map, durations).
+        command: the test command (a pytest one).
+        folder: where the selection files are written.
+        cap: seconds, at most, of a stage other than the whole suite.
+        plugin_free: the selection gave the same outcomes without the installed plugins.
+        may_fail: tests that failed before any change and are not among ``loc``'s failing ones.
+        suite_s: seconds the whole suite took when observe ran it (0: unknown).
+    """
+    base = whole_suite_checks(loc, command, folder / "select.json", cap, plugin_free)
+    env = testcmd.NO_PLUGINS if plugin_free else ()
+    slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
+    durations = {t.nodeid: t.duration for t in loc.tests}
+    overhead = max(0.0, loc.elapsed_s - sum(durations.values()))
+    gate_s = max(cap, GATE_FACTOR * suite_s + GATE_SLACK_S) if suite_s else max(cap, 120.0)
+    whole = tuple(command.pytest_args or ())
+    if may_fail:
+        gate = Stage((*whole, *slow, "-p", testcmd.PLUGIN), gate_s, report=True, may_fail=may_fail)
+    else:
+        gate = Stage((*whole, *testcmd.FAST_FLAGS), gate_s)
+    made: dict[tuple[frozenset[str], bool], Stage] = {}
+
+    def covered(tests: frozenset[str], report: bool) -> Stage:
+        """The run of ``tests`` (stop at the first failure unless ``report``); one file per set."""
+        if (tests, report) not in made:
+            path = folder / f"covering-{len(made)}.json"
+            path.write_text(json.dumps(sorted(tests)))
+            files = [] if command.pytest_args else sorted({t.split("::")[0] for t in tests})
+            flags = slow if report else testcmd.FAST_FLAGS
+            timeout = stage_timeout(overhead + sum(durations.get(t, 0.1) for t in tests), cap)
+            made[(tests, report)] = Stage((*whole, *files, *flags, "-p", testcmd.PLUGIN), timeout,
+                                          (("CODUR_REPAIR_SELECT", str(path)), *env), report=report)
+        return made[(tests, report)]
+
+    return Checks(base.stages[:1], base.probe, None, base.failing, base.passing,
+                  covering=dict(loc.covering), gate=gate, covered=covered)
+
+
+def checks_for(loc: localize.Localization, command: testcmd.TestCommand, folder: Path, cap: float,
+               plugin_free: bool, *, selected: bool, may_fail: frozenset[str] = frozenset(),
+               suite_s: float = 0.0) -> Checks:
+    """:func:`selected_checks` when localization ran a selection (``selected``), else
+    :func:`whole_suite_checks`."""
+    if selected and command.is_pytest:
+        return selected_checks(loc, command, folder, cap, plugin_free, may_fail=may_fail, suite_s=suite_s)
+    return whole_suite_checks(loc, command, folder / "select.json", cap, plugin_free)

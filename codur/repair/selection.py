@@ -1,0 +1,104 @@
+"""Test selection for big suites: which tests localization runs and which judge a candidate.
+
+A suite of thousands of tests is run whole once (observe). After that:
+
+- localization runs the failing tests plus the *related* test files (:func:`related_test_files`:
+  the files that import a repo module the failing tests' files import), with per-test coverage;
+- a candidate runs its failing tests, then the passing tests that cover the files it changes
+  (:attr:`codur.repair.localize.Localization.covering`), and only a candidate that passed both
+  runs the whole suite, once, before it is accepted.
+
+A passing test that never runs a line of a file cannot break from an edit there: test
+selection by coverage, as in regression test selection (Rothermel & Harrold, "Analyzing
+Regression Test Selection Techniques", IEEE TSE 1996); the whole-suite run of the winner
+covers what the static import analysis missed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+
+#: Related test files localization runs besides the failing tests' own files, at most.
+MAX_RELATED_FILES = 12
+_TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")
+_SKIP_DIRS = {".git", ".venv", "venv", ".tox", ".nox", ".codur", "node_modules", "__pycache__", "build", "dist"}
+
+
+def imported_modules(source: str) -> list[str]:
+    """Top-level names of the modules a file imports, in order (``a.b`` → ``a.b`` and ``a``;
+    ``from a import b`` → ``a`` and ``a.b``). Raises SyntaxError."""
+    names: list[str] = []
+    for n in ast.walk(ast.parse(source)):
+        if isinstance(n, ast.Import):
+            mods = [a.name for a in n.names]
+        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
+            mods = [n.module, *(f"{n.module}.{a.name}" for a in n.names if a.name != "*")]
+        else:
+            mods = []
+        for m in mods:
+            names += [m, m.split(".")[0]] if "." in m else [m]
+    return list(dict.fromkeys(names))
+
+
+def test_files(repo: Path) -> list[str]:
+    """The repo's test files (``test_*.py``, ``*_test.py``), relative, sorted; environments,
+    caches and build folders skipped."""
+    out = []
+    for here, dirs, files in os.walk(repo):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")]
+        out += [Path(here, f).relative_to(repo).as_posix() for f in files if _TEST_FILE.match(f)]
+    return sorted(out)
+
+
+def _own_modules(repo: Path, path: str) -> set[str]:
+    """The dotted names a test file imports that are the repo's own modules (or under src/)."""
+    try:
+        names = imported_modules((repo / path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    own = set()
+    for name in names:
+        rel = name.replace(".", "/")
+        if any((base / f"{rel}.py").is_file() or (base / rel / "__init__.py").is_file()
+               for base in (repo, repo / "src")):
+            own.add(name)
+    return own
+
+
+def related_test_files(repo: Path, failing: list[str], limit: int = MAX_RELATED_FILES) -> list[str]:
+    """Test files beside the failing tests' own that import what they import, best first: the
+    files sharing the most specific (longest dotted) module first, then by how many modules
+    they share. The failing tests' own files are not in the list. At most ``limit``."""
+    repo = Path(repo)
+    own_files = list(dict.fromkeys(t.split("::")[0] for t in failing))
+    wanted: set[str] = set()
+    for path in own_files:
+        wanted |= _own_modules(repo, path)
+    if not wanted:
+        return []
+    ranked = []
+    for path in test_files(repo):
+        if path in own_files:
+            continue
+        shared = _own_modules(repo, path) & wanted
+        if shared:
+            ranked.append((-max(m.count(".") for m in shared), -len(shared), path))
+    return [path for *_, path in sorted(ranked)[:limit]]
+
+
+_NAMED = re.compile(r"[\w./-]+\.py(?:::[\w\[\]\-.]+)*")
+
+
+def named_tests(task: str, repo: Path) -> list[str]:
+    """The test files and ids a task names (``make tests/test_x.py::test_y pass``) that exist in
+    ``repo`` as test files; [] when it names none."""
+    out = []
+    for found in _NAMED.findall(task):
+        found = found.rstrip(".")
+        path = found.split("::")[0]
+        if _TEST_FILE.match(Path(path).name) and (Path(repo) / path).is_file():
+            out.append(found)
+    return list(dict.fromkeys(out))

@@ -1,0 +1,231 @@
+"""How the repository's tests are run: one interpreter rule and one test command for every
+run of the repo's code (observe, verify, the ``run_pytest`` tool, fault localization, the
+candidate evaluator, entry points).
+
+The interpreter (:func:`find_interpreter`), first found:
+
+1. ``$VIRTUAL_ENV`` when it lies inside the repo;
+2. the repo's ``.venv`` or ``venv``;
+3. a uv project (``uv.lock``, ``uv`` on PATH): the interpreter ``uv run`` uses;
+4. a poetry project (``poetry.lock``, ``poetry`` on PATH): ``poetry env info -p``;
+5. codur's own interpreter.
+
+The test command (:func:`resolve`) is the configured ``test_command`` when there is one
+(``codur.toml`` / ``[tool.codur]`` / ``CODUR_TEST_COMMAND`` / ``--test-cmd``), its bare
+``python`` or ``pytest`` taken from that interpreter's environment, else
+``<interpreter> -m pytest``. A pytest command (``python -m pytest ...`` or ``pytest ...``)
+gets per-test coverage in fault localization and runs in a warm fork server in the
+workers; any other command (``make test``, ``python -m unittest``) is run whole, as one
+test, in a subprocess. A command ending in ``--`` (``tox -e py311 --``) passes pytest's
+options through: its runs report each test.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from codur.sandbox.bwrap import allowed_env
+
+RUNTIME_DIR = Path(__file__).parent / "_runtime"
+PLUGIN = "codur_repair_plugin"
+#: Flags added to every pytest run of a mutant: stop at the first failure, print no
+#: traceback, skip assertion rewriting, write no cache into the worker's copy.
+FAST_FLAGS = ["-x", "-q", "--tb=no", "--assert=plain", "-p", "no:cacheprovider"]
+#: Environment of a run without the installed (auto-loaded) pytest plugins.
+NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
+#: The plugin's file arguments (environment variable -> "in" (read) or "out" (written)).
+PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_OUT": "out"}
+#: Seconds a tool (uv, poetry) may take to name the project's interpreter.
+ENV_PROBE_TIMEOUT_S = 120.0
+#: Wrappers that run a command in the project's environment: the interpreter rule finds
+#: that environment anyway, so ``uv run pytest -x`` runs as ``<its python> -m pytest -x``.
+ENV_RUNNERS = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"))
+
+
+class TestCommandError(ValueError):
+    """A test command that cannot run: empty, or its program is not found."""
+
+    __test__ = False
+
+
+@dataclass(frozen=True)
+class TestCommand:
+    """A resolved test command.
+
+    Attributes:
+        argv: the full command.
+        python: the interpreter of a ``python -m pytest``-able command (the fork server's);
+            None for other commands.
+        pytest_args: the arguments after ``pytest`` for such a command; None otherwise.
+        interpreter: the repo's interpreter (entry points and ``run_python_file`` use it).
+        origin: where the command came from: ``test_command`` or the interpreter rule's step
+            (``$VIRTUAL_ENV``, ``.venv``, ``venv``, ``uv``, ``poetry``, ``codur's interpreter``).
+        passes_args: pytest options may be appended (a pytest command, or one ending in ``--``).
+    """
+
+    __test__ = False
+
+    argv: tuple[str, ...]
+    python: str | None = None
+    pytest_args: tuple[str, ...] | None = None
+    interpreter: str = sys.executable
+    origin: str = "codur's interpreter"
+    passes_args: bool = False
+
+    @property
+    def is_pytest(self) -> bool:
+        return self.pytest_args is not None
+
+    def pytest_argv(self, *extra: str) -> list[str]:
+        """``python -m pytest <user args> <extra>`` (only for pytest commands)."""
+        assert self.python is not None and self.pytest_args is not None
+        return [self.python, "-m", "pytest", *self.pytest_args, *extra]
+
+    def run_argv(self, repo: Path, extra: list[str], selection: list[str] | None = None) -> list[str]:
+        """The command with pytest's ``extra`` options and a ``selection`` of test ids or paths
+        (which replaces the command's own path arguments), when the command takes them; else the
+        command as configured."""
+        if not self.passes_args:
+            return list(self.argv)
+        own = list(self.pytest_args) if self.pytest_args is not None else []
+        if selection:
+            own = [a for a in own if a.startswith("-") or not (repo / a.split("::")[0]).exists()]
+        if self.pytest_args is not None:
+            assert self.python is not None
+            return [self.python, "-m", "pytest", *own, *extra, *(selection or [])]
+        return [*self.argv, *extra, *(selection or [])]
+
+    def describe(self, repo: Path) -> str:
+        """One line for the user: ``.venv/bin/python -m pytest (.venv)``, paths relative to ``repo``."""
+        def short(arg: str) -> str:
+            try:
+                return Path(arg).relative_to(repo).as_posix() if os.path.isabs(arg) else arg
+            except ValueError:
+                return arg
+        return f"{shlex.join(short(a) for a in self.argv)} ({self.origin})"
+
+
+def _python_in(prefix: Path) -> Path | None:
+    for rel in ("bin/python", "Scripts/python.exe"):
+        if (prefix / rel).is_file():
+            return prefix / rel
+    return None
+
+
+def _probe(argv: list[str], repo: Path) -> str:
+    """The first line a tool prints in ``repo`` ("" when it fails or takes too long)."""
+    try:
+        proc = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=ENV_PROBE_TIMEOUT_S,
+                              check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    lines = proc.stdout.strip().splitlines()
+    return lines[-1].strip() if proc.returncode == 0 and lines else ""
+
+
+def find_interpreter(repo: Path) -> tuple[str, str]:
+    """The repo's interpreter by the module's rule, as (path, origin)."""
+    repo = Path(repo).resolve()
+    active = os.environ.get("VIRTUAL_ENV")
+    if active and Path(active).resolve().is_relative_to(repo) and (python := _python_in(Path(active))):
+        return str(python), "$VIRTUAL_ENV"
+    for name in (".venv", "venv"):
+        if python := _python_in(repo / name):
+            return str(python), name
+    if (repo / "uv.lock").is_file() and shutil.which("uv"):
+        found = _probe(["uv", "run", "--frozen", "python", "-c", "import sys; print(sys.executable)"], repo)
+        if found and Path(found).is_file():
+            return found, "uv"
+    if (repo / "poetry.lock").is_file() and shutil.which("poetry"):
+        found = _probe(["poetry", "env", "info", "-p"], repo)
+        if found and (python := _python_in(Path(found))):
+            return str(python), "poetry"
+    return sys.executable, "codur's interpreter"
+
+
+def default_python(repo: Path) -> str:
+    """The repo's interpreter (:func:`find_interpreter`)."""
+    return find_interpreter(repo)[0]
+
+
+def is_python(arg: str) -> bool:
+    """True if ``arg`` names a Python interpreter (``python3``, ``/x/bin/python``...)."""
+    name = Path(arg).name.lower()
+    return name.startswith("python") or name in ("py", "py.exe")
+
+
+def _script_python(script: str, fallback: str) -> str:
+    """The interpreter of a console script (its ``#!`` line), else ``fallback``."""
+    try:
+        first = Path(script).read_text(errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        first = ""
+    if first.startswith("#!") and first[2:].strip() and is_python(first[2:].strip().split()[0]):
+        return first[2:].strip().split()[0]
+    return fallback
+
+
+def _program(repo: Path, arg: str, python: str) -> str:
+    """Where ``arg`` (a command's first word) is: the interpreter's environment first (``pytest``
+    → ``.venv/bin/pytest``), then a path relative to the repo, then PATH. Raises
+    TestCommandError when it is nowhere."""
+    if arg in ("python", "python3"):
+        return python
+    if "/" not in arg:
+        local = Path(python).parent / arg
+        if local.is_file() and os.access(local, os.X_OK):
+            return str(local)
+        found = shutil.which(arg)
+    else:
+        path = Path(arg) if os.path.isabs(arg) else repo / arg
+        found = str(path) if path.is_file() and os.access(path, os.X_OK) else None
+    if found is None:
+        raise TestCommandError(f"command not found: {arg}")
+    return found
+
+
+def resolve(repo: Path, test_cmd: list[str] | str | None = None) -> TestCommand:
+    """The test command of ``repo``: ``test_cmd`` (an argv list, or one string split like a
+    shell would) when given, else ``<interpreter> -m pytest`` (see the module doc).
+
+    Raises:
+        TestCommandError: an empty command, or a program that is not found.
+    """
+    repo = Path(repo).resolve()
+    python, origin = find_interpreter(repo)
+    if test_cmd is None:
+        return TestCommand((python, "-m", "pytest"), python, (), python, origin, True)
+    argv = shlex.split(test_cmd) if isinstance(test_cmd, str) else list(test_cmd)
+    for runner in ENV_RUNNERS:
+        if tuple(argv[:2]) == runner:
+            argv = argv[2:]
+            while argv and argv[0].startswith("-"):  # the runner's own options (--frozen...)
+                argv = argv[1:]
+    if not argv or not argv[0]:
+        raise TestCommandError("empty test command")
+    argv[0] = _program(repo, argv[0], python)
+    base = TestCommand(tuple(argv), interpreter=python, origin="test_command")
+    if is_python(argv[0]) and argv[1:3] == ["-m", "pytest"]:
+        return replace(base, python=argv[0], pytest_args=tuple(argv[3:]), interpreter=argv[0], passes_args=True)
+    if Path(argv[0]).name in ("pytest", "py.test"):
+        script_python = _script_python(argv[0], python)
+        return replace(base, python=script_python, pytest_args=tuple(argv[1:]), passes_args=True)
+    return replace(base, passes_args=argv[-1] == "--")
+
+
+def plugin_env(**values: str) -> dict[str, str]:
+    """Environment for a test process that loads the repair pytest plugin: codur's own
+    variables through the allowlist (:func:`codur.sandbox.bwrap.allowed_env`), the plugin's
+    folder on PYTHONPATH, no bytecode, then ``values``."""
+    env = allowed_env()
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(RUNTIME_DIR), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(values)
+    return env
