@@ -19,7 +19,7 @@ from pathlib import Path
 
 from codur.config import CodurConfig, LocalModelSettings
 from codur.llm.factory import ConfigModelProvider
-from codur.patch.sampling import PromptParts
+from codur.patch.prompt import PromptParts
 from codur.patch.splice import function_at
 
 SOURCE = Path(__file__).resolve().parents[2] / "examples" / "paginate" / "pages.py"

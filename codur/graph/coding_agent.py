@@ -47,6 +47,9 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     if suspicious := obs.suspicious:
         parts.append("Most suspicious lines (fault localization over the tests' coverage):\n" + "\n".join(
             f"- {s['path']}:{s['line']}: {s['text']}" for s in suspicious))
+    if functions := obs.functions:
+        parts.append("Most suspicious functions, every file (the fix may need more than one):\n" + "\n".join(
+            f"- {f['path']}: {f['function']} (lines {f['start']}–{f['end']}), {f['score']:.2f}" for f in functions))
     if (near := (state.get("patch") or {}).get("near_miss")) and not state.get("feedback"):
         parts.append(f"A candidate fix made {near['fixed']} of {near['failing']} failing tests pass without breaking "
                      f"the others; build on it if it helps (it is not applied):\n```diff\n{near['diff'][:1500]}```")

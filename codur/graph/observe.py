@@ -141,16 +141,26 @@ def with_text(ctx: ToolContext, ranked: list[tuple[str, int, float]], top: int =
     return out
 
 
-def suspicious_lines(ctx: ToolContext, top: int = 4) -> list[dict]:
+def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[dict]]:
     """The most suspicious source lines by spectrum-based fault localization (Ochiai over
-    per-test line coverage, :func:`codur.repair.localize_faults`), with their text.
-    Lines scoring under half the best are left out. [] when localization fails."""
+    per-test line coverage, :func:`codur.repair.localize_faults`), with their text
+    (lines scoring under half the best left out), and the most suspicious functions
+    across files (:func:`codur.patch.ranking.summary`). ([], []) when localization fails."""
+    from codur.patch import ranking
     from codur.repair import localize_faults
 
     try:
         loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0)
     except Exception:  # noqa: BLE001 - a hint, not a requirement
-        return []
-    return with_text(ctx, loc.suspicious, top)
+        return [], []
+
+    def read(rel: str) -> str:
+        try:
+            return ctx.read_text(rel)
+        except ToolError as exc:  # not a file the ranking can read: left out
+            raise OSError(str(exc)) from exc
+
+    ranked = ranking.rank_functions(loc.scores, read)
+    return with_text(ctx, loc.suspicious, top), ranking.summary(ranked)
 
 

@@ -55,6 +55,8 @@ class Observation(Record):
         has_tests: the repo has pytest-style test files; tests: the suite's run, when it has.
         sources: numbered source of the modules the failing tests import (path -> text).
         suspicious: top suspicious lines ({path, line, score, text}) for the agent's prompt.
+        functions: the most suspicious functions across files ({path, function, start, end,
+            score}: :func:`codur.patch.ranking.summary`) for the agent's prompt.
     """
 
     files: list[str] = Field(default_factory=list)
@@ -63,6 +65,7 @@ class Observation(Record):
     tests: TestRun | None = None
     sources: dict[str, str] = Field(default_factory=dict)
     suspicious: list[dict[str, Any]] | None = None
+    functions: list[dict[str, Any]] | None = None
 
 
 class PlanInfo(Record):

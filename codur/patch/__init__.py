@@ -3,9 +3,12 @@
 - ``pipeline.py``: :class:`PatchPipeline`, the fixers in cost order (mutation under a
   time box, model samples, mutants of near misses, the rest of the mutants) on one
   repair session (private copies, warm pytest fork server, parallel workers).
-- ``sampling.py``: the model writes the suspicious function whole; K samples.
-- ``splice.py``: the function chosen, the reply parsed and spliced in, deduped by AST.
-- ``hybrid.py``: mutants of a model's near miss.
+- ``ranking.py``: the suspicious functions across files (what a sample rewrites, what
+  the agent is shown).
+- ``prompt.py``: a sample's prompt (variants: plain, tests, marked, file, pair).
+- ``sampling.py``: the model writes the suspicious function(s) whole; K samples.
+- ``splice.py``: the reply parsed and spliced in by name (and file), deduped by AST.
+- ``hybrid.py``: mutants of a model's near miss; the union of two near misses.
 
 The evaluator and the acceptance rule are the repair engine's
 (:mod:`codur.repair.evaluate`).

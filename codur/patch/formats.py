@@ -33,8 +33,9 @@ ASK = {
 _BLOCK_RE = re.compile(r"<{5,9} ?SEARCH[^\n]*\n(.*?)\n?={5,9}[^\n]*\n(.*?)\n?>{5,9} ?REPLACE", re.DOTALL)
 
 
-def complete(fmt: str, reply: str, names: list[str]) -> bool:
-    """True once ``reply`` holds a whole answer in format ``fmt`` (the stream may stop)."""
+def complete(fmt: str, reply: str, names: list[str], every: bool = False) -> bool:
+    """True once ``reply`` holds a whole answer in format ``fmt`` (the stream may stop):
+    a closed block defining one of ``names`` (``every``: each of them)."""
     if fmt == "search_replace":
         return bool(_BLOCK_RE.search(reply)) and reply.rstrip().endswith(("REPLACE", "```"))
     if reply.count("```") < 2:
@@ -42,7 +43,8 @@ def complete(fmt: str, reply: str, names: list[str]) -> bool:
     closed = code_blocks(reply[: reply.rfind("```")] + "```")
     if fmt == "udiff":
         return any("@@" in b for b in closed)
-    return any(re.search(rf"\bdef\s+{re.escape(n)}\s*\(", b) for b in closed for n in names)
+    found = [any(re.search(rf"\bdef\s+{re.escape(n)}\s*\(", b) for b in closed) for n in names]
+    return all(found) if every else any(found)
 
 
 def _replace_block(lines: list[str], old: list[str], new: list[str]) -> list[str] | None:

@@ -8,12 +8,17 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
    ``time_box_s`` seconds (no model, ~0.3 s a candidate).
 3. **Model samples.** The most suspicious function rewritten whole by the model, K
    samples (:mod:`codur.patch.sampling`); each is tested while the next one is drawn.
-4. **Hybrid.** Mutants of the best near misses (:mod:`codur.patch.hybrid`).
+   A *pair* sample rewrites the two most suspicious functions together (across files:
+   :mod:`codur.patch.ranking`) when they sit in different files, or once a sample was
+   a near miss.
+4. **Hybrid.** The union of two near misses that changed different places, then
+   mutants of the best near misses (:mod:`codur.patch.hybrid`).
 5. **The rest of the mutants**, until the search budget runs out.
 
-The first plausible patch wins (failing tests pass, passing tests still pass). Nothing
-in the repo is written here: the result carries the diff, and the graph's patch node
-applies it through the ToolExecutor. What is left unsolved goes to the tool-loop agent,
+The first plausible patch wins (failing tests pass, passing tests still pass). A
+candidate may change several files; nothing in the repo is written here: the result
+carries the diff of every file, and the graph's patch node applies it through the
+ToolExecutor. What is left unsolved goes to the tool-loop agent,
 with the best near miss as context.
 """
 
@@ -28,12 +33,15 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.patch.hybrid import hybrid_mutants
-from codur.patch.sampling import PromptParts, Sample, draw, targets, test_source
+from codur.patch import ranking
+from codur.patch.hybrid import hybrid_candidates
+from codur.patch.prompt import PromptParts, test_source
+from codur.patch.sampling import Sample, draw
+from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
 from codur.repair.engine import RepairSession
-from codur.repair.evaluate import CandidateQueue, Evaluation, SearchOutcome
-from codur.repair.patch import unified_diff
+from codur.repair.evaluate import Candidate, CandidateQueue, Evaluation, SearchOutcome, apply_files, files_of
+from codur.repair.patch import unified_diffs
 from codur.testing.command import TestCommand
 
 FIXERS = ("mutation", "sampling", "hybrid")
@@ -49,16 +57,19 @@ class PatchResult:
 
     ``status``: "patched", "not_found", "no_failing_tests", "cancelled", "budget"
     (the run's token budget or wall time ran out) or "error". ``diff``: the winner's
-    unified diff. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its
-    details (operator, sample index, temperature, prompt variant). ``tried``: candidates
-    tested per source. ``near_miss``: the best near miss (label, fixed, failing, diff)
-    or None. ``tokens`` and ``llm_calls`` count the sampler's model calls; seconds are
-    wall time.
+    unified diff (every file it changes); ``file``: its first file, ``files``: all of
+    them. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its details
+    (operator, sample index, temperature, prompt variant). ``tried``: candidates tested
+    per source. ``near_miss``: the best near miss (label, fixed, failing, diff) or
+    None. ``functions``: the most suspicious functions across files
+    (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
+    sampler's model calls; seconds are wall time.
     """
 
     status: str
     diff: str = ""
     file: str = ""
+    files: list[str] = field(default_factory=list)
     label: str = ""
     source: str = ""
     provenance: dict = field(default_factory=dict)
@@ -66,6 +77,7 @@ class PatchResult:
     near_miss: dict | None = None
     failing: list[str] = field(default_factory=list)
     suspicious: list[tuple[str, int, float]] = field(default_factory=list)
+    functions: list[dict] = field(default_factory=list)
     llm_calls: int = 0
     tokens: int = 0
     elapsed_s: float = 0.0
@@ -116,6 +128,7 @@ class PatchPipeline:
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
+        self.ranked: list[tuple[FunctionSpan, float]] = []
         self.tokens = self.llm_calls = 0
         self._budget_hit = False
 
@@ -137,9 +150,12 @@ class PatchPipeline:
             loc = session.loc
             assert loc is not None
             phases["localize"] = round(time.monotonic() - start, 3)
-            info = {"failing": loc.failing, "suspicious": loc.suspicious[:10]}
+            self.ranked = ranking.rank_functions(loc.scores, session.original, max_lines=self.max_lines)
+            info = {"failing": loc.failing, "suspicious": loc.suspicious[:10],
+                    "functions": ranking.summary(self.ranked)}
             self.emit({"event_type": "patch.localized", "failing_tests": loc.failing[:20],
-                       "suspicious": loc.suspicious[:5], "elapsed_s": phases["localize"], "tests_run": len(loc.tests),
+                       "suspicious": loc.suspicious[:5], "functions": info["functions"][:5],
+                       "elapsed_s": phases["localize"], "tests_run": len(loc.tests),
                        "selection": session.selection is not None})
             if not loc.failing:
                 return self._end(PatchResult("no_failing_tests", message="no failing tests", **info), start, phases)
@@ -149,10 +165,10 @@ class PatchPipeline:
                 return self._end(PatchResult("error", message=f"the test runs failed: {exc}", **info), start, phases)
             if outcome is not None and outcome.best is not None:
                 best = outcome.best
-                original = session.texts[best.file]
-                provenance = {**best.provenance, "judged": session.judged((best.file,))}
-                result = PatchResult("patched", unified_diff(best.file, original, best.apply(original)), best.file,
-                                     best.label, best.provenance["source"], provenance, **info)
+                files = list(files_of(best))
+                provenance = {**best.provenance, "judged": session.judged(tuple(files))}
+                result = PatchResult("patched", self._diff(session, best), best.file, files, best.label,
+                                     best.provenance["source"], provenance, **info)
                 self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)
@@ -181,11 +197,7 @@ class PatchPipeline:
             if outcome is not None and outcome.best is not None:
                 return outcome
         if "hybrid" in self.fixers and self.near and not self._stopped():
-            queue = CandidateQueue(closed=True)
-            ranked = sorted(self.near, key=lambda sf: (-sf[1], sf[0].k))[:2]
-            for rank, (sample, _) in enumerate(ranked):
-                for i, m in enumerate(hybrid_mutants(sample, session.texts[sample.file])):
-                    queue.push((i, rank), m)
+            queue = CandidateQueue(hybrid_candidates(self.near, session.original), closed=True)
             if len(queue):
                 outcome = self._search(session, "hybrid", queue, self.deadline, phases)
                 if outcome.best is not None:
@@ -199,28 +211,28 @@ class PatchPipeline:
         loc = session.loc
         assert loc is not None
 
-        def read(rel: str) -> str:
-            return session.original(rel)
-
         try:
             models = self._models() if callable(self._models) else list(self._models or [])
         except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
             self.emit({"event_type": "patch.phase", "phase": "sampling",
                        "skipped": f"{type(exc).__name__}: {exc}"[:300]})
             return None
-        chosen = targets(loc.scores, read, max_lines=self.max_lines)
+        chosen = ranking.choose(self.ranked)
         if not chosen:
             self.emit({"event_type": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
             return None
         spans = [span for span, _ in chosen]
+        both, cross = ranking.pair(self.ranked, spans)
         first = spans[0]
         lines = sorted({ln for (f, ln), _ in loc.scores.items() if f == first.file
                         and any(s.start <= ln <= s.end for s in spans)},
                        key=lambda ln: -loc.scores[(first.file, ln)])
         parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
-                            test_source(read, loc.failing), lines, self.sample_format, self.task)
+                            test_source(session.original, loc.failing), lines, self.sample_format, self.task,
+                            texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross)
         self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
-                   "file": first.file, "samples": self.samples})
+                   "file": first.file, "samples": self.samples,
+                   "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
         queue = CandidateQueue()
         found, left_behind = threading.Event(), threading.Event()
         lock = threading.Lock()
@@ -230,7 +242,7 @@ class PatchPipeline:
 
         def produce() -> None:
             try:
-                for drawn in draw(models, parts, self.samples, stop=stop):
+                for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near)):
                     with lock:
                         if left_behind.is_set():  # run() has returned: report nothing more
                             return
@@ -284,6 +296,12 @@ class PatchPipeline:
 
     # -- helpers -----------------------------------------------------------------------
 
+    @staticmethod
+    def _diff(session: RepairSession, candidate: Candidate) -> str:
+        """The unified diff of every file ``candidate`` changes, against the originals."""
+        originals = {f: session.original(f) for f in files_of(candidate)}
+        return unified_diffs(originals, apply_files(candidate, originals))
+
     def _stopped(self) -> bool:
         return self.cancel.is_set() or self._budget_hit or time.monotonic() > self.deadline
 
@@ -303,8 +321,8 @@ class PatchPipeline:
         if self.near and session is not None:
             sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], sf[0].k))[0]
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
-                                "provenance": sample.provenance,
-                                "diff": unified_diff(sample.file, session.texts[sample.file], sample.new_text)}
+                                "provenance": sample.provenance, "files": list(files_of(sample)),
+                                "diff": self._diff(session, sample)}
         self.emit({"event_type": "patch.done", "status": result.status, "source": result.source, "tried": result.tried,
                    "llm_calls": result.llm_calls, "tokens": result.tokens, "elapsed_s": result.elapsed_s,
                    "phases": phases, "message": result.message})

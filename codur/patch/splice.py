@@ -5,6 +5,8 @@ parsed with :mod:`ast`, matched to the target function by name, re-indented to t
 target's indentation (methods inside classes, nested functions, tabs) and put in
 place of the target's lines (decorators kept when the reply has none), with the
 file's own line endings (CRLF kept). A candidate that does not compile is dropped.
+A reply rewriting functions of several files is spliced by name and file
+(:func:`splice_files`).
 """
 
 from __future__ import annotations
@@ -66,13 +68,18 @@ def function_at(text: str, line: int, file: str = "", max_lines: int = 80) -> Fu
     """The function to rewrite for a suspicious ``line``: the outermost function holding
     it (a method counts as outermost inside its class) when it has at most ``max_lines``
     lines, else the innermost one; None when ``line`` is in no function."""
-    holding = [f for f in functions(text, file) if f.start <= line <= f.end]
-    if not holding:
+    return holding(functions(text, file), line, max_lines)
+
+
+def holding(spans: list[FunctionSpan], line: int, max_lines: int = 80) -> FunctionSpan | None:
+    """:func:`function_at` over a file's :func:`functions` already parsed."""
+    around = [f for f in spans if f.start <= line <= f.end]
+    if not around:
         return None
-    for span in holding:  # outermost first
+    for span in around:  # outermost first
         if span.lines <= max_lines:
             return span
-    return holding[-1]
+    return around[-1]
 
 
 def code_blocks(reply: str) -> list[str]:
@@ -195,3 +202,57 @@ def source_of(text: str, span: FunctionSpan) -> str:
     """The source of ``span``, dedented."""
     lines = text.replace("\r\n", "\n").split("\n")[span.start - 1: span.end]
     return textwrap.dedent("\n".join(lines))
+
+
+def labelled_blocks(reply: str) -> list[tuple[str, str]]:
+    """The fenced blocks of ``reply`` as (label, code): the label is the last line of
+    text before the block, its fence line and its first line when that is a comment
+    (where a model names the file: ``parser.py:``, ```` ```python title="parser.py" ````,
+    ``# parser.py``). The whole reply, unlabelled, when it has no fence."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for m in _FENCE_RE.finditer(reply):
+        before = [x for x in reply[at: m.start()].splitlines() if x.strip()]
+        code = m.group(2)
+        first = code.lstrip().split("\n", 1)[0]
+        label = " ".join([*before[-1:], m.group(0).split("\n", 1)[0], first if first.startswith("#") else ""])
+        out.append((label, code))
+        at = m.end()
+    return out or [("", reply)]
+
+
+def _names_file(label: str, file: str) -> bool:
+    return bool(file) and (file in label or re.search(rf"(?<![\w/.]){re.escape(file.rsplit('/', 1)[-1])}\b", label)
+                           is not None)
+
+
+def splice_files(texts: dict[str, str], spans: list[FunctionSpan], reply: str) -> dict[str, str]:
+    """Every function of ``spans`` (in one or several files; ``texts``: file -> text)
+    replaced by its rewrite in ``reply``, matched by name and file: the block defining
+    ``def <name>`` whose label names the span's file (:func:`labelled_blocks`), else,
+    when no other span has that name, the first block defining it (a reply that names
+    the function but not its file), else the n-th block defining the name for the n-th
+    span of that name. Returns the new text of each file where a function was spliced
+    (a file whose splice did not compile keeps its text); {} when none was."""
+    blocks = labelled_blocks(reply)
+    out: dict[str, str] = {}
+    for file in dict.fromkeys(s.file for s in spans):
+        new, done = texts[file], False
+        for span in sorted((s for s in spans if s.file == file), key=lambda s: -s.start):  # bottom first
+            same = [s for s in spans if s.name == span.name]
+            defining = [(label, code) for label, code in blocks if _find_def(code, span.name)]
+            named = [code for label, code in defining if _names_file(label, span.file)]
+            if named:
+                code = named[0]
+            elif len(same) == 1 and defining:
+                code = defining[0][1]
+            elif len(defining) >= len(same):
+                code = defining[same.index(span)][1]
+            else:
+                continue
+            spliced = splice(new, span, f"```python\n{code}\n```")
+            if spliced is not None:
+                new, done = spliced, True
+        if done:
+            out[file] = new
+    return out

@@ -1,7 +1,8 @@
 """The one evaluator of candidate patches: a worker pool fed from a ranked queue.
 
 Candidates come from any source (mutants, model samples, mutants of a model's near
-miss); each names one file and how it rewrites it. Every candidate runs in a worker's
+miss, the union of two near misses); each names the files it changes (one, or several)
+and how it rewrites them. Every candidate runs in a worker's
 private copy: the failing tests first, then (only if they pass) the full suite, each
 stage under a timeout. Acceptance: the failing tests pass and the tests that passed
 before still pass (a *plausible patch*).
@@ -37,7 +38,13 @@ from codur.repair.worker import Worker
 
 
 class Candidate(Protocol):
-    """A candidate patch of one file. ``probe``: look for near misses (see module doc)."""
+    """A candidate patch. ``probe``: look for near misses (see module doc).
+
+    A one-file candidate has ``file`` and ``apply(text)``. A candidate that changes
+    several files also has ``files`` (every file it changes, ``file`` first) and
+    ``apply_files(originals)`` (``{file: original text}`` of those files -> their new
+    texts); :func:`files_of` and :func:`apply_files` give both for either kind.
+    """
 
     file: str
     probe: bool
@@ -45,6 +52,20 @@ class Candidate(Protocol):
     def apply(self, text: str) -> str:
         """The new text of ``file`` given its original ``text``."""
         ...
+
+
+def files_of(candidate: Candidate) -> tuple[str, ...]:
+    """The files ``candidate`` changes: its ``files``, else its one ``file``."""
+    return tuple(getattr(candidate, "files", None) or (candidate.file,))
+
+
+def apply_files(candidate: Candidate, originals: dict[str, str]) -> dict[str, str]:
+    """The new text of every file ``candidate`` changes, given ``originals`` (path ->
+    original text, holding at least :func:`files_of`). Raises what the candidate raises."""
+    many = getattr(candidate, "apply_files", None)
+    if many is not None:
+        return many(originals)
+    return {candidate.file: candidate.apply(originals[candidate.file])}
 
 
 @dataclass(frozen=True)
@@ -138,22 +159,28 @@ def _passes(worker: Worker, stage: Stage) -> str:
     return "failed" if any(o == "failed" and t not in stage.may_fail for t, o in seen.items()) else "passed"
 
 
-def evaluate(worker: Worker, candidate: Candidate, original: str, checks: Checks,
+def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | str, checks: Checks,
              on_first_pass: Callable[[], None] = lambda: None) -> Evaluation:
-    """Write ``candidate`` in the worker's copy, run the checks, restore the file.
+    """Write every file of ``candidate`` in the worker's copy, run the checks, restore them all.
 
-    ``on_first_pass`` is called once the failing tests passed. A candidate whose
-    ``apply`` raises counts as "failed".
+    ``originals``: path -> original text of the candidate's files (:func:`files_of`), or
+    the one file's text. ``on_first_pass`` is called once the failing tests passed. A
+    candidate whose ``apply`` / ``apply_files`` raises counts as "failed". The files are
+    restored whatever happens (a failed write, a test run that raises).
     """
     start = time.monotonic()
-    path = worker.root / candidate.file
-    files = (candidate.file,)
+    if isinstance(originals, str):
+        originals = {candidate.file: originals}
+    files = files_of(candidate)
     try:
-        new = candidate.apply(original)
-    except (ValueError, SyntaxError):
+        new = apply_files(candidate, originals)
+    except (ValueError, SyntaxError, KeyError):
         return Evaluation("failed")
-    path.write_bytes(new.encode("utf-8"))
+    if not new.keys() <= originals.keys():  # a file the search holds no original of: nothing to restore
+        return Evaluation("failed")
     try:
+        for rel, text in new.items():
+            (worker.root / rel).write_bytes(text.encode("utf-8"))
         stages = checks.stages_for(files)
         fixed = 0
         if candidate.probe and checks.probe is not None:
@@ -184,7 +211,8 @@ def evaluate(worker: Worker, candidate: Candidate, original: str, checks: Checks
                 on_first_pass()
         return Evaluation("plausible", len(checks.failing), time.monotonic() - start)
     finally:
-        path.write_bytes(original.encode("utf-8"))
+        for rel in new:
+            (worker.root / rel).write_bytes(originals[rel].encode("utf-8"))
 
 
 class CandidateQueue:
@@ -270,10 +298,10 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
            on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
-    ``texts`` maps each file to its original text. ``deadline`` is a ``time.monotonic()``
-    value. ``on_result(key, candidate, evaluation)`` is called from this thread for each
-    finished candidate. Exceptions of a worker (its runner died) propagate after every
-    run in flight is killed; so does KeyboardInterrupt.
+    ``texts`` maps each file to its original text (every file of every candidate).
+    ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
+    is called from this thread for each finished candidate. Exceptions of a worker (its
+    runner died) propagate after every run in flight is killed; so does KeyboardInterrupt.
     """
     idle = list(reversed(workers))
     inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
@@ -298,7 +326,8 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     key, candidate = item
                     worker = idle.pop()
                     worker.reset()
-                    future = pool.submit(evaluate, worker, candidate, texts[candidate.file], checks,
+                    originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
+                    future = pool.submit(evaluate, worker, candidate, originals, checks,
                                          lambda c=candidate: promising.add(id(c)))
                     inflight[future] = (key, candidate, worker)
                 if not inflight:

@@ -38,3 +38,9 @@ def write_atomic(path: Path, text: str, expected: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def unified_diffs(originals: dict[str, str], news: dict[str, str]) -> str:
+    """Unified diff of several files (``news``: path -> new text; ``originals``: path ->
+    old text), one after another in path order; files left equal add nothing."""
+    return "".join(unified_diff(rel, originals[rel], news[rel]) for rel in sorted(news))

@@ -8,7 +8,7 @@ import pytest
 
 from ..repair.conftest import OFF_BY_ONE, snapshot, write_repo
 
-__all__ = ["OFF_BY_ONE", "SHOP", "snapshot", "write_repo"]
+__all__ = ["OFF_BY_ONE", "REPORT", "SHOP", "snapshot", "write_repo"]
 
 #: Two bugs in one function (`+` for `*`, `>` for `>=`): three failing tests, one passing.
 #: Fixing the `+` alone fixes two of the three failing tests and breaks nothing.
@@ -49,6 +49,72 @@ SHOP = {
         pythonpath = ["."]
         ''',
 }
+
+
+#: A slip in each of two modules: the parser keeps the space after a comma in the names, the
+#: renderer ranks the scores worst first. Each module's own test fails, and so does the
+#: report that goes through both: no edit of one file makes every failing test pass.
+REPORT = {
+    "scores/parse.py": '''
+        """Read 'name:points' lists."""
+
+
+        def parse_scores(text):
+            """'ann:3, bob:5' -> {'ann': 3, 'bob': 5}"""
+            scores = {}
+            for item in text.split(","):
+                name, points = item.split(":")
+                scores[name] = int(points)
+            return scores
+        ''',
+    "scores/render.py": '''
+        """Show scores, best first."""
+
+
+        def render(scores):
+            """One 'name: points' line per player, the best first."""
+            ranked = sorted(scores.items(), key=lambda kv: kv[1])
+            return "\\n".join(f"{name}: {points}" for name, points in ranked)
+        ''',
+    "scores/__init__.py": "",
+    "tests/test_scores.py": '''
+        from scores.parse import parse_scores
+        from scores.render import render
+
+
+        def test_parse_two():
+            assert parse_scores("ann:3, bob:5") == {"ann": 3, "bob": 5}
+
+
+        def test_render_two():
+            assert render({"ann": 3, "bob": 5}) == "bob: 5\\nann: 3"
+
+
+        def test_report():
+            assert render(parse_scores("ann:3, bob:5")) == "bob: 5\\nann: 3"
+
+
+        def test_parse_one():
+            assert parse_scores("ann:3") == {"ann": 3}
+
+
+        def test_render_one():
+            assert render({"x": 1}) == "x: 1"
+        ''',
+    "pyproject.toml": '''
+        [project]
+        name = "scores"
+        version = "0.1.0"
+
+        [tool.pytest.ini_options]
+        pythonpath = ["."]
+        ''',
+}
+
+
+@pytest.fixture
+def report_repo(tmp_path: Path) -> Path:
+    return write_repo(tmp_path / "report", REPORT)
 
 
 @pytest.fixture

@@ -9,9 +9,11 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.llm import ScriptedChatModel
-from codur.patch import sampling
+from codur.patch import prompt, sampling
 from codur.patch.formats import complete
-from codur.patch.sampling import SCHEDULE, SYSTEM, PromptParts, draw, targets
+from codur.patch.prompt import SYSTEM, PromptParts
+from codur.patch.ranking import targets
+from codur.patch.sampling import SCHEDULE, draw
 from codur.patch.splice import function_at
 
 SHOP = textwrap.dedent('''\
@@ -101,7 +103,7 @@ def test_targets_skips_unreadable_and_module_level_lines():
 
 
 def test_test_source_finds_test_functions_and_methods():
-    source = sampling.test_source(read, ["tests/test_shop.py::test_price",
+    source = prompt.test_source(read, ["tests/test_shop.py::test_price",
                                          "tests/test_shop.py::TestDiscount::test_at_ten[x]",
                                          "tests/test_gone.py::test_x"])
     assert "def test_price():\n    assert price(2, 3) == 7.2" in source
@@ -109,7 +111,7 @@ def test_test_source_finds_test_functions_and_methods():
 
 
 def test_prompt_variants_share_their_prefix_and_differ_after_it():
-    p = parts(tests=sampling.test_source(read, ["tests/test_shop.py::test_price"]), suspicious=(GROSS, IF_LINE))
+    p = parts(tests=prompt.test_source(read, ["tests/test_shop.py::test_price"]), suspicious=(GROSS, IF_LINE))
     plain, tests, marked = (p.messages(v) for v in ("plain", "tests", "marked"))
     for messages in (plain, tests, marked):
         assert isinstance(messages[0], SystemMessage) and messages[0].content == SYSTEM
@@ -170,7 +172,7 @@ def test_draw_file_variant_splices_every_function_the_reply_changes():
     assert drawn.sample.functions == ("price", "discount")  # label came back unchanged
     assert drawn.sample.new_text == SHOP.replace("quantity + unit", "quantity * unit").replace(
         "quantity > 10", "quantity >= 10")  # the module docstring and constants are the original's
-    assert model.calls[0][0].content == sampling.FILE_SYSTEM
+    assert model.calls[0][0].content == prompt.FILE_SYSTEM
 
 
 def test_whole_file_spans_skip_nested_functions_and_ambiguous_method_names():
@@ -188,11 +190,11 @@ def test_whole_file_spans_skip_nested_functions_and_ambiguous_method_names():
         def top():
             return 4
         """)
-    assert [s.qualname for s in sampling.whole_file_spans(text, "m.py")] == ["A.only", "top"]
+    assert [s.qualname for s in prompt.whole_file_spans(text, "m.py")] == ["A.only", "top"]
 
 
 def test_draw_without_a_small_file_falls_back_to_plain_and_the_task_leads_every_prompt():
-    big = SHOP + "\n".join(f"X{i} = {i}" for i in range(sampling.FILE_MAX_LINES))
+    big = SHOP + "\n".join(f"X{i} = {i}" for i in range(prompt.FILE_MAX_LINES))
     p = PromptParts([function_at(big, GROSS, "shop.py")], big, FAILURES, task="Prices are too low.")
     assert p.whole == []  # too long to be shown whole
     model = ScriptedChatModel(replies=[ORIGINAL, ORIGINAL, ORIGINAL, FIXED])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
-from codur.graph.observe import suspicious_lines
+from codur.graph.observe import suspicious_code
 from codur.graph.state import AgentOutcome, CodurState, observation_of, plan_of
 
 
@@ -27,5 +27,6 @@ def delegate_node(state: CodurState, ctx: CodurContext) -> dict:
     obs = observation_of(state)
     if ctx.config.localize and obs.tests and obs.tests.failed and obs.suspicious is None:
         # fault-localization hints for the agent's first prompt, unless the patch node left them
-        update["observation"] = obs.model_copy(update={"suspicious": suspicious_lines(ctx.tools(state["repo"]).ctx)})
+        lines, functions = suspicious_code(ctx.tools(state["repo"]).ctx)
+        update["observation"] = obs.model_copy(update={"suspicious": lines, "functions": functions})
     return update

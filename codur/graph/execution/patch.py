@@ -89,7 +89,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     if status == "patched" and result.diff:
         applied_result = tools.execute("apply_patch", {"patch": result.diff}, "patch")
         if applied_result.ok:
-            applied = [result.file]
+            applied = list(result.files or [result.file])
         else:
             status = "error"
     outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=result.label or result.message,
@@ -102,7 +102,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
         update["observation"] = observation_of(state).model_copy(
-            update={"suspicious": with_text(tools.ctx, result.suspicious)})
+            update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})
     if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
         update.update(status=RunStatus.FAILED.value, reason="no_plausible_patch")
     return update

@@ -1,0 +1,173 @@
+"""The prompts of model patch samples: the suspicious function(s), the failures, one variant.
+
+Every prompt starts the same way (the task, the most suspicious function(s) under
+their file's name with the module's imports and constants, the failing tests' short
+tracebacks), so the server's prompt cache is reused from one sample to the next; the
+variant's extra comes after it. Variants (:meth:`PromptParts.messages`):
+
+- ``plain``: nothing more; ``tests``: the failing tests' source; ``marked``: the most
+  suspicious lines listed;
+- ``file``: the whole file (under :data:`FILE_MAX_LINES` lines), asked for whole;
+- ``pair``: the next most suspicious function, often of another file, shown under its
+  file's name right after the first: the reply rewrites both, each in its own block
+  (spliced by name and file, :func:`codur.patch.splice.splice_files`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from codur.patch import formats
+from codur.patch.splice import FunctionSpan, functions, source_of
+
+SYSTEM = formats.SYSTEM["function"]
+#: Longest file (lines) the "file" variant shows and asks for whole.
+FILE_MAX_LINES = 150
+#: Added to every prompt after a sample came back unchanged (ChatRepair's lesson: tell the
+#: model its answer still fails). A small model otherwise echoes the code again and again.
+UNCHANGED_NOTE = ("The code above is wrong: it fails these tests, so returning {names} unchanged is not an "
+                  "answer. Find the line that causes the failure and change it.")
+MAX_CONTEXT_LINES = 12
+MAX_TEST_LINES = 60
+FILE_SYSTEM = ("You fix bugs in Python modules. Reply with the corrected module in one ```python block: the whole "
+               "file, every function kept, no explanation.")
+FILE_ASK = "Write the corrected {file} in full."
+PAIR_ASK = "Write the corrected {names} in full, each in its own ```python block under its file name."
+
+
+def module_context(text: str, spans: list[FunctionSpan]) -> str:
+    """Top-level imports and constant assignments of the module (names the function may
+    use), at most :data:`MAX_CONTEXT_LINES` lines."""
+    tree = ast.parse(text)
+    lines = text.replace("\r\n", "\n").split("\n")
+    out: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign):
+            if stmt.end_lineno - stmt.lineno > 2:
+                continue
+            out += lines[stmt.lineno - 1: stmt.end_lineno]
+    return "\n".join(out[:MAX_CONTEXT_LINES])
+
+
+def test_source(read: Callable[[str], str], failing: list[str]) -> str:
+    """Source of the failing test functions (``path::name`` or ``path::Class::name``),
+    at most :data:`MAX_TEST_LINES` lines."""
+    out: list[str] = []
+    for nodeid in failing:
+        parts = nodeid.split("::")
+        if len(parts) < 2:
+            continue
+        name = parts[-1].split("[")[0]
+        try:
+            text = read(parts[0])
+            tree = ast.parse(text)
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            continue
+        lines = text.replace("\r\n", "\n").split("\n")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+                start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+                out += lines[start - 1: node.end_lineno] + [""]
+                break
+        if len(out) >= MAX_TEST_LINES:
+            break
+    return "\n".join(out[:MAX_TEST_LINES]).strip()
+
+
+def _block(file: str, text: str, spans: list[FunctionSpan], context: bool = True) -> str:
+    """``file:`` then a python block: the module's imports and constants, ``...``, the functions."""
+    code = "\n\n".join(source_of(text, s) for s in spans)
+    head = module_context(text, spans) if context else ""
+    return f"{file}:\n```python\n" + (f"{head}\n...\n\n" if head else "") + code + "\n```"
+
+
+@dataclass
+class PromptParts:
+    """What every sample's prompt is built from (the common prefix first).
+
+    ``texts``: file -> original text of every file a variant shows (``text``'s file is
+    added); ``pair``: the functions of the ``pair`` variant (``spans`` and one more),
+    [] for none; ``pair_first``: the pair is asked for from the start (the second
+    function sits in another file, :func:`codur.patch.ranking.pair`).
+    """
+
+    spans: list[FunctionSpan]
+    text: str  # the file holding the spans
+    failures: str  # the failing tests' report (ids and short tracebacks)
+    tests: str = ""  # source of the failing tests
+    suspicious: list[int] = field(default_factory=list)  # lines, most suspicious first
+    fmt: str = "function"  # the edit format asked for (codur.patch.formats.FORMATS)
+    task: str = ""  # the user's request: often the only description of the symptom
+    whole: list[FunctionSpan] = field(default_factory=list)  # the file's functions, for the "file" variant
+    texts: dict[str, str] = field(default_factory=dict)
+    pair: list[FunctionSpan] = field(default_factory=list)
+    pair_first: bool = False
+
+    def __post_init__(self) -> None:
+        self.texts = {self.spans[0].file: self.text, **self.texts}
+        if not self.whole and self.fmt == "function" and self.text.count("\n") < FILE_MAX_LINES:
+            self.whole = whole_file_spans(self.text, self.spans[0].file)
+        if self.fmt != "function" or any(s.file not in self.texts for s in self.pair):
+            self.pair = []
+
+    def variant_spans(self, variant: str) -> list[FunctionSpan]:
+        """The functions a reply to ``variant`` may rewrite."""
+        return self.whole if variant == "file" else self.pair if variant == "pair" else self.spans
+
+    def messages(self, variant: str, retry: bool = False) -> list[BaseMessage]:
+        """System and user messages of one sample; ``variant`` is plain, tests, marked, file
+        or pair; ``retry`` adds :data:`UNCHANGED_NOTE` (an earlier sample returned the code unchanged)."""
+        names = " and ".join(f"`{s.name}`" for s in self.spans)
+        if variant == "file":
+            return self._file_messages(retry)
+        parts = ([f"Task: {self.task.strip()}"] if self.task.strip() else [])
+        parts.append(_block(self.spans[0].file, self.text, self.spans))
+        if variant == "pair":
+            others = [s for s in self.pair if s not in self.spans]
+            for file in dict.fromkeys(s.file for s in others):
+                parts.append(_block(file, self.texts[file], [s for s in others if s.file == file],
+                                    context=file != self.spans[0].file))
+        parts.append("Failing tests:\n" + self.failures.strip())
+        if variant == "tests" and self.tests:
+            parts.append("The failing tests:\n```python\n" + self.tests + "\n```")
+        if variant == "marked" and self.suspicious:
+            lines = self.text.replace("\r\n", "\n").split("\n")
+            marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in self.suspicious[:4] if 0 < n <= len(lines)]
+            parts.append("The most suspicious lines (fault localization):\n" + "\n".join(marked))
+        if retry:
+            parts.append(UNCHANGED_NOTE.format(names=names))
+        if variant == "pair":
+            parts.append(PAIR_ASK.format(names=" and ".join(f"`{s.name}` ({s.file})" for s in self.pair)))
+        else:
+            parts.append(formats.ASK[self.fmt].format(names=names, file=self.spans[0].file))
+        return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
+
+    def _file_messages(self, retry: bool) -> list[BaseMessage]:
+        file = self.spans[0].file
+        parts = ([f"Task: {self.task.strip()}"] if self.task.strip() else [])
+        parts.append(f"{file}:\n```python\n{self.text.replace(chr(13), '').rstrip()}\n```")
+        parts.append("Failing tests:\n" + self.failures.strip())
+        if self.tests:
+            parts.append("The failing tests:\n```python\n" + self.tests + "\n```")
+        if retry:
+            parts.append(UNCHANGED_NOTE.format(names=f"`{file}`"))
+        parts.append(FILE_ASK.format(file=file))
+        return [SystemMessage(FILE_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+def whole_file_spans(text: str, file: str) -> list[FunctionSpan]:
+    """The functions a whole-file reply is spliced back by: every function and method
+    that is not nested in another function and whose name is unique in the file (a
+    reply's ``def total`` cannot be matched to one of two methods named ``total``)."""
+    try:
+        spans = [s for s in functions(text, file) if ".<locals>." not in s.qualname]
+    except SyntaxError:
+        return []
+    counts: dict[str, int] = {}
+    for s in spans:
+        counts[s.name] = counts.get(s.name, 0) + 1
+    return [s for s in spans if counts[s.name] == 1]
