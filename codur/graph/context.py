@@ -18,7 +18,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic reads only this one before Python 3.12
 
 from codur.config import CodurConfig
 from codur.core.budget import Limits
