@@ -137,25 +137,35 @@ def config_command(
     repo: Path = REPO,
     max_turns: int | None = typer.Option(None, help="As codur run's flag: Plan→Act→Verify cycles at most."),
     timeout: float | None = typer.Option(None, help="As codur run's flag: wall-clock limit, seconds."),
+    model: str | None = typer.Option(None, "--model", help="As codur run's flag: model name at the endpoint."),
+    base_url: str | None = typer.Option(None, "--base-url", metavar="URL", help="As codur run's flag: the endpoint."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
+                                           help="As codur run's flag: the variable holding the API key."),
 ) -> None:
     """Print every effective setting for the repo and where it came from (flag, env, file, default),
-    then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``)."""
-    from codur.config import ConfigError, load_config
-    from codur.config_sources import find_config_file, origins
+    then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``). ``CODUR_*``
+    variables that are no setting are named first, with the nearest one."""
+    from codur.config import CodurConfig, ConfigError, load_config
+    from codur.config_sources import find_config_files, origins, unknown_variables
     from codur.testing.command import resolve as resolve_tests
 
     root = _repo(repo)
-    flags = {k: v for k, v in {"max_turns": max_turns, "timeout_s": timeout}.items() if v is not None}
+    given = {"max_turns": max_turns, "timeout_s": timeout, "model": model, "base_url": base_url,
+             "api_key_env": api_key_env}
+    flags = {k: v for k, v in given.items() if v is not None}
+    for warning in unknown_variables(CodurConfig):
+        console.print(Text(f"warning: {warning}", style="yellow"))
     try:
         config = load_config(root, **flags)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    file = find_config_file(root)
-    table = Table(title=f"codur config · {file.path if file else 'no config file'}", title_justify="left")
+    files = find_config_files(root)
+    where = " over ".join(str(f.path) for f in files) or "no config file"
+    table = Table(title=f"codur config · {where}", title_justify="left")
     table.add_column("setting", no_wrap=True)
     table.add_column("value", overflow="fold")
     table.add_column("from", no_wrap=True)
-    for item in origins(config, flags, file):
+    for item in origins(config, flags, files):
         style = "dim" if item.origin == "default" else ""
         table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
     console.print(table)
