@@ -150,6 +150,9 @@ class CodurConfig(BaseSettings):
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
+    max_cost_usd: float | None = Field(
+        None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
+        "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
     max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
     max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
     retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 #: Flags of ``codur run`` / ``codur config`` by the setting they override.
 FLAGS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "dry_run": "--dry-run", "test_command": "--test-cmd",
-         "tests": "--tests", "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env"}
+         "tests": "--tests", "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env",
+         "max_cost_usd": "--max-cost"}
 
 
 class ConfigFileError(ValueError):

@@ -74,6 +74,8 @@ def run_command(
                                              "\"tox -e py311 --\" (default: the repo's interpreter -m pytest)."),
     tests: str | None = typer.Option(None, "--tests", metavar="IDS",
                                      help="Test files or ids to start from, space-separated."),
+    max_cost: float | None = typer.Option(None, "--max-cost", metavar="USD",
+                                          help="Spend limit on model calls, USD (the embedded model costs 0)."),
     model: str | None = typer.Option(None, "--model", help="Model name at the endpoint (default: the one it serves)."),
     base_url: str | None = typer.Option(None, "--base-url", metavar="URL",
                                         help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 "
@@ -110,7 +112,7 @@ def run_command(
     try:
         request = RunRequest(**fields)
         config = load_config(repo, test_command=test_cmd, tests=tests, model=model, base_url=base_url,
-                             api_key_env=api_key_env)
+                             api_key_env=api_key_env, max_cost_usd=max_cost)
         if config.base_url and not config.model and not config.profiles and provide_models is None:
             config = config.model_copy(update={"model": config.profiles_for("actor")[0].model})  # asks /v1/models
     except ValidationError as exc:

@@ -56,6 +56,11 @@ def figures(result: Any, tally: Tally) -> dict[str, Any]:
     }
 
 
+def usd(amount: float) -> str:
+    """``$0.0123``; six decimals below a cent, so a small run's cost does not read as zero."""
+    return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
+
+
 def print_summary(console: Console, result: Any, tally: Tally) -> None:
     """Print the run's summary on ``console`` (the diff coloured on a terminal)."""
     f = figures(result, tally)
@@ -64,6 +69,10 @@ def print_summary(console: Console, result: Any, tally: Tally) -> None:
     console.print()
     reason = escape(result.reason or "-")
     console.print(f"[bold {colour}]status: {escape(status)}[/]  reason: {reason}", highlight=False)
+    stop = getattr(getattr(result, "metadata", None), "stop", None) or {}
+    if "max_cost_usd" in stop:
+        console.print(f"spent {usd(stop['cost_usd'])} of the {usd(stop['max_cost_usd'])} limit (--max-cost)",
+                      highlight=False)
     said = getattr(result, "output_text", None) or getattr(result, "summary", "") or ""
     if f["fixer"] and not said.startswith("fixed by"):
         console.print(f"fixed by: {escape(f['fixer'])}", highlight=False)
@@ -72,7 +81,7 @@ def print_summary(console: Console, result: Any, tally: Tally) -> None:
         console.print(f"summary: {escape(said[:SAID_CHARS])}{cut}", highlight=False)
     tokens = (f"{f['input_tokens']} in / {f['output_tokens']} out" if f["input_tokens"] or f["output_tokens"]
               else str(f["total_tokens"]))
-    cost = f" · cost ${f['cost_usd']:.4f}" if f["cost_usd"] else ""
+    cost = f" · cost {usd(f['cost_usd'])}" if f["cost_usd"] else ""
     console.print(f"turns {result.turns} · model calls {f['model_calls']} · tokens {tokens}{cost}", highlight=False)
     console.print(f"time {f['total_s']:.1f}s: model {f['model_s']:.1f}s · tools {f['tools_s']:.1f}s · "
                   f"tests {f['tests_s']:.1f}s · repair {f['repair_s']:.1f}s", highlight=False)

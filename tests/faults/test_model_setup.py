@@ -76,3 +76,26 @@ def test_an_unknown_variable_is_a_warning_naming_the_nearest(fault_server, ages_
                    ages_repo, tmp_path, CODUR_MAX_TURN="3")
     assert result.returncode == 0, result.stderr[-2000:]
     assert "codur: warning: CODUR_MAX_TURN is not a codur setting (did you mean CODUR_MAX_TURNS?)" in result.stderr
+
+
+def test_a_known_hosted_model_is_priced_without_a_profile(fault_server, ages_repo: Path):
+    """gpt-4o-mini's price comes from genai-prices' table (USD 0.15 / 0.60 per million tokens);
+    the fault server reports 10 prompt and 5 completion tokens per call."""
+    from codur import CodurConfig, RunRequest, run
+
+    config = CodurConfig(base_url=fault_server.base_url, model="gpt-4o-mini", api_key="k", critic=False,
+                         fixers=["mutation", "agent"], repair_workers=1, max_retries=0, timeout_s=90)
+    result = run(RunRequest(task="is_adult(18) should be True", repo=ages_repo), config=config)
+    calls = result.metadata.usage["llm_calls"]
+    assert calls >= 1
+    assert result.cost_usd == pytest.approx(calls * (10 * 0.15 + 5 * 0.60) / 1e6, abs=6e-7)  # 6 decimals kept
+
+
+def test_max_cost_ends_the_run_budget_exceeded_with_the_figures(fault_server, ages_repo: Path, tmp_path: Path):
+    before = (ages_repo / "ages.py").read_text()
+    result = codur(["codur", "is_adult(18) should be True", "--base-url", fault_server.base_url, "--model",
+                    "gpt-4o-mini", "--max-cost", "0.000001"], ages_repo, tmp_path)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert "status: budget_exceeded  reason: cost_budget" in result.stdout
+    assert "spent $0.000005 of the $0.000001 limit (--max-cost)" in result.stdout
+    assert (ages_repo / "ages.py").read_text() == before
