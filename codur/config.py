@@ -32,12 +32,14 @@ from codur.config_sources import (
     FLAGS,
     ConfigFile,
     ConfigFileError,
+    ModelChoiceError,
     active_files,
     env_variable,
     file_setting,
     find_config_files,
     has_path,
     reading,
+    served_model,
     source_values,
 )
 from codur.testing.command import TestCommandError
@@ -250,9 +252,10 @@ class CodurConfig(BaseSettings):
             if self.model:
                 model = self.model
             else:
-                from codur.llm.discovery import served_model
-
-                model = served_model(self.base_url, os.environ.get(key_env))
+                try:
+                    model = served_model(self.base_url, os.environ.get(key_env))
+                except ModelChoiceError as exc:
+                    raise ConfigError(str(exc)) from None
             return [ModelProfile(base_url=self.base_url, model=model, api_key_env=key_env)]
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens)]
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len, chop_cells
 from rich.console import Console
 from rich.markup import escape
-from rich.syntax import Syntax
+from rich.text import Text
 
 from codur.ui.progress import Tally
 
@@ -92,11 +93,37 @@ def print_summary(console: Console, result: Any, tally: Tally) -> None:
         console.print(f"trace: {escape(f['trace'])}", highlight=False, soft_wrap=True)
 
 
+#: Marks a diff line's continuation on a narrow terminal: no diff line starts with it, so a
+#: folded line never reads as a context, added or removed line of its own.
+CONTINUATION = "↪ "
+_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("+", "green"), ("-", "red"), ("@@", "cyan"))
+
+
+def diff_rows(diff: str, width: int) -> list[Text]:
+    """The rows a unified diff takes on a terminal ``width`` cells wide: each line coloured by its
+    kind, and a line longer than the width folded into rows that start with :data:`CONTINUATION`."""
+    rows: list[Text] = []
+    room = max(width - len(CONTINUATION), 8)
+    for line in diff.splitlines():
+        style = next((style for prefix, style in _DIFF_STYLES if line.startswith(prefix)), "")
+        text = line.expandtabs(8)
+        if cell_len(text) <= width:
+            rows.append(Text(text, style=style))
+            continue
+        first, *rest = chop_cells(text, width)
+        rows.append(Text(first, style=style))
+        for piece in chop_cells("".join(rest), room) if rest else []:
+            rows.append(Text.assemble((CONTINUATION, "dim"), (piece, style)))
+    return rows
+
+
 def print_diff(console: Console, diff: str) -> None:
-    """A unified diff: coloured and wrapped on a terminal, as plain text, whole, when piped."""
+    """A unified diff: coloured on a terminal, long lines folded with a continuation marker (never
+    into rows that look like diff lines); as plain text, whole, when piped."""
     if not diff:
         return
     if console.is_terminal:
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+        for row in diff_rows(diff, console.width):
+            console.print(row, no_wrap=True, overflow="ignore", crop=False, highlight=False)
     else:
         console.file.write(diff if diff.endswith("\n") else diff + "\n")
