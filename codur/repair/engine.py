@@ -249,7 +249,7 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
     instead runs the whole suite, for the outcomes before any change. Returns (localization,
     plugin_free, the whole suite's outcomes or None)."""
-    test_timeout = min(cap, 10.0)
+    test_timeout = min(cap, testcmd.TEST_TIMEOUT_S)
     left = max(1.0, deadline - time.monotonic())
     env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
     probe = None

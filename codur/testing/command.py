@@ -40,7 +40,11 @@ FAST_FLAGS = ["-x", "-q", "--tb=no", "--assert=plain", "-p", "no:cacheprovider"]
 #: Environment of a run without the installed (auto-loaded) pytest plugins.
 NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
 #: The plugin's file arguments (environment variable -> "in" (read) or "out" (written)).
-PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_OUT": "out"}
+PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_TEST_LIMITS": "in", "CODUR_REPAIR_OUT": "out"}
+#: Per-test time limit, seconds, of a test run with no baseline to scale from (observe, verify,
+#: the ``run_pytest`` tool, localization): a test running longer fails with a TimeoutError
+#: raised inside it (the repair plugin's SIGALRM), its traceback pointing into the loop.
+TEST_TIMEOUT_S = 10.0
 #: Seconds a tool (uv, poetry) may take to name the project's interpreter.
 ENV_PROBE_TIMEOUT_S = 120.0
 #: Wrappers that run a command in the project's environment: the interpreter rule finds
