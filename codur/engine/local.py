@@ -36,6 +36,7 @@ from codur.engine.lifecycle import cancel_on_signals, new_run_id, revert_failed,
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.sandbox.lifetime import sweep
 from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
 
@@ -110,6 +111,7 @@ class LocalEngine:
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
             ValueError: ``resume`` for a run that has no checkpoint in this repo.
         """
+        sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
         config = components.config or self.config or load_config(request.repo)
         updates: dict[str, Any] = {"dry_run": request.dry_run or config.dry_run}

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.sandbox.lifetime import temp_dir
 from codur.testing.command import PLUGIN, RUNTIME_DIR, TEST_TIMEOUT_S, TestCommand
 from codur.tools.context import ToolContext
 
@@ -149,12 +150,12 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
     if command.is_pytest and test_timeout_s:
         plugin, limit_env = per_test_limit(test_timeout_s)
         extra_args, env = [*plugin, *(extra_args or [])], {**limit_env, **(env or {})}
-    with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
-        xml = Path(tmp) / "report.xml"
+    with temp_dir("codur-pytest-") as tmp:
+        xml = tmp / "report.xml"
         flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",
                  *(extra_args or [])]
         argv = command.run_argv(ctx.root, flags, selection)
-        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[Path(tmp), *_temp_dirs_named(env)])
+        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
             ctx.on_event({"event_type": "tests.run", "duration_s": round(proc.duration_s, 3),
