@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from codur.sandbox.lifetime import OWNER, own, owner_alive, sweep
-from tests.repair.conftest import write_repo
+from tests.repair.conftest import OFF_BY_ONE, write_repo
 from tests.repair.test_hanging import NEVER_ADVANCED  # test_run loops forever
 
 CODUR = Path(sys.executable).with_name("codur")
@@ -57,18 +57,27 @@ def parent_of(pid: int) -> int:
         return 0
 
 
-def start_codur(tmp_path: Path, mark: str) -> subprocess.Popen:
-    """``codur run`` on the looping repo, mutation only, no sandbox, its temp folders in tmp_path."""
+def start_codur(tmp_path: Path, mark: str, files: dict[str, str] = NEVER_ADVANCED) -> subprocess.Popen:
+    """``codur run`` on a repo of ``files``, mutation only, no sandbox, its temp folders in tmp_path/tmp."""
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODUR_") and k != "VIRTUAL_ENV"}
     # PYTHON* variables pass codur's environment allowlist: every child it starts carries the mark
     env.update({"CODUR_SANDBOX": "off", "CODUR_FIXERS": '["mutation"]', "TMPDIR": str(temp),
                 "PYTHON_CODUR_TEST_MARK": mark})
-    repo = write_repo(tmp_path / "repo", NEVER_ADVANCED)
+    repo = write_repo(tmp_path / "repo", files)
     return subprocess.Popen([str(CODUR), "run", "make the failing tests pass", "--repo", str(repo), "--quiet"],
                             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def test_a_normal_run_leaves_no_temp_folder_and_no_process(tmp_path: Path):
+    mark = f"codur-orphan-{uuid.uuid4().hex}"
+    codur = start_codur(tmp_path, mark, OFF_BY_ONE)
+    assert codur.wait(timeout=240) == 0  # fixed by a mutant
+    assert "range(len(xs))" in (tmp_path / "repo" / "calc.py").read_text()
+    assert [p.name for p in (tmp_path / "tmp").iterdir() if p.name.startswith("codur-")] == []
+    assert_none_left(mark)
 
 
 def test_a_sigkilled_run_leaves_no_process_and_its_temp_folders_are_swept(tmp_path: Path):
