@@ -34,7 +34,7 @@ from pathlib import Path
 
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
-from codur.sandbox.lifetime import temp_dir
+from codur.sandbox.lifetime import die_with_parent, temp_dir
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.tools.errors import ToolError
@@ -281,7 +281,7 @@ def _can_cover(python: str) -> bool:
     if not testcmd.is_python(python):
         return False
     probe = subprocess.run([python, "-c", "import coverage"], capture_output=True, check=False,
-                           timeout=60, stdin=subprocess.DEVNULL)
+                           timeout=60, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     return probe.returncode == 0
 
 

@@ -59,7 +59,7 @@ def sandbox_disabled() -> bool:
 def _probe(bwrap: str) -> str | None:
     try:
         res = subprocess.run([bwrap, *BWRAP_PROBE], capture_output=True, timeout=10, check=False,
-                             stdin=subprocess.DEVNULL)
+                             stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot run here: {exc}"
     if res.returncode != 0:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codur.sandbox.bwrap import allowed_env
+from codur.sandbox.lifetime import die_with_parent
 
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
 PLUGIN = "codur_repair_plugin"
@@ -126,7 +127,7 @@ def _probe(argv: list[str], repo: Path) -> str:
     """The first line a tool prints in ``repo`` ("" when it fails or takes too long)."""
     try:
         proc = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=ENV_PROBE_TIMEOUT_S,
-                              check=False, stdin=subprocess.DEVNULL)
+                              check=False, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     except (OSError, subprocess.TimeoutExpired):
         return ""
     lines = proc.stdout.strip().splitlines()
