@@ -91,7 +91,6 @@ def revert_failed(result: RunResult, journal: ChangeJournal, run_dir: Path, *, k
     attempt = run_dir / ATTEMPT
     atomic_write_bytes(attempt, result.diff.encode())
     restored, deleted = journal.restore()
-    journal.record_undo(reason=f"the run ended {result.status.value}", restored=restored, deleted=deleted,
-                        overwritten=[])
+    journal.record_undo(run_ended=result.status.value, restored=restored, deleted=deleted, overwritten=[])
     meta = result.metadata.model_copy(update={"reverted": True, "attempt_path": attempt})
     return result.model_copy(update={"metadata": meta})

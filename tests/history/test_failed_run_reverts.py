@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import call, failed_run, scripted_run, snapshot
+from .conftest import FIX_NEW, FIX_OLD, call, failed_run, scripted_run, snapshot, successful_run
 
 
 def test_a_failed_run_leaves_the_files_as_they_were_and_keeps_the_attempt(repo: Path, cli):
@@ -37,3 +37,14 @@ def test_keep_failed_keeps_the_edit(repo: Path):
     assert result.status.value == "failed" and not result.reverted and result.attempt_path is None
     assert (repo / "billing.py").read_bytes() != original and "10% from" in (repo / "billing.py").read_text()
     assert not (result.run_dir / "attempt.patch").exists()
+
+
+def test_undo_without_an_id_skips_a_run_that_reverted_itself(repo: Path, cli):
+    before = snapshot(repo)
+    success = successful_run(repo)
+    failed = scripted_run(repo, [call("replace_in_file", path="billing.py", old=FIX_NEW, new=FIX_OLD), "Done."],
+                          max_turns=1)  # puts the bug back: the tests fail, and the edit is reverted
+    assert failed.status.value == "failed" and failed.reverted and not success.reverted
+    undone = cli("undo", "--repo", str(repo))
+    assert undone.exit_code == 0, undone.output
+    assert f"undid run {success.run_id}" in undone.stdout and snapshot(repo) == before
