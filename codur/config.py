@@ -32,11 +32,14 @@ from codur.config_sources import (
     FLAGS,
     ConfigFile,
     ConfigFileError,
-    active_file,
+    ModelChoiceError,
+    active_files,
     env_variable,
-    find_config_file,
+    file_setting,
+    find_config_files,
     has_path,
     reading,
+    served_model,
     source_values,
 )
 from codur.testing.command import TestCommandError
@@ -115,17 +118,22 @@ class CodurConfig(BaseSettings):
                                    dotenv_settings: PydanticBaseSettingsSource,
                                    file_secret_settings: PydanticBaseSettingsSource,
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments (flags) > environment > the config file :func:`load_config` chose, if any."""
-        file = active_file()
-        extra = (file.source(settings_cls),) if file is not None else ()
-        return (init_settings, env_settings, dotenv_settings, file_secret_settings, *extra)
+        """Arguments (flags) > environment > the config files :func:`load_config` found (the repo's,
+        then the user's), merged key by key."""
+        files = tuple(file.source(settings_cls) for file in active_files())
+        return (init_settings, env_settings, dotenv_settings, file_secret_settings, *files)
 
     base_url: str | None = Field(
         None,
         validation_alias=AliasChoices("CODUR_BASE_URL", "OPENAI_BASE_URL", "base_url"),
         description="OpenAI-compatible endpoint; unset means the embedded local model.",
     )
-    model: str | None = Field(None, description="Model name at the endpoint (CODUR_MODEL).")
+    model: str | None = Field(None, description="Model name at the endpoint (CODUR_MODEL); unset with an endpoint: "
+                              "the one model its /v1/models lists.")
+    api_key_env: str | None = Field(
+        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Environment variable holding the endpoint's API key, e.g. GROQ_API_KEY; unset: CODUR_API_KEY, "
+        "else OPENAI_API_KEY.")
     api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("CODUR_API_KEY", "OPENAI_API_KEY", "api_key"),
@@ -144,6 +152,9 @@ class CodurConfig(BaseSettings):
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
+    max_cost_usd: float | None = Field(
+        None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
+        "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
     max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
     max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
     retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")
@@ -167,10 +178,11 @@ class CodurConfig(BaseSettings):
     repair: bool = Field(
         True, description="Run the candidate-patch pipeline (mutation, model samples, hybrid) on a fix task with "
         "failing tests before the tool-loop agent; False: the agent alone.")
-    fixers: list[Literal["mutation", "sampling", "hybrid", "agent"]] = Field(
+    fixers: Annotated[list[Literal["mutation", "sampling", "hybrid", "agent"]], NoDecode] = Field(
         default_factory=lambda: ["mutation", "sampling", "hybrid", "agent"],
         description="The fixers a fix task may use, run in cost order: mutation search (time-boxed while the "
-        "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent.")
+        "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent. "
+        "In a variable: CODUR_FIXERS=mutation,sampling (or a JSON list).")
     mutation_time_box_s: float = Field(
         5.0, description="Seconds of mutation search after localization before the model samples; the rest of "
         "the mutants run after the model's candidates.")
@@ -208,6 +220,15 @@ class CodurConfig(BaseSettings):
             raise ValueError("empty test command")
         return words
 
+    @field_validator("fixers", mode="before")
+    @classmethod
+    def _fixer_list(cls, value: object) -> object:
+        """A string is a JSON list or names separated by commas or spaces."""
+        if isinstance(value, str):
+            text = value.strip()
+            return json.loads(text) if text.startswith("[") else [w for w in re.split(r"[,\s]+", text) if w]
+        return value
+
     @model_validator(mode="after")
     def _agents_are_complete(self) -> CodurConfig:
         """An agent's profile must exist, a cli agent needs a command (one line naming the field)."""
@@ -230,8 +251,15 @@ class CodurConfig(BaseSettings):
         if chain:
             return chain
         if self.base_url:
-            return [ModelProfile(base_url=self.base_url, model=self.model or "default",
-                                 api_key_env="CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")]
+            key_env = self.api_key_env or ("CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")
+            if self.model:
+                model = self.model
+            else:
+                try:
+                    model = served_model(self.base_url, os.environ.get(key_env))
+                except ModelChoiceError as exc:
+                    raise ConfigError(str(exc)) from None
+            return [ModelProfile(base_url=self.base_url, model=model, api_key_env=key_env)]
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens)]
 
 
@@ -242,7 +270,7 @@ class ConfigError(ValueError):
 
 def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
     """CodurConfig for ``repo``: ``flags`` over ``CODUR_*`` variables over the repo's config file
-    (:func:`codur.config_sources.find_config_file`; without a repo, the user's file) over the
+    over the user's (:func:`codur.config_sources.find_config_files`; merged key by key) over the
     defaults. One-line errors.
 
     Args:
@@ -260,17 +288,17 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             a test command whose program is not found: ``--test-cmd: command not found: pytset``.
     """
     given = {k: v for k, v in flags.items() if v is not None}
-    file = find_config_file(repo)
+    files = find_config_files(repo)
     try:
-        if file is not None:
+        for file in files:
             file.check(CodurConfig)
-        with reading(file):
+        with reading(files):
             config = CodurConfig(**given)
         if repo is not None and config.test_command is not None:
             try:
                 resolve_tests(repo, config.test_command)
             except TestCommandError as exc:
-                raise ConfigError(f"{_where(('test_command',), given, file)}: {exc}") from None
+                raise ConfigError(f"{_where(('test_command',), given, files)}: {exc}") from None
         return config
     except ConfigFileError as exc:
         raise ConfigError(str(exc)) from None
@@ -280,7 +308,7 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             raise ConfigError(str(cause)) from None  # a cross-field check already names its field
         got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
         why = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{_where(first['loc'], given, file)}: {why}{got}") from None
+        raise ConfigError(f"{_where(first['loc'], given, files)}: {why}{got}") from None
     except SettingsError as exc:
         field = re.search(r'field "([^"]+)"', str(exc))
         name = env_name((field.group(1),)) if field else "CODUR_*"
@@ -289,15 +317,16 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
         raise ConfigError(f"{name}: {why}") from None
 
 
-def _where(loc: tuple, flags: dict, file: ConfigFile | None) -> str:
+def _where(loc: tuple, flags: dict, files: tuple[ConfigFile, ...]) -> str:
     """Who gave the value at ``loc``: ``--flag``, ``CODUR_X`` or ``<file>: dotted.key``."""
     path = tuple(str(p) for p in loc if not isinstance(p, int))
     if not path:
         return "CODUR_*"
     if path[0] in flags:
         return FLAGS.get(path[0], path[0])
-    env, from_file = source_values(CodurConfig, file)
-    if file is not None and has_path(from_file, path) and not has_path(env, path):
+    env, from_files = source_values(CodurConfig, files)
+    file = file_setting(from_files, path)
+    if file is not None and not has_path(env, path):
         return f"{file.label}: {file.key(path)}"
     return env_variable(path)
 

@@ -108,7 +108,9 @@ def test_ctrl_c_in_codur_repair_exits_130_and_leaves_the_repo(tmp_path: Path, af
     time.sleep(after_s)
     proc.send_signal(signal.SIGINT)
     out, errors = proc.communicate(timeout=60)
-    assert proc.returncode == 130, (out, errors)
+    # 130, or killed by the signal itself when it lands before the interpreter installed its
+    # handler (a loaded machine's start-up): the shell reports both as 130
+    assert proc.returncode in (130, -signal.SIGINT), (proc.returncode, out, errors)
     assert "Traceback" not in errors and (tmp_path / "slow.py").read_text() == before
 
 

@@ -148,7 +148,7 @@ class _Run:
         self.run_id, self.run_dir, self.note = run_id, run_dir, note
         cancel = request.cancel_event or threading.Event()
         self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
-                             token_budget=config.token_budget, cancel=cancel)
+                             token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
         self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config)
         self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
                                  confirm=components.policies.confirm, tools=components.tools)
@@ -317,7 +317,7 @@ class _Run:
             diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
             timings=timings, fixer=fixer, verdict=_dump(final.get("verification")), stop=final.get("stop") or {},
             limits={"max_turns": self.limits.max_turns, "timeout_s": self.limits.timeout_s,
-                    "token_budget": self.limits.token_budget},
+                    "token_budget": self.limits.token_budget, "max_cost_usd": self.limits.max_cost_usd},
             session_id=self.request.session_id, resumed_from=resumed_from,
             trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata)
         reason = final.get("reason", "")

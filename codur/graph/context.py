@@ -18,7 +18,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic reads only this one before Python 3.12
 
 from codur.config import CodurConfig
 from codur.core.budget import Limits
@@ -52,10 +54,13 @@ class CodurContext:
             self.models = ConfigModelProvider(self.config)
         if self.limits is None:
             c = self.config
-            self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget)
+            self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget,
+                                 max_cost_usd=c.max_cost_usd)
         meter = getattr(self.models, "meter", None)
         if meter is not None and self.limits.tokens_used is None:
             self.limits.tokens_used = lambda: meter.total_tokens
+        if meter is not None and self.limits.cost_used is None:
+            self.limits.cost_used = lambda: meter.usage.cost_usd
 
     def critic_enabled(self, *, has_tests: bool) -> bool:
         """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
