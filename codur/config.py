@@ -204,6 +204,9 @@ class CodurConfig(BaseSettings):
         True, description="Judge a candidate patch by the failing tests, then the passing tests that cover the "
         "changed code; only the winner runs the whole suite. False: every check runs the whole suite.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")
+    keep_failed: bool = Field(
+        False, description="Keep the edits of a run that ends without success. False: they are put back from the "
+        "change journal (as `codur undo` does) and the attempt is kept in <run folder>/attempt.patch.")
     mock_replies: list[str] | None = Field(
         None, description="Scripted replies every model role plays instead of calling a model "
         "(codur.engine.MockProvider): for tests, demos and a Studio run without a model.")

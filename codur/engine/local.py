@@ -32,10 +32,11 @@ from codur.core.budget import Limits
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, new_run_id, run_folder, stop_worker
+from codur.engine.lifecycle import cancel_on_signals, new_run_id, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.sandbox.lifetime import sweep
 from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
 
@@ -110,6 +111,7 @@ class LocalEngine:
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
             ValueError: ``resume`` for a run that has no checkpoint in this repo.
         """
+        sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
         config = components.config or self.config or load_config(request.repo)
         updates: dict[str, Any] = {"dry_run": request.dry_run or config.dry_run}
@@ -229,7 +231,11 @@ class _Run:
                 stop_shared_server()
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
-        result = self._result(box["final"], resumed_from)
+        result = revert_failed(self._result(box["final"], resumed_from), self.tools.journal, self.run_dir,
+                               keep=self.config.keep_failed or self.config.dry_run)
+        if result.reverted:
+            self._on_event(envelope("run.reverted", self.run_id, files=result.files_changed,
+                                    attempt=str(result.attempt_path)))
         if checkpointer is not None and result.ok and self.components.checkpointer is None:
             with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
                 checkpointer.delete_thread(self.run_id)

@@ -102,7 +102,7 @@ def show_command(
 
 def undo_command(
     run_id: str | None = typer.Argument(None, help="The run to undo (id or unique prefix); default: the "
-                                        "last run that changed files."),
+                                        "last run that changed files and kept them."),
     repo: Path = REPO,
     force: bool = typer.Option(False, "--force", help="Put files back even if they changed after the run."),
 ) -> None:
@@ -112,8 +112,8 @@ def undo_command(
 
     root = _repo(repo)
     try:
-        run = find_run(root, run_id) if run_id else next((r for r in list_runs(root) if _journalled(r.run_dir)),
-                                                         None)
+        run = find_run(root, run_id) if run_id else next(
+            (r for r in list_runs(root) if _journalled(r.run_dir) and not _reverted_at_end(r.run_dir)), None)
     except RunNotFound as exc:
         raise _fail(str(exc)) from None
     if run is None:
@@ -129,6 +129,16 @@ def undo_command(
     forced = f"; overwrote changes made since: {', '.join(report.overwritten)}" if report.overwritten else ""
     console.print(f"undid run {run.run_id}: {len(report.restored) + len(report.deleted)} files{forced}",
                   markup=False)
+
+
+def _reverted_at_end(run_dir: Path) -> bool:
+    """True for a run whose edits were put back when it failed (it left no change to undo)."""
+    from codur.tools.journal import UNDONE
+
+    try:
+        return "run_ended" in json.loads((run_dir / UNDONE).read_text())
+    except (OSError, json.JSONDecodeError, TypeError):
+        return False
 
 
 def _journalled(run_dir: Path) -> bool:

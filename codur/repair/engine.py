@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import tempfile
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +15,7 @@ from codur.repair.checks import checks_for
 from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, search
 from codur.repair.selection import related_test_files
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
+from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
 
 Event = Callable[[dict], None]
@@ -109,12 +110,12 @@ class RepairSession:
         self.loc: localize.Localization | None = None
         self.checks: Checks | None = None
         self.texts: dict[str, str] = {}
-        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._tmp: Path | None = None
 
     def __enter__(self) -> RepairSession:
         if self._tmp is not None:  # entered already (to catch the setup's errors first)
             return self
-        self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
+        self._tmp = make_temp_dir("codur-repair-")
         try:
             _start_workers(self.repo, self.command, self.n_workers, self.pool)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
@@ -130,7 +131,8 @@ class RepairSession:
         select = None
         focus = [t for t in self.focus if (self.repo / t.split("::")[0]).is_file()]
         if focus and self.command.is_pytest:  # what the failing tests run, then who else runs it
-            ran = localize.localize_faults(self.repo, self.command, test_timeout_s=min(self.cap, 10.0),
+            ran = localize.localize_faults(self.repo, self.command,
+                                           test_timeout_s=min(self.cap, testcmd.TEST_TIMEOUT_S),
                                            run_timeout_s=max(1.0, self.deadline - time.monotonic()),
                                            worker=self.copies[0], select=focus).failing_files
             own = dict.fromkeys(t.split("::")[0] for t in focus)  # their passing neighbours too
@@ -144,7 +146,7 @@ class RepairSession:
         self.selection = select
         before = set(self.failing_before or ()) | {t for t, o in (seen or {}).items() if o == "failed"}
         assert self._tmp is not None
-        self.checks = checks_for(self.loc, self.command, Path(self._tmp.name), self.cap, plugin_free,
+        self.checks = checks_for(self.loc, self.command, self._tmp, self.cap, plugin_free,
                                  selected=select is not None, may_fail=frozenset(before - set(self.loc.failing)),
                                  suite_s=self.suite_s)
 
@@ -160,7 +162,7 @@ class RepairSession:
                 item.close()
         self.pool = []
         if self._tmp is not None:
-            self._tmp.cleanup()
+            shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
     def judged(self, files: tuple[str, ...]) -> str:
@@ -249,7 +251,7 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
     instead runs the whole suite, for the outcomes before any change. Returns (localization,
     plugin_free, the whole suite's outcomes or None)."""
-    test_timeout = min(cap, 10.0)
+    test_timeout = min(cap, testcmd.TEST_TIMEOUT_S)
     left = max(1.0, deadline - time.monotonic())
     env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
     probe = None

@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,6 +41,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     hidden_by_private_tmp,
     interpreter_paths,
 )
+from codur.sandbox.lifetime import die_with_parent, make_temp_dir
 from codur.testing import command as testcmd
 
 _lock = threading.Lock()
@@ -53,7 +53,7 @@ def scratch_root() -> Path:
     of every worker's copy, the one folder a sandboxed test run may write."""
     with _lock:
         if _state["root"] is None:
-            _state["root"] = Path(tempfile.mkdtemp(prefix="codur-repair-")).resolve()
+            _state["root"] = make_temp_dir("codur-repair-").resolve()
             (_state["root"] / "spool").mkdir()
             atexit.register(shutil.rmtree, _state["root"], ignore_errors=True)
         return _state["root"]
@@ -138,7 +138,7 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: floa
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
         argv = confine(argv, cwd, seen)
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True, preexec_fn=die_with_parent())
     on_start(functools.partial(_killpg, proc.pid))
     try:
         return proc.wait(timeout=timeout_s), False

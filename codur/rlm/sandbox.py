@@ -43,7 +43,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +52,7 @@ from typing import Any, Self
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
 from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp, spawn
+from codur.sandbox.lifetime import make_temp_dir
 from codur.sandbox.process import kill_process_group
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
@@ -135,7 +135,7 @@ class Sandbox:
                  limits: SandboxLimits | None = None) -> None:
         self.limits = limits or SandboxLimits()
         self.bridge = bridge
-        self.scratch = Path(tempfile.mkdtemp(prefix="codur-rlm-"))
+        self.scratch = make_temp_dir("codur-rlm-")
         self._write_context(context)
         self.proc: subprocess.Popen | None = None
         self.channel: _Channel | None = None

@@ -26,6 +26,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from codur.sandbox.lifetime import die_with_parent
+
 ENV_ALLOW = ("PATH", "HOME", "LANG", "TERM", "TMPDIR", "VIRTUAL_ENV")
 ENV_ALLOW_PREFIXES = ("LC_", "PYTHON")
 #: ``off`` (or 0, no, false) forces the fallback: no bubblewrap even when it works.
@@ -57,7 +59,7 @@ def sandbox_disabled() -> bool:
 def _probe(bwrap: str) -> str | None:
     try:
         res = subprocess.run([bwrap, *BWRAP_PROBE], capture_output=True, timeout=10, check=False,
-                             stdin=subprocess.DEVNULL)
+                             stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap cannot run here: {exc}"
     if res.returncode != 0:
@@ -137,14 +139,16 @@ def fallback_reason(problem: str) -> str:
 
 def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
     """``subprocess.Popen(argv, **popen)`` from one thread that lives as long as codur: bwrap's
-    ``--die-with-parent`` fires when the *thread* that started it ends, and a long-lived
-    child (the repair fork server, the RLM worker) is often started from a short-lived one.
-    Raises what Popen raises."""
+    ``--die-with-parent`` and ``PR_SET_PDEATHSIG`` (:func:`codur.sandbox.lifetime.die_with_parent`,
+    the default ``preexec_fn``) fire when the *thread* that started the child ends, and a
+    long-lived child (the repair fork server, the RLM worker) is often started from a
+    short-lived one. Raises what Popen raises."""
     with _spawner_lock:
         if not _spawner:
             _spawner.append(queue.SimpleQueue())
             threading.Thread(target=_serve_spawns, args=(_spawner[0],), name="codur-spawner", daemon=True).start()
     done: Future = Future()
+    popen.setdefault("preexec_fn", die_with_parent())  # armed in the spawner thread's child
     _spawner[0].put((list(argv), popen, done))
     return done.result()
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO
 
 from codur.sandbox.bwrap import allowed_env
+from codur.sandbox.lifetime import die_with_parent
 
 KEEP_BYTES = 200_000
 
@@ -113,7 +114,7 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
     proc = subprocess.Popen(
         list(argv), cwd=cwd, env=dict(env) if env is not None else allowed_env(),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, preexec_fn=die_with_parent(),
     )
     if on_start:
         on_start(proc)

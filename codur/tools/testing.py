@@ -13,7 +13,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.testing.command import TestCommand
+from codur.sandbox.lifetime import temp_dir
+from codur.testing.command import PLUGIN, RUNTIME_DIR, TEST_TIMEOUT_S, TestCommand
 from codur.tools.context import ToolContext
 
 NO_TESTS_COLLECTED = 5
@@ -113,8 +114,16 @@ def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
     return out
 
 
+def per_test_limit(seconds: float) -> tuple[list[str], dict[str, str]]:
+    """pytest options and environment that load the repair plugin with a per-test limit of
+    ``seconds``: a test running longer fails with a TimeoutError raised where it loops."""
+    path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
+    return ["-p", PLUGIN], {"PYTHONPATH": path, "CODUR_REPAIR_TEST_TIMEOUT": f"{seconds:g}"}
+
+
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
-              extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> TestReport:
+              extra_args: list[str] | None = None, env: dict[str, str] | None = None,
+              test_timeout_s: float | None = None) -> TestReport:
     """Run the repo's test command (:meth:`ToolContext.tests`) and read pytest's JUnit XML report.
 
     A command that takes pytest's options gets the report's and ``extra_args``, and
@@ -124,20 +133,29 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
     Args:
         ctx: the tool context (repo root, timeout, test command).
         selection: test paths or node ids (relative to the repo); None runs everything.
-        timeout_s: limit in seconds; default ``ctx.timeout_s``. The process group is killed past it.
+        timeout_s: limit in seconds of the whole run; default ``ctx.timeout_s``. The process
+            group is killed past it (the report then has ``exit_code`` None).
         env: extra environment variables for the test process; under bubblewrap, files they
             name in a temp folder stay writable (and visible to the caller).
+        test_timeout_s: per-test limit in seconds (pytest commands; default
+            :data:`codur.testing.command.TEST_TIMEOUT_S`, 0: none). A test over it fails with
+            a TimeoutError whose traceback shows the line it was looping on, and the run goes
+            on with the next test.
 
     Raises:
         ToolError: the command is not found or cannot start, or the run was cancelled.
     """
     command = ctx.tests()
-    with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
-        xml = Path(tmp) / "report.xml"
+    test_timeout_s = TEST_TIMEOUT_S if test_timeout_s is None else test_timeout_s
+    if command.is_pytest and test_timeout_s:
+        plugin, limit_env = per_test_limit(test_timeout_s)
+        extra_args, env = [*plugin, *(extra_args or [])], {**limit_env, **(env or {})}
+    with temp_dir("codur-pytest-") as tmp:
+        xml = tmp / "report.xml"
         flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",
                  *(extra_args or [])]
         argv = command.run_argv(ctx.root, flags, selection)
-        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[Path(tmp), *_temp_dirs_named(env)])
+        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
             ctx.on_event({"event_type": "tests.run", "duration_s": round(proc.duration_s, 3),

@@ -62,6 +62,9 @@ def run_command(
     timeout: float | None = typer.Option(None, help="Wall-clock limit, seconds."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Log the agent's prompt; call no agent."),
     read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
+    keep_failed: bool = typer.Option(False, "--keep-failed",
+                                     help="Keep the edits of a run that does not succeed (default: they are "
+                                          "reverted and kept in the run's attempt.patch)."),
     confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
     session: str | None = typer.Option(None, "--session", metavar="ID",
                                        help="Session id: a follow-up run sees the session's earlier runs."),
@@ -121,6 +124,8 @@ def run_command(
         raise _fail(err, f"{option + ': ' if option else ''}{first['msg'].removeprefix('Value error, ')}") from None
     except ConfigError as exc:
         raise _fail(err, str(exc)) from None
+    if keep_failed:
+        config = config.model_copy(update={"keep_failed": True})
     if read_only:
         config = config.model_copy(update={"tool_policy": "read_only"})
     elif confirm:

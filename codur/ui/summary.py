@@ -1,5 +1,8 @@
 """The summary printed after a run: status, reason, usage, time split, files, diff, trace, fixer.
 
+A run that did not succeed and had its edits reverted says so (``edits reverted; the attempt
+is in .codur/runs/<id>/attempt.patch``) and prints the attempted diff.
+
 Figures come from ``RunResult.metadata`` (usage, timings, fixer, trace_path) when the result
 has it, else from what the progress :class:`~codur.ui.progress.Tally` counted in the events,
 else from the result's flat attributes (llm_calls, tokens, cost_usd, duration_s).
@@ -87,10 +90,22 @@ def print_summary(console: Console, result: Any, tally: Tally) -> None:
     console.print(f"time {f['total_s']:.1f}s: model {f['model_s']:.1f}s · tools {f['tools_s']:.1f}s · "
                   f"tests {f['tests_s']:.1f}s · repair {f['repair_s']:.1f}s", highlight=False)
     changed = list(getattr(result, "files_changed", []) or [])
-    console.print(f"files changed: {escape(', '.join(changed)) if changed else '(none)'}", highlight=False)
+    meta = metadata(result)
+    if meta.get("reverted"):
+        console.print(f"files attempted: {escape(', '.join(changed))}", highlight=False)
+        console.print(f"edits reverted; the attempt is in {escape(_shown(meta.get('attempt_path') or ''))}",
+                      highlight=False, soft_wrap=True)
+    else:
+        console.print(f"files changed: {escape(', '.join(changed)) if changed else '(none)'}", highlight=False)
     print_diff(console, result.diff)
     if f["trace"]:
         console.print(f"trace: {escape(f['trace'])}", highlight=False, soft_wrap=True)
+
+
+def _shown(path: str) -> str:
+    """A path in a run's folder as ``.codur/runs/<id>/<name>`` (relative to its repo); else as given."""
+    parts = Path(path).parts
+    return Path(*parts[-4:]).as_posix() if len(parts) >= 4 and parts[-4:-2] == (".codur", "runs") else path
 
 
 #: Marks a diff line's continuation on a narrow terminal: no diff line starts with it, so a

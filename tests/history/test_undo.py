@@ -36,7 +36,7 @@ def test_undo_after_a_successful_run_puts_every_file_back(repo: Path, cli):
 
 def test_undo_after_a_failed_run_by_id_prefix(repo: Path, cli):
     original = (repo / "billing.py").read_bytes()
-    result = failed_run(repo)
+    result = failed_run(repo, keep_failed=True)
     assert result.status.value == "failed" and (repo / "billing.py").read_bytes() != original
     undone = cli("undo", result.run_id[:17], "--repo", str(repo))
     assert undone.exit_code == 0, undone.output
@@ -66,7 +66,7 @@ def test_files_edited_after_the_run_are_refused_then_forced(repo: Path, cli):
 
 
 def test_the_last_run_is_the_last_that_changed_files(repo: Path, cli):
-    first = failed_run(repo)
+    first = failed_run(repo, keep_failed=True)
     second = successful_run(repo)
     assert cli("undo", "--repo", str(repo)).exit_code == 0
     assert (second.run_dir / "undone.json").exists() and not (first.run_dir / "undone.json").exists()
@@ -86,7 +86,8 @@ def test_a_run_without_manifest_is_checked_against_its_diff_then_needs_force(rep
     assert cli("undo", "--repo", str(repo)).exit_code == 0
     assert snapshot(repo) == before
 
-    result = scripted_run(repo, [call("write_file", path="notes.txt", content="x\n"), "ok"], manifest=False)
+    result = scripted_run(repo, [call("write_file", path="notes.txt", content="x\n"), "ok"], manifest=False,
+                          keep_failed=True)
     (result.run_dir / "diff.patch").unlink()  # killed before writing it up: nothing tells the end state
     refused = cli("undo", "--repo", str(repo))
     assert refused.exit_code == 1 and f"has neither {MANIFEST} nor diff.patch" in refused.stderr

@@ -17,10 +17,13 @@ where /proc lists only its own processes) a job's end also kills every process t
 with that job (one that left the process group with ``setsid``, say), and once no job
 runs, every process but the server and its parents.
 
-Closing stdin kills every running child and ends the server. Forking from one warm
+Closing stdin kills every running child and ends the server; every child gets
+``PR_SET_PDEATHSIG`` = SIGKILL (Linux), so it dies with the server however the server ends
+(codur starts the server with the same, so a killed codur leaves no run behind). Forking from one warm
 process saves the interpreter start and the pytest import for every run.
 """
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -36,8 +39,18 @@ def _send(obj):
     sys.stdout.flush()
 
 
-def _child(job):
+def _die_with_server(server):
+    """PR_SET_PDEATHSIG = SIGKILL (Linux): this run dies with the server, however the server
+    ends; exit at once if it has already ended."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != server:
+        os._exit(1)
+
+
+def _child(job, server):
     try:
+        _die_with_server(server)
         os.setpgid(0, 0)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -122,7 +135,7 @@ def _sweeper(jobs):
 
 
 def _serve(sweeping=False):
-    jobs, buf = {}, b""
+    jobs, buf, server = {}, b"", os.getpid()
     sweep = _sweeper(jobs) if sweeping else None
     while True:
         now = time.monotonic()
@@ -148,7 +161,7 @@ def _serve(sweeping=False):
                     continue
                 pid = os.fork()
                 if pid == 0:
-                    _child(request)
+                    _child(request, server)
                 jobs[pid] = _Job(request["id"], pid, float(request["timeout"]))
                 _send({"id": request["id"], "pid": pid})
         now = time.monotonic()
