@@ -14,8 +14,8 @@ What it does:
   * kills the worker's whole process group whenever it stops the worker (close,
     timeout, restart), even when the worker itself has already exited, so no child
     the code forked outlives the executor;
-  * passes only allowlisted environment variables (PATH, LANG, LC_*, TERM,
-    PYTHON*, VIRTUAL_ENV: :func:`codur.sandbox.bwrap.allowed_env`), and sets HOME and
+  * passes only allowlisted environment variables (PATH, the locale, TERM,
+    VIRTUAL_ENV, PYTHONPATH...: :func:`codur.sandbox.bwrap.allowed_env`), and sets HOME and
     TMPDIR to a scratch directory that is also its working directory (deleted on close);
   * runs the worker under bubblewrap when it works here
     (:func:`codur.sandbox.bwrap.bwrap_problem`): the filesystem read-only except the

@@ -1,8 +1,8 @@
 """Where the code a tool runs is confined: an environment allowlist always, bubblewrap when it works.
 
 Every child process of the tools (run_python_file, run_pytest, git, the verifier's
-script runs) gets only the variables in :data:`ENV_ALLOW` / :data:`ENV_ALLOW_PREFIXES`
-plus those the caller names, so ``DATABASE_URL`` or ``GH_PAT`` never reach it.
+script runs) gets only the variables named in :data:`ENV_ALLOW` plus those the caller
+names (``tool_env_allow``), so ``DATABASE_URL`` or ``GH_PAT`` never reach it.
 
 When ``bwrap`` (bubblewrap) works here, the child runs in it: the
 whole filesystem read-only (``--ro-bind / /``), a private ``/tmp``, the repo
@@ -29,8 +29,16 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-ENV_ALLOW = ("PATH", "HOME", "LANG", "TERM", "TMPDIR", "VIRTUAL_ENV")
-ENV_ALLOW_PREFIXES = ("LC_", "PYTHON")
+#: The variables of codur's environment a child gets (exact names, no prefixes: a
+#: ``PYTHON_SECRET_TOKEN`` or ``LC_API_KEY`` is not one of them): the search path and
+#: home, the locale (POSIX categories), the terminal, the temp folder, the active venv,
+#: and the interpreter's documented settings that change how code runs or prints.
+ENV_ALLOW = (
+    "PATH", "HOME", "TERM", "TMPDIR", "VIRTUAL_ENV",
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC", "LC_TIME",
+    "PYTHONPATH", "PYTHONIOENCODING", "PYTHONHASHSEED", "PYTHONUTF8", "PYTHONUNBUFFERED", "PYTHONWARNINGS",
+    "PYTHONFAULTHANDLER", "PYTHONDEVMODE", "PYTHONSAFEPATH",
+)
 #: ``off`` (or 0, no, false) forces the fallback: no bubblewrap even when it works.
 SANDBOX_ENV = "CODUR_SANDBOX"
 BWRAP_PROBE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
@@ -44,8 +52,7 @@ def allowed_env(extra: Mapping[str, str] | None = None, allow: Iterable[str] = (
     """The child's environment: the allowlisted variables of ours, ``allow`` (exact names)
     too, then ``extra`` (set by codur itself, kept as given)."""
     names = set(allow)
-    env = {k: v for k, v in os.environ.items()
-           if k in ENV_ALLOW or k.startswith(ENV_ALLOW_PREFIXES) or k in names}
+    env = {k: v for k, v in os.environ.items() if k in ENV_ALLOW or k in names}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra or {})
     return env

@@ -35,13 +35,14 @@ def mode(request, monkeypatch) -> str:
 
 def test_children_get_only_the_allowlisted_environment(mode, repo: Path, monkeypatch) -> None:
     for name, value in {"DATABASE_URL": "postgres://u:p@db/x", "GH_PAT": "ghp_x", "OPENAI_API_KEY": "sk-x",
+                        "PYTHON_SECRET_TOKEN": "s3cr3t", "LC_API_KEY": "k",  # no prefix passes (issue 21, item 7)
                         "LC_TIME": "C", "PYTHONFAULTHANDLER": "1", "VIRTUAL_ENV": "/v", "MY_SETTING": "on"}.items():
         monkeypatch.setenv(name, value)
     ex = ToolExecutor(repo, env_allow=["MY_SETTING"])
     (repo / "env.py").write_text(ENV_PROBE)
     out = ex.execute("run_python_file", {"path": "env.py"}).output
     env = json.loads(out.split("stdout:\n", 1)[1].split("\nstderr:", 1)[0])
-    assert not {"DATABASE_URL", "GH_PAT", "OPENAI_API_KEY"} & set(env)
+    assert not {"DATABASE_URL", "GH_PAT", "OPENAI_API_KEY", "PYTHON_SECRET_TOKEN", "LC_API_KEY"} & set(env)
     assert {"PATH", "LC_TIME", "PYTHONFAULTHANDLER", "VIRTUAL_ENV", "MY_SETTING"} <= set(env)
 
 
