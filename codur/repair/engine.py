@@ -14,6 +14,7 @@ from codur.repair import localize, mutants, patch
 from codur.repair.checks import checks_for
 from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, search
 from codur.repair.selection import related_test_files
+from codur.repair.source import read_source
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
 from codur.testing import command as testcmd
 
@@ -172,9 +173,10 @@ class RepairSession:
         return f"{failing}, {len(self.checks.tests_for(files))} covering tests, then the whole suite"
 
     def original(self, rel: str) -> str:
-        """The original text of ``rel`` (read once; raises OSError / UnicodeDecodeError)."""
+        """The original text of ``rel``, in its declared coding (read once; raises OSError,
+        or ValueError when it does not decode: :func:`codur.repair.source.read_source`)."""
         if rel not in self.texts:
-            self.texts[rel] = (self.repo / rel).read_bytes().decode("utf-8")
+            self.texts[rel] = read_source(self.repo / rel, rel)
         return self.texts[rel]
 
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
@@ -342,7 +344,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     if apply:
         try:
             patch.write_atomic(repo / best.file, new, texts[best.file])
-        except (OSError, RuntimeError) as exc:
+        except (OSError, RuntimeError, ValueError) as exc:
             return done("error", diff=diff, stopped="found", message=str(exc), **info)
         message = f"patched {best.file}"
     return done("patched", diff=diff, files_changed=[best.file], patch_description=best.label,

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -33,8 +34,40 @@ from codur.testing import command as testcmd
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
 TEST_TIMEOUT_EXIT = 124
-COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", ".codur", "__pycache__", "*.pyc",
-                                     ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox")
+COPY_PATTERNS = shutil.ignore_patterns(".git", ".venv", "venv", ".codur", "__pycache__", "*.pyc",
+                                       ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox")
+
+
+def copy_ignore(directory: str, names: list[str]) -> set[str]:
+    """``shutil.copytree``'s ``ignore``: :data:`COPY_PATTERNS`, and every entry that is not a
+    regular file, a folder or a link (a FIFO, a socket, a device: copying one blocks or fails)."""
+    ignored = set(COPY_PATTERNS(directory, names))
+    for name in names:
+        if name not in ignored:
+            try:
+                mode = os.lstat(os.path.join(directory, name)).st_mode
+            except OSError:
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                ignored.add(name)
+    return ignored
+
+
+def copy_repo(repo: Path, dest: Path) -> None:
+    """Copy ``repo`` to ``dest`` for a worker (links kept as links, :func:`copy_ignore` left out).
+
+    Raises:
+        OSError: one line naming the first file that could not be copied and why.
+    """
+    try:
+        shutil.copytree(repo, dest, ignore=copy_ignore, symlinks=True)
+    except shutil.Error as exc:
+        problems = exc.args[0] if exc.args and isinstance(exc.args[0], list) else [("?", "?", str(exc))]
+        src, _, why = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise OSError(f"cannot copy the repo for the test workers: {src}: {why}{more}") from None
+    except OSError as exc:
+        raise OSError(f"cannot copy the repo for the test workers: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -232,7 +265,7 @@ class Worker:
         self._kill: Callable[[], None] | None = None
         self._aborted = False
         try:
-            shutil.copytree(repo, self.root, ignore=COPY_IGNORE, symlinks=True)
+            copy_repo(repo, self.root)
         except BaseException:
             self.close()
             raise

@@ -104,7 +104,9 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         update["observation"] = observation_of(state).model_copy(
             update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})
     if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
-        update.update(status=RunStatus.FAILED.value, reason="no_plausible_patch")
+        # a search that could not even set up (the repo's copy, the test runner) says why
+        why = f"patch_error: {result.message[:300]}" if status == "error" else "no_plausible_patch"
+        update.update(status=RunStatus.FAILED.value, reason=why)
     return update
 
 
