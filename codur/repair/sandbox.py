@@ -5,8 +5,9 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 
 - the whole filesystem read-only; the scratch area (:func:`scratch_root`), which holds
   the workers' copies of the repo and the spool of report files, read-write;
-- a private /tmp; the repo, the interpreter's prefix and the repair plugin bound back
-  read-only when they lie under /tmp;
+- a private /tmp and a private, empty home (``~/.ssh``, ``~/.aws`` unreadable); the repo,
+  the interpreter's prefix and ``sys.path`` folders and the repair plugin bound back
+  read-only when they lie under /tmp or the home;
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
 - the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
@@ -29,6 +30,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -39,7 +41,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     bwrap_problem,
     fallback_reason,
     hidden,
-    hidden_by_private_tmp,
+    hidden_in_sandbox,
     interpreter_paths,
 )
 from codur.testing import command as testcmd
@@ -89,7 +91,7 @@ def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path]) -> list[str]:
 def visible(path: Path, seen: Sequence[Path]) -> bool:
     """True when a run confined with ``seen`` bound back (see :func:`readable`) sees ``path``."""
     full = Path(path).resolve()
-    return (not hidden_by_private_tmp(full) or full.is_relative_to(scratch_root())
+    return (not hidden_in_sandbox(full) or full.is_relative_to(scratch_root())
             or any(full.is_relative_to(s) for s in seen))
 
 
@@ -126,14 +128,16 @@ def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str
 
 
 def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-                on_start: Callable[[Callable[[], None]], None], origin: Path) -> tuple[int, bool]:
+                on_start: Callable[[Callable[[], None]], None], origin: Path,
+                interpreter: str = sys.executable) -> tuple[int, bool]:
     """Run ``argv`` in ``cwd`` with the whole environment ``env``, in its own process group,
     at most ``timeout_s`` seconds; return (exit code, timed out). Under bwrap when it works:
-    the scratch area read-write, ``origin`` (the repo) and the interpreter bound back when
-    under /tmp, report files through the spool. ``on_start`` gets the function that kills it."""
+    the scratch area read-write, ``origin`` (the repo), ``argv[0]``'s prefix and the repo's
+    ``interpreter`` (a script may call it) bound back when under /tmp or the home, report
+    files through the spool. ``on_start`` gets the function that kills it."""
     finish = None
     if problem() is None:
-        seen = readable(origin, *interpreter_paths(argv[0]))
+        seen = readable(origin, *interpreter_paths(argv[0]), *interpreter_paths(interpreter))
         env, finish = spool(env, f"{os.getpid()}-{threading.get_ident()}", seen)
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
         argv = confine(argv, cwd, seen)

@@ -306,7 +306,8 @@ class Worker:
         env = testcmd.plugin_env(**(env or {}))
         if (self.root / "src").is_dir():  # shadow an install of the original src/ layout
             env["PYTHONPATH"] = os.pathsep.join([str(self.root / "src"), env["PYTHONPATH"]])
-        return sandbox.run_process(argv, self.root, env, timeout_s, self._started, self.origin)
+        return sandbox.run_process(argv, self.root, env, timeout_s, self._started, self.origin,
+                                   self.command.interpreter)
 
     def reset(self) -> None:
         """Clear an earlier :meth:`abort` before the worker takes a new mutant."""

@@ -52,7 +52,7 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp, spawn
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, spawn
 from codur.sandbox.process import kill_process_group
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
@@ -159,9 +159,9 @@ class Sandbox:
         argv = [sys.executable, "-I", str(WORKER_PATH)]
         self.confined = bwrap_problem() is None
         if self.confined:
-            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp
+            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp or ~
             argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch,
-                              readable=sorted(p for p in used if hidden_by_private_tmp(p)))
+                              readable=hidden(sorted(used)))
         with open(self.log_path, "ab") as log:
             self.proc = spawn(argv, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=log, start_new_session=True)

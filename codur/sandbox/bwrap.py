@@ -19,6 +19,7 @@ timeout and process-group kill only, and :func:`bwrap_problem` says why.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import queue
 import shutil
@@ -115,18 +116,39 @@ def bwrap_problem() -> str | None:
         candidates) > 1 else problems[0]
 
 
+def private_home() -> Path | None:
+    """The user's home (``$HOME``, resolved) that the sandbox hides behind an empty tmpfs, so
+    ``~/.ssh``, ``~/.aws`` or ``~/.config`` are not readable; None when there is none to hide
+    (unset, ``/``, missing, or under /tmp, which is private anyway)."""
+    home = os.environ.get("HOME", "")
+    if not home or not os.path.isabs(home):
+        return None
+    try:
+        path = Path(home).resolve()
+    except OSError:
+        return None
+    if path == Path("/") or not path.is_dir() or path.is_relative_to("/tmp"):
+        return None
+    return path
+
+
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
                readable: Iterable[Path] = ()) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
-    (``root``'s .git and .codur read-only), a private /tmp, no network, own PID namespace.
+    (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
+    (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
+    namespace.
 
-    ``readable``: paths under /tmp (hidden by the private one) bound back read-only, e.g.
-    an interpreter's venv. ``--die-with-parent`` is tied by the kernel to the *thread*
-    that started bwrap: a server that outlives that thread must be started from one that
-    lives as long as codur (see :func:`spawn`).
+    ``readable``: paths the private /tmp or home would hide, bound back read-only (see
+    :func:`hidden`), e.g. an interpreter's venv under ``~``. ``--die-with-parent`` is tied
+    by the kernel to the *thread* that started bwrap: a server that outlives that thread
+    must be started from one that lives as long as codur (see :func:`spawn`).
     """
     cmd = [bwrap_executable() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
            "--tmpfs", "/tmp"]
+    home = private_home()
+    if home is not None and not home.is_relative_to(Path(root).resolve()):
+        cmd += ["--tmpfs", str(home)]
     for path in readable:
         cmd += ["--ro-bind", str(path), str(path)]
     cmd += ["--bind", str(root), str(root)]
@@ -141,30 +163,47 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
 
 
 def interpreter_paths(python: str) -> tuple[Path, ...]:
-    """The prefix (venv) of ``python`` and of the interpreter it links to."""
+    """The prefix (venv) of ``python`` and of the interpreter it links to, and, for a Python
+    interpreter, the folders on its ``sys.path`` (user site, editable installs' sources)."""
     exe = Path(shutil.which(python) or python)
-    return exe.absolute().parent.parent, exe.resolve().parent.parent
+    prefixes = (exe.absolute().parent.parent, exe.resolve().parent.parent)
+    return prefixes + (_sys_path(str(exe.absolute())) if exe.name.lower().startswith("python") else ())
+
+
+@functools.cache
+def _sys_path(python: str) -> tuple[Path, ...]:
+    """The folders on ``python``'s ``sys.path`` (asked once per process; () when it cannot say)."""
+    try:
+        res = subprocess.run([python, "-c", "import sys, json; print(json.dumps(sys.path))"], cwd="/",
+                             capture_output=True, text=True, timeout=20, check=False, env=allowed_env(),
+                             stdin=subprocess.DEVNULL)
+        entries = json.loads(res.stdout) if res.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return ()
+    return tuple(Path(e) for e in entries if isinstance(e, str) and os.path.isabs(e) and os.path.isdir(e))
 
 
 def hidden(paths: Iterable[Path | str]) -> tuple[Path, ...]:
-    """Those of ``paths`` (existing, absolute, deduplicated) that the private /tmp would hide:
-    what a sandboxed child must have bound back read-only to see them
-    (``bwrap_argv(readable=)``; bwrap refuses to bind a path that does not exist)."""
+    """Those of ``paths`` (existing, absolute, deduplicated) that the private /tmp or the
+    private home would hide: what a sandboxed child must have bound back read-only to see
+    them (``bwrap_argv(readable=)``; bwrap refuses to bind a path that does not exist)."""
     out: list[Path] = []
     for path in paths:
         full = Path(path).absolute()
-        if full.exists() and hidden_by_private_tmp(full) and full not in out:
+        if full.exists() and hidden_in_sandbox(full) and full not in out:
             out.append(full)
     return tuple(out)
 
 
-def hidden_by_private_tmp(path: Path) -> bool:
-    """True when ``path`` lies under /tmp, which the sandbox replaces with a private one
-    (so it must be bound back to be seen there)."""
+def hidden_in_sandbox(path: Path) -> bool:
+    """True when ``path`` lies under /tmp or the user's home (:func:`private_home`), which
+    the sandbox replaces with private ones (so it must be bound back to be seen there)."""
     try:
-        return Path(path).resolve().is_relative_to("/tmp")
+        full = Path(path).resolve()
     except OSError:
         return False
+    home = private_home()
+    return full.is_relative_to("/tmp") or (home is not None and full.is_relative_to(home))
 
 
 def fallback_reason(problem: str) -> str:

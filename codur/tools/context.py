@@ -7,11 +7,13 @@ so the confinement, secret, size, atomic-write and timeout rules live in one pla
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import logging
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of
     kill_process_group,
     run_process,
 )
+from codur.sandbox.secrets import redact
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
 from codur.tools.errors import CallGate, ToolError
@@ -328,7 +331,9 @@ class ToolContext:
         cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
         the rest read-only, a private /tmp, no network), else with a ``sandbox.fallback``
-        event once. Output keeps its first and last 200 kB per stream.
+        event once. Output keeps its first and last 200 kB per stream; secrets in it (keys,
+        tokens, private keys: :mod:`codur.sandbox.secrets`) are redacted, with a
+        ``secret.redacted`` event.
 
         Args:
             argv: the command; ``argv[0]`` is looked up on PATH.
@@ -356,9 +361,13 @@ class ToolContext:
             raise ToolError(f"command not found: {argv[0]}")
         problem = bwrap_problem()
         if problem is None:
+            # what the private /tmp and home would hide: the program's prefix, the interpreters a
+            # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
+            pythons = [sys.executable, *([self.test_command.interpreter] if self.test_command else [])]
             command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable,
-                                 readable=hidden([*interpreter_paths(exe), *filter(None, child_env.get(
-                                     "PYTHONPATH", "").split(os.pathsep))]))
+                                 readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
+                                                                             interpreter_paths(py)),
+                                                  *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
             child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
         else:
             command = list(argv)
@@ -374,7 +383,19 @@ class ToolContext:
             raise ToolError(f"the run was cancelled; {argv[0]} was killed")
         if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
             raise ToolError(f"cannot start {argv[0]} in the sandbox: {res.stderr.strip()[:200]}")
-        return res
+        return self._redacted(res, argv[0])
+
+    def _redacted(self, res: ProcessResult, program: str) -> ProcessResult:
+        """``res`` with the secrets its output shows redacted (:mod:`codur.sandbox.secrets`),
+        and a ``secret.redacted`` event naming their kinds (never their values)."""
+        out, err = redact(res.stdout), redact(res.stderr)
+        kinds = out.kinds + err.kinds
+        if not kinds:
+            return res
+        if self.on_event:
+            self.on_event({"event_type": "secret.redacted", "command": Path(program).name, "count": len(kinds),
+                           "kinds": sorted(set(kinds))})
+        return dataclasses.replace(res, stdout=out.text, stderr=err.text)
 
     def _note_fallback(self, problem: str) -> None:
         """Say once per context (one per run) that code runs without bubblewrap, and why: a

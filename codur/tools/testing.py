@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.sandbox.secrets import redact
 from codur.testing.command import TestCommand
 from codur.tools.context import ToolContext
 
@@ -151,7 +152,7 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
                 bad = case.find("failure") if case.find("failure") is not None else case.find("error")
                 if bad is not None:
                     failed.append(tid)
-                    tracebacks[tid] = (bad.text or bad.get("message") or "").strip()
+                    tracebacks[tid] = redact((bad.text or bad.get("message") or "").strip()).text
                 elif case.find("skipped") is not None:
                     skipped += 1
                 else:

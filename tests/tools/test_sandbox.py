@@ -79,7 +79,7 @@ def test_under_bwrap_only_the_repo_is_writable(ex: ToolExecutor, repo: Path, out
     out = ex.execute("run_python_file", {"path": "probe.py"}).output
     lines = dict(line.split(" ", 1) for line in out.split("stdout:\n", 1)[1].split("\nstderr:", 1)[0].splitlines())
     assert outside.read_text() == "top secret outside the repo\n"  # /tmp is the sandbox's own
-    assert lines["home"] != "wrote" and not (Path.home() / "codur-sandbox-probe").exists()
+    assert not (Path.home() / "codur-sandbox-probe").exists()  # written to the private home, gone with it
     assert lines["git"] != "wrote" and not (repo / ".git" / "config").exists()
     assert lines["repo"] == "wrote" and (repo / "made_here.txt").read_text() == "x"
     assert lines["net"] != "open"
@@ -167,3 +167,63 @@ def test_a_pythonpath_entry_under_tmp_stays_visible_in_the_sandbox(repo: Path) -
         res = ctx.run(["python3", "-c", "import tmp_only_module; print(tmp_only_module.VALUE)"],
                       env={"PYTHONPATH": tmp})
     assert res.exit_code == 0 and res.stdout.strip() == "42", res.stderr
+
+
+CANARY_KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+              "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+              "QyNTUxOQAAACCANARYcanaryCANARYcanaryCANARYcanaryCANARYcanaryAAAA\n"
+              "-----END OPENSSH PRIVATE KEY-----\n")
+READ_KEY = (
+    "import os\n"
+    "try:\n"
+    "    print(open(os.path.expanduser('~/.ssh/id_rsa')).read())\n"
+    "except OSError as exc:\n"
+    "    print('no key:', type(exc).__name__)\n"
+    "print('project', open('calc.py').read().startswith('def add'))\n"
+    "print('aws', 'AKIAIOSFODNN7EXAMPLE')\n"
+)
+
+
+@pytest.fixture
+def home_with_a_key(tmp_path: Path, monkeypatch) -> Path:
+    """A fake $HOME outside /tmp (the private /tmp would hide one inside it anyway) holding
+    ~/.ssh/id_rsa, ~/.aws/credentials, and the project under ~/project."""
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="codur-home-", dir="/var/tmp"))
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_rsa").write_text(CANARY_KEY)
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\n")
+    project = home / "project"
+    project.mkdir()
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (project / "read_key.py").write_text(READ_KEY)
+    monkeypatch.setenv("HOME", str(home))
+    yield project
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@needs_bwrap
+def test_under_bwrap_the_home_is_private_but_a_project_in_it_is_seen(home_with_a_key: Path) -> None:
+    """Issue 21, item 2: ~/.ssh, ~/.aws are not readable by the code codur runs; the repo
+    (which lies in the home here) is."""
+    out = ToolExecutor(home_with_a_key).execute("run_python_file", {"path": "read_key.py"}).output
+    assert "no key: FileNotFoundError" in out and "project True" in out, out
+    assert "CANARY" not in out
+
+
+def test_printed_key_material_is_redacted_in_both_modes(mode, home_with_a_key: Path) -> None:
+    """Without the sandbox the script reads the key; what it prints is redacted before the
+    model or the trace sees it, with a secret.redacted event (kinds, never values)."""
+    events: list[dict] = []
+    ex = ToolExecutor(home_with_a_key, on_event=events.append)
+    result = ex.execute("run_python_file", {"path": "read_key.py"})
+    assert "CANARY" not in result.output and "AKIAIOSFODNN7EXAMPLE" not in result.output, result.output
+    assert "aws [REDACTED AWS Access Key]" in result.output
+    if mode == "fallback":  # it did read the key: redacted whole, header to footer
+        assert "[REDACTED OPENSSH PRIVATE KEY]" in result.output and "b3BlbnNza" not in result.output
+    redacted = [e for e in events if e["event_type"] == "secret.redacted"]
+    assert redacted and "AWS Access Key" in redacted[0]["kinds"]
+    calls = [e for e in events if e["event_type"] == "tool.call"]
+    assert "AKIAIOSFODNN7EXAMPLE" not in json.dumps(calls) and "CANARY" not in json.dumps(calls)
