@@ -39,6 +39,7 @@ from codur.config_sources import (
     reading,
     source_values,
 )
+from codur.sandbox.limits import default_test_memory_mb
 from codur.testing.command import TestCommandError
 from codur.testing.command import resolve as resolve_tests
 
@@ -183,6 +184,10 @@ class CodurConfig(BaseSettings):
     patch_time_budget_s: float = Field(
         300.0, ge=0, description="Wall-clock limit of the candidate-patch search, seconds.")
     repair_workers: int = Field(4, ge=1, description="Parallel workers that test candidate patches.")
+    test_memory_mb: int | None = Field(
+        None, ge=0, description="Address-space limit (RLIMIT_AS) of each test process codur starts, MiB: a test "
+        "that allocates more fails with a MemoryError. Unset: half the machine's memory divided by repair_workers "
+        "(at least 1024); 0: no limit.")
     test_command: Annotated[list[str] | None, NoDecode] = Field(
         None, description="How the repo's tests run, e.g. [\"pytest\", \"tests/unit\"], \"python -m unittest\" or "
         "\"tox -e py311 --\" (a string is split as a shell would); a bare python or pytest is the repo's. Unset: the "
@@ -206,6 +211,13 @@ class CodurConfig(BaseSettings):
         if info.field_name == "test_command" and words is not None and not any(words):
             raise ValueError("empty test command")
         return words
+
+    @model_validator(mode="after")
+    def _default_test_memory(self) -> CodurConfig:
+        """``test_memory_mb`` unset: :func:`codur.sandbox.limits.default_test_memory_mb` of the workers."""
+        if self.test_memory_mb is None:
+            self.test_memory_mb = default_test_memory_mb(self.repair_workers) or 0
+        return self
 
     @model_validator(mode="after")
     def _agents_are_complete(self) -> CodurConfig:

@@ -89,6 +89,7 @@ class CodurContext:
                 )
                 executor.ctx.env_allow = tuple(c.tool_env_allow)
                 executor.ctx.test_command = resolve_tests(Path(key), c.test_command)
+                executor.ctx.memory_mb = c.test_memory_mb or None
                 self._tools[key] = executor
                 self._bind(executor)
             return self._tools[key]

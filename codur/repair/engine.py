@@ -91,14 +91,15 @@ class RepairSession:
     names the tests that failed in a whole-suite run before any change (None: unknown, so
     the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
     that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
-    suite).
+    suite). ``memory_mb``: each test run's address-space limit, MiB (None: none).
     """
 
     def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
                  mutant_timeout_s: float = 20.0, deadline: float | None = None, focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0):
+                 failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        self.memory_mb = memory_mb
         self.repo = Path(repo).resolve()
         self.command = test_cmd if isinstance(test_cmd, testcmd.TestCommand) else testcmd.resolve(self.repo, test_cmd)
         self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
@@ -119,6 +120,8 @@ class RepairSession:
         try:
             _start_workers(self.repo, self.command, self.n_workers, self.pool)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
+            for copy in self.copies:
+                copy.memory_mb = self.memory_mb
             self._localize()
         except BaseException:
             self.close(keep=False)

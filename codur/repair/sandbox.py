@@ -44,6 +44,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     hidden_in_sandbox,
     interpreter_paths,
 )
+from codur.sandbox.limits import MEMORY_ENV, address_space_limit
 from codur.testing import command as testcmd
 
 _lock = threading.Lock()
@@ -134,7 +135,8 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: floa
     at most ``timeout_s`` seconds; return (exit code, timed out). Under bwrap when it works:
     the scratch area read-write, ``origin`` (the repo), ``argv[0]``'s prefix and the repo's
     ``interpreter`` (a script may call it) bound back when under /tmp or the home, report
-    files through the spool. ``on_start`` gets the function that kills it."""
+    files through the spool; its address space limited to ``env``'s :data:`MEMORY_ENV` MiB
+    when set. ``on_start`` gets the function that kills it."""
     finish = None
     if problem() is None:
         seen = readable(origin, *interpreter_paths(argv[0]), *interpreter_paths(interpreter))
@@ -142,7 +144,8 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: floa
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
         argv = confine(argv, cwd, seen)
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            preexec_fn=address_space_limit(int(env.get(MEMORY_ENV) or 0)))
     on_start(functools.partial(_killpg, proc.pid))
     try:
         return proc.wait(timeout=timeout_s), False

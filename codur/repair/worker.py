@@ -29,6 +29,7 @@ from typing import Self
 
 from codur.repair import sandbox
 from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
+from codur.sandbox.limits import MEMORY_ENV
 from codur.testing import command as testcmd
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
@@ -258,6 +259,7 @@ class Worker:
         self.command = command
         self.runner = runner
         self.origin = Path(repo).absolute()
+        self.memory_mb: int | None = None  # each run's address-space limit, MiB (set by the session)
         self.confined = sandbox.problem() is None  # says once when not (from the caller's thread: its trace)
         self.tmp = Path(tempfile.mkdtemp(prefix=f"w{index}-", dir=sandbox.scratch_root()))
         self.root = self.tmp / "repo"
@@ -280,7 +282,9 @@ class Worker:
         """Run pytest with ``args`` (or the whole non-pytest command) in the copy.
 
         ``timeout_s`` is in seconds; a pytest run also ends as "timeout" when a test hit
-        the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). Returns a
+        the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). With
+        :attr:`memory_mb` the run's address space is limited (a test past it fails with a
+        MemoryError). Returns a
         :class:`RunResult`; raises RuntimeError if the runner died.
         """
         start = time.monotonic()
@@ -289,6 +293,8 @@ class Worker:
                 return RunResult("aborted", -9, 0.0)
         if self.command.is_pytest:
             env = {**(env or {}), "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
+        if self.memory_mb:
+            env = {**(env or {}), MEMORY_ENV: str(self.memory_mb)}
         if self.runner is not None:
             code, timed_out = self.runner.run(self.root, args, env or {}, timeout_s, self._started)
         else:

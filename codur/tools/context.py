@@ -119,6 +119,9 @@ class ToolContext:
             time code runs without bubblewrap.
         test_command: how the repo's tests and code run (:mod:`codur.testing.command`): set
             once by the run from its settings; :meth:`tests` resolves the default otherwise.
+        memory_mb: the address-space limit (RLIMIT_AS) of every process :meth:`run` starts,
+            MiB (config ``test_memory_mb``); None: no limit. Past it an allocation fails
+            (a MemoryError in Python), so a test that eats memory fails like any test.
     """
 
     root: Path
@@ -136,6 +139,7 @@ class ToolContext:
     on_event: Callable[[dict], None] | None = None
     gate: CallGate = field(default_factory=CallGate, repr=False)
     test_command: TestCommand | None = None
+    memory_mb: int | None = None
     _fallback_noted: bool = field(default=False, repr=False)
 
     def tests(self) -> TestCommand:
@@ -374,7 +378,8 @@ class ToolContext:
             self._note_fallback(problem)
         try:
             res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
-                              on_start=on_start, cancel=self.cancel, stop_on_output=stop_on_output)
+                              on_start=on_start, cancel=self.cancel, stop_on_output=stop_on_output,
+                              memory_mb=self.memory_mb)
         except FileNotFoundError:
             raise ToolError(f"command not found: {argv[0]}") from None
         except PermissionError:

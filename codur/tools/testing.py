@@ -161,10 +161,24 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
             (passed if proc.exit_code == 0 else failed).append(WHOLE_COMMAND)
             if proc.exit_code != 0:
                 tracebacks[WHOLE_COMMAND] = output[-3000:]
+    _note_memory_limit(ctx, tracebacks)
     counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
     summary = ", ".join(f"{n} {w}" for n, w in counts if n)
     return TestReport(passed, failed, skipped, tracebacks, proc.exit_code,
                       summary or "no tests ran", output, proc.duration_s)
+
+
+def _note_memory_limit(ctx: ToolContext, tracebacks: dict[str, str]) -> None:
+    """Say why a test ended in a MemoryError under the address-space limit (``ctx.memory_mb``):
+    a line under its traceback (what the model reads) and a ``tests.memory_limit`` event."""
+    if not ctx.memory_mb:
+        return
+    hit = sorted(t for t, text in tracebacks.items() if "MemoryError" in text)
+    why = f"(the test process may use {ctx.memory_mb} MiB of address space: setting test_memory_mb)"
+    for tid in hit:
+        tracebacks[tid] = f"{tracebacks[tid]}\n{why}"
+    if hit and ctx.on_event is not None:
+        ctx.on_event({"event_type": "tests.memory_limit", "tests": hit, "memory_mb": ctx.memory_mb})
 
 
 _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
