@@ -104,6 +104,9 @@ class RunMetadata(BaseModel):
         session_id, resumed_from: the session and, for a resumed run, the checkpoint it continued from.
         trace_path, run_dir: the run's trace (JSON lines) and folder.
         request: the caller's ``RunRequest.metadata``.
+        tests_changed: what the repo's own tests changed when they ran in place (observe, verify,
+            ``run_pytest``), each ``{"path", "change": modified|deleted|created, "restorable"}``;
+            ``codur undo`` puts the restorable ones back.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -122,6 +125,7 @@ class RunMetadata(BaseModel):
     trace_path: Path | None = None
     run_dir: Path | None = None
     request: dict[str, Any] = Field(default_factory=dict)
+    tests_changed: list[dict[str, Any]] = Field(default_factory=list)
 
     def __getitem__(self, key: str) -> Any:
         try:

@@ -6,6 +6,7 @@ pytest's own JUnit XML report, not from scraping its console.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from codur.sandbox.secrets import redact
 from codur.testing.command import TestCommand
+from codur.tools import snapshot
 from codur.tools.context import ToolContext
 
 NO_TESTS_COLLECTED = 5
@@ -129,10 +131,39 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
         env: extra environment variables for the test process; under bubblewrap, files they
             name in a temp folder stay writable (and visible to the caller).
 
+    What the run changed in the repo is reported and kept for ``codur undo``
+    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event).
+
     Raises:
         ToolError: the command is not found or cannot start, or the run was cancelled.
     """
     command = ctx.tests()
+    before = snapshot.take(ctx)
+    try:
+        return _run_tests(ctx, command, selection, timeout_s, extra_args, env)
+    finally:
+        _note_changes(ctx, before)
+
+
+def _note_changes(ctx: ToolContext, before: dict[str, snapshot.FileState]) -> None:
+    """Report what the run changed in the repo (:mod:`codur.tools.snapshot`): a
+    ``tests.changed_files`` event, and each before-content kept in the change journal."""
+    found = snapshot.changes(ctx, before)
+    if not found:
+        return
+    for change in found:
+        if change.restorable:
+            ctx.journal.record_original(change.path, None if change.change == "created" else before[change.path].data)
+    message = "; ".join(c.message for c in found)
+    if ctx.on_event is None:
+        logging.getLogger("codur.tools").warning(message)
+        return
+    ctx.on_event({"event_type": "tests.changed_files", "message": message,
+                  "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
+
+
+def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None, timeout_s: float | None,
+               extra_args: list[str] | None, env: dict[str, str] | None) -> TestReport:
     with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
         xml = Path(tmp) / "report.xml"
         flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",

@@ -189,6 +189,8 @@ class Progress:
             return self._reply_line(event)
         if name == "tests.command":
             return f"   ↳ tests: {escape(str(event.get('command', '')))}"
+        if name == "tests.changed_files":
+            return f"   [yellow]! {escape(str(event.get('message', ''))[:300])}[/]"
         if name == "tests.setup_failed":
             return f"   [red]! the tests could not start: {escape(str(event.get('problem', ''))[:300])}[/]"
         if name == "sandbox.fallback":  # the tools and repair's test runs may both say it: once per run
