@@ -156,6 +156,10 @@ class CodurConfig(BaseSettings):
     tool_timeout_s: float = Field(120.0, gt=0, description="Limit for a tool that runs code, seconds.")
     tool_output_chars: int = Field(6000, ge=100, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    allow_risky_patches: bool = Field(
+        False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
+        "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "
+        "a patch is written only when the user approves it under --confirm.")
     tool_env_allow: list[str] = Field(
         default_factory=list, description="Environment variables (exact names) passed to the code tools run, beyond "
         "codur.sandbox.bwrap.ENV_ALLOW (PATH, HOME, the locale, TERM, TMPDIR, VIRTUAL_ENV, PYTHONPATH and the "

@@ -107,6 +107,8 @@ class RunMetadata(BaseModel):
         tests_changed: what the repo's own tests changed when they ran in place (observe, verify,
             ``run_pytest``), each ``{"path", "change": modified|deleted|created, "restorable"}``;
             ``codur undo`` puts the restorable ones back.
+        risky_patches: writes that added risky code (:mod:`codur.tools.risk`), each
+            ``{"path", "findings", "approved"}``; an unapproved one was not written.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -126,6 +128,7 @@ class RunMetadata(BaseModel):
     run_dir: Path | None = None
     request: dict[str, Any] = Field(default_factory=dict)
     tests_changed: list[dict[str, Any]] = Field(default_factory=list)
+    risky_patches: list[dict[str, Any]] = Field(default_factory=list)
 
     def __getitem__(self, key: str) -> Any:
         try:

@@ -38,6 +38,7 @@ from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of
 from codur.sandbox.secrets import redact
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
+from codur.tools import risk
 from codur.tools.errors import CallGate, ToolError
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
 from codur.tools.reading import decode_source, encode_source, read_bytes_bounded  # noqa: F401  (re-exported)
@@ -122,6 +123,12 @@ class ToolContext:
         memory_mb: the address-space limit (RLIMIT_AS) of every process :meth:`run` starts,
             MiB (config ``test_memory_mb``); None: no limit. Past it an allocation fails
             (a MemoryError in Python), so a test that eats memory fails like any test.
+        allow_risky: write a Python file whose change adds risky code (network, processes,
+            eval/exec, files outside the repo: :mod:`codur.tools.risk`) without asking
+            (config ``allow_risky_patches``); else
+        confirm_risky: ``confirm_risky(path, findings) -> bool`` approves such a write (the
+            CLI's ``--confirm``); without either the write is refused. Either way a
+            ``patch.risky`` event names the path, the findings and whether it was approved.
     """
 
     root: Path
@@ -140,6 +147,8 @@ class ToolContext:
     gate: CallGate = field(default_factory=CallGate, repr=False)
     test_command: TestCommand | None = None
     memory_mb: int | None = None
+    allow_risky: bool = False
+    confirm_risky: Callable[[str, list[str]], bool] | None = None
     _fallback_noted: bool = field(default=False, repr=False)
 
     def tests(self) -> TestCommand:
@@ -249,6 +258,9 @@ class ToolContext:
                 self._no_symlink(path)
             targets.append((p, content))
         encoded = {p: encode_source(content, self.rel(p)) for p, content in targets if content is not None}
+        for p, content in targets:
+            if content is not None and p.suffix == ".py":
+                self._check_risk(p, content)
         before = {p: p.read_bytes() if p.is_file() else None for p, _ in targets}
         for p, _ in targets:
             self.journal.record(p)
@@ -269,6 +281,23 @@ class ToolContext:
                     atomic_write_bytes(p, old)
             raise
         return [p for p, _ in targets]
+
+    def _check_risk(self, p: Path, content: str) -> None:
+        """Refuse (ToolError) a write of ``p`` whose ``content`` adds risky code, unless approved."""
+        rel = self.rel(p)
+        try:
+            before = decode_source(p.read_bytes(), rel) if p.is_file() else None
+        except (OSError, ToolError):
+            before = None
+        found = risk.added(before, content)
+        if not found:
+            return
+        approved = self.allow_risky or (self.confirm_risky is not None and self.confirm_risky(rel, found))
+        if self.on_event:
+            self.on_event({"event_type": "patch.risky", "path": rel, "findings": found, "approved": approved})
+        if not approved:
+            raise ToolError(f"{rel}: the change adds risky code ({'; '.join(found)}) and was not written; the user "
+                            "must approve it (--confirm, or the setting allow_risky_patches)")
 
     def write_text(self, path: str, content: str) -> Path:
         """Write a file atomically, recording its original in the journal."""

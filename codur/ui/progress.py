@@ -189,6 +189,10 @@ class Progress:
             return self._reply_line(event)
         if name == "tests.command":
             return f"   ↳ tests: {escape(str(event.get('command', '')))}"
+        if name == "patch.risky":
+            verdict = "approved, written" if event.get("approved") else "not written: not approved"
+            return (f"   [red]! risky change to {escape(str(event.get('path', '')))}: "
+                    f"{escape('; '.join(event.get('findings') or []))[:300]} ({verdict})[/]")
         if name == "tests.changed_files":
             return f"   [yellow]! {escape(str(event.get('message', ''))[:300])}[/]"
         if name == "tests.setup_failed":
