@@ -22,7 +22,8 @@ What it does:
     scratch directory, a private /tmp, no network, its own PID namespace (a child that
     called ``setsid`` dies with it), the sandbox killed with its bwrap process; else as
     before, with only the limits, the group kill and the allowlist;
-  * truncates stdout and stderr past ``max_output_chars`` with a visible note;
+  * truncates stdout and stderr past ``max_output_chars`` with a visible note, and
+    redacts the secrets they show (:mod:`codur.sandbox.secrets`);
   * carries bridge calls (llm_query, rlm_query, batch_rlm_query) to the parent over
     the worker's own pipes: no socket is opened.
 
@@ -54,6 +55,7 @@ from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
 from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, spawn
 from codur.sandbox.process import kill_process_group
+from codur.sandbox.secrets import redact
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]
@@ -263,8 +265,8 @@ class Sandbox:
             return CodeExecution(code, error=(
                 f"WorkerDied: {note}; the REPL was restarted: every variable is lost (context is loaded again)"),
                 duration_s=time.monotonic() - t0)
-        return CodeExecution(code, reply.get("stdout", ""), reply.get("stderr", ""), reply.get("error"),
-                             float(reply.get("duration_s", time.monotonic() - t0)))
+        return CodeExecution(code, redact(reply.get("stdout", "")).text, redact(reply.get("stderr", "")).text,
+                             reply.get("error"), float(reply.get("duration_s", time.monotonic() - t0)))
 
     def get_variable(self, name: str) -> tuple[bool, str | None]:
         """(found, str(value)) of a REPL variable, for FINAL_VAR."""

@@ -158,3 +158,10 @@ def test_json_context():
     with Sandbox([{"id": 1}, {"id": 2}]) as sb:
         assert sb.context_info["context_type"] == "list"
         assert sb.execute("print(sum(d['id'] for d in context))").stdout == "3\n"
+
+
+def test_printed_secrets_are_redacted():
+    """Issue 21, item 2: what the REPL prints reaches the RLM model with its secrets redacted."""
+    with Sandbox("") as sb:
+        out = sb.execute("print('key', 'AKIA' + 'IOSFODNN7EXAMPLE')").stdout
+    assert out == "key [REDACTED AWS Access Key]\n"
