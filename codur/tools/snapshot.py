@@ -3,8 +3,9 @@
 The repo's own tests run in place (observe, verify, ``run_pytest``) and may write,
 delete or create files. Before each such run every file of the repo, tracked or not
 (:meth:`ToolContext.walk`: not .git, .codur, virtualenvs, caches), is noted by path,
-size and mtime, with its bytes and SHA-256 when it is at most :data:`KEEP_BYTES`; after
-it, a file whose size or mtime moved is hashed again. Each change is reported
+size and mtime, with its bytes and SHA-256 when it is at most :data:`KEEP_BYTES` (and
+:data:`KEEP_TOTAL_BYTES` in all are not yet kept); after it, a file whose size or mtime
+moved is hashed again. Each change is reported
 (``the test suite deleted important.txt``) and its before-content recorded in the change
 journal, so the run's diff shows it and ``codur undo`` puts it back.
 """
@@ -21,8 +22,10 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from codur.tools.context import ToolContext
 
-#: Files up to this size (bytes) are kept whole before a test run, to be put back.
+#: Files up to this size (bytes) are kept whole before a test run, to be put back ...
 KEEP_BYTES = 1_000_000
+#: ... until this many bytes are kept in all; later files are noted by size and mtime only.
+KEEP_TOTAL_BYTES = 64_000_000
 
 Change = Literal["modified", "deleted", "created"]
 
@@ -41,7 +44,7 @@ class FileState:
 @dataclass(frozen=True)
 class FileChange:
     """A change a test run made: ``path`` (repo-relative, POSIX), ``change``, and whether its
-    before-content was kept (``restorable``: False for a file over :data:`KEEP_BYTES`)."""
+    before-content was kept (``restorable``: False past :data:`KEEP_BYTES` or :data:`KEEP_TOTAL_BYTES`)."""
 
     path: str
     change: Change
@@ -53,16 +56,19 @@ class FileChange:
 
 
 def take(ctx: ToolContext) -> dict[str, FileState]:
-    """Every regular file of the repo (see the module doc) by relative path."""
-    out = {}
+    """Every regular file of the repo (see the module doc) by relative path; the bytes of
+    those up to :data:`KEEP_BYTES`, while :data:`KEEP_TOTAL_BYTES` are not reached."""
+    out, kept = {}, 0
     for path in ctx.walk("."):
         try:
             info = path.lstat()
             if not stat.S_ISREG(info.st_mode):
                 continue
-            data = path.read_bytes() if info.st_size <= KEEP_BYTES else None
+            keep = info.st_size <= KEEP_BYTES and kept + info.st_size <= KEEP_TOTAL_BYTES
+            data = path.read_bytes() if keep else None
         except OSError:
             continue
+        kept += len(data or b"")
         digest = hashlib.sha256(data).hexdigest() if data is not None else None
         out[ctx.rel(path)] = FileState(info.st_size, info.st_mtime_ns, data, digest)
     return out
