@@ -156,6 +156,9 @@ class CodurConfig(BaseSettings):
     tool_timeout_s: float = Field(120.0, gt=0, description="Limit for a tool that runs code, seconds.")
     tool_output_chars: int = Field(6000, ge=100, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    sandbox_network: bool = Field(
+        False, description="Under bubblewrap, let the code the tools run (the repo's tests in observe and verify, "
+        "run_pytest, run_python_file) reach the network; repair's candidate runs and the RLM worker stay offline.")
     allow_risky_patches: bool = Field(
         False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
         "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "

@@ -137,14 +137,15 @@ def private_home() -> Path | None:
 
 
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
-               readable: Iterable[Path] = ()) -> list[str]:
+               readable: Iterable[Path] = (), network: bool = False) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
     namespace.
 
     ``readable``: paths the private /tmp or home would hide, bound back read-only (see
-    :func:`hidden`), e.g. an interpreter's venv under ``~``. ``--die-with-parent`` is tied
+    :func:`hidden`), e.g. an interpreter's venv under ``~``. ``network``: keep the host's
+    network (the setting ``sandbox_network``) instead of none. ``--die-with-parent`` is tied
     by the kernel to the *thread* that started bwrap: a server that outlives that thread
     must be started from one that lives as long as codur (see :func:`spawn`).
     """
@@ -161,7 +162,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
             cmd += ["--ro-bind", str(root / name), str(root / name)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
-    cmd += ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
+    cmd += [] if network else ["--unshare-net"]
+    cmd += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
             "--", *argv]
     return cmd
 

@@ -129,6 +129,8 @@ class ToolContext:
         confirm_risky: ``confirm_risky(path, findings) -> bool`` approves such a write (the
             CLI's ``--confirm``); without either the write is refused. Either way a
             ``patch.risky`` event names the path, the findings and whether it was approved.
+        network: under bubblewrap, let the processes :meth:`run` starts reach the network
+            (config ``sandbox_network``); default none.
     """
 
     root: Path
@@ -148,6 +150,7 @@ class ToolContext:
     test_command: TestCommand | None = None
     memory_mb: int | None = None
     allow_risky: bool = False
+    network: bool = False
     confirm_risky: Callable[[str, list[str]], bool] | None = None
     _fallback_noted: bool = field(default=False, repr=False)
 
@@ -397,7 +400,7 @@ class ToolContext:
             # what the private /tmp and home would hide: the program's prefix, the interpreters a
             # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
             pythons = [sys.executable, *([self.test_command.interpreter] if self.test_command else [])]
-            command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable,
+            command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable, network=self.network,
                                  readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                              interpreter_paths(py)),
                                                   *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))

@@ -227,3 +227,29 @@ def test_printed_key_material_is_redacted_in_both_modes(mode, home_with_a_key: P
     assert redacted and "AWS Access Key" in redacted[0]["kinds"]
     calls = [e for e in events if e["event_type"] == "tool.call"]
     assert "AKIAIOSFODNN7EXAMPLE" not in json.dumps(calls) and "CANARY" not in json.dumps(calls)
+
+
+@needs_bwrap
+def test_the_network_is_cut_unless_the_setting_allows_it(repo: Path) -> None:
+    """Issue 21, item 2: no network under bwrap (its own namespace: loopback only), unless
+    ``sandbox_network``; a listener on the host's loopback tells the two apart."""
+    import socket
+    import threading as _threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    _threading.Thread(target=lambda: server.accept()[0].close(), daemon=True).start()
+    (repo / "dial.py").write_text(
+        "import socket, sys\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
+        "    print('reached')\n"
+        "except OSError as exc:\n"
+        "    print('cut', type(exc).__name__)\n")
+    ex = ToolExecutor(repo)
+    try:
+        assert "cut ConnectionRefusedError" in ex.execute("run_python_file", {"path": "dial.py"}).output
+        ex.ctx.network = True  # what CodurConfig(sandbox_network=True) sets
+        assert "reached" in ex.execute("run_python_file", {"path": "dial.py"}).output
+    finally:
+        server.close()
