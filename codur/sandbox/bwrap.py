@@ -176,11 +176,29 @@ def interpreter_paths(python: str) -> tuple[Path, ...]:
     return prefixes + (_sys_path(str(exe.absolute())) if exe.name.lower().startswith("python") else ())
 
 
+#: Prints sys.path and the folders setuptools' editable finders map packages to (their
+#: ``__editable___*_finder`` modules' MAPPING), as JSON.
+_SYS_PATH = ("import sys, json\n"
+             "mapped = [v for m in list(sys.modules.values()) if getattr(m, '__name__', '').startswith('__editable__')"
+             " for v in getattr(m, 'MAPPING', {}).values()]\n"
+             "print(json.dumps(sys.path + mapped))")
+
+
 @functools.cache
 def _sys_path(python: str) -> tuple[Path, ...]:
-    """The folders on ``python``'s ``sys.path`` (asked once per process; () when it cannot say)."""
+    """The folders on ``python``'s ``sys.path``, and those its editable installs map packages
+    to (asked once per process; () when it cannot say).
+
+    Asking runs the interpreter's start-up (its ``.pth`` files may run code): under bwrap
+    when one works, with the whole filesystem read-only and no network, so that code can
+    neither change nor send anything."""
+    argv = [python, "-c", _SYS_PATH]
+    bwrap = None if sandbox_disabled() else bwrap_executable()
+    if bwrap is not None:
+        argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
+                "--die-with-parent", "--", *argv]
     try:
-        res = subprocess.run([python, "-c", "import sys, json; print(json.dumps(sys.path))"], cwd="/",
+        res = subprocess.run(argv, cwd="/",
                              capture_output=True, text=True, timeout=20, check=False, env=allowed_env(),
                              stdin=subprocess.DEVNULL)
         entries = json.loads(res.stdout) if res.returncode == 0 else []
