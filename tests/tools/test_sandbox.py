@@ -272,7 +272,8 @@ def test_a_venv_in_the_private_home_and_its_pth_paths_stay_visible(home_with_a_k
     site = next((venv / "lib").glob("python3*/site-packages"))
     (site / "homemade.pth").write_text(f"{lib}\n")
     (home_with_a_key / "use_it.py").write_text(
-        "import os, homemade\nprint('answer', homemade.ANSWER)\nprint('ssh', os.path.exists(os.path.expanduser('~/.ssh')))\n")
+        "import os, homemade\nprint('answer', homemade.ANSWER)\n"
+        "print('ssh', os.path.exists(os.path.expanduser('~/.ssh')))\n")
     ex = ToolExecutor(home_with_a_key)
     python = str(venv / "bin" / "python")
     ex.ctx.test_command = TestCommand((python, "-m", "pytest"), python, (), python, ".venv", True)
