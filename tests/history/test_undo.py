@@ -141,7 +141,9 @@ def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo:
     subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
     subprocess.run([*git, "commit", "-qm", "start"], cwd=repo, check=True)
     before = snapshot(repo)
-    result = scripted_run(repo, ["I will not change anything."], max_turns=1)
+    # keep_failed: the failed run keeps what happened, so codur undo is what puts it back (without
+    # it the failed run reverts the suite's deletion itself: test_failed_run_reverts.py)
+    result = scripted_run(repo, ["I will not change anything."], max_turns=1, keep_failed=True)
     assert not (repo / "important.txt").exists()
     assert result.metadata.tests_changed == [{"path": "important.txt", "change": "deleted", "restorable": True}]
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
@@ -153,3 +155,15 @@ def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo:
     assert undone.exit_code == 0, undone.output
     assert "restored important.txt" in undone.stdout
     assert snapshot(repo) == before
+
+
+def test_a_failed_run_puts_back_what_the_test_suite_deleted(repo: Path):
+    import subprocess
+
+    (repo / "important.txt").write_text("the user's notes\n")
+    (repo / "conftest.py").write_text("import pathlib\n\n"
+                                      "pathlib.Path(__file__).with_name('important.txt').unlink(missing_ok=True)\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    result = scripted_run(repo, ["I will not change anything."], max_turns=1)
+    assert not result.ok and result.metadata.reverted
+    assert (repo / "important.txt").read_text() == "the user's notes\n"
