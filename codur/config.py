@@ -42,6 +42,7 @@ from codur.config_sources import (
     served_model,
     source_values,
 )
+from codur.sandbox.limits import default_test_memory_mb
 from codur.testing.command import TestCommandError
 from codur.testing.command import resolve as resolve_tests
 
@@ -57,28 +58,28 @@ class ModelProfile(BaseModel):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     model: str = Field("qwen2.5-coder-1.5b-instruct", description="Model name sent to the endpoint.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
-    temperature: float = Field(0.0, description="Sampling temperature.")
-    max_tokens: int = Field(768, description="Completion cap per call, tokens.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int = Field(768, ge=1, description="Completion cap per call, tokens.")
     timeout_s: float = Field(300.0, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left).")
     native_tools: bool | None = Field(
         None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
         "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
-    usd_per_mtok_in: float = Field(0.0, description="Price of a million prompt tokens, USD.")
-    usd_per_mtok_out: float = Field(0.0, description="Price of a million completion tokens, USD.")
+    usd_per_mtok_in: float = Field(0.0, ge=0, description="Price of a million prompt tokens, USD.")
+    usd_per_mtok_out: float = Field(0.0, ge=0, description="Price of a million completion tokens, USD.")
 
 
 class LocalModelSettings(BaseModel):
     """The embedded Qwen2.5-Coder served by xllamacpp on 127.0.0.1."""
 
-    n_ctx: int = Field(8192, description="Context window, tokens.")
-    threads: int = Field(2, description="CPU threads for generation and prompt processing.")
+    n_ctx: int = Field(8192, ge=512, description="Context window, tokens.")
+    threads: int = Field(2, ge=1, description="CPU threads for generation and prompt processing.")
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
-    start_timeout_s: float = Field(120.0, description="Wait for /health at most this long, seconds.")
-    max_tokens: int = Field(512, description="Completion cap per call, tokens.")
-    parallel: int = Field(1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
+    start_timeout_s: float = Field(120.0, gt=0, description="Wait for /health at most this long, seconds.")
+    max_tokens: int = Field(512, ge=1, description="Completion cap per call, tokens.")
+    parallel: int = Field(1, ge=1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
                           "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
                           "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
-    verbosity: int = Field(0, description="llama.cpp log verbosity (0 silent, 3 debug).")
+    verbosity: int = Field(0, ge=0, le=3, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
 
 TaskTypeName = Literal["code_fix", "code_generation", "code_validation", "code_analysis", "file_operation",
@@ -98,7 +99,7 @@ class AgentConfig(BaseModel):
         None, description="llm agents: the TaskTypes it serves, the first used when the plan's is not among them; "
         "default: the plan's.")
     command: list[str] = Field(default_factory=list, description="cli agents: argv; '{prompt}' is replaced.")
-    timeout_s: float = Field(600.0, description="cli agents: wall-clock limit, seconds.")
+    timeout_s: float = Field(600.0, gt=0, description="cli agents: wall-clock limit, seconds.")
     target: str | None = Field(
         None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
         description="python agents: 'package.module:Class'; default: the entry point of the agent's name in the "
@@ -164,11 +165,19 @@ class CodurConfig(BaseSettings):
         "(status rate_limited if the run ends on it).")
     tool_policy: Literal["auto", "read_only", "confirm_writes"] = Field("auto")
     tool_timeout_s: float = Field(120.0, gt=0, description="Limit for a tool that runs code, seconds.")
-    tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
+    tool_output_chars: int = Field(6000, ge=100, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    sandbox_network: bool = Field(
+        False, description="Under bubblewrap, let the code the tools run (the repo's tests in observe and verify, "
+        "run_pytest, run_python_file) reach the network; repair's candidate runs and the RLM worker stay offline.")
+    allow_risky_patches: bool = Field(
+        False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
+        "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "
+        "a patch is written only when the user approves it under --confirm.")
     tool_env_allow: list[str] = Field(
-        default_factory=list, description="Environment variables passed to the code tools run, beyond PATH, HOME, "
-        "LANG, LC_*, TERM, TMPDIR, PYTHON* and VIRTUAL_ENV (JSON list in CODUR_TOOL_ENV_ALLOW).")
+        default_factory=list, description="Environment variables (exact names) passed to the code tools run, beyond "
+        "codur.sandbox.bwrap.ENV_ALLOW (PATH, HOME, the locale, TERM, TMPDIR, VIRTUAL_ENV, PYTHONPATH and the "
+        "interpreter's own settings); JSON list in CODUR_TOOL_ENV_ALLOW.")
     critic: bool | None = Field(
         None, description="Let the critic model verify (a tool loop that picks the checks and answers a "
         "verdict; with tests it explains a failure and the tests decide); None: yes for an endpoint, and for "
@@ -184,15 +193,20 @@ class CodurConfig(BaseSettings):
         "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent. "
         "In a variable: CODUR_FIXERS=mutation,sampling (or a JSON list).")
     mutation_time_box_s: float = Field(
-        5.0, description="Seconds of mutation search after localization before the model samples; the rest of "
+        5.0, ge=0, description="Seconds of mutation search after localization before the model samples; the rest of "
         "the mutants run after the model's candidates.")
-    samples: int = Field(6, description="Model patch samples (K) drawn per run.")
+    samples: int = Field(6, ge=0, description="Model patch samples (K) drawn per run.")
     sample_format: Literal["function", "search_replace", "udiff"] = Field(
         "function", description="What a model sample writes: the function whole, SEARCH/REPLACE blocks, or a "
         "unified diff (bench/agent compares them).")
-    sample_max_lines: int = Field(80, description="Longest function shown whole to the sampling model, lines.")
-    patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
-    repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")
+    sample_max_lines: int = Field(80, ge=1, description="Longest function shown whole to the sampling model, lines.")
+    patch_time_budget_s: float = Field(
+        300.0, ge=0, description="Wall-clock limit of the candidate-patch search, seconds.")
+    repair_workers: int = Field(4, ge=1, description="Parallel workers that test candidate patches.")
+    test_memory_mb: int | None = Field(
+        None, ge=0, description="Address-space limit (RLIMIT_AS) of each test process codur starts, MiB: a test "
+        "that allocates more fails with a MemoryError. Unset: half the machine's memory divided by repair_workers "
+        "(at least 1024); 0: no limit.")
     test_command: Annotated[list[str] | None, NoDecode] = Field(
         None, description="How the repo's tests run, e.g. [\"pytest\", \"tests/unit\"], \"python -m unittest\" or "
         "\"tox -e py311 --\" (a string is split as a shell would); a bare python or pytest is the repo's. Unset: the "
@@ -228,6 +242,13 @@ class CodurConfig(BaseSettings):
             text = value.strip()
             return json.loads(text) if text.startswith("[") else [w for w in re.split(r"[,\s]+", text) if w]
         return value
+
+    @model_validator(mode="after")
+    def _default_test_memory(self) -> CodurConfig:
+        """``test_memory_mb`` unset: :func:`codur.sandbox.limits.default_test_memory_mb` of the workers."""
+        if self.test_memory_mb is None:
+            self.test_memory_mb = default_test_memory_mb(self.repair_workers) or 0
+        return self
 
     @model_validator(mode="after")
     def _agents_are_complete(self) -> CodurConfig:

@@ -107,6 +107,11 @@ class RunMetadata(BaseModel):
         reverted: the run did not succeed and its edits were put back (``diff`` and
             ``files_changed`` are then what it attempted; setting ``keep_failed`` keeps them).
         attempt_path: the attempted diff of a reverted run, ``<run_dir>/attempt.patch``.
+        tests_changed: what the repo's own tests changed when they ran in place (observe, verify,
+            ``run_pytest``), each ``{"path", "change": modified|deleted|created, "restorable"}``;
+            ``codur undo`` puts the restorable ones back.
+        risky_patches: writes that added risky code (:mod:`codur.tools.risk`), each
+            ``{"path", "findings", "approved"}``; an unapproved one was not written.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -127,6 +132,8 @@ class RunMetadata(BaseModel):
     request: dict[str, Any] = Field(default_factory=dict)
     reverted: bool = False
     attempt_path: Path | None = None
+    tests_changed: list[dict[str, Any]] = Field(default_factory=list)
+    risky_patches: list[dict[str, Any]] = Field(default_factory=list)
 
     def __getitem__(self, key: str) -> Any:
         try:

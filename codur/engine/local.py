@@ -154,6 +154,8 @@ class _Run:
                                  confirm=components.policies.confirm, tools=components.tools)
         self.tools: ToolExecutor = self.ctx.tools(request.repo)
         self.timings = {"tools_s": 0.0, "tests_s": 0.0, "repair_s": 0.0}
+        self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
+        self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
         self._patch_started: float | None = None
 
     # events -----------------------------------------------------------------------------
@@ -166,6 +168,10 @@ class _Run:
             self.timings["tools_s"] += float(event.get("duration_s", 0.0))
         elif kind == "tests.run":  # every pytest run of observe, verify and the test tools
             self.timings["tests_s"] += float(event.get("duration_s", 0.0))
+        elif kind == "tests.changed_files":
+            self.tests_changed += event.get("changes", [])
+        elif kind == "patch.risky":
+            self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
         elif kind == "patch.start":
             self._patch_started = float(event.get("ts", time.time()))
         elif kind == "patch.done" and self._patch_started is not None:
@@ -319,7 +325,8 @@ class _Run:
             limits={"max_turns": self.limits.max_turns, "timeout_s": self.limits.timeout_s,
                     "token_budget": self.limits.token_budget, "max_cost_usd": self.limits.max_cost_usd},
             session_id=self.request.session_id, resumed_from=resumed_from,
-            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata)
+            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
+            tests_changed=self.tests_changed, risky_patches=self.risky_patches)
         reason = final.get("reason", "")
         if status is RunStatus.RUNNING:
             status, reason = RunStatus.ERROR, "the graph stopped before done"

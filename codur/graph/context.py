@@ -94,6 +94,10 @@ class CodurContext:
                 )
                 executor.ctx.env_allow = tuple(c.tool_env_allow)
                 executor.ctx.test_command = resolve_tests(Path(key), c.test_command)
+                executor.ctx.memory_mb = c.test_memory_mb or None
+                executor.ctx.allow_risky = c.allow_risky_patches
+                executor.ctx.network = c.sandbox_network
+                executor.ctx.confirm_risky = getattr(self.confirm, "risky", None)  # the CLI's --confirm asks
                 self._tools[key] = executor
                 self._bind(executor)
             return self._tools[key]

@@ -131,7 +131,7 @@ def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[di
     from codur.repair import localize_faults
 
     try:
-        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0)
+        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0, memory_mb=ctx.memory_mb)
     except Exception:  # noqa: BLE001 - a hint, not a requirement
         return [], []
 

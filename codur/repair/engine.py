@@ -14,6 +14,7 @@ from codur.repair import localize, mutants, patch
 from codur.repair.checks import checks_for
 from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, search
 from codur.repair.selection import related_test_files
+from codur.repair.source import read_source
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
 from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
@@ -91,14 +92,15 @@ class RepairSession:
     names the tests that failed in a whole-suite run before any change (None: unknown, so
     the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
     that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
-    suite).
+    suite). ``memory_mb``: each test run's address-space limit, MiB (None: none).
     """
 
     def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
                  mutant_timeout_s: float = 20.0, deadline: float | None = None, focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0):
+                 failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        self.memory_mb = memory_mb
         self.repo = Path(repo).resolve()
         self.command = test_cmd if isinstance(test_cmd, testcmd.TestCommand) else testcmd.resolve(self.repo, test_cmd)
         self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
@@ -119,6 +121,8 @@ class RepairSession:
         try:
             _start_workers(self.repo, self.command, self.n_workers, self.pool)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
+            for copy in self.copies:
+                copy.memory_mb = self.memory_mb
             self._localize()
         except BaseException:
             self.close(keep=False)
@@ -174,9 +178,10 @@ class RepairSession:
         return f"{failing}, {len(self.checks.tests_for(files))} covering tests, then the whole suite"
 
     def original(self, rel: str) -> str:
-        """The original text of ``rel`` (read once; raises OSError / UnicodeDecodeError)."""
+        """The original text of ``rel``, in its declared coding (read once; raises OSError,
+        or ValueError when it does not decode: :func:`codur.repair.source.read_source`)."""
         if rel not in self.texts:
-            self.texts[rel] = (self.repo / rel).read_bytes().decode("utf-8")
+            self.texts[rel] = read_source(self.repo / rel, rel)
         return self.texts[rel]
 
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
@@ -344,7 +349,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     if apply:
         try:
             patch.write_atomic(repo / best.file, new, texts[best.file])
-        except (OSError, RuntimeError) as exc:
+        except (OSError, RuntimeError, ValueError) as exc:
             return done("error", diff=diff, stopped="found", message=str(exc), **info)
         message = f"patched {best.file}"
     return done("patched", diff=diff, files_changed=[best.file], patch_description=best.label,

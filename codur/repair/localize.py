@@ -35,6 +35,7 @@ from pathlib import Path
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
 from codur.sandbox.lifetime import die_with_parent, temp_dir
+from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.tools.errors import ToolError
@@ -193,7 +194,8 @@ def score(repo: Path, raw: dict) -> Localization:
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                     test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
-                    worker: Worker | None = None, select: list[str] | None = None) -> Localization:
+                    worker: Worker | None = None, select: list[str] | None = None,
+                    memory_mb: int | None = None) -> Localization:
     """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
 
     ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
@@ -203,8 +205,9 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     A pytest suite runs in the given :class:`Worker` (a copy of ``repo``), or else in
     ``repo`` through the warm pytest fork server (started if needed, kept for the next
     call), which saves the interpreter and pytest start-up. ``repo`` is never written to
-    (no bytecode, no pytest cache). Raises RuntimeError when the run yields no report
-    (pytest missing, run over ``run_timeout_s``).
+    (no bytecode, no pytest cache). ``memory_mb``: the run's address-space limit, MiB, when
+    it runs in ``repo`` (a worker has its own). Raises RuntimeError when the run yields no
+    report (pytest missing, run over ``run_timeout_s``).
     """
     repo = Path(repo).resolve()
     command = command or testcmd.resolve(repo, None)
@@ -215,6 +218,8 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         env = {"CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_SOURCE": str(root),
                "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s),
                "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
+        if memory_mb:
+            env[MEMORY_ENV] = str(memory_mb)
         plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
         args = list(command.pytest_args or ())
         if select and command.is_pytest:
@@ -240,7 +245,8 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             data = tmp / "coverage"
             if not command.is_pytest and _can_cover(argv[0]):
                 argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
-            proc = run_process(argv, cwd=repo, env=testcmd.plugin_env(**env), timeout_s=run_timeout_s)
+            proc = run_process(argv, cwd=repo, env=testcmd.plugin_env(**env), timeout_s=run_timeout_s,
+                               memory_mb=memory_mb)
             if proc.timed_out:
                 raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s")
             output = (proc.stdout + proc.stderr)[-4000:]

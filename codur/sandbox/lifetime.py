@@ -75,6 +75,20 @@ def die_with_parent() -> Callable[[], None] | None:
     return arm
 
 
+def preexec(*steps: Callable[[], None] | None) -> Callable[[], None] | None:
+    """One ``preexec_fn`` running ``steps`` in order (None ones skipped; e.g.
+    :func:`die_with_parent` and :func:`codur.sandbox.limits.address_space_limit`), or None."""
+    kept = tuple(step for step in steps if step is not None)
+    if len(kept) <= 1:
+        return kept[0] if kept else None
+
+    def run() -> None:
+        for step in kept:
+            step()
+
+    return run
+
+
 def _start_time(pid: int) -> str:
     """The start time of process ``pid`` in clock ticks since boot ("" if unknown)."""
     try:

@@ -97,6 +97,13 @@ def print_summary(console: Console, result: Any, tally: Tally) -> None:
                       highlight=False, soft_wrap=True)
     else:
         console.print(f"files changed: {escape(', '.join(changed)) if changed else '(none)'}", highlight=False)
+    for risky in meta.get("risky_patches") or []:  # flagged writes (codur.tools.risk)
+        verdict = "approved" if risky.get("approved") else "not written"
+        console.print(f"[red]risky change to {escape(str(risky.get('path')))} ({verdict}):[/] "
+                      f"{escape('; '.join(risky.get('findings') or []))}", highlight=False)
+    for change in meta.get("tests_changed") or []:  # what the repo's own tests did to it
+        console.print(f"[yellow]the test suite {escape(str(change.get('change')))} "
+                      f"{escape(str(change.get('path')))}[/]", highlight=False)
     print_diff(console, result.diff)
     if f["trace"]:
         console.print(f"trace: {escape(f['trace'])}", highlight=False, soft_wrap=True)

@@ -62,9 +62,10 @@ def start_codur(tmp_path: Path, mark: str, files: dict[str, str] = NEVER_ADVANCE
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CODUR_") and k != "VIRTUAL_ENV"}
-    # PYTHON* variables pass codur's environment allowlist: every child it starts carries the mark
+    # PYTHONPATH passes codur's environment allowlist and every child's PYTHONPATH keeps it: every
+    # child it starts carries the mark (a folder that does not exist changes no import)
     env.update({"CODUR_SANDBOX": "off", "CODUR_FIXERS": '["mutation"]', "TMPDIR": str(temp),
-                "PYTHON_CODUR_TEST_MARK": mark})
+                "PYTHONPATH": f"/nonexistent/{mark}"})
     repo = write_repo(tmp_path / "repo", files)
     return subprocess.Popen([str(CODUR), "run", "make the failing tests pass", "--repo", str(repo), "--quiet"],
                             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -147,7 +148,7 @@ time.sleep(600)
 def test_the_fork_server_its_runs_and_the_rlm_worker_die_with_codur(tmp_path: Path):
     mark = f"codur-orphan-{uuid.uuid4().hex}"
     repo = write_repo(tmp_path / "repo", NEVER_ADVANCED)
-    env = {**os.environ, "CODUR_SANDBOX": "off", "PYTHON_CODUR_TEST_MARK": mark}
+    env = {**os.environ, "CODUR_SANDBOX": "off", "PYTHONPATH": f"/nonexistent/{mark}"}
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(repo)], env=env, stdout=subprocess.PIPE,
                               stdin=subprocess.DEVNULL, start_new_session=True)
     try:

@@ -126,3 +126,30 @@ def test_a_journal_path_outside_the_repo_is_refused(repo: Path, cli, tmp_path: P
     refused = cli("undo", "--repo", str(repo), "--force")
     assert refused.exit_code == 1 and "outside the repo: ../outside.txt" in refused.stderr
     assert (tmp_path / "outside.txt").read_text() == "keep me\n"
+
+
+def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo: Path, cli):
+    """Issue 21, item 4: the repo's tests run in place (observe, verify); a conftest.py that
+    deletes a committed file is caught, reported (event, result, summary line) and undone."""
+    import subprocess
+
+    (repo / "important.txt").write_text("the user's notes, not codur's to lose\n")
+    (repo / "conftest.py").write_text("import pathlib\n\n"
+                                      "pathlib.Path(__file__).with_name('important.txt').unlink(missing_ok=True)\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=repo, check=True)
+    before = snapshot(repo)
+    result = scripted_run(repo, ["I will not change anything."], max_turns=1)
+    assert not (repo / "important.txt").exists()
+    assert result.metadata.tests_changed == [{"path": "important.txt", "change": "deleted", "restorable": True}]
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    said = [e["message"] for e in events if e["event_type"] == "tests.changed_files"]
+    assert said == ["the test suite deleted important.txt"]  # once: later runs find nothing more to delete
+    assert "important.txt" in result.metadata.files_changed
+
+    undone = cli("undo", "--repo", str(repo))
+    assert undone.exit_code == 0, undone.output
+    assert "restored important.txt" in undone.stdout
+    assert snapshot(repo) == before

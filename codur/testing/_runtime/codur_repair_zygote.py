@@ -6,7 +6,8 @@ repository's interpreter. Protocol, one JSON object per line:
 - it prints ``{"ready": true}`` once pytest, its plugins and coverage are imported;
 - it reads jobs ``{"id": n, "cwd": dir, "args": [...], "env": {...}, "timeout": seconds}``;
 - for each job it forks a child that runs ``pytest.main(args)`` in ``cwd`` in its own
-  process group (stdio on /dev/null, ``CODUR_REPAIR_JOB=<n>`` in its environment) and
+  process group (stdio on /dev/null, ``CODUR_REPAIR_JOB=<n>`` in its environment, its
+  address space limited to ``CODUR_REPAIR_MEMORY_MB`` MiB when the job's env sets it) and
   prints ``{"id": n, "pid": pid}``, later ``{"id": n, "rc": code, "timeout": bool}``. A
   child over its timeout is killed with its whole process group (``os.killpg``). Many
   jobs may run at once;
@@ -33,6 +34,8 @@ import sys
 import time
 
 JOB_TAG = "CODUR_REPAIR_JOB"
+#: A run's address-space limit in MiB (codur.sandbox.limits.MEMORY_ENV), set in the forked child.
+MEMORY_ENV = "CODUR_REPAIR_MEMORY_MB"
 
 def _send(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
@@ -62,6 +65,11 @@ def _child(job, server):
         sys.path[:0] = [job["cwd"]] + ([src] if os.path.isdir(src) else [])
         os.environ.update(job.get("env") or {})
         os.environ[JOB_TAG] = str(job["id"])
+        memory_mb = int(os.environ.get(MEMORY_ENV) or 0)
+        if memory_mb > 0:  # past it an allocation fails: a MemoryError, a failing test
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
         # the server imported pytest (and what a .pth file imports) before this run's plugins
         # were marked for rewriting: pytest's "already imported" warning is the server's doing,
         # and must not fail a suite whose ini turns warnings into errors
