@@ -237,8 +237,9 @@ def origins(config: Any, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -
 #: ``CODUR_*`` variables codur reads that are not settings: the sandbox switch, and those the
 #: repair engine sets for its own child processes.
 OTHER_VARIABLES = frozenset({
-    "CODUR_SANDBOX", "CODUR_REPAIR_TEST_TIMEOUT", "CODUR_REPAIR_SELECT", "CODUR_REPAIR_OUT",
+    "CODUR_SANDBOX", "CODUR_REPAIR_TEST_TIMEOUT", "CODUR_REPAIR_TEST_LIMITS", "CODUR_REPAIR_SELECT", "CODUR_REPAIR_OUT",
     "CODUR_REPAIR_NO_COVERAGE", "CODUR_REPAIR_TIMEOUT_EXIT", "CODUR_REPAIR_SOURCE", "CODUR_REPAIR_JOB",
+    "CODUR_REPAIR_MEMORY_MB",
 })
 
 
