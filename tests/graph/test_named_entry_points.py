@@ -45,3 +45,23 @@ def test_node_outputs_answer_status_read_only():
         outcome["missing"]
     with pytest.raises(TypeError):
         outcome["status"] = "failed"  # type: ignore[index]
+
+
+def test_config_runtime_max_iterations_bounds_the_verification_retries(invoice_repo):
+    from codur import CodurConfig, RunRequest, RunStatus, run
+    from codur.llm import ScriptedChatModel, StaticModelProvider
+
+    def edit(old: str, new: str) -> str:
+        return f'```json\n{{"name": "replace_in_file", "arguments": {{"path": "billing.py", "old": "{old}", ' \
+               f'"new": "{new}"}}}}\n```'
+
+    config = CodurConfig(max_turns=2, critic=False, repair=False, retry_base_delay_s=0)
+    assert config.runtime.max_iterations == 2 and config.runtime.tool_iterations == config.max_iterations
+    with pytest.raises(AttributeError):
+        config.runtime.max_iterations = 9  # type: ignore[misc]  # a view: the setting is max_turns
+    actor = ScriptedChatModel(replies=[edit("VAT_PERCENT = 20", "VAT_PERCENT = 21"), "done",
+                                       edit("VAT_PERCENT = 21", "VAT_PERCENT = 22"), "done", "done"])
+    result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo),
+                 models=StaticModelProvider({"actor": actor}), config=config)
+    assert result.status is RunStatus.FAILED and result.reason == "max_turns"
+    assert result.turns == config.runtime.max_iterations and result.nodes.count("verify") == 2
