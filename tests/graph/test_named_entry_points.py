@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codur.graph.state import AgentOutcome
+from codur.graph.verification.verdict import Verdict
 from codur.tools import list_tools_for_tasks
 
 
@@ -45,6 +46,8 @@ def test_node_outputs_answer_status_read_only():
         outcome["missing"]
     with pytest.raises(TypeError):
         outcome["status"] = "failed"  # type: ignore[index]
+    verdict = Verdict(passed=False, strategy="tests", reasoning="pytest: 1 failed")
+    assert verdict["passed"] is False and verdict.get("strategy") == "tests"
 
 
 def test_config_runtime_max_iterations_bounds_the_verification_retries(invoice_repo):
