@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -104,6 +105,26 @@ class AgentConfig(BaseModel):
         None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
         description="python agents: 'package.module:Class'; default: the entry point of the agent's name in the "
         "group codur.agents.")
+
+
+@dataclass(frozen=True)
+class RuntimeLimits:
+    """The run-time limits, read-only (``config.runtime``), under the names the specifications use.
+
+    Attributes:
+        max_iterations: Plan→Act→Verify cycles, so a failed verification is retried at most
+            ``max_iterations - 1`` times (the setting ``max_turns``).
+        tool_iterations: model calls per agent tool loop (the setting ``max_iterations``).
+        timeout_s: a run's wall-clock limit, seconds; token_budget: tokens; max_cost_usd: USD
+            (None: no limit); max_retries: retries of a failed agent invocation.
+    """
+
+    max_iterations: int
+    tool_iterations: int
+    timeout_s: float
+    token_budget: int
+    max_cost_usd: float | None
+    max_retries: int
 
 
 class CodurConfig(BaseSettings):
@@ -260,6 +281,14 @@ class CodurConfig(BaseSettings):
             if agent.kind == "cli" and not agent.command:
                 raise ConfigError(f"agents.{name}.command: a cli agent needs a command")
         return self
+
+    @property
+    def runtime(self) -> RuntimeLimits:
+        """The run-time limits as one read-only view (:class:`RuntimeLimits`); each is a setting
+        above, so changing one is changing that setting."""
+        return RuntimeLimits(max_iterations=self.max_turns, tool_iterations=self.max_iterations,
+                             timeout_s=self.timeout_s, token_budget=self.token_budget,
+                             max_cost_usd=self.max_cost_usd, max_retries=self.max_retries)
 
     def profiles_for(self, role: str) -> list[ModelProfile]:
         """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.

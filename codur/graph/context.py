@@ -53,9 +53,9 @@ class CodurContext:
         if self.models is None:
             self.models = ConfigModelProvider(self.config)
         if self.limits is None:
-            c = self.config
-            self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget,
-                                 max_cost_usd=c.max_cost_usd)
+            r = self.config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
+            self.limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
+                                 max_cost_usd=r.max_cost_usd)
         meter = getattr(self.models, "meter", None)
         if meter is not None and self.limits.tokens_used is None:
             self.limits.tokens_used = lambda: meter.total_tokens

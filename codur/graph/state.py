@@ -19,11 +19,16 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
+from codur.core.fields import FieldAccess
 from codur.graph.verification.verdict import Evidence, Verdict
 
 
-class Record(BaseModel):
-    """A declared state value: nodes write new ones (``model_copy(update=...)``), never mutate."""
+class Record(FieldAccess, BaseModel):
+    """A declared state value: nodes write new ones (``model_copy(update=...)``), never mutate.
+
+    Its fields also read as a mapping (``outcome["status"]``, ``outcome.get("summary")``:
+    :class:`codur.core.fields.FieldAccess`), read-only.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -7,8 +7,11 @@ Recursion through sub-RLMs follows Zhang & Khattab, "Recursive Language Models" 
 rlm_query decides, in this order:
   1. no model call is allowed by this executor's budget (cost, tokens or time spent): one
      direct answer (a single llm_query, mode ``direct``) when an ancestor's budget still allows
-     one call, charged to it; when even that is spent, no call and no exception: the string
-     :data:`NO_BUDGET` (mode ``refused``), which the REPL code can read and the model answer from;
+     one call, charged to it; at the root, whose cost or tokens are spent, one direct answer
+     too, once per run (:meth:`Budget.claim_final_answer`: the only call past the root's limit,
+     said in the trace's warnings; a spent wall-clock limit allows none); otherwise no call and
+     no exception: the string :data:`NO_BUDGET` (mode ``refused``), which the REPL code can read
+     and the model answer from;
   2. no sub-RLM is allowed (depth limit): one direct model answer (mode ``direct``);
   3. the budget left is below the downgrade threshold: llm_query instead (``downgraded``);
   4. otherwise a sub-executor with an allocated sub-budget (``rlm``).
@@ -93,11 +96,13 @@ class Bridge:
 
     # -- one model call -------------------------------------------------------------------------
 
-    def _model_call(self, kind: str, mode: SubCallMode, prompt: str, gate: Budget | None = None) -> SubCall:
+    def _model_call(self, kind: str, mode: SubCallMode, prompt: str, gate: Budget | None = None, *,
+                    checked: bool = True) -> SubCall:
         """One model call as a SubCall; refused (BudgetExceeded) when ``gate`` (default: this
-        executor's budget) allows no call. Usage is charged to this budget and its ancestors."""
+        executor's budget) allows no call (not asked with ``checked=False``: the root's final
+        direct answer). Usage is charged to this budget and its ancestors."""
         t0 = time.monotonic()
-        reason = (gate or self.budget).check("call")
+        reason = (gate or self.budget).check("call") if checked else None
         if reason:
             return SubCall(kind, "refused", prompt, error=f"budget exhausted: {reason}")  # type: ignore[arg-type]
         try:
@@ -136,11 +141,12 @@ class Bridge:
             return "direct"
         return "downgraded" if self.budget.should_downgrade() else "rlm"
 
-    def _fallback(self, mode: SubCallMode, task: str, context: str | None, gate: Budget | None = None) -> SubCall:
+    def _fallback(self, mode: SubCallMode, task: str, context: str | None, gate: Budget | None = None, *,
+                  checked: bool = True) -> SubCall:
         """A direct or downgraded answer: one model call on the task and (truncated) context."""
         text = truncate(context, self.sub_call_chars) if context else ""
         prompt = direct_answer_prompt(task, text) if mode == "direct" else f"{task}\n\n{text}" if text else task
-        call = self._model_call("rlm_query", mode, prompt, gate)
+        call = self._model_call("rlm_query", mode, prompt, gate, checked=checked)
         if context and len(context) > self.sub_call_chars:
             self.trace.warn(f"rlm_query served as {mode}: its context was truncated to {self.sub_call_chars:,} chars")
         return call
@@ -157,13 +163,17 @@ class Bridge:
                        duration_s=time.monotonic() - t0, trace=child)
 
     def _spent(self, task: str, context: str | None) -> SubCall:
-        """rlm_query with this budget spent: one direct answer on an ancestor's budget, else none."""
+        """rlm_query with this budget spent: one direct answer on an ancestor's budget, or the root's
+        one final direct answer, else none."""
         ancestor = self.budget.parent
         while ancestor is not None and ancestor.check("call"):
             ancestor = ancestor.parent
         if ancestor is not None:
             return self._fallback("direct", task, context, gate=ancestor)
         reason = self.budget.exhausted_reason() or "budget exhausted"
+        if self.budget.claim_final_answer():
+            self.trace.warn(f"rlm_query at the root past its budget ({reason}): one direct answer, over the limit")
+            return self._fallback("direct", task, context, checked=False)
         return SubCall("rlm_query", "refused", task, NO_BUDGET.format(reason=reason),
                        error=f"budget exhausted: {reason}")
 

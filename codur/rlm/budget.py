@@ -85,6 +85,7 @@ class Budget:
         self.spent = Usage()
         self.iterations = 0
         self._lock = threading.Lock()
+        self._final_answer_claimed = False
 
     def record(self, usage: Usage) -> None:
         """Charge ``usage`` to this budget and every ancestor."""
@@ -138,6 +139,16 @@ class Budget:
                 return f"time limit of {budget.limits.max_wall_s:.0f}s reached{where}"
             budget = budget.parent
         return None
+
+    def claim_final_answer(self) -> bool:
+        """True once, for a root budget (depth 0) whose time is not spent: the one direct answer
+        rlm_query may give past the root's cost or token limit (:mod:`codur.rlm.bridge`); False
+        after that, at depth, and past the wall-clock limit. Thread-safe."""
+        if self.parent is not None or (self.limits.max_wall_s is not None and self.remaining_wall_s() <= 0):
+            return False
+        with self._lock:
+            claimed, self._final_answer_claimed = self._final_answer_claimed, True
+        return not claimed
 
     def check(self, kind: Kind) -> str | None:
         """Why ``kind`` may not proceed, or None when it may.

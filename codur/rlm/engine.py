@@ -18,6 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from codur.llm.usage import Usage
 from codur.rlm import prompts
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits, price_for
@@ -101,6 +102,7 @@ class RLMEngine:
         self.config = config or RLMConfig()
         self.client = ModelClient(model, model_name_of(model), dict(prices or {}))
         self.run_dir = run_dir
+        self.measured = Usage()  # this model's calls in earlier runs: the prompt's time and cost estimates
 
     def run(self, question: str, context: Any) -> RLMResult:
         """Answer ``question`` over ``context`` (a str, or a JSON-serialisable list/dict).
@@ -109,6 +111,7 @@ class RLMEngine:
         answer_source ``error`` and the reason in ``trace.error``.
         """
         trace = self.execute(question, context, Budget(self.config.budget_limits()))
+        self.measured = self.measured + trace.usage
         path = trace.save(self.run_dir) if self.run_dir is not None else None
         return RLMResult(trace.answer, trace.answer_source or "error", trace, path)
 
@@ -139,7 +142,9 @@ class RLMEngine:
         messages: list[BaseMessage] = [
             SystemMessage(prompts.system_prompt(
                 budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
-                estimate=prompts.CallEstimate.from_budget(budget), sub_chars=self.config.sub_call_chars,
+                estimate=prompts.CallEstimate.from_budget(
+                    budget, measured=self.measured, usd_per_mtok=price_for(self.client.name, self.client.prices),
+                    prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
                 output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations)),
             HumanMessage(prompts.first_turn(question, _preview(context, self.config.preview_chars))),
         ]

@@ -12,6 +12,13 @@ neither is JSON quoted in a sentence ('later one could run {"name": "delete_file
 ...}'): such JSON is not run, and the model is told so (:data:`PROSE_NOTE`). What
 cannot be used — malformed JSON, an unknown tool, arguments of the wrong type, JSON
 inside prose — becomes a readable error for the model.
+
+Plain-text calls are read too, when a reply has no JSON call: a line that is only
+``read_file(path="a.py")`` (keyword arguments, Python literals), or a ReAct pair
+``Action: read_file`` / ``Action Input: {"path": "a.py"}``. They count only when the name is
+a tool the agent may call (``known``) and the arguments parse (and fit the tool's schema
+when its spec is at hand); anything else is prose, never a call and never an error:
+"first I would call read_file(path='a.py')" is a sentence, not a line that is a call.
 """
 
 from __future__ import annotations
@@ -36,6 +43,9 @@ NAME_KEYS = ("name", "tool", "function")
 ARG_KEYS = ("arguments", "args", "parameters", "input")
 CODE_LANGS = ("python", "py", "repl", "bash", "sh", "shell", "diff", "console", "text", "toml", "yaml")
 DECODER = json.JSONDecoder(strict=False)
+PLAIN_CALL = re.compile(r"^[ \t]*`?([A-Za-z_]\w*)\((.*)\)`?[ \t]*$", re.MULTILINE)
+REACT_CALL = re.compile(r"^[ \t]*Action:[ \t]*`?([A-Za-z_]\w*)`?[ \t]*\n[ \t]*Action Input:[ \t]*(.+?)[ \t]*$",
+                        re.MULTILINE)
 HOW_TO_CALL = 'write one JSON object {"name": "<tool>", "arguments": {...}} in a ```json block'
 PROSE_NOTE = ("{name}: not run. JSON inside prose is not a tool call; reply with the JSON alone "
               "or in a ```json block")
@@ -229,7 +239,43 @@ def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, 
     if prose and ("{" in prose or "[" in prose):  # JSON quoted in a sentence: never run, said so
         values, _ = _json_values(prose)
         errors += [PROSE_NOTE.format(name=c[0]) for c in _calls_in(values) if _accepted(c, False, known)]
+    if not raw and not errors and known:
+        raw = _plain_calls(prose, known, registry)
     return _validated(raw, errors, known, registry, "content")
+
+
+def _keyword_args(text: str) -> dict | None:
+    """``path="a.py", n=2`` as a dict of Python literals; None unless it parses as exactly that."""
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+        if not isinstance(call, ast.Call) or call.args or any(kw.arg is None for kw in call.keywords):
+            return None
+        return {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def _plain_calls(text: str, known: Collection[str], registry: ToolRegistry | None) -> list[tuple[str, dict, None]]:
+    """The plain-text calls in ``text`` (see the module docstring), in reply order."""
+    from codur.tools.registry import REGISTRY  # a function-level import: the registry imports nothing of ours
+
+    found: list[tuple[int, str, dict | None]] = [(m.start(), m.group(1), _keyword_args(m.group(2)))
+                                                 for m in PLAIN_CALL.finditer(text)]
+    for m in REACT_CALL.finditer(text):
+        values, _ = _json_values(m.group(2))
+        found.append((m.start(), m.group(1), values[0] if len(values) == 1 and isinstance(values[0], dict) else None))
+    calls = []
+    for _, name, args in sorted(found, key=lambda item: item[0]):
+        if name not in known or args is None:
+            continue
+        spec = (registry or REGISTRY).get(name)
+        try:
+            if spec is not None:
+                spec.parse_args(args)
+        except ValueError:
+            continue
+        calls.append((name, args, None))
+    return calls
 
 
 def _validated(raw: list[tuple[str, dict, str | None]], errors: list[str], known: Collection[str] | None,

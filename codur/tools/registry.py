@@ -22,6 +22,8 @@ from typing import Any
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from codur.core.fields import FieldAccess
+
 
 class TaskType(StrEnum):
     """Scenarios a tool serves; the planner classifies each task into one."""
@@ -47,8 +49,9 @@ class SideEffect(StrEnum):
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    """A registered tool.
+class ToolSpec(FieldAccess):
+    """A registered tool; its fields also read as a mapping (``tool["name"]``,
+    ``tool.get("scenarios")``: :class:`codur.core.fields.FieldAccess`).
 
     Attributes:
         name: the name the model calls.

@@ -42,6 +42,22 @@ def test_execution_strategy_compares_expected_output_from_the_task(tmp_path: Pat
     assert not bad.passed
 
 
+def test_execution_strategy_compares_the_repos_expected_txt(tmp_path: Path):
+    (tmp_path / "report.py").write_text('if __name__ == "__main__":\n    print("total:", 2 + 2)\n')
+    (tmp_path / "cli.py").write_text('if __name__ == "__main__":\n    print("usage: cli")\n')
+    (tmp_path / "expected.txt").write_text("total: 4\n")
+    ctx = ctx_for(tmp_path)
+    good = verify_repo(ctx, task="fix the report", task_type="code_fix", changed=["report.py"], has_tests=False)
+    assert good.passed and good.evidence[-2].command == "compare with expected.txt"
+    assert good.evidence[-2].output == "report.py prints it"
+    (tmp_path / "expected.txt").write_text("total: 5\n")
+    bad = verify_repo(ctx, task="fix the report", task_type="code_fix", changed=["report.py"], has_tests=False)
+    assert not bad.passed and "expected 'total: 5', got 'total: 4'" in bad.evidence[-2].output
+    assert "compare with expected.txt" in bad.reasoning
+    cheat = verify_repo(ctx, task="fix the report", task_type="code_fix", changed=["expected.txt"], has_tests=False)
+    assert not cheat.passed and "changed by the run" in cheat.evidence[-1].output
+
+
 def test_execution_without_expected_output_needs_exit_zero(tmp_path: Path):
     (tmp_path / "tool.py").write_text('import sys\nif __name__ == "__main__":\n    sys.exit(3)\n')
     v = verify_repo(ctx_for(tmp_path), task="fix the tool", task_type="code_fix", changed=[], has_tests=False)

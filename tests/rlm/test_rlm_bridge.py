@@ -114,14 +114,25 @@ def test_rlm_query_downgrades_to_llm_query_below_the_threshold():
     assert trace.subcalls[0].mode == "downgraded"
 
 
-def test_rlm_query_with_nothing_left_says_so_instead_of_raising():
-    """Issue 14, item 6: no budget anywhere is an answer the code can read, not BudgetExceeded."""
-    bridge, model, budget, trace, spawn = make(["never"], max_cost_usd=0.01)
+def test_rlm_query_at_the_spent_root_answers_directly_once_then_says_so():
+    """Issue 23, item 4: at the root with its budget spent, one direct answer as at depth (the
+    only call past the root's limit); after it, no budget anywhere is an answer the code can
+    read, not BudgetExceeded (issue 14, item 6)."""
+    bridge, model, budget, trace, spawn = make(["the direct answer", "never"], max_cost_usd=0.01)
     budget.record(Usage(cost_usd=0.01))
+    assert bridge("rlm_query", {"task": "sum the column", "context": "1\n2"}) == "the direct answer"
+    assert len(model.calls) == 1 and "Answer the task directly" in model.calls[0][0].content
+    assert trace.subcalls[0].mode == "direct" and any("past its budget" in w for w in trace.warnings)
     answer = bridge("rlm_query", {"task": "task", "context": "ctx"})
     assert answer.startswith("[no budget: cost limit of $0.0100 reached") and "made no model call" in answer
-    assert model.calls == [] and spawn.calls == []
-    assert trace.subcalls[0].mode == "refused" and "cost limit" in trace.subcalls[0].error
+    assert len(model.calls) == 1 and spawn.calls == []
+    assert trace.subcalls[1].mode == "refused" and "cost limit" in trace.subcalls[1].error
+
+
+def test_rlm_query_at_the_root_past_its_time_limit_makes_no_call():
+    bridge, model, budget, trace, _ = make(["never"], max_wall_s=0.0)
+    assert bridge.rlm_query("task").startswith("[no budget: time limit")
+    assert model.calls == [] and trace.subcalls[0].mode == "refused"
 
 
 def test_rlm_query_with_its_own_budget_spent_gets_one_direct_answer_on_the_parents():
@@ -196,12 +207,13 @@ def test_batch_downgrades_below_the_threshold():
 
 
 def test_batch_with_nothing_left_says_so_for_each_task_instead_of_raising():
-    bridge, model, budget, trace, spawn = make(["never"], max_tokens=10)
+    """The root's one direct answer past its budget goes to the first task; the others are told."""
+    bridge, model, budget, trace, spawn = make(["direct a", "never"], max_tokens=10)
     budget.record(Usage(10, 0))
-    answers = bridge.batch_rlm_query(["a", "b"])
-    assert len(answers) == 2 and all(a.startswith("[no budget: ") for a in answers)
-    assert spawn.calls == [] and model.calls == []
-    assert trace.subcalls[0].mode == "refused" and len(trace.subcalls[0].children) == 2
+    answers = bridge.batch_rlm_query(["a", "b", "c"])
+    assert answers[0] == "direct a" and all(a.startswith("[no budget: ") for a in answers[1:])
+    assert spawn.calls == [] and len(model.calls) == 1
+    assert trace.subcalls[0].mode == "refused" and len(trace.subcalls[0].children) == 3
 
 
 def test_batch_with_its_own_budget_spent_answers_directly_on_the_parents():

@@ -158,6 +158,24 @@ def test_system_prompt_names_functions_budget_and_protocol():
     assert "You are a sub-RLM" not in text
 
 
+def test_root_prompt_estimates_come_from_the_models_price_then_its_measured_speed():
+    """Issue 23, item 4: no fixed "~5s, ~$0.0000"; the configured price, then measured calls."""
+    model = ScriptedChatModel(replies=["FINAL(1)", "FINAL(2)"])
+    engine = RLMEngine(model, RLMConfig(sub_call_chars=12_000), prices={"scripted": (3.0, 15.0)})
+    earlier = engine.run("q1", "text").trace.usage
+    first = model.calls[0][0].content
+    # 12,000 prompt chars = 3,000 tokens at $3/Mtok + a 500-token answer at $15/Mtok = $0.0165
+    assert "~1 model call(s), time not measured yet, ~$0.0165." in first and "~5s" not in first
+    engine.run("q2", "text")
+    second = model.calls[1][0].content
+    assert "time not measured yet" not in second
+    assert earlier.calls == 1 and f"~{earlier.model_s:.0f}s, ~${earlier.cost_usd:.4f}." in second
+    assert engine.measured.calls == 2
+    unpriced = ScriptedChatModel(replies=["FINAL(3)"], model_name="no-such-model-xyz")
+    RLMEngine(unpriced, RLMConfig()).run("q3", "text")
+    assert "cost unknown (no price for the model)" in unpriced.calls[0][0].content
+
+
 def test_sub_rlm_prompt_shows_depth_allocation_and_parent_budget():
     root = Budget(BudgetLimits(max_cost_usd=1.0, max_tokens=10_000, max_depth=2))
     child = root.allocate(0.5, max_iterations=3)

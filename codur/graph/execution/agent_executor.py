@@ -1,6 +1,7 @@
 """AgentExecutor: the agent's tool loop, and LLMAgent, the loop behind the AgentPort protocol.
 
-model reply → detect tool calls (native, else JSON in the content) → ToolExecutor →
+model reply → detect tool calls (native, else JSON or a plain-text call in the content) →
+ToolExecutor (:func:`execute_tool_calls`) →
 ToolMessages back → repeat, until a reply has no tool call, the agent calls
 ``done``, or ``max_iterations`` model calls were made. Between model calls the
 run's limits are checked (``should_stop``), so Ctrl-C, timeouts and token budgets
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -44,7 +45,8 @@ class AgentRun:
         stop_reason: "no_tool_call", "done", "max_iterations", "repeating" or "stopped: <reason>".
         llm_calls / tokens: model usage; tool_calls: calls executed; edits: FILE_MUTATION calls that succeeded.
         parsed_from_content: tool calls recovered from the reply text (not native).
-        repeats: identical calls refused by the repeat guard.
+        repeats: identical calls refused by the repeat guard; repeats_in_a_row: since the last call run.
+        seen: (tool, arguments, edits so far) of the calls run: the repeat guard's memory.
     """
 
     messages: list[BaseMessage] = field(default_factory=list)
@@ -56,6 +58,47 @@ class AgentRun:
     edits: int = 0
     parsed_from_content: int = 0
     repeats: int = 0
+    repeats_in_a_row: int = 0
+    seen: set[tuple[str, str, int]] = field(default_factory=set, repr=False)
+
+
+def execute_tool_calls(tools: ToolExecutor, calls: Sequence[dict], run: AgentRun | None = None, *,
+                       mutating: Collection[str] = ()) -> bool:
+    """Run one reply's tool calls through ``tools`` (the one :class:`ToolExecutor`), in order.
+
+    Args:
+        tools: the executor (its policy, allowed tools and journal apply).
+        calls: LangChain tool calls ``{"name", "args", "id"}``, e.g. :func:`detect_tool_calls`'s.
+        run: the loop's record; each ToolMessage is appended to ``run.messages`` and the counters
+            (tool_calls, edits, repeats) and the repeat guard are updated. None: a fresh one.
+        mutating: tool names whose success counts as an edit (FILE_MUTATION tools).
+
+    Returns:
+        True when a finishing tool (``done``, ``clarify``) ran; its summary or question is then
+        ``run.final_text``. A call identical to one already run, with no edit since, is refused
+        with :data:`REPEAT_NOTE`. Tool failures are error results, never exceptions.
+    """
+    run = run if run is not None else AgentRun()
+    finished = False
+    for call in calls:
+        key = (call["name"], json.dumps(call["args"], sort_keys=True, default=str), run.edits)
+        if key in run.seen and call["name"] not in FINISH_TOOLS:
+            run.messages.append(ToolMessage(REPEAT_NOTE.format(name=call["name"]),
+                                            tool_call_id=call["id"], name=call["name"], status="error"))
+            run.repeats += 1
+            run.repeats_in_a_row += 1
+            continue
+        run.seen.add(key)
+        run.repeats_in_a_row = 0
+        result = tools.execute(call["name"], call["args"], call["id"])
+        run.tool_calls += 1
+        run.messages.append(result.to_message())
+        if result.ok and call["name"] in mutating:
+            run.edits += 1
+        if call["name"] in FINISH_TOOLS:
+            finished = True
+            run.final_text = str(call["args"].get("summary") or call["args"].get("question") or result.output)
+    return finished
 
 
 def _text(message: AIMessage) -> str:
@@ -99,8 +142,6 @@ class AgentExecutor:
     def run(self, messages: list[BaseMessage]) -> AgentRun:
         """Run the loop from ``messages`` (system + user); returns the trajectory and usage."""
         run = AgentRun(messages=list(messages))
-        seen: set[tuple[str, str, int]] = set()  # (tool, arguments, edits so far): a repeat guard
-        repeats_in_a_row = 0
         for _ in range(self.max_iterations):
             if self.should_stop and (reason := self.should_stop(run.tokens)):
                 run.stop_reason = f"stopped: {reason}"
@@ -121,25 +162,7 @@ class AgentExecutor:
                 run.final_text = _text(reply).strip()
                 run.stop_reason = "no_tool_call"
                 return run
-            finished = False
-            for call in detection.calls:
-                key = (call["name"], json.dumps(call["args"], sort_keys=True, default=str), run.edits)
-                if key in seen and call["name"] not in FINISH_TOOLS:
-                    run.messages.append(ToolMessage(REPEAT_NOTE.format(name=call["name"]),
-                                                    tool_call_id=call["id"], name=call["name"], status="error"))
-                    run.repeats += 1
-                    repeats_in_a_row += 1
-                    continue
-                seen.add(key)
-                repeats_in_a_row = 0
-                result = self.tools.execute(call["name"], call["args"], call["id"])
-                run.tool_calls += 1
-                run.messages.append(result.to_message())
-                if result.ok and call["name"] in self.mutating:
-                    run.edits += 1
-                if call["name"] in FINISH_TOOLS:
-                    finished = True
-                    run.final_text = str(call["args"].get("summary") or call["args"].get("question") or result.output)
+            finished = execute_tool_calls(self.tools, detection.calls, run, mutating=self.mutating)
             if detection.errors:
                 run.messages.append(HumanMessage(
                     "Your tool call could not be run:\n- " + "\n- ".join(detection.errors)
@@ -147,7 +170,7 @@ class AgentExecutor:
             if finished:
                 run.stop_reason = "done"
                 return run
-            if repeats_in_a_row >= MAX_REPEATS:
+            if run.repeats_in_a_row >= MAX_REPEATS:
                 run.stop_reason = "repeating"  # the model is looping: end the turn, let review decide
                 return run
         run.stop_reason = "max_iterations"

@@ -7,7 +7,10 @@ Strategies, inferred from the repo:
   ``hybrid`` adds the syntax check of the changed files.
 - ``entry_points``: no tests but entry points (``if __name__ == "__main__"``, ``__main__.py``)
   → run them as the run_python_file tool does (a package's ``__main__.py`` with ``-m``);
-  passed = exit code 0 and, when the task quotes an expected output, that output.
+  passed = exit code 0 and, when the task quotes an expected output, that output; when the
+  repo has an ``expected.txt`` at its root, one entry point's stdout must be exactly it (line
+  by line, trailing spaces aside: :func:`codur.tools.output_match.first_difference`), and a
+  run that changed ``expected.txt`` does not pass.
 - ``static``: neither → compile every changed Python file; passed = no syntax error. For a fix
   or feature task (code_fix, code_generation) an unchanged repo does not pass.
 - ``answer``: a question (EXPLANATION / CODE_ANALYSIS) with no change → passed = the agent
@@ -22,6 +25,7 @@ import re
 
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.tools.context import ToolContext
+from codur.tools.output_match import first_difference
 from codur.tools.python import run_entry_point
 from codur.tools.registry import TaskType
 from codur.tools.testing import TestReport, run_tests
@@ -31,6 +35,7 @@ CHANGE_TASKS = {TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value}  # veri
 # How an agent's loop may end with an answer: ``done``, a reply without a tool call, or an
 # agent that does not report how it ended (a command-line agent: "").
 ANSWER_ENDINGS = {"done", "no_tool_call", ""}
+EXPECTED_FILE = "expected.txt"  # at the repo's root: the output an entry point must print
 
 
 def is_test_file(path: str) -> bool:
@@ -58,6 +63,27 @@ def expected_output(task: str) -> str | None:
     """The output the task quotes (``print "hello"``, ``outputs 'ok'``), or None."""
     m = re.search(r"(?:print|output|show)s?\s+[\"'`](.+?)[\"'`]", task, re.IGNORECASE)
     return m.group(1) if m else None
+
+
+def expected_file_check(ctx: ToolContext, stdout: dict[str, str], changed: list[str]) -> Evidence | None:
+    """Compare the entry points' stdout (repo-relative path -> text) with the repo's ``expected.txt``.
+
+    Returns None when the repo has no ``expected.txt``; else an evidence entry, ok when one entry
+    point printed exactly it and the run did not change it.
+    """
+    path = ctx.root / EXPECTED_FILE
+    if not path.is_file():
+        return None
+    command = f"compare with {EXPECTED_FILE}"
+    if EXPECTED_FILE in changed:
+        return Evidence(command=command, output=f"{EXPECTED_FILE} was changed by the run", ok=False)
+    wanted = path.read_text(errors="replace")
+    differences = {rel: first_difference(out, wanted) for rel, out in stdout.items()}
+    match = next((rel for rel, difference in differences.items() if difference is None), None)
+    if match is not None:
+        return Evidence(command=command, output=f"{match} prints it", ok=True)
+    return Evidence(command=command, output="; ".join(f"{rel}: {d}" for rel, d in differences.items())[:1500],
+                    ok=False)
 
 
 def syntax_checks(ctx: ToolContext, files: list[str]) -> list[Evidence]:
@@ -110,7 +136,8 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
 
     Args:
         ctx: the run's tool context (the repo).
-        task: the user's task (an expected output may be quoted in it).
+        task: the user's task (an expected output may be quoted in it; the repo's ``expected.txt``
+            is compared too, see the module docstring).
         task_type: the TaskType value.
         changed: repo-relative paths the run changed.
         has_tests: observe found pytest tests.
@@ -124,14 +151,18 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
     entries = entry_points(ctx)
     if entries:
         expected = expected_output(task)
-        evidence = []
+        evidence, stdout = [], {}
         for rel in entries:
             proc = run_entry_point(ctx, rel, timeout_s=30)
             ok = proc.exit_code == 0 and (expected is None or expected in proc.stdout)
             evidence.append(Evidence(command=f"python {rel}", output=(proc.stdout + proc.stderr)[-1500:], ok=ok))
+            stdout[rel] = proc.stdout
+        if (compared := expected_file_check(ctx, stdout, changed)) is not None:
+            evidence.append(compared)
         passed = all(e.ok for e in evidence + static)
         return Verdict(passed=passed, strategy="entry_points", evidence=evidence + static,
-                       reasoning="entry points ran" if passed else "an entry point failed",
+                       reasoning="entry points ran" if passed else
+                       "failed: " + ", ".join(e.command for e in evidence + static if not e.ok),
                        signature="" if passed else "\n".join(e.output[-200:] for e in evidence if not e.ok))
     if task_type in CHANGE_TASKS and not changed:
         return Verdict(passed=False, strategy="static",

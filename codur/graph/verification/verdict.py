@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from codur.core.fields import FieldAccess
 from codur.llm.replies import json_objects
 
 ModelStrategy = Literal["tests", "entry_points", "static", "hybrid"]
@@ -44,8 +45,9 @@ class ModelVerdict(BaseModel):
     suggestions: list[str] = Field(default_factory=list, description="concrete next steps when it failed")
 
 
-class Verdict(BaseModel):
-    """The verification agent's structured verdict (kept in state as ``verification``).
+class Verdict(FieldAccess, BaseModel):
+    """The verification agent's structured verdict (kept in state as ``verification``); its
+    fields also read as a mapping (``verdict["passed"]``: :class:`codur.core.fields.FieldAccess`).
 
     Attributes:
         passed: the change is verified.
