@@ -56,7 +56,9 @@ class ModelProfile(BaseModel):
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
     temperature: float = Field(0.0, description="Sampling temperature.")
     max_tokens: int = Field(768, description="Completion cap per call, tokens.")
-    timeout_s: float = Field(300.0, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left).")
+    timeout_s: float | None = Field(
+        None, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left); None: the run's "
+        "model_timeout_s.")
     native_tools: bool | None = Field(
         None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
         "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
@@ -77,6 +79,9 @@ class LocalModelSettings(BaseModel):
                           "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
     verbosity: int = Field(0, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
+
+#: The fixers that call a model; ``mutation`` is the one that does not.
+MODEL_FIXERS = ("sampling", "hybrid", "agent")
 
 TaskTypeName = Literal["code_fix", "code_generation", "code_validation", "code_analysis", "file_operation",
                        "explanation", "refactor", "documentation", "result_verification"]  # codur.tools.TaskType
@@ -144,6 +149,11 @@ class CodurConfig(BaseSettings):
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
+    model_timeout_s: float = Field(
+        120.0, gt=0, description="How long one model request may wait, seconds (CODUR_MODEL_TIMEOUT_S), for every "
+        "profile that sets no timeout_s: a plain call's whole wait for its reply; a streamed reply's wait for each "
+        "chunk. Cut to the run's time left; retries stop at the run's deadline. 120 s: the embedded model reads "
+        "~15 ms a prompt token on two cores, so a 4,000-token prompt waits 60 s before its first output token.")
     max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
     max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
     retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")
@@ -215,6 +225,11 @@ class CodurConfig(BaseSettings):
             if agent.kind == "cli" and not agent.command:
                 raise ConfigError(f"agents.{name}.command: a cli agent needs a command")
         return self
+
+    def model_fixers(self) -> list[str]:
+        """The enabled fixers that call a model (``sampling``, ``hybrid``, ``agent``); [] means
+        the run calls no model at all (the planner and the critic are not asked either)."""
+        return [f for f in self.fixers if f in MODEL_FIXERS]
 
     def profiles_for(self, role: str) -> list[ModelProfile]:
         """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.

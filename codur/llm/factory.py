@@ -28,7 +28,7 @@ def wants_native_tools(model: BaseChatModel) -> bool:
 
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
                    meter: UsageMeter | None = None, *, deadline: float | None = None,
-                   retry_after_cap_s: float = 30.0) -> BaseChatModel:
+                   retry_after_cap_s: float = 30.0, model_timeout_s: float | None = None) -> BaseChatModel:
     """Return a chat model for ``profile``.
 
     Args:
@@ -38,13 +38,16 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
         deadline: ``time.monotonic()`` value of the run's end: each call's HTTP timeout is cut
             to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
         retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
+        model_timeout_s: the request timeout, seconds, when the profile sets no ``timeout_s``
+            (``CodurConfig.model_timeout_s``); None: only the deadline bounds the call.
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
     from codur.llm.deadline import DeadlineChatOpenAI
 
-    limits = {"timeout": profile.timeout_s, "max_retries": 0, "deadline": deadline,
+    timeout = profile.timeout_s if profile.timeout_s is not None else model_timeout_s
+    limits = {"timeout": timeout, "max_retries": 0, "deadline": deadline,
               "retry_after_cap_s": retry_after_cap_s, "temperature": profile.temperature,
               "max_tokens": profile.max_tokens}
     if profile.base_url is None:
@@ -105,7 +108,8 @@ class ConfigModelProvider:
         key = profile.model_dump_json()
         if key not in self._cache:
             self._cache[key] = get_chat_model(profile, self.config.local, self.meter, deadline=self.deadline,
-                                              retry_after_cap_s=self.config.retry_after_cap_s)
+                                              retry_after_cap_s=self.config.retry_after_cap_s,
+                                              model_timeout_s=self.config.model_timeout_s)
         return self._cache[key]
 
     def models_for(self, role: str) -> list[BaseChatModel]:

@@ -56,7 +56,7 @@ def build_model() -> tuple[Any, dict[str, tuple[float, float]]]:
     profile = config.profiles_for("actor")[0]
     prices = {profile.model: (profile.usd_per_mtok_in, profile.usd_per_mtok_out)} \
         if profile.usd_per_mtok_in or profile.usd_per_mtok_out else {}
-    return get_chat_model(profile, config.local), prices
+    return get_chat_model(profile, config.local, model_timeout_s=config.model_timeout_s), prices
 
 
 def rlm_command(

@@ -10,6 +10,8 @@
 - a terminal failure after an agent turn that failed on a model outage (a 429 or
   ``insufficient_quota``) ends ``rate_limited`` / ``quota_exhausted`` instead, as a
   replan with the model down does (:func:`codur.graph.planning.plan.outage_end`);
+- the agent not among the fixers (``CodurConfig.fixers``): repair if eligible, else done
+  (failed, verification_failed): retry and replan would both reach the agent;
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
 The "repair" route goes to the patch node (the candidate-patch pipeline) when it has not
@@ -72,6 +74,10 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
         if last_chance and patch_eligible(state, ctx):
             return "repair", "stuck" if stuck else stop.reason, None
         return "done", "stuck" if stuck else stop.reason, stop
+    if "agent" not in ctx.config.fixers:  # retry and replan both lead to the agent: not for this run
+        if patch_eligible(state, ctx):
+            return "repair", "verification_failed", None
+        return "done", "verification_failed", None
     if outcome is not None and outcome.status == "failed":
         return "replan", "agent_failed", None
     if outcome is None or not outcome.edits:
