@@ -12,8 +12,10 @@ Cancelling — ``RunRequest.cancel_event``, cancelling the :meth:`LocalEngine.ex
 task, Ctrl-C or SIGTERM — sets the run's cancel event: the model call or tool call in
 flight is the last one (a running tool process is killed; writes are atomic), the next
 budget check ends the run with status ``cancelled``, and the result is written only
-after the graph thread has stopped. A second Ctrl-C stops the wait, bounded by
-:data:`STOP_WAIT_S`. The embedded model, when the run started it, is stopped at the end.
+after the graph thread has stopped; wherever the cancel found the run, it ends
+``cancelled``. A second Ctrl-C, or a graph thread not stopped :data:`CANCEL_GRACE_S` after the
+first (a model call that never answers), stops the wait, bounded by :data:`STOP_WAIT_S`.
+The embedded model, when the run started it, is stopped at the end.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from codur.config import CodurConfig, load_config
 from codur.core.budget import Limits
+from codur.core.contracts import StopReason
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
@@ -42,7 +45,11 @@ from codur.tools.journal import atomic_write_bytes
 RECURSION_LIMIT = 200
 #: After a second Ctrl-C, how long the tool calls in flight and the graph thread get to stop
 #: before the result is written, seconds.
-STOP_WAIT_S = 15.0
+STOP_WAIT_S = 1.0
+#: After the first Ctrl-C (or the cancel event), how long the graph thread gets to reach its
+#: next check and end, seconds; a node that does not (a model call that never answers) is left
+#: behind: the tools are stopped and the result written as after a second Ctrl-C.
+CANCEL_GRACE_S = 3.0
 
 __all__ = ["LocalEngine", "ExecutionEngine", "new_run_id", "run_folder"]
 
@@ -215,12 +222,17 @@ class _Run:
         restore_signals = cancel_on_signals(self.limits)
         try:
             worker.start()
+            cancelled_at = None
             while worker.is_alive():
                 worker.join(0.1)  # short waits: the main thread keeps taking signals
+                if self.limits.cancel.is_set():
+                    cancelled_at = cancelled_at or time.monotonic()
+                    if time.monotonic() - cancelled_at > CANCEL_GRACE_S:
+                        raise KeyboardInterrupt  # the graph did not stop in time: as a second Ctrl-C
         except KeyboardInterrupt:  # a second Ctrl-C: stop now, but not before the tools have
-            box["final"] = {**box["final"], "status": RunStatus.CANCELLED.value, "reason": "cancelled"}
+            self.limits.cancel.set()
             if not stop_worker(worker, self.tools, STOP_WAIT_S):
-                box["final"]["stop"] = {"graph_thread": f"still running after {STOP_WAIT_S:g}s"}
+                box["final"] = {**box["final"], "stop": {"graph_thread": f"still running after {STOP_WAIT_S:g}s"}}
         finally:
             restore_signals()
             if isinstance(self.provider, ConfigModelProvider) and self.provider.uses_local_model:
@@ -315,6 +327,11 @@ class _Run:
             session_id=self.request.session_id, resumed_from=resumed_from,
             trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata)
         reason = final.get("reason", "")
+        if self.limits.cancel.is_set() and status is not RunStatus.CANCELLED:
+            # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,
+            # a model call); what the graph would have said instead is kept beside it
+            metadata.stop = {**metadata.stop, "before_cancel": f"{status.value}/{reason}"}
+            status, reason = RunStatus.CANCELLED, StopReason.CANCELLED.value
         if status is RunStatus.RUNNING:
             status, reason = RunStatus.ERROR, "the graph stopped before done"
         return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),

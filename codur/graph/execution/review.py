@@ -2,7 +2,7 @@
 
 - passed → done (success; reason "verified", or "answered" for a question, whose
   verdict checks that the agent's loop ended with an answer: ``done`` or a final reply);
-- a dry run → done (failed, reason "dry_run": no agent was called, so no turn can change anything);
+- a dry run → done (status and reason "dry_run": no agent was called, so no turn can change anything);
 - the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
 - the last turn used → repair if eligible, else done (failed, max_turns);
   a question that got no answer ends with its verdict's reason instead, e.g.
@@ -92,7 +92,8 @@ def review_node(state: CodurState, ctx: CodurContext) -> dict:
     update: dict = {"route": route, "feedback": feedback_from(verdict_of(state))}
     if route == "done":
         ok = reason in ("verified", "answered")
-        update.update(status=(RunStatus.SUCCESS if ok else RunStatus.FAILED).value, reason=reason)
+        status = RunStatus.DRY_RUN if reason == "dry_run" else RunStatus.SUCCESS if ok else RunStatus.FAILED
+        update.update(status=status.value, reason=reason)
         if stop is not None:
             update.update(stop.update())
         outcome = outcome_of(state)
