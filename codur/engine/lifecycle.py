@@ -17,6 +17,7 @@ from pathlib import Path
 
 from codur.core.budget import Limits
 from codur.tools.executor import ToolExecutor
+from codur.tools.journal import atomic_write_bytes
 
 
 def new_run_id() -> str:
@@ -41,6 +42,19 @@ def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
     note = f"the repo cannot hold the run's folder ({run_dir}: {problem}); this dry run's folder is {elsewhere}"
     logging.getLogger("codur").warning(note)
     return elsewhere, note
+
+
+def ignore_in_git(repo: Path) -> None:
+    """Make git ignore ``<repo>/.codur/`` without touching the user's ``.gitignore``: the folder
+    gets its own ``.gitignore`` holding ``*`` (itself included), written once, atomically.
+
+    Raises:
+        OSError: the folder cannot be created or written (a read-only repo).
+    """
+    folder = repo / ".codur"
+    folder.mkdir(exist_ok=True)
+    if not (folder / ".gitignore").exists():
+        atomic_write_bytes(folder / ".gitignore", b"*\n")
 
 
 def stop_worker(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:

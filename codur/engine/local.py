@@ -1,7 +1,8 @@
 """LocalEngine: runs the compiled graph in this process — the one place that builds a run.
 
-A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` holding ``trace.jsonl``
-(every event, flushed as it happens), ``diff.patch`` and ``result.json``; a dry run on
+A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` (``.codur/`` holds a
+``.gitignore`` of ``*``, so git ignores it and the user's ``.gitignore`` is not touched)
+holding ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and ``result.json``; a dry run on
 a repo it cannot write keeps that folder in the temp dir instead. Runs that write take
 the repo lock (:mod:`codur.engine.lock`) and checkpoint every node in
 ``<repo>/.codur/checkpoints.sqlite`` (LangGraph's SQLite checkpointer, thread id = run
@@ -35,7 +36,7 @@ from codur.core.contracts import StopReason
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, new_run_id, run_folder, stop_worker
+from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
@@ -51,7 +52,11 @@ STOP_WAIT_S = 1.0
 #: behind: the tools are stopped and the result written as after a second Ctrl-C.
 CANCEL_GRACE_S = 3.0
 
-__all__ = ["LocalEngine", "ExecutionEngine", "new_run_id", "run_folder"]
+__all__ = ["LocalEngine", "ExecutionEngine", "ResumeError", "new_run_id", "run_folder"]
+
+
+class ResumeError(ValueError):
+    """A run cannot be resumed (no checkpoint of it in the repo); the message is one line."""
 
 
 class LocalEngine:
@@ -115,7 +120,7 @@ class LocalEngine:
         Raises:
             codur.config.ConfigError: a setting in a file or a variable does not parse.
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
-            ValueError: ``resume`` for a run that has no checkpoint in this repo.
+            ResumeError: ``resume`` for a run that has no checkpoint in this repo (a ValueError).
         """
         components = components or EngineComponents()
         config = components.config or self.config or load_config(request.repo)
@@ -128,6 +133,9 @@ class LocalEngine:
         config = config.model_copy(update=updates)
         run_id = request.run_id or new_run_id()
         run_dir, note = run_folder(request.repo, run_id, config.dry_run)
+        if run_dir.is_relative_to(request.repo):
+            with contextlib.suppress(OSError):  # a repo codur cannot write: the run's own failure says so
+                ignore_in_git(request.repo)
         lock = None
         if not config.dry_run:  # a dry run changes nothing: it needs no lock
             try:
@@ -200,7 +208,13 @@ class _Run:
         graph_input: Any = initial_state(request.task, str(request.repo), self.run_id, session=session)
         resumed_from = None
         if request.resume:
-            graph_input, run_config, resumed_from = self._resume_point(graph, run_config)
+            try:
+                graph_input, run_config, resumed_from = self._resume_point(graph, run_config)
+            except ResumeError:
+                if closer is not None:
+                    closer()
+                self.trace.close()
+                raise
         box: dict[str, Any] = {"final": {}}
 
         def consume() -> None:
@@ -277,14 +291,15 @@ class _Run:
         had a next node, its checkpoint id): the run continues from its last completed node.
 
         Raises:
-            ValueError: no checkpoint of this run id (no checkpointer, or an unknown run).
+            ResumeError: no checkpoint of this run id (no checkpointer, or an unknown run).
         """
         for snapshot in graph.get_state_history(run_config):
             if snapshot.next and snapshot.values.get("status", "running") == RunStatus.RUNNING.value:
                 config = {**snapshot.config, "recursion_limit": RECURSION_LIMIT}
                 config["configurable"] = {**config["configurable"], "codur_run_id": self.run_id}
                 return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
-        raise ValueError(f"run {self.run_id} has no checkpoint to resume from in {self.request.repo}/.codur/")
+        raise ResumeError(f"--resume {self.run_id}: no checkpoint to resume from in {self.request.repo}/.codur/ "
+                          "(a finished run keeps none; `codur runs` lists the runs)")
 
     def _session_history(self) -> list[str]:
         if not self.request.session_id:

@@ -95,6 +95,7 @@ def run_command(
 
     from codur.config import ConfigError, load_config
     from codur.engine.contracts import RunRequest, RunStatus
+    from codur.engine.local import ResumeError
     from codur.engine.runner import run
     from codur.llm.local import LocalModelUnavailable
 
@@ -144,7 +145,7 @@ def run_command(
     try:
         with redirect_stdout(sys.stderr) if json_out else nullcontext():  # JSON lines only on stdout
             result = run(request, **kwargs)
-    except LocalModelUnavailable as exc:
+    except (LocalModelUnavailable, ResumeError) as exc:
         raise _fail(err, str(exc)) from None
     finally:
         progress.stop()
