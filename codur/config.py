@@ -73,6 +73,10 @@ class LocalModelSettings(BaseModel):
     threads: int = Field(2, description="CPU threads for generation and prompt processing.")
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
     start_timeout_s: float = Field(120.0, description="Wait for /health at most this long, seconds.")
+    timeout_s: float = Field(
+        300.0, gt=0, description="How long one request to the embedded model may wait, seconds (a plain call's whole "
+        "wait, a streamed reply's wait for each chunk): it reads ~15 ms a prompt token on two cores, so a 4,000-token "
+        "prompt alone takes 60 s before the reply starts, more on a loaded machine.")
     max_tokens: int = Field(512, description="Completion cap per call, tokens.")
     parallel: int = Field(1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
                           "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
@@ -150,10 +154,10 @@ class CodurConfig(BaseSettings):
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
     model_timeout_s: float = Field(
-        120.0, gt=0, description="How long one model request may wait, seconds (CODUR_MODEL_TIMEOUT_S), for every "
-        "profile that sets no timeout_s: a plain call's whole wait for its reply; a streamed reply's wait for each "
-        "chunk. Cut to the run's time left; retries stop at the run's deadline. 120 s: the embedded model reads "
-        "~15 ms a prompt token on two cores, so a 4,000-token prompt waits 60 s before its first output token.")
+        60.0, gt=0, description="How long one request to a model endpoint may wait, seconds (CODUR_MODEL_TIMEOUT_S), "
+        "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a plain call's "
+        "whole wait for its reply; a streamed reply's wait for each chunk. Cut to the run's time left; retries stop "
+        "at the run's deadline.")
     max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
     max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
     retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")
@@ -244,7 +248,7 @@ class CodurConfig(BaseSettings):
         if self.base_url:
             return [ModelProfile(base_url=self.base_url, model=self.model or "default",
                                  api_key_env="CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")]
-        return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens)]
+        return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 
 
 class ConfigError(ValueError):
