@@ -9,12 +9,12 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   (``--verbose``) and files (``textkit/wrap.py``); after the run each must exist: a ``def``
   or ``class`` of that name in a source file of the repo's own (not a test), the flag's text
   in one, the file on disk.
-- **The task's tests** (:func:`task_tests`): the failing tests the task names (id, function
-  name or file), the ones in test files added or changed in the working tree against git
-  HEAD when the run started (:func:`changed_test_files`), and the ones in test files the run
-  wrote. Any other test that failed before the run is *unrelated*: the patch pipeline is
-  not run for it, verification does not hold it against the task, and the run's summary
-  names it (:func:`unrelated_line`).
+- **The task's tests** (:func:`task_tests`, :func:`scope_test_files`): the failing tests the
+  task names (id, function name or file), and those in test files added or changed in the
+  working tree against git HEAD when the run started (:func:`changed_test_files`), written
+  by the run, or using a name the task asks for (``word_count``). Any other test that failed
+  before the run is *unrelated*: the patch pipeline is not run for it, verification does
+  not hold it against the task, and the run's summary names it (:func:`unrelated_line`).
 """
 
 from __future__ import annotations
@@ -111,10 +111,22 @@ def task_tests(task: str, failing: list[str], test_files: list[str]) -> list[str
 
 
 def scope_test_files(state: CodurState, ctx: CodurContext) -> list[str]:
-    """The test files whose tests belong to the task whatever they test: changed against HEAD
-    when the run started (observe's), and the ones this run wrote (the change journal's)."""
-    written = [f for f in ctx.tools(state["repo"]).journal.changed_files if is_test_file(f)]
-    return list(dict.fromkeys([*observation_of(state).changed_tests, *written]))
+    """The test files whose tests belong to the task: changed against HEAD when the run started
+    (observe's), written by this run (the change journal's), and the failing tests' files that
+    use a name the task asks for (a test of the feature, in a repo without git too)."""
+    tools = ctx.tools(state["repo"])
+    obs = observation_of(state)
+    written = [f for f in tools.journal.changed_files if is_test_file(f)]
+    names = requested(state.get("task", "")).names
+    using = []
+    for rel in dict.fromkeys(t.split("::")[0] for t in (obs.tests.failed if obs.tests else [])):
+        try:
+            words = set(re.findall(r"\w+", tools.ctx.read_text(rel)))
+        except ToolError:
+            continue
+        if words & set(names):
+            using.append(rel)
+    return list(dict.fromkeys([*obs.changed_tests, *written, *using]))
 
 
 def unrelated_tests(state: CodurState, ctx: CodurContext) -> list[str]:

@@ -98,3 +98,20 @@ def test_a_test_added_since_head_belongs_to_the_task(textkit: Path):
 def test_what_a_task_asks_for():
     asked = requested("add a `--verbose` flag to cli.py, a class Parser and a function called tokenize; print(x)")
     assert asked.names == ("Parser", "tokenize") and asked.flags == ("--verbose",) and asked.files == ("cli.py",)
+
+
+def test_a_test_of_the_feature_is_held_against_it_in_a_repo_without_git(textkit: Path):
+    """Without git, a failing test that uses word_count still belongs to the task: a wrong
+    word_count does not pass because that test failed before the run."""
+    import shutil
+
+    shutil.rmtree(textkit / ".git")
+    (textkit / "tests" / "test_count.py").write_text(
+        "def test_words():\n    from textkit.wrap import word_count\n\n    assert word_count('a b c') == 3\n")
+    wrong = WRAP + "\n\ndef word_count(text):\n    return 0\n"
+    actor = ScriptedChatModel(replies=[call("write_file", path="textkit/wrap.py", content=wrong), "Added."])
+    result = run(RunRequest(task=TASK, repo=textkit), models=StaticModelProvider({"actor": actor}),
+                 config=CodurConfig(critic=False, max_turns=1, fixers=["agent"], retry_base_delay_s=0))
+    assert result.status is RunStatus.FAILED, result.reason
+    assert "tests/test_count.py::test_words" in result.metadata.verdict["failing_tests"]
+    assert result.metadata.verdict["ignored_tests"] == [UNRELATED]
