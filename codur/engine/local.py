@@ -48,8 +48,8 @@ RECURSION_LIMIT = 200
 #: before the result is written, seconds.
 STOP_WAIT_S = 1.0
 #: After the first Ctrl-C (or the cancel event), how long the graph thread gets to reach its
-#: next check and end, seconds; a node that does not (a model call that never answers) is left
-#: behind: the tools are stopped and the result written as after a second Ctrl-C.
+#: next check and end, seconds; a node that does not (a streamed reply waiting for its first
+#: chunk) is left behind: the tools are stopped and the result written as after a second Ctrl-C.
 CANCEL_GRACE_S = 3.0
 
 __all__ = ["LocalEngine", "ExecutionEngine", "ResumeError", "new_run_id", "run_folder"]
@@ -162,7 +162,7 @@ class _Run:
         cancel = request.cancel_event or threading.Event()
         self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
                              token_budget=config.token_budget, cancel=cancel)
-        self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config)
+        self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config, cancel=cancel)
         self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
                                  confirm=components.policies.confirm, tools=components.tools)
         self.tools: ToolExecutor = self.ctx.tools(request.repo)

@@ -85,6 +85,7 @@ def test_ctrl_c_during_a_model_call_that_never_answers(faults, fault_server, age
     proc.send_signal(signal.SIGINT)
     result, took = finish(proc, ages_repo)
     assert result["status"] == "cancelled", (result["reason"], took)
+    assert "graph_thread" not in result["metadata"]["stop"]  # the call ended at the cancel: no thread left behind
 
 
 def test_a_second_ctrl_c_exits_within_2_s(faults, fault_server, ages_repo: Path):
