@@ -32,13 +32,17 @@ from codur.config_sources import (
     FLAGS,
     ConfigFile,
     ConfigFileError,
-    active_file,
+    ModelChoiceError,
+    active_files,
     env_variable,
-    find_config_file,
+    file_setting,
+    find_config_files,
     has_path,
     reading,
+    served_model,
     source_values,
 )
+from codur.sandbox.limits import default_test_memory_mb
 from codur.testing.command import TestCommandError
 from codur.testing.command import resolve as resolve_tests
 
@@ -54,34 +58,34 @@ class ModelProfile(BaseModel):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     model: str = Field("qwen2.5-coder-1.5b-instruct", description="Model name sent to the endpoint.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
-    temperature: float = Field(0.0, description="Sampling temperature.")
-    max_tokens: int = Field(768, description="Completion cap per call, tokens.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int = Field(768, ge=1, description="Completion cap per call, tokens.")
     timeout_s: float | None = Field(
         None, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left); None: the run's "
         "model_timeout_s.")
     native_tools: bool | None = Field(
         None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
         "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
-    usd_per_mtok_in: float = Field(0.0, description="Price of a million prompt tokens, USD.")
-    usd_per_mtok_out: float = Field(0.0, description="Price of a million completion tokens, USD.")
+    usd_per_mtok_in: float = Field(0.0, ge=0, description="Price of a million prompt tokens, USD.")
+    usd_per_mtok_out: float = Field(0.0, ge=0, description="Price of a million completion tokens, USD.")
 
 
 class LocalModelSettings(BaseModel):
     """The embedded Qwen2.5-Coder served by xllamacpp on 127.0.0.1."""
 
-    n_ctx: int = Field(8192, description="Context window, tokens.")
-    threads: int = Field(2, description="CPU threads for generation and prompt processing.")
+    n_ctx: int = Field(8192, ge=512, description="Context window, tokens.")
+    threads: int = Field(2, ge=1, description="CPU threads for generation and prompt processing.")
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
-    start_timeout_s: float = Field(120.0, description="Wait for /health at most this long, seconds.")
+    start_timeout_s: float = Field(120.0, gt=0, description="Wait for /health at most this long, seconds.")
     timeout_s: float = Field(
         300.0, gt=0, description="How long one request to the embedded model may wait, seconds (a plain call's whole "
         "wait, a streamed reply's wait for each chunk): it reads ~15 ms a prompt token on two cores, so a 4,000-token "
         "prompt alone takes 60 s before the reply starts, more on a loaded machine.")
-    max_tokens: int = Field(512, description="Completion cap per call, tokens.")
-    parallel: int = Field(1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
+    max_tokens: int = Field(512, ge=1, description="Completion cap per call, tokens.")
+    parallel: int = Field(1, ge=1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
                           "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
                           "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
-    verbosity: int = Field(0, description="llama.cpp log verbosity (0 silent, 3 debug).")
+    verbosity: int = Field(0, ge=0, le=3, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
 
 #: The fixers that call a model; ``mutation`` is the one that does not.
@@ -104,7 +108,7 @@ class AgentConfig(BaseModel):
         None, description="llm agents: the TaskTypes it serves, the first used when the plan's is not among them; "
         "default: the plan's.")
     command: list[str] = Field(default_factory=list, description="cli agents: argv; '{prompt}' is replaced.")
-    timeout_s: float = Field(600.0, description="cli agents: wall-clock limit, seconds.")
+    timeout_s: float = Field(600.0, gt=0, description="cli agents: wall-clock limit, seconds.")
     target: str | None = Field(
         None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
         description="python agents: 'package.module:Class'; default: the entry point of the agent's name in the "
@@ -124,17 +128,22 @@ class CodurConfig(BaseSettings):
                                    dotenv_settings: PydanticBaseSettingsSource,
                                    file_secret_settings: PydanticBaseSettingsSource,
                                    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments (flags) > environment > the config file :func:`load_config` chose, if any."""
-        file = active_file()
-        extra = (file.source(settings_cls),) if file is not None else ()
-        return (init_settings, env_settings, dotenv_settings, file_secret_settings, *extra)
+        """Arguments (flags) > environment > the config files :func:`load_config` found (the repo's,
+        then the user's), merged key by key."""
+        files = tuple(file.source(settings_cls) for file in active_files())
+        return (init_settings, env_settings, dotenv_settings, file_secret_settings, *files)
 
     base_url: str | None = Field(
         None,
         validation_alias=AliasChoices("CODUR_BASE_URL", "OPENAI_BASE_URL", "base_url"),
         description="OpenAI-compatible endpoint; unset means the embedded local model.",
     )
-    model: str | None = Field(None, description="Model name at the endpoint (CODUR_MODEL).")
+    model: str | None = Field(None, description="Model name at the endpoint (CODUR_MODEL); unset with an endpoint: "
+                              "the one model its /v1/models lists.")
+    api_key_env: str | None = Field(
+        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Environment variable holding the endpoint's API key, e.g. GROQ_API_KEY; unset: CODUR_API_KEY, "
+        "else OPENAI_API_KEY.")
     api_key: SecretStr | None = Field(
         None,
         validation_alias=AliasChoices("CODUR_API_KEY", "OPENAI_API_KEY", "api_key"),
@@ -158,6 +167,9 @@ class CodurConfig(BaseSettings):
         "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a plain call's "
         "whole wait for its reply; a streamed reply's wait for each chunk. Cut to the run's time left; retries stop "
         "at the run's deadline.")
+    max_cost_usd: float | None = Field(
+        None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
+        "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
     max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
     max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
     retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")
@@ -167,11 +179,19 @@ class CodurConfig(BaseSettings):
         "(status rate_limited if the run ends on it).")
     tool_policy: Literal["auto", "read_only", "confirm_writes"] = Field("auto")
     tool_timeout_s: float = Field(120.0, gt=0, description="Limit for a tool that runs code, seconds.")
-    tool_output_chars: int = Field(6000, description="Tool output cap, characters.")
+    tool_output_chars: int = Field(6000, ge=100, description="Tool output cap, characters.")
     allow_secrets: bool = Field(False, description="Let tools read .env files and keys.")
+    sandbox_network: bool = Field(
+        False, description="Under bubblewrap, let the code the tools run (the repo's tests in observe and verify, "
+        "run_pytest, run_python_file) reach the network; repair's candidate runs and the RLM worker stay offline.")
+    allow_risky_patches: bool = Field(
+        False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
+        "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "
+        "a patch is written only when the user approves it under --confirm.")
     tool_env_allow: list[str] = Field(
-        default_factory=list, description="Environment variables passed to the code tools run, beyond PATH, HOME, "
-        "LANG, LC_*, TERM, TMPDIR, PYTHON* and VIRTUAL_ENV (JSON list in CODUR_TOOL_ENV_ALLOW).")
+        default_factory=list, description="Environment variables (exact names) passed to the code tools run, beyond "
+        "codur.sandbox.bwrap.ENV_ALLOW (PATH, HOME, the locale, TERM, TMPDIR, VIRTUAL_ENV, PYTHONPATH and the "
+        "interpreter's own settings); JSON list in CODUR_TOOL_ENV_ALLOW.")
     critic: bool | None = Field(
         None, description="Let the critic model verify (a tool loop that picks the checks and answers a "
         "verdict; with tests it explains a failure and the tests decide); None: yes for an endpoint, and for "
@@ -181,20 +201,26 @@ class CodurConfig(BaseSettings):
     repair: bool = Field(
         True, description="Run the candidate-patch pipeline (mutation, model samples, hybrid) on a fix task with "
         "failing tests before the tool-loop agent; False: the agent alone.")
-    fixers: list[Literal["mutation", "sampling", "hybrid", "agent"]] = Field(
+    fixers: Annotated[list[Literal["mutation", "sampling", "hybrid", "agent"]], NoDecode] = Field(
         default_factory=lambda: ["mutation", "sampling", "hybrid", "agent"],
         description="The fixers a fix task may use, run in cost order: mutation search (time-boxed while the "
-        "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent.")
+        "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent. "
+        "In a variable: CODUR_FIXERS=mutation,sampling (or a JSON list).")
     mutation_time_box_s: float = Field(
-        5.0, description="Seconds of mutation search after localization before the model samples; the rest of "
+        5.0, ge=0, description="Seconds of mutation search after localization before the model samples; the rest of "
         "the mutants run after the model's candidates.")
-    samples: int = Field(6, description="Model patch samples (K) drawn per run.")
+    samples: int = Field(6, ge=0, description="Model patch samples (K) drawn per run.")
     sample_format: Literal["function", "search_replace", "udiff"] = Field(
         "function", description="What a model sample writes: the function whole, SEARCH/REPLACE blocks, or a "
         "unified diff (bench/agent compares them).")
-    sample_max_lines: int = Field(80, description="Longest function shown whole to the sampling model, lines.")
-    patch_time_budget_s: float = Field(300.0, description="Wall-clock limit of the candidate-patch search, seconds.")
-    repair_workers: int = Field(4, description="Parallel workers that test candidate patches.")
+    sample_max_lines: int = Field(80, ge=1, description="Longest function shown whole to the sampling model, lines.")
+    patch_time_budget_s: float = Field(
+        300.0, ge=0, description="Wall-clock limit of the candidate-patch search, seconds.")
+    repair_workers: int = Field(4, ge=1, description="Parallel workers that test candidate patches.")
+    test_memory_mb: int | None = Field(
+        None, ge=0, description="Address-space limit (RLIMIT_AS) of each test process codur starts, MiB: a test "
+        "that allocates more fails with a MemoryError. Unset: half the machine's memory divided by repair_workers "
+        "(at least 1024); 0: no limit.")
     test_command: Annotated[list[str] | None, NoDecode] = Field(
         None, description="How the repo's tests run, e.g. [\"pytest\", \"tests/unit\"], \"python -m unittest\" or "
         "\"tox -e py311 --\" (a string is split as a shell would); a bare python or pytest is the repo's. Unset: the "
@@ -206,6 +232,9 @@ class CodurConfig(BaseSettings):
         True, description="Judge a candidate patch by the failing tests, then the passing tests that cover the "
         "changed code; only the winner runs the whole suite. False: every check runs the whole suite.")
     dry_run: bool = Field(False, description="Log prompts, call no agent.")
+    keep_failed: bool = Field(
+        False, description="Keep the edits of a run that ends without success. False: they are put back from the "
+        "change journal (as `codur undo` does) and the attempt is kept in <run folder>/attempt.patch.")
     mock_replies: list[str] | None = Field(
         None, description="Scripted replies every model role plays instead of calling a model "
         "(codur.engine.MockProvider): for tests, demos and a Studio run without a model.")
@@ -218,6 +247,22 @@ class CodurConfig(BaseSettings):
         if info.field_name == "test_command" and words is not None and not any(words):
             raise ValueError("empty test command")
         return words
+
+    @field_validator("fixers", mode="before")
+    @classmethod
+    def _fixer_list(cls, value: object) -> object:
+        """A string is a JSON list or names separated by commas or spaces."""
+        if isinstance(value, str):
+            text = value.strip()
+            return json.loads(text) if text.startswith("[") else [w for w in re.split(r"[,\s]+", text) if w]
+        return value
+
+    @model_validator(mode="after")
+    def _default_test_memory(self) -> CodurConfig:
+        """``test_memory_mb`` unset: :func:`codur.sandbox.limits.default_test_memory_mb` of the workers."""
+        if self.test_memory_mb is None:
+            self.test_memory_mb = default_test_memory_mb(self.repair_workers) or 0
+        return self
 
     @model_validator(mode="after")
     def _agents_are_complete(self) -> CodurConfig:
@@ -246,8 +291,15 @@ class CodurConfig(BaseSettings):
         if chain:
             return chain
         if self.base_url:
-            return [ModelProfile(base_url=self.base_url, model=self.model or "default",
-                                 api_key_env="CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")]
+            key_env = self.api_key_env or ("CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")
+            if self.model:
+                model = self.model
+            else:
+                try:
+                    model = served_model(self.base_url, os.environ.get(key_env))
+                except ModelChoiceError as exc:
+                    raise ConfigError(str(exc)) from None
+            return [ModelProfile(base_url=self.base_url, model=model, api_key_env=key_env)]
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 
 
@@ -258,7 +310,7 @@ class ConfigError(ValueError):
 
 def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
     """CodurConfig for ``repo``: ``flags`` over ``CODUR_*`` variables over the repo's config file
-    (:func:`codur.config_sources.find_config_file`; without a repo, the user's file) over the
+    over the user's (:func:`codur.config_sources.find_config_files`; merged key by key) over the
     defaults. One-line errors.
 
     Args:
@@ -276,17 +328,17 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             a test command whose program is not found: ``--test-cmd: command not found: pytset``.
     """
     given = {k: v for k, v in flags.items() if v is not None}
-    file = find_config_file(repo)
+    files = find_config_files(repo)
     try:
-        if file is not None:
+        for file in files:
             file.check(CodurConfig)
-        with reading(file):
+        with reading(files):
             config = CodurConfig(**given)
         if repo is not None and config.test_command is not None:
             try:
                 resolve_tests(repo, config.test_command)
             except TestCommandError as exc:
-                raise ConfigError(f"{_where(('test_command',), given, file)}: {exc}") from None
+                raise ConfigError(f"{_where(('test_command',), given, files)}: {exc}") from None
         return config
     except ConfigFileError as exc:
         raise ConfigError(str(exc)) from None
@@ -296,7 +348,7 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             raise ConfigError(str(cause)) from None  # a cross-field check already names its field
         got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
         why = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{_where(first['loc'], given, file)}: {why}{got}") from None
+        raise ConfigError(f"{_where(first['loc'], given, files)}: {why}{got}") from None
     except SettingsError as exc:
         field = re.search(r'field "([^"]+)"', str(exc))
         name = env_name((field.group(1),)) if field else "CODUR_*"
@@ -305,15 +357,16 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
         raise ConfigError(f"{name}: {why}") from None
 
 
-def _where(loc: tuple, flags: dict, file: ConfigFile | None) -> str:
+def _where(loc: tuple, flags: dict, files: tuple[ConfigFile, ...]) -> str:
     """Who gave the value at ``loc``: ``--flag``, ``CODUR_X`` or ``<file>: dotted.key``."""
     path = tuple(str(p) for p in loc if not isinstance(p, int))
     if not path:
         return "CODUR_*"
     if path[0] in flags:
         return FLAGS.get(path[0], path[0])
-    env, from_file = source_values(CodurConfig, file)
-    if file is not None and has_path(from_file, path) and not has_path(env, path):
+    env, from_files = source_values(CodurConfig, files)
+    file = file_setting(from_files, path)
+    if file is not None and not has_path(env, path):
         return f"{file.label}: {file.key(path)}"
     return env_variable(path)
 

@@ -1,21 +1,25 @@
-"""Where codur's settings come from: the one config file of a repo, and each value's origin.
+"""Where codur's settings come from: the repo's config file, the user's, and each value's origin.
 
-Precedence, highest first: command-line flags, ``CODUR_*`` environment variables, one
-config file, the defaults. The file is the first of
+Precedence, highest first: command-line flags, ``CODUR_*`` environment variables, the
+repo's config file, the user's config file, the defaults. Files merge key by key (a
+table such as ``[local]`` too): a repo file that sets ``max_turns`` keeps the user file's
+``base_url``. The repo's file is the first of
 
 1. ``<repo>/codur.toml``,
-2. the ``[tool.codur]`` table of ``<repo>/pyproject.toml`` (only when it has that table),
-3. ``$XDG_CONFIG_HOME/codur/config.toml`` (default ``~/.config/codur/config.toml``),
+2. the ``[tool.codur]`` table of ``<repo>/pyproject.toml`` (only when it has that table);
 
-read by pydantic-settings' TOML sources; the other two are not read. The repo is only
-known at run time: :func:`codur.config.load_config` finds the file and sets it in a
-context variable that ``CodurConfig.settings_customise_sources`` reads, so a plain
-``CodurConfig()`` reads the environment alone.
+the user's is ``$XDG_CONFIG_HOME/codur/config.toml`` (default ``~/.config/codur/config.toml``).
+Both are read by pydantic-settings' TOML sources. The repo is only known at run time:
+:func:`codur.config.load_config` finds the files and sets them in a context variable that
+``CodurConfig.settings_customise_sources`` reads, so a plain ``CodurConfig()`` reads the
+environment alone. A ``CODUR_*`` variable that is no setting is reported by
+:func:`unknown_variables` (the CLI warns with the nearest setting's variable).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import tomllib
 import typing
@@ -38,7 +42,8 @@ if TYPE_CHECKING:
 
 #: Flags of ``codur run`` / ``codur config`` by the setting they override.
 FLAGS = {"max_turns": "--max-turns", "timeout_s": "--timeout", "dry_run": "--dry-run", "test_command": "--test-cmd",
-         "tests": "--tests"}
+         "tests": "--tests", "model": "--model", "base_url": "--base-url", "api_key_env": "--api-key-env",
+         "max_cost_usd": "--max-cost"}
 
 
 class ConfigFileError(ValueError):
@@ -113,21 +118,26 @@ def user_config_path() -> Path:
     return Path(base) / "codur" / "config.toml"
 
 
-def find_config_file(repo: Path | None) -> ConfigFile | None:
-    """The one config file for ``repo`` (None: only the user's file is looked for), or None.
+def find_config_files(repo: Path | None) -> tuple[ConfigFile, ...]:
+    """The config files for ``repo``, highest precedence first: the repo's (``codur.toml``, else a
+    ``pyproject.toml`` with a ``[tool.codur]`` table), then the user's; each only when it exists.
+    ``repo=None``: the user's file alone.
 
     A pyproject.toml counts only when it has a ``[tool.codur]`` table; one that is not valid
     TOML counts when its text mentions ``[tool.codur`` (then reading it fails, naming it).
     """
+    files: list[ConfigFile] = []
     if repo is not None:
         toml = repo / "codur.toml"
-        if toml.is_file():
-            return ConfigFile(toml, "codur.toml")
         pyproject = repo / "pyproject.toml"
-        if pyproject.is_file() and _has_codur_table(pyproject):
-            return ConfigFile(pyproject, "pyproject")
+        if toml.is_file():
+            files.append(ConfigFile(toml, "codur.toml"))
+        elif pyproject.is_file() and _has_codur_table(pyproject):
+            files.append(ConfigFile(pyproject, "pyproject"))
     user = user_config_path()
-    return ConfigFile(user, "user") if user.is_file() else None
+    if user.is_file():
+        files.append(ConfigFile(user, "user"))
+    return tuple(files)
 
 
 def _has_codur_table(pyproject: Path) -> bool:
@@ -140,32 +150,39 @@ def _has_codur_table(pyproject: Path) -> bool:
         return False
 
 
-_ACTIVE: ContextVar[ConfigFile | None] = ContextVar("codur_config_file", default=None)
+_ACTIVE: ContextVar[tuple[ConfigFile, ...]] = ContextVar("codur_config_files", default=())
 
 
-def active_file() -> ConfigFile | None:
-    """The file the CodurConfig being built reads (set by :func:`reading`)."""
+def active_files() -> tuple[ConfigFile, ...]:
+    """The files the CodurConfig being built reads, highest precedence first (set by :func:`reading`)."""
     return _ACTIVE.get()
 
 
 @contextmanager
-def reading(file: ConfigFile | None) -> Iterator[None]:
-    """Within the block, CodurConfig() reads ``file`` below the environment."""
-    token = _ACTIVE.set(file)
+def reading(files: tuple[ConfigFile, ...]) -> Iterator[None]:
+    """Within the block, CodurConfig() reads ``files`` (highest precedence first) below the environment."""
+    token = _ACTIVE.set(tuple(files))
     try:
         yield
     finally:
         _ACTIVE.reset(token)
 
 
-def source_values(settings_cls: type[BaseSettings], file: ConfigFile | None) -> tuple[dict, dict]:
-    """(values from the environment, values from ``file``), keyed by field name, nested as read."""
+def source_values(settings_cls: type[BaseSettings],
+                  files: tuple[ConfigFile, ...]) -> tuple[dict, list[tuple[ConfigFile, dict]]]:
+    """(values from the environment, [(file, its values)] in precedence order), keyed by field
+    name, nested as read."""
     aliases = {choice: name for name, field in settings_cls.model_fields.items()
                if isinstance(field.validation_alias, AliasChoices)
                for choice in field.validation_alias.choices if isinstance(choice, str)}
     env = {aliases.get(k, k): v for k, v in EnvSettingsSource(settings_cls)().items()}
-    from_file = {aliases.get(k, k): v for k, v in file.source(settings_cls)().items()} if file else {}
-    return env, from_file
+    from_files = [(file, {aliases.get(k, k): v for k, v in file.source(settings_cls)().items()}) for file in files]
+    return env, from_files
+
+
+def file_setting(from_files: list[tuple[ConfigFile, dict]], path: tuple[str, ...]) -> ConfigFile | None:
+    """The file whose value of ``path`` applies (the first that sets it), or None."""
+    return next((file for file, values in from_files if has_path(values, path)), None)
 
 
 def has_path(values: dict, path: tuple[str, ...]) -> bool:
@@ -198,22 +215,67 @@ class Origin:
     origin: str
 
 
-def origins(config: Any, flags: dict[str, Any], file: ConfigFile | None) -> list[Origin]:
+def origins(config: Any, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -> list[Origin]:
     """Every leaf of ``config`` (a CodurConfig) with its origin: ``flag --x``, ``env CODUR_X``,
-    the file's label, or ``default``. Secrets (SecretStr values) are masked."""
-    env, from_file = source_values(type(config), file)
+    the label of the file that set it, or ``default``. Secrets (SecretStr values) are masked."""
+    env, from_files = source_values(type(config), files)
     out = []
     for path, value in _leaves(config.model_dump()):
         if path[0] in flags:
             origin = f"flag {FLAGS.get(path[0], path[0])}"
         elif has_path(env, path):
             origin = f"env {env_variable(path)}"
-        elif has_path(from_file, path):
-            origin = file.label if file else "file"
+        elif (file := file_setting(from_files, path)) is not None:
+            origin = file.label
         else:
             origin = "default"
         shown = "********" if isinstance(value, SecretStr) else str(value)
         out.append(Origin(".".join(path), shown, origin))
+    return out
+
+
+#: ``CODUR_*`` variables codur reads that are not settings: the sandbox switch, and those the
+#: repair engine sets for its own child processes.
+OTHER_VARIABLES = frozenset({
+    "CODUR_SANDBOX", "CODUR_REPAIR_TEST_TIMEOUT", "CODUR_REPAIR_TEST_LIMITS", "CODUR_REPAIR_SELECT", "CODUR_REPAIR_OUT",
+    "CODUR_REPAIR_NO_COVERAGE", "CODUR_REPAIR_TIMEOUT_EXIT", "CODUR_REPAIR_SOURCE", "CODUR_REPAIR_JOB",
+    "CODUR_REPAIR_MEMORY_MB",
+})
+
+
+def setting_variables(settings_cls: type[BaseSettings]) -> dict[str, type[BaseModel] | None]:
+    """``CODUR_<FIELD>`` of every setting, mapped to the model of its nested fields (``CODUR_LOCAL``
+    -> LocalModelSettings, read as ``CODUR_LOCAL__N_CTX``), or None."""
+    out: dict[str, type[BaseModel] | None] = {}
+    for name, field in settings_cls.model_fields.items():
+        out[f"CODUR_{name.upper()}"] = field.annotation if _is_model(field.annotation) else None
+        if isinstance(field.validation_alias, AliasChoices):
+            out.update({c.upper(): None for c in field.validation_alias.choices
+                        if isinstance(c, str) and c.upper().startswith("CODUR_")})
+    return out
+
+
+def unknown_variables(settings_cls: type[BaseSettings], environ: dict[str, str] | None = None) -> list[str]:
+    """One message per ``CODUR_*`` variable in ``environ`` (default: os.environ) that codur does not
+    read, e.g. ``CODUR_MAX_TURN is not a codur setting (did you mean CODUR_MAX_TURNS?)``; a variable
+    inside a table (``CODUR_LOCAL__N_CTXX``) is checked against the table's fields."""
+    known = setting_variables(settings_cls)
+    out = []
+    for name in sorted(environ if environ is not None else os.environ):
+        upper = name.upper()
+        if not upper.startswith("CODUR_") or upper in known or upper in OTHER_VARIABLES:
+            continue
+        head, _, rest = upper.partition("__")
+        model = known.get(head)
+        if rest and head in known and (model is None or rest.split("__")[0].lower() in model.model_fields):
+            continue  # a dict setting (profiles, roles, agents) or a field of a table
+        if model is not None and rest:
+            close = difflib.get_close_matches(rest.lower(), sorted(model.model_fields), n=1)
+            hint = f"{head}__{close[0].upper()}" if close else None
+        else:
+            close = difflib.get_close_matches(upper, sorted([*known, *OTHER_VARIABLES]), n=1, cutoff=0.75)
+            hint = close[0] if close else None
+        out.append(f"{name} is not a codur setting" + (f" (did you mean {hint}?)" if hint else ""))
     return out
 
 
@@ -224,3 +286,47 @@ def _leaves(values: dict, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[
             yield from _leaves(value, path)
         else:
             yield path, value
+
+
+# The endpoint's model -------------------------------------------------------------------------
+# A local server (llama.cpp's llama-server, vLLM, Ollama, LM Studio) usually serves one model;
+# its GET /v1/models lists it. served_model asks once per endpoint and process, through the
+# openai client, and answers that model's id, or says which to pick.
+
+#: Seconds to wait for the endpoint's model list.
+LIST_TIMEOUT_S = 10.0
+
+
+class ModelChoiceError(ValueError):
+    """The endpoint's model cannot be chosen: unreachable, no model, or several. The message is one
+    line that says what to pass (``--model`` / ``CODUR_MODEL``)."""
+
+
+@functools.lru_cache(maxsize=16)
+def served_model(base_url: str, api_key: str | None = None) -> str:
+    """The id of the one model ``base_url`` lists at ``/models``.
+
+    Args:
+        base_url: an OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8080/v1``.
+        api_key: sent as the bearer token, if any.
+
+    Raises:
+        ModelChoiceError: the list could not be read (within :data:`LIST_TIMEOUT_S` seconds), is
+            empty, or names several models (they are listed in the message).
+    """
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key=api_key or "none", timeout=LIST_TIMEOUT_S, max_retries=0)
+    try:
+        ids = sorted(model.id for model in client.models.list())
+    except openai.OpenAIError as exc:
+        why = f"{type(exc).__name__}: {str(exc)[:120]}"
+        raise ModelChoiceError(f"no model named and {base_url}/models could not be read ({why}): "
+                               "give one with --model or CODUR_MODEL") from None
+    if not ids:
+        raise ModelChoiceError(f"no model named and {base_url}/models lists none: give one with --model or CODUR_MODEL")
+    if len(ids) > 1:
+        shown = ", ".join(ids[:10]) + (f", ... ({len(ids)} in all)" if len(ids) > 10 else "")
+        raise ModelChoiceError(f"no model named and {base_url} serves several: {shown}; pick one with --model "
+                               "or CODUR_MODEL")
+    return ids[0]

@@ -1,5 +1,6 @@
-"""Settings from one config file (codur.toml, pyproject [tool.codur], the user's config.toml) below
-CODUR_* variables and flags; `codur config` shows each value's origin; bad values are one line, exit 2."""
+"""Settings from the repo's config file (codur.toml, else pyproject [tool.codur]) over the user's
+config.toml, merged key by key, below CODUR_* variables and flags;
+`codur config` shows each value's origin; bad values are one line, exit 2."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
-from codur.config_sources import find_config_file
+from codur.config_sources import find_config_files, unknown_variables
 
 
 @pytest.fixture(autouse=True)
@@ -71,7 +72,7 @@ def test_pyproject_tool_codur_table(repo: Path):
                                          '[tool.codur.local]\nthreads = 1\n')
     config = load_config(repo)
     assert (config.max_turns, config.local.threads) == (4, 1)
-    assert find_config_file(repo).label == "pyproject.toml"
+    assert [f.label for f in find_config_files(repo)] == ["pyproject.toml"]
 
 
 def test_user_config_in_xdg_config_home(repo: Path, clean_env: Path):
@@ -81,16 +82,52 @@ def test_user_config_in_xdg_config_home(repo: Path, clean_env: Path):
     assert CodurConfig().max_turns == 3  # a plain CodurConfig() reads the environment alone
 
 
-def test_one_file_is_read_in_order_codur_toml_pyproject_user(repo: Path, clean_env: Path):
-    user_file(clean_env, "max_turns = 7\nsamples = 2\n")
-    (repo / "pyproject.toml").write_text("[tool.codur]\nmax_turns = 4\n")
-    assert load_config(repo).max_turns == 4 and load_config(repo).samples == 6  # the user file is not read
+def test_the_repo_file_merges_over_the_user_file_key_by_key(repo: Path, clean_env: Path):
+    user_file(clean_env, 'max_turns = 7\nsamples = 2\nbase_url = "http://127.0.0.1:9/v1"\n[local]\nthreads = 1\n')
+    (repo / "pyproject.toml").write_text("[tool.codur]\nmax_turns = 4\n[tool.codur.local]\nn_ctx = 4096\n")
+    config = load_config(repo)
+    assert (config.max_turns, config.samples, config.base_url) == (4, 2, "http://127.0.0.1:9/v1")
+    assert (config.local.n_ctx, config.local.threads) == (4096, 1)  # one table from each file
     (repo / "codur.toml").write_text("token_budget = 1000\n")
     config = load_config(repo)
-    assert (config.max_turns, config.token_budget) == (3, 1000)  # pyproject's table is not read either
+    assert (config.max_turns, config.token_budget, config.samples) == (7, 1000, 2)  # codur.toml, not pyproject
+    assert [f.kind for f in find_config_files(repo)] == ["codur.toml", "user"]
     (repo / "pyproject.toml").write_text('[project]\nname = "no codur table"\n')
     (repo / "codur.toml").unlink()
     assert load_config(repo).max_turns == 7  # a pyproject without [tool.codur] does not count
+    assert [f.kind for f in find_config_files(repo)] == ["user"]
+
+
+def test_an_unknown_codur_variable_is_named_with_the_nearest_setting():
+    env = {"CODUR_MAX_TURN": "3", "CODUR_MODLE": "x", "CODUR_LOCAL__N_CTXX": "1", "CODUR_MAX_TURNS": "2",
+           "CODUR_LOCAL__THREADS": "1", "CODUR_PROFILES__FAST__MODEL": "m", "CODUR_SANDBOX": "off",
+           "CODUR_BASE_URL": "http://x", "CODUR_ZZZ_QQQ": "1", "PATH": "/bin"}
+    assert unknown_variables(CodurConfig, env) == [
+        "CODUR_LOCAL__N_CTXX is not a codur setting (did you mean CODUR_LOCAL__N_CTX?)",
+        "CODUR_MAX_TURN is not a codur setting (did you mean CODUR_MAX_TURNS?)",
+        "CODUR_MODLE is not a codur setting (did you mean CODUR_MODEL?)",
+        "CODUR_ZZZ_QQQ is not a codur setting",
+    ]
+
+
+def test_every_codur_variable_the_code_reads_is_known():
+    """A CODUR_* name quoted in codur's source (a variable it reads or sets) is a setting's variable
+    or in OTHER_VARIABLES, so the warning never names a variable codur reads."""
+    names = set()
+    for path in (Path(__file__).resolve().parents[1] / "codur").rglob("*.py"):
+        names |= set(re.findall(r"[\"'](CODUR_[A-Z][A-Z0-9_]*)[\"']", path.read_text()))
+    assert "CODUR_SANDBOX" in names  # the walk found the source
+    assert unknown_variables(CodurConfig, dict.fromkeys(names, "1")) == []
+
+
+def test_fixers_from_a_variable_as_words_or_json(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("CODUR_FIXERS", "mutation, sampling")
+    assert load_config().fixers == ["mutation", "sampling"]
+    monkeypatch.setenv("CODUR_FIXERS", '["agent"]')
+    assert load_config().fixers == ["agent"]
+    monkeypatch.setenv("CODUR_FIXERS", "mutation,magic")
+    with pytest.raises(ConfigError, match="CODUR_FIXERS"):
+        load_config()
 
 
 def test_file_below_environment_below_flags(repo: Path, monkeypatch: pytest.MonkeyPatch):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState
 from codur.llm.quota import quota_from_output
+from codur.sandbox.lifetime import die_with_parent
 
 PROMPT_PLACEHOLDER = "{prompt}"
 OUTPUT_CAP_CHARS = 8000
@@ -87,6 +88,7 @@ class CommandLineAgent:
                 encoding="utf-8",
                 errors="replace",
                 start_new_session=True,
+                preexec_fn=die_with_parent(),
             )
         except (FileNotFoundError, PermissionError) as exc:
             return ExecutionResult(

@@ -55,6 +55,8 @@ class Limits:
         token_budget: prompt + completion tokens (status budget_exceeded, reason token_budget).
         cancel: set it to stop the run (status cancelled), e.g. on Ctrl-C or ``RunRequest.cancel_event``.
         tokens_used: the run's usage meter total, tokens (None: only the caller's count).
+        max_cost_usd: spend on model calls, USD (status budget_exceeded, reason cost_budget); None: no limit.
+        cost_used: the run's usage meter total, USD (None: nothing is priced).
     """
 
     max_turns: int = 3
@@ -63,6 +65,8 @@ class Limits:
     started_at: float = field(default_factory=time.monotonic)
     cancel: threading.Event = field(default_factory=threading.Event)
     tokens_used: Callable[[], int] | None = None
+    max_cost_usd: float | None = None
+    cost_used: Callable[[], float] | None = None
 
     def elapsed_s(self) -> float:
         return time.monotonic() - self.started_at
@@ -89,6 +93,10 @@ class Limits:
         if used > self.token_budget:
             return Stop(RunStatus.BUDGET_EXCEEDED, StopReason.TOKEN_BUDGET.value,
                         {"tokens": used, "token_budget": self.token_budget})
+        if self.max_cost_usd is not None and self.cost_used is not None \
+                and (cost := self.cost_used()) > self.max_cost_usd:
+            return Stop(RunStatus.BUDGET_EXCEEDED, StopReason.COST_BUDGET.value,
+                        {"cost_usd": round(cost, 6), "max_cost_usd": self.max_cost_usd})
         if starting_turn and turn >= self.max_turns:
             return Stop(RunStatus.FAILED, StopReason.MAX_TURNS.value, {"turns": turn, "max_turns": self.max_turns})
         return None

@@ -35,4 +35,5 @@ class StopReason(StrEnum):
     MAX_TURNS = "max_turns"  # status failed
     TIMEOUT = "timeout"  # status timeout
     TOKEN_BUDGET = "token_budget"  # status budget_exceeded
+    COST_BUDGET = "cost_budget"  # status budget_exceeded
     CANCELLED = "cancelled"  # status cancelled

@@ -44,17 +44,18 @@ def current_run_id() -> str:
     return str(configurable.get("codur_run_id") or configurable.get("thread_id") or "")
 
 
-def emit(event: dict[str, Any]) -> None:
+def emit(event: dict[str, Any]) -> bool:
     """Send ``event`` (``{"event_type": ..., ...}``) to the custom stream of the running graph,
-    with ``run_id`` and ``ts`` filled in; a no-op outside a graph run."""
+    with ``run_id`` and ``ts`` filled in; a no-op outside a graph run. True when sent."""
     try:
         from langgraph.config import get_stream_writer
 
         writer = get_stream_writer()
     except (RuntimeError, ImportError):
-        return
+        return False
     writer({"event_type": event.get("event_type", ""), "run_id": event.get("run_id") or current_run_id(),
             "ts": round(time.time(), 3), **{k: v for k, v in event.items() if k not in ("event_type", "run_id")}})
+    return True
 
 
 class TraceWriter:

@@ -104,6 +104,14 @@ class RunMetadata(BaseModel):
         session_id, resumed_from: the session and, for a resumed run, the checkpoint it continued from.
         trace_path, run_dir: the run's trace (JSON lines) and folder.
         request: the caller's ``RunRequest.metadata``.
+        reverted: the run did not succeed and its edits were put back (``diff`` and
+            ``files_changed`` are then what it attempted; setting ``keep_failed`` keeps them).
+        attempt_path: the attempted diff of a reverted run, ``<run_dir>/attempt.patch``.
+        tests_changed: what the repo's own tests changed when they ran in place (observe, verify,
+            ``run_pytest``), each ``{"path", "change": modified|deleted|created, "restorable"}``;
+            ``codur undo`` puts the restorable ones back.
+        risky_patches: writes that added risky code (:mod:`codur.tools.risk`), each
+            ``{"path", "findings", "approved"}``; an unapproved one was not written.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -122,6 +130,10 @@ class RunMetadata(BaseModel):
     trace_path: Path | None = None
     run_dir: Path | None = None
     request: dict[str, Any] = Field(default_factory=dict)
+    reverted: bool = False
+    attempt_path: Path | None = None
+    tests_changed: list[dict[str, Any]] = Field(default_factory=list)
+    risky_patches: list[dict[str, Any]] = Field(default_factory=list)
 
     def __getitem__(self, key: str) -> Any:
         try:
@@ -195,3 +207,13 @@ class RunResult(BaseModel):
     @property
     def run_dir(self) -> Path | None:
         return self.metadata.run_dir
+
+    @property
+    def reverted(self) -> bool:
+        """The run did not succeed and its edits were put back (see :class:`RunMetadata`)."""
+        return self.metadata.reverted
+
+    @property
+    def attempt_path(self) -> Path | None:
+        """The attempted diff of a reverted run (``<run_dir>/attempt.patch``), else None."""
+        return self.metadata.attempt_path

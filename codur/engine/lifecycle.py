@@ -16,8 +16,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from codur.core.budget import Limits
+from codur.engine.contracts import RunResult
 from codur.tools.executor import ToolExecutor
-from codur.tools.journal import atomic_write_bytes
+from codur.tools.journal import ChangeJournal, atomic_write_bytes
+
+#: A failed run's attempted diff, in its folder.
+ATTEMPT = "attempt.patch"
 
 
 def new_run_id() -> str:
@@ -85,3 +89,21 @@ def cancel_on_signals(limits: Limits) -> Callable[[], None]:
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     return lambda: [signal.signal(sig, old) for sig, old in previous.items()] and None
+
+
+def revert_failed(result: RunResult, journal: ChangeJournal, run_dir: Path, *, keep: bool) -> RunResult:
+    """Put back the edits of a run that ended without success (any status but ``success``)
+    unless ``keep`` (setting ``keep_failed``, a dry run): its diff is written to
+    ``<run_dir>/attempt.patch``, every file goes back as it was, atomically, by the journal's
+    one way back (:meth:`ChangeJournal.restore`, as ``codur undo`` does), and the undo is
+    recorded (``undone.json``). Call it with the repo lock held, once the run's final status
+    is known. Returns ``result`` with ``metadata.reverted`` and ``metadata.attempt_path``
+    set, or unchanged when nothing was put back."""
+    if result.ok or keep or not journal.changed_files:
+        return result
+    attempt = run_dir / ATTEMPT
+    atomic_write_bytes(attempt, result.diff.encode())
+    restored, deleted = journal.restore()
+    journal.record_undo(run_ended=result.status.value, restored=restored, deleted=deleted, overwritten=[])
+    meta = result.metadata.model_copy(update={"reverted": True, "attempt_path": attempt})
+    return result.model_copy(update={"metadata": meta})

@@ -36,10 +36,11 @@ from codur.core.contracts import StopReason
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, run_folder, stop_worker
+from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.sandbox.lifetime import sweep
 from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
 
@@ -122,6 +123,7 @@ class LocalEngine:
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
             ResumeError: ``resume`` for a run that has no checkpoint in this repo (a ValueError).
         """
+        sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
         config = components.config or self.config or load_config(request.repo)
         updates: dict[str, Any] = {"dry_run": request.dry_run or config.dry_run}
@@ -161,12 +163,14 @@ class _Run:
         self.run_id, self.run_dir, self.note = run_id, run_dir, note
         cancel = request.cancel_event or threading.Event()
         self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
-                             token_budget=config.token_budget, cancel=cancel)
+                             token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
         self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config, cancel=cancel)
         self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
                                  confirm=components.policies.confirm, tools=components.tools)
         self.tools: ToolExecutor = self.ctx.tools(request.repo)
         self.timings = {"tools_s": 0.0, "tests_s": 0.0, "repair_s": 0.0}
+        self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
+        self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
         self._patch_started: float | None = None
 
     # events -----------------------------------------------------------------------------
@@ -179,6 +183,10 @@ class _Run:
             self.timings["tools_s"] += float(event.get("duration_s", 0.0))
         elif kind == "tests.run":  # every pytest run of observe, verify and the test tools
             self.timings["tests_s"] += float(event.get("duration_s", 0.0))
+        elif kind == "tests.changed_files":
+            self.tests_changed += event.get("changes", [])
+        elif kind == "patch.risky":
+            self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
         elif kind == "patch.start":
             self._patch_started = float(event.get("ts", time.time()))
         elif kind == "patch.done" and self._patch_started is not None:
@@ -255,7 +263,11 @@ class _Run:
                 stop_shared_server()
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
-        result = self._result(box["final"], resumed_from)
+        result = revert_failed(self._result(box["final"], resumed_from), self.tools.journal, self.run_dir,
+                               keep=self.config.keep_failed or self.config.dry_run)
+        if result.reverted:
+            self._on_event(envelope("run.reverted", self.run_id, files=result.files_changed,
+                                    attempt=str(result.attempt_path)))
         if checkpointer is not None and result.ok and self.components.checkpointer is None:
             with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
                 checkpointer.delete_thread(self.run_id)
@@ -338,9 +350,10 @@ class _Run:
             diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
             timings=timings, fixer=fixer, verdict=_dump(final.get("verification")), stop=final.get("stop") or {},
             limits={"max_turns": self.limits.max_turns, "timeout_s": self.limits.timeout_s,
-                    "token_budget": self.limits.token_budget},
+                    "token_budget": self.limits.token_budget, "max_cost_usd": self.limits.max_cost_usd},
             session_id=self.request.session_id, resumed_from=resumed_from,
-            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata)
+            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
+            tests_changed=self.tests_changed, risky_patches=self.risky_patches)
         reason = final.get("reason", "")
         if self.limits.cancel.is_set() and status is not RunStatus.CANCELLED:
             # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,

@@ -20,6 +20,11 @@ from typing import Literal
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Checkpointer
 
+try:  # a node with both a sync and an async body; LangGraph has no public name for it
+    from langgraph._internal._runnable import RunnableCallable
+except ImportError:  # langgraph < 1.0
+    from langgraph.utils.runnable import RunnableCallable  # type: ignore[no-redef]
+
 from codur.graph.context import StudioContext
 from codur.graph.done import done_node
 from codur.graph.execution.delegate import delegate_node
@@ -30,7 +35,7 @@ from codur.graph.initialize import initialize_node
 from codur.graph.nodes import guarded
 from codur.graph.observe import observe_node
 from codur.graph.planning.plan import plan_node
-from codur.graph.state import CodurState
+from codur.graph.state import CodurInput, CodurState
 from codur.graph.verify import verify_node
 
 
@@ -60,11 +65,11 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
         A compiled LangGraph graph with state :class:`CodurState`; its context is a
         :class:`CodurContext` (the engine's) or a :class:`StudioContext` dict of settings.
     """
-    builder = StateGraph(CodurState, context_schema=StudioContext)
+    builder = StateGraph(CodurState, input_schema=CodurInput, context_schema=StudioContext)
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
                       ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
                       ("review", review_node), ("patch", patch_node), ("done", done_node)]:
-        builder.add_node(name_, fn)
+        builder.add_node(name_, RunnableCallable(fn, fn.arun, name=name_))  # sync and async: see nodes.node
     builder.add_edge(START, "initialize")
     for src, dst in [("initialize", "observe"), ("observe", "plan"), ("delegate", "execute"), ("execute", "verify"),
                      ("verify", "review")]:

@@ -18,7 +18,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
+
+from typing_extensions import TypedDict  # pydantic reads only this one before Python 3.12
 
 from codur.config import CodurConfig
 from codur.core.budget import Limits
@@ -52,10 +54,13 @@ class CodurContext:
             self.models = ConfigModelProvider(self.config)
         if self.limits is None:
             c = self.config
-            self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget)
+            self.limits = Limits(max_turns=c.max_turns, timeout_s=c.timeout_s, token_budget=c.token_budget,
+                                 max_cost_usd=c.max_cost_usd)
         meter = getattr(self.models, "meter", None)
         if meter is not None and self.limits.tokens_used is None:
             self.limits.tokens_used = lambda: meter.total_tokens
+        if meter is not None and self.limits.cost_used is None:
+            self.limits.cost_used = lambda: meter.usage.cost_usd
 
     def critic_enabled(self, *, has_tests: bool) -> bool:
         """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
@@ -92,6 +97,10 @@ class CodurContext:
                 )
                 executor.ctx.env_allow = tuple(c.tool_env_allow)
                 executor.ctx.test_command = resolve_tests(Path(key), c.test_command)
+                executor.ctx.memory_mb = c.test_memory_mb or None
+                executor.ctx.allow_risky = c.allow_risky_patches
+                executor.ctx.network = c.sandbox_network
+                executor.ctx.confirm_risky = getattr(self.confirm, "risky", None)  # the CLI's --confirm asks
                 self._tools[key] = executor
                 self._bind(executor)
             return self._tools[key]

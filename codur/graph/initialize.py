@@ -14,10 +14,13 @@ from codur.graph.state import CodurState
 @node("initialize")
 def initialize_node(state: CodurState, ctx: CodurContext) -> dict:
     """Resolve the repo and validate the task; a bad request ends the run with status error."""
-    repo = Path(state.get("repo") or ".").expanduser().resolve()
     task = (state.get("task") or "").strip()
     if not task:
         return {"status": RunStatus.ERROR.value, "reason": "the task is empty"}
+    if not (state.get("repo") or "").strip():  # never the server's own working directory
+        return {"status": RunStatus.ERROR.value,
+                "reason": "no repository given: the input needs 'repo', the absolute path of the repository"}
+    repo = Path(state["repo"]).expanduser().resolve()
     if not repo.is_dir():
         return {"status": RunStatus.ERROR.value, "reason": f"repository not found: {repo}"}
     return {"repo": str(repo), "task": task, "status": RunStatus.RUNNING.value, "turn": state.get("turn", 0)}

@@ -9,6 +9,8 @@ name to ``nodes``. Every edge goes through :func:`guarded`, which routes to
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +22,8 @@ from codur.core.events import ENGINE_STATES, emit
 from codur.graph.context import CodurContext, get_context
 from codur.graph.state import CodurState
 
+#: Seconds a cancelled node's thread is given to stop after the cancel event is set.
+CANCEL_GRACE_S = 10.0
 NodeBody = Callable[[CodurState, CodurContext], dict[str, Any]]
 
 
@@ -46,9 +50,26 @@ def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict
             update = body(state, ctx)
             return {**update, "nodes": [name]}
 
+        async def arun(state: CodurState, runtime: Runtime) -> dict[str, Any]:
+            """The node on an event loop (``langgraph dev`` / Studio, ``graph.ainvoke``): the body runs
+            in a thread; when the server cancels the run, the run's cancel event is set, so tools,
+            tests and the repair workers stop, and the thread is given a few seconds to end."""
+            work = asyncio.ensure_future(asyncio.to_thread(run, state, runtime))
+            try:
+                return await asyncio.shield(work)
+            except asyncio.CancelledError:
+                limits = get_context(runtime, state).limits
+                if limits is not None:
+                    limits.cancel.set()
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(work, CANCEL_GRACE_S)
+                raise
+
         # Not functools.wraps: LangGraph reads the signature to inject ``runtime``.
-        run.__name__, run.__qualname__, run.__doc__ = body.__name__, body.__qualname__, body.__doc__
+        for fn in (run, arun):
+            fn.__name__, fn.__qualname__, fn.__doc__ = body.__name__, body.__qualname__, body.__doc__
         run.body = body  # type: ignore[attr-defined]
+        run.arun = arun  # type: ignore[attr-defined]
         return run
 
     return decorate

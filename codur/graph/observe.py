@@ -8,10 +8,6 @@ spending its iterations reading files.
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.graph.context import CodurContext
@@ -20,27 +16,13 @@ from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
 from codur.graph.verification_agent import is_test_file
 from codur.repair.selection import imported_modules, named_tests
-from codur.testing.command import PLUGIN, RUNTIME_DIR
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.testing import TestReport, run_tests, setup_problem
 
 MAX_FILES = 40
-#: A test running longer fails with a TimeoutError raised inside it (the repair engine's
-#: pytest plugin, SIGALRM): a hanging test shows as a failing one with a traceback into
-#: the loop, instead of the whole run timing out with no result (and the task looking
-#: as if nothing failed).
-TEST_TIMEOUT_S = 10.0
 MAX_SOURCE_LINES = 160
 #: Failing test ids kept from observe's run (the patch search starts from them).
 MAX_FAILED_IDS = 1000
-
-
-def per_test_timeout(seconds: float, out: Path) -> dict[str, str]:
-    """Environment for the repair plugin (``-p codur_repair_plugin``): a per-test limit of
-    ``seconds``, outcomes written to ``out``, no coverage."""
-    path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
-    return {"PYTHONPATH": path, "CODUR_REPAIR_TEST_TIMEOUT": str(seconds), "CODUR_REPAIR_OUT": str(out),
-            "CODUR_REPAIR_NO_COVERAGE": "1"}
 
 
 def has_tests(files: list[str]) -> bool:
@@ -104,10 +86,9 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
     emit({"event_type": "tests.command", "command": said, "argv": list(command.argv), "origin": command.origin})
     focus = (ctx.config.tests or named_tests(state["task"], tools.ctx.root)) if command.passes_args else []
     try:
-        with tempfile.TemporaryDirectory(prefix="codur-observe-") as tmp:
-            extra = ["-p", PLUGIN] if command.is_pytest else []
-            report = run_tests(tools.ctx, focus or None, extra_args=extra,
-                               env=per_test_timeout(TEST_TIMEOUT_S, Path(tmp) / "outcomes.json"))
+        # a hanging test fails at its per-test limit (TEST_TIMEOUT_S) with a traceback into the
+        # loop, instead of the whole run timing out with no result
+        report = run_tests(tools.ctx, focus or None)
         problem = setup_problem(report, command, tools.ctx.root)
     except ToolError as exc:  # the command did not start
         report, problem = TestReport(exit_code=-1, summary="did not start"), f"{exc} (tests run with: {said})"
@@ -152,7 +133,7 @@ def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[di
     from codur.repair import localize_faults
 
     try:
-        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0)
+        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0, memory_mb=ctx.memory_mb)
     except Exception:  # noqa: BLE001 - a hint, not a requirement
         return [], []
 

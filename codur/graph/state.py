@@ -8,11 +8,16 @@ the node history and failure signatures append; messages use add_messages.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import (
+    Annotated,
+    Any,
+    Required,  # pydantic reads only these before Python 3.12
+)
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from codur.graph.verification.verdict import Evidence, Verdict
 
@@ -210,6 +215,26 @@ class CodurState(TypedDict, total=False):
     files_changed: list[str]
     summary: str
     stop: dict[str, Any]
+    session: list[str]
+
+
+class CodurInput(TypedDict, total=False):
+    """The graph's input (what Studio's form and ``langgraph dev``'s schema endpoint show).
+
+    Keys:
+        task: what to do, in words, e.g. "make the failing tests pass" (required).
+        repo: absolute path of the repository to work on, on the server's machine (required: a
+            run without it ends ``error``, never on the server's own working directory).
+        run_id, status, reason, turn, session: set by the engine (:func:`initial_state`); a
+            Studio run leaves them out.
+    """
+
+    task: Required[str]
+    repo: Required[str]
+    run_id: str
+    status: str
+    reason: str
+    turn: int
     session: list[str]
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import typer
 from rich import box
 from rich.console import Console
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -58,15 +57,19 @@ def runs_command(
     rows = [[r.run_id, r.started.strftime("%m-%d %H:%M") if r.started else "?", r.status, str(len(r.files_changed)),
              "-" if r.tokens is None else str(r.tokens), "-" if r.cost_usd is None else f"{r.cost_usd:.4f}",
              "-" if r.seconds is None else f"{r.seconds:.1f}"] for r in runs]
+    names = ["run id", "started", "status", "files", "tokens", "cost $", "s"]
+    # under 100 columns, "started" (the run id begins with the same time) and "files" give way, so
+    # the task keeps about 30 columns and wraps rather than being cropped
+    shown = [i for i in range(len(names)) if console.width >= 100 or names[i] not in ("started", "files")]
     table = Table(title=f"codur runs · {repo}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                   show_edge=False, collapse_padding=True)
-    for i, name in enumerate(("run id", "started", "status", "files", "tokens", "cost $", "s")):
-        width = max(len(name), *(len(row[i]) for row in rows))
-        table.add_column(name, no_wrap=True, min_width=width, justify="right" if i > 2 else "left")
-    table.add_column("task", overflow="ellipsis", no_wrap=True, max_width=60)  # the column that gives way
+    for i in shown:
+        width = max(len(names[i]), *(len(row[i]) for row in rows))
+        table.add_column(names[i], no_wrap=True, min_width=width, justify="right" if i > 2 else "left")
+    table.add_column("task", overflow="fold", max_width=60)  # the column that gives way: wrapped, never cropped
     for r, row in zip(runs, rows, strict=True):
         row[2] = f"[{colours.get(r.status, 'red')}]{r.status}[/]"
-        table.add_row(*row, r.task)
+        table.add_row(*(row[i] for i in shown), Text(r.task))
     console.print(table)
 
 
@@ -88,7 +91,9 @@ def show_command(
     except OSError:
         diff = ""
     if diff and console.is_terminal:
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+        from codur.ui.summary import print_diff
+
+        print_diff(console, diff)  # folded with a continuation marker, never into fake diff lines
     elif diff:
         typer.echo(diff, nl=False)  # piped: the patch as is (git apply, patch -R)
     else:
@@ -97,7 +102,7 @@ def show_command(
 
 def undo_command(
     run_id: str | None = typer.Argument(None, help="The run to undo (id or unique prefix); default: the "
-                                        "last run that changed files."),
+                                        "last run that changed files and kept them."),
     repo: Path = REPO,
     force: bool = typer.Option(False, "--force", help="Put files back even if they changed after the run."),
 ) -> None:
@@ -107,8 +112,8 @@ def undo_command(
 
     root = _repo(repo)
     try:
-        run = find_run(root, run_id) if run_id else next((r for r in list_runs(root) if _journalled(r.run_dir)),
-                                                         None)
+        run = find_run(root, run_id) if run_id else next(
+            (r for r in list_runs(root) if _journalled(r.run_dir) and not _reverted_at_end(r.run_dir)), None)
     except RunNotFound as exc:
         raise _fail(str(exc)) from None
     if run is None:
@@ -126,6 +131,16 @@ def undo_command(
                   markup=False)
 
 
+def _reverted_at_end(run_dir: Path) -> bool:
+    """True for a run whose edits were put back when it failed (it left no change to undo)."""
+    from codur.tools.journal import UNDONE
+
+    try:
+        return "run_ended" in json.loads((run_dir / UNDONE).read_text())
+    except (OSError, json.JSONDecodeError, TypeError):
+        return False
+
+
 def _journalled(run_dir: Path) -> bool:
     try:
         return bool(json.loads((run_dir / "originals" / "index.json").read_text()))
@@ -137,25 +152,35 @@ def config_command(
     repo: Path = REPO,
     max_turns: int | None = typer.Option(None, help="As codur run's flag: Plan→Act→Verify cycles at most."),
     timeout: float | None = typer.Option(None, help="As codur run's flag: wall-clock limit, seconds."),
+    model: str | None = typer.Option(None, "--model", help="As codur run's flag: model name at the endpoint."),
+    base_url: str | None = typer.Option(None, "--base-url", metavar="URL", help="As codur run's flag: the endpoint."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
+                                           help="As codur run's flag: the variable holding the API key."),
 ) -> None:
     """Print every effective setting for the repo and where it came from (flag, env, file, default),
-    then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``)."""
-    from codur.config import ConfigError, load_config
-    from codur.config_sources import find_config_file, origins
+    then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``). ``CODUR_*``
+    variables that are no setting are named first, with the nearest one."""
+    from codur.config import CodurConfig, ConfigError, load_config
+    from codur.config_sources import find_config_files, origins, unknown_variables
     from codur.testing.command import resolve as resolve_tests
 
     root = _repo(repo)
-    flags = {k: v for k, v in {"max_turns": max_turns, "timeout_s": timeout}.items() if v is not None}
+    given = {"max_turns": max_turns, "timeout_s": timeout, "model": model, "base_url": base_url,
+             "api_key_env": api_key_env}
+    flags = {k: v for k, v in given.items() if v is not None}
+    for warning in unknown_variables(CodurConfig):
+        console.print(Text(f"warning: {warning}", style="yellow"))
     try:
         config = load_config(root, **flags)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    file = find_config_file(root)
-    table = Table(title=f"codur config · {file.path if file else 'no config file'}", title_justify="left")
+    files = find_config_files(root)
+    where = " over ".join(str(f.path) for f in files) or "no config file"
+    table = Table(title=f"codur config · {where}", title_justify="left")
     table.add_column("setting", no_wrap=True)
     table.add_column("value", overflow="fold")
-    table.add_column("from", no_wrap=True)
-    for item in origins(config, flags, file):
+    table.add_column("from", overflow="fold")  # a user file's full path folds, never crops
+    for item in origins(config, flags, files):
         style = "dim" if item.origin == "default" else ""
         table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
     console.print(table)

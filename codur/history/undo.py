@@ -12,14 +12,11 @@ forced. The repo lock is held from that check to the last write. The undo is rec
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from codur.history.runs import RunInfo
-from codur.tools.journal import MANIFEST, ChangeJournal, atomic_write_bytes, file_state
-
-UNDONE = "undone.json"
+from codur.tools.journal import MANIFEST, UNDONE, ChangeJournal, file_state
 
 
 class UndoRefused(RuntimeError):
@@ -89,20 +86,9 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
         if after and not force:
             raise UndoRefused(f"changed since run {run.run_id}: {', '.join(after)} (--force puts them back "
                               "anyway)", after)
-        report = UndoReport([], [], after or [])
-        for rel, original in sorted(originals.items()):
-            path = repo / rel
-            if _current(path) == original:
-                continue
-            if original is None:
-                path.unlink()
-                report.deleted.append(rel)
-            else:
-                atomic_write_bytes(path, original)
-                report.restored.append(rel)
-        record = {"undone_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "forced": force,
-                  "restored": report.restored, "deleted": report.deleted, "overwritten": report.overwritten}
-        atomic_write_bytes(done, json.dumps(record, indent=1).encode())
+        report = UndoReport(*journal.restore(), after or [])
+        journal.record_undo(forced=force, restored=report.restored, deleted=report.deleted,
+                            overwritten=report.overwritten)
     finally:
         lock.release()
     return report

@@ -66,9 +66,19 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
     key = os.environ.get(profile.api_key_env) or os.environ.get("CODUR_API_KEY") or "not-set"
     return DeadlineChatOpenAI(
         base_url=profile.base_url, api_key=key, model=profile.model, **limits,
-        callbacks=[meter.callback(profile.usd_per_mtok_in, profile.usd_per_mtok_out)] if meter else None,
+        callbacks=[meter.callback(*profile_price(profile))] if meter else None,
         metadata={NATIVE_TOOLS: profile.native_tools is not False},
     )
+
+
+def profile_price(profile: ModelProfile) -> tuple[float, float]:
+    """(USD/Mtok in, USD/Mtok out) of an endpoint profile: its own prices when it sets any, else
+    :func:`codur.llm.pricing.price_per_mtok` (genai-prices' table), else 0."""
+    if profile.usd_per_mtok_in or profile.usd_per_mtok_out:
+        return profile.usd_per_mtok_in, profile.usd_per_mtok_out
+    from codur.llm.pricing import price_per_mtok
+
+    return price_per_mtok(profile.model, base_url=profile.base_url) or (0.0, 0.0)
 
 
 class ModelProvider(Protocol):

@@ -2,8 +2,9 @@
 
 A :class:`UsageMeter` is attached to every model the factory builds (as a LangChain
 callback), so every call is counted wherever it happens: agent, planner, critic or
-a tool that calls a model. Prices are USD per million tokens, from the profile
-(``ModelProfile.usd_per_mtok_in/out``); the embedded model costs 0.
+a tool that calls a model. Prices are USD per million tokens: the profile's own
+(``ModelProfile.usd_per_mtok_in/out``) when set, else genai-prices' table
+(:mod:`codur.llm.pricing`, one pricing for runs and the RLM); the embedded model costs 0.
 """
 
 from __future__ import annotations

@@ -108,6 +108,7 @@ class PatchPipeline:
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
+        memory_mb: each test run's address-space limit, MiB (None: none).
     """
 
     def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
@@ -117,7 +118,8 @@ class PatchPipeline:
                  over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
                  max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
                  sample_format: str = "function", task: str = "", focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0) -> None:
+                 failing_before: list[str] | None = None, suite_s: float = 0.0,
+                 memory_mb: int | None = None) -> None:
         self.repo, self.fixers, self._models = repo, tuple(fixers), models
         self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
         self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
@@ -126,6 +128,7 @@ class PatchPipeline:
         self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
         self.sample_format, self.task = sample_format, task
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
+        self.memory_mb = memory_mb
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
         self.ranked: list[tuple[FunctionSpan, float]] = []
@@ -141,7 +144,8 @@ class PatchPipeline:
         phases: dict[str, float] = {}
         self.emit({"event_type": "patch.start", "fixers": list(self.fixers), "workers": self.workers})
         session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline,
-                                focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s)
+                                focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s,
+                                memory_mb=self.memory_mb)
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:

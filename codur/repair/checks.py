@@ -22,10 +22,31 @@ from codur.testing import command as testcmd
 GATE_FACTOR = 3.0
 GATE_SLACK_S = 10.0
 
-#: A candidate's failing tests run with a per-test limit of this many seconds plus 5x the
-#: longest test the baseline saw end (at most the stage's cap): a candidate that still
-#: loops where the baseline hung fails after it, not after its stage's whole timeout.
+#: Every test of a candidate's runs has a per-test limit of this many seconds plus
+#: :data:`HANG_FACTOR` times its own baseline time (a test that passed in the baseline), or
+#: times the longest test the baseline saw end (a test that failed or hung there: its
+#: baseline time says nothing of how long it takes to pass); at most the stage's cap. A
+#: candidate that loops fails at that limit, not at its stage's whole timeout.
 HANG_TEST_S = 1.0
+HANG_FACTOR = 5.0
+
+
+def test_limits(loc: localize.Localization, path: Path, cap: float, *,
+                unseen_s: float | None = None) -> tuple[tuple[str, str], ...]:
+    """Write the per-test limits of a candidate's runs (see :data:`HANG_TEST_S`) to ``path``
+    (JSON, node id -> seconds) and return the plugin's environment for them: the file, and
+    the limit of the tests it does not name (those that did not pass in the baseline).
+
+    ``cap`` and ``unseen_s`` are in seconds; ``unseen_s``, when given, is the least limit of
+    the tests the file does not name (a run of tests the baseline did not run)."""
+    ended = [t.duration for t in loc.tests if not t.timed_out]
+    other = min(cap, HANG_TEST_S + HANG_FACTOR * max(ended, default=0.0))
+    if unseen_s is not None:
+        other = max(other, unseen_s)
+    own = {t.nodeid: round(min(cap, HANG_TEST_S + HANG_FACTOR * t.duration), 3)
+           for t in loc.tests if t.outcome == "passed"}
+    path.write_text(json.dumps(own))
+    return ("CODUR_REPAIR_TEST_LIMITS", str(path)), ("CODUR_REPAIR_TEST_TIMEOUT", f"{other:.3f}")
 
 
 def stage_timeout(seconds: float, cap: float) -> float:
@@ -39,9 +60,9 @@ def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand,
 
     Timeouts come from the baseline run: per-test durations plus the run's fixed
     overhead (start-up, collection); a test that hung in the baseline counts as a
-    typical passing test. The failing tests also run under a per-test limit (see
-    :data:`HANG_TEST_S`), those that hung in the baseline last: the others reject most
-    candidates sooner. With ``plugin_free`` (the suite was seen to give the same
+    typical passing test. Every run also has per-test limits (:func:`test_limits`); the
+    failing tests that hung in the baseline run last: the others reject most candidates
+    sooner. With ``plugin_free`` (the suite was seen to give the same
     outcomes without the installed pytest plugins) both runs skip the plugins, which
     is much cheaper, and a third run confirms the whole suite with them. The probe and
     guard runs (near-miss detection) are the same runs without ``-x``, with a report.
@@ -60,15 +81,14 @@ def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand,
     env = testcmd.NO_PLUGINS if plugin_free else ()
     slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
     selected = (*(command.pytest_args or files),)
-    ended = [t.duration for t in loc.tests if not t.timed_out]
-    limit = min(cap, HANG_TEST_S + 5 * max(ended, default=0.0))
-    select_env = (("CODUR_REPAIR_SELECT", str(select)), ("CODUR_REPAIR_TEST_TIMEOUT", f"{limit:.3f}"), *env)
+    limits = test_limits(loc, select.with_name("limits.json"), cap)
+    select_env = (("CODUR_REPAIR_SELECT", str(select)), *limits, *env)
     first_timeout = stage_timeout(overhead + sum(fail_durations), cap)
     first = Stage((*selected, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env)
-    whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS), full)
+    whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), full, limits)
     probe = Stage((*selected, *slow, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
-    guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, env, report=True)
-    stages = [first, Stage(whole.args, full, env), whole] if plugin_free else [first, whole]
+    guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, (*limits, *env), report=True)
+    stages = [first, Stage(whole.args, full, (*limits, *env)), whole] if plugin_free else [first, whole]
     return Checks(stages, probe, guard, *ids)
 
 
@@ -92,10 +112,13 @@ def selected_checks(loc: localize.Localization, command: testcmd.TestCommand, fo
     overhead = max(0.0, loc.elapsed_s - sum(durations.values()))
     gate_s = max(cap, GATE_FACTOR * suite_s + GATE_SLACK_S) if suite_s else max(cap, 120.0)
     whole = tuple(command.pytest_args or ())
+    limits = test_limits(loc, folder / "limits.json", cap)
+    # the gate runs tests the selection did not: they passed observe's per-test limit
+    unseen = test_limits(loc, folder / "limits-gate.json", gate_s, unseen_s=testcmd.TEST_TIMEOUT_S)
     if may_fail:
-        gate = Stage((*whole, *slow, "-p", testcmd.PLUGIN), gate_s, report=True, may_fail=may_fail)
+        gate = Stage((*whole, *slow, "-p", testcmd.PLUGIN), gate_s, unseen, report=True, may_fail=may_fail)
     else:
-        gate = Stage((*whole, *testcmd.FAST_FLAGS), gate_s)
+        gate = Stage((*whole, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), gate_s, unseen)
     made: dict[tuple[frozenset[str], bool], Stage] = {}
 
     def covered(tests: frozenset[str], report: bool) -> Stage:
@@ -107,7 +130,7 @@ def selected_checks(loc: localize.Localization, command: testcmd.TestCommand, fo
             flags = slow if report else testcmd.FAST_FLAGS
             timeout = stage_timeout(overhead + sum(durations.get(t, 0.1) for t in tests), cap)
             made[(tests, report)] = Stage((*whole, *files, *flags, "-p", testcmd.PLUGIN), timeout,
-                                          (("CODUR_REPAIR_SELECT", str(path)), *env), report=report)
+                                          (("CODUR_REPAIR_SELECT", str(path)), *limits, *env), report=report)
         return made[(tests, report)]
 
     return Checks(base.stages[:1], base.probe, None, base.failing, base.passing,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import tempfile
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -14,7 +14,9 @@ from codur.repair import localize, mutants, patch
 from codur.repair.checks import checks_for
 from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, search
 from codur.repair.selection import related_test_files
+from codur.repair.source import read_source
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
+from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
 
 Event = Callable[[dict], None]
@@ -90,14 +92,15 @@ class RepairSession:
     names the tests that failed in a whole-suite run before any change (None: unknown, so
     the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
     that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
-    suite).
+    suite). ``memory_mb``: each test run's address-space limit, MiB (None: none).
     """
 
     def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
                  mutant_timeout_s: float = 20.0, deadline: float | None = None, focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0):
+                 failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        self.memory_mb = memory_mb
         self.repo = Path(repo).resolve()
         self.command = test_cmd if isinstance(test_cmd, testcmd.TestCommand) else testcmd.resolve(self.repo, test_cmd)
         self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
@@ -109,15 +112,17 @@ class RepairSession:
         self.loc: localize.Localization | None = None
         self.checks: Checks | None = None
         self.texts: dict[str, str] = {}
-        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._tmp: Path | None = None
 
     def __enter__(self) -> RepairSession:
         if self._tmp is not None:  # entered already (to catch the setup's errors first)
             return self
-        self._tmp = tempfile.TemporaryDirectory(prefix="codur-repair-")
+        self._tmp = make_temp_dir("codur-repair-")
         try:
             _start_workers(self.repo, self.command, self.n_workers, self.pool)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
+            for copy in self.copies:
+                copy.memory_mb = self.memory_mb
             self._localize()
         except BaseException:
             self.close(keep=False)
@@ -130,7 +135,8 @@ class RepairSession:
         select = None
         focus = [t for t in self.focus if (self.repo / t.split("::")[0]).is_file()]
         if focus and self.command.is_pytest:  # what the failing tests run, then who else runs it
-            ran = localize.localize_faults(self.repo, self.command, test_timeout_s=min(self.cap, 10.0),
+            ran = localize.localize_faults(self.repo, self.command,
+                                           test_timeout_s=min(self.cap, testcmd.TEST_TIMEOUT_S),
                                            run_timeout_s=max(1.0, self.deadline - time.monotonic()),
                                            worker=self.copies[0], select=focus).failing_files
             own = dict.fromkeys(t.split("::")[0] for t in focus)  # their passing neighbours too
@@ -144,7 +150,7 @@ class RepairSession:
         self.selection = select
         before = set(self.failing_before or ()) | {t for t, o in (seen or {}).items() if o == "failed"}
         assert self._tmp is not None
-        self.checks = checks_for(self.loc, self.command, Path(self._tmp.name), self.cap, plugin_free,
+        self.checks = checks_for(self.loc, self.command, self._tmp, self.cap, plugin_free,
                                  selected=select is not None, may_fail=frozenset(before - set(self.loc.failing)),
                                  suite_s=self.suite_s)
 
@@ -160,7 +166,7 @@ class RepairSession:
                 item.close()
         self.pool = []
         if self._tmp is not None:
-            self._tmp.cleanup()
+            shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
     def judged(self, files: tuple[str, ...]) -> str:
@@ -172,9 +178,10 @@ class RepairSession:
         return f"{failing}, {len(self.checks.tests_for(files))} covering tests, then the whole suite"
 
     def original(self, rel: str) -> str:
-        """The original text of ``rel`` (read once; raises OSError / UnicodeDecodeError)."""
+        """The original text of ``rel``, in its declared coding (read once; raises OSError,
+        or ValueError when it does not decode: :func:`codur.repair.source.read_source`)."""
         if rel not in self.texts:
-            self.texts[rel] = (self.repo / rel).read_bytes().decode("utf-8")
+            self.texts[rel] = read_source(self.repo / rel, rel)
         return self.texts[rel]
 
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
@@ -249,7 +256,7 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
     instead runs the whole suite, for the outcomes before any change. Returns (localization,
     plugin_free, the whole suite's outcomes or None)."""
-    test_timeout = min(cap, 10.0)
+    test_timeout = min(cap, testcmd.TEST_TIMEOUT_S)
     left = max(1.0, deadline - time.monotonic())
     env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
     probe = None
@@ -342,7 +349,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     if apply:
         try:
             patch.write_atomic(repo / best.file, new, texts[best.file])
-        except (OSError, RuntimeError) as exc:
+        except (OSError, RuntimeError, ValueError) as exc:
             return done("error", diff=diff, stopped="found", message=str(exc), **info)
         message = f"patched {best.file}"
     return done("patched", diff=diff, files_changed=[best.file], patch_description=best.label,

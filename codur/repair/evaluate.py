@@ -34,6 +34,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
 
 
@@ -174,13 +175,14 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     files = files_of(candidate)
     try:
         new = apply_files(candidate, originals)
+        if not new.keys() <= originals.keys():  # a file the search holds no original of: nothing to restore
+            return Evaluation("failed")
+        data = {rel: source_bytes(text, rel) for rel, text in new.items()}  # in the declared coding
     except (ValueError, SyntaxError, KeyError):
         return Evaluation("failed")
-    if not new.keys() <= originals.keys():  # a file the search holds no original of: nothing to restore
-        return Evaluation("failed")
     try:
-        for rel, text in new.items():
-            (worker.root / rel).write_bytes(text.encode("utf-8"))
+        for rel in new:
+            (worker.root / rel).write_bytes(data[rel])
         stages = checks.stages_for(files)
         fixed = 0
         if candidate.probe and checks.probe is not None:
@@ -212,7 +214,7 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
         return Evaluation("plausible", len(checks.failing), time.monotonic() - start)
     finally:
         for rel in new:
-            (worker.root / rel).write_bytes(originals[rel].encode("utf-8"))
+            (worker.root / rel).write_bytes(source_bytes(originals[rel], rel))
 
 
 class CandidateQueue:

@@ -27,7 +27,6 @@ import logging
 import math
 import re
 import subprocess
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -35,6 +34,9 @@ from pathlib import Path
 
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
+from codur.sandbox.lifetime import die_with_parent, temp_dir
+from codur.sandbox.limits import MEMORY_ENV
+from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
@@ -192,7 +194,8 @@ def score(repo: Path, raw: dict) -> Localization:
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                     test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
-                    worker: Worker | None = None, select: list[str] | None = None) -> Localization:
+                    worker: Worker | None = None, select: list[str] | None = None,
+                    memory_mb: int | None = None) -> Localization:
     """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
 
     ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
@@ -202,22 +205,25 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     A pytest suite runs in the given :class:`Worker` (a copy of ``repo``), or else in
     ``repo`` through the warm pytest fork server (started if needed, kept for the next
     call), which saves the interpreter and pytest start-up. ``repo`` is never written to
-    (no bytecode, no pytest cache). Raises RuntimeError when the run yields no report
-    (pytest missing, run over ``run_timeout_s``).
+    (no bytecode, no pytest cache). ``memory_mb``: the run's address-space limit, MiB, when
+    it runs in ``repo`` (a worker has its own). Raises RuntimeError when the run yields no
+    report (pytest missing, run over ``run_timeout_s``).
     """
     repo = Path(repo).resolve()
     command = command or testcmd.resolve(repo, None)
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="codur-localize-") as tmp:
-        out = Path(tmp) / "report.json"
+    with temp_dir("codur-localize-") as tmp:
+        out = tmp / "report.json"
         root = worker.root if worker is not None and command.is_pytest else repo
         env = {"CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_SOURCE": str(root),
                "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s),
                "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
+        if memory_mb:
+            env[MEMORY_ENV] = str(memory_mb)
         plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
         args = list(command.pytest_args or ())
         if select and command.is_pytest:
-            env["CODUR_REPAIR_SELECT"] = str(Path(tmp) / "select.json")
+            env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
             Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
             args = args or list(dict.fromkeys(s.split("::")[0] for s in select))  # collect only those files
         output = ""
@@ -236,18 +242,17 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             output = f"exit {code}" + (" (over the time limit)" if timed_out else "")
         else:
             argv = [*command.pytest_argv()[:3], *args, *plugin] if command.is_pytest else list(command.argv)
-            data = Path(tmp) / "coverage"
+            data = tmp / "coverage"
             if not command.is_pytest and _can_cover(argv[0]):
                 argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
-            try:
-                proc = subprocess.run(argv, cwd=repo, env=testcmd.plugin_env(**env), text=True,
-                                      capture_output=True, timeout=run_timeout_s, check=False,
-                                      stdin=subprocess.DEVNULL)
-            except subprocess.TimeoutExpired as exc:
-                raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s") from exc
+            proc = run_process(argv, cwd=repo, env=testcmd.plugin_env(**env), timeout_s=run_timeout_s,
+                               memory_mb=memory_mb)
+            if proc.timed_out:
+                raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s")
             output = (proc.stdout + proc.stderr)[-4000:]
             if not command.is_pytest:
-                raw = _whole_command_report(repo, proc.returncode, output, command.argv, data)
+                code = -1 if proc.exit_code is None else proc.exit_code
+                raw = _whole_command_report(repo, code, output, command.argv, data)
         if command.is_pytest:
             if not out.is_file():
                 raise RuntimeError(f"test run produced no report: {output}")
@@ -262,12 +267,12 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
     with extra ``env`` (only the tests ``select`` names, when given); None if the run gave no
     report (crash, over ``timeout_s`` seconds).
     """
-    with tempfile.TemporaryDirectory(prefix="codur-outcomes-") as tmp:
-        out = Path(tmp) / "report.json"
+    with temp_dir("codur-outcomes-") as tmp:
+        out = tmp / "report.json"
         env = {**env, "CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
         args = list(command.pytest_args or ())
         if select:
-            env["CODUR_REPAIR_SELECT"] = str(Path(tmp) / "select.json")
+            env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
             Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
             args = args or list(dict.fromkeys(s.split("::")[0] for s in select))
         worker.run([*args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
@@ -282,7 +287,7 @@ def _can_cover(python: str) -> bool:
     if not testcmd.is_python(python):
         return False
     probe = subprocess.run([python, "-c", "import coverage"], capture_output=True, check=False,
-                           timeout=60, stdin=subprocess.DEVNULL)
+                           timeout=60, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     return probe.returncode == 0
 
 

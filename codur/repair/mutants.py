@@ -25,7 +25,7 @@ from pathlib import Path
 
 from codur.repair import statements
 from codur.repair.context import Context
-from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps
+from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
 #: Default budget of second-order mutants (pairs) per search.
 PAIR_BUDGET = 100
@@ -193,15 +193,15 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
 
     ``scores`` maps (file relative to repo, line) -> suspiciousness. Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
-    the original texts of the files they touch. Test files and files that do not parse
-    are skipped.
+    the original texts of the files they touch (read in their declared coding, as the
+    tools read them). Test files and files that do not parse or decode are skipped.
     """
     texts, singles = {}, []
     for rel in sorted({f for f, _ in scores if is_source_file(f)}):
         try:
-            text = (Path(repo) / rel).read_bytes().decode("utf-8")
+            text = read_source(Path(repo) / rel, rel)
             src = Source(text)
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        except (OSError, SyntaxError, ValueError):
             continue
         texts[rel] = text
         singles += candidates(rel, src, scores)

@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from codur.repair.source import read_source, source_bytes
+
 
 def unified_diff(rel: str, old: str, new: str) -> str:
     """Unified diff of one file with ``a/rel`` and ``b/rel`` headers ("" if equal)."""
@@ -23,16 +25,18 @@ def unified_diff(rel: str, old: str, new: str) -> str:
 def write_atomic(path: Path, text: str, expected: str) -> None:
     """Replace ``path`` with ``text`` (temp file in the same dir + ``os.replace``).
 
+    The file is read and written in its declared coding (:mod:`codur.repair.source`).
     Raises RuntimeError, leaving the file alone, if its content is no longer ``expected``
-    (it changed while the search ran).
+    (it changed while the search ran); ValueError if ``text`` does not fit its coding.
     """
-    if path.read_bytes().decode("utf-8") != expected:
+    if read_source(path) != expected:
         raise RuntimeError(f"{path} changed during the repair search; patch not applied")
+    data = source_bytes(text, path.name)
     mode = path.stat().st_mode
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".codur")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            fh.write(data)
         os.chmod(tmp, mode & 0o7777)
         os.replace(tmp, path)
     except BaseException:

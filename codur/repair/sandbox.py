@@ -5,8 +5,9 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 
 - the whole filesystem read-only; the scratch area (:func:`scratch_root`), which holds
   the workers' copies of the repo and the spool of report files, read-write;
-- a private /tmp; the repo, the interpreter's prefix and the repair plugin bound back
-  read-only when they lie under /tmp;
+- a private /tmp and a private, empty home (``~/.ssh``, ``~/.aws`` unreadable); the repo,
+  the interpreter's prefix and ``sys.path`` folders and the repair plugin bound back
+  read-only when they lie under /tmp or the home;
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
 - the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
@@ -16,7 +17,7 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 A non-pytest command runs under its own bwrap per run, the same way. Without a working
 bwrap (:func:`codur.sandbox.bwrap.bwrap_problem`) the runs keep the process-group kill
 and the allowlist, and the first worker of the process says so once: a
-``sandbox.fallback`` event and a log warning.
+``sandbox.fallback`` event (a log warning outside a run).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -39,9 +40,11 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     bwrap_problem,
     fallback_reason,
     hidden,
-    hidden_by_private_tmp,
+    hidden_in_sandbox,
     interpreter_paths,
 )
+from codur.sandbox.lifetime import die_with_parent, make_temp_dir, preexec
+from codur.sandbox.limits import MEMORY_ENV, address_space_limit
 from codur.testing import command as testcmd
 
 _lock = threading.Lock()
@@ -53,7 +56,7 @@ def scratch_root() -> Path:
     of every worker's copy, the one folder a sandboxed test run may write."""
     with _lock:
         if _state["root"] is None:
-            _state["root"] = Path(tempfile.mkdtemp(prefix="codur-repair-")).resolve()
+            _state["root"] = make_temp_dir("codur-repair-").resolve()
             (_state["root"] / "spool").mkdir()
             atexit.register(shutil.rmtree, _state["root"], ignore_errors=True)
         return _state["root"]
@@ -61,7 +64,7 @@ def scratch_root() -> Path:
 
 def problem() -> str | None:
     """None when the test runs are confined by bubblewrap; else why not, said once per
-    process (log warning and ``sandbox.fallback`` event, as the tools do)."""
+    process (a ``sandbox.fallback`` event in a run, else a log warning, as the tools do)."""
     why = bwrap_problem()
     with _lock:
         say, _state["said"] = why is not None and not _state["said"], _state["said"] or why is not None
@@ -69,8 +72,8 @@ def problem() -> str | None:
         from codur.core.events import emit
 
         reason = "repair's test runs: " + fallback_reason(why)
-        logging.getLogger("codur.repair").warning(reason)
-        emit({"event_type": "sandbox.fallback", "reason": reason})
+        if not emit({"event_type": "sandbox.fallback", "reason": reason}):  # no run takes it: log it
+            logging.getLogger("codur.repair").warning(reason)
     return why
 
 
@@ -89,7 +92,7 @@ def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path]) -> list[str]:
 def visible(path: Path, seen: Sequence[Path]) -> bool:
     """True when a run confined with ``seen`` bound back (see :func:`readable`) sees ``path``."""
     full = Path(path).resolve()
-    return (not hidden_by_private_tmp(full) or full.is_relative_to(scratch_root())
+    return (not hidden_in_sandbox(full) or full.is_relative_to(scratch_root())
             or any(full.is_relative_to(s) for s in seen))
 
 
@@ -126,19 +129,23 @@ def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str
 
 
 def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-                on_start: Callable[[Callable[[], None]], None], origin: Path) -> tuple[int, bool]:
+                on_start: Callable[[Callable[[], None]], None], origin: Path,
+                interpreter: str = sys.executable) -> tuple[int, bool]:
     """Run ``argv`` in ``cwd`` with the whole environment ``env``, in its own process group,
     at most ``timeout_s`` seconds; return (exit code, timed out). Under bwrap when it works:
-    the scratch area read-write, ``origin`` (the repo) and the interpreter bound back when
-    under /tmp, report files through the spool. ``on_start`` gets the function that kills it."""
+    the scratch area read-write, ``origin`` (the repo), ``argv[0]``'s prefix and the repo's
+    ``interpreter`` (a script may call it) bound back when under /tmp or the home, report
+    files through the spool; its address space limited to ``env``'s :data:`MEMORY_ENV` MiB
+    when set. ``on_start`` gets the function that kills it."""
     finish = None
     if problem() is None:
-        seen = readable(origin, *interpreter_paths(argv[0]))
+        seen = readable(origin, *interpreter_paths(argv[0]), *interpreter_paths(interpreter))
         env, finish = spool(env, f"{os.getpid()}-{threading.get_ident()}", seen)
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
         argv = confine(argv, cwd, seen)
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            preexec_fn=preexec(die_with_parent(), address_space_limit(int(env.get(MEMORY_ENV) or 0))))
     on_start(functools.partial(_killpg, proc.pid))
     try:
         return proc.wait(timeout=timeout_s), False

@@ -1,7 +1,10 @@
-"""Source files: which ones may be mutated, their AST positions as character offsets, edits.
+"""Source files: which ones may be mutated, how they are read and written, their AST
+positions as character offsets, edits.
 
 A mutant replaces exact source spans (taken from ``lineno``/``col_offset``/
 ``end_lineno``/``end_col_offset``), so a patch is minimal and keeps the formatting.
+Files are read and written in their declared coding, as the tools do
+(:func:`codur.tools.reading.decode_source`, PEP 263).
 """
 
 from __future__ import annotations
@@ -9,6 +12,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from codur.tools.errors import ToolError
+from codur.tools.reading import decode_source, encode_source
 
 #: Directory names never scored nor mutated.
 EXCLUDED_DIRS = frozenset({".git", ".venv", "venv", ".codur", "__pycache__", "site-packages",
@@ -31,6 +38,31 @@ def is_source_file(rel: str) -> bool:
     if not name.endswith(".py") or rel.startswith("../") or any(p in EXCLUDED_DIRS for p in parts[:-1]):
         return False
     return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+
+
+def read_source(path: Path, rel: str = "") -> str:
+    """The text of a source file as the tools read it: UTF-8, else the coding its first two
+    lines declare (PEP 263, ``tokenize`` rules).
+
+    Raises:
+        OSError: unreadable. ValueError: neither UTF-8 nor valid in a declared coding.
+    """
+    try:
+        return decode_source(Path(path).read_bytes(), rel or Path(path).name)
+    except ToolError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def source_bytes(text: str, rel: str = "") -> bytes:
+    """``text`` encoded as the tools write it: in the coding it declares, else UTF-8.
+
+    Raises:
+        ValueError: a character the declared coding cannot hold.
+    """
+    try:
+        return encode_source(text, rel)
+    except ToolError as exc:
+        raise ValueError(str(exc)) from None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -28,13 +29,46 @@ from typing import Self
 
 from codur.repair import sandbox
 from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
+from codur.sandbox.limits import MEMORY_ENV
 from codur.testing import command as testcmd
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
 TEST_TIMEOUT_EXIT = 124
-COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", ".codur", "__pycache__", "*.pyc",
-                                     ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox")
+COPY_PATTERNS = shutil.ignore_patterns(".git", ".venv", "venv", ".codur", "__pycache__", "*.pyc",
+                                       ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox")
+
+
+def copy_ignore(directory: str, names: list[str]) -> set[str]:
+    """``shutil.copytree``'s ``ignore``: :data:`COPY_PATTERNS`, and every entry that is not a
+    regular file, a folder or a link (a FIFO, a socket, a device: copying one blocks or fails)."""
+    ignored = set(COPY_PATTERNS(directory, names))
+    for name in names:
+        if name not in ignored:
+            try:
+                mode = os.lstat(os.path.join(directory, name)).st_mode
+            except OSError:
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                ignored.add(name)
+    return ignored
+
+
+def copy_repo(repo: Path, dest: Path) -> None:
+    """Copy ``repo`` to ``dest`` for a worker (links kept as links, :func:`copy_ignore` left out).
+
+    Raises:
+        OSError: one line naming the first file that could not be copied and why.
+    """
+    try:
+        shutil.copytree(repo, dest, ignore=copy_ignore, symlinks=True)
+    except shutil.Error as exc:
+        problems = exc.args[0] if exc.args and isinstance(exc.args[0], list) else [("?", "?", str(exc))]
+        src, _, why = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise OSError(f"cannot copy the repo for the test workers: {src}: {why}{more}") from None
+    except OSError as exc:
+        raise OSError(f"cannot copy the repo for the test workers: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -225,6 +259,7 @@ class Worker:
         self.command = command
         self.runner = runner
         self.origin = Path(repo).absolute()
+        self.memory_mb: int | None = None  # each run's address-space limit, MiB (set by the session)
         self.confined = sandbox.problem() is None  # says once when not (from the caller's thread: its trace)
         self.tmp = Path(tempfile.mkdtemp(prefix=f"w{index}-", dir=sandbox.scratch_root()))
         self.root = self.tmp / "repo"
@@ -232,7 +267,7 @@ class Worker:
         self._kill: Callable[[], None] | None = None
         self._aborted = False
         try:
-            shutil.copytree(repo, self.root, ignore=COPY_IGNORE, symlinks=True)
+            copy_repo(repo, self.root)
         except BaseException:
             self.close()
             raise
@@ -247,7 +282,9 @@ class Worker:
         """Run pytest with ``args`` (or the whole non-pytest command) in the copy.
 
         ``timeout_s`` is in seconds; a pytest run also ends as "timeout" when a test hit
-        the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). Returns a
+        the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). With
+        :attr:`memory_mb` the run's address space is limited (a test past it fails with a
+        MemoryError). Returns a
         :class:`RunResult`; raises RuntimeError if the runner died.
         """
         start = time.monotonic()
@@ -256,6 +293,8 @@ class Worker:
                 return RunResult("aborted", -9, 0.0)
         if self.command.is_pytest:
             env = {**(env or {}), "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
+        if self.memory_mb:
+            env = {**(env or {}), MEMORY_ENV: str(self.memory_mb)}
         if self.runner is not None:
             code, timed_out = self.runner.run(self.root, args, env or {}, timeout_s, self._started)
         else:
@@ -273,7 +312,8 @@ class Worker:
         env = testcmd.plugin_env(**(env or {}))
         if (self.root / "src").is_dir():  # shadow an install of the original src/ layout
             env["PYTHONPATH"] = os.pathsep.join([str(self.root / "src"), env["PYTHONPATH"]])
-        return sandbox.run_process(argv, self.root, env, timeout_s, self._started, self.origin)
+        return sandbox.run_process(argv, self.root, env, timeout_s, self._started, self.origin,
+                                   self.command.interpreter)
 
     def reset(self) -> None:
         """Clear an earlier :meth:`abort` before the worker takes a new mutant."""

@@ -15,26 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from codur.llm.pricing import price_per_mtok
 from codur.llm.usage import Usage  # one Usage for the run meter and RLM budgets
 
 Kind = Literal["iteration", "subcall", "call"]
-
-# USD per million tokens (prompt, completion): list prices, longest prefix wins.
-# Override per model with the `prices` argument (e.g. from ModelProfile.usd_per_mtok_in/out).
-PRICES: dict[str, tuple[float, float]] = {
-    "qwen2.5-coder-1.5b-instruct": (0.0, 0.0),
-    "scripted": (0.0, 0.0),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-5-nano": (0.05, 0.40),
-    "gpt-5-mini": (0.25, 2.00),
-    "gpt-5": (1.25, 10.00),
-    "o4-mini": (1.10, 4.40),
-}
-
 
 class BudgetExceeded(RuntimeError):
     """A model call was refused because the budget (cost, tokens or time) is spent."""
@@ -43,12 +27,10 @@ class BudgetExceeded(RuntimeError):
 def price_for(model_name: str, prices: Mapping[str, tuple[float, float]] | None = None) -> tuple[float, float] | None:
     """(USD per million prompt tokens, USD per million completion tokens) for ``model_name``, or None.
 
-    ``prices`` is searched before :data:`PRICES`; the longest matching prefix wins.
+    ``prices`` ({model-name prefix: prices}, longest prefix wins) is searched first, then the run's
+    one pricing (:func:`codur.llm.pricing.price_per_mtok`: free models, genai-prices' table).
     """
-    table = {**PRICES, **(prices or {})}
-    name = model_name.lower()
-    matches = [key for key in table if name.startswith(key.lower())]
-    return table[max(matches, key=len)] if matches else None
+    return price_per_mtok(model_name, overrides=prices)
 
 
 def usage_of(model_name: str, metadata: Mapping | None, seconds: float = 0.0,

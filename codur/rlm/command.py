@@ -43,17 +43,22 @@ def read_context(source: str) -> str:
     return text
 
 
-def build_model() -> tuple[Any, dict[str, tuple[float, float]]]:
+def build_model(**flags: Any) -> tuple[Any, dict[str, tuple[float, float]]]:
     """The configured actor model and its price ({model: (USD/Mtok in, out)}) from CodurConfig.
 
+    Args:
+        flags: settings from the command line (``model``, ``base_url``, ``api_key_env``; None: not given).
+
     Raises:
+        codur.config.ConfigError: a setting is wrong, or the endpoint's model cannot be chosen.
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
     from codur.config import load_config
     from codur.llm import get_chat_model
 
-    config = load_config()  # CODUR_* variables over the user's config file
+    config = load_config(**flags)  # flags over CODUR_* variables over the user's config file
     profile = config.profiles_for("actor")[0]
+    # the profile's own prices when set; else the RLM engine prices the model as a run does
     prices = {profile.model: (profile.usd_per_mtok_in, profile.usd_per_mtok_out)} \
         if profile.usd_per_mtok_in or profile.usd_per_mtok_out else {}
     return get_chat_model(profile, config.local, model_timeout_s=config.model_timeout_s), prices
@@ -70,6 +75,11 @@ def rlm_command(
     timeout: float = typer.Option(900.0, "--timeout", min=1, help="Wall-clock limit, seconds."),
     run_dir: Path | None = typer.Option(  # noqa: B008 - Typer declares options this way
         None, "--run-dir", help="Where the trace goes (default .codur/runs/<id>)."),
+    model: str | None = typer.Option(None, "--model", help="Model name at the endpoint (default: the one it serves)."),
+    base_url: str | None = typer.Option(None, "--base-url", metavar="URL",
+                                        help="OpenAI-compatible endpoint (default: the embedded model)."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
+                                           help="Environment variable holding the API key."),
 ) -> None:
     """Answer a question over a long input with a recursive language model."""
     from codur.rlm.engine import RLMConfig, RLMEngine
@@ -83,14 +93,15 @@ def rlm_command(
         raise _fail(str(exc)) from None
     config = RLMConfig(max_iterations=max_iterations, max_depth=max_depth, max_cost_usd=max_cost,
                        max_tokens=max_tokens, max_wall_s=timeout)
+    from codur.config import ConfigError
     from codur.llm.local import LocalModelUnavailable, stop_shared_server
 
     try:
-        model, prices = build_model()
-    except LocalModelUnavailable as exc:
+        chat_model, prices = build_model(model=model, base_url=base_url, api_key_env=api_key_env)
+    except (LocalModelUnavailable, ConfigError) as exc:
         raise _fail(str(exc)) from None
     try:
-        result = RLMEngine(model, config, prices=prices,
+        result = RLMEngine(chat_model, config, prices=prices,
                            run_dir=run_dir or Path(".codur") / "runs" / new_trace_id()).run(question, text)
     finally:
         stop_shared_server()

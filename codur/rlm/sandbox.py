@@ -14,15 +14,16 @@ What it does:
   * kills the worker's whole process group whenever it stops the worker (close,
     timeout, restart), even when the worker itself has already exited, so no child
     the code forked outlives the executor;
-  * passes only allowlisted environment variables (PATH, LANG, LC_*, TERM,
-    PYTHON*, VIRTUAL_ENV: :func:`codur.sandbox.bwrap.allowed_env`), and sets HOME and
+  * passes only allowlisted environment variables (PATH, the locale, TERM,
+    VIRTUAL_ENV, PYTHONPATH...: :func:`codur.sandbox.bwrap.allowed_env`), and sets HOME and
     TMPDIR to a scratch directory that is also its working directory (deleted on close);
   * runs the worker under bubblewrap when it works here
     (:func:`codur.sandbox.bwrap.bwrap_problem`): the filesystem read-only except the
     scratch directory, a private /tmp, no network, its own PID namespace (a child that
     called ``setsid`` dies with it), the sandbox killed with its bwrap process; else as
     before, with only the limits, the group kill and the allowlist;
-  * truncates stdout and stderr past ``max_output_chars`` with a visible note;
+  * truncates stdout and stderr past ``max_output_chars`` with a visible note, and
+    redacts the secrets they show (:mod:`codur.sandbox.secrets`);
   * carries bridge calls (llm_query, rlm_query, batch_rlm_query) to the parent over
     the worker's own pipes: no socket is opened.
 
@@ -43,7 +44,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,8 +52,10 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden_by_private_tmp, spawn
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, spawn
+from codur.sandbox.lifetime import make_temp_dir
 from codur.sandbox.process import kill_process_group
+from codur.sandbox.secrets import redact
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]
@@ -135,7 +137,7 @@ class Sandbox:
                  limits: SandboxLimits | None = None) -> None:
         self.limits = limits or SandboxLimits()
         self.bridge = bridge
-        self.scratch = Path(tempfile.mkdtemp(prefix="codur-rlm-"))
+        self.scratch = make_temp_dir("codur-rlm-")
         self._write_context(context)
         self.proc: subprocess.Popen | None = None
         self.channel: _Channel | None = None
@@ -159,9 +161,9 @@ class Sandbox:
         argv = [sys.executable, "-I", str(WORKER_PATH)]
         self.confined = bwrap_problem() is None
         if self.confined:
-            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp
+            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp or ~
             argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch,
-                              readable=sorted(p for p in used if hidden_by_private_tmp(p)))
+                              readable=hidden(sorted(used)))
         with open(self.log_path, "ab") as log:
             self.proc = spawn(argv, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=log, start_new_session=True)
@@ -263,8 +265,8 @@ class Sandbox:
             return CodeExecution(code, error=(
                 f"WorkerDied: {note}; the REPL was restarted: every variable is lost (context is loaded again)"),
                 duration_s=time.monotonic() - t0)
-        return CodeExecution(code, reply.get("stdout", ""), reply.get("stderr", ""), reply.get("error"),
-                             float(reply.get("duration_s", time.monotonic() - t0)))
+        return CodeExecution(code, redact(reply.get("stdout", "")).text, redact(reply.get("stderr", "")).text,
+                             reply.get("error"), float(reply.get("duration_s", time.monotonic() - t0)))
 
     def get_variable(self, name: str) -> tuple[bool, str | None]:
         """(found, str(value)) of a REPL variable, for FINAL_VAR."""

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import IO
 
 from codur.sandbox.bwrap import allowed_env
+from codur.sandbox.lifetime import die_with_parent, preexec
+from codur.sandbox.limits import address_space_limit
 
 KEEP_BYTES = 200_000
 
@@ -93,7 +95,8 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
                 env: Mapping[str, str] | None = None,
                 on_start: Callable[[subprocess.Popen], None] | None = None,
                 cancel: threading.Event | None = None,
-                stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
+                stop_on_output: Callable[[str], bool] | None = None,
+                memory_mb: int | None = None) -> ProcessResult:
     """Run ``argv`` in ``cwd`` and wait at most ``timeout_s`` seconds.
 
     The process group is killed on timeout, as soon as ``cancel`` is set (checked every
@@ -105,6 +108,8 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
         stop_on_output: called with the whole stdout read so far (decoded) each time more
             arrives; True stops the process (``ProcessResult.stopped_early``), e.g. once its
             output differs from an expected output.
+        memory_mb: the child's address-space limit (RLIMIT_AS), MiB; None: none
+            (:func:`codur.sandbox.limits.address_space_limit`).
 
     Raises:
         OSError: the command could not be started (FileNotFoundError when not found).
@@ -114,6 +119,7 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
         list(argv), cwd=cwd, env=dict(env) if env is not None else allowed_env(),
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=preexec(die_with_parent(), address_space_limit(memory_mb)),
     )
     if on_start:
         on_start(proc)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codur.sandbox.bwrap import allowed_env
+from codur.sandbox.lifetime import die_with_parent
 
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
 PLUGIN = "codur_repair_plugin"
@@ -40,7 +41,11 @@ FAST_FLAGS = ["-x", "-q", "--tb=no", "--assert=plain", "-p", "no:cacheprovider"]
 #: Environment of a run without the installed (auto-loaded) pytest plugins.
 NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
 #: The plugin's file arguments (environment variable -> "in" (read) or "out" (written)).
-PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_OUT": "out"}
+PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_TEST_LIMITS": "in", "CODUR_REPAIR_OUT": "out"}
+#: Per-test time limit, seconds, of a test run with no baseline to scale from (observe, verify,
+#: the ``run_pytest`` tool, localization): a test running longer fails with a TimeoutError
+#: raised inside it (the repair plugin's SIGALRM), its traceback pointing into the loop.
+TEST_TIMEOUT_S = 10.0
 #: Seconds a tool (uv, poetry) may take to name the project's interpreter.
 ENV_PROBE_TIMEOUT_S = 120.0
 #: Wrappers that run a command in the project's environment: the interpreter rule finds
@@ -122,7 +127,7 @@ def _probe(argv: list[str], repo: Path) -> str:
     """The first line a tool prints in ``repo`` ("" when it fails or takes too long)."""
     try:
         proc = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=ENV_PROBE_TIMEOUT_S,
-                              check=False, stdin=subprocess.DEVNULL)
+                              check=False, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
     except (OSError, subprocess.TimeoutExpired):
         return ""
     lines = proc.stdout.strip().splitlines()

@@ -7,11 +7,13 @@ so the confinement, secret, size, atomic-write and timeout rules live in one pla
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import logging
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,14 +22,23 @@ from typing import Any
 
 import pathspec
 
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, interpreter_paths
+from codur.sandbox.bwrap import (
+    allowed_env,
+    bwrap_argv,
+    bwrap_problem,
+    fallback_reason,
+    hidden,
+    interpreter_paths,
+)
 from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of this module)
     ProcessResult,
     kill_process_group,
     run_process,
 )
+from codur.sandbox.secrets import redact
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
+from codur.tools import risk
 from codur.tools.errors import CallGate, ToolError
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
 from codur.tools.reading import decode_source, encode_source, read_bytes_bounded  # noqa: F401  (re-exported)
@@ -109,6 +120,17 @@ class ToolContext:
             time code runs without bubblewrap.
         test_command: how the repo's tests and code run (:mod:`codur.testing.command`): set
             once by the run from its settings; :meth:`tests` resolves the default otherwise.
+        memory_mb: the address-space limit (RLIMIT_AS) of every process :meth:`run` starts,
+            MiB (config ``test_memory_mb``); None: no limit. Past it an allocation fails
+            (a MemoryError in Python), so a test that eats memory fails like any test.
+        allow_risky: write a Python file whose change adds risky code (network, processes,
+            eval/exec, files outside the repo: :mod:`codur.tools.risk`) without asking
+            (config ``allow_risky_patches``); else
+        confirm_risky: ``confirm_risky(path, findings) -> bool`` approves such a write (the
+            CLI's ``--confirm``); without either the write is refused. Either way a
+            ``patch.risky`` event names the path, the findings and whether it was approved.
+        network: under bubblewrap, let the processes :meth:`run` starts reach the network
+            (config ``sandbox_network``); default none.
     """
 
     root: Path
@@ -126,6 +148,10 @@ class ToolContext:
     on_event: Callable[[dict], None] | None = None
     gate: CallGate = field(default_factory=CallGate, repr=False)
     test_command: TestCommand | None = None
+    memory_mb: int | None = None
+    allow_risky: bool = False
+    network: bool = False
+    confirm_risky: Callable[[str, list[str]], bool] | None = None
     _fallback_noted: bool = field(default=False, repr=False)
 
     def tests(self) -> TestCommand:
@@ -235,6 +261,9 @@ class ToolContext:
                 self._no_symlink(path)
             targets.append((p, content))
         encoded = {p: encode_source(content, self.rel(p)) for p, content in targets if content is not None}
+        for p, content in targets:
+            if content is not None and p.suffix == ".py":
+                self._check_risk(p, content)
         before = {p: p.read_bytes() if p.is_file() else None for p, _ in targets}
         for p, _ in targets:
             self.journal.record(p)
@@ -255,6 +284,23 @@ class ToolContext:
                     atomic_write_bytes(p, old)
             raise
         return [p for p, _ in targets]
+
+    def _check_risk(self, p: Path, content: str) -> None:
+        """Refuse (ToolError) a write of ``p`` whose ``content`` adds risky code, unless approved."""
+        rel = self.rel(p)
+        try:
+            before = decode_source(p.read_bytes(), rel) if p.is_file() else None
+        except (OSError, ToolError):
+            before = None
+        found = risk.added(before, content)
+        if not found:
+            return
+        approved = self.allow_risky or (self.confirm_risky is not None and self.confirm_risky(rel, found))
+        if self.on_event:
+            self.on_event({"event_type": "patch.risky", "path": rel, "findings": found, "approved": approved})
+        if not approved:
+            raise ToolError(f"{rel}: the change adds risky code ({'; '.join(found)}) and was not written; the user "
+                            "must approve it (--confirm, or the setting allow_risky_patches)")
 
     def write_text(self, path: str, content: str) -> Path:
         """Write a file atomically, recording its original in the journal."""
@@ -321,7 +367,9 @@ class ToolContext:
         cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
         the rest read-only, a private /tmp, no network), else with a ``sandbox.fallback``
-        event once. Output keeps its first and last 200 kB per stream.
+        event once. Output keeps its first and last 200 kB per stream; secrets in it (keys,
+        tokens, private keys: :mod:`codur.sandbox.secrets`) are redacted, with a
+        ``secret.redacted`` event.
 
         Args:
             argv: the command; ``argv[0]`` is looked up on PATH.
@@ -349,16 +397,21 @@ class ToolContext:
             raise ToolError(f"command not found: {argv[0]}")
         problem = bwrap_problem()
         if problem is None:
-            command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable,
-                                 readable=hidden([*interpreter_paths(exe), *filter(None, child_env.get(
-                                     "PYTHONPATH", "").split(os.pathsep))]))
+            # what the private /tmp and home would hide: the program's prefix, the interpreters a
+            # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
+            pythons = [sys.executable, *([self.test_command.interpreter] if self.test_command else [])]
+            command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable, network=self.network,
+                                 readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
+                                                                             interpreter_paths(py)),
+                                                  *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
             child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
         else:
             command = list(argv)
             self._note_fallback(problem)
         try:
             res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
-                              on_start=on_start, cancel=self.cancel, stop_on_output=stop_on_output)
+                              on_start=on_start, cancel=self.cancel, stop_on_output=stop_on_output,
+                              memory_mb=self.memory_mb)
         except FileNotFoundError:
             raise ToolError(f"command not found: {argv[0]}") from None
         except PermissionError:
@@ -367,16 +420,29 @@ class ToolContext:
             raise ToolError(f"the run was cancelled; {argv[0]} was killed")
         if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
             raise ToolError(f"cannot start {argv[0]} in the sandbox: {res.stderr.strip()[:200]}")
-        return res
+        return self._redacted(res, argv[0])
+
+    def _redacted(self, res: ProcessResult, program: str) -> ProcessResult:
+        """``res`` with the secrets its output shows redacted (:mod:`codur.sandbox.secrets`),
+        and a ``secret.redacted`` event naming their kinds (never their values)."""
+        out, err = redact(res.stdout), redact(res.stderr)
+        kinds = out.kinds + err.kinds
+        if not kinds:
+            return res
+        if self.on_event:
+            self.on_event({"event_type": "secret.redacted", "command": Path(program).name, "count": len(kinds),
+                           "kinds": sorted(set(kinds))})
+        return dataclasses.replace(res, stdout=out.text, stderr=err.text)
 
     def _note_fallback(self, problem: str) -> None:
-        """Say once per context (one per run) that code runs without bubblewrap, and why."""
+        """Say once per context (one per run) that code runs without bubblewrap, and why: a
+        ``sandbox.fallback`` event, or a log warning when nothing takes events."""
         if self._fallback_noted:
             return
         self._fallback_noted = True
-        reason = (f"code runs without the bubblewrap sandbox ({problem}): only the timeout, the "
-                  "process-group kill and the environment allowlist apply")
-        logging.getLogger("codur.tools").warning(reason)
-        if self.on_event:
+        reason = fallback_reason(problem)
+        if self.on_event:  # the run's channel: the CLI prints it once, the trace keeps it
             self.on_event({"event_type": "sandbox.fallback", "reason": reason})
+        else:
+            logging.getLogger("codur.tools").warning(reason)
 

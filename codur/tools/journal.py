@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 
@@ -55,6 +56,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 #: The file in a run directory holding the state of every changed file at the end of the run.
 MANIFEST = "journal.json"
+#: The file in a run directory saying its changes were put back (by ``codur undo``, or
+#: because the run failed).
+UNDONE = "undone.json"
 
 
 def file_state(data: bytes | None) -> str:
@@ -176,11 +180,31 @@ class ChangeJournal:
         with self._lock:
             return dict(self._originals)
 
-    def restore(self) -> None:
-        """Put every recorded file back as it was (used on cancel and by tests)."""
-        for rel, orig in self._originals.items():
-            p = self.root / rel
+    def restore(self) -> tuple[list[str], list[str]]:
+        """Put every recorded file back as it was before the run, each atomically
+        (:func:`atomic_write_bytes`): a changed file gets its original bytes, a file the run
+        created is deleted, one it deleted comes back; a file already as it was is left alone.
+        The one way back, for ``codur undo``, a failed run and the patch node. Returns
+        (restored, deleted): the relative paths rewritten and those deleted, sorted."""
+        restored, deleted = [], []
+        for rel, orig in sorted(self.originals().items()):
+            path = self.root / rel
+            if self._current(rel) == orig:
+                continue
             if orig is None:
-                p.unlink(missing_ok=True)
+                path.unlink(missing_ok=True)
+                deleted.append(rel)
             else:
-                atomic_write_bytes(p, orig)
+                atomic_write_bytes(path, orig)
+                restored.append(rel)
+        return restored, deleted
+
+    def record_undo(self, **fields: object) -> Path | None:
+        """Write ``<run_dir>/undone.json`` (:data:`UNDONE`): the time of the undo and ``fields``;
+        ``codur undo`` refuses a run that has it. None without a run directory."""
+        if self.run_dir is None:
+            return None
+        record = {"undone_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **fields}
+        path = self.run_dir / UNDONE
+        atomic_write_bytes(path, json.dumps(record, indent=1).encode())
+        return path

@@ -6,6 +6,7 @@ pytest's own JUnit XML report, not from scraping its console.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import tempfile
@@ -13,7 +14,10 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.testing.command import TestCommand
+from codur.sandbox.lifetime import temp_dir
+from codur.sandbox.secrets import redact
+from codur.testing.command import PLUGIN, RUNTIME_DIR, TEST_TIMEOUT_S, TestCommand
+from codur.tools import snapshot
 from codur.tools.context import ToolContext
 
 NO_TESTS_COLLECTED = 5
@@ -113,8 +117,16 @@ def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
     return out
 
 
+def per_test_limit(seconds: float) -> tuple[list[str], dict[str, str]]:
+    """pytest options and environment that load the repair plugin with a per-test limit of
+    ``seconds``: a test running longer fails with a TimeoutError raised where it loops."""
+    path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
+    return ["-p", PLUGIN], {"PYTHONPATH": path, "CODUR_REPAIR_TEST_TIMEOUT": f"{seconds:g}"}
+
+
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
-              extra_args: list[str] | None = None, env: dict[str, str] | None = None) -> TestReport:
+              extra_args: list[str] | None = None, env: dict[str, str] | None = None,
+              test_timeout_s: float | None = None) -> TestReport:
     """Run the repo's test command (:meth:`ToolContext.tests`) and read pytest's JUnit XML report.
 
     A command that takes pytest's options gets the report's and ``extra_args``, and
@@ -124,20 +136,58 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
     Args:
         ctx: the tool context (repo root, timeout, test command).
         selection: test paths or node ids (relative to the repo); None runs everything.
-        timeout_s: limit in seconds; default ``ctx.timeout_s``. The process group is killed past it.
+        timeout_s: limit in seconds of the whole run; default ``ctx.timeout_s``. The process
+            group is killed past it (the report then has ``exit_code`` None).
         env: extra environment variables for the test process; under bubblewrap, files they
             name in a temp folder stay writable (and visible to the caller).
+        test_timeout_s: per-test limit in seconds (pytest commands; default
+            :data:`codur.testing.command.TEST_TIMEOUT_S`, 0: none). A test over it fails with
+            a TimeoutError whose traceback shows the line it was looping on, and the run goes
+            on with the next test.
+
+    What the run changed in the repo is reported and kept for ``codur undo``
+    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event).
 
     Raises:
         ToolError: the command is not found or cannot start, or the run was cancelled.
     """
     command = ctx.tests()
-    with tempfile.TemporaryDirectory(prefix="codur-pytest-") as tmp:
-        xml = Path(tmp) / "report.xml"
+    test_timeout_s = TEST_TIMEOUT_S if test_timeout_s is None else test_timeout_s
+    if command.is_pytest and test_timeout_s:
+        plugin, limit_env = per_test_limit(test_timeout_s)
+        extra_args, env = [*plugin, *(extra_args or [])], {**limit_env, **(env or {})}
+    before = snapshot.take(ctx)
+    try:
+        return _run_tests(ctx, command, selection, timeout_s, extra_args, env)
+    finally:
+        _note_changes(ctx, before)
+
+
+def _note_changes(ctx: ToolContext, before: dict[str, snapshot.FileState]) -> None:
+    """Report what the run changed in the repo (:mod:`codur.tools.snapshot`): a
+    ``tests.changed_files`` event, and each before-content kept in the change journal."""
+    found = snapshot.changes(ctx, before)
+    if not found:
+        return
+    for change in found:
+        if change.restorable:
+            ctx.journal.record_original(change.path, None if change.change == "created" else before[change.path].data)
+    message = "; ".join(c.message for c in found)
+    if ctx.on_event is None:
+        logging.getLogger("codur.tools").warning(message)
+        return
+    ctx.on_event({"event_type": "tests.changed_files", "message": message,
+                  "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
+
+
+def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None, timeout_s: float | None,
+               extra_args: list[str] | None, env: dict[str, str] | None) -> TestReport:
+    with temp_dir("codur-pytest-") as tmp:
+        xml = tmp / "report.xml"
         flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",
                  *(extra_args or [])]
         argv = command.run_argv(ctx.root, flags, selection)
-        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[Path(tmp), *_temp_dirs_named(env)])
+        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
             ctx.on_event({"event_type": "tests.run", "duration_s": round(proc.duration_s, 3),
@@ -151,7 +201,7 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
                 bad = case.find("failure") if case.find("failure") is not None else case.find("error")
                 if bad is not None:
                     failed.append(tid)
-                    tracebacks[tid] = (bad.text or bad.get("message") or "").strip()
+                    tracebacks[tid] = redact((bad.text or bad.get("message") or "").strip()).text
                 elif case.find("skipped") is not None:
                     skipped += 1
                 else:
@@ -160,10 +210,24 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
             (passed if proc.exit_code == 0 else failed).append(WHOLE_COMMAND)
             if proc.exit_code != 0:
                 tracebacks[WHOLE_COMMAND] = output[-3000:]
+    _note_memory_limit(ctx, tracebacks)
     counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
     summary = ", ".join(f"{n} {w}" for n, w in counts if n)
     return TestReport(passed, failed, skipped, tracebacks, proc.exit_code,
                       summary or "no tests ran", output, proc.duration_s)
+
+
+def _note_memory_limit(ctx: ToolContext, tracebacks: dict[str, str]) -> None:
+    """Say why a test ended in a MemoryError under the address-space limit (``ctx.memory_mb``):
+    a line under its traceback (what the model reads) and a ``tests.memory_limit`` event."""
+    if not ctx.memory_mb:
+        return
+    hit = sorted(t for t, text in tracebacks.items() if "MemoryError" in text)
+    why = f"(the test process may use {ctx.memory_mb} MiB of address space: setting test_memory_mb)"
+    for tid in hit:
+        tracebacks[tid] = f"{tracebacks[tid]}\n{why}"
+    if hit and ctx.on_event is not None:
+        ctx.on_event({"event_type": "tests.memory_limit", "tests": hit, "memory_mb": ctx.memory_mb})
 
 
 _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")

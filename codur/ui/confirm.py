@@ -88,10 +88,14 @@ class WriteConfirmation:
             return False
         if self.all:
             return True
+        return self._paused(self._ask, tool, args)
+
+    def _paused(self, ask: Callable[..., bool], *args: Any) -> bool:
+        """``ask(*args)`` with the progress spinner hidden."""
         if self.pause is None:
-            return self._ask(tool, args)
+            return ask(*args)
         with self.pause():
-            return self._ask(tool, args)
+            return ask(*args)
 
     def _ask(self, tool: str, args: dict[str, Any]) -> bool:
         target = args.get("path") or args.get("src") or ""
@@ -113,6 +117,25 @@ class WriteConfirmation:
             self.quit = True
             self.on_quit()
         return answer in ("y", "a")
+
+
+    def risky(self, path: str, findings: list[str]) -> bool:
+        """Asked before a write that adds risky code (:mod:`codur.tools.risk`): y writes it,
+        anything else refuses it; an earlier "all" does not cover it."""
+        if self.quit:
+            return False
+        return self._paused(self._ask_risky, path, findings)
+
+    def _ask_risky(self, path: str, findings: list[str]) -> bool:
+        self.console.print(f"[bold red]! risky change to {escape(path)}:[/] {escape('; '.join(findings))}",
+                           highlight=False)
+        try:
+            answer = Prompt.ask("write it anyway? (y)es, (n)o", choices=["y", "n"], show_choices=False,
+                                console=self.console, stream=_Stdin(self.cancel))
+        except EOFError:
+            answer = "n"
+        self.asked.append(("risky", answer))
+        return answer == "y"
 
 
 class _Stdin:

@@ -119,6 +119,7 @@ class Progress:
         self._best = ""
         self._tried = 0
         self._best_fixed = 0
+        self._sandbox_said = False
 
     # -- spinner ---------------------------------------------------------------------
 
@@ -192,8 +193,18 @@ class Progress:
                              for label, text in parts if text)
         if name == "tests.command":
             return f"   ↳ tests: {escape(str(event.get('command', '')))}"
+        if name == "patch.risky":
+            verdict = "approved, written" if event.get("approved") else "not written: not approved"
+            return (f"   [red]! risky change to {escape(str(event.get('path', '')))}: "
+                    f"{escape('; '.join(event.get('findings') or []))[:300]} ({verdict})[/]")
+        if name == "tests.changed_files":
+            return f"   [yellow]! {escape(str(event.get('message', ''))[:300])}[/]"
         if name == "tests.setup_failed":
             return f"   [red]! the tests could not start: {escape(str(event.get('problem', ''))[:300])}[/]"
+        if name == "sandbox.fallback":  # the tools and repair's test runs may both say it: once per run
+            if self._sandbox_said:
+                return None
+            self._sandbox_said = True
         if name in ("agent.fallback", "plan.fallback", "sandbox.fallback"):
             what = event.get("error") or event.get("reason") or ""
             return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"

@@ -77,6 +77,9 @@ def run_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the prompts the agent would get; start and call "
                                  "no model, change nothing (status dry_run, exit 0)."),
     read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
+    keep_failed: bool = typer.Option(False, "--keep-failed",
+                                     help="Keep the edits of a run that does not succeed (default: they are "
+                                          "reverted and kept in the run's attempt.patch)."),
     confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
     session: str | None = typer.Option(None, "--session", metavar="ID",
                                        help="Session id: a follow-up run sees the session's earlier runs."),
@@ -89,11 +92,21 @@ def run_command(
                                              "\"tox -e py311 --\" (default: the repo's interpreter -m pytest)."),
     tests: str | None = typer.Option(None, "--tests", metavar="IDS",
                                      help="Test files or ids to start from, space-separated."),
+    max_cost: float | None = typer.Option(None, "--max-cost", metavar="USD",
+                                          help="Spend limit on model calls, USD (the embedded model costs 0)."),
+    model: str | None = typer.Option(None, "--model", help="Model name at the endpoint (default: the one it serves)."),
+    base_url: str | None = typer.Option(None, "--base-url", metavar="URL",
+                                        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 "
+                                             "(default: the embedded model)."),
+    api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
+                                           help="Environment variable holding the API key (default: CODUR_API_KEY, "
+                                                "else OPENAI_API_KEY)."),
 ) -> None:
     """Run the main job: plan, edit, verify, retry or repair; print status, reason and diff."""
     from pydantic import ValidationError
 
-    from codur.config import ConfigError, load_config
+    from codur.config import CodurConfig, ConfigError, load_config
+    from codur.config_sources import unknown_variables
     from codur.engine.contracts import RunRequest, RunStatus
     from codur.engine.local import ResumeError
     from codur.engine.runner import run
@@ -103,6 +116,8 @@ def run_command(
     if not console.is_terminal:  # piped: whole lines, no wrapping at 80 columns
         console.soft_wrap = True
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
+    for warning in unknown_variables(CodurConfig):
+        err.print(f"codur: warning: {warning}", highlight=False, markup=False)
     if read_only and confirm:
         raise _fail(err, "--read-only and --confirm exclude each other (read-only makes no write to confirm)")
     if quiet and verbose:
@@ -115,13 +130,18 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     try:
         request = RunRequest(**fields)
-        config = load_config(repo, test_command=test_cmd, tests=tests)
+        config = load_config(repo, test_command=test_cmd, tests=tests, model=model, base_url=base_url,
+                             api_key_env=api_key_env, max_cost_usd=max_cost)
+        if config.base_url and not config.model and not config.profiles and provide_models is None:
+            config = config.model_copy(update={"model": config.profiles_for("actor")[0].model})  # asks /v1/models
     except ValidationError as exc:
         first = exc.errors()[0]
         option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")
         raise _fail(err, f"{option + ': ' if option else ''}{first['msg'].removeprefix('Value error, ')}") from None
     except ConfigError as exc:
         raise _fail(err, str(exc)) from None
+    if keep_failed:
+        config = config.model_copy(update={"keep_failed": True})
     if read_only:
         config = config.model_copy(update={"tool_policy": "read_only"})
     elif confirm:

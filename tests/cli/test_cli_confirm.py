@@ -110,3 +110,21 @@ def test_a_waiting_question_ends_when_the_run_is_cancelled(tmp_path: Path, monke
         assert time.monotonic() - t0 < 2.0
     assert quits == [1] and asker.asked == [("write_file", "q")]
     assert asker("write_file", {"path": "a.py", "content": "x = 3\n"}) is False  # no more questions
+
+
+def test_a_risky_write_is_asked_about_even_after_all(tmp_path: Path, monkeypatch) -> None:
+    """Issue 21, item 3: --confirm's answer "a" covers plain writes, not one that adds risky code."""
+    import io
+
+    from rich.console import Console
+
+    from codur.ui.confirm import WriteConfirmation
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nn\ny\n"))
+    out = io.StringIO()
+    asker = WriteConfirmation(tmp_path, Console(file=out, width=200), on_quit=lambda: None)
+    assert asker("write_file", {"path": "a.py", "content": "x = 2\n"}) is True  # a(ll)
+    assert asker.risky("a.py", ["network: import socket"]) is False  # asked anyway: n
+    assert asker.risky("a.py", ["network: import socket"]) is True  # y
+    assert "risky change to a.py: network: import socket" in out.getvalue()
+    assert asker.asked == [("write_file", "a"), ("risky", "n"), ("risky", "y")]

@@ -162,3 +162,12 @@ def test_fixer_names_are_dones():
     from codur.ui.progress import FIXERS
 
     assert FIXERS == FIXER_NAMES
+
+
+def test_the_sandbox_fallback_is_printed_once_per_run():
+    """The tools and repair's test runs each say it; the user reads it once (issue 21, item 1)."""
+    console, out = piped()
+    progress = Progress(console)
+    progress({"event_type": "sandbox.fallback", "reason": "code runs without the bubblewrap sandbox (x)"})
+    progress({"event_type": "sandbox.fallback", "reason": "repair's test runs: code runs without the bubblewrap (x)"})
+    assert out.getvalue().count("sandbox.fallback") == 1

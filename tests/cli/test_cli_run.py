@@ -152,3 +152,21 @@ def test_a_follow_up_run_of_a_session_sees_the_earlier_run(invoice_repo: Path, s
     invoke("now also check negative quantities", "--repo", str(invoice_repo), "--session", "s1", "--quiet")
     prompt = models["actor"].calls[0][1].content
     assert "Earlier in this session" in prompt and TASK in prompt and "billing.py" in prompt
+
+
+def test_a_failed_run_says_its_edits_were_reverted_and_keep_failed_keeps_them(invoice_repo: Path, scripted,
+                                                                              invoke):
+    original = (invoice_repo / "billing.py").read_bytes()
+    wrong = call("replace_in_file", path="billing.py", old="10% when at least", new="10% from")
+    scripted([wrong, "Reworded the docstring."])
+    res = invoke(TASK, "--repo", str(invoice_repo))
+    assert res.exit_code == 1, res.output
+    run_id = json.loads(next((invoice_repo / ".codur" / "runs").glob("*/result.json")).read_text())["run_id"]
+    assert f"edits reverted; the attempt is in .codur/runs/{run_id}/attempt.patch" in res.stdout
+    assert "files attempted: billing.py" in res.stdout and "+    \"\"\"Percent off a line: 10% from" in res.stdout
+    assert (invoice_repo / "billing.py").read_bytes() == original
+
+    scripted([wrong, "Reworded the docstring."])
+    kept = invoke(TASK, "--repo", str(invoice_repo), "--keep-failed")
+    assert kept.exit_code == 1 and "edits reverted" not in kept.stdout
+    assert "files changed: billing.py" in kept.stdout and b"10% from" in (invoice_repo / "billing.py").read_bytes()

@@ -1,8 +1,8 @@
 """A fault-injecting OpenAI-compatible server for tests (stdlib http.server in a thread, 127.0.0.1).
 
-``POST /v1/chat/completions`` answers with the next fault of the script (then ``default``
-for every later request): a normal reply, a status with a JSON error body and headers (429
-with or without Retry-After, 429 ``insufficient_quota``, 500, 503), a reply slower than the
+``GET /v1/models`` lists ``models``. ``POST /v1/chat/completions`` answers with the next fault
+of the script (then ``default`` for every later request): a normal reply, a status with a JSON
+error body and headers (429 with or without Retry-After, 429 ``insufficient_quota``, 500, 503), a reply slower than the
 client's timeout, malformed JSON, empty ``choices``, or, for ``stream=True``, a stream cut in
 the middle (the connection closes before the promised length). Every request is recorded
 (``requests``: monotonic time and JSON body).
@@ -131,6 +131,9 @@ class FaultServer:
     script: list[Fault] = field(default_factory=list)
     default: Fault = field(default_factory=ok)
     requests: list[tuple[float, dict]] = field(default_factory=list)
+    #: What ``GET /v1/models`` lists; the Authorization header of every request, in order.
+    models: list[str] = field(default_factory=lambda: ["fault"])
+    auth: list[str] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
@@ -165,10 +168,20 @@ class FaultServer:
                 except ValueError:
                     request = {}
                 server.requests.append((time.monotonic(), request))
+                server.auth.append(self.headers.get("Authorization", ""))
                 if not self.path.endswith("/chat/completions"):
                     _send(self, 404, b'{"error": {"message": "not found"}}')
                     return
                 server._next()(self, request)
+
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                server.auth.append(self.headers.get("Authorization", ""))
+                if not self.path.endswith("/models"):
+                    _send(self, 404, b'{"error": {"message": "not found"}}')
+                    return
+                listing = {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "test"}
+                                                      for m in server.models]}
+                _send(self, 200, json.dumps(listing).encode())
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -82,6 +82,28 @@ def test_no_model_and_no_mutation_ends_with_a_clear_status(name, fault, status, 
         assert len(fault_server.requests) == 2
 
 
+@pytest.mark.parametrize("name,fault,status,reason", [
+    ("429 without Retry-After", "rate_limited", RunStatus.RATE_LIMITED, "rate_limited ("),
+    ("429 insufficient_quota", "insufficient_quota", RunStatus.QUOTA_EXHAUSTED, "quota_exhausted ("),
+    ("500", "server_error", RunStatus.FAILED, "model_unavailable ("),
+    ("connection refused", "refused", RunStatus.FAILED, "model_unavailable ("),
+])
+@pytest.mark.parametrize("question", ["explain what is_adult does", "analyze ages.py for edge cases"])
+def test_a_question_the_model_cannot_answer_never_succeeds(question, name, fault, status, reason, faults,
+                                                           fault_server, ages_repo: Path):
+    """An explanation or analysis task whose model is down ends with the outage's status: the
+    error text is never taken for the answer. (The repo's tests pass: nothing to fix instead.)"""
+    (ages_repo / "ages.py").write_text((ages_repo / "ages.py").read_text().replace(BUG, FIX))
+    if fault == "refused":
+        fault_server.close()  # nothing listens on the port any more
+    else:
+        fault_server.play(default={"rate_limited": faults.rate_limited, "insufficient_quota": faults.insufficient_quota,
+                                   "server_error": lambda: faults.status(500)}[fault]())
+    result = run_against(fault_server, ages_repo, task=question, max_retries=0)
+    assert result.status is status and result.reason.startswith(reason), (result.status, result.reason)
+    assert not result.ok and result.files_changed == []
+
+
 def test_retry_after_is_honoured_then_the_call_succeeds(faults, fault_server, ages_repo: Path):
     # the agent alone: the planner is asked (mutation search would start without it); the reply is
     # the plan and the agent's tool call at once, so every role can read it

@@ -329,3 +329,40 @@ def test_rate_limited_model_is_not_retried_and_the_run_replans(invoice_repo: Pat
     assert outcomes[0]["status"] == "failed" and outcomes[0]["quota"] == "rate_limited"
     assert outcomes[0]["attempts"] == 1
     assert outcomes[1]["status"] == "completed" and outcomes[1]["edits"] == 1
+
+
+def test_a_patch_search_that_cannot_copy_the_repo_says_why_as_the_reason(invoice_repo: Path, monkeypatch):
+    """Issue 21, item 6: a copy or setup error of the workers is the run's reason, not a bare
+    no_plausible_patch."""
+    import shutil
+
+    from codur.repair import worker as worker_module
+
+    def full_disk(src, dst, **kwargs):
+        raise shutil.Error([(f"{src}/billing.py", str(dst), "[Errno 28] No space left on device")])
+
+    monkeypatch.setattr(worker_module.shutil, "copytree", full_disk)
+    result, _ = run_with(invoice_repo, ["never played"], repair=True, repair_workers=1, fixers=["mutation"])
+    assert result.status is RunStatus.FAILED
+    assert result.reason.startswith("patch_error: could not run the tests: cannot copy the repo for the test "
+                                    "workers: ") and result.reason.endswith("No space left on device"), result.reason
+
+
+RISKY_SAMPLE = ("```python\ndef bulk_discount_percent(quantity: int) -> int:\n"
+                "    import subprocess\n    subprocess.run(['true'])\n"
+                "    if quantity >= BULK_THRESHOLD:\n        return BULK_DISCOUNT_PERCENT\n    return 0\n```")
+
+
+def test_a_model_sample_adding_a_process_call_is_not_written_unless_allowed(invoice_repo: Path):
+    """Issue 21, item 3: the sample fixes the tests but adds subprocess: flagged, not written;
+    the setting allow_risky_patches writes it."""
+    original = (invoice_repo / "billing.py").read_text()
+    result, _ = run_with(invoice_repo, [RISKY_SAMPLE], repair=True, repair_workers=2, fixers=["sampling"], samples=1)
+    assert result.status is RunStatus.FAILED and "risky code" in result.reason, result.reason
+    assert (invoice_repo / "billing.py").read_text() == original and result.diff == ""
+    assert result.metadata.risky_patches == [{"path": "billing.py", "approved": False, "findings": [
+        "process: import subprocess", "process: subprocess.run(...)"]}]
+    allowed, _ = run_with(invoice_repo, [RISKY_SAMPLE], repair=True, repair_workers=2, fixers=["sampling"],
+                          samples=1, allow_risky_patches=True)
+    assert allowed.status is RunStatus.SUCCESS and "subprocess.run(['true'])" in allowed.diff
+    assert [r["approved"] for r in allowed.metadata.risky_patches] == [True]

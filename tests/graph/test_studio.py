@@ -49,16 +49,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_langgraph_dev_serves_the_graph_and_runs_it_with_the_scripted_model(invoice_repo, tmp_path):
-    """`langgraph dev` started on langgraph.json in the project root; a thread and a run made through
-    langgraph-sdk on a temporary repo; the scripted model chosen by configuration (the run's context)."""
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory):
+    """`langgraph dev` started once on langgraph.json in the project root; a langgraph-sdk client."""
     langgraph = Path(sys.executable).with_name("langgraph")
     if not langgraph.exists():
         pytest.skip("langgraph-cli is not installed (the dev extra installs it)")
     from langgraph_sdk import get_sync_client
 
     port = _free_port()
-    log = (tmp_path / "langgraph-dev.log").open("wb")
+    log_path = tmp_path_factory.mktemp("studio") / "langgraph-dev.log"
+    log = log_path.open("wb")
     server = subprocess.Popen([str(langgraph), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1",
                                "--port", str(port)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                               env={**os.environ, "LANGGRAPH_NO_ANALYTICS": "1"}, start_new_session=True)
@@ -71,22 +72,10 @@ def test_langgraph_dev_serves_the_graph_and_runs_it_with_the_scripted_model(invo
                 break
             except Exception:  # noqa: BLE001 - not up yet
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError((tmp_path / "langgraph-dev.log").read_text()[-3000:]) from None
+                    raise AssertionError(log_path.read_text()[-3000:]) from None
                 time.sleep(0.5)
         assert assistants, "the server lists no assistant for graph codur"
-        fix = "```json\n" + json.dumps({"name": "replace_in_file", "arguments": {
-            "path": "billing.py", "old": "if quantity > BULK_THRESHOLD:", "new": "if quantity >= BULK_THRESHOLD:"}}) \
-            + "\n```"
-        thread = client.threads.create()
-        final = client.runs.wait(thread["thread_id"], "codur",
-                                 input={"task": "make the failing tests pass", "repo": str(invoice_repo)},
-                                 context={"mock_replies": [fix, "Fixed."], "critic": False, "repair": False})
-        assert final["status"] == "success" and final["reason"] == "verified"
-        assert final["nodes"] == ["initialize", "observe", "plan", "delegate", "execute", "verify", "review", "done"]
-        assert "+    if quantity >= BULK_THRESHOLD:" in final["diff"]
-        assert "if quantity >= BULK_THRESHOLD:" in (invoice_repo / "billing.py").read_text()
-        state = client.threads.get_state(thread["thread_id"])
-        assert state["values"]["status"] == "success" and state["next"] == []
+        yield client, assistants[0]["assistant_id"]
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -94,3 +83,78 @@ def test_langgraph_dev_serves_the_graph_and_runs_it_with_the_scripted_model(invo
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
         log.close()
+
+
+def test_langgraph_dev_serves_the_graph_and_runs_it_with_the_scripted_model(studio, invoice_repo):
+    """A thread and a run made through langgraph-sdk on a temporary repo; the scripted model chosen by
+    configuration (the run's context)."""
+    client, _ = studio
+    fix = "```json\n" + json.dumps({"name": "replace_in_file", "arguments": {
+        "path": "billing.py", "old": "if quantity > BULK_THRESHOLD:", "new": "if quantity >= BULK_THRESHOLD:"}}) \
+        + "\n```"
+    thread = client.threads.create()
+    final = client.runs.wait(thread["thread_id"], "codur",
+                             input={"task": "make the failing tests pass", "repo": str(invoice_repo)},
+                             context={"mock_replies": [fix, "Fixed."], "critic": False, "repair": False})
+    assert final["status"] == "success" and final["reason"] == "verified"
+    assert final["nodes"] == ["initialize", "observe", "plan", "delegate", "execute", "verify", "review", "done"]
+    assert "+    if quantity >= BULK_THRESHOLD:" in final["diff"]
+    assert "if quantity >= BULK_THRESHOLD:" in (invoice_repo / "billing.py").read_text()
+    state = client.threads.get_state(thread["thread_id"])
+    assert state["values"]["status"] == "success" and state["next"] == []
+
+
+def test_the_schema_endpoint_gives_studio_its_input_form(studio):
+    """GET /assistants/{id}/schemas answers (pydantic reads the schemas on Python 3.11): the input
+    form asks for task and repo, the context lists the settings."""
+    client, assistant_id = studio
+    schemas = client.assistants.get_schemas(assistant_id)
+    assert schemas["input_schema"]["required"] == ["task", "repo"]
+    assert {"task", "repo"} <= set(schemas["input_schema"]["properties"])
+    assert {"status", "diff", "files_changed"} <= set(schemas["output_schema"]["properties"])
+    assert {"model", "base_url", "fixers", "mock_replies"} <= set(schemas["context_schema"]["properties"])
+
+
+def test_a_studio_run_without_a_repo_is_an_error_not_the_servers_folder(studio):
+    client, _ = studio
+    thread = client.threads.create()
+    final = client.runs.wait(thread["thread_id"], "codur", input={"task": "make the failing tests pass"},
+                             context={"mock_replies": ["Done."]})
+    assert final["status"] == "error" and "'repo'" in final["reason"]
+    assert final["nodes"] == ["initialize", "done"]
+    assert not subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout \
+        .count(".codur/runs")  # nothing written into the server's own folder
+
+
+def test_cancelling_a_studio_run_stops_its_test_process(studio, tmp_path):
+    """A run whose test hangs (writing a heartbeat into the repo): cancelled through the SDK, the
+    heartbeat stops within seconds (the node's cancel sets the run's cancel event; the test runner
+    kills its process group). The heartbeat is a file because the test may run in bwrap's own PID
+    namespace and /tmp."""
+    client, _ = studio
+    repo = tmp_path / "hang"
+    repo.mkdir()
+    beat = repo / "beat.txt"
+    (repo / "slow.py").write_text("def answer():\n    return 41\n")
+    (repo / "test_slow.py").write_text(
+        "import time\nfrom slow import answer\n\n\ndef test_answer():\n    for _ in range(600):\n"
+        "        with open('beat.txt', 'a') as f:\n            f.write('.')\n        time.sleep(0.2)\n"
+        "    assert answer() == 42\n")
+    thread = client.threads.create()
+    run = client.runs.create(thread["thread_id"], "codur", input={"task": "make the failing tests pass",
+                                                                  "repo": str(repo)},
+                             context={"mock_replies": ["Done."], "fixers": ["mutation"]})
+    deadline = time.monotonic() + 60
+    while not beat.exists():
+        assert time.monotonic() < deadline, "the run never started its tests"
+        time.sleep(0.2)
+    client.runs.cancel(thread["thread_id"], run["run_id"])
+    t0, last, still_since = time.monotonic(), -1, time.monotonic()
+    while time.monotonic() - still_since < 3:  # no beat for 3 s: the test process is gone
+        size = beat.stat().st_size
+        if size != last:
+            last, still_since = size, time.monotonic()
+        assert time.monotonic() - t0 < 30, "the hung test kept running after the run was cancelled"
+        time.sleep(0.2)
+    # about 0.5 s; without the cancel it runs on to observe's 10 s per-test limit
+    assert still_since - t0 < 6, f"the test ran {still_since - t0:.1f}s after the cancel"

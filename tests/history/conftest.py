@@ -43,12 +43,13 @@ def successful_run(repo: Path):
     ])
 
 
-def failed_run(repo: Path):
-    """Edits the docstring only: the tests still fail; one turn allowed, so status failed."""
+def failed_run(repo: Path, **config):
+    """Edits the docstring only: the tests still fail; one turn allowed, so status failed (its
+    edit is reverted unless ``keep_failed=True``)."""
     return scripted_run(repo, [
         call("replace_in_file", path="billing.py", old="10% when at least", new="10% from"),
         "Reworded the docstring.",
-    ], max_turns=1)
+    ], max_turns=1, **config)
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_undo_after_a_successful_run_puts_every_file_back(repo: Path, cli):
 
 def test_undo_after_a_failed_run_by_id_prefix(repo: Path, cli):
     original = (repo / "billing.py").read_bytes()
-    result = failed_run(repo)
+    result = failed_run(repo, keep_failed=True)
     assert result.status.value == "failed" and (repo / "billing.py").read_bytes() != original
     undone = cli("undo", result.run_id[:17], "--repo", str(repo))
     assert undone.exit_code == 0, undone.output
@@ -66,7 +66,7 @@ def test_files_edited_after_the_run_are_refused_then_forced(repo: Path, cli):
 
 
 def test_the_last_run_is_the_last_that_changed_files(repo: Path, cli):
-    first = failed_run(repo)
+    first = failed_run(repo, keep_failed=True)
     second = successful_run(repo)
     assert cli("undo", "--repo", str(repo)).exit_code == 0
     assert (second.run_dir / "undone.json").exists() and not (first.run_dir / "undone.json").exists()
@@ -86,7 +86,8 @@ def test_a_run_without_manifest_is_checked_against_its_diff_then_needs_force(rep
     assert cli("undo", "--repo", str(repo)).exit_code == 0
     assert snapshot(repo) == before
 
-    result = scripted_run(repo, [call("write_file", path="notes.txt", content="x\n"), "ok"], manifest=False)
+    result = scripted_run(repo, [call("write_file", path="notes.txt", content="x\n"), "ok"], manifest=False,
+                          keep_failed=True)
     (result.run_dir / "diff.patch").unlink()  # killed before writing it up: nothing tells the end state
     refused = cli("undo", "--repo", str(repo))
     assert refused.exit_code == 1 and f"has neither {MANIFEST} nor diff.patch" in refused.stderr
@@ -125,3 +126,44 @@ def test_a_journal_path_outside_the_repo_is_refused(repo: Path, cli, tmp_path: P
     refused = cli("undo", "--repo", str(repo), "--force")
     assert refused.exit_code == 1 and "outside the repo: ../outside.txt" in refused.stderr
     assert (tmp_path / "outside.txt").read_text() == "keep me\n"
+
+
+def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo: Path, cli):
+    """Issue 21, item 4: the repo's tests run in place (observe, verify); a conftest.py that
+    deletes a committed file is caught, reported (event, result, summary line) and undone."""
+    import subprocess
+
+    (repo / "important.txt").write_text("the user's notes, not codur's to lose\n")
+    (repo / "conftest.py").write_text("import pathlib\n\n"
+                                      "pathlib.Path(__file__).with_name('important.txt').unlink(missing_ok=True)\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=repo, check=True)
+    before = snapshot(repo)
+    # keep_failed: the failed run keeps what happened, so codur undo is what puts it back (without
+    # it the failed run reverts the suite's deletion itself: test_failed_run_reverts.py)
+    result = scripted_run(repo, ["I will not change anything."], max_turns=1, keep_failed=True)
+    assert not (repo / "important.txt").exists()
+    assert result.metadata.tests_changed == [{"path": "important.txt", "change": "deleted", "restorable": True}]
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    said = [e["message"] for e in events if e["event_type"] == "tests.changed_files"]
+    assert said == ["the test suite deleted important.txt"]  # once: later runs find nothing more to delete
+    assert "important.txt" in result.metadata.files_changed
+
+    undone = cli("undo", "--repo", str(repo))
+    assert undone.exit_code == 0, undone.output
+    assert "restored important.txt" in undone.stdout
+    assert snapshot(repo) == before
+
+
+def test_a_failed_run_puts_back_what_the_test_suite_deleted(repo: Path):
+    import subprocess
+
+    (repo / "important.txt").write_text("the user's notes\n")
+    (repo / "conftest.py").write_text("import pathlib\n\n"
+                                      "pathlib.Path(__file__).with_name('important.txt').unlink(missing_ok=True)\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    result = scripted_run(repo, ["I will not change anything."], max_turns=1)
+    assert not result.ok and result.metadata.reverted
+    assert (repo / "important.txt").read_text() == "the user's notes\n"

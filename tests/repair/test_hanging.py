@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 
 from codur.repair import localize_faults, repair
+from codur.repair.checks import whole_suite_checks
+from codur.repair.evaluate import evaluate
 from codur.repair.localize import loops_around
-from codur.repair.worker import Worker
+from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.testing import command as testcmd
 
 from .conftest import snapshot, write_repo
@@ -66,6 +68,75 @@ SWALLOWS = {
             assert spin(1) == 1
         ''',
 }
+
+
+#: ``double`` is wrong; the suite's slow test makes a whole-suite stage's timeout long.
+SLOW_SUITE = {
+    "calc.py": '''
+        def double(x):
+            return x + x + 1
+
+
+        def count_up(n):
+            i = 0
+            while i < n:
+                i += 1
+            return i
+        ''',
+    "test_a_count.py": '''
+        from calc import count_up
+
+
+        def test_count():
+            assert count_up(3) == 3
+        ''',
+    "test_b_slow.py": '''
+        import time
+
+
+        def test_slow():
+            time.sleep(1.0)
+        ''',
+    "test_double.py": '''
+        from calc import double
+
+
+        def test_double():
+            assert double(2) == 4
+        ''',
+}
+
+
+class Rewrite:
+    """A candidate that replaces ``old`` with ``new`` in ``file``."""
+
+    probe = False
+
+    def __init__(self, file: str, old: str, new: str):
+        self.file, self.old, self.new = file, old, new
+
+    def apply(self, text: str) -> str:
+        return text.replace(self.old, self.new)
+
+
+def test_a_candidate_that_hangs_a_passing_test_is_stopped_at_that_tests_limit(tmp_path):
+    repo = write_repo(tmp_path / "repo", SLOW_SUITE)
+    command = testcmd.resolve(repo, None)
+    loc = localize_faults(repo, command, run_timeout_s=60)
+    assert loc.failing == ["test_double.py::test_double"]
+    checks = whole_suite_checks(loc, command, tmp_path / "select.json", cap=60.0)
+    whole = checks.stages[-1]
+    original = (repo / "calc.py").read_text()
+    hangs = Rewrite("calc.py", "return x + x + 1", "return x + x").apply(original).replace("i += 1", "i += 0")
+    with Worker(repo, command) as worker:
+        verdict = evaluate(worker, Rewrite("calc.py", original, hangs), original, checks)
+        assert verdict.status == "timeout"  # it fixed test_double, then test_count looped
+        (worker.root / "calc.py").write_text(hangs)
+        run = worker.run(list(whole.args), whole.timeout_s, dict(whole.env))
+    # ended by test_count's own limit (1 s + 5x its baseline time), not by the stage's timeout,
+    # which the slow test stretches to several seconds
+    assert run.status == "timeout" and run.returncode == TEST_TIMEOUT_EXIT
+    assert run.elapsed_s < whole.timeout_s, (run.elapsed_s, whole.timeout_s)
 
 
 def test_never_advanced_counter_ranks_the_while_first_and_is_repaired(tmp_path):

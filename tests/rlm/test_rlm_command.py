@@ -18,7 +18,7 @@ def app():
 
 def use_model(monkeypatch, replies):
     model = ScriptedChatModel(replies=replies)
-    monkeypatch.setattr(command, "build_model", lambda: (model, {}))
+    monkeypatch.setattr(command, "build_model", lambda **flags: (model, {}))
     return model
 
 
@@ -73,7 +73,7 @@ def test_directory_and_empty_context_are_bad_input(app, monkeypatch, tmp_path):
 
 
 def test_no_model_is_exit_2_and_a_failed_run_exit_1(app, monkeypatch, tmp_path):
-    def unavailable():
+    def unavailable(**flags):
         raise LocalModelUnavailable("the embedded model needs package xllamacpp")
 
     monkeypatch.setattr(command, "build_model", unavailable)

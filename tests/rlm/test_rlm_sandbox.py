@@ -73,7 +73,7 @@ def test_no_api_keys_or_secrets_in_the_environment(monkeypatch):
     with Sandbox("") as sb:
         out = sb.execute("import os\nprint(sorted(k for k, v in os.environ.items() if v == 'do-not-leak'))\n"
                          "print(os.environ.get('LC_TIME'), 'PATH' in os.environ)").stdout
-        assert out == "[]\nC True\n"  # an allowlist: PATH, HOME, LANG, LC_*, TERM, TMPDIR, PYTHON*, VIRTUAL_ENV
+        assert out == "[]\nC True\n"  # an allowlist: codur.sandbox.bwrap.ENV_ALLOW
 
 
 def test_scratch_directory_and_host_untouched(sandbox):
@@ -158,3 +158,10 @@ def test_json_context():
     with Sandbox([{"id": 1}, {"id": 2}]) as sb:
         assert sb.context_info["context_type"] == "list"
         assert sb.execute("print(sum(d['id'] for d in context))").stdout == "3\n"
+
+
+def test_printed_secrets_are_redacted():
+    """Issue 21, item 2: what the REPL prints reaches the RLM model with its secrets redacted."""
+    with Sandbox("") as sb:
+        out = sb.execute("print('key', 'AKIA' + 'IOSFODNN7EXAMPLE')").stdout
+    assert out == "key [REDACTED AWS Access Key]\n"

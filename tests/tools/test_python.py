@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -72,6 +73,20 @@ def test_run_pytest_timeout_is_reported(repo: Path, snapshot) -> None:
     result = ToolExecutor(repo, timeout_s=2).execute("run_pytest", {"selection": ["tests/test_hang.py"]})
     assert result.ok and result.output.startswith("pytest timed out after 2s (an infinite loop?)")
     assert snapshot(repo) == before
+
+
+def test_run_pytest_fails_a_looping_test_at_its_limit_and_runs_the_rest(repo: Path, monkeypatch) -> None:
+    monkeypatch.setattr("codur.tools.testing.TEST_TIMEOUT_S", 0.5)
+    (repo / "tests" / "test_hang.py").write_text(
+        "def test_hang():\n    n = 0\n    while n < 1:\n        n *= 2\n\n\ndef test_after():\n    assert True\n")
+    start = time.monotonic()
+    out = ToolExecutor(repo, timeout_s=60).execute("run_pytest", {"selection": ["tests/test_hang.py"]}).output
+    assert time.monotonic() - start < 30  # the 0.5 s per-test limit, not the run's 60 s
+    assert out.splitlines()[:3] == ["pytest: 1 passed, 1 failed (exit code 1)",
+                                    "passed: ['tests/test_hang.py::test_after']",
+                                    "failed: ['tests/test_hang.py::test_hang']"]
+    assert "TimeoutError: codur: test exceeded its time limit" in out
+    assert re.search(r"tests/test_hang.py:[34]: in test_hang", out)  # the stack of the running loop
 
 
 def test_run_pytest_refuses_options_and_outside_paths(ex: ToolExecutor, repo: Path, snapshot) -> None:

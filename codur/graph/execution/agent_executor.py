@@ -180,6 +180,7 @@ class LLMAgent:
     def run(self, plan: ExecutionPlan) -> ExecutionResult:
         t0 = time.monotonic()
         messages: list[BaseMessage] = [SystemMessage(self.system_prompt), HumanMessage(plan.prompt)]
+        self.last_run = None  # a turn whose model call raises has no run: never the last turn's
         run = self.loop.run(messages)  # model/server errors propagate: the Executor retries them
         self.last_run = run
         # A loop stopped by the run's limits is not an agent failure: the graph's budget

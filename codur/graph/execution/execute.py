@@ -35,9 +35,13 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     result = executor.execute(plan, dry_run=ctx.config.dry_run)
     llm_calls, tokens, tool_calls = result.llm_calls, result.tokens, result.tool_calls
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
-    # "" for an agent that does not say (a command-line agent): a question's answer counts only
-    # when the loop ended with one
+    # "" for an agent that does not say (a command-line agent); "failed" when the turn itself
+    # failed (a model outage: the output is the error, never an answer). A question's answer
+    # counts only when the loop ended with one.
     last_run = getattr(agent, "last_run", None)
+    ended = getattr(last_run, "stop_reason", "") if result.attempts else ""
+    if result.attempts and not result.success:
+        ended = "failed"
     outcome = AgentOutcome(
         agent=name, status="completed" if result.success else "failed", summary=result.output[:2000],
         attempts=result.attempts, dry_run=result.dry_run, exit_code=result.exit_code,
@@ -45,7 +49,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
         # files this turn changed, from the change journal: whoever wrote them (tools or a
         # command-line agent), and an edit undone in the same turn does not count
         edits=len(journal.changed_since(before)),
-        stop_reason=getattr(last_run, "stop_reason", "") if result.attempts else "",
+        stop_reason=ended,
     )
     emit({"event_type": "agent.outcome", **outcome.model_dump(include={"agent", "status", "attempts", "quota",
                                                                         "exit_code", "tool_calls", "edits"})})

@@ -97,17 +97,18 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
         over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines,
         sample_format=config.sample_format, task=state.get("task", ""), test_cmd=tools.ctx.tests(),
+        memory_mb=config.test_memory_mb or None,
         **selection(tests, config.select_tests, focus))
     result = pipeline.run()
     applied: list[str] = []
-    status = result.status
+    status, summary = result.status, result.label or result.message
     if status == "patched" and result.diff:
         applied_result = tools.execute("apply_patch", {"patch": result.diff}, "patch")
         if applied_result.ok:
             applied = list(result.files or [result.file])
-        else:
-            status = "error"
-    outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=result.label or result.message,
+        else:  # e.g. a risky patch the user did not approve (codur.tools.risk)
+            status, summary = "error", f"{summary}: {applied_result.output.removeprefix('Error: ')}"
+    outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=summary,
                            provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
                            files=applied, edits=len(applied), reverted=reverted)
     update: dict = {"patch_attempted": True, "agent_outcome": outcome, "llm_calls": result.llm_calls,
@@ -119,7 +120,9 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         update["observation"] = observation_of(state).model_copy(
             update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})
     if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
-        update.update(status=RunStatus.FAILED.value, reason="no_plausible_patch")
+        # a search that could not even set up (the repo's copy, the test runner) says why
+        why = f"patch_error: {summary[:300]}" if status == "error" else "no_plausible_patch"
+        update.update(status=RunStatus.FAILED.value, reason=why)
     return update
 
 

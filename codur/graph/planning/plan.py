@@ -48,6 +48,7 @@ KEYWORDS: dict[TaskType, str] = {
     TaskType.REFACTOR: r"\b(refactor|rename|extract|simplify|clean ?up|restructure)\b",
     TaskType.DOCUMENTATION: r"\b(docs?|docstrings?|readme|comment\w*|document)\b",
     TaskType.EXPLANATION: r"(^(where|what|how|why|which|explain)\b|\?\s*$)",
+    TaskType.CODE_ANALYSIS: r"^(analy[sz]e|review|audit|inspect|assess)\b",  # a question about the code
 }
 #: A greeting on its own ("Hello", "hi there!") is a conversation: answered, read-only, like a question.
 GREETING = r"^\s*(hello|hi|hey|good (morning|afternoon|evening))\b[\s\w,!.]{0,20}$"
@@ -59,8 +60,9 @@ def classify(task: str, failing_tests: bool) -> TaskType | None:
     if re.match(GREETING, text):
         return TaskType.EXPLANATION
     hits = [t for t, pattern in KEYWORDS.items() if re.search(pattern, text)]
-    if TaskType.EXPLANATION in hits:
-        return TaskType.EXPLANATION if len(hits) == 1 else None
+    for question in (TaskType.EXPLANATION, TaskType.CODE_ANALYSIS):
+        if question in hits:
+            return question if len(hits) == 1 else None
     if TaskType.CODE_FIX in hits and failing_tests:
         return TaskType.CODE_FIX
     return hits[0] if len(hits) == 1 else None

@@ -14,6 +14,8 @@ is chosen per run by environment variables, read at configure time:
   found it. A test that swallows the TimeoutError gets a ``TestHung`` (a BaseException)
   ``GRACE_S`` later. Once one test has hung, later ones get at most 2 s + 5x the longest
   passing test.
+- ``CODUR_REPAIR_TEST_LIMITS=<path>``: JSON object node id -> seconds: that test's own
+  limit (``CODUR_REPAIR_TEST_TIMEOUT`` is the limit of the tests it does not name).
 - ``CODUR_REPAIR_TIMEOUT_EXIT=<code>``: a run in which a test hit its time limit exits
   with ``<code>``; a test that swallows the TestHung too is abandoned: the report (when
   ``CODUR_REPAIR_OUT`` is set, with the coverage so far) is written and the process
@@ -146,8 +148,8 @@ def _on_alarm(signum, frame):
     os._exit(_state["exit"])
 
 
-def _test_timeout():
-    limit = _state["timeout"]
+def _test_timeout(nodeid):
+    limit = _state["limits"].get(nodeid, _state["timeout"])
     if _state.get("hung"):
         passed = [t["duration"] for t in _state["tests"].values() if t["outcome"] == "passed"]
         limit = min(limit, 2.0 + 5 * max(passed, default=0.0))
@@ -157,6 +159,12 @@ def _test_timeout():
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
+    limits = os.environ.get("CODUR_REPAIR_TEST_LIMITS")
+    if limits:
+        with open(limits) as fh:
+            _state["limits"] = {k: float(v) for k, v in json.load(fh).items()}
+    else:
+        _state["limits"] = {}
     code = os.environ.get("CODUR_REPAIR_TIMEOUT_EXIT")
     _state["exit"] = int(code) if code else None
     if not os.environ.get("CODUR_REPAIR_OUT") or "tracer" in _state:
@@ -176,7 +184,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     tracer = _state.get("tracer")
-    alarm = bool(_state.get("timeout") and hasattr(signal, "setitimer")
+    alarm = bool((_state.get("timeout") or _state.get("limits")) and hasattr(signal, "setitimer")
                  and threading.current_thread() is threading.main_thread())
     _state["current"] = item.nodeid
     if tracer:
@@ -185,7 +193,7 @@ def pytest_runtest_protocol(item, nextitem):
     if alarm:
         _state["fired"] = 0
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, _test_timeout())
+        signal.setitimer(signal.ITIMER_REAL, _test_timeout(item.nodeid))
     try:
         yield
     finally:

@@ -6,7 +6,8 @@ repository's interpreter. Protocol, one JSON object per line:
 - it prints ``{"ready": true}`` once pytest, its plugins and coverage are imported;
 - it reads jobs ``{"id": n, "cwd": dir, "args": [...], "env": {...}, "timeout": seconds}``;
 - for each job it forks a child that runs ``pytest.main(args)`` in ``cwd`` in its own
-  process group (stdio on /dev/null, ``CODUR_REPAIR_JOB=<n>`` in its environment) and
+  process group (stdio on /dev/null, ``CODUR_REPAIR_JOB=<n>`` in its environment, its
+  address space limited to ``CODUR_REPAIR_MEMORY_MB`` MiB when the job's env sets it) and
   prints ``{"id": n, "pid": pid}``, later ``{"id": n, "rc": code, "timeout": bool}``. A
   child over its timeout is killed with its whole process group (``os.killpg``). Many
   jobs may run at once;
@@ -17,10 +18,13 @@ where /proc lists only its own processes) a job's end also kills every process t
 with that job (one that left the process group with ``setsid``, say), and once no job
 runs, every process but the server and its parents.
 
-Closing stdin kills every running child and ends the server. Forking from one warm
+Closing stdin kills every running child and ends the server; every child gets
+``PR_SET_PDEATHSIG`` = SIGKILL (Linux), so it dies with the server however the server ends
+(codur starts the server with the same, so a killed codur leaves no run behind). Forking from one warm
 process saves the interpreter start and the pytest import for every run.
 """
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -30,14 +34,26 @@ import sys
 import time
 
 JOB_TAG = "CODUR_REPAIR_JOB"
+#: A run's address-space limit in MiB (codur.sandbox.limits.MEMORY_ENV), set in the forked child.
+MEMORY_ENV = "CODUR_REPAIR_MEMORY_MB"
 
 def _send(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
-def _child(job):
+def _die_with_server(server):
+    """PR_SET_PDEATHSIG = SIGKILL (Linux): this run dies with the server, however the server
+    ends; exit at once if it has already ended."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != server:
+        os._exit(1)
+
+
+def _child(job, server):
     try:
+        _die_with_server(server)
         os.setpgid(0, 0)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -49,6 +65,11 @@ def _child(job):
         sys.path[:0] = [job["cwd"]] + ([src] if os.path.isdir(src) else [])
         os.environ.update(job.get("env") or {})
         os.environ[JOB_TAG] = str(job["id"])
+        memory_mb = int(os.environ.get(MEMORY_ENV) or 0)
+        if memory_mb > 0:  # past it an allocation fails: a MemoryError, a failing test
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
         # the server imported pytest (and what a .pth file imports) before this run's plugins
         # were marked for rewriting: pytest's "already imported" warning is the server's doing,
         # and must not fail a suite whose ini turns warnings into errors
@@ -122,7 +143,7 @@ def _sweeper(jobs):
 
 
 def _serve(sweeping=False):
-    jobs, buf = {}, b""
+    jobs, buf, server = {}, b"", os.getpid()
     sweep = _sweeper(jobs) if sweeping else None
     while True:
         now = time.monotonic()
@@ -148,7 +169,7 @@ def _serve(sweeping=False):
                     continue
                 pid = os.fork()
                 if pid == 0:
-                    _child(request)
+                    _child(request, server)
                 jobs[pid] = _Job(request["id"], pid, float(request["timeout"]))
                 _send({"id": request["id"], "pid": pid})
         now = time.monotonic()

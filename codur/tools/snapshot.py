@@ -1,0 +1,100 @@
+"""What a test run in the repo itself changed: the repo's files before and after it.
+
+The repo's own tests run in place (observe, verify, ``run_pytest``) and may write,
+delete or create files. Before each such run every file of the repo, tracked or not
+(:meth:`ToolContext.walk`: not .git, .codur, virtualenvs, caches), is noted by path,
+size and mtime, with its bytes and SHA-256 when it is at most :data:`KEEP_BYTES` (and
+:data:`KEEP_TOTAL_BYTES` in all are not yet kept); after it, a file whose size or mtime
+moved is hashed again. Each change is reported
+(``the test suite deleted important.txt``) and its before-content recorded in the change
+journal, so the run's diff shows it and ``codur undo`` puts it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from codur.tools.context import ToolContext
+
+#: Files up to this size (bytes) are kept whole before a test run, to be put back ...
+KEEP_BYTES = 1_000_000
+#: ... until this many bytes are kept in all; later files are noted by size and mtime only.
+KEEP_TOTAL_BYTES = 64_000_000
+
+Change = Literal["modified", "deleted", "created"]
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One regular file before a run: ``size`` (bytes), ``mtime_ns``, ``data`` (None above
+    :data:`KEEP_BYTES`) and its SHA-256 (``digest``, None above it too)."""
+
+    size: int
+    mtime_ns: int
+    data: bytes | None
+    digest: str | None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """A change a test run made: ``path`` (repo-relative, POSIX), ``change``, and whether its
+    before-content was kept (``restorable``: False past :data:`KEEP_BYTES` or :data:`KEEP_TOTAL_BYTES`)."""
+
+    path: str
+    change: Change
+    restorable: bool
+
+    @property
+    def message(self) -> str:
+        return f"the test suite {self.change} {self.path}" + ("" if self.restorable else " (too large to keep)")
+
+
+def take(ctx: ToolContext) -> dict[str, FileState]:
+    """Every regular file of the repo (see the module doc) by relative path; the bytes of
+    those up to :data:`KEEP_BYTES`, while :data:`KEEP_TOTAL_BYTES` are not reached."""
+    out, kept = {}, 0
+    for path in ctx.walk("."):
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            keep = info.st_size <= KEEP_BYTES and kept + info.st_size <= KEEP_TOTAL_BYTES
+            data = path.read_bytes() if keep else None
+        except OSError:
+            continue
+        kept += len(data or b"")
+        digest = hashlib.sha256(data).hexdigest() if data is not None else None
+        out[ctx.rel(path)] = FileState(info.st_size, info.st_mtime_ns, data, digest)
+    return out
+
+
+def changes(ctx: ToolContext, before: dict[str, FileState]) -> list[FileChange]:
+    """What changed since ``before`` (a :func:`take`), by path."""
+    after = {ctx.rel(p): p for p in ctx.walk(".")}
+    out = []
+    for rel, old in before.items():
+        path = after.pop(rel, None)
+        if path is None or not path.is_file():
+            out.append(FileChange(rel, "deleted", old.data is not None))
+        elif _modified(path, old):
+            out.append(FileChange(rel, "modified", old.data is not None))
+    out += [FileChange(rel, "created", True) for rel, p in after.items() if p.is_file() and not p.is_symlink()]
+    return sorted(out, key=lambda c: c.path)
+
+
+def _modified(path: Path, old: FileState) -> bool:
+    try:
+        info = os.stat(path)
+        if (info.st_size, info.st_mtime_ns) == (old.size, old.mtime_ns):
+            return False
+        if old.digest is None or info.st_size != old.size:
+            return True
+        return hashlib.sha256(path.read_bytes()).hexdigest() != old.digest
+    except OSError:
+        return True
