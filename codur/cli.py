@@ -14,8 +14,8 @@ langchain, pydantic-settings) are imported inside the command that needs them, a
 subcommands beside their engines are loaded only when invoked (:class:`LazyGroup`), so
 ``codur --help`` answers in a fraction of a second (bench/startup).
 
-Exit codes: 0 success; 1 the run ended without success; 2 bad input (one line naming the
-option, environment variable or path); 130 Ctrl-C.
+Exit codes: 0 success or a dry run; 1 the run ended without success; 2 bad input (one line
+naming the option, environment variable or path); 130 Ctrl-C (the run ``cancelled``).
 """
 
 from __future__ import annotations
@@ -175,14 +175,20 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=args, prog_name="codur")
     except KeyboardInterrupt:  # before click's own handling starts
+        from codur.ui.run_command import exit_if_held
+
+        exit_if_held(130)
         raise SystemExit(130) from None
     except SystemExit as exc:
         # the KeyboardInterrupt may have been swallowed where Python cannot raise it (a weakref
         # callback during an import reports it as "ignored"): the command went on, yet the user
         # pressed Ctrl-C, so the exit status still says so
-        if interrupted and exc.code in (0, 1, None):
-            raise SystemExit(130) from None
-        raise
+        code = 130 if interrupted and exc.code in (0, 1, None) else exc.code
+        if code == 130:  # cancelled: a thread left in a model call must not hold the exit
+            from codur.ui.run_command import exit_if_held
+
+            exit_if_held(130)
+        raise SystemExit(code) from None
     finally:
         sys.unraisablehook = default_hook
         if previous is signal.default_int_handler:

@@ -61,7 +61,9 @@ class ModelProfile(BaseModel):
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int = Field(768, ge=1, description="Completion cap per call, tokens.")
-    timeout_s: float = Field(300.0, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left).")
+    timeout_s: float | None = Field(
+        None, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left); None: the run's "
+        "model_timeout_s.")
     native_tools: bool | None = Field(
         None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
         "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
@@ -76,12 +78,19 @@ class LocalModelSettings(BaseModel):
     threads: int = Field(2, ge=1, description="CPU threads for generation and prompt processing.")
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
     start_timeout_s: float = Field(120.0, gt=0, description="Wait for /health at most this long, seconds.")
+    timeout_s: float = Field(
+        300.0, gt=0, description="How long one request to the embedded model may wait, seconds (a plain call's whole "
+        "wait, a streamed reply's wait for each chunk): it reads ~15 ms a prompt token on two cores, so a 4,000-token "
+        "prompt alone takes 60 s before the reply starts, more on a loaded machine.")
     max_tokens: int = Field(512, ge=1, description="Completion cap per call, tokens.")
     parallel: int = Field(1, ge=1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
                           "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
                           "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
     verbosity: int = Field(0, ge=0, le=3, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
+
+#: The fixers that call a model; ``mutation`` is the one that does not.
+MODEL_FIXERS = ("sampling", "hybrid", "agent")
 
 TaskTypeName = Literal["code_fix", "code_generation", "code_validation", "code_analysis", "file_operation",
                        "explanation", "refactor", "documentation", "result_verification"]  # codur.tools.TaskType
@@ -174,6 +183,11 @@ class CodurConfig(BaseSettings):
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
+    model_timeout_s: float = Field(
+        60.0, gt=0, description="How long one request to a model endpoint may wait, seconds (CODUR_MODEL_TIMEOUT_S), "
+        "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a plain call's "
+        "whole wait for its reply; a streamed reply's wait for each chunk. Cut to the run's time left; retries stop "
+        "at the run's deadline.")
     max_cost_usd: float | None = Field(
         None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
         "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
@@ -290,6 +304,11 @@ class CodurConfig(BaseSettings):
                              timeout_s=self.timeout_s, token_budget=self.token_budget,
                              max_cost_usd=self.max_cost_usd, max_retries=self.max_retries)
 
+    def model_fixers(self) -> list[str]:
+        """The enabled fixers that call a model (``sampling``, ``hybrid``, ``agent``); [] means
+        the run calls no model at all (the planner and the critic are not asked either)."""
+        return [f for f in self.fixers if f in MODEL_FIXERS]
+
     def profiles_for(self, role: str) -> list[ModelProfile]:
         """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.
 
@@ -310,7 +329,7 @@ class CodurConfig(BaseSettings):
                 except ModelChoiceError as exc:
                     raise ConfigError(str(exc)) from None
             return [ModelProfile(base_url=self.base_url, model=model, api_key_env=key_env)]
-        return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens)]
+        return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 
 
 class ConfigError(ValueError):

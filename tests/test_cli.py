@@ -38,11 +38,15 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert len(lines) == 1 and message in lines[0]
 
 
-def test_dry_run_on_example_ends_with_status_and_no_diff(invoice_repo: Path):
+def test_dry_run_on_example_prints_the_prompts_and_starts_no_model(invoice_repo: Path):
     proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--dry-run", "--max-turns", "1")
-    assert proc.returncode == 1, proc.stderr
-    assert "status: failed" in proc.stdout and "files changed: (none)" in proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert "status: dry_run" in proc.stdout and "files changed: (none)" in proc.stdout
     assert "▶ execute" in proc.stdout
+    assert "system (coder):" in proc.stdout and "prompt (coder):" in proc.stdout
+    assert "make the failing tests pass" in proc.stdout.split("prompt (coder):")[1]  # the turn prompt, whole
+    trace = (next((invoice_repo / ".codur" / "runs").iterdir()) / "trace.jsonl").read_text()
+    assert '"model.start"' not in trace and '"model.call"' not in trace  # the embedded model never started
     assert (invoice_repo / ".codur" / "runs").is_dir()
     # piped: no colour, no spinner frames, lines not wrapped at 80 columns
     assert "\x1b[" not in proc.stdout and not set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") & set(proc.stdout)
@@ -90,21 +94,23 @@ def test_a_single_word_that_is_no_command_is_refused(word, near, tmp_path: Path)
 
 def test_a_quoted_single_word_task_still_runs(invoice_repo: Path):
     proc = codur("run", "runs", "--repo", str(invoice_repo), "--dry-run", "--max-turns", "1", "--quiet")
-    assert proc.returncode == 1, proc.stderr
-    assert proc.stdout.lstrip().startswith("status: failed")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.lstrip().startswith("status: dry_run")
 
 
 def test_json_on_stdout_only(invoice_repo: Path):
     proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--dry-run", "--max-turns", "1",
                  "--json")
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     records = [json.loads(line) for line in lines]  # every line parses, from the first byte to the last
     assert proc.stdout == "".join(line + "\n" for line in lines)
     assert [r["event_type"] for r in records][-1] == "run.result"
     assert records[0]["event_type"] == "engine.state" or records[0]["event_type"] == "run.start"
     assert all(r["run_id"] == records[-1]["run_id"] and isinstance(r["ts"], float) for r in records)
-    assert records[-1]["status"] == "failed"
+    assert records[-1]["status"] == "dry_run"
+    prompt = next(r for r in records if r["event_type"] == "agent.prompt")
+    assert "make the failing tests pass" in prompt["prompt"] and prompt["system"]
 
 
 def test_lazy_subcommands_run_when_invoked():
@@ -139,8 +145,8 @@ def test_on_a_terminal_a_spinner_and_colour(invoice_repo: Path):
     proc.wait(timeout=120)
     os.close(leader)
     screen = b"".join(chunks).decode("utf-8", "replace")
-    assert proc.returncode == 1
+    assert proc.returncode == 0
     assert "\x1b[" in screen  # colour
     assert set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") & set(screen)  # spinner frames
     assert re.search(r"(observe|plan|execute|verify) \d+\.\ds", screen)  # what runs now, for how long
-    assert "status: failed" in screen
+    assert "status: dry_run" in screen

@@ -159,3 +159,10 @@ def test_ctrl_c_python_could_not_raise_still_exits_130_without_a_traceback():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_resume_of_an_unknown_run_is_one_line_and_exit_2(invoice_repo: Path):
+    proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--resume", "20260101-000000-abcdef")
+    assert proc.returncode == 2
+    line = one_line(proc)
+    assert line.startswith("codur: --resume 20260101-000000-abcdef: no checkpoint") and "Traceback" not in proc.stderr

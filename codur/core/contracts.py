@@ -20,6 +20,7 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
     RATE_LIMITED = "rate_limited"  # the model kept answering 429 (past the Retry-After cap, or the retries)
     QUOTA_EXHAUSTED = "quota_exhausted"  # the provider said insufficient_quota / billing: retrying cannot help
+    DRY_RUN = "dry_run"  # the prompts were shown, no model was started or called, nothing was changed
     ERROR = "error"
 
     @property

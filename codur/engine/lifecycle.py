@@ -48,6 +48,19 @@ def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
     return elsewhere, note
 
 
+def ignore_in_git(repo: Path) -> None:
+    """Make git ignore ``<repo>/.codur/`` without touching the user's ``.gitignore``: the folder
+    gets its own ``.gitignore`` holding ``*`` (itself included), written once, atomically.
+
+    Raises:
+        OSError: the folder cannot be created or written (a read-only repo).
+    """
+    folder = repo / ".codur"
+    folder.mkdir(exist_ok=True)
+    if not (folder / ".gitignore").exists():
+        atomic_write_bytes(folder / ".gitignore", b"*\n")
+
+
 def stop_worker(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:
     """Cancel the tools (no call starts, running processes are killed), then wait up to
     ``timeout_s`` seconds for the graph thread to end; a further Ctrl-C ends the wait.

@@ -1,7 +1,8 @@
 """LocalEngine: runs the compiled graph in this process — the one place that builds a run.
 
-A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` holding ``trace.jsonl``
-(every event, flushed as it happens), ``diff.patch`` and ``result.json``; a dry run on
+A run gets an id and a folder ``<repo>/.codur/runs/<run_id>/`` (``.codur/`` holds a
+``.gitignore`` of ``*``, so git ignores it and the user's ``.gitignore`` is not touched)
+holding ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and ``result.json``; a dry run on
 a repo it cannot write keeps that folder in the temp dir instead. Runs that write take
 the repo lock (:mod:`codur.engine.lock`) and checkpoint every node in
 ``<repo>/.codur/checkpoints.sqlite`` (LangGraph's SQLite checkpointer, thread id = run
@@ -12,8 +13,10 @@ Cancelling — ``RunRequest.cancel_event``, cancelling the :meth:`LocalEngine.ex
 task, Ctrl-C or SIGTERM — sets the run's cancel event: the model call or tool call in
 flight is the last one (a running tool process is killed; writes are atomic), the next
 budget check ends the run with status ``cancelled``, and the result is written only
-after the graph thread has stopped. A second Ctrl-C stops the wait, bounded by
-:data:`STOP_WAIT_S`. The embedded model, when the run started it, is stopped at the end.
+after the graph thread has stopped; wherever the cancel found the run, it ends
+``cancelled``. A second Ctrl-C, or a graph thread not stopped :data:`CANCEL_GRACE_S` after the
+first (a model call that never answers), stops the wait, bounded by :data:`STOP_WAIT_S`.
+The embedded model, when the run started it, is stopped at the end.
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ from typing import Any
 
 from codur.config import CodurConfig, load_config
 from codur.core.budget import Limits
+from codur.core.contracts import StopReason
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, new_run_id, revert_failed, run_folder, stop_worker
+from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
@@ -43,9 +47,17 @@ from codur.tools.journal import atomic_write_bytes
 RECURSION_LIMIT = 200
 #: After a second Ctrl-C, how long the tool calls in flight and the graph thread get to stop
 #: before the result is written, seconds.
-STOP_WAIT_S = 15.0
+STOP_WAIT_S = 1.0
+#: After the first Ctrl-C (or the cancel event), how long the graph thread gets to reach its
+#: next check and end, seconds; a node that does not (a streamed reply waiting for its first
+#: chunk) is left behind: the tools are stopped and the result written as after a second Ctrl-C.
+CANCEL_GRACE_S = 3.0
 
-__all__ = ["LocalEngine", "ExecutionEngine", "new_run_id", "run_folder"]
+__all__ = ["LocalEngine", "ExecutionEngine", "ResumeError", "new_run_id", "run_folder"]
+
+
+class ResumeError(ValueError):
+    """A run cannot be resumed (no checkpoint of it in the repo); the message is one line."""
 
 
 class LocalEngine:
@@ -109,7 +121,7 @@ class LocalEngine:
         Raises:
             codur.config.ConfigError: a setting in a file or a variable does not parse.
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
-            ValueError: ``resume`` for a run that has no checkpoint in this repo.
+            ResumeError: ``resume`` for a run that has no checkpoint in this repo (a ValueError).
         """
         sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
@@ -123,6 +135,9 @@ class LocalEngine:
         config = config.model_copy(update=updates)
         run_id = request.run_id or new_run_id()
         run_dir, note = run_folder(request.repo, run_id, config.dry_run)
+        if run_dir.is_relative_to(request.repo):
+            with contextlib.suppress(OSError):  # a repo codur cannot write: the run's own failure says so
+                ignore_in_git(request.repo)
         lock = None
         if not config.dry_run:  # a dry run changes nothing: it needs no lock
             try:
@@ -149,7 +164,7 @@ class _Run:
         cancel = request.cancel_event or threading.Event()
         self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
                              token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
-        self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config)
+        self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config, cancel=cancel)
         self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
                                  confirm=components.policies.confirm, tools=components.tools)
         self.tools: ToolExecutor = self.ctx.tools(request.repo)
@@ -201,7 +216,13 @@ class _Run:
         graph_input: Any = initial_state(request.task, str(request.repo), self.run_id, session=session)
         resumed_from = None
         if request.resume:
-            graph_input, run_config, resumed_from = self._resume_point(graph, run_config)
+            try:
+                graph_input, run_config, resumed_from = self._resume_point(graph, run_config)
+            except ResumeError:
+                if closer is not None:
+                    closer()
+                self.trace.close()
+                raise
         box: dict[str, Any] = {"final": {}}
 
         def consume() -> None:
@@ -223,12 +244,17 @@ class _Run:
         restore_signals = cancel_on_signals(self.limits)
         try:
             worker.start()
+            cancelled_at = None
             while worker.is_alive():
                 worker.join(0.1)  # short waits: the main thread keeps taking signals
+                if self.limits.cancel.is_set():
+                    cancelled_at = cancelled_at or time.monotonic()
+                    if time.monotonic() - cancelled_at > CANCEL_GRACE_S:
+                        raise KeyboardInterrupt  # the graph did not stop in time: as a second Ctrl-C
         except KeyboardInterrupt:  # a second Ctrl-C: stop now, but not before the tools have
-            box["final"] = {**box["final"], "status": RunStatus.CANCELLED.value, "reason": "cancelled"}
+            self.limits.cancel.set()
             if not stop_worker(worker, self.tools, STOP_WAIT_S):
-                box["final"]["stop"] = {"graph_thread": f"still running after {STOP_WAIT_S:g}s"}
+                box["final"] = {**box["final"], "stop": {"graph_thread": f"still running after {STOP_WAIT_S:g}s"}}
         finally:
             restore_signals()
             if isinstance(self.provider, ConfigModelProvider) and self.provider.uses_local_model:
@@ -277,14 +303,15 @@ class _Run:
         had a next node, its checkpoint id): the run continues from its last completed node.
 
         Raises:
-            ValueError: no checkpoint of this run id (no checkpointer, or an unknown run).
+            ResumeError: no checkpoint of this run id (no checkpointer, or an unknown run).
         """
         for snapshot in graph.get_state_history(run_config):
             if snapshot.next and snapshot.values.get("status", "running") == RunStatus.RUNNING.value:
                 config = {**snapshot.config, "recursion_limit": RECURSION_LIMIT}
                 config["configurable"] = {**config["configurable"], "codur_run_id": self.run_id}
                 return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
-        raise ValueError(f"run {self.run_id} has no checkpoint to resume from in {self.request.repo}/.codur/")
+        raise ResumeError(f"--resume {self.run_id}: no checkpoint to resume from in {self.request.repo}/.codur/ "
+                          "(a finished run keeps none; `codur runs` lists the runs)")
 
     def _session_history(self) -> list[str]:
         if not self.request.session_id:
@@ -328,6 +355,11 @@ class _Run:
             trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
             tests_changed=self.tests_changed, risky_patches=self.risky_patches)
         reason = final.get("reason", "")
+        if self.limits.cancel.is_set() and status is not RunStatus.CANCELLED:
+            # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,
+            # a model call); what the graph would have said instead is kept beside it
+            metadata.stop = {**metadata.stop, "before_cancel": f"{status.value}/{reason}"}
+            status, reason = RunStatus.CANCELLED, StopReason.CANCELLED.value
         if status is RunStatus.RUNNING:
             status, reason = RunStatus.ERROR, "the graph stopped before done"
         return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),

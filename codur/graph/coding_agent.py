@@ -129,6 +129,17 @@ def agent_task_type(state: CodurState, cfg: AgentConfig | None) -> TaskType:
     return TaskType(cfg.task_types[0])
 
 
+def system_prompt(state: CodurState, ctx: CodurContext, name: str) -> str:
+    """The system prompt the agent ``name`` gets ("" for a command-line or Python agent, which
+    gets the turn's prompt alone); builds no model."""
+    cfg = ctx.config.agents.get(name)
+    if (cfg is not None and cfg.kind in ("cli", "python")) or (cfg is None and name not in BUILTIN_AGENTS):
+        return ""
+    system, _ = build_system_prompt("actor", agent_task_type(state, cfg), extra=cfg.system_prompt if cfg else None,
+                                    read_only=ctx.config.tool_policy == "read_only")
+    return system
+
+
 def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentPort, bool]:
     """The agent ``name`` as an AgentPort, and whether its model calls carry the model-call
     policy (:mod:`codur.llm.policy`; the Executor then does not retry the whole turn).

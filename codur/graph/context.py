@@ -65,7 +65,10 @@ class CodurContext:
     def critic_enabled(self, *, has_tests: bool) -> bool:
         """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
         endpoint, and with the embedded local model only for a repo without tests (with tests
-        the suite decides, and a 1.5B critic's advice costs ~20 s a call)."""
+        the suite decides, and a 1.5B critic's advice costs ~20 s a call). Never when no fixer
+        that calls a model is enabled (``fixers=["mutation"]``: the run calls no model)."""
+        if not self.config.model_fixers():
+            return False
         if self.config.critic is not None:
             return self.config.critic
         return not has_tests or not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)

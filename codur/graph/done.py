@@ -6,6 +6,8 @@ from codur.core.contracts import RunStatus
 from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
+from codur.graph.task_scope import unrelated_line, unrelated_tests
+from codur.tools.registry import TaskType
 
 FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
@@ -41,6 +43,11 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
     tests = observation_of(state).tests
     if not summary and tests is not None and tests.setup_problem:
         summary = f"the tests could not start: {tests.setup_problem}"
+    if state.get("task_type") == TaskType.CODE_GENERATION.value and repo:
+        verdict = verdict_of(state)
+        unrelated = verdict.ignored_tests if verdict is not None else unrelated_tests(state, ctx)
+        if line := unrelated_line(unrelated):  # still failing, and not the task's: said, not "fixed"
+            summary = f"{summary}\n{line}".strip()
     update["summary"] = summary
     forget_context(state.get("run_id", ""))  # a default (Studio) context is not kept past its run
     return update

@@ -13,6 +13,7 @@ from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
+from codur.graph.task_scope import changed_test_files
 from codur.graph.verification_agent import is_test_file
 from codur.repair.selection import imported_modules, named_tests
 from codur.tools.context import ToolContext, ToolError
@@ -79,6 +80,7 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
     observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=has_tests(files))
     if not observation.has_tests:
         return {"observation": observation}
+    observation = observation.model_copy(update={"changed_tests": changed_test_files(tools.ctx)})
     command = tools.ctx.tests()
     said = command.describe(tools.ctx.root)
     emit({"event_type": "tests.command", "command": said, "argv": list(command.argv), "origin": command.origin})

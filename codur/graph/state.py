@@ -67,6 +67,8 @@ class Observation(Record):
         suspicious: top suspicious lines ({path, line, score, text}) for the agent's prompt.
         functions: the most suspicious functions across files ({path, function, start, end,
             score}: :func:`codur.patch.ranking.summary`) for the agent's prompt.
+        changed_tests: test files added or changed in the working tree against git HEAD when
+            the run started (:func:`codur.graph.task_scope.changed_test_files`).
     """
 
     files: list[str] = Field(default_factory=list)
@@ -76,6 +78,7 @@ class Observation(Record):
     sources: dict[str, str] = Field(default_factory=dict)
     suspicious: list[dict[str, Any]] | None = None
     functions: list[dict[str, Any]] | None = None
+    changed_tests: list[str] = Field(default_factory=list)
 
 
 class PlanInfo(Record):

@@ -10,6 +10,10 @@ Which verifier runs:
   a reply that is no verdict (or a model error), or a "passed" without a check that ran,
   falls back to the deterministic verifier.
 
+A feature task (code_generation) passes only when what it names exists after the run, and a
+test that failed before the run and does not belong to the task is not held against it
+(:func:`codur.graph.task_scope.scoped_verdict`).
+
 Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
 overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback}.
 """
@@ -20,6 +24,7 @@ from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of
+from codur.graph.task_scope import scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import unusable, with_tests, without_tests
 from codur.graph.verification.llm import ModelRun, run_model_verifier
@@ -72,15 +77,16 @@ def verify_node(state: CodurState, ctx: CodurContext) -> dict:
 
     run = ModelRun()
     if not use_model:
-        verdict = deterministic()
+        verdict = scoped_verdict(state, ctx, deterministic())
     elif has_tests:
-        verdict = deterministic()
+        verdict = scoped_verdict(state, ctx, deterministic())
         if not verdict.passed:
             run = model_verification(state, ctx, changed)
             verdict = with_tests(verdict, run)
     else:
         run = model_verification(state, ctx, changed)
-        verdict = without_tests(run, syntax_checks(tools.ctx, changed), deterministic() if unusable(run) else None)
+        verdict = scoped_verdict(state, ctx, without_tests(run, syntax_checks(tools.ctx, changed),
+                                                           deterministic() if unusable(run) else None))
     if verdict.overruled:
         emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
               "overruled": verdict.overruled})

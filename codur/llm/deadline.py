@@ -12,10 +12,18 @@
   any other 429 is raised, and the Executor does not retry it.
 
 Streams get the same timeout; a stream is never made again (part of it may have been used).
+
+With the run's ``cancel`` event, a plain call waits for its reply in a helper thread and
+raises :class:`ModelCallCancelled` as soon as the event is set (Ctrl-C during a call to a
+model that never answers ends the run at once; the helper is a daemon thread, left to its
+timeout); a stream stops at the next chunk.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -38,16 +46,46 @@ class DeadlineExceeded(TimeoutError):
     """The run's deadline passed before or during a model call. Never worth a retry."""
 
 
+class ModelCallCancelled(RuntimeError):
+    """The run was cancelled while the model call was in flight. Never worth a retry."""
+
+
+def _cancellable(call: Callable[[], T], cancel: threading.Event) -> T:
+    """``call()`` in a daemon helper thread (with this thread's context variables); raises
+    ModelCallCancelled when ``cancel`` is set first, else returns or raises what it did."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            box["value"] = context.run(call)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="codur-model-call", daemon=True).start()
+    while not done.wait(0.1):
+        if cancel.is_set():
+            raise ModelCallCancelled("the run was cancelled during the model call")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 class DeadlineChatOpenAI(ChatOpenAI):
     """ChatOpenAI with the run's deadline and Retry-After handling (see the module docstring).
 
     Attributes:
         deadline: ``time.monotonic()`` value after which no call is made; None: no deadline.
         retry_after_cap_s: longest Retry-After waited for, seconds.
+        cancel: the run's cancel event, or None: a call in flight ends when it is set.
     """
 
     deadline: float | None = Field(None, exclude=True)
     retry_after_cap_s: float = Field(30.0, exclude=True)
+    cancel: threading.Event | None = Field(None, exclude=True)
 
     def _timeout(self) -> tuple[float | None, bool]:
         """(timeout for this call in seconds or None for the client's own, cut to the time left?)."""
@@ -73,8 +111,11 @@ class DeadlineChatOpenAI(ChatOpenAI):
         waits = 0
         while True:
             timeout, cut = self._timeout()
+            given = {**kwargs, "timeout": timeout} if timeout is not None else kwargs
             try:
-                return call({**kwargs, "timeout": timeout} if timeout is not None else kwargs)
+                if self.cancel is None:
+                    return call(given)
+                return _cancellable(functools.partial(call, given), self.cancel)
             except openai.APITimeoutError as exc:
                 if cut:
                     raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc
@@ -97,7 +138,10 @@ class DeadlineChatOpenAI(ChatOpenAI):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            yield from super()._stream(messages, stop, run_manager, **kwargs)
+            for chunk in super()._stream(messages, stop, run_manager, **kwargs):
+                if self.cancel is not None and self.cancel.is_set():
+                    raise ModelCallCancelled("the run was cancelled during the model's reply")
+                yield chunk
         except openai.APITimeoutError as exc:
             if cut:
                 raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc

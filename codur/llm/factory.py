@@ -8,6 +8,7 @@ embedded local model (:mod:`codur.llm.local`), started on first use.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -28,7 +29,8 @@ def wants_native_tools(model: BaseChatModel) -> bool:
 
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
                    meter: UsageMeter | None = None, *, deadline: float | None = None,
-                   retry_after_cap_s: float = 30.0) -> BaseChatModel:
+                   retry_after_cap_s: float = 30.0, model_timeout_s: float | None = None,
+                   cancel: threading.Event | None = None) -> BaseChatModel:
     """Return a chat model for ``profile``.
 
     Args:
@@ -38,13 +40,18 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
         deadline: ``time.monotonic()`` value of the run's end: each call's HTTP timeout is cut
             to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
         retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
+        model_timeout_s: the request timeout, seconds, when the profile sets no ``timeout_s``
+            (``CodurConfig.model_timeout_s``); None: only the deadline bounds the call.
+        cancel: the run's cancel event: a call in flight ends when it is set
+            (:class:`codur.llm.deadline.ModelCallCancelled`).
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
     from codur.llm.deadline import DeadlineChatOpenAI
 
-    limits = {"timeout": profile.timeout_s, "max_retries": 0, "deadline": deadline,
+    timeout = profile.timeout_s if profile.timeout_s is not None else model_timeout_s
+    limits = {"timeout": timeout, "max_retries": 0, "deadline": deadline, "cancel": cancel,
               "retry_after_cap_s": retry_after_cap_s, "temperature": profile.temperature,
               "max_tokens": profile.max_tokens}
     if profile.base_url is None:
@@ -103,10 +110,12 @@ class ConfigModelProvider:
         deadline: ``time.monotonic()`` value of the run's end; default: now + ``config.timeout_s``
             (the runner builds one provider per run, as the run starts). Every model call's HTTP
             timeout is cut to the time left.
+        cancel: the run's cancel event: a model call in flight ends when it is set.
     """
 
-    def __init__(self, config: CodurConfig, *, deadline: float | None = None) -> None:
-        self.config = config
+    def __init__(self, config: CodurConfig, *, deadline: float | None = None,
+                 cancel: threading.Event | None = None) -> None:
+        self.config, self.cancel = config, cancel
         self.deadline = deadline if deadline is not None else time.monotonic() + config.timeout_s
         self.meter = UsageMeter()
         self._cache: dict[str, BaseChatModel] = {}
@@ -115,7 +124,8 @@ class ConfigModelProvider:
         key = profile.model_dump_json()
         if key not in self._cache:
             self._cache[key] = get_chat_model(profile, self.config.local, self.meter, deadline=self.deadline,
-                                              retry_after_cap_s=self.config.retry_after_cap_s)
+                                              retry_after_cap_s=self.config.retry_after_cap_s,
+                                              model_timeout_s=self.config.model_timeout_s, cancel=self.cancel)
         return self._cache[key]
 
     def models_for(self, role: str) -> list[BaseChatModel]:

@@ -17,7 +17,8 @@ as :func:`codur.llm.quota.quota_from_exception` reads it: a Retry-After of at mo
 ``retry_after_cap_s`` was already waited for inside the call by
 :class:`codur.llm.deadline.DeadlineChatOpenAI`, and a longer one or ``insufficient_quota``
 is not fixed by waiting seconds), another 4xx but 408 and 409 (the request itself is
-wrong), :class:`codur.llm.deadline.DeadlineExceeded`, any error once the run's deadline has
+wrong), :class:`codur.llm.deadline.DeadlineExceeded` and
+:class:`codur.llm.deadline.ModelCallCancelled`, any error once the run's deadline has
 passed or the run was cancelled. KeyboardInterrupt is no ``Exception``: it passes at once.
 Fallback to the next profile happens on any ``Exception`` (another provider may have quota).
 """
@@ -35,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from tenacity import wait_exponential_jitter
 
 from codur.core.ports import QuotaStatus
-from codur.llm.deadline import DeadlineExceeded
+from codur.llm.deadline import DeadlineExceeded, ModelCallCancelled
 from codur.llm.quota import quota_from_exception
 
 MAX_DELAY_S = 30.0
@@ -75,7 +76,7 @@ class CallPolicy:
 
     def retryable(self, exc: BaseException) -> bool:
         """Whether a call that raised ``exc`` is worth making again (see the module docstring)."""
-        if not isinstance(exc, Exception) or isinstance(exc, DeadlineExceeded):
+        if not isinstance(exc, Exception) or isinstance(exc, DeadlineExceeded | ModelCallCancelled):
             return False
         if self.cancel is not None and self.cancel.is_set():
             return False

@@ -61,7 +61,7 @@ def build_model(**flags: Any) -> tuple[Any, dict[str, tuple[float, float]]]:
     # the profile's own prices when set; else the RLM engine prices the model as a run does
     prices = {profile.model: (profile.usd_per_mtok_in, profile.usd_per_mtok_out)} \
         if profile.usd_per_mtok_in or profile.usd_per_mtok_out else {}
-    return get_chat_model(profile, config.local), prices
+    return get_chat_model(profile, config.local, model_timeout_s=config.model_timeout_s), prices
 
 
 def rlm_command(

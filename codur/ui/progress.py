@@ -187,6 +187,10 @@ class Progress:
             return self._tool_line(event)
         if name == "agent.reply":
             return self._reply_line(event)
+        if name == "agent.prompt":  # a dry run: the prompts the agent would get, whole
+            parts = [("system", event.get("system")), ("prompt", event.get("prompt"))]
+            return "\n".join(f"   [bold]{label}[/] ({escape(str(event.get('agent', '')))}):\n{escape(str(text))}"
+                             for label, text in parts if text)
         if name == "tests.command":
             return f"   ↳ tests: {escape(str(event.get('command', '')))}"
         if name == "patch.risky":

@@ -10,6 +10,7 @@ on stdout). Safe modes: ``--read-only`` (no tool that writes or runs code is off
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -31,6 +32,19 @@ OPTIONS = {"input": "task", "max_turns": "--max-turns", "timeout_s": "--timeout"
 #: Hook for tests and embedders: ``provide_models(config)`` returns the run's ModelProvider
 #: (None: the models the config names). Tests set it to a StaticModelProvider of scripted models.
 provide_models: Callable[[Any], Any] | None = None
+
+
+def exit_if_held(code: int) -> None:
+    """End the process now with ``code`` when a thread a cancel left behind (a model call that
+    never answers) is still alive: the interpreter's exit would wait for it (a daemon thread too,
+    when it belongs to a thread pool, which joins its workers at exit). The streams are flushed,
+    then ``os._exit``. For the console entry point (:func:`codur.cli.main`), once the result is
+    written (writes are atomic): an embedder's process is not ended. Returns otherwise."""
+    main = threading.main_thread()
+    if any(t.is_alive() and t is not main for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _fail(err: Console, message: str) -> typer.Exit:
@@ -60,7 +74,8 @@ def run_command(
     repo: Path = typer.Option(Path("."), "--repo", "-r", help="The repository (default: current directory)."),
     max_turns: int | None = typer.Option(None, help="Plan→Act→Verify cycles at most."),
     timeout: float | None = typer.Option(None, help="Wall-clock limit, seconds."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Log the agent's prompt; call no agent."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the prompts the agent would get; start and call "
+                                 "no model, change nothing (status dry_run, exit 0)."),
     read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
     keep_failed: bool = typer.Option(False, "--keep-failed",
                                      help="Keep the edits of a run that does not succeed (default: they are "
@@ -93,6 +108,7 @@ def run_command(
     from codur.config import CodurConfig, ConfigError, load_config
     from codur.config_sources import unknown_variables
     from codur.engine.contracts import RunRequest, RunStatus
+    from codur.engine.local import ResumeError
     from codur.engine.runner import run
     from codur.llm.local import LocalModelUnavailable
 
@@ -149,7 +165,7 @@ def run_command(
     try:
         with redirect_stdout(sys.stderr) if json_out else nullcontext():  # JSON lines only on stdout
             result = run(request, **kwargs)
-    except LocalModelUnavailable as exc:
+    except (LocalModelUnavailable, ResumeError) as exc:
         raise _fail(err, str(exc)) from None
     finally:
         progress.stop()
@@ -163,4 +179,4 @@ def run_command(
         print_summary(console, result, progress.tally)
     if result.status is RunStatus.CANCELLED:
         raise typer.Exit(130)
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(0 if result.ok or result.status is RunStatus.DRY_RUN else 1)

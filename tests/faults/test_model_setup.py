@@ -4,6 +4,7 @@ a choice that cannot be made is one line, exit 2."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -15,6 +16,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CODUR = Path(sys.executable).with_name("codur")
+# mutation search would fix the ages bug without asking any model: these runs use the agent alone,
+# and the server's reply is the plan and the agent's tool call at once, so every role can read it
+FIX = json.dumps({"name": "replace_in_file", "arguments": {"path": "ages.py", "old": "return age > 18",
+                                                           "new": "return age >= 18"}})
+PLAN_AND_FIX = '{"task_type": "code_fix", "steps": ["fix"]}\n```json\n' + FIX + "\n```"
 
 
 def readme_examples() -> list[list[str]]:
@@ -41,15 +47,16 @@ def test_readme_has_an_example_per_server():
 
 
 @pytest.mark.parametrize("argv", readme_examples(), ids=lambda a: re.sub(r"\W+", "-", a[a.index("--base-url") + 1]))
-def test_a_readme_example_runs_against_a_local_server(argv, fault_server, ages_repo: Path, tmp_path: Path):
+def test_a_readme_example_runs_against_a_local_server(argv, faults, fault_server, ages_repo: Path, tmp_path: Path):
     """The example as written, its --base-url pointed at the local server: the request carries the
     model named (or the one /v1/models lists) and the key from the variable named."""
     fault_server.models = ["served-model"]
+    fault_server.play(default=faults.ok(PLAN_AND_FIX))
     argv = list(argv)
     argv[argv.index("--base-url") + 1] = fault_server.base_url
     argv[1] = "is_adult(18) should be True"  # README's task words; this one the planner model is asked about
     key_env = argv[argv.index("--api-key-env") + 1] if "--api-key-env" in argv else None
-    result = codur(argv, ages_repo, tmp_path, **({key_env: "sk-test-123"} if key_env else {}))
+    result = codur(argv, ages_repo, tmp_path, CODUR_FIXERS="agent", **({key_env: "sk-test-123"} if key_env else {}))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "return age >= 18" in (ages_repo / "ages.py").read_text()
     asked = [body.get("model") for _, body in fault_server.requests]
@@ -78,13 +85,14 @@ def test_an_unknown_variable_is_a_warning_naming_the_nearest(fault_server, ages_
     assert "codur: warning: CODUR_MAX_TURN is not a codur setting (did you mean CODUR_MAX_TURNS?)" in result.stderr
 
 
-def test_a_known_hosted_model_is_priced_without_a_profile(fault_server, ages_repo: Path):
+def test_a_known_hosted_model_is_priced_without_a_profile(faults, fault_server, ages_repo: Path):
     """gpt-4o-mini's price comes from genai-prices' table (USD 0.15 / 0.60 per million tokens);
     the fault server reports 10 prompt and 5 completion tokens per call."""
     from codur import CodurConfig, RunRequest, run
 
+    fault_server.play(default=faults.ok(PLAN_AND_FIX))
     config = CodurConfig(base_url=fault_server.base_url, model="gpt-4o-mini", api_key="k", critic=False,
-                         fixers=["mutation", "agent"], repair_workers=1, max_retries=0, timeout_s=90)
+                         fixers=["agent"], repair_workers=1, max_retries=0, timeout_s=90)
     result = run(RunRequest(task="is_adult(18) should be True", repo=ages_repo), config=config)
     calls = result.metadata.usage["llm_calls"]
     assert calls >= 1
@@ -94,7 +102,7 @@ def test_a_known_hosted_model_is_priced_without_a_profile(fault_server, ages_rep
 def test_max_cost_ends_the_run_budget_exceeded_with_the_figures(fault_server, ages_repo: Path, tmp_path: Path):
     before = (ages_repo / "ages.py").read_text()
     result = codur(["codur", "is_adult(18) should be True", "--base-url", fault_server.base_url, "--model",
-                    "gpt-4o-mini", "--max-cost", "0.000001"], ages_repo, tmp_path)
+                    "gpt-4o-mini", "--max-cost", "0.000001"], ages_repo, tmp_path, CODUR_FIXERS="agent")
     assert result.returncode == 1, result.stderr[-2000:]
     assert "status: budget_exceeded  reason: cost_budget" in result.stdout
     assert "spent $0.000005 of the $0.000001 limit (--max-cost)" in result.stdout

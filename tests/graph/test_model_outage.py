@@ -26,12 +26,13 @@ def _run(repo, actor, planner, **config):
                config=CodurConfig(**config)), models
 
 
-def test_planner_failure_falls_back_and_mutation_repair_fixes(invoice_repo):
+def test_a_planner_down_does_not_hold_back_mutation_repair(invoice_repo):
     result, models = _run(invoice_repo, [], [RuntimeError("Connection error.")] * 2, repair_workers=1,
                           mutation_time_box_s=30)
     assert result.status is RunStatus.SUCCESS and result.reason == "verified"
     assert result.nodes[:4] == ["initialize", "observe", "plan", "patch"]
-    assert len(models["planner"].calls) == 2 and models["actor"].calls == []  # the call policy retried once
+    # failing tests and mutation search enabled: the first plan asks no model
+    assert models["planner"].calls == [] and models["actor"].calls == []
 
 
 def test_agent_and_planner_down_ends_model_unavailable(invoice_repo):

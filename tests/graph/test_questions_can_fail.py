@@ -51,7 +51,7 @@ def test_no_answer_is_retried_while_turns_are_left(invoice_repo: Path):
 def test_a_dry_run_question_does_not_succeed(invoice_repo: Path):
     result, actor, _ = ask(invoice_repo, [], dry_run=True, max_turns=3)
     assert actor.calls == []
-    assert result.status is RunStatus.FAILED and result.reason == "dry_run"
+    assert result.status is RunStatus.DRY_RUN and result.reason == "dry_run"
     assert result.turns == 1  # nothing can change in a dry run: no second turn
     assert result.verification["reasoning"] == "no answer: no agent was called (dry run)"
 
@@ -60,7 +60,7 @@ def test_a_dry_run_fix_ends_after_one_turn(invoice_repo: Path):
     actor = ScriptedChatModel(replies=[])
     result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo, dry_run=True),
                  models=StaticModelProvider({"actor": actor}), config=CodurConfig(critic=False, repair=False))
-    assert actor.calls == [] and result.status is RunStatus.FAILED and result.reason == "dry_run"
+    assert actor.calls == [] and result.status is RunStatus.DRY_RUN and result.reason == "dry_run"
     assert result.turns == 1
 
 

@@ -184,7 +184,7 @@ def test_dry_run_calls_no_model(invoice_repo: Path):
     result = run(RunRequest(task="make the failing tests pass", repo=invoice_repo, dry_run=True),
                  models=StaticModelProvider({"actor": actor}), config=CodurConfig(critic=False, repair=False))
     assert actor.calls == [] and result.diff == ""
-    assert result.status is RunStatus.FAILED
+    assert result.status is RunStatus.DRY_RUN
 
 
 @pytest.mark.parametrize("task,repo,message", [("", ".", "task is empty"), ("fix", "/no/such/dir", "does not exist")])

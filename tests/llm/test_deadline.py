@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from codur.config import ModelProfile
+from codur.config import CodurConfig, ModelProfile
 from codur.core.ports import ExecutionPlan, ExecutionResult
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.executor import Executor
-from codur.llm.factory import get_chat_model
+from codur.llm.factory import ConfigModelProvider, get_chat_model
 
 
 class Failing:
@@ -48,3 +48,12 @@ def test_call_timeout_is_cut_to_the_time_left():
     assert get_chat_model(profile, deadline=time.monotonic() + 1000)._timeout() == (300.0, False)
     with pytest.raises(DeadlineExceeded):
         get_chat_model(profile, deadline=time.monotonic() - 1).invoke("hi")  # no network: time is up
+
+
+def test_the_request_timeout_is_model_timeout_s_unless_the_profile_sets_one():
+    config = CodurConfig(base_url="http://127.0.0.1:9/v1", model="x", model_timeout_s=7,
+                         profiles={"own": {"base_url": "http://127.0.0.1:9/v1", "model": "y", "timeout_s": 3}})
+    provider = ConfigModelProvider(config)
+    assert provider.models_for("actor")[0].request_timeout == 7
+    assert provider.models_for_profile("own")[0].request_timeout == 3
+    assert CodurConfig(model_timeout_s=7).profiles_for("actor")[0].timeout_s == 300  # the embedded model's own

@@ -9,7 +9,7 @@ run its whole turn again; a command-line or Python agent is retried by the Execu
 from __future__ import annotations
 
 from codur.core.events import emit
-from codur.graph.coding_agent import build_agent, execution_plan
+from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState
@@ -18,9 +18,14 @@ from codur.llm.executor import Executor
 
 @node("execute")
 def execute_node(state: CodurState, ctx: CodurContext) -> dict:
-    """Run the agent; report its outcome and usage."""
+    """Run the agent; report its outcome and usage. A dry run builds no agent (so no model
+    starts): the ``agent.prompt`` event carries the prompts it would send."""
     name = state.get("agent") or ctx.config.default_agent
     plan = execution_plan(state, ctx, name)
+    if ctx.config.dry_run:
+        emit({"event_type": "agent.prompt", "agent": name, "system": system_prompt(state, ctx, name),
+              "prompt": plan.prompt})
+        return {"agent_outcome": AgentOutcome(agent=name, status="completed", summary="(dry run)", dry_run=True)}
     agent, policy_inside = build_agent(state, ctx, name)
     journal = ctx.tools(state["repo"]).journal
     before = journal.snapshot()

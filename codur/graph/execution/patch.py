@@ -21,6 +21,7 @@ from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import with_text
 from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, outcome_of, verdict_of
+from codur.graph.task_scope import scope_test_files, task_tests
 from codur.graph.verification_agent import is_test_file
 from codur.patch import FIXERS, PatchPipeline
 from codur.tools.registry import TaskType
@@ -28,29 +29,41 @@ from codur.tools.registry import TaskType
 PATCH_TASKS = (TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value)
 
 
+def target_tests(state: CodurState, ctx: CodurContext) -> list[str]:
+    """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
+    tests); for a feature task (code_generation) only those that belong to the task
+    (:func:`codur.graph.task_scope.task_tests`), never an unrelated failing test."""
+    obs, verdict = observation_of(state), verdict_of(state)
+    if verdict is not None:
+        failing = verdict.failing_tests if verdict.strategy in ("tests", "hybrid") else []
+    else:
+        failing = obs.tests.failed if obs.tests else []
+    if state.get("task_type") != TaskType.CODE_GENERATION.value or not failing:
+        return list(failing)
+    return task_tests(state.get("task", ""), failing, scope_test_files(state, ctx))
+
+
 def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
-    """A fix (or feature) task whose tests fail, with source files of the repo's own beside
-    the tests, once per run, when the pipeline is enabled, and never in a dry or read-only run."""
+    """A fix (or feature) task whose tests fail (a feature task: tests that belong to it, see
+    :func:`target_tests`), with source files of the repo's own beside the tests, once per run,
+    when the pipeline is enabled, and never in a dry or read-only run."""
     c = ctx.config
     if not c.repair or c.dry_run or c.tool_policy == "read_only" or state.get("patch_attempted") \
             or not any(f in c.fixers for f in FIXERS):
         return False
     if state.get("task_type") not in PATCH_TASKS:
         return False
-    obs, verdict = observation_of(state), verdict_of(state)
-    if verdict is not None:
-        failing = verdict.strategy in ("tests", "hybrid") and verdict.failing_tests
-    else:
-        failing = obs.tests.failed if obs.tests else []
-    return bool(failing) and any(not is_test_file(f) for f in obs.files)
+    return bool(target_tests(state, ctx)) and any(not is_test_file(f) for f in observation_of(state).files)
 
 
-def selection(tests: TestRun | None, select: bool) -> dict:
-    """The pipeline's test selection from observe's run: start from its failing tests; the tests
-    that failed before any change are known when observe ran the whole suite."""
+def selection(tests: TestRun | None, select: bool, focus: list[str] | None = None) -> dict:
+    """The pipeline's test selection from observe's run: start from ``focus`` (default: its
+    failing tests); the tests that failed before any change are known when observe ran the
+    whole suite (those outside ``focus`` may still fail)."""
     if not select or tests is None or not tests.failed or tests.exit_code is None:
         return {}
-    return {"focus": list(tests.failed), "failing_before": None if tests.selection else list(tests.failed),
+    return {"focus": list(tests.failed if focus is None else focus),
+            "failing_before": None if tests.selection else list(tests.failed),
             "suite_s": 0.0 if tests.selection else tests.duration_s}
 
 
@@ -74,6 +87,8 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         return limits.stop(tokens=base_tokens + tokens, turn=state.get("turn", 0)) is not None
 
     models = ctx.models
+    # a feature task starts from its own failing tests only: an unrelated one may keep failing
+    focus = target_tests(state, ctx) if state.get("task_type") == TaskType.CODE_GENERATION.value else None
     remaining = max(10.0, limits.timeout_s - limits.elapsed_s())
     pipeline = PatchPipeline(
         tools.root, fixers=fixers, models=lambda: models.models_for("actor"),
@@ -83,7 +98,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines,
         sample_format=config.sample_format, task=state.get("task", ""), test_cmd=tools.ctx.tests(),
         memory_mb=config.test_memory_mb or None,
-        **selection(tests, config.select_tests))
+        **selection(tests, config.select_tests, focus))
     result = pipeline.run()
     applied: list[str] = []
     status, summary = result.status, result.label or result.message

@@ -2,7 +2,7 @@
 
 - passed → done (success; reason "verified", or "answered" for a question, whose
   verdict checks that the agent's loop ended with an answer: ``done`` or a final reply);
-- a dry run → done (failed, reason "dry_run": no agent was called, so no turn can change anything);
+- a dry run → done (status and reason "dry_run": no agent was called, so no turn can change anything);
 - the same failure signature twice → stuck: repair if eligible, else done (failed, stuck);
 - the last turn used → repair if eligible, else done (failed, max_turns);
   a question that got no answer ends with its verdict's reason instead, e.g.
@@ -10,6 +10,8 @@
 - a terminal failure after an agent turn that failed on a model outage (a 429 or
   ``insufficient_quota``) ends ``rate_limited`` / ``quota_exhausted`` instead, as a
   replan with the model down does (:func:`codur.graph.planning.plan.outage_end`);
+- the agent not among the fixers (``CodurConfig.fixers``): repair if eligible, else done
+  (failed, verification_failed): retry and replan would both reach the agent;
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
 The "repair" route goes to the patch node (the candidate-patch pipeline) when it has not
@@ -72,6 +74,10 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
         if last_chance and patch_eligible(state, ctx):
             return "repair", "stuck" if stuck else stop.reason, None
         return "done", "stuck" if stuck else stop.reason, stop
+    if "agent" not in ctx.config.fixers:  # retry and replan both lead to the agent: not for this run
+        if patch_eligible(state, ctx):
+            return "repair", "verification_failed", None
+        return "done", "verification_failed", None
     if outcome is not None and outcome.status == "failed":
         return "replan", "agent_failed", None
     if outcome is None or not outcome.edits:
@@ -86,7 +92,8 @@ def review_node(state: CodurState, ctx: CodurContext) -> dict:
     update: dict = {"route": route, "feedback": feedback_from(verdict_of(state))}
     if route == "done":
         ok = reason in ("verified", "answered")
-        update.update(status=(RunStatus.SUCCESS if ok else RunStatus.FAILED).value, reason=reason)
+        status = RunStatus.DRY_RUN if reason == "dry_run" else RunStatus.SUCCESS if ok else RunStatus.FAILED
+        update.update(status=status.value, reason=reason)
         if stop is not None:
             update.update(stop.update())
         outcome = outcome_of(state)

@@ -1,8 +1,11 @@
 """plan (engine state Plan): classify the task into a TaskType and choose the agent.
 
 A fast path without a model handles clear cases (one category of keywords, or
-failing tests and a fix-like task); otherwise, and on every replan, the planner
-role's model answers in JSON. No keyword ends a run: the plan only classifies.
+failing tests and a fix-like task). The first plan is made without a model too when no
+model fixer is enabled, or when the tests fail and the candidate-patch pipeline can take
+the task (:func:`skip_planner`): mutation search starts without waiting for the planner.
+Otherwise, and on every replan, the planner role's model answers in JSON. No keyword
+ends a run: the plan only classifies.
 
 A model outage does not end the run as an error. When the planner cannot answer (every
 profile of its role raised: 429, 500, a timeout, a refused connection, a malformed reply),
@@ -143,6 +146,19 @@ def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
+def skip_planner(state: CodurState, ctx: CodurContext, failing: bool) -> bool:
+    """Whether the first plan is made without the planner model: when no fixer that calls a
+    model is enabled (``CodurConfig.fixers`` holds only ``mutation``), or when the tests fail,
+    mutation search is enabled and the candidate-patch pipeline takes the task as classified
+    without a model (the cheap fixer starts at once: a model that never answers cannot hold
+    it back)."""
+    if not ctx.config.model_fixers():
+        return True
+    if not failing or "mutation" not in ctx.config.fixers:
+        return False
+    return patch_eligible({**state, "task_type": fallback_task_type(state, failing).value}, ctx)  # type: ignore[typeddict-item]
+
+
 def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, PlanInfo, int, int,
                                                                                   dict | None]:
     """(answer, plan, llm_calls, tokens, outage): the planner's answer; or, when the planner
@@ -182,6 +198,8 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     failing = bool(tests and tests.failed)
     replanning = bool(state.get("feedback"))
     fast = None if replanning else classify(state["task"], failing)
+    if fast is None and not replanning and skip_planner(state, ctx, failing):
+        fast = fallback_task_type(state, failing)
     plan = PlanInfo()
     llm_calls = tokens = 0
     task_type = fast

@@ -63,6 +63,8 @@ class Verdict(FieldAccess, BaseModel):
         signature: a stable key of the failure (the same failure twice → stuck).
         failing_tests: test ids still failing.
         passed_tests: how many tests passed.
+        ignored_tests: failing tests a feature task's verdict did not hold against it: they failed
+            before the run and do not belong to the task (:mod:`codur.graph.task_scope`).
     """
 
     passed: bool
@@ -76,6 +78,7 @@ class Verdict(FieldAccess, BaseModel):
     signature: str = ""
     failing_tests: list[str] = Field(default_factory=list)
     passed_tests: int = 0
+    ignored_tests: list[str] = Field(default_factory=list)
 
     def as_dict(self) -> dict:
         """The verdict as plain JSON-serialisable data (evidence as dicts)."""

@@ -1,0 +1,176 @@
+"""What a feature task asks for, and which failing tests belong to it.
+
+A ``code_generation`` task ("add a function word_count(text) to textkit/wrap.py") is done
+when what it names exists, not when the suite passes: a repo may have a failing test that
+has nothing to do with the task, and mutation search "fixing" that test wrote no feature.
+
+- **Requested change** (:func:`requested`, :func:`missing`): the functions and classes the
+  task names (``word_count(``, ``function word_count``, ``class Parser``), its flags
+  (``--verbose``) and files (``textkit/wrap.py``); after the run each must exist: a ``def``
+  or ``class`` of that name in a source file of the repo's own (not a test), the flag's text
+  in one, the file on disk.
+- **The task's tests** (:func:`task_tests`, :func:`scope_test_files`): the failing tests the
+  task names (id, function name or file), and those in test files added or changed in the
+  working tree against git HEAD when the run started (:func:`changed_test_files`), written
+  by the run, or using a name the task asks for (``word_count``). Any other test that failed
+  before the run is *unrelated*: the patch pipeline is not run for it, verification does
+  not hold it against the task, and the run's summary names it (:func:`unrelated_line`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from codur.graph.state import CodurState, observation_of
+from codur.graph.verification.deterministic import is_test_file
+from codur.graph.verification.verdict import Evidence, Verdict
+from codur.tools.context import ToolContext, ToolError
+from codur.tools.git import git
+
+if TYPE_CHECKING:
+    from codur.graph.context import CodurContext
+
+_CALLED = re.compile(r"`?\b([A-Za-z_]\w*)\(")
+_DEFINED = re.compile(r"\b(?:function|method|def|class|called|named)\s+(?:(?:called|named)\s+)?`?([A-Za-z_]\w*)`?")
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)")
+_FILE = re.compile(r"(?<![\w./-])([\w./-]+\.(?:py|toml|cfg|ini|json|ya?ml|md|txt|rst))\b")
+#: Words that follow "function", "called" and the like in plain English, not names.
+_WORDS = frozenset({"a", "an", "the", "that", "which", "to", "for", "in", "of", "with", "and", "or", "is", "it",
+                    "its", "this", "called", "named"})
+
+
+@dataclass(frozen=True)
+class Requested:
+    """What a task names: ``names`` (functions, methods, classes), ``flags``, ``files`` (repo-relative)."""
+
+    names: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+def requested(task: str) -> Requested:
+    """The names, flags and files ``task`` asks for (see the module docstring); builtins
+    (``print(``), keywords and plain words are not names."""
+    found = [m for m in _CALLED.findall(task) + _DEFINED.findall(task)
+             if m.lower() not in _WORDS and not keyword.iskeyword(m) and not hasattr(builtins, m)]
+    return Requested(names=tuple(dict.fromkeys(found)), flags=tuple(dict.fromkeys(_FLAG.findall(task))),
+                     files=tuple(dict.fromkeys(f.removeprefix("./") for f in _FILE.findall(task))))
+
+
+def missing(ctx: ToolContext, asked: Requested) -> list[str]:
+    """What of ``asked`` does not exist in the repo now, in words ("function word_count",
+    "flag --verbose", "file textkit/wrap.py"); [] when everything does."""
+    defined: set[str] = set()
+    texts: list[str] = []
+    for path in ctx.walk("."):
+        rel = ctx.rel(path)
+        if path.suffix != ".py" or is_test_file(rel):
+            continue
+        try:
+            text = ctx.read_text(rel)
+            tree = ast.parse(text)
+        except (ToolError, SyntaxError, ValueError):
+            continue
+        texts.append(text)
+        defined |= {n.name for n in ast.walk(tree)
+                    if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    out = [f"function {n}" for n in asked.names if n not in defined]
+    out += [f"flag {f}" for f in asked.flags if not any(f in t for t in texts)]
+    return out + [f"file {f}" for f in asked.files if not (ctx.root / f).exists()]
+
+
+def changed_test_files(ctx: ToolContext) -> list[str]:
+    """Test files added or changed in the working tree against git HEAD (staged or not) and
+    untracked ones, repo-relative; [] when the repo is no git repository."""
+    out: list[str] = []
+    for args in (("diff", "--name-only", "--relative", "HEAD", "--", "."),
+                 ("ls-files", "--others", "--exclude-standard", "--", ".")):
+        try:
+            out += git(ctx, *args).splitlines()
+        except ToolError:  # not a git repository, or no commit yet
+            continue
+    return sorted({p for p in out if p.endswith(".py") and is_test_file(p)})
+
+
+def task_tests(task: str, failing: list[str], test_files: list[str]) -> list[str]:
+    """The ids of ``failing`` that belong to the task: named by it (the id, the test's name or
+    its file), or in one of ``test_files`` (changed against HEAD, or written by the run)."""
+    words = set(re.findall(r"[\w./:\[\]-]+", task))
+    out = []
+    for test_id in failing:
+        path = test_id.split("::")[0]
+        name = test_id.split("::")[-1].split("[")[0]
+        if path in test_files or words & {test_id, path, path.rsplit("/", 1)[-1], name}:
+            out.append(test_id)
+    return out
+
+
+def scope_test_files(state: CodurState, ctx: CodurContext) -> list[str]:
+    """The test files whose tests belong to the task: changed against HEAD when the run started
+    (observe's), written by this run (the change journal's), and the failing tests' files that
+    use a name the task asks for (a test of the feature, in a repo without git too)."""
+    tools = ctx.tools(state["repo"])
+    obs = observation_of(state)
+    written = [f for f in tools.journal.changed_files if is_test_file(f)]
+    names = requested(state.get("task", "")).names
+    using = []
+    for rel in dict.fromkeys(t.split("::")[0] for t in (obs.tests.failed if obs.tests else [])):
+        try:
+            words = set(re.findall(r"\w+", tools.ctx.read_text(rel)))
+        except ToolError:
+            continue
+        if words & set(names):
+            using.append(rel)
+    return list(dict.fromkeys([*obs.changed_tests, *written, *using]))
+
+
+def unrelated_tests(state: CodurState, ctx: CodurContext) -> list[str]:
+    """The tests that failed before the run (observe's) and do not belong to the task."""
+    tests = observation_of(state).tests
+    before = tests.failed if tests else []
+    related = set(task_tests(state.get("task", ""), before, scope_test_files(state, ctx)))
+    return [t for t in before if t not in related]
+
+
+def scoped_verdict(state: CodurState, ctx: CodurContext, verdict: Verdict) -> Verdict:
+    """``verdict`` as a feature task (code_generation) is judged (:func:`feature_verdict`);
+    any other task's unchanged."""
+    if state.get("task_type") != "code_generation":
+        return verdict
+    tools = ctx.tools(state["repo"])
+    return feature_verdict(verdict, missing(tools.ctx, requested(state.get("task", ""))), unrelated_tests(state, ctx))
+
+
+def unrelated_line(tests: list[str], shown: int = 3) -> str:
+    """The summary's line for failing tests not related to the task ("" for none)."""
+    if not tests:
+        return ""
+    more = f" (and {len(tests) - shown} more)" if len(tests) > shown else ""
+    noun = "test" if len(tests) == 1 else "tests"
+    return f"{len(tests)} failing {noun} not related to the task: {', '.join(tests[:shown])}{more}"
+
+
+def feature_verdict(verdict: Verdict, absent: list[str], unrelated: list[str]) -> Verdict:
+    """A feature task's verdict: the suite's, with the ``unrelated`` tests (they failed before
+    the run and do not belong to the task) not held against it, and failed when something the
+    task asked for is ``absent`` (see :func:`missing`)."""
+    out = verdict.model_copy(deep=True)
+    ignored = [t for t in out.failing_tests if t in unrelated]
+    if ignored and out.strategy in ("tests", "hybrid") and not out.passed:
+        others = [t for t in out.failing_tests if t not in ignored]
+        if not others and all(e.ok for e in out.evidence if e.command != "pytest"):
+            out.passed, out.signature = True, ""
+            out.reasoning += f"; {unrelated_line(ignored)} (they failed before the run)"
+    out.ignored_tests = ignored
+    if absent:
+        what = ", ".join(absent)
+        out.passed = False
+        out.evidence.append(Evidence(command="requested change", output=f"not found: {what}", ok=False))
+        out.reasoning = f"the task asked for {what}, which does not exist; {out.reasoning}"
+        out.signature = f"missing: {what}\n{out.signature}".strip()
+    return out
