@@ -44,6 +44,7 @@ class EngineComponents:
         tools: a ToolExecutor for the request's repo; None: one built per run from the config.
         session_store: session memory (:class:`SessionStore`); None: SQLite in the repo's
             ``.codur/sessions.sqlite`` (what the ``codur`` command uses). Default: one in memory.
+        memory: the engine document's name for ``session_store`` (given, it is the session store).
         policies: tool policy and the confirm callback.
         emitter: called with every event as it happens (the same envelope as the trace).
         config: settings (default: the engine's, else from the environment).
@@ -58,6 +59,35 @@ class EngineComponents:
     emitter: Callable[[dict[str, Any]], None] | None = None
     config: CodurConfig | None = None
     checkpointer: Any = None
+    memory: SessionStore | None = None
+
+    def __post_init__(self) -> None:
+        """``memory`` is ``session_store``; a role map's values are checked now, not at the first call.
+
+        Raises:
+            TypeError: a role map holds something that is neither a chat model, a list of them, nor
+                a model provider (one naming the role and what to pass).
+        """
+        if self.memory is not None:
+            self.session_store = self.memory
+        if self.models is None or hasattr(self.models, "models_for"):
+            return
+        if not isinstance(self.models, Mapping):
+            raise TypeError(f"EngineComponents.models: a ModelProvider (e.g. MockProvider([...])) or a "
+                            f"{{role: chat model}} map, not {type(self.models).__name__}")
+        from langchain_core.language_models import BaseChatModel
+
+        roles: dict[str, Any] = {}
+        for role, value in self.models.items():
+            if hasattr(value, "models_for"):  # a provider per role: its model for that role
+                roles[role] = value.models_for(role)
+            elif isinstance(value, BaseChatModel) or (
+                    isinstance(value, Sequence) and value and all(isinstance(m, BaseChatModel) for m in value)):
+                roles[role] = value
+            else:
+                raise TypeError(f"EngineComponents.models[{role!r}]: {type(value).__name__} is not a chat model; "
+                                "pass a chat model (or a list of them) per role, or one ModelProvider as models=")
+        self.models = roles
 
     def model_provider(self) -> ModelProvider | None:
         """``models`` as a ModelProvider (None when the config should build one)."""

@@ -34,17 +34,19 @@ class ScriptedChatModel(BaseChatModel):
 
     Attributes:
         replies: the script.
+        default_reply: played for every call past the end of the script; None: such a call raises.
         calls: every prompt received, as lists of messages (read it in tests).
         call_kwargs: the keyword arguments of each call (e.g. ``temperature``, ``seed``),
             in the order of ``calls``.
 
     Raises:
-        ScriptedRepliesExhausted: on a call past the end of the script.
+        ScriptedRepliesExhausted: on a call past the end of the script (without ``default_reply``).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     replies: list[Any] = Field(default_factory=list)
+    default_reply: str | None = None
     model_name: str = "scripted"
     calls: list[list[BaseMessage]] = Field(default_factory=list)
     call_kwargs: list[dict[str, Any]] = Field(default_factory=list)
@@ -70,12 +72,15 @@ class ScriptedChatModel(BaseChatModel):
         with self._lock:
             self.calls.append(list(messages))
             self.call_kwargs.append(dict(kwargs or {}))
-            if self._index >= len(self.replies):
+            if self._index < len(self.replies):
+                reply = self.replies[self._index]
+                self._index += 1
+            elif self.default_reply is not None:
+                reply = self.default_reply
+            else:
                 raise ScriptedRepliesExhausted(
                     f"scripted model has no reply left (played {self._index})"
                 )
-            reply = self.replies[self._index]
-            self._index += 1
         if isinstance(reply, BaseException):
             raise reply
         if callable(reply) and not isinstance(reply, AIMessage):
@@ -101,6 +106,10 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages, kwargs))])
 
 
+#: What ``MockProvider()`` without a script answers to every call.
+GREETING = "Hello! I am codur's MockProvider: no scripted replies were given, so this is all I say."
+
+
 class MockProvider:
     """A model provider that plays scripted replies: for examples, tests and dry runs of the engine.
 
@@ -110,14 +119,17 @@ class MockProvider:
             or a callable of the prompt messages.
         roles: scripts for other roles, e.g. ``{"planner": [...], "critic": [...]}``.
 
-    Each role gets its own :class:`ScriptedChatModel` (read ``provider.model("actor").calls`` for
-    the prompts it received); missing roles use the actor's. A usage meter counts every call.
+    ``MockProvider()`` with no script at all answers every call with :data:`GREETING` (a run
+    on it ends as its task allows: a question is answered, a change finds no edit). Each role
+    gets its own :class:`ScriptedChatModel` (read ``provider.model("actor").calls`` for the
+    prompts it received); missing roles use the actor's. A usage meter counts every call.
     """
 
     def __init__(self, replies: Sequence[Reply] = (), *, roles: dict[str, Sequence[Reply]] | None = None) -> None:
         from codur.llm.factory import StaticModelProvider
 
-        models = {"actor": ScriptedChatModel(replies=list(replies))}
+        default = GREETING if not replies and not roles else None
+        models = {"actor": ScriptedChatModel(replies=list(replies), default_reply=default)}
         models.update({role: ScriptedChatModel(replies=list(r)) for role, r in (roles or {}).items()})
         self._static = StaticModelProvider(models)
         self.meter = self._static.meter
