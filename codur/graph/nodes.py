@@ -23,7 +23,7 @@ from codur.graph.context import CodurContext, get_context
 from codur.graph.state import CodurState
 
 #: Seconds a cancelled node's thread is given to stop after the cancel event is set.
-CANCEL_GRACE_S = 10.0
+NODE_STOP_WAIT_S = 10.0
 NodeBody = Callable[[CodurState, CodurContext], dict[str, Any]]
 
 
@@ -62,7 +62,7 @@ def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict
                 if limits is not None:
                     limits.cancel.set()
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(work, CANCEL_GRACE_S)
+                    await asyncio.wait_for(work, NODE_STOP_WAIT_S)
                 raise
 
         # Not functools.wraps: LangGraph reads the signature to inject ``runtime``.
