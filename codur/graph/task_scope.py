@@ -35,7 +35,7 @@ from codur.tools.git import git
 if TYPE_CHECKING:
     from codur.graph.context import CodurContext
 
-_CALLED = re.compile(r"`?\b([A-Za-z_]\w*)\(")
+_CALLED = re.compile(r"`?(?<![.\w])([A-Za-z_]\w*)\(")  # not an attribute call: functools.lru_cache( is a library's
 _DEFINED = re.compile(r"\b(?:function|method|def|class|called|named)\s+(?:(?:called|named)\s+)?`?([A-Za-z_]\w*)`?")
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)")
 _FILE = re.compile(r"(?<![\w./-])([\w./-]+\.(?:py|toml|cfg|ini|json|ya?ml|md|txt|rst))\b")
@@ -55,7 +55,8 @@ class Requested:
 
 def requested(task: str) -> Requested:
     """The names, flags and files ``task`` asks for (see the module docstring); builtins
-    (``print(``), keywords and plain words are not names."""
+    (``print(``), attribute calls (``text.split(``, ``functools.lru_cache(``), keywords and
+    plain words are not names."""
     found = [m for m in _CALLED.findall(task) + _DEFINED.findall(task)
              if m.lower() not in _WORDS and not keyword.iskeyword(m) and not hasattr(builtins, m)]
     return Requested(names=tuple(dict.fromkeys(found)), flags=tuple(dict.fromkeys(_FLAG.findall(task))),

@@ -98,6 +98,8 @@ def test_a_test_added_since_head_belongs_to_the_task(textkit: Path):
 def test_what_a_task_asks_for():
     asked = requested("add a `--verbose` flag to cli.py, a class Parser and a function called tokenize; print(x)")
     assert asked.names == ("Parser", "tokenize") and asked.flags == ("--verbose",) and asked.files == ("cli.py",)
+    # a library's function the task mentions is not one the repo must define
+    assert requested("add word_count(text) using text.split() and functools.lru_cache()").names == ("word_count",)
 
 
 def test_a_test_of_the_feature_is_held_against_it_in_a_repo_without_git(textkit: Path):
