@@ -28,6 +28,12 @@ ENGINE_STATES = {
 }
 
 
+def state_entered(event: dict[str, Any]) -> bool:
+    """Whether ``event`` is an ``engine.state`` event of a node starting (``phase`` ``enter``;
+    traces written before the exit events existed have no phase)."""
+    return event.get("event_type") == "engine.state" and event.get("phase", "enter") == "enter"
+
+
 def envelope(event_type: str, run_id: str = "", **fields: Any) -> dict[str, Any]:
     """A new event: ``{"event_type", "run_id", "ts", **fields}``."""
     return {"event_type": event_type, "run_id": run_id, "ts": round(time.time(), 3), **fields}

@@ -166,7 +166,9 @@ class _Run:
                              token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
         self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config, cancel=cancel)
         self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
-                                 confirm=components.policies.confirm, tools=components.tools)
+                                 confirm=components.policies.confirm, tools=components.tools,
+                                 memory=components.session_store_for(request.repo) if request.session_id else None,
+                                 session_id=request.session_id or "")
         self.tools: ToolExecutor = self.ctx.tools(request.repo)
         self.timings = {"tools_s": 0.0, "tests_s": 0.0, "repair_s": 0.0}
         self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
@@ -204,7 +206,6 @@ class _Run:
 
         request = self.request
         self.trace = TraceWriter(self.run_dir / "trace.jsonl")
-        session = self._session_history()
         self._on_event(envelope("run.start", self.run_id, task=request.task, repo=str(request.repo),
                                 run_dir=str(self.run_dir), resume=request.resume,
                                 **({"session_id": request.session_id} if request.session_id else {}),
@@ -213,7 +214,7 @@ class _Run:
         graph = build_graph(checkpointer)
         run_config: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT,
                                       "configurable": {"thread_id": self.run_id, "codur_run_id": self.run_id}}
-        graph_input: Any = initial_state(request.task, str(request.repo), self.run_id, session=session)
+        graph_input: Any = initial_state(request.task, str(request.repo), self.run_id)
         resumed_from = None
         if request.resume:
             try:
@@ -312,12 +313,6 @@ class _Run:
                 return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
         raise ResumeError(f"--resume {self.run_id}: no checkpoint to resume from in {self.request.repo}/.codur/ "
                           "(a finished run keeps none; `codur runs` lists the runs)")
-
-    def _session_history(self) -> list[str]:
-        if not self.request.session_id:
-            return []
-        return [e.render() for e in self.components.session_store_for(self.request.repo)
-                .history(self.request.session_id)]
 
     def _remember(self, result: RunResult) -> None:
         if not self.request.session_id:

@@ -39,6 +39,9 @@ class CodurContext:
         limits: the root budget: turns, wall time, tokens, cancellation.
         run_dir: this run's folder (trace, diff, originals), or None.
         confirm: asked before a write when the tool policy is confirm_writes.
+        memory: the session store (:class:`codur.memory.SessionStore`), or None.
+        session_id: the run's session ('' for none): Initialize records the run in ``memory``,
+            Observe loads the session's earlier runs from it.
     """
 
     config: CodurConfig = field(default_factory=CodurConfig)
@@ -46,6 +49,8 @@ class CodurContext:
     limits: Limits | None = None
     run_dir: Path | None = None
     confirm: Callable[[str, dict], bool] | None = None
+    memory: Any = None
+    session_id: str = ""
     _tools: dict[str, ToolExecutor] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -118,7 +123,7 @@ class CodurContext:
 def build_context(config: CodurConfig | None = None, *, models: ModelProvider | None = None,
                   limits: Limits | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None,
-                  tools: ToolExecutor | None = None) -> CodurContext:
+                  tools: ToolExecutor | None = None, memory: Any = None, session_id: str = "") -> CodurContext:
     """The run's context, built once per run (the engine's runs and Studio's alike).
 
     Args:
@@ -129,13 +134,15 @@ def build_context(config: CodurConfig | None = None, *, models: ModelProvider | 
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy.
         tools: a ToolExecutor to use for its repo instead of building one.
+        memory, session_id: the session store and the run's session (see :class:`CodurContext`).
     """
     config = config or CodurConfig()
     if models is None and config.mock_replies is not None:
         from codur.llm.scripted import MockProvider
 
         models = MockProvider(config.mock_replies)
-    ctx = CodurContext(config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm)
+    ctx = CodurContext(config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
+                       memory=memory if session_id else None, session_id=session_id)
     if tools is not None:
         ctx.add_tools(tools)
     return ctx

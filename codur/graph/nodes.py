@@ -1,7 +1,9 @@
 """The node wrapper and the edge guard: events and budget checks in one place.
 
 Every node is a function ``(state, ctx) -> partial update`` wrapped by :func:`node`,
-which emits the ``engine.state`` event, checks the run's limits
+which emits the ``engine.state`` events (``phase`` ``enter`` with the run's status, and
+``exit`` with the state's outcome and its seconds: ``{"state": "plan", "status": "success"}``),
+checks the run's limits
 (:func:`codur.core.budget.check`) before the body runs, and appends the node's
 name to ``nodes``. Every edge goes through :func:`guarded`, which routes to
 ``done`` as soon as a terminal status is in the state.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +34,14 @@ def is_terminal(state: CodurState) -> bool:
     return state.get("status", RunStatus.RUNNING) != RunStatus.RUNNING
 
 
+def state_outcome(name: str, state: CodurState, update: dict[str, Any]) -> str:
+    """The outcome an ``engine.state`` exit event carries: the terminal status the node set
+    (``failed``, ``error``, ``budget_exceeded``...; for ``done`` the run's final status, success
+    included), else ``success`` (the state did its work and the run goes on)."""
+    status = str(update.get("status") or (state.get("status") if name == "done" else "") or RunStatus.RUNNING)
+    return RunStatus.SUCCESS.value if status == RunStatus.RUNNING.value else status
+
+
 def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict[str, Any]]]:
     """Wrap a node body: engine.state event, budget check, node history."""
 
@@ -42,12 +53,22 @@ def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict
                 assert ctx.limits is not None
                 stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0),
                                        starting_turn=name == "delegate")
-            emit({"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
-                  "node": name, "turn": state.get("turn", 0),
+            entry = {"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
+                     "node": name, "turn": state.get("turn", 0)}
+            emit({**entry, "phase": "enter",
                   "status": stop.status.value if stop else str(state.get("status", RunStatus.RUNNING))})
+            started = time.monotonic()
             if stop:
-                return {**stop.update(), "nodes": [name]}
-            update = body(state, ctx)
+                update = stop.update()
+            else:
+                try:
+                    update = body(state, ctx)
+                except BaseException as exc:
+                    emit({**entry, "phase": "exit", "status": RunStatus.ERROR.value,
+                          "seconds": round(time.monotonic() - started, 3), "error": f"{type(exc).__name__}: {exc}"})
+                    raise
+            emit({**entry, "phase": "exit", "status": state_outcome(name, state, update),
+                  "seconds": round(time.monotonic() - started, 3)})
             return {**update, "nodes": [name]}
 
         async def arun(state: CodurState, runtime: Runtime) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
 from codur.graph.verification_agent import is_test_file
+from codur.memory import recall
 from codur.repair.selection import imported_modules, named_tests
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.testing import TestReport, run_tests, setup_problem
@@ -66,6 +67,20 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
 
 @node("observe")
 def observe_node(state: CodurState, ctx: CodurContext) -> dict:
+    """Load the session's earlier runs from memory (:func:`codur.memory.recall`), then
+    observe the repo (:func:`observe_repo`)."""
+    update = observe_repo(state, ctx)
+    if ctx.memory is not None and ctx.session_id:
+        try:
+            earlier = recall(ctx.memory, ctx.session_id, current_run=state.get("run_id", ""))
+        except Exception as exc:  # noqa: BLE001 - a store that fails costs the prompt its history, not the run
+            emit({"event_type": "memory.error", "error": f"{type(exc).__name__}: {exc}"[:300]})
+            earlier = []
+        update["session"] = [e.render() for e in earlier]
+    return update
+
+
+def observe_repo(state: CodurState, ctx: CodurContext) -> dict:
     """List the Python files, run the test suite once (when there is one), read the code under test.
 
     When the user (setting ``tests``, ``--tests``) or the task (``make tests/test_x.py::test_y

@@ -63,6 +63,8 @@ def trace_tree(run: RunInfo, events: list[dict]) -> Tree:
     reason = f" ({escape(run.reason[:120])})" if run.reason else ""
     reason += f" · fixed by {escape(run.fixer)}" if run.fixer and run.status == "success" else ""
     root = Tree(f"[bold]{escape(run.run_id)}[/] {escape(run.task[:100])} · [{colour}]{escape(run.status)}[/]{reason}")
+    outcomes = [e for e in events if event_type(e) == "engine.state" and e.get("phase") == "exit"]
+    events = [e for e in events if not (event_type(e) == "engine.state" and e.get("phase") == "exit")]
     states = [i for i, e in enumerate(events) if event_type(e) == "engine.state"]
     end_ts = next((e.get("ts") for e in reversed(events) if event_type(e) == "run.end"), None)
     turns: dict[int, Tree] = {}
@@ -76,6 +78,8 @@ def trace_tree(run: RunInfo, events: list[dict]) -> Tree:
         stop = nxt.get("ts") if nxt else end_ts
         took = _seconds(stop - event["ts"]) if _number(stop) and _number(event.get("ts")) else ""
         state = f" ({escape(str(event.get('state', '')))})" if event.get("state") else ""
+        outcome = outcomes[n].get("status", "") if n < len(outcomes) else ""  # a node's exit follows its entry
+        state += f" [red]{escape(str(outcome))}[/]" if outcome and outcome != "success" else ""
         current = turns[turn].add(f"[cyan]{escape(str(event.get('node', '?')))}[/]{state} [dim]{took}[/]")
         for inner in events[i + 1: states[n + 1] if nxt else len(events)]:
             _add(current, inner)

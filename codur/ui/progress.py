@@ -166,6 +166,8 @@ class Progress:
         """The event as one line of Rich markup, or None when it is not shown."""
         name = kind(event)
         if name == "engine.state":
+            if event.get("phase") == "exit":  # the state's outcome: the summary says how the run ended
+                return None
             self._node = str(event.get("node", ""))
             self._activity.set(self._node)
             state = str(event.get("state", "")).lower()

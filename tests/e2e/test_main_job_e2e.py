@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from codur import CodurConfig, RunRequest, RunStatus, run
+from codur.core.events import state_entered
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +47,7 @@ def test_main_job_on_invoice_example(invoice_repo: Path):
 
     run_dir = result.run_dir
     trace = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
-    assert [e["node"] for e in trace if e["event_type"] == "engine.state"] == nodes
+    assert [e["node"] for e in trace if state_entered(e)] == nodes
     assert json.loads((run_dir / "result.json").read_text())["status"] == result.status.value
     assert (run_dir / "diff.patch").read_text() == result.diff
     assert result.llm_calls >= 1 and result.tokens > 0 and result.cost_usd == 0.0

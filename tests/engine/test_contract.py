@@ -25,6 +25,7 @@ from codur.engine import (
     SqliteSessionStore,
 )
 from codur.engine.runner import arun, run
+from codur.memory import SessionEntry, recall
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX_OLD, FIX_NEW = "if quantity > BULK_THRESHOLD:", "if quantity >= BULK_THRESHOLD:"
@@ -134,10 +135,14 @@ def test_event_sequence_of_a_successful_run(invoice_repo: Path):
     assert all({"event_type", "run_id", "ts"} <= e.keys() and e["run_id"] == result.run_id for e in events)
     assert [e["ts"] for e in events] == sorted(e["ts"] for e in events)
     assert events[0]["event_type"] == "run.start" and events[-1]["event_type"] == "run.end"
-    states = [(e["state"], e["node"], e["status"]) for e in events if e["event_type"] == "engine.state"]
-    assert states == [("initialize", "initialize", "running"), ("observe", "observe", "running"),
-                      ("plan", "plan", "running"), ("act", "delegate", "running"), ("act", "execute", "running"),
-                      ("verify", "verify", "running"), ("verify", "review", "running"), ("done", "done", "success")]
+    states = [(e["state"], e["node"], e["phase"], e["status"]) for e in events if e["event_type"] == "engine.state"]
+    nodes = [("initialize", "initialize"), ("observe", "observe"), ("plan", "plan"), ("act", "delegate"),
+             ("act", "execute"), ("verify", "verify"), ("verify", "review"), ("done", "done")]
+    # each state: entered while the run is running, left with its outcome (the document's
+    # {"state": "plan", "status": "success"}); done enters with the run's status and leaves with it
+    assert states == [s for state, node in nodes for s in (
+        (state, node, "enter", "success" if node == "done" else "running"), (state, node, "exit", "success"))]
+    assert all(e["seconds"] >= 0 for e in events if e.get("phase") == "exit")
     models = [e for e in events if e["event_type"] == "model.call"]
     assert [m["role"] for m in models] == ["actor"] * 3
     assert all(m["input_tokens"] > 0 and m["output_tokens"] > 0 and m["seconds"] >= 0 for m in models)
@@ -180,9 +185,23 @@ def test_session_memory_reaches_the_follow_up_run(invoice_repo: Path):
 def test_codur_run_keeps_sessions_in_the_repo_sqlite_store(invoice_repo: Path):
     run(RunRequest(input="make the failing tests pass", repo=invoice_repo, session_id="work"),
         models=MockProvider([fix_call(), "Fixed."]), config=config())
-    history = SqliteSessionStore.for_repo(invoice_repo).history("work")
-    assert [(h.task, h.status, h.files_changed) for h in history] == [
+    store = SqliteSessionStore.for_repo(invoice_repo)
+    # Initialize recorded the start, the engine the end; recall keeps one entry per run, the latest
+    assert [h.status for h in store.history("work")] == ["running", "success"]
+    assert [(h.task, h.status, h.files_changed) for h in recall(store, "work")] == [
         ("make the failing tests pass", "success", ["billing.py"])]
+
+
+def test_a_run_that_never_ended_is_remembered_as_unfinished(invoice_repo: Path):
+    store = InMemorySessionStore()
+    store.append("s", SessionEntry(run_id="r1", task="add a CSV export", status="running", reason="started"))
+    plan = '{"task_type": "code_generation", "steps": []}'
+    follow = MockProvider(["Nothing else to do."], roles={"planner": [plan]})
+    result = LocalEngine().run(RunRequest(input="finish the CSV export", repo=invoice_repo, session_id="s"),
+                               EngineComponents(models=follow, config=config(max_turns=1), session_store=store))
+    assert "- run r1: 'add a CSV export' did not finish" in follow.model().calls[0][-1].content
+    assert [e.run_id for e in recall(store, "s")] == ["r1", result.run_id]
+    assert recall(store, "s", current_run=result.run_id)[0].status == "running"
 
 
 def test_resume_continues_an_interrupted_run_from_its_last_completed_node(invoice_repo: Path):

@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage
 from pydantic import ValidationError
 
 from codur import CodurConfig, RunRequest, RunStatus, run
+from codur.core.events import state_entered
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
@@ -169,7 +170,7 @@ def test_question_is_answered_read_only(invoice_repo: Path):
 def test_trace_and_result_on_disk(invoice_repo: Path):
     result, _ = run_with(invoice_repo, [fix_call(), "done"])
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-    states = [e for e in events if e["event_type"] == "engine.state"]
+    states = [e for e in events if state_entered(e)]
     assert [e["node"] for e in states] == result.nodes
     assert {e["state"] for e in states} == {"initialize", "observe", "plan", "act", "verify", "done"}
     assert all(e["run_id"] == result.run_id for e in states)
@@ -366,3 +367,18 @@ def test_a_model_sample_adding_a_process_call_is_not_written_unless_allowed(invo
                           samples=1, allow_risky_patches=True)
     assert allowed.status is RunStatus.SUCCESS and "subprocess.run(['true'])" in allowed.diff
     assert [r["approved"] for r in allowed.metadata.risky_patches] == [True]
+
+
+def test_a_state_that_ends_the_run_says_so_in_its_exit_event(tmp_path: Path):
+    """engine.state exit events carry the state's outcome: a request with no task ends at
+    initialize, whose exit says error; done leaves with the run's final status."""
+    from codur.graph.builder import build_graph
+    from codur.graph.context import build_context
+
+    events: list[dict] = []
+    graph = build_graph()
+    for chunk in graph.stream({"task": " ", "repo": str(tmp_path)}, {"configurable": {"thread_id": "t"}},
+                              context=build_context(CodurConfig(critic=False)), stream_mode="custom"):
+        events.append(chunk)
+    exits = [(e["node"], e["status"]) for e in events if e["event_type"] == "engine.state" and e["phase"] == "exit"]
+    assert exits == [("initialize", "error"), ("done", "error")]
