@@ -19,6 +19,7 @@ from pathlib import Path
 from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState
 from codur.llm.quota import quota_from_output
 from codur.sandbox.lifetime import die_with_parent
+from codur.sandbox.process import signal_group
 
 PROMPT_PLACEHOLDER = "{prompt}"
 OUTPUT_CAP_CHARS = 8000
@@ -129,13 +130,13 @@ class CommandLineAgent:
     def _kill_group(self, proc: subprocess.Popen) -> tuple[str, str]:
         """SIGTERM the process group, SIGKILL it after the grace, reap; return partial output."""
         pgid = proc.pid  # start_new_session: the child leads its own group
-        _signal_group(pgid, signal.SIGTERM)
+        signal_group(pgid, signal.SIGTERM)
         try:
             proc.wait(self.term_grace_s)
         except subprocess.TimeoutExpired:
             pass
         finally:  # even on a second Ctrl-C during the grace
-            _signal_group(pgid, signal.SIGKILL)  # also the grandchildren that ignored SIGTERM
+            signal_group(pgid, signal.SIGKILL)  # also the grandchildren that ignored SIGTERM
         try:
             stdout, stderr = proc.communicate(timeout=self.term_grace_s)
         except subprocess.TimeoutExpired:  # a descendant left the group and holds the pipes
@@ -148,9 +149,6 @@ class CommandLineAgent:
         return stdout or "", stderr or ""
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is already gone
-        os.killpg(pgid, sig)
 
 
 def _join(stdout: str | None, stderr: str | None) -> str:

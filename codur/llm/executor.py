@@ -1,6 +1,6 @@
 """The Executor: every agent invocation goes through it.
 
-Contract (ARCHITECTURE.md, "AgentExecutor"):
+Contract (the first design's "AgentExecutor"):
 
 - dry run: log the prompt (first 3000 characters), invoke nothing, write nothing;
 - otherwise save the prompt to ``<repo_root>/.codur/current_prompt.txt`` (atomically), run
@@ -20,13 +20,12 @@ Contract (ARCHITECTURE.md, "AgentExecutor"):
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from codur.core.files import atomic_write_bytes
 from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult, QuotaStatus
 from codur.llm import policy
 from codur.llm.deadline import DeadlineExceeded
@@ -146,15 +145,7 @@ class Executor:
         """Write the prompt atomically; a failure to write is logged, not fatal."""
         path = Path(plan.repo_root) / PROMPT_FILE
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".current_prompt.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(plan.prompt)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            atomic_write_bytes(path, plan.prompt.encode("utf-8"))
         except OSError as exc:
             self._log.warning("could not save the prompt to %s: %s", path, exc)
 

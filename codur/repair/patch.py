@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import difflib
-import os
-import tempfile
 from pathlib import Path
 
+from codur.core.files import atomic_write_bytes, unified_diff
 from codur.repair.source import read_source, source_bytes
 
-
-def unified_diff(rel: str, old: str, new: str) -> str:
-    """Unified diff of one file with ``a/rel`` and ``b/rel`` headers ("" if equal)."""
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      f"a/{rel}", f"b/{rel}"))
-    out = []
-    for line in lines:
-        out.append(line)
-        if not line.endswith(("\n", "\r")):
-            out.append("\n\\ No newline at end of file\n")
-    return "".join(out)
+__all__ = ["unified_diff", "unified_diffs", "write_atomic"]
 
 
 def write_atomic(path: Path, text: str, expected: str) -> None:
-    """Replace ``path`` with ``text`` (temp file in the same dir + ``os.replace``).
+    """Replace ``path`` with ``text`` (:func:`codur.core.files.atomic_write_bytes`, which keeps its mode).
 
     The file is read and written in its declared coding (:mod:`codur.repair.source`).
     Raises RuntimeError, leaving the file alone, if its content is no longer ``expected``
@@ -31,17 +19,7 @@ def write_atomic(path: Path, text: str, expected: str) -> None:
     """
     if read_source(path) != expected:
         raise RuntimeError(f"{path} changed during the repair search; patch not applied")
-    data = source_bytes(text, path.name)
-    mode = path.stat().st_mode
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".codur")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, source_bytes(text, path.name))
 
 
 def unified_diffs(originals: dict[str, str], news: dict[str, str]) -> str:

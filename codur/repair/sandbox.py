@@ -23,12 +23,10 @@ and the allowlist, and the first worker of the process says so once: a
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import logging
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -45,6 +43,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
 )
 from codur.sandbox.lifetime import die_with_parent, make_temp_dir, preexec
 from codur.sandbox.limits import MEMORY_ENV, address_space_limit
+from codur.sandbox.process import signal_group
 from codur.testing import command as testcmd
 
 _lock = threading.Lock()
@@ -146,19 +145,16 @@ def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: floa
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True,
                             preexec_fn=preexec(die_with_parent(), address_space_limit(int(env.get(MEMORY_ENV) or 0))))
-    on_start(functools.partial(_killpg, proc.pid))
+    on_start(functools.partial(signal_group, proc.pid))
     try:
         return proc.wait(timeout=timeout_s), False
     except subprocess.TimeoutExpired:
-        _killpg(proc.pid)
+        signal_group(proc.pid)
         proc.wait()
         return -9, True
     finally:
-        _killpg(proc.pid)
+        signal_group(proc.pid)
         if finish is not None:
             finish()
 
 
-def _killpg(pid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)

@@ -22,11 +22,13 @@ import os
 import re
 from pathlib import Path
 
+from codur.core.files import IGNORED_DIRS
+
 #: Tests (``def test`` lines) of the related files localization runs besides the failing tests' own files.
 RELATED_TEST_BUDGET = 200
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def test", re.MULTILINE)
 _TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")
-_SKIP_DIRS = {".git", ".venv", "venv", ".tox", ".nox", ".codur", "node_modules", "__pycache__", "build", "dist"}
+_SKIP_DIRS = IGNORED_DIRS | {"build", "dist"}
 
 
 def imported_modules(source: str) -> list[str]:

@@ -14,12 +14,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur.core.files import IGNORED_DIRS
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source, encode_source
 
 #: Directory names never scored nor mutated.
-EXCLUDED_DIRS = frozenset({".git", ".venv", "venv", ".codur", "__pycache__", "site-packages",
-                           ".tox", ".nox", "node_modules", "tests", "test", "build", "dist"})
+EXCLUDED_DIRS = IGNORED_DIRS | {"tests", "test", "build", "dist"}
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _COMMENT_RE = re.compile(r"#[^\r\n]*")
 #: Expression nodes whose source can stand anywhere an operand can.

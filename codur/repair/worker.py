@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import tempfile
@@ -27,16 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from codur.core.files import IGNORED_DIRS
 from codur.repair import sandbox
 from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
 from codur.sandbox.limits import MEMORY_ENV
+from codur.sandbox.process import signal_group
 from codur.testing import command as testcmd
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
 TEST_TIMEOUT_EXIT = 124
-COPY_PATTERNS = shutil.ignore_patterns(".git", ".venv", "venv", ".codur", "__pycache__", "*.pyc",
-                                       ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".nox")
+COPY_PATTERNS = shutil.ignore_patterns(*IGNORED_DIRS, "*.pyc")
 
 
 def copy_ignore(directory: str, names: list[str]) -> set[str]:
@@ -80,9 +80,6 @@ class RunResult:
     elapsed_s: float
 
 
-def _killpg(pid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 class Runner:
@@ -191,7 +188,7 @@ class Runner:
             self._proc.wait(timeout=2)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        _killpg(self._proc.pid)
+        signal_group(self._proc.pid)
         self._proc.wait()
         self._proc.stdout.close()
         self._errors.close()

@@ -2,7 +2,7 @@
 
 Kept short: the embedded 1.5B model processes ~70 prompt tokens/s. The protocol
 (```repl blocks, FINAL / FINAL_VAR outside them) is restated in every user turn,
-which small models need (LOCAL_MODEL.md). Templates use ``str.format`` with
+which small models need (the embedded model is a 1.5B one). Templates use ``str.format`` with
 named fields, so a missing variable fails loudly (KeyError).
 After Zhang & Khattab, "Recursive Language Models" (2025), appendix prompts.
 """

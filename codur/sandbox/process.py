@@ -42,13 +42,20 @@ class ProcessResult:
     stopped_early: bool = False  # ``stop_on_output`` asked to stop; exit_code is None
 
 
+def signal_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    """Send ``sig`` (default SIGKILL) to process group ``pgid`` (a child started with
+    start_new_session leads its own group, ``pgid`` = its pid); a group that is gone, or not
+    ours, is no error. The one place codur signals a group of processes."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group may be empty already
+        os.killpg(pgid, sig)
+
+
 def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
     """SIGTERM the whole process group of ``proc`` (started with start_new_session), wait up
     to ``grace_s`` seconds for ``proc``, then SIGKILL the group: children that outlived
     their leader or ignore SIGTERM die too, also when ``proc`` has already exited."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group may be empty already
-            os.killpg(proc.pid, sig)
+        signal_group(proc.pid, sig)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace_s)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import pathspec
 
+from codur.core.files import IGNORED_DIRS
 from codur.sandbox.bwrap import (
     allowed_env,
     bwrap_argv,
@@ -46,10 +47,6 @@ from codur.tools.reading import decode_source, encode_source, read_bytes_bounded
 MAX_READ_BYTES = 1_000_000
 MAX_RANGE_READ_BYTES = 20_000_000
 SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", ".pypirc")
-IGNORED_DIRS = {
-    ".git", ".codur", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-    "node_modules", ".tox",
-}
 
 
 def is_secret(rel: str) -> bool:

@@ -8,51 +8,13 @@ shows exactly what codur did, even in a repo that is not a git repository.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
-import os
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-
-def current_umask() -> int:
-    """The process's umask, read from /proc (thread-safe); else set and put back at once."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
-
-    A crash or Ctrl-C leaves either the old file or the new one, never half of it.
-    The file mode of an existing file is kept; a new file gets ``0o666`` less the
-    umask, as ``open()`` would give it (mkstemp alone would leave it 0600).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".codur-tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
+from codur.core.files import atomic_write_bytes, unified_diff
 
 #: The file in a run directory holding the state of every changed file at the end of the run.
 MANIFEST = "journal.json"
@@ -151,12 +113,8 @@ class ChangeJournal:
         now = self._current(rel)
         if now == orig:
             return ""
-        a = [] if orig is None else orig.decode("utf-8", "replace").splitlines(keepends=True)
-        b = [] if now is None else now.decode("utf-8", "replace").splitlines(keepends=True)
-        lines = difflib.unified_diff(
-            a, b, "/dev/null" if orig is None else f"a/{rel}", "/dev/null" if now is None else f"b/{rel}"
-        )
-        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+        return unified_diff(rel, None if orig is None else orig.decode("utf-8", "replace"),
+                            None if now is None else now.decode("utf-8", "replace"))
 
     def write_manifest(self) -> Path | None:
         """Write ``<run_dir>/journal.json``: every recorded file's state at the end of the run.

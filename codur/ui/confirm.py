@@ -10,7 +10,6 @@ as given. Answers (Rich's Prompt, read from stdin): ``y`` this write, ``n`` not 
 
 from __future__ import annotations
 
-import difflib
 import select
 import sys
 import threading
@@ -22,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
 
+from codur.core.files import unified_diff
 from codur.ui.summary import print_diff
 
 ANSWERS = ["y", "n", "a", "q"]
@@ -46,9 +46,7 @@ def write_diff(repo: Path, tool: str, args: dict[str, Any]) -> str:
             before, after = old, new
     else:
         return ""
-    lines = difflib.unified_diff((before or "").splitlines(keepends=True), after.splitlines(keepends=True),
-                                 f"a/{path}" if before is not None else "/dev/null", f"b/{path}")
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return unified_diff(path, before, after)
 
 
 def _read(repo: Path, path: str) -> str | None:
