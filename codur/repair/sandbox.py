@@ -27,7 +27,6 @@ import functools
 import logging
 import os
 import shutil
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -41,9 +40,9 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
     hidden_in_sandbox,
     interpreter_paths,
 )
-from codur.sandbox.lifetime import die_with_parent, make_temp_dir, preexec
-from codur.sandbox.limits import MEMORY_ENV, address_space_limit
-from codur.sandbox.process import signal_group
+from codur.sandbox.lifetime import make_temp_dir
+from codur.sandbox.limits import MEMORY_ENV
+from codur.sandbox.process import run_process, signal_group
 from codur.testing import command as testcmd
 
 _lock = threading.Lock()
@@ -127,34 +126,29 @@ def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str
     return moved, finish
 
 
-def run_process(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-                on_start: Callable[[Callable[[], None]], None], origin: Path,
-                interpreter: str = sys.executable) -> tuple[int, bool]:
-    """Run ``argv`` in ``cwd`` with the whole environment ``env``, in its own process group,
-    at most ``timeout_s`` seconds; return (exit code, timed out). Under bwrap when it works:
-    the scratch area read-write, ``origin`` (the repo), ``argv[0]``'s prefix and the repo's
-    ``interpreter`` (a script may call it) bound back when under /tmp or the home, report
-    files through the spool; its address space limited to ``env``'s :data:`MEMORY_ENV` MiB
-    when set. ``on_start`` gets the function that kills it."""
+def run_confined(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
+                 on_start: Callable[[Callable[[], None]], None], origin: Path,
+                 interpreter: str = sys.executable) -> tuple[int, bool]:
+    """Run ``argv`` in ``cwd`` with the whole environment ``env`` through codur's one process
+    runner (:func:`codur.sandbox.process.run_process`: its own process group, killed with it,
+    at most ``timeout_s`` seconds); return (exit code, timed out; -9 when it was killed). Under
+    bwrap when it works: the scratch area read-write, ``origin`` (the repo), ``argv[0]``'s
+    prefix and the repo's ``interpreter`` (a script may call it) bound back when under /tmp or
+    the home, report files through the spool; its address space limited to ``env``'s
+    :data:`MEMORY_ENV` MiB when set. ``on_start`` gets the function that kills it."""
     finish = None
     if problem() is None:
         seen = readable(origin, *interpreter_paths(argv[0]), *interpreter_paths(interpreter))
         env, finish = spool(env, f"{os.getpid()}-{threading.get_ident()}", seen)
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
         argv = confine(argv, cwd, seen)
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True,
-                            preexec_fn=preexec(die_with_parent(), address_space_limit(int(env.get(MEMORY_ENV) or 0))))
-    on_start(functools.partial(signal_group, proc.pid))
     try:
-        return proc.wait(timeout=timeout_s), False
-    except subprocess.TimeoutExpired:
-        signal_group(proc.pid)
-        proc.wait()
-        return -9, True
+        done = run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s,
+                           on_start=lambda proc: on_start(functools.partial(signal_group, proc.pid)),
+                           memory_mb=int(env.get(MEMORY_ENV) or 0) or None)
     finally:
-        signal_group(proc.pid)
         if finish is not None:
             finish()
+    return (-9 if done.exit_code is None else done.exit_code), done.timed_out
 
 

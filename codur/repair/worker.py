@@ -146,7 +146,7 @@ class Runner:
         anywhere: a confined run's go through the scratch area's spool."""
         if self.confined and not sandbox.visible(cwd, self.seen):
             argv = [self.python, "-m", "pytest", *args]
-            return sandbox.run_process(argv, cwd, testcmd.plugin_env(**env), timeout_s, on_start, cwd)
+            return sandbox.run_confined(argv, cwd, testcmd.plugin_env(**env), timeout_s, on_start, cwd)
         job_id = next(self._ids)
         finish = None
         if self.confined:
@@ -309,7 +309,7 @@ class Worker:
         env = testcmd.plugin_env(**(env or {}))
         if (self.root / "src").is_dir():  # shadow an install of the original src/ layout
             env["PYTHONPATH"] = os.pathsep.join([str(self.root / "src"), env["PYTHONPATH"]])
-        return sandbox.run_process(argv, self.root, env, timeout_s, self._started, self.origin,
+        return sandbox.run_confined(argv, self.root, env, timeout_s, self._started, self.origin,
                                    self.command.interpreter)
 
     def reset(self) -> None:
