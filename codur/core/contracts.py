@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+#: What the summary, the result's ``metadata.fixer`` and the progress lines call each patch
+#: source of the candidate-patch pipeline (the tool-loop agent is "agent").
+FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
+
 
 class RunStatus(StrEnum):
     """How a run ended. ``running`` only appears in events, never in a RunResult."""

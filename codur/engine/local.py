@@ -32,7 +32,7 @@ from typing import Any
 
 from codur.config import CodurConfig, load_config
 from codur.core.budget import Limits
-from codur.core.contracts import StopReason
+from codur.core.contracts import FIXER_NAMES, StopReason
 from codur.core.events import TraceWriter, envelope
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
@@ -336,8 +336,6 @@ class _Run:
             "model_s": round(float(usage.get("model_s", 0.0)), 3), "total_s": round(total_s, 3)}
         patch = final.get("patch") or {}
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        from codur.graph.done import FIXER_NAMES
-
         fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from codur.core.contracts import RunStatus
+from codur.core.contracts import FIXER_NAMES, RunStatus
 from codur.graph.context import CodurContext, forget_context
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
 from codur.tools.registry import TaskType
-
-FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
 
 def fixed_by(outcome: AgentOutcome) -> str:

@@ -5,8 +5,8 @@ each tool call (name, short arguments, duration), each model call (role, tokens 
 out, seconds) and the patch pipeline's and repair engine's steps (candidates tried, the
 best so far, provenance), never a raw dict. On a terminal a spinner shows what runs now
 and for how long (a model call of 3-30 s is no longer silence); piped output gets neither
-colour nor spinner (Rich's terminal detection). It also keeps :class:`Tally`, the figures
-the summary falls back on when the result carries no metadata.
+colour nor spinner (Rich's terminal detection). It counts nothing: the run's figures are
+the result's (:mod:`codur.ui.summary`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -24,12 +24,10 @@ from rich.markup import escape
 from rich.spinner import Spinner
 from rich.text import Text
 
-#: tools whose time counts as "tests" in the summary's wall-time split
-TEST_TOOLS = frozenset({"run_pytest"})
+from codur.core.contracts import FIXER_NAMES
+
 #: arguments too long or too noisy for a one-line tool call (file contents, diffs)
 BULKY_ARGS = frozenset({"content", "new", "old", "patch", "stdin"})
-#: as codur/graph/done.py names them (FIXER_NAMES; not imported: this module stays light)
-FIXERS = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
 
 
 def kind(event: dict[str, Any]) -> str:
@@ -39,46 +37,19 @@ def kind(event: dict[str, Any]) -> str:
 
 @dataclass
 class Tally:
-    """Figures summed from the events of one run (seconds, tokens, USD)."""
+    """What the progress lines remember of a run's events: its id and the fixer of the plausible
+    patch. The run's figures (usage, cost, the time split) are the result's alone
+    (``RunResult.metadata``), which the summary reads."""
 
-    model_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    model_s: float = 0.0
-    tools_s: float = 0.0
-    tests_s: float = 0.0
-    repair_s: float = 0.0
-    fixer: str = ""
     run_id: str = ""
-    tool_calls: int = 0
-    writes: list[str] = field(default_factory=list)
+    fixer: str = ""
 
     def add(self, event: dict[str, Any]) -> None:
-        """Count one event."""
-        name = kind(event)
+        """Note one event."""
         self.run_id = self.run_id or str(event.get("run_id") or "")
-        if name == "model.call":
-            self.model_calls += 1
-            self.input_tokens += int(event.get("input_tokens") or 0)
-            self.output_tokens += int(event.get("output_tokens") or 0)
-            self.cost_usd += float(event.get("cost_usd") or 0.0)
-            self.model_s += float(event.get("seconds") or 0.0)
-        elif name == "tool.call":
-            self.tool_calls += 1
-            seconds = float(event.get("duration_s") or 0.0)
-            if event.get("tool") in TEST_TOOLS:
-                self.tests_s += seconds
-            else:
-                self.tools_s += seconds
-            if event.get("ok") and event.get("tool") in ("write_file", "replace_in_file", "apply_patch") \
-                    and not self.fixer:
-                self.writes.append(str(event.get("tool")))
-        elif name in ("patch.done", "repair.done"):
-            self.repair_s += float(event.get("elapsed_s") or 0.0)
-        if name == "patch.found":
+        if kind(event) == "patch.found":
             source = (event.get("provenance") or {}).get("source") or event.get("source") or ""
-            self.fixer = FIXERS.get(source, source)
+            self.fixer = FIXER_NAMES.get(source, source)
 
 
 class _Activity:
@@ -106,7 +77,7 @@ class Progress:
     Args:
         console: where lines go (stdout's Console; a spinner only when it is a terminal).
         verbose: also the model's replies (``agent.reply``), tool output and every candidate.
-        quiet: print nothing (the summary only); the tally is still kept.
+        quiet: print nothing (the summary only).
     """
 
     def __init__(self, console: Console, *, verbose: bool = False, quiet: bool = False) -> None:

@@ -176,7 +176,7 @@ def run_command(
     else:
         from codur.ui.summary import print_summary
 
-        print_summary(console, result, progress.tally)
+        print_summary(console, result)
     if result.status is RunStatus.CANCELLED:
         raise typer.Exit(130)
     raise typer.Exit(0 if result.ok or result.status is RunStatus.DRY_RUN else 1)

@@ -3,9 +3,9 @@
 A run that did not succeed and had its edits reverted says so (``edits reverted; the attempt
 is in .codur/runs/<id>/attempt.patch``) and prints the attempted diff.
 
-Figures come from ``RunResult.metadata`` (usage, timings, fixer, trace_path) when the result
-has it, else from what the progress :class:`~codur.ui.progress.Tally` counted in the events,
-else from the result's flat attributes (llm_calls, tokens, cost_usd, duration_s).
+Figures come from the result alone: ``RunResult.metadata`` (usage, timings, fixer,
+trace_path: the run's one usage meter and the engine's one time split), else the result's flat
+attributes (llm_calls, tokens, cost_usd, duration_s); the events are never summed again here.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from rich.cells import cell_len, chop_cells
 from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
-
-from codur.ui.progress import Tally
 
 OK_STATUSES = {"success"}
 #: the agent's last words are shown up to this many characters
@@ -35,27 +33,24 @@ def metadata(result: Any) -> dict[str, Any]:
     return dict(meta)
 
 
-def figures(result: Any, tally: Tally) -> dict[str, Any]:
+def figures(result: Any) -> dict[str, Any]:
     """The summary's numbers: model calls, tokens in/out, cost (USD), seconds per kind, fixer, trace path."""
     meta = metadata(result)
     usage, timings = meta.get("usage") or {}, meta.get("timings") or {}
     run_dir = meta.get("run_dir") or getattr(result, "run_dir", None)
     trace = meta.get("trace_path") or (str(Path(run_dir) / "trace.jsonl") if run_dir else "")
-    fixer = meta.get("fixer") or tally.fixer
-    if not fixer and getattr(result, "files_changed", None) and tally.writes:
-        fixer = "agent"
     return {
-        "model_calls": usage.get("llm_calls", tally.model_calls or getattr(result, "llm_calls", 0)),
-        "input_tokens": usage.get("input_tokens", tally.input_tokens),
-        "output_tokens": usage.get("output_tokens", tally.output_tokens),
+        "model_calls": usage.get("llm_calls", getattr(result, "llm_calls", 0)),
+        "input_tokens": usage.get("input_tokens", 0),
+        "output_tokens": usage.get("output_tokens", 0),
         "total_tokens": usage.get("total_tokens", getattr(result, "tokens", 0)),
-        "cost_usd": float(usage.get("cost_usd", getattr(result, "cost_usd", 0.0) or tally.cost_usd) or 0.0),
-        "model_s": float(timings.get("model_s", usage.get("model_s", tally.model_s)) or 0.0),
-        "tools_s": float(timings.get("tools_s", tally.tools_s) or 0.0),
-        "tests_s": float(timings.get("tests_s", tally.tests_s) or 0.0),
-        "repair_s": float(timings.get("repair_s", tally.repair_s) or 0.0),
+        "cost_usd": float(usage.get("cost_usd", getattr(result, "cost_usd", 0.0)) or 0.0),
+        "model_s": float(timings.get("model_s", usage.get("model_s", 0.0)) or 0.0),
+        "tools_s": float(timings.get("tools_s", 0.0) or 0.0),
+        "tests_s": float(timings.get("tests_s", 0.0) or 0.0),
+        "repair_s": float(timings.get("repair_s", 0.0) or 0.0),
         "total_s": float(timings.get("total_s", getattr(result, "duration_s", 0.0)) or 0.0),
-        "fixer": fixer,
+        "fixer": meta.get("fixer") or "",
         "trace": trace,
     }
 
@@ -65,9 +60,9 @@ def usd(amount: float) -> str:
     return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
 
 
-def print_summary(console: Console, result: Any, tally: Tally) -> None:
+def print_summary(console: Console, result: Any) -> None:
     """Print the run's summary on ``console`` (the diff coloured on a terminal)."""
-    f = figures(result, tally)
+    f = figures(result)
     status = getattr(result.status, "value", str(result.status))
     colour = "green" if status in OK_STATUSES else "red"
     console.print()

@@ -18,7 +18,7 @@ def piped() -> tuple[Console, io.StringIO]:
     return Console(file=buffer, width=200, highlight=False), buffer
 
 
-def test_model_calls_show_role_tokens_and_seconds_and_are_tallied():
+def test_model_calls_show_role_tokens_and_seconds():
     console, out = piped()
     progress = Progress(console)
     progress({"event_type": "engine.state", "state": "act", "node": "execute", "turn": 1, "run_id": "r"})
@@ -35,9 +35,7 @@ def test_model_calls_show_role_tokens_and_seconds_and_are_tallied():
     assert "▶ execute (act, turn 1)" in text
     assert "↳ model actor (qwen): 1341 in / 57 out tokens 12.3s, $0.0021" in text
     assert "↳ model planner (qwen): 10 in / 5 out tokens 1.0s\n" in text
-    t = progress.tally
-    assert (t.model_calls, t.input_tokens, t.output_tokens, round(t.model_s, 2)) == (3, 1351, 62, 43.34)
-    assert t.run_id == "r"
+    assert progress.tally.run_id == "r"
 
 
 def test_patch_pipeline_lines_are_readable_never_a_dict():
@@ -70,7 +68,7 @@ def test_patch_pipeline_lines_are_readable_never_a_dict():
     assert "pages.py:7 replaced - with +" not in text  # a failed mutant: only with --verbose
     assert "plausible patch (model patch sample): get_page rewritten by model sample 1" in text
     assert "patch search patched: tried 2 sampling, 1 mutation 19.5s" in text
-    assert progress.tally.fixer == "model patch sample" and progress.tally.repair_s == 19.5
+    assert progress.tally.fixer == "model patch sample"
     assert "best so far get_page rewritten by model sample 0" in progress._activity.label
     assert all(line.count("\n") == 0 for line in text.splitlines())
 
@@ -90,13 +88,13 @@ def test_repair_engine_lines():
     assert "repair patched: 4 mutants tried 1.2s" in text and "mutant 0" not in text
 
 
-def test_quiet_prints_nothing_but_keeps_the_tally():
+def test_quiet_prints_nothing():
     console, out = piped()
     progress = Progress(console, quiet=True)
-    progress({"event_type": "tool.call", "tool": "run_pytest", "args": {}, "ok": True, "duration_s": 2.5})
+    progress({"event_type": "tool.call", "tool": "run_pytest", "args": {}, "ok": True, "duration_s": 2.5,
+              "run_id": "r"})
     progress({"event_type": "tool.call", "tool": "read_file", "args": {"path": "a.py"}, "ok": True, "duration_s": 0.5})
-    assert out.getvalue() == ""
-    assert (progress.tally.tests_s, progress.tally.tools_s) == (2.5, 0.5)
+    assert out.getvalue() == "" and progress.tally.run_id == "r"
 
 
 def test_spinner_only_on_a_terminal():
@@ -127,11 +125,9 @@ def test_summary_prefers_the_results_metadata(tmp_path: Path):
         timings={"model_s": 7.5, "tools_s": 0.4, "tests_s": 2.0, "repair_s": 1.1, "total_s": 12.0},
         fixer="model patch sample", trace_path=tmp_path / "trace.jsonl"))
     console, out = piped()
-    progress = Progress(console)
-    progress({"event_type": "model.call", "input_tokens": 1, "output_tokens": 1, "seconds": 99.0})  # not preferred
-    f = figures(result, progress.tally)
+    f = figures(result)
     assert (f["model_calls"], f["input_tokens"], f["cost_usd"], f["tests_s"]) == (3, 900, 0.0123, 2.0)
-    print_summary(console, result, progress.tally)
+    print_summary(console, result)
     text = out.getvalue()
     assert "status: success  reason: verified" in text and "fixed by: model patch sample" in text
     assert "turns 1 · model calls 3 · tokens 900 in / 80 out · cost $0.0123" in text
@@ -140,28 +136,17 @@ def test_summary_prefers_the_results_metadata(tmp_path: Path):
     assert "--- a/x.py\n+++ b/x.py\n" in text
 
 
-def test_summary_without_metadata_uses_the_events(tmp_path: Path):
-    result = RunResult(run_id="r2", status=RunStatus.FAILED, reason="max_turns", duration_s=30.0)
+def test_summary_without_timings_uses_the_results_duration():
+    """The summary never sums events: a result without a time split shows its own duration."""
+    result = RunResult(run_id="r2", status=RunStatus.FAILED, reason="max_turns", duration_s=30.0,
+                       metadata=RunMetadata(usage={"llm_calls": 1, "input_tokens": 400, "output_tokens": 20}))
     console, out = piped()
-    progress = Progress(console, quiet=True)
-    for event in [{"event_type": "model.call", "role": "actor", "input_tokens": 400, "output_tokens": 20,
-                   "seconds": 20.0, "cost_usd": 0.0},
-                  {"event_type": "tool.call", "tool": "run_pytest", "duration_s": 3.0, "ok": True},
-                  {"event_type": "patch.done", "status": "not_found", "elapsed_s": 5.0}]:
-        progress(event)
-    print_summary(console, result, progress.tally)
+    print_summary(console, result)
     text = out.getvalue()
     assert "status: failed  reason: max_turns" in text
     assert "model calls 1 · tokens 400 in / 20 out" in text and "cost" not in text  # a local model: no price
-    assert "time 30.0s: model 20.0s · tools 0.0s · tests 3.0s · repair 5.0s" in text
+    assert "time 30.0s: model 0.0s · tools 0.0s · tests 0.0s · repair 0.0s" in text
     assert "files changed: (none)" in text
-
-
-def test_fixer_names_are_dones():
-    from codur.graph.done import FIXER_NAMES
-    from codur.ui.progress import FIXERS
-
-    assert FIXERS == FIXER_NAMES
 
 
 def test_the_sandbox_fallback_is_printed_once_per_run():
