@@ -2,7 +2,8 @@
 
 Nodes return partial updates and never mutate the state they are given. Keys
 without a reducer take the last value written; counters add up (operator.add);
-the node history and failure signatures append; messages use add_messages.
+the node history and failure signatures append. Agent transcripts are not state (they are in
+the trace), so a checkpoint stays small.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from typing import (
     Required,  # pydantic reads only these before Python 3.12
 )
 
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
@@ -183,12 +182,12 @@ class CodurState(TypedDict, total=False):
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
         patch: what it found: status, source, provenance, tried per source, phases (seconds),
             near_miss (the best near miss: label, fixed, failing, diff) or None.
-        messages: the agents' transcripts (add_messages).
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
         llm_calls, tokens, tool_calls: usage counters (added). The cost in USD is not state:
             the run's usage meter prices every model call (codur.llm.usage).
-        diff, files_changed, summary: written by done.
+        diff, files_changed, summary: written by done: the graph's output (what Studio shows at
+            the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
             :class:`codur.core.budget.Stop`.
         session: earlier runs of the request's session, rendered for the prompt (session memory).
@@ -210,7 +209,6 @@ class CodurState(TypedDict, total=False):
     feedback: str
     patch_attempted: bool
     patch: dict[str, Any]
-    messages: Annotated[list[AnyMessage], add_messages]
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]
     llm_calls: Annotated[int, operator.add]

@@ -53,5 +53,6 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     )
     emit({"event_type": "agent.outcome", **outcome.model_dump(include={"agent", "status", "attempts", "quota",
                                                                         "exit_code", "tool_calls", "edits"})})
-    return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls,
-            "messages": list(result.messages)}
+    # the transcript itself is not state (every checkpoint would carry it): its replies and tool
+    # calls are in the trace (agent.reply, tool.call events)
+    return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls}
