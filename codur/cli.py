@@ -34,7 +34,7 @@ from codur.ui.run_command import run_command
 # Subcommands that live beside their engines; each module exposes one Typer command function,
 # imported when the command runs (the help lists them from this table).
 SUBCOMMANDS = {
-    "repair": ("codur.repair.command", "repair_command", "Repair failing tests by mutation search, with no model."),
+    "repair": ("codur.ui.repair_command", "repair_command", "Repair failing tests by mutation search, with no model."),
     "rlm": ("codur.rlm.command", "rlm_command", "Answer a question over a long input with a recursive language model."),
     "tools": ("codur.tools.command", "tools_command", "List the tool registry."),
     "runs": ("codur.history.commands", "runs_command", "List the repo's past runs, newest first."),

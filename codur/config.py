@@ -238,6 +238,12 @@ class CodurConfig(BaseSettings):
     patch_time_budget_s: float = Field(
         300.0, ge=0, description="Wall-clock limit of the candidate-patch search, seconds.")
     repair_workers: int = Field(4, ge=1, description="Parallel workers that test candidate patches.")
+    max_mutants: int = Field(400, ge=1, description="Mutants (candidate single edits) the mutation search tries "
+                             "at most.")
+    max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines) "
+                           "among them at most.")
+    mutant_timeout_s: float = Field(20.0, gt=0, description="Upper bound on one test stage of a candidate, "
+                                    "seconds (each test also stops at 1 s + 5x its baseline time).")
     test_memory_mb: int | None = Field(
         None, ge=0, description="Address-space limit (RLIMIT_AS) of each test process codur starts, MiB: a test "
         "that allocates more fails with a MemoryError. Unset: half the machine's memory divided by repair_workers "

@@ -109,6 +109,9 @@ class PatchPipeline:
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
         memory_mb: each test run's address-space limit, MiB (None: none).
+        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
+            among them at most (settings ``max_mutants``, ``max_pairs``).
+        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
     """
 
     def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
@@ -119,7 +122,8 @@ class PatchPipeline:
                  max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
                  sample_format: str = "function", task: str = "", focus: list[str] | None = None,
                  failing_before: list[str] | None = None, suite_s: float = 0.0,
-                 memory_mb: int | None = None) -> None:
+                 memory_mb: int | None = None, max_pairs: int = mutation.PAIR_BUDGET,
+                 mutant_timeout_s: float = 20.0) -> None:
         self.repo, self.fixers, self._models = repo, tuple(fixers), models
         self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
         self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
@@ -128,7 +132,7 @@ class PatchPipeline:
         self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
         self.sample_format, self.task = sample_format, task
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
-        self.memory_mb = memory_mb
+        self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
         self.ranked: list[tuple[FunctionSpan, float]] = []
@@ -144,6 +148,7 @@ class PatchPipeline:
         phases: dict[str, float] = {}
         self.emit({"event_type": "patch.start", "fixers": list(self.fixers), "workers": self.workers})
         session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline,
+                                mutant_timeout_s=self.mutant_timeout_s,
                                 focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s,
                                 memory_mb=self.memory_mb)
         try:
@@ -186,7 +191,8 @@ class PatchPipeline:
         left: list = []
         outcome = None
         if "mutation" in self.fixers or "hybrid" in self.fixers:
-            found, texts = mutation.generate(session.repo, loc.scores, limit=self.max_mutants)
+            found, texts = mutation.generate(session.repo, loc.scores, limit=self.max_mutants,
+                                                max_pairs=self.max_pairs)
             session.texts.update(texts)
             left = [(i, m) for i, m in enumerate(found)] if "mutation" in self.fixers else []
         later = bool(self._models) and "sampling" in self.fixers

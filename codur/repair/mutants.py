@@ -23,12 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from codur.config import CodurConfig
 from codur.repair import statements
 from codur.repair.context import Context
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
 #: Default budget of second-order mutants (pairs) per search.
-PAIR_BUDGET = 100
+PAIR_BUDGET = CodurConfig.model_fields["max_pairs"].default  # the setting max_pairs
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

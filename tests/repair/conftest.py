@@ -17,8 +17,10 @@ def write_repo(root: Path, files: dict[str, str]) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under root (what a repair must leave alone)."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file under root (what a repair must leave alone), codur's own folder (.codur: run
+    folders, checkpoints; git-ignored) left out."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".codur" not in p.relative_to(root).parts}
 
 
 OFF_BY_ONE = {

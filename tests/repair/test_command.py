@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 from typer.testing import CliRunner
 
-from codur.repair.command import repair_command
+from codur.ui.repair_command import repair_command
 
 from .conftest import snapshot
 
@@ -49,3 +51,22 @@ def test_repo_that_is_a_file_is_rejected(tmp_path):
 def test_unparsable_test_command_is_rejected(tmp_path):
     result = CliRunner().invoke(app, ["--repo", str(tmp_path), "--test", "pytest 'unclosed"])
     assert result.exit_code == 2
+
+
+def test_repair_is_a_run_with_a_folder_a_journal_and_undo(off_by_one_repo):
+    """One front door: `codur repair` is the main job with the mutation fixer only, so its patch
+    is in a run folder (trace, diff, result, journal) and `codur undo` puts it back."""
+    from codur.cli import app as codur_app
+
+    before = snapshot(off_by_one_repo)
+    result = CliRunner().invoke(app, ["--repo", str(off_by_one_repo), "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert "patched:" in result.output and "`codur undo` puts it back" in result.output
+    after = snapshot(off_by_one_repo)
+    assert after != before and "range(len(xs))" in after["calc.py"].decode()
+    (run_dir,) = (off_by_one_repo / ".codur" / "runs").iterdir()
+    assert {"trace.jsonl", "diff.patch", "result.json", "journal.json"} <= {p.name for p in run_dir.iterdir()}
+    assert json.loads((run_dir / "result.json").read_text())["metadata"]["fixer"] == "mutation search"
+    undone = CliRunner().invoke(codur_app, ["undo", "--repo", str(off_by_one_repo)])
+    assert undone.exit_code == 0, undone.output
+    assert snapshot(off_by_one_repo) == before

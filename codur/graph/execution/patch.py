@@ -97,7 +97,8 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
         over_budget=over_budget, on_event=emit, max_lines=config.sample_max_lines,
         sample_format=config.sample_format, task=state.get("task", ""), test_cmd=tools.ctx.tests(),
-        memory_mb=config.test_memory_mb or None,
+        memory_mb=config.test_memory_mb or None, max_mutants=config.max_mutants, max_pairs=config.max_pairs,
+        mutant_timeout_s=config.mutant_timeout_s,
         **selection(tests, config.select_tests, focus))
     result = pipeline.run()
     applied: list[str] = []
