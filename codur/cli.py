@@ -42,9 +42,6 @@ SUBCOMMANDS = {
     "undo": ("codur.history.commands", "undo_command", "Put back the files of the last (or the named) run."),
     "config": ("codur.history.commands", "config_command", "Show every effective setting and where it came from."),
 }
-#: Modules whose ``register(app)`` adds their own Typer commands to :data:`app` (keep their
-#: top-level imports light: ``codur --help`` imports them).
-REGISTERS: tuple[str, ...] = ()
 
 
 class _Listed(typer.core.TyperCommand):
@@ -120,12 +117,8 @@ def graph_command() -> None:
     typer.echo(build_graph().get_graph().draw_mermaid())
 
 
-for _module in REGISTERS:
-    importlib.import_module(_module).register(app)
-
-
 def command_names() -> list[str]:
-    """Every command the app has (its own, the lazy ones, the registered ones)."""
+    """Every command the app has (its own and the lazy ones)."""
     group = typer.main.get_command(app)
     return sorted(group.list_commands(typer.Context(group)))  # type: ignore[attr-defined]
 

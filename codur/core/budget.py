@@ -104,8 +104,3 @@ class Limits:
     def remaining(self, tokens: int = 0) -> tuple[int, float]:
         """(tokens, seconds) left: what a child budget (the RLM tool's) may spend at most."""
         return max(0, self.token_budget - self.tokens(tokens)), max(0.0, self.timeout_s - self.elapsed_s())
-
-
-def check(limits: Limits, *, tokens: int, turn: int, starting_turn: bool = False) -> Stop | None:
-    """``limits.stop(...)``: the :class:`Stop` when a limit is hit, else None."""
-    return limits.stop(tokens=tokens, turn=turn, starting_turn=starting_turn)

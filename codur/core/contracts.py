@@ -27,10 +27,6 @@ class RunStatus(StrEnum):
     DRY_RUN = "dry_run"  # the prompts were shown, no model was started or called, nothing was changed
     ERROR = "error"
 
-    @property
-    def terminal(self) -> bool:
-        return self is not RunStatus.RUNNING
-
 
 class StopReason(StrEnum):
     """The reasons a limit ends a run (the engine contract): the reason is exactly one of these

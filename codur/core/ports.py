@@ -50,7 +50,6 @@ class ExecutionPlan:
         agent: name of the agent chosen by the plan node.
         task_type: the TaskType value (a string) chosen by the planner.
         run_id: the run this step belongs to.
-        extra: free-form, JSON-serialisable details (e.g. failing test ids).
     """
 
     prompt: str
@@ -58,7 +57,6 @@ class ExecutionPlan:
     agent: str = "coder"
     task_type: str = "code_fix"
     run_id: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

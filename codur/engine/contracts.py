@@ -1,8 +1,8 @@
 """The engine contract's data: RunRequest in, RunResult out (RunStatus from :mod:`codur.core.contracts`).
 
 ``RunRequest(input="...")`` is the contract's spelling; ``task=`` is its alias.
-A RunResult's details live in ``metadata`` (:class:`RunMetadata`); the short
-attribute names of earlier releases (``result.diff``, ``result.tokens``, ...) read it.
+A RunResult's details live in ``metadata`` (:class:`RunMetadata`); short attribute
+names (``result.diff``, ``result.tokens``, ...) read it.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ class RunResult(BaseModel):
     def ok(self) -> bool:
         return self.status is RunStatus.SUCCESS
 
-    # The short names of earlier releases, read from metadata.
+    # Short names, read from metadata.
     @property
     def diff(self) -> str:
         return self.metadata.diff

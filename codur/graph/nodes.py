@@ -4,7 +4,7 @@ Every node is a function ``(state, ctx) -> partial update`` wrapped by :func:`no
 which emits the ``engine.state`` events (``phase`` ``enter`` with the run's status, and
 ``exit`` with the state's outcome and its seconds: ``{"state": "plan", "status": "success"}``),
 checks the run's limits
-(:func:`codur.core.budget.check`) before the body runs, and appends the node's
+(:meth:`codur.core.budget.Limits.stop`) before the body runs, and appends the node's
 name to ``nodes``. Every edge goes through :func:`guarded`, which routes to
 ``done`` as soon as a terminal status is in the state.
 """

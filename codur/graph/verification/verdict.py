@@ -8,7 +8,6 @@ overrule by the deterministic checks, and the failure signature the router compa
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -94,8 +93,3 @@ def parse_model_verdict(text: str) -> ModelVerdict | None:
         except ValidationError:
             continue
     return None
-
-
-def verdict_schema() -> str:
-    """The verdict's JSON schema as compact text, for the prompt of a model without response_format."""
-    return json.dumps(ModelVerdict.model_json_schema(), separators=(",", ":"))
