@@ -224,6 +224,30 @@ def resolve(repo: Path, test_cmd: list[str] | str | None = None) -> TestCommand:
     return replace(base, passes_args=argv[-1] == "--")
 
 
+#: pytest plugins that codur's own dependencies install: langsmith's imports ~1.8 s of client
+#: code into every test process. They are turned off when the tests run on codur's own
+#: interpreter (a repo with no environment of its own), whose packages are not the repo's;
+#: a repo's own environment keeps every plugin it has.
+OWN_PLUGINS = ("langsmith_plugin",)
+
+
+def own_plugins_off(python: str | None) -> dict[str, str]:
+    """``{"PYTEST_ADDOPTS": "... -p no:<plugin>"}`` for the :data:`OWN_PLUGINS` when ``python``
+    is codur's own interpreter; {} for any other (the repo's plugins are the repo's business).
+    A ``PYTEST_ADDOPTS`` of codur's environment is kept in front."""
+    if not python or not _is_own(python):
+        return {}
+    off = " ".join(f"-p no:{name}" for name in OWN_PLUGINS)
+    return {"PYTEST_ADDOPTS": " ".join(filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), off]))}
+
+
+def _is_own(python: str) -> bool:
+    try:
+        return Path(python).resolve() == Path(sys.executable).resolve() or Path(python) == Path(sys.executable)
+    except OSError:
+        return False
+
+
 def plugin_env(**values: str) -> dict[str, str]:
     """Environment for a test process that loads the repair pytest plugin: codur's own
     variables through the allowlist (:func:`codur.sandbox.bwrap.allowed_env`), the plugin's

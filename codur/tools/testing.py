@@ -16,7 +16,7 @@ from pathlib import Path
 
 from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.secrets import redact
-from codur.testing.command import PLUGIN, RUNTIME_DIR, TEST_TIMEOUT_S, TestCommand
+from codur.testing.command import PLUGIN, RUNTIME_DIR, TEST_TIMEOUT_S, TestCommand, own_plugins_off
 from codur.tools import snapshot
 from codur.tools.context import ToolContext
 
@@ -187,6 +187,7 @@ def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | No
         flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",
                  *(extra_args or [])]
         argv = command.run_argv(ctx.root, flags, selection)
+        env = {**own_plugins_off(command.python), **(env or {})}
         proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)

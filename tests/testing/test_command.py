@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.testing.command import TestCommandError, find_interpreter, resolve
+from codur.testing.command import OWN_PLUGINS, TestCommandError, find_interpreter, own_plugins_off, resolve
 from codur.tools.testing import TestReport, setup_problem
 
 
@@ -116,3 +116,21 @@ def test_setup_problem_tells_a_missing_dependency_from_a_bug(tmp_path):
     assert "pytest is not installed" in setup_problem(no_pytest, cmd, tmp_path)
     assert setup_problem(TestReport(failed=["t::a"], exit_code=1, tracebacks={"t::a": "assert 1 == 2"}),
                          cmd, tmp_path) is None
+
+
+def test_codurs_own_pytest_plugins_are_off_on_codurs_interpreter_only(tmp_path: Path):
+    """langsmith (a dependency of codur's, not of the repo) installs a pytest plugin that imports
+    ~1.8 s of client code into every test process: off when the tests run on codur's own
+    interpreter, kept for any other."""
+
+    assert own_plugins_off("/opt/other/bin/python") == {}
+    env = own_plugins_off(sys.executable)
+    assert all(f"-p no:{name}" in env["PYTEST_ADDOPTS"] for name in OWN_PLUGINS)
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_configure(config):\n"
+        "    print('LANGSMITH', config.pluginmanager.has_plugin('langsmith_plugin'))\n")
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert True\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=tmp_path,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "LANGSMITH False" in done.stdout
