@@ -14,6 +14,15 @@ def _git(*args, cwd):
                           text=True).stdout.strip()
 
 
+def _origin(path):
+    path.mkdir()
+    _git("init", "-q", cwd=path)
+    (path / "a.py").write_text("x = 1\n")
+    _git("add", ".", cwd=path)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one", cwd=path)
+    return path
+
+
 def test_folder_repo_is_copied_and_the_original_untouched(tmp_path):
     src = next(p for p in EXAMPLES.iterdir() if p.is_dir())
     task = BatchTask(id="t1", repo=str(src), task="fix")
@@ -25,12 +34,7 @@ def test_folder_repo_is_copied_and_the_original_untouched(tmp_path):
 
 
 def test_git_url_is_cloned_at_the_commit(tmp_path):
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    _git("init", "-q", cwd=origin)
-    (origin / "a.py").write_text("x = 1\n")
-    _git("add", ".", cwd=origin)
-    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one", cwd=origin)
+    origin = _origin(tmp_path / "origin")
     first = _git("rev-parse", "HEAD", cwd=origin)
     (origin / "a.py").write_text("x = 2\n")
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two", cwd=origin)
@@ -42,12 +46,7 @@ def test_git_url_is_cloned_at_the_commit(tmp_path):
 def test_missing_folder_and_bad_commit_are_clear_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         prepare_workcopy(BatchTask(id="m", repo=str(tmp_path / "nope"), task="t"), tmp_path)
-    origin = tmp_path / "o"
-    origin.mkdir()
-    _git("init", "-q", cwd=origin)
-    (origin / "a").write_text("1")
-    _git("add", ".", cwd=origin)
-    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c", cwd=origin)
+    origin = _origin(tmp_path / "o")
     bad = BatchTask(id="b", repo=f"file://{origin}", task="t", commit="0" * 40)
     with pytest.raises(RuntimeError, match="checkout failed"):
         prepare_workcopy(bad, tmp_path / "c")
