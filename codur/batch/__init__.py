@@ -1,0 +1,1 @@
+"""Batch runs: many codur tasks over many repositories (issue 25)."""

@@ -1,0 +1,73 @@
+"""The batch task file: one JSON object a line, validated with pydantic."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class BatchTask(BaseModel):
+    """One line of TASKS.jsonl: a codur run on one repository."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, description="Unique task id; names its result line.")
+    repo: str = Field(min_length=1, description="A folder path, or a git URL (then `commit`).")
+    task: str = Field(min_length=1, description="What to fix, as given to `codur \"...\"`.")
+    commit: str | None = Field(None, description="Commit to check out after cloning a git URL.")
+    test_command: str | None = Field(None, description="Command that tells fixed from broken.")
+    fixers: list[str] | None = Field(None, description="Fixer names to try, in order.")
+    timeout_s: float | None = Field(None, gt=0, description="Wall-clock limit of the run, seconds.")
+    max_turns: int | None = Field(None, gt=0, description="Limit on agent turns.")
+
+    @model_validator(mode="after")
+    def _commit_needs_url(self) -> BatchTask:
+        if self.commit and not is_git_url(self.repo):
+            raise ValueError("'commit' is only for a git URL repo")
+        return self
+
+
+def is_git_url(repo: str) -> bool:
+    """True for a repo given as a URL to clone (scheme://, git@host:, or a .git path)."""
+    return "://" in repo or repo.startswith("git@") or repo.endswith(".git")
+
+
+@dataclass(frozen=True)
+class TaskLineError:
+    """A line of the task file that was skipped, with why (1-based line number)."""
+
+    line: int
+    message: str
+
+
+def read_tasks(path: Path) -> tuple[list[BatchTask], list[TaskLineError]]:
+    """Parse a TASKS.jsonl file; bad lines are returned as errors, never raised.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    tasks: list[BatchTask] = []
+    errors: list[TaskLineError] = []
+    seen: set[str] = set()
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            task = BatchTask.model_validate(json.loads(line))
+        except json.JSONDecodeError as exc:
+            errors.append(TaskLineError(number, f"not JSON: {exc.msg}"))
+            continue
+        except ValidationError as exc:
+            detail = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+            errors.append(TaskLineError(number, detail))
+            continue
+        if task.id in seen:
+            errors.append(TaskLineError(number, f"duplicate id {task.id!r}"))
+            continue
+        seen.add(task.id)
+        tasks.append(task)
+    return tasks, errors

@@ -1,0 +1,25 @@
+import json
+
+from codur.batch.tasks import read_tasks
+
+
+def test_bad_lines_are_reported_with_their_number_and_skipped(tmp_path):
+    lines = [
+        json.dumps({"id": "a", "repo": "r", "task": "fix it", "max_turns": 3}),
+        "{not json",
+        json.dumps({"id": "b", "repo": "r"}),
+        json.dumps({"id": "c", "repo": "r", "task": "t", "max_turns": "many"}),
+        "",
+        json.dumps({"id": "a", "repo": "r", "task": "again"}),
+        json.dumps({"id": "d", "repo": "/x/r.git", "task": "t", "commit": "abc"}),
+        json.dumps({"id": "e", "repo": "plain", "task": "t", "commit": "abc"}),
+    ]
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("\n".join(lines))
+    tasks, errors = read_tasks(path)
+    assert [t.id for t in tasks] == ["a", "d"]
+    assert tasks[0].max_turns == 3
+    assert [e.line for e in errors] == [2, 3, 4, 6, 8]
+    assert "task" in errors[1].message
+    assert "max_turns" in errors[2].message
+    assert "duplicate" in errors[3].message
