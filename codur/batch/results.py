@@ -94,15 +94,6 @@ class JsonlResults:
             self._file = None
 
 
-def database_url_from_env() -> str | None:
-    """The batch's database URL (env ``CODUR_DATABASE_URL``), or None.
-
-    Stand-in until ``CodurConfig.database_url`` exists; the batch reads the URL
-    only through this function.
-    """
-    return os.environ.get("CODUR_DATABASE_URL") or None
-
-
 def open_results(out: Path, database_url: str | None) -> ResultStore:
     """Open the result store for a batch whose results file is ``out``.
 
@@ -119,6 +110,6 @@ def open_results(out: Path, database_url: str | None) -> ResultStore:
         from codur.storage.postgres import PostgresResults
     except ImportError as exc:
         raise RuntimeError(
-            "CODUR_DATABASE_URL is set but Postgres storage is not available: "
+            "a database URL is given but Postgres storage is not available: "
             "install codur[postgres]") from exc
     return PostgresResults(database_url, batch=Path(out).stem)
