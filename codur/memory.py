@@ -20,10 +20,15 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
+
+from codur.core.events import emit
+
+T = TypeVar("T")
 
 #: Entries a run sees (the most recent), and the diff summary's size, characters.
 HISTORY_LIMIT = 5
@@ -31,14 +36,14 @@ DIFF_SUMMARY_CHARS = 1200
 
 
 class SessionEntry(BaseModel):
-    """One earlier run of a session.
+    """One run of a session: its start (status ``running``, written by Initialize) or its end.
 
     Attributes:
-        run_id, task, status, reason: the run and how it ended.
+        run_id, task, status, reason: the run and how it ended (``running``: how it started).
         files_changed: repo-relative paths it changed.
         diff_summary: the start of its diff (at most DIFF_SUMMARY_CHARS characters).
         output_text: the agent's last words (the answer, for a question).
-        ts: when it ended, Unix seconds.
+        ts: when it started or ended, Unix seconds.
     """
 
     run_id: str
@@ -70,6 +75,17 @@ def summarize_diff(diff: str, limit: int = DIFF_SUMMARY_CHARS) -> str:
     return diff[:limit].rsplit("\n", 1)[0] + "\n… (diff cut)"
 
 
+def tolerant(call: Callable[[], T], default: T) -> T:
+    """``call()`` (a store's read or write), or ``default`` when the store fails (sqlite, a database
+    server, a full disk): the failure is said (event ``memory.error``) and the run goes on;
+    memory helps the next run, it does not decide this one."""
+    try:
+        return call()
+    except Exception as exc:  # noqa: BLE001 - any store's failure
+        emit({"event_type": "memory.error", "error": f"{type(exc).__name__}: {exc}"[:300]})
+        return default
+
+
 def recall(store: SessionStore, session_id: str, *, current_run: str = "",
            limit: int = HISTORY_LIMIT) -> list[SessionEntry]:
     """The session's earlier runs, oldest first, one entry per run (its latest: the run's end
@@ -92,7 +108,7 @@ class SessionStore(Protocol):
         ...
 
     def append(self, session_id: str, entry: SessionEntry) -> None:
-        """Record one finished run of the session."""
+        """Record a run of the session starting or ending (:func:`recall` keeps the latest per run)."""
         ...
 
 

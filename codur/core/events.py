@@ -30,8 +30,9 @@ ENGINE_STATES = {
 
 def state_entered(event: dict[str, Any]) -> bool:
     """Whether ``event`` is an ``engine.state`` event of a node starting (``phase`` ``enter``;
-    traces written before the exit events existed have no phase)."""
-    return event.get("event_type") == "engine.state" and event.get("phase", "enter") == "enter"
+    traces written before the exit events existed have no phase, the oldest say ``event``)."""
+    kind = event.get("event_type") or event.get("event")
+    return kind == "engine.state" and event.get("phase", "enter") == "enter"
 
 
 def envelope(event_type: str, run_id: str = "", **fields: Any) -> dict[str, Any]:

@@ -55,6 +55,8 @@ class CodurContext:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
+        if not self.session_id:
+            self.memory = None  # memory is per session: no session, nothing to record or load
         if self.models is None:
             self.models = ConfigModelProvider(self.config)
         if self.limits is None:
@@ -142,7 +144,7 @@ def build_context(config: CodurConfig | None = None, *, models: ModelProvider | 
 
         models = MockProvider(config.mock_replies)
     ctx = CodurContext(config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
-                       memory=memory if session_id else None, session_id=session_id)
+                       memory=memory, session_id=session_id)
     if tools is not None:
         ctx.add_tools(tools)
     return ctx

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import codur.tools  # noqa: F401  (registers the built-in tools)
 from codur.core.contracts import RunStatus
-from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
-from codur.memory import SessionEntry
+from codur.memory import SessionEntry, tolerant
 
 
 @node("initialize")
@@ -26,16 +25,7 @@ def initialize_node(state: CodurState, ctx: CodurContext) -> dict:
     repo = Path(state["repo"]).expanduser().resolve()
     if not repo.is_dir():
         return {"status": RunStatus.ERROR.value, "reason": f"repository not found: {repo}"}
-    if ctx.memory is not None and ctx.session_id:
-        remember_start(ctx, state.get("run_id", ""), task)
+    if ctx.memory is not None:  # the run's start, in the session's memory (the engine appends its end)
+        start = SessionEntry(run_id=state.get("run_id", ""), task=task, status="running", reason="started")
+        tolerant(lambda: ctx.memory.append(ctx.session_id, start), None)
     return {"repo": str(repo), "task": task, "status": RunStatus.RUNNING.value, "turn": state.get("turn", 0)}
-
-
-def remember_start(ctx: CodurContext, run_id: str, task: str) -> None:
-    """Record in the session's memory that run ``run_id`` started (status ``running``; the engine
-    appends its end). A store that fails is said (event ``memory.error``) and the run goes on:
-    memory helps the next run, it does not decide this one."""
-    try:
-        ctx.memory.append(ctx.session_id, SessionEntry(run_id=run_id, task=task, status="running", reason="started"))
-    except Exception as exc:  # noqa: BLE001 - sqlite, a database server, a full disk
-        emit({"event_type": "memory.error", "error": f"{type(exc).__name__}: {exc}"[:300]})

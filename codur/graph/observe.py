@@ -15,7 +15,7 @@ from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
 from codur.graph.verification_agent import is_test_file
-from codur.memory import recall
+from codur.memory import recall, tolerant
 from codur.repair.selection import imported_modules, named_tests
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.testing import TestReport, run_tests, setup_problem
@@ -67,15 +67,11 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
 
 @node("observe")
 def observe_node(state: CodurState, ctx: CodurContext) -> dict:
-    """Load the session's earlier runs from memory (:func:`codur.memory.recall`), then
-    observe the repo (:func:`observe_repo`)."""
+    """Observe the repo (:func:`observe_repo`) and load the session's earlier runs from memory
+    (:func:`codur.memory.recall`) into ``session``."""
     update = observe_repo(state, ctx)
-    if ctx.memory is not None and ctx.session_id:
-        try:
-            earlier = recall(ctx.memory, ctx.session_id, current_run=state.get("run_id", ""))
-        except Exception as exc:  # noqa: BLE001 - a store that fails costs the prompt its history, not the run
-            emit({"event_type": "memory.error", "error": f"{type(exc).__name__}: {exc}"[:300]})
-            earlier = []
+    if ctx.memory is not None:
+        earlier = tolerant(lambda: recall(ctx.memory, ctx.session_id, current_run=state.get("run_id", "")), [])
         update["session"] = [e.render() for e in earlier]
     return update
 

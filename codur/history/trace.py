@@ -12,6 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.tree import Tree
 
+from codur.core.events import state_entered
 from codur.history.runs import RunInfo, event_type
 
 #: Tool arguments left out of a call's line (file contents and edit texts).
@@ -63,9 +64,7 @@ def trace_tree(run: RunInfo, events: list[dict]) -> Tree:
     reason = f" ({escape(run.reason[:120])})" if run.reason else ""
     reason += f" · fixed by {escape(run.fixer)}" if run.fixer and run.status == "success" else ""
     root = Tree(f"[bold]{escape(run.run_id)}[/] {escape(run.task[:100])} · [{colour}]{escape(run.status)}[/]{reason}")
-    outcomes = [e for e in events if event_type(e) == "engine.state" and e.get("phase") == "exit"]
-    events = [e for e in events if not (event_type(e) == "engine.state" and e.get("phase") == "exit")]
-    states = [i for i, e in enumerate(events) if event_type(e) == "engine.state"]
+    states = [i for i, e in enumerate(events) if state_entered(e)]
     end_ts = next((e.get("ts") for e in reversed(events) if event_type(e) == "run.end"), None)
     turns: dict[int, Tree] = {}
     current: Tree = root
@@ -78,11 +77,17 @@ def trace_tree(run: RunInfo, events: list[dict]) -> Tree:
         stop = nxt.get("ts") if nxt else end_ts
         took = _seconds(stop - event["ts"]) if _number(stop) and _number(event.get("ts")) else ""
         state = f" ({escape(str(event.get('state', '')))})" if event.get("state") else ""
-        outcome = outcomes[n].get("status", "") if n < len(outcomes) else ""  # a node's exit follows its entry
-        state += f" [red]{escape(str(outcome))}[/]" if outcome and outcome != "success" else ""
+        inside = events[i + 1: states[n + 1] if nxt else len(events)]
+        # the node's exit event (its outcome) lies between its entry and the next one; a run
+        # killed inside the node has none
+        exit_event = next((e for e in inside if event_type(e) == "engine.state"), {})
+        outcome = str(exit_event.get("status", ""))
+        took = took or _seconds(exit_event.get("seconds"))  # the last node of a trace with no run.end
+        state += f" [red]{escape(outcome)}[/]" if outcome and outcome != "success" else ""
         current = turns[turn].add(f"[cyan]{escape(str(event.get('node', '?')))}[/]{state} [dim]{took}[/]")
-        for inner in events[i + 1: states[n + 1] if nxt else len(events)]:
-            _add(current, inner)
+        for inner in inside:
+            if event_type(inner) != "engine.state":
+                _add(current, inner)
     if not states:  # a run that ended (or broke) before its first node: its events under the root
         for inner in events:
             _add(root, inner)

@@ -245,8 +245,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             data = tmp / "coverage"
             if not command.is_pytest and _can_cover(argv[0]):
                 argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
-            proc = run_process(argv, cwd=repo, env=testcmd.plugin_env(**{**testcmd.own_plugins_off(command.python),
-                                                                          **env}), timeout_s=run_timeout_s,
+            proc = run_process(argv, cwd=repo, env=testcmd.plugin_env(command.python, **env), timeout_s=run_timeout_s,
                                memory_mb=memory_mb)
             if proc.timed_out:
                 raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s")

@@ -97,7 +97,7 @@ class Runner:
 
     def __init__(self, python: str, cwd: Path):
         script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
-        env = testcmd.plugin_env(**testcmd.own_plugins_off(python))
+        env = testcmd.plugin_env(python)
         self.python, self.key = python, _runner_key(python)
         self.confined = sandbox.problem() is None
         self.seen = sandbox.readable(*interpreter_paths(python))
@@ -146,8 +146,7 @@ class Runner:
         anywhere: a confined run's go through the scratch area's spool."""
         if self.confined and not sandbox.visible(cwd, self.seen):
             argv = [self.python, "-m", "pytest", *args]
-            return sandbox.run_confined(argv, cwd, testcmd.plugin_env(**testcmd.own_plugins_off(self.python), **env),
-                                        timeout_s, on_start, cwd)
+            return sandbox.run_confined(argv, cwd, testcmd.plugin_env(self.python, **env), timeout_s, on_start, cwd)
         job_id = next(self._ids)
         finish = None
         if self.confined:
@@ -307,7 +306,7 @@ class Worker:
 
     def _subprocess(self, args: list[str], timeout_s: float, env: dict[str, str] | None):
         argv = self.command.pytest_argv(*args) if self.command.is_pytest else list(self.command.argv)
-        env = testcmd.plugin_env(**{**testcmd.own_plugins_off(self.command.python), **(env or {})})
+        env = testcmd.plugin_env(self.command.python, **(env or {}))
         if (self.root / "src").is_dir():  # shadow an install of the original src/ layout
             env["PYTHONPATH"] = os.pathsep.join([str(self.root / "src"), env["PYTHONPATH"]])
         return sandbox.run_confined(argv, self.root, env, timeout_s, self._started, self.origin,

@@ -242,17 +242,17 @@ def own_plugins_off(python: str | None) -> dict[str, str]:
 
 
 def _is_own(python: str) -> bool:
-    try:
-        return Path(python).resolve() == Path(sys.executable).resolve() or Path(python) == Path(sys.executable)
-    except OSError:
-        return False
+    """The same interpreter path as codur's (symlinks not followed: a repo's venv made from the
+    same base Python links to the same binary, and its plugins are the repo's)."""
+    return os.path.abspath(python) == os.path.abspath(sys.executable)
 
 
-def plugin_env(**values: str) -> dict[str, str]:
+def plugin_env(python: str | None = None, **values: str) -> dict[str, str]:
     """Environment for a test process that loads the repair pytest plugin: codur's own
     variables through the allowlist (:func:`codur.sandbox.bwrap.allowed_env`), the plugin's
-    folder on PYTHONPATH, no bytecode, then ``values``."""
-    env = allowed_env()
+    folder on PYTHONPATH, no bytecode, codur's own pytest plugins off when ``python`` (the test
+    interpreter) is codur's (:func:`own_plugins_off`), then ``values``."""
+    env = allowed_env() | own_plugins_off(python)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(RUNTIME_DIR), env.get("PYTHONPATH", "")) if p)
     env["PYTHONDONTWRITEBYTECODE"] = "1"

@@ -39,7 +39,8 @@ class _Seen:
         self.tried = 0
         self.search_s = 0.0
         self.search_status = ""
-        self.label = self.search_message = ""
+        self.label = ""
+        self.mutants = 0  # the mutants the search generated (its queue)
         self.first_exit: int | None = -1  # the first test run's exit code (-1: none yet)
         self.status: Any = None
 
@@ -49,6 +50,8 @@ class _Seen:
             self.first_exit = event.get("exit_code")
         elif kind == "patch.found":
             self.label = str(event.get("label") or "")
+        elif kind == "patch.phase" and event.get("phase") == "mutation":
+            self.mutants = max(self.mutants, int(event.get("candidates") or 0))
         elif kind == "patch.localized":
             self.failing, self.suspicious = list(event.get("failing_tests") or []), list(event.get("suspicious") or [])
             if self.status is not None:
@@ -61,23 +64,21 @@ class _Seen:
                 self.console.print(f"  {event.get('result', ''):<9} {event.get('label', '')}", highlight=False)
         elif kind == "patch.done":
             self.search_s, self.search_status = float(event.get("elapsed_s") or 0.0), str(event.get("status", ""))
-            self.search_message = str(event.get("message") or "")
 
 
-def stopped(seen: _Seen, limits: dict[str, float]) -> str:
-    """Why the search ended without a patch: "budget" (the mutant or time budget spent),
-    "cancelled", or "exhausted" (every mutant tried), with the figures."""
-    if seen.search_status == "cancelled":
-        return "cancelled"
-    if seen.tried >= limits["max_mutants"]:
-        return f"budget (the mutant budget of {int(limits['max_mutants'])} was spent)"
-    if seen.search_status == "budget" or seen.search_s >= 0.95 * limits["time_budget_s"]:
-        return f"budget (the time budget of {limits['time_budget_s']:.0f} s ran out after {seen.tried} mutants)"
-    return f"exhausted (every mutant tried: {seen.tried})"
+def stopped(seen: _Seen, limits: dict[str, Any]) -> str:
+    """Why the search ended without a patch, as the mutation engine says it
+    (:func:`codur.repair.engine.gave_up`): "budget", "cancelled" or "exhausted", with the figures.
+    The queue was cut by the mutant budget when it holds ``max_mutants`` mutants."""
+    from codur.repair.engine import gave_up
+
+    why = seen.search_status if seen.search_status in ("budget", "cancelled") else "exhausted"
+    word, message = gave_up(why, seen.mutants >= limits["max_mutants"], seen.tried, seen.mutants, **limits)
+    return f"{word}: {message}"
 
 
 def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool,
-            limits: dict[str, float]) -> bool:
+            limits: dict[str, Any]) -> bool:
     """Print the report; True when a patch was found (written, or shown by a dry run)."""
     if seen.failing:
         console.print(f"[bold]Failing tests[/bold] ({len(seen.failing)})")
@@ -178,5 +179,5 @@ def repair_command(
         console.print("[yellow]interrupted[/yellow]: the repository was not changed")
         raise typer.Exit(130)
     found = _report(console, seen, result, proposed[-1] if dry_run and proposed else result.diff, dry_run,
-                    {"max_mutants": max_mutants, "time_budget_s": time_budget})
+                    {"max_mutants": max_mutants, "max_pairs": max_pairs, "time_budget_s": time_budget})
     raise typer.Exit(0 if found else 1)

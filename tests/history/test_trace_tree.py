@@ -63,3 +63,27 @@ def test_old_traces_with_the_event_key_and_a_run_that_never_reached_a_node():
     assert render(old, reason="verified") == render(EVENTS, reason="verified")
     text = render([{"event_type": "run.start", "ts": 1.0}, {"event_type": "sandbox.fallback", "reason": "no bwrap"}])
     assert "sandbox.fallback reason=no bwrap" in text
+
+
+def leave(node: str, state: str, turn: int, ts: float, status: str) -> dict:
+    return {"event_type": "engine.state", "phase": "exit", "node": node, "state": state, "turn": turn,
+            "status": status, "seconds": 0.1, "ts": ts}
+
+
+def test_each_node_shows_its_own_outcome_even_when_a_run_was_killed_inside_one():
+    """A node's exit event is paired with its own entry: a run killed inside observe (no exit),
+    then resumed, marks the resumed observe's outcome, not the next node's."""
+    events = [
+        {"event_type": "run.start", "task": "fix it", "ts": 100.0},
+        {**state("initialize", "initialize", 0, 100.0), "phase": "enter"},
+        leave("initialize", "initialize", 0, 100.1, "success"),
+        {**state("observe", "observe", 0, 100.2), "phase": "enter"},  # killed here: no exit
+        {**state("observe", "observe", 0, 200.0), "phase": "enter"},  # the resumed run
+        leave("observe", "observe", 0, 201.0, "error"),
+        {**state("done", "done", 0, 201.1), "phase": "enter"},
+        leave("done", "done", 0, 201.2, "error"),
+    ]
+    lines = [line.strip("│├└─ ") for line in render(events).splitlines()]
+    assert [line for line in lines if line.startswith(("initialize", "observe", "done"))] == [
+        "initialize (initialize) 0.20s", "observe (observe) 99.80s", "observe (observe) error 1.10s",
+        "done (done) error 0.10s"]

@@ -124,6 +124,11 @@ def test_codurs_own_pytest_plugins_are_off_on_codurs_interpreter_only(tmp_path: 
     interpreter, kept for any other."""
 
     assert own_plugins_off("/opt/other/bin/python") == {}
+    # a repo's venv made from the same base Python links to the same binary: still the repo's
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    theirs = tmp_path / "venv" / "bin" / "python"
+    assert theirs.exists()
+    assert own_plugins_off(str(theirs)) == {}
     env = own_plugins_off(sys.executable)
     assert all(f"-p no:{name}" in env["PYTEST_ADDOPTS"] for name in OWN_PLUGINS)
     (tmp_path / "conftest.py").write_text(
