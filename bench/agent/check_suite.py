@@ -31,6 +31,7 @@ KINDS = {
     "hang",
     "one_function_rewrite",
     "missing_line",
+    "missing_statement",
     "two_function",
     "fixture",
     "feature",
