@@ -46,6 +46,9 @@ class TaskLineError:
 def read_tasks(path: Path) -> tuple[list[BatchTask], list[TaskLineError]]:
     """Parse a TASKS.jsonl file; bad lines are returned as errors, never raised.
 
+    A relative folder ``repo`` is taken from the task file's folder (and made absolute),
+    so the file can be run from anywhere.
+
     Raises:
         OSError: the file cannot be read.
     """
@@ -69,5 +72,7 @@ def read_tasks(path: Path) -> tuple[list[BatchTask], list[TaskLineError]]:
             errors.append(TaskLineError(number, f"duplicate id {task.id!r}"))
             continue
         seen.add(task.id)
+        if not is_git_url(task.repo) and not Path(task.repo).expanduser().is_absolute():
+            task = task.model_copy(update={"repo": str((Path(path).parent / task.repo).resolve())})
         tasks.append(task)
     return tasks, errors

@@ -23,3 +23,14 @@ def test_bad_lines_are_reported_with_their_number_and_skipped(tmp_path):
     assert "task" in errors[1].message
     assert "max_turns" in errors[2].message
     assert "duplicate" in errors[3].message
+
+
+def test_a_relative_folder_repo_is_taken_from_the_task_file_folder(tmp_path):
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "tasks.jsonl"
+    path.write_text("\n".join([json.dumps({"id": "a", "repo": "../r", "task": "t"}),
+                               json.dumps({"id": "b", "repo": "/abs/r", "task": "t"}),
+                               json.dumps({"id": "c", "repo": "https://h/r.git", "task": "t"})]))
+    tasks, errors = read_tasks(path)
+    assert errors == []
+    assert [t.repo for t in tasks] == [str(tmp_path / "r"), "/abs/r", "https://h/r.git"]

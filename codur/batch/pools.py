@@ -1,0 +1,125 @@
+"""Where a batch's tasks run: a pool of processes on this machine, or Ray tasks on a cluster.
+
+Both pools run the same :func:`codur.batch.worker.execute_task` (one ``codur.batch.worker``
+process per task) and hand back a ``concurrent.futures.Future`` of its record, so the
+batch loop (:mod:`codur.batch.runner`) is one loop for both. Ray is imported only by
+:class:`RayPool` (the optional extra ``codur[ray]``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+from codur.batch.tasks import BatchTask
+from codur.batch.worker import execute_task, source_path
+
+
+def default_workers() -> int:
+    """Half the machine's cores, at least 1."""
+    return max(1, (os.cpu_count() or 1) // 2)
+
+
+class Pool(Protocol):
+    """What the batch loop needs from a pool: ``slots`` tasks run at once."""
+
+    slots: int
+
+    def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
+        """Start ``task``; the future gives its record, or raises when the task was lost."""
+        ...
+
+    def cancel(self) -> None:
+        """Kill the tasks in flight (their futures raise)."""
+        ...
+
+    def close(self) -> None:
+        """Wait for the pool's threads or disconnect from the cluster."""
+        ...
+
+
+class LocalPool:
+    """``workers`` task processes at a time on this machine, each started from a thread.
+
+    Args:
+        workers: tasks run at once (>= 1).
+        root: the folder holding the working copies.
+        in_place: folder repos are worked on where they are.
+    """
+
+    def __init__(self, workers: int, root: Path, *, in_place: bool = False) -> None:
+        self.slots, self.root, self.in_place = workers, root, in_place
+        self._threads = ThreadPoolExecutor(workers, thread_name_prefix="codur-batch")
+        self._cancel = threading.Event()
+
+    def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
+        return self._threads.submit(execute_task, task.model_dump(), str(self.root), self.in_place, self._cancel)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=True, cancel_futures=True)
+
+
+class RayPool:
+    """Each task a Ray task (``num_cpus=1``, no retry) that runs the task's process on its node.
+
+    Args:
+        address: ``local`` starts a Ray instance on this machine (``ray.init(num_cpus=workers)``);
+            ``auto`` or ``ray://HOST:PORT`` joins an existing cluster (codur installed on its nodes;
+            a folder repo and ``root`` must be paths the nodes can reach, a git URL always is).
+        workers: tasks run at once; None: ``default_workers()`` for ``local``, the cluster's CPUs else.
+        root, in_place: as for :class:`LocalPool`.
+
+    Raises:
+        RuntimeError: Ray is not installed (``pip install 'codur[ray]'``) or cannot connect (Ray's message).
+    """
+
+    def __init__(self, address: str, workers: int | None, root: Path, *, in_place: bool = False) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise RuntimeError("--ray needs Ray: pip install 'codur[ray]'") from exc
+        self._ray = ray
+        source = source_path()  # a source checkout: the Ray workers import this same code
+        runtime_env = {"env_vars": {"PYTHONPATH": str(source)}} if source is not None else None
+        try:
+            if address == "local":
+                workers = workers or default_workers()
+                ray.init(num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
+                         log_to_driver=False, configure_logging=False)
+            else:
+                ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, configure_logging=False)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise RuntimeError(f"--ray {address}: {exc}") from exc
+        self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.root, self.in_place = root, in_place
+        self._remote = ray.remote(num_cpus=1, max_retries=0)(execute_task)
+        self._refs: list[Any] = []
+
+    def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
+        ref = self._remote.remote(task.model_dump(), str(self.root), self.in_place)
+        self._refs.append(ref)
+        return ref.future()
+
+    def cancel(self) -> None:
+        for ref in self._refs:
+            try:
+                self._ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001 - a finished task cannot be cancelled; nothing to do
+                pass
+
+    def close(self) -> None:
+        self._ray.shutdown()
+
+
+def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False) -> Pool:
+    """A :class:`RayPool` when ``ray`` names an address, else a :class:`LocalPool` of
+    ``workers`` (default :func:`default_workers`). Raises as :class:`RayPool` does."""
+    if ray:
+        return RayPool(ray, workers, root, in_place=in_place)
+    return LocalPool(workers or default_workers(), root, in_place=in_place)
