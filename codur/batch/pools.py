@@ -8,6 +8,7 @@ batch loop (:mod:`codur.batch.runner`) is one loop for both. Ray is imported onl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -108,10 +109,8 @@ class RayPool:
 
     def cancel(self) -> None:
         for ref in self._refs:
-            try:
+            with contextlib.suppress(Exception):  # a finished task cannot be cancelled: nothing to do
                 self._ray.cancel(ref, force=True)
-            except Exception:  # noqa: BLE001 - a finished task cannot be cancelled; nothing to do
-                pass
 
     def close(self) -> None:
         self._ray.shutdown()
