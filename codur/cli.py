@@ -3,6 +3,7 @@
     codur TASK [--repo PATH]        the main job (short for ``codur run TASK``; a task of one
                                     word must be given as ``codur run WORD``)
     codur repair [--repo PATH]      mutation repair, no model
+    codur batch TASKS --out RESULTS many tasks over many repos (a process pool, or Ray)
     codur rlm QUESTION --context F  recursive language model over a long input
     codur tools [--task-type T]     the tool registry
     codur runs / show ID / undo [ID] / config   run history, undo, effective settings
@@ -35,6 +36,8 @@ from codur.ui.run_command import run_command
 # imported when the command runs (the help lists them from this table).
 SUBCOMMANDS = {
     "repair": ("codur.ui.repair_command", "repair_command", "Repair failing tests by mutation search, with no model."),
+    "batch": ("codur.ui.batch_command", "batch_command",
+              "Run many tasks (a JSON Lines file) over many repos, locally or on Ray; results line by line."),
     "rlm": ("codur.rlm.command", "rlm_command", "Answer a question over a long input with a recursive language model."),
     "tools": ("codur.tools.command", "tools_command", "List the tool registry."),
     "runs": ("codur.history.commands", "runs_command", "List the repo's past runs, newest first."),

@@ -1,0 +1,173 @@
+"""``codur batch TASKS.jsonl --out RESULTS.jsonl``: many codur runs, on this machine or on Ray.
+
+The command reads the task file (a bad line is named with its number and skipped), calls
+:func:`codur.batch.runner.run_batch` and shows its events: a live progress line on a terminal
+(done/running/queued, solved, tokens, cost, ETA) and a line per finished task, then a summary
+table; with ``--json`` one JSON object per event on stdout instead (``batch.finished`` last).
+
+Exit codes: 0 every task has a result; 1 a task line was bad, a cap stopped the batch or a
+task was lost (a restart runs what is missing); 2 bad input (no task file, Ray missing or
+unreachable); 130 Ctrl-C (the tasks in flight are killed and run again on restart).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+from rich.table import Table
+
+
+def _eta(remaining: int, finished: int, elapsed_s: float) -> str:
+    if not finished or not remaining:
+        return "–" if remaining else "0:00"
+    left = int(remaining * elapsed_s / finished)
+    return f"{left // 60}:{left % 60:02d}"
+
+
+class LiveView:
+    """Shows a batch's events with Rich: a progress bar with the running figures, a line per task."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.progress = Progress(SpinnerColumn(), TextColumn("batch"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[stats]}"), console=console,
+                                 disable=not console.is_terminal)  # piped: the task lines and the table only
+        self.bar = self.progress.add_task("batch", total=0, stats="")
+        self.started = time.monotonic()
+        self.finished = self.solved = self.tokens = self.slots = self.running = self.queued = 0
+        self.cost = 0.0
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["event_type"]
+        self.running, self.queued = event.get("running", self.running), event.get("queued", self.queued)
+        if kind == "batch.started":
+            self.slots, self.queued = event["workers"], event["queued"]
+            self.progress.update(self.bar, total=event["queued"])
+            self.console.print(f"codur batch · {event['total']} tasks · {event['skipped']} already done · "
+                               f"{event['queued']} to run · {event['workers']} workers", highlight=False)
+            self.progress.start()
+        elif kind == "task.finished":
+            record = event["record"]
+            self.finished += 1
+            self.solved += bool(record.get("solved"))
+            self.tokens += int(record.get("tokens") or 0)
+            self.cost += float(record.get("cost_usd") or 0)
+            mark = "[green]✓[/green]" if record.get("solved") else "[yellow]✗[/yellow]"
+            how = record.get("fixer") or record.get("reason") or ""
+            self.console.print(f"{mark} {record['id']}  {record['status']}  {how}  "
+                               f"{float(record.get('duration_s') or 0):.1f} s", highlight=False)
+        elif kind == "task.lost":
+            self.finished += 1
+            self.console.print(f"[red]![/red] {event['id']} lost: {event['error']}", highlight=False)
+        elif kind == "batch.stopped":
+            self.console.print(f"[yellow]stopping[/yellow]: {event['reason']}; no new task starts", highlight=False)
+        elif kind == "batch.finished":
+            self.progress.stop()
+            return
+        remaining = self.running + self.queued
+        eta = _eta(remaining, self.finished, time.monotonic() - self.started)
+        stats = (f"running {self.running} · queued {self.queued} · solved {self.solved} · tokens {self.tokens} · "
+                 f"USD {self.cost:.4f} · ETA {eta}")
+        self.progress.update(self.bar, completed=self.finished, stats=stats)
+
+
+def summary_table(summary: Any, out: Path) -> Table:
+    """The end-of-batch table: tasks, solved, by fixer and status, median time, tokens, cost, why it stopped."""
+    table = Table(title=f"batch results: {out}", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    results = sum(summary.by_status.values())
+    table.add_row("tasks", str(summary.total))
+    table.add_row("ran now / already done", f"{summary.ran} / {summary.skipped}")
+    table.add_row("solved", f"{summary.solved} of {results}")
+    for fixer, count in sorted(summary.by_fixer.items()):
+        table.add_row(f"  by {fixer}", str(count))
+    for status, count in sorted(summary.by_status.items()):
+        table.add_row(f"status {status}", str(count))
+    table.add_row("median time", f"{summary.median_s:.1f} s")
+    table.add_row("total tokens", str(summary.tokens))
+    table.add_row("total cost", f"USD {summary.cost_usd:.4f}")
+    table.add_row("elapsed", f"{summary.elapsed_s:.1f} s")
+    if summary.lost:
+        table.add_row("lost (run again on restart)", str(summary.lost))
+    if summary.not_started:
+        table.add_row("not started", str(summary.not_started))
+    table.add_row("stopped by", summary.stopped or "– (every task ran)")
+    return table
+
+
+def _json_lines(event: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps({**event, "ts": round(time.time(), 3)}, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def batch_command(
+    tasks_file: Path = typer.Argument(..., metavar="TASKS.jsonl",
+                                      help="One task a line: {\"id\", \"repo\", \"task\", optional \"commit\", "
+                                           "\"test_command\", \"fixers\", \"timeout_s\", \"max_turns\"}."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="RESULTS.jsonl",
+                             help="Results, one JSON line per finished task; tasks already in it are skipped."),
+    workers: int | None = typer.Option(None, "--workers", "-w", min=1,
+                                       help="Tasks run at once (default: half the cores, at least 1; with "
+                                            "--ray auto or ray://, the cluster's CPUs)."),
+    ray: str | None = typer.Option(None, "--ray", metavar="ADDRESS",
+                                   help="Run each task as a Ray task: local (start Ray here), auto, or "
+                                        "ray://HOST:PORT (needs codur[ray])."),
+    workdir: Path | None = typer.Option(None, "--workdir", metavar="DIR",
+                                        help="Where the working copies go, DIR/<id> (default: next to --out, "
+                                             "<RESULTS>-work)."),
+    in_place: bool = typer.Option(False, "--in-place", help="Work on folder repos where they are, not on copies."),
+    redo: bool = typer.Option(False, "--redo", help="Run the tasks that already have a result again."),
+    max_total_tokens: int | None = typer.Option(None, "--max-total-tokens", min=0, metavar="TOKENS",
+                                                help="Start no task once the results hold this many tokens."),
+    max_total_cost: float | None = typer.Option(None, "--max-total-cost", min=0, metavar="USD",
+                                                help="Start no task once the results cost this much, USD."),
+    max_total_time: float | None = typer.Option(None, "--max-total-time", min=0, metavar="SECONDS",
+                                                help="Start no task after this many seconds."),
+    json_out: bool = typer.Option(False, "--json", help="One JSON object per event on stdout, the summary last."),
+) -> None:
+    """Run many codur tasks, each a normal run on its own working copy; results kept line by line."""
+    from codur.batch.results import open_results
+    from codur.batch.runner import Caps, run_batch
+    from codur.batch.tasks import read_tasks
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.soft_wrap = True
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        tasks, bad = read_tasks(tasks_file)
+    except (OSError, UnicodeDecodeError) as exc:
+        err.print(f"codur batch: cannot read the task file {tasks_file}: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    for line in bad:
+        err.print(f"codur batch: {tasks_file}:{line.line}: skipped: {line.message}", markup=False)
+        if json_out:
+            _json_lines({"event_type": "task.invalid", "line": line.line, "error": line.message})
+    store = open_results(out, None)
+    view = _json_lines if json_out else LiveView(console)
+    caps = Caps(max_total_tokens, max_total_cost, max_total_time)
+    try:
+        summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
+                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view)
+    except RuntimeError as exc:
+        err.print(f"codur batch: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err.print("codur batch: interrupted; the tasks in flight were stopped and run again on restart",
+                  markup=False)
+        raise typer.Exit(130) from None
+    finally:
+        store.close()
+    if not json_out:
+        console.print(summary_table(summary, out))
+    if bad:
+        err.print(f"codur batch: {len(bad)} task line(s) skipped", markup=False)
+    raise typer.Exit(0 if summary.complete and not bad else 1)
