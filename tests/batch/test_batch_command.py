@@ -124,3 +124,32 @@ def test_caps_stop_new_tasks_and_let_the_running_one_finish(tmp_path):
     assert (summary["skipped"], summary["ran"], summary["not_started"]) == (1, 0, 2)
     done = batch(str(tasks), "--out", str(out), "--max-total-cost", "0.01")
     assert done.returncode == 1 and "max_total_cost: USD 0.0200 >= 0.01" in done.stdout
+
+
+def processes_under(folder: Path) -> list[int]:
+    """Pids of the processes whose working directory is ``folder`` or below it."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")).is_relative_to(folder):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_ctrl_c_stops_the_tasks_in_flight_exits_130_and_stores_nothing_for_them(tmp_path):
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [fix_task(0), fix_task(1)])
+    out, work = tmp_path / "results.jsonl", tmp_path / "results-work"
+    proc = subprocess.Popen(codur("batch", str(tasks), "--out", str(out), "--workers", "2"),
+                            cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(processes_under(work)) < 2 and time.monotonic() < deadline:  # both task processes started
+        time.sleep(0.1)
+    assert len(processes_under(work)) >= 2
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert not out.exists() or records(out) == []
+    assert processes_under(work) == []
