@@ -6,8 +6,9 @@ The command reads the task file (a bad line is named with its number and skipped
 table; with ``--json`` one JSON object per event on stdout instead (``batch.finished`` last).
 
 Exit codes: 0 every task has a result; 1 a task line was bad, a cap stopped the batch or a
-task was lost (a restart runs what is missing); 2 bad input (no task file, Ray missing or
-unreachable); 130 Ctrl-C (the tasks in flight are killed and run again on restart).
+task was lost (a restart runs what is missing); 2 bad input (no task file, a results file or
+working folder that cannot be used, Ray missing or unreachable); 130 Ctrl-C (the tasks in
+flight are killed and run again on restart).
 """
 
 from __future__ import annotations
@@ -158,6 +159,9 @@ def batch_command(
         summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
                             caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view)
     except RuntimeError as exc:
+        err.print(f"codur batch: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    except OSError as exc:  # the results file or the working copies' folder cannot be used
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
