@@ -36,6 +36,18 @@ def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def processes_under(folder: Path) -> list[int]:
+    """Pids of the processes whose working directory is ``folder`` or below it."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")).is_relative_to(folder):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
 def codur(*args: str) -> list[str]:
     return [sys.executable, "-m", "codur._entry", *args]
 
@@ -61,6 +73,10 @@ def test_six_tasks_killed_after_three_and_restarted_run_only_the_rest(tmp_path):
         time.sleep(0.2)
     first.send_signal(signal.SIGKILL)
     first.wait()
+    deadline = time.monotonic() + 10
+    while processes_under(tmp_path / "results-work") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_under(tmp_path / "results-work") == []  # the task processes died with the batch
     before = records(out)
     assert len(before) in (3, 4, 5), before  # a kill loses only the tasks in flight, never a written line
     events = [json.loads(line) for line in first.stdout.read().splitlines()]
@@ -124,18 +140,6 @@ def test_caps_stop_new_tasks_and_let_the_running_one_finish(tmp_path):
     assert (summary["skipped"], summary["ran"], summary["not_started"]) == (1, 0, 2)
     done = batch(str(tasks), "--out", str(out), "--max-total-cost", "0.01")
     assert done.returncode == 1 and "max_total_cost: USD 0.0200 >= 0.01" in done.stdout
-
-
-def processes_under(folder: Path) -> list[int]:
-    """Pids of the processes whose working directory is ``folder`` or below it."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and Path(os.readlink(entry / "cwd")).is_relative_to(folder):
-                pids.append(int(entry.name))
-        except OSError:
-            continue
-    return pids
 
 
 def test_ctrl_c_stops_the_tasks_in_flight_exits_130_and_stores_nothing_for_them(tmp_path):
