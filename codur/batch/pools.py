@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from codur.batch.tasks import BatchTask
-from codur.batch.worker import execute_task, source_path
+from codur.batch.worker import execute_task, source_path, worker_env
 
 
 def default_workers() -> int:
@@ -76,6 +76,9 @@ class RayPool:
         workers: tasks run at once; None: ``default_workers()`` for ``local``, the cluster's CPUs else.
         root, in_place: as for :class:`LocalPool`.
 
+    When this process is already connected to Ray (``ray.is_initialized()``), that connection is
+    used whatever ``address`` says, and :meth:`close` leaves it open.
+
     Raises:
         RuntimeError: Ray is not installed (``pip install 'codur[ray]'``) or cannot connect (Ray's message).
     """
@@ -86,14 +89,15 @@ class RayPool:
         except ImportError as exc:
             raise RuntimeError("--ray needs Ray: pip install 'codur[ray]'") from exc
         self._ray = ray
-        source = source_path()  # a source checkout: the Ray workers import this same code
-        runtime_env = {"env_vars": {"PYTHONPATH": str(source)}} if source is not None else None
+        # a source checkout: the Ray workers import this same code (worker_env puts it on PYTHONPATH)
+        runtime_env = {"env_vars": {"PYTHONPATH": worker_env()["PYTHONPATH"]}} if source_path() else None
+        self._owned = not ray.is_initialized()  # a Ray connection of the caller's is used, and left open
         try:
-            if address == "local":
+            if self._owned and address == "local":
                 workers = workers or default_workers()
                 ray.init(num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
                          log_to_driver=False, configure_logging=False)
-            else:
+            elif self._owned:
                 ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, configure_logging=False)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise RuntimeError(f"--ray {address}: {exc}") from exc
@@ -113,7 +117,8 @@ class RayPool:
                 self._ray.cancel(ref, force=True)
 
     def close(self) -> None:
-        self._ray.shutdown()
+        if self._owned:
+            self._ray.shutdown()
 
 
 def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False) -> Pool:

@@ -17,12 +17,15 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from codur.batch.runner import BatchSummary
 
 
 def _eta(remaining: int, finished: int, elapsed_s: float) -> str:
@@ -42,14 +45,14 @@ class LiveView:
                                  disable=not console.is_terminal)  # piped: the task lines and the table only
         self.bar = self.progress.add_task("batch", total=0, stats="")
         self.started = time.monotonic()
-        self.finished = self.solved = self.tokens = self.slots = self.running = self.queued = 0
+        self.finished = self.solved = self.tokens = self.running = self.queued = 0
         self.cost = 0.0
 
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event["event_type"]
         self.running, self.queued = event.get("running", self.running), event.get("queued", self.queued)
         if kind == "batch.started":
-            self.slots, self.queued = event["workers"], event["queued"]
+            self.queued = event["queued"]
             self.progress.update(self.bar, total=event["queued"])
             self.console.print(f"codur batch · {event['total']} tasks · {event['skipped']} already done · "
                                f"{event['queued']} to run · {event['workers']} workers", highlight=False)
@@ -79,7 +82,7 @@ class LiveView:
         self.progress.update(self.bar, completed=self.finished, stats=stats)
 
 
-def summary_table(summary: Any, out: Path) -> Table:
+def summary_table(summary: BatchSummary, out: Path) -> Table:
     """The end-of-batch table: tasks, solved, by fixer and status, median time, tokens, cost, why it stopped."""
     table = Table(title=f"batch results: {out}", title_justify="left", show_header=False)
     table.add_column("what")
@@ -170,6 +173,8 @@ def batch_command(
         raise typer.Exit(130) from None
     finally:
         store.close()
+        if isinstance(view, LiveView):
+            view.progress.stop()  # the cursor comes back after an error or a Ctrl-C too
     if not json_out:
         console.print(summary_table(summary, out))
     if bad:
