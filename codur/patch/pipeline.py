@@ -36,7 +36,7 @@ from langchain_core.language_models import BaseChatModel
 from codur.patch import ranking
 from codur.patch.hybrid import hybrid_candidates
 from codur.patch.prompt import PromptParts, test_source
-from codur.patch.sampling import Sample, draw
+from codur.patch.sampling import Judged, Sample, draw
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
 from codur.repair.engine import RepairSession
@@ -135,6 +135,7 @@ class PatchPipeline:
         self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
+        self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
         self.ranked: list[tuple[FunctionSpan, float]] = []
         self.tokens = self.llm_calls = 0
         self._budget_hit = False
@@ -252,7 +253,8 @@ class PatchPipeline:
 
         def produce() -> None:
             try:
-                for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near)):
+                for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near),
+                                  judged=lambda: list(self.judged)):
                     with lock:
                         if left_behind.is_set():  # run() has returned: report nothing more
                             return
@@ -291,11 +293,15 @@ class PatchPipeline:
         if announce:
             self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
         start = time.monotonic()
+        failing = len(session.loc.failing) if session.loc else 0
 
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
             self.tried[source] += 1
             if evaluation.status == "near_miss":
                 self.near.append((candidate, evaluation.fixed))
+            if source == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
+                self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
+                                          evaluation.failures, evaluation.broke))
             self.emit({"event_type": "patch.candidate", "source": source, "label": candidate.label,
                        "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})
