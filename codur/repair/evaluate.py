@@ -278,6 +278,14 @@ class CandidateQueue:
             key, _, candidate = heapq.heappop(self._heap)
             return key, candidate
 
+    def take(self, which: Callable[[Any], bool]) -> list[tuple[Any, Candidate]]:
+        """Remove and return the items whose key ``which`` accepts, best first."""
+        with self._cond:
+            taken = sorted((k, seq, c) for k, seq, c in self._heap if which(k))
+            self._heap = [item for item in self._heap if not which(item[0])]
+            heapq.heapify(self._heap)
+            return [(k, c) for k, _, c in taken]
+
     def wait(self, timeout: float) -> None:
         """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass."""
         with self._cond:
@@ -319,12 +327,15 @@ class SearchOutcome:
 
 def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
            deadline: float, cancel: threading.Event,
-           on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None) -> SearchOutcome:
+           on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
+           background: Callable[[Any], bool] = lambda key: False, background_width: int = 1) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
     ``texts`` maps each file to its original text (every file of every candidate).
     ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
-    is called from this thread for each finished candidate. Exceptions of a worker (its
+    is called from this thread for each finished candidate. Candidates whose key
+    ``background`` accepts hold at most ``background_width`` workers at a time (mutants
+    tested while a model writes: the model keeps the other cores). Exceptions of a worker (its
     runner died) propagate after every run in flight is killed; so does KeyboardInterrupt.
     """
     idle = list(reversed(workers))
@@ -348,6 +359,9 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     if item is None:
                         break
                     key, candidate = item
+                    if background(key) and sum(background(k) for k, _, _ in inflight.values()) >= background_width:
+                        queue.push(key, candidate)  # the best item waits: nothing better is queued
+                        break
                     worker = idle.pop()
                     worker.reset()
                     originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
