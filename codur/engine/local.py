@@ -365,8 +365,11 @@ class _Run:
         entry = SessionEntry(run_id=result.run_id, task=self.request.task, status=result.status.value,
                              reason=result.reason, files_changed=result.files_changed,
                              diff_summary=summarize_diff(result.diff), output_text=result.output_text)
-        store = self.components.session_store_for(self.request.repo, self.config.database())
-        store.append(self.request.session_id, entry)
+        try:  # as memory.tolerant, said in this run's trace: the graph has ended, the result is still written
+            store = self.components.session_store_for(self.request.repo, self.config.database())
+            store.append(self.request.session_id, entry)
+        except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
+            self._on_event(envelope("memory.error", self.run_id, error=f"{type(exc).__name__}: {exc}"[:300]))
 
     def _result(self, final: dict[str, Any], resumed_from: str | None) -> RunResult:
         journal = self.tools.journal

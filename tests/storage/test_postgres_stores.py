@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from codur.batch.results import open_results
@@ -11,6 +16,8 @@ from codur.storage import StorageError, redact
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install codur[postgres])")
 
 from codur.storage.postgres import PostgresResults, PostgresSessionStore, connect  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_session_memory_round_trip_across_store_instances(database_url: str):
@@ -60,3 +67,26 @@ def test_an_unreachable_database_is_one_line_without_the_password(tmp_path):
     assert redact(url) == "postgresql://codur:***@127.0.0.1:1/nowhere"
     with pytest.raises(StorageError, match="cannot connect"):
         PostgresSessionStore(url).history("s")
+
+
+def test_a_killed_batch_keeps_every_committed_result(database_url: str, tmp_path):
+    """A process appending results is killed (SIGKILL, no close): a restart sees each one it wrote."""
+    script = tmp_path / "batch.py"
+    script.write_text(
+        "import sys, time\n"
+        "from codur.storage.postgres import PostgresResults\n"
+        "store = PostgresResults(sys.argv[1], 'killed')\n"
+        "for i in range(3):\n"
+        "    store.append({'id': f't{i}', 'status': 'success'})\n"
+        "print('written', flush=True)\n"
+        "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, str(script), database_url], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout.readline().strip() == "written"
+    finally:
+        proc.kill()
+        proc.wait(10)
+    restarted = PostgresResults(database_url, "killed")
+    assert restarted.done_ids() == {"t0", "t1", "t2"}
+    restarted.close()
