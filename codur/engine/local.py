@@ -322,14 +322,21 @@ class _Run:
 
     def _resume_point(self, graph: Any, run_config: dict[str, Any]) -> tuple[None, dict[str, Any], str]:
         """(graph input None, the config of the last checkpoint whose state was still running and
-        had a next node, its checkpoint id): the run continues from its last completed node.
+        had a next node, its checkpoint id): the run continues from its last completed node. A
+        checkpoint written for the repo at another path (another machine, through the database)
+        gets this request's repo first (a new checkpoint after it, the same next node).
 
         Raises:
             ResumeError: no checkpoint of this run id (no checkpointer, or an unknown run).
         """
         for snapshot in graph.get_state_history(run_config):
             if snapshot.next and snapshot.values.get("status", "running") == RunStatus.RUNNING.value:
-                config = {**snapshot.config, "recursion_limit": RECURSION_LIMIT}
+                config = snapshot.config
+                was = snapshot.values.get("repo")
+                if was and Path(was).resolve() != Path(self.request.repo).resolve():
+                    # resumed from a database on another machine (or after a move): this copy of the repo
+                    config = graph.update_state(config, {"repo": str(self.request.repo)})
+                config = {**config, "recursion_limit": RECURSION_LIMIT}
                 config["configurable"] = {**config["configurable"], "codur_run_id": self.run_id}
                 return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
         where, runs = ("the database", "`codur runs --database`") if self._keeps_in_database() else (

@@ -5,6 +5,7 @@ interrupted and resumed from it, its session memory and its row in the run list 
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from pathlib import Path
 
@@ -111,3 +112,20 @@ def test_codur_runs_database_lists_the_runs_of_every_repo(invoice_repo: Path, pa
     down = CliRunner().invoke(app, ["runs", "--database"],
                               env={"CODUR_DATABASE_URL": "postgresql://u:pw@127.0.0.1:1/none"})
     assert down.exit_code == 2 and "cannot connect" in down.output and ":pw@" not in down.output
+
+
+def test_a_run_is_resumed_on_another_copy_of_the_repo(invoice_repo: Path, tmp_path: Path, database_url: str):
+    """Another machine: the same repo at another path, no .codur/ of its own; the database has the run."""
+    cancel = threading.Event()
+    first = run(RunRequest(input=TASK, repo=invoice_repo, cancel_event=cancel),
+                models=MockProvider([lambda _m: cancel.set() or fix_call()]), config=config(database_url))
+    assert first.status is RunStatus.CANCELLED
+    elsewhere = tmp_path / "machine-b" / "invoice"
+    shutil.copytree(invoice_repo, elsewhere, ignore=shutil.ignore_patterns(".codur"))
+    second = MockProvider([fix_call(), "Fixed."], roles={"planner": ['{"task_type": "code_fix", "steps": []}']})
+    resumed = run(RunRequest(input=TASK, repo=elsewhere, run_id=first.run_id, resume=True), models=second,
+                  config=config(database_url))
+    assert resumed.ok and resumed.metadata.resumed_from and resumed.nodes.count("observe") == 1
+    assert FIX_NEW in (elsewhere / "billing.py").read_text()  # the edit is this copy's
+    assert FIX_NEW not in (invoice_repo / "billing.py").read_text()
+    assert resumed.run_dir.is_relative_to(elsewhere)
