@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import threading
 from pathlib import Path
 
@@ -129,3 +130,18 @@ def test_a_run_is_resumed_on_another_copy_of_the_repo(invoice_repo: Path, tmp_pa
     assert FIX_NEW in (elsewhere / "billing.py").read_text()  # the edit is this copy's
     assert FIX_NEW not in (invoice_repo / "billing.py").read_text()
     assert resumed.run_dir.is_relative_to(elsewhere)
+
+
+def test_a_run_without_an_end_is_running_interrupted_or_unfinished(database_url: str, tmp_path: Path):
+    from codur.history.runs import list_database_runs
+
+    log = PostgresRunLog(database_url)
+    log.started("r-here-alive", repo=str(tmp_path), run_dir=str(tmp_path / "a"), task="alive")
+    no_such_pid = 2 ** 22 + 1  # above Linux's largest pid_max
+    with connect(database_url) as db:
+        db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid) VALUES "
+                   "('r-here-dead', %s, %s, 'killed', %s, %s), ('r-elsewhere', %s, %s, 'remote', 'other-host', 1)",
+                   (str(tmp_path), str(tmp_path / "b"), socket.gethostname(), no_such_pid,
+                    str(tmp_path), str(tmp_path / "c")))
+    status = {r.run_id: r.status for r in list_database_runs(database_url)}
+    assert status == {"r-here-alive": "running", "r-here-dead": "interrupted", "r-elsewhere": "unfinished"}
