@@ -89,6 +89,30 @@ class LocalModelSettings(BaseModel):
     verbosity: int = Field(0, ge=0, le=3, description="llama.cpp log verbosity (0 silent, 3 debug).")
 
 
+def _postgres_url(value: SecretStr | None) -> SecretStr | None:
+    """Only a ``postgresql://`` (or ``postgres://``) URL is taken; an empty one is unset.
+
+    Raises:
+        ValueError: another scheme.
+    """
+    if value is None or not value.get_secret_value().strip():
+        return None
+    if not value.get_secret_value().startswith(("postgresql://", "postgres://")):
+        raise ValueError("not a PostgreSQL URL (postgresql://user:password@host:5432/dbname)")
+    return value
+
+
+class StorageSettings(BaseModel):
+    """Where runs are kept: the ``[storage]`` table of a config file."""
+
+    url: SecretStr | None = Field(
+        None, description="A PostgreSQL database (postgresql://user:password@host:5432/dbname) that keeps the run "
+        "checkpoints, session memory, batch results and the run list instead of the repo's SQLite files; the same "
+        "as CODUR_DATABASE_URL (which wins). Unset: the repo's files.")
+
+    _url = field_validator("url")(_postgres_url)
+
+
 #: The fixers that call a model; ``mutation`` is the one that does not.
 MODEL_FIXERS = ("sampling", "hybrid", "agent")
 
@@ -178,6 +202,12 @@ class CodurConfig(BaseSettings):
     agents: dict[str, AgentConfig] = Field(default_factory=dict, description="Configured agents by name.")
     default_agent: str = Field("coder", description="Agent used when the plan names none.")
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
+    database_url: SecretStr | None = Field(
+        None, description="A PostgreSQL URL (postgresql://user:password@host:5432/dbname) for teams: the LangGraph "
+        "checkpoints, session memory, batch results and the run list go there instead of the repo's SQLite files, "
+        "so any machine can resume a run or read a batch (needs codur[postgres]). In a config file: [storage] url. "
+        "Unset: the repo's files.")
+    storage: StorageSettings = Field(default_factory=StorageSettings)
 
     max_turns: int = Field(3, ge=1, description="Plan→Act→Verify cycles before status failed/max_turns.")
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
@@ -283,6 +313,20 @@ class CodurConfig(BaseSettings):
             text = value.strip()
             return json.loads(text) if text.startswith("[") else [w for w in re.split(r"[,\s]+", text) if w]
         return value
+
+    _database_url = field_validator("database_url")(_postgres_url)
+
+    @model_validator(mode="after")
+    def _storage_url(self) -> CodurConfig:
+        """``database_url`` unset: the config file's ``[storage] url``."""
+        if self.database_url is None:
+            self.database_url = self.storage.url
+        return self
+
+    def database(self) -> str | None:
+        """The PostgreSQL URL runs are kept in (``database_url``, else ``[storage] url``), or None
+        for the repo's SQLite files."""
+        return self.database_url.get_secret_value() if self.database_url is not None else None
 
     @model_validator(mode="after")
     def _default_test_memory(self) -> CodurConfig:

@@ -217,7 +217,8 @@ def print_table(recs: dict[tuple[str, str], dict]) -> None:
                          else f"{'-':>10}")
         print(f"{t:<{w}}  {kinds[t]:<20}" + "".join(cells))
     print()
-    rows = {"solved": [], "model calls": [], "tokens": [], "wall s": [], "median s (solved)": []}
+    rows = {"solved": [], "model calls": [], "tokens": [], "wall s": [], "median s (solved)": [],
+            "median s (unsolved)": []}
     for m in modes:
         rs = [r for k, r in recs.items() if k[1] == m]
         ok = [r["seconds"] for r in rs if r["solved"]]
@@ -226,6 +227,8 @@ def print_table(recs: dict[tuple[str, str], dict]) -> None:
         rows["tokens"].append(str(sum(r["tokens"] for r in rs)))
         rows["wall s"].append(str(round(sum(r["seconds"] for r in rs))))
         rows["median s (solved)"].append(str(round(statistics.median(ok))) if ok else "-")
+        given_up = [r["seconds"] for r in rs if not r["solved"]]  # the time to give up
+        rows["median s (unsolved)"].append(str(round(statistics.median(given_up))) if given_up else "-")
     for name, vals in rows.items():
         print(f"{name:<{w + 22}}" + "".join(f"{v:>10}" for v in vals))
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from codur.config import CodurConfig
 from codur.engine.session import InMemorySessionStore, SessionStore, SqliteSessionStore
+from codur.storage import postgres_module
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -42,14 +43,16 @@ class EngineComponents:
             ``{"planner"|"actor"|"critic": model or [models]}``; a missing role falls back to actor.
             None: built from the config (an endpoint, or the embedded local model).
         tools: a ToolExecutor for the request's repo; None: one built per run from the config.
-        session_store: session memory (:class:`SessionStore`); None: SQLite in the repo's
-            ``.codur/sessions.sqlite`` (what the ``codur`` command uses). Default: one in memory.
+        session_store: session memory (:class:`SessionStore`); None: PostgreSQL with the setting
+            ``database_url``, else SQLite in the repo's ``.codur/sessions.sqlite`` (what the ``codur``
+            command uses). Default: one in memory.
         memory: the engine document's name for ``session_store`` (given, it is the session store).
         policies: tool policy and the confirm callback.
         emitter: called with every event as it happens (the same envelope as the trace).
         config: settings (default: the engine's, else from the environment).
-        checkpointer: a LangGraph checkpointer; None: SQLite in ``<repo>/.codur/checkpoints.sqlite``
-            for runs that write (so they can be resumed); False: none.
+        checkpointer: a LangGraph checkpointer; None: for runs that write (so they can be resumed),
+            PostgreSQL's PostgresSaver with the setting ``database_url``, else SQLite in
+            ``<repo>/.codur/checkpoints.sqlite``; False: none.
     """
 
     models: ModelProvider | Mapping[str, BaseChatModel | Sequence[BaseChatModel]] | None = None
@@ -98,10 +101,18 @@ class EngineComponents:
         self.models = StaticModelProvider(self.models)  # type: ignore[arg-type]
         return self.models
 
-    def session_store_for(self, repo: Path) -> SessionStore:
-        """The session store; the repo's SQLite one when none was given."""
+    def session_store_for(self, repo: Path, database: str | None = None) -> SessionStore:
+        """The session store; when none was given, the database's (``database``: a PostgreSQL URL,
+        the setting ``database_url``) or else the repo's SQLite one.
+
+        Raises:
+            codur.storage.StorageError: ``database`` is given but ``codur[postgres]`` is not installed.
+        """
         if self.session_store is None:
-            self.session_store = SqliteSessionStore.for_repo(repo)
+            if database:
+                self.session_store = postgres_module().PostgresSessionStore(database)
+            else:
+                self.session_store = SqliteSessionStore.for_repo(repo)
         return self.session_store
 
 

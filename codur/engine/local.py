@@ -6,7 +6,9 @@ holding ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and
 a repo it cannot write keeps that folder in the temp dir instead. Runs that write take
 the repo lock (:mod:`codur.engine.lock`) and checkpoint every node in
 ``<repo>/.codur/checkpoints.sqlite`` (LangGraph's SQLite checkpointer, thread id = run
-id), so an interrupted run can be resumed from its last completed node.
+id), so an interrupted run can be resumed from its last completed node. With the setting
+``database_url`` (a PostgreSQL URL) the checkpoints, session memory and a row per run go to
+that database instead (:mod:`codur.storage`), so any machine can resume the run.
 
 The graph runs in its own thread; the calling thread waits and takes the signals.
 Cancelling — ``RunRequest.cancel_event``, cancelling the :meth:`LocalEngine.execute`
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sqlite3
 import threading
 import time
@@ -41,6 +44,7 @@ from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
 from codur.sandbox.lifetime import sweep
+from codur.storage import StorageError, postgres_module
 from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
 
@@ -122,6 +126,8 @@ class LocalEngine:
             codur.config.ConfigError: a setting in a file or a variable does not parse.
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
             ResumeError: ``resume`` for a run that has no checkpoint in this repo (a ValueError).
+            codur.storage.StorageError: ``database_url`` is set but the database cannot be used
+                (not reachable, or ``codur[postgres]`` not installed).
         """
         sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
@@ -167,7 +173,8 @@ class _Run:
         self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config, cancel=cancel)
         self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
                                  confirm=components.policies.confirm, tools=components.tools,
-                                 memory=components.session_store_for(request.repo) if request.session_id else None,
+                                 memory=components.session_store_for(request.repo, config.database())
+                                 if request.session_id else None,
                                  session_id=request.session_id or "")
         self.tools: ToolExecutor = self.ctx.tools(request.repo)
         self.timings = {"tools_s": 0.0, "tests_s": 0.0, "repair_s": 0.0}
@@ -210,7 +217,11 @@ class _Run:
                                 run_dir=str(self.run_dir), resume=request.resume,
                                 **({"session_id": request.session_id} if request.session_id else {}),
                                 **({"note": self.note} if self.note else {})))
-        checkpointer, closer = self._checkpointer()
+        try:
+            checkpointer, closer = self._checkpointer()
+        except StorageError:
+            self.trace.close()
+            raise
         graph = build_graph(checkpointer)
         run_config: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT,
                                       "configurable": {"thread_id": self.run_id, "codur_run_id": self.run_id}}
@@ -224,6 +235,7 @@ class _Run:
                     closer()
                 self.trace.close()
                 raise
+        self._log_run("started")
         box: dict[str, Any] = {"final": {}}
 
         def consume() -> None:
@@ -275,6 +287,7 @@ class _Run:
         if closer is not None:
             closer()
         self._remember(result)
+        self._log_run("ended", result)
         if not self.config.dry_run:
             self.tools.journal.write_manifest()  # what `codur undo` checks the files against
         atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
@@ -284,15 +297,23 @@ class _Run:
         return result
 
     def _checkpointer(self) -> tuple[Any, Callable[[], None] | None]:
-        """The components' checkpointer; else, for a run that writes, SQLite in ``<repo>/.codur/``."""
+        """The components' checkpointer; else, for a run that writes, the database's (PostgreSQL,
+        with the setting ``database_url``) or SQLite in ``<repo>/.codur/``.
+
+        Raises:
+            codur.storage.StorageError: the database cannot be used.
+        """
         given = self.components.checkpointer
         if given is not None:
             return (None if given is False else given), None
         if self.config.dry_run:
             return None, None
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
         from codur.graph.state import state_serializer
+
+        url = self.config.database()
+        if url:
+            return postgres_module().open_checkpointer(url, serde=state_serializer())
+        from langgraph.checkpoint.sqlite import SqliteSaver
 
         path = self.request.repo / ".codur" / "checkpoints.sqlite"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -301,18 +322,49 @@ class _Run:
 
     def _resume_point(self, graph: Any, run_config: dict[str, Any]) -> tuple[None, dict[str, Any], str]:
         """(graph input None, the config of the last checkpoint whose state was still running and
-        had a next node, its checkpoint id): the run continues from its last completed node.
+        had a next node, its checkpoint id): the run continues from its last completed node. A
+        checkpoint written for the repo at another path (another machine, through the database)
+        gets this request's repo first (a new checkpoint after it, the same next node).
 
         Raises:
             ResumeError: no checkpoint of this run id (no checkpointer, or an unknown run).
         """
         for snapshot in graph.get_state_history(run_config):
             if snapshot.next and snapshot.values.get("status", "running") == RunStatus.RUNNING.value:
-                config = {**snapshot.config, "recursion_limit": RECURSION_LIMIT}
+                config = snapshot.config
+                was = snapshot.values.get("repo")
+                if was and Path(was).resolve() != Path(self.request.repo).resolve():
+                    # resumed from a database on another machine (or after a move): this copy of the repo
+                    config = graph.update_state(config, {"repo": str(self.request.repo)})
+                config = {**config, "recursion_limit": RECURSION_LIMIT}
                 config["configurable"] = {**config["configurable"], "codur_run_id": self.run_id}
                 return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
-        raise ResumeError(f"--resume {self.run_id}: no checkpoint to resume from in {self.request.repo}/.codur/ "
-                          "(a finished run keeps none; `codur runs` lists the runs)")
+        where, runs = ("the database", "`codur runs --database`") if self._keeps_in_database() else (
+            f"{self.request.repo}/.codur/", "`codur runs`")
+        raise ResumeError(f"--resume {self.run_id}: no checkpoint to resume from in {where} "
+                          f"(a finished run keeps none; {runs} lists the runs)")
+
+    def _keeps_in_database(self) -> bool:
+        """Whether this run's checkpoints are the database's (none given, a database set)."""
+        return self.components.checkpointer is None and bool(self.config.database())
+
+    def _log_run(self, what: str, result: RunResult | None = None) -> None:
+        """Record the run's start or end in the database's run list (``codur runs --database``),
+        when there is a database and the run writes. A database failure is said (event
+        ``storage.error``) and the run goes on: its folder keeps the record."""
+        url = self.config.database()
+        if not url or self.config.dry_run:
+            return
+        try:
+            log = postgres_module().PostgresRunLog(url)
+            if result is None:
+                log.started(self.run_id, repo=str(self.request.repo), run_dir=str(self.run_dir),
+                            task=self.request.task, session_id=self.request.session_id)
+            else:
+                log.ended(self.run_id, json.loads(result.model_dump_json()))
+        except Exception as exc:  # noqa: BLE001 - the run list helps later; it does not decide this run
+            self._on_event(envelope("storage.error", self.run_id, error=f"run list ({what}): "
+                                    f"{type(exc).__name__}: {exc}"[:300]))
 
     def _remember(self, result: RunResult) -> None:
         if not self.request.session_id:
@@ -320,7 +372,11 @@ class _Run:
         entry = SessionEntry(run_id=result.run_id, task=self.request.task, status=result.status.value,
                              reason=result.reason, files_changed=result.files_changed,
                              diff_summary=summarize_diff(result.diff), output_text=result.output_text)
-        self.components.session_store_for(self.request.repo).append(self.request.session_id, entry)
+        try:  # as memory.tolerant, said in this run's trace: the graph has ended, the result is still written
+            store = self.components.session_store_for(self.request.repo, self.config.database())
+            store.append(self.request.session_id, entry)
+        except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
+            self._on_event(envelope("memory.error", self.run_id, error=f"{type(exc).__name__}: {exc}"[:300]))
 
     def _result(self, final: dict[str, Any], resumed_from: str | None) -> RunResult:
         journal = self.tools.journal

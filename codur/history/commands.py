@@ -1,6 +1,7 @@
 """``codur runs``, ``codur show``, ``codur undo`` and ``codur config``.
 
     codur runs [--repo PATH] [--limit N] [--json]   past runs, newest first
+    codur runs --database                           the runs kept in PostgreSQL (database_url)
     codur show RUN_ID [--repo PATH]                 a run's trace as a tree, then its diff
     codur undo [RUN_ID] [--repo PATH] [--force]     put back the files of the last (or named) run
     codur config [--repo PATH]                      every effective setting and its origin
@@ -42,35 +43,70 @@ def runs_command(
     repo: Path = REPO,
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
+    database: bool = typer.Option(False, "--database", help="List the runs kept in the PostgreSQL database "
+                                  "(the setting database_url: CODUR_DATABASE_URL or [storage] url), every repo "
+                                  "and machine, instead of the repo's folder."),
 ) -> None:
     """List the repo's past runs, newest first: id, start (UTC), status, files, tokens, cost, seconds, task."""
     from codur.history.runs import list_runs
 
-    runs = list_runs(_repo(repo))[:limit]
+    if database:
+        runs = _database_runs(repo, limit)
+        where = "the database"
+    else:
+        runs = list_runs(_repo(repo))[:limit]
+        where = str(repo)
     if as_json:
         typer.echo(json.dumps([r.as_dict() for r in runs], indent=1))
         return
     if not runs:
-        console.print(f"[dim]no runs in {repo} (a run keeps its folder in .codur/runs/)[/]")
+        kept = "runs are recorded there once database_url is set" if database else \
+            "a run keeps its folder in .codur/runs/"
+        console.print(f"[dim]no runs in {where} ({kept})[/]")
         return
-    colours = {"success": "green", "interrupted": "yellow"}
+    colours = {"success": "green", "interrupted": "yellow", "running": "cyan", "unfinished": "yellow"}
     rows = [[r.run_id, r.started.strftime("%m-%d %H:%M") if r.started else "?", r.status, str(len(r.files_changed)),
              "-" if r.tokens is None else str(r.tokens), "-" if r.cost_usd is None else f"{r.cost_usd:.4f}",
              "-" if r.seconds is None else f"{r.seconds:.1f}"] for r in runs]
     names = ["run id", "started", "status", "files", "tokens", "cost $", "s"]
+    if database:  # where each run is: the machine and repo, and whether --resume can go on from it
+        names += ["host", "resume"]
+        for r, row in zip(runs, rows, strict=True):
+            row += [str(r.extra.get("host", "")), "yes" if r.extra.get("resumable") else "-"]
     # under 100 columns, "started" (the run id begins with the same time) and "files" give way, so
     # the task keeps about 30 columns and wraps rather than being cropped
-    shown = [i for i in range(len(names)) if console.width >= 100 or names[i] not in ("started", "files")]
-    table = Table(title=f"codur runs · {repo}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+    shown = [i for i in range(len(names)) if console.width >= 100 or names[i] not in ("started", "files", "host")]
+    table = Table(title=f"codur runs · {where}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
                   show_edge=False, collapse_padding=True)
     for i in shown:
         width = max(len(names[i]), *(len(row[i]) for row in rows))
-        table.add_column(names[i], no_wrap=True, min_width=width, justify="right" if i > 2 else "left")
+        table.add_column(names[i], no_wrap=True, min_width=width, justify="right" if 2 < i < 7 else "left")
     table.add_column("task", overflow="fold", max_width=60)  # the column that gives way: wrapped, never cropped
     for r, row in zip(runs, rows, strict=True):
         row[2] = f"[{colours.get(r.status, 'red')}]{r.status}[/]"
-        table.add_row(*(row[i] for i in shown), Text(r.task))
+        task = f"{r.task}  [{r.extra['repo']}]" if database else r.task
+        table.add_row(*(row[i] for i in shown), Text(task))
     console.print(table)
+
+
+def _database_runs(repo: Path, limit: int) -> list:
+    """The runs of the database the settings for ``repo`` name (exit 2 when none is set or it
+    cannot be read)."""
+    from codur.config import ConfigError, load_config
+    from codur.history.runs import list_database_runs
+    from codur.storage import StorageError
+
+    try:
+        url = load_config(repo if repo.is_dir() else None).database()
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if not url:
+        raise _fail("--database: no database set (CODUR_DATABASE_URL=postgresql://..., or [storage] url in "
+                    "codur.toml)")
+    try:
+        return list_database_runs(url, limit)
+    except StorageError as exc:
+        raise _fail(str(exc)) from None
 
 
 def show_command(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,13 +42,15 @@ class RunInfo:
     cost_usd: float | None = None
     seconds: float | None = None
     fixer: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: the fields, ``started`` as ISO 8601, ``run_dir`` as a string."""
+        """JSON-ready: the fields, ``started`` as ISO 8601, ``run_dir`` as a string, then ``extra``
+        (a database's run: ``repo``, ``host``, ``resumable``)."""
         return {"run_id": self.run_id, "started": self.started.isoformat() if self.started else None,
                 "task": self.task, "status": self.status, "reason": self.reason,
                 "files_changed": self.files_changed, "tokens": self.tokens, "cost_usd": self.cost_usd,
-                "seconds": self.seconds, "fixer": self.fixer, "run_dir": str(self.run_dir)}
+                "seconds": self.seconds, "fixer": self.fixer, "run_dir": str(self.run_dir), **self.extra}
 
 
 def runs_dir(repo: Path) -> Path:
@@ -96,6 +99,11 @@ def read_run(run_dir: Path) -> RunInfo:
     if not isinstance(result, dict):
         info.files_changed = sorted(_journal_index(run_dir))
         return info
+    return _with_result(info, result)
+
+
+def _with_result(info: RunInfo, result: dict) -> RunInfo:
+    """``info`` with the figures of ``result`` (a RunResult as JSON data, old or new layout)."""
     meta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
     usage = meta.get("usage") if isinstance(meta.get("usage"), dict) else {}
     timings = meta.get("timings") if isinstance(meta.get("timings"), dict) else {}
@@ -188,3 +196,41 @@ def find_run(repo: Path, run_id: str) -> RunInfo:
         shown = ", ".join(matches[:3]) + (", ..." if len(matches) > 3 else "")
         raise RunNotFound(f"run id {run_id!r} is ambiguous: {len(matches)} runs match ({shown})")
     return _mark_running(read_run(root / matches[0]), running_run_id(repo))
+
+
+def list_database_runs(url: str, limit: int = 20) -> list[RunInfo]:
+    """The latest ``limit`` runs kept in the PostgreSQL database ``url`` (every repo and machine
+    that used it), newest first. ``extra`` holds ``repo``, ``host`` and ``resumable`` (its
+    checkpoints are kept). A run without an end is ``running`` when its process is alive on this
+    machine, ``interrupted`` when it is not, ``unfinished`` when it started on another machine.
+
+    Raises:
+        codur.storage.StorageError: the database cannot be reached, or ``codur[postgres]`` is
+            not installed.
+    """
+    from codur.storage import postgres_module
+
+    here = socket.gethostname()
+    out = []
+    for row in postgres_module().PostgresRunLog(url).runs(limit):
+        info = RunInfo(run_id=row["run_id"], run_dir=Path(row["run_dir"]), started=row["started_at"],
+                       task=row["task"], status=row["status"], reason=row["reason"],
+                       extra={"repo": row["repo"], "host": row["host"], "resumable": row["resumable"]})
+        if isinstance(row["result"], dict):
+            info = _with_result(info, row["result"])
+        elif row["host"] != here:
+            info.status = "unfinished"
+        elif not _alive(row["pid"]):
+            info.status = "interrupted"
+        out.append(info)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process
+    return True

@@ -10,10 +10,12 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
    samples (:mod:`codur.patch.sampling`); each is tested while the next one is drawn.
    A *pair* sample rewrites the two most suspicious functions together (across files:
    :mod:`codur.patch.ranking`) when they sit in different files, or once a sample was
-   a near miss.
+   a near miss. Meanwhile the mutants the time box left are tested on one worker
+   (:data:`BACKFILL_WORKERS`), after any sample waiting: the model keeps the other cores.
 4. **Hybrid.** The union of two near misses that changed different places, then
    mutants of the best near misses (:mod:`codur.patch.hybrid`).
-5. **The rest of the mutants**, until the search budget runs out.
+5. **The rest of the mutants** (those the sampling phase did not reach), on every
+   worker, until the search budget runs out.
 
 The first plausible patch wins (failing tests pass, passing tests still pass). A
 candidate may change several files; nothing in the repo is written here: the result
@@ -36,7 +38,7 @@ from langchain_core.language_models import BaseChatModel
 from codur.patch import ranking
 from codur.patch.hybrid import hybrid_candidates
 from codur.patch.prompt import PromptParts, test_source
-from codur.patch.sampling import Sample, draw
+from codur.patch.sampling import Judged, Sample, draw
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
 from codur.repair.engine import RepairSession
@@ -48,6 +50,9 @@ FIXERS = ("mutation", "sampling", "hybrid")
 #: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
 #: reply stops at its next token; a call with no token yet is left behind, not waited for).
 SAMPLER_GRACE_S = 2.0
+#: Workers the untried mutants may hold while the model writes samples: the model server
+#: keeps the other cores (on 2 cores, one test process beside it).
+BACKFILL_WORKERS = 1
 Event = Callable[[dict], None]
 
 
@@ -83,6 +88,11 @@ class PatchResult:
     elapsed_s: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
     message: str = ""
+
+
+def _is_backfill(key: Any) -> bool:
+    """A sampling-phase queue key of a mutant (samples have (0, k), mutants (1, index))."""
+    return key[0] == 1
 
 
 class PatchPipeline:
@@ -135,6 +145,7 @@ class PatchPipeline:
         self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
         self.near: list[tuple[Sample, int]] = []
+        self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
         self.ranked: list[tuple[FunctionSpan, float]] = []
         self.tokens = self.llm_calls = 0
         self._budget_hit = False
@@ -203,7 +214,7 @@ class PatchPipeline:
                 return outcome
             left = outcome.left
         if later and not self._stopped():
-            outcome = self._sample(session, phases)
+            outcome, left = self._sample(session, phases, left)
             if outcome is not None and outcome.best is not None:
                 return outcome
         if "hybrid" in self.fixers and self.near and not self._stopped():
@@ -217,7 +228,11 @@ class PatchPipeline:
                                    phase="mutation (rest)")
         return outcome
 
-    def _sample(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
+    def _sample(self, session: RepairSession, phases: dict[str, float],
+                left: list) -> tuple[SearchOutcome | None, list]:
+        """The sampling phase; ``left``: the mutants not tried yet, (index, mutant), tested
+        on one worker while the model writes (:data:`BACKFILL_WORKERS`). Returns the
+        outcome and the mutants still not tried."""
         loc = session.loc
         assert loc is not None
 
@@ -226,11 +241,11 @@ class PatchPipeline:
         except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
             self.emit({"event_type": "patch.phase", "phase": "sampling",
                        "skipped": f"{type(exc).__name__}: {exc}"[:300]})
-            return None
+            return None, left
         chosen = ranking.choose(self.ranked)
         if not chosen:
             self.emit({"event_type": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
-            return None
+            return None, left
         spans = [span for span, _ in chosen]
         both, cross = ranking.pair(self.ranked, spans)
         first = spans[0]
@@ -241,9 +256,11 @@ class PatchPipeline:
                             test_source(session.original, loc.failing), lines, self.sample_format, self.task,
                             texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross)
         self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
-                   "file": first.file, "samples": self.samples,
+                   "file": first.file, "samples": self.samples, "backfill": len(left),
                    "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
-        queue = CandidateQueue()
+        # samples first (key (0, k)); the mutants not tried yet fill a worker while the model writes
+        queue = CandidateQueue([((1, i), m) for i, m in left])
+        rest: list = []
         found, left_behind = threading.Event(), threading.Event()
         lock = threading.Lock()
 
@@ -252,7 +269,8 @@ class PatchPipeline:
 
         def produce() -> None:
             try:
-                for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near)):
+                for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near),
+                                  judged=lambda: list(self.judged)):
                     with lock:
                         if left_behind.is_set():  # run() has returned: report nothing more
                             return
@@ -263,11 +281,12 @@ class PatchPipeline:
                                    "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
                                    "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
                         if drawn.sample is not None:
-                            queue.push((drawn.k,), drawn.sample)
+                            queue.push((0, drawn.k), drawn.sample)
                         if self.over_budget(self.tokens):
                             self._budget_hit = True
                             return
-            finally:
+            finally:  # no more samples: the mutants wait for the hybrid step, then run on every worker
+                rest.extend(queue.take(_is_backfill))
                 queue.close()
 
         # the sampler's events go through the graph's stream writer: run it in this context
@@ -276,31 +295,40 @@ class PatchPipeline:
         start = time.monotonic()
         producer.start()
         try:
-            outcome = self._search(session, "sampling", queue, self.deadline, phases, announce=False)
+            outcome = self._search(session, "sampling", queue, self.deadline, phases, announce=False,
+                                   background=_is_backfill)
         finally:
             found.set()  # found, or the search ended: the sampler stops at its next token
             producer.join(SAMPLER_GRACE_S)  # a call that blocks must not hold the search past its deadline
             with lock:
                 left_behind.set()
         phases["sampling"] = round(time.monotonic() - start, 3)
-        return outcome
+        rest += [(k, m) for k, m in outcome.left if _is_backfill(k)] + queue.take(_is_backfill)
+        return outcome, sorted(((k[1], m) for k, m in rest), key=lambda im: im[0])
 
     def _search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
-                phases: dict[str, float], *, phase: str = "", announce: bool = True) -> SearchOutcome:
+                phases: dict[str, float], *, phase: str = "", announce: bool = True,
+                background: Callable[[Any], bool] = lambda key: False) -> SearchOutcome:
         phase = phase or source
         if announce:
             self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
         start = time.monotonic()
+        failing = len(session.loc.failing) if session.loc else 0
 
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
-            self.tried[source] += 1
+            own = candidate.provenance.get("source", source)  # a backfilled mutant counts as mutation
+            self.tried[own] = self.tried.get(own, 0) + 1
             if evaluation.status == "near_miss":
                 self.near.append((candidate, evaluation.fixed))
-            self.emit({"event_type": "patch.candidate", "source": source, "label": candidate.label,
+            if own == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
+                self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
+                                          evaluation.failures, evaluation.broke))
+            self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
                        "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})
 
-        outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result)
+        outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
+                                 background=background, background_width=BACKFILL_WORKERS)
         phases[phase] = round(phases.get(phase, 0.0) + time.monotonic() - start, 3)
         return outcome
 

@@ -7,10 +7,18 @@ variant's extra comes after it. Variants (:meth:`PromptParts.messages`):
 
 - ``plain``: nothing more; ``tests``: the failing tests' source; ``marked``: the most
   suspicious lines listed;
+- ``missing``: the first function's lines numbered, and the question which statement is
+  missing and where (a loop's update, a base case, a guard, a return, a final append, a
+  back link): mutants cannot invent a statement, and a small model asked to fix the code
+  mostly rewrites the lines it sees;
 - ``file``: the whole file (under :data:`FILE_MAX_LINES` lines), asked for whole;
 - ``pair``: the next most suspicious function, often of another file, shown under its
   file's name right after the first: the reply rewrites both, each in its own block
   (spliced by name and file, :func:`codur.patch.splice.splice_files`).
+
+A conversation (:meth:`PromptParts.conversation`) continues a prompt with earlier
+samples as the model's answers, each followed by what the tests said about it, and asks
+for a different fix (ChatRepair, Xia & Zhang 2023: "Keep the conversation going").
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codur.patch import formats
 from codur.patch.splice import FunctionSpan, functions, source_of
@@ -37,6 +45,16 @@ FILE_SYSTEM = ("You fix bugs in Python modules. Reply with the corrected module 
                "file, every function kept, no explanation.")
 FILE_ASK = "Write the corrected {file} in full."
 PAIR_ASK = "Write the corrected {names} in full, each in its own ```python block under its file name."
+MISSING_ASK = ("A statement may be missing from {name}: an update inside a loop, a base case, a guard, a "
+               "return, a final append after a loop, a link back in a linked structure. Its lines:\n{lines}\n"
+               "Say in one sentence which statement is missing and after which line, then write the corrected "
+               "{name} in full.")
+#: After a sample the tests rejected: what to do next (ChatRepair's "alternative patch" prompt).
+RETRY_ASK = "This fix is wrong. Write a different fix: the corrected {names} in full."
+#: After a near miss (some failing tests pass with it): fix on fix.
+REST_ASK = "Keep the change that made those tests pass and fix what still fails: the corrected {names} in full."
+#: Lines of one exception shown in feedback.
+FEEDBACK_LINES = 4
 
 
 def module_context(text: str, spans: list[FunctionSpan]) -> str:
@@ -119,8 +137,8 @@ class PromptParts:
         return self.whole if variant == "file" else self.pair if variant == "pair" else self.spans
 
     def messages(self, variant: str, retry: bool = False) -> list[BaseMessage]:
-        """System and user messages of one sample; ``variant`` is plain, tests, marked, file
-        or pair; ``retry`` adds :data:`UNCHANGED_NOTE` (an earlier sample returned the code unchanged)."""
+        """System and user messages of one sample; ``variant`` is plain, tests, marked,
+        missing, file or pair; ``retry`` adds :data:`UNCHANGED_NOTE` (an earlier sample returned the code unchanged)."""
         names = " and ".join(f"`{s.name}`" for s in self.spans)
         if variant == "file":
             return self._file_messages(retry)
@@ -134,6 +152,13 @@ class PromptParts:
         parts.append("Failing tests:\n" + self.failures.strip())
         if variant == "tests" and self.tests:
             parts.append("The failing tests:\n```python\n" + self.tests + "\n```")
+        if variant == "missing":
+            source = source_of(self.text, self.spans[0]).split("\n")
+            numbered = "\n".join(f"{i:>3}: {line}" for i, line in enumerate(source, 1))
+            if retry:
+                parts.append(UNCHANGED_NOTE.format(names=names))
+            parts.append(MISSING_ASK.format(name=f"`{self.spans[0].name}`", lines=numbered))
+            return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
         if variant == "marked" and self.suspicious:
             lines = self.text.replace("\r\n", "\n").split("\n")
             marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in self.suspicious[:4] if 0 < n <= len(lines)]
@@ -146,6 +171,21 @@ class PromptParts:
             parts.append(formats.ASK[self.fmt].format(names=names, file=self.spans[0].file))
         return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
 
+    def conversation(self, variant: str, turns: list[tuple[str, str]], near: bool) -> list[BaseMessage]:
+        """The messages of ``variant`` continued by ``turns``, (earlier answer, what the
+        tests said about it) oldest first, then the ask: a different fix, or with ``near``
+        (the last answer made some failing tests pass) the rest of the fix.
+
+        The prompt of ``variant`` comes first unchanged, so the server's prompt cache
+        holds it from the earlier samples."""
+        out = self.messages(variant)
+        names = " and ".join(f"`{s.name}`" for s in self.spans)
+        for i, (answer, said) in enumerate(turns):
+            out.append(AIMessage(answer))
+            ask = (REST_ASK if near else RETRY_ASK).format(names=names) if i == len(turns) - 1 else ""
+            out.append(HumanMessage(f"{said}\n\n{ask}".strip()))
+        return out
+
     def _file_messages(self, retry: bool) -> list[BaseMessage]:
         file = self.spans[0].file
         parts = ([f"Task: {self.task.strip()}"] if self.task.strip() else [])
@@ -157,6 +197,35 @@ class PromptParts:
             parts.append(UNCHANGED_NOTE.format(names=f"`{file}`"))
         parts.append(FILE_ASK.format(file=file))
         return [SystemMessage(FILE_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+def feedback(status: str, fixed: int, failing: int, failures: tuple[tuple[str, str], ...],
+             broke: tuple[tuple[str, str], ...] = ()) -> str:
+    """What the tests said about a sample, in words a small model reads: ``status`` of its
+    evaluation ("failed", "near_miss", "timeout"), ``fixed`` of the ``failing`` failing
+    tests pass with it; ``failures`` / ``broke``: (test id, exception) of failing tests it
+    leaves failing and of passing tests it breaks."""
+    def listed(pairs: tuple[tuple[str, str], ...]) -> str:
+        out = []
+        for test, message in pairs:
+            name = test.split("::", 1)[-1]
+            text = "\n    ".join(message.strip().split("\n")[:FEEDBACK_LINES])
+            out.append(f"- {name}: {text}" if text else f"- {name}")
+        return "\n".join(out)
+
+    if status == "timeout":
+        head = "With this version the tests never finish: a loop does not end."
+    elif not failures and broke:
+        head = "With this version the failing tests pass, but it breaks tests that passed before:"
+    elif fixed:
+        head = f"With this version {fixed} of the {failing} failing tests pass, but these still fail:"
+    else:
+        head = "With this version the tests still fail:"
+    parts = [head, listed(failures)]
+    if failures and broke:
+        parts.append("It also breaks tests that passed before:")
+    parts.append(listed(broke))
+    return "\n".join(p for p in parts if p)
 
 
 def whole_file_spans(text: str, file: str) -> list[FunctionSpan]:

@@ -10,6 +10,12 @@ files, rewritten in one reply); the tests, not the model, judge each one. The co
 part of every prompt comes first, so the server's prompt cache is reused from one
 sample to the next.
 
+Conversational sampling: once the tests judged a sample, a later sample continues that
+sample's prompt as a conversation (the model's earlier answer, then the failing test and
+its exception, "this fix is wrong, write a different one"; after a near miss: "keep what
+made those tests pass and fix the rest"), ChatRepair's failure-feedback loop. Feedback
+samples alternate with the schedule's variants (:func:`draw`).
+
 Method: sample-then-validate repair as in Agentless (Xia et al. 2024) and ChatRepair
 (Xia & Zhang 2023); whole-function generation as in "Automated Program Repair in the
 Era of Large Pre-trained Language Models" (Xia, Wei, Zhang, ICSE 2023).
@@ -25,8 +31,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from codur.patch import formats
-from codur.patch.prompt import PromptParts
-from codur.patch.splice import FunctionSpan, functions, normalized, source_of, splice_files
+from codur.patch.prompt import PromptParts, feedback
+from codur.patch.splice import FunctionSpan, code_blocks, functions, normalized, source_of, splice_files
 
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.
@@ -34,9 +40,13 @@ from codur.patch.splice import FunctionSpan, functions, normalized, source_of, s
 #: localization ranked lower, or in two functions at once. The ``pair`` variant takes a
 #: sample's slot when due (see :func:`draw`).
 SCHEDULE: tuple[tuple[str, float], ...] = (
-    ("plain", 0.0), ("tests", 0.0), ("file", 0.0), ("marked", 0.7), ("tests", 0.7),
-    ("file", 0.8), ("plain", 1.0), ("marked", 1.0),
+    ("plain", 0.0), ("tests", 0.0), ("file", 0.0), ("missing", 0.0), ("marked", 0.7), ("tests", 0.7),
+    ("file", 0.8), ("missing", 0.8), ("plain", 1.0), ("marked", 1.0),
 )
+#: Feedback samples start at this sample index; earlier answers it continues, at most.
+FEEDBACK_FROM, FEEDBACK_TURNS = 2, 3
+#: Variants whose prompt a feedback sample continues (one function rewritten, by name).
+FEEDBACK_BASES = ("plain", "tests", "marked", "missing", "feedback")
 #: Lowest temperature once two samples came back unchanged.
 UNCHANGED_MIN_T = 0.7
 #: Pair samples drawn at most, and samples between two of them.
@@ -84,6 +94,24 @@ class Sample:
     def provenance(self) -> dict:
         return {"source": "sampling", "sample": self.k, "temperature": self.temperature, "variant": self.variant,
                 "functions": list(self.functions), **({"files": list(self.files)} if self.extra else {})}
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the tests said about a sample that was not plausible: its evaluation's
+    ``status`` ("failed", "near_miss", "timeout"), ``fixed`` of the ``failing`` failing
+    tests pass with it, ``failures`` and ``broke`` as in
+    :class:`codur.repair.evaluate.Evaluation`."""
+
+    sample: Sample
+    status: str
+    fixed: int
+    failing: int
+    failures: tuple[tuple[str, str], ...] = ()
+    broke: tuple[tuple[str, str], ...] = ()
+
+    def said(self) -> str:
+        return feedback(self.status, self.fixed, self.failing, self.failures, self.broke)
 
 
 def changed_functions(old: str, new: str, file: str) -> tuple[str, ...]:
@@ -137,16 +165,18 @@ def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], t
     return text, prompt_chars // 4 + max(chunks, len(text) // 4)
 
 
-def _choose(parts: PromptParts, k: int, schedule: tuple, pairs: list[int], want_pair: bool) -> tuple[str, float]:
-    """Sample ``k``'s (variant, temperature): the schedule's, a variant with nothing to add
-    falling back to plain; or ``pair`` when due (``pairs``: the earlier pair samples' k)."""
-    variant, temperature = schedule[k % len(schedule)]
+def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[int],
+            want_pair: bool) -> tuple[str, float]:
+    """Sample ``k``'s (variant, temperature): the schedule's entry ``slot``, a variant with
+    nothing to add falling back to plain; or ``pair`` when due (``pairs``: the earlier pair
+    samples' k)."""
+    variant, temperature = schedule[slot % len(schedule)]
     due = (parts.pair and (parts.pair_first or want_pair) and k > 0 and len(pairs) < MAX_PAIRS
            and (not pairs or k - pairs[-1] >= PAIR_EVERY))
     if due:
         return "pair", (0.0 if not pairs else max(temperature, UNCHANGED_MIN_T))
     if (variant == "tests" and not parts.tests or variant == "marked" and not parts.suspicious
-            or variant == "file" and not parts.whole):
+            or variant == "file" and not parts.whole or variant == "missing" and parts.fmt != "function"):
         variant = "plain"
     return variant, temperature
 
@@ -180,9 +210,38 @@ def _sample(parts: PromptParts, news: dict[str, str], k: int, temperature: float
                   tuple((f, news[f]) for f in rest))
 
 
+def _answer(sample: Sample, reply: str) -> str:
+    """The code of ``sample`` as the model's answer in a conversation: the functions it
+    rewrote, as the tests ran them (the reply's blocks when they cannot be found)."""
+    try:
+        spans = [f for f in functions(sample.new_text, sample.file) if f.qualname in sample.functions]
+    except SyntaxError:
+        spans = []
+    code = "\n\n".join(source_of(sample.new_text, f) for f in spans) or "\n\n".join(code_blocks(reply))
+    return f"```python\n{code.strip()}\n```"
+
+
+def _target(judged: list[Judged], answers: dict[int, str], used: set[int]) -> Judged | None:
+    """The judged sample the next feedback sample answers: the near miss that fixed most
+    tests, else the latest rejected sample, among those not answered yet."""
+    fresh = [j for j in judged if j.sample.k in answers and j.sample.k not in used]
+    if not fresh:
+        return None
+    return max(fresh, key=lambda j: (j.status == "near_miss", j.fixed, j.sample.k))
+
+
+def _turns(target: Judged, judged: list[Judged], answers: dict[int, str]) -> list[tuple[str, str]]:
+    """(answer, what the tests said) of up to :data:`FEEDBACK_TURNS` judged samples,
+    oldest first, ``target`` last."""
+    earlier = sorted((j for j in judged if j.sample.k in answers and j is not target), key=lambda j: j.sample.k)
+    chosen = [*earlier[-(FEEDBACK_TURNS - 1):], target] if FEEDBACK_TURNS > 1 else [target]
+    return [(answers[j.sample.k], j.said()) for j in chosen]
+
+
 def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
          stop: Callable[[], bool] = lambda: False, schedule: tuple = SCHEDULE,
-         want_pair: Callable[[], bool] = lambda: False) -> Iterator[Drawn]:
+         want_pair: Callable[[], bool] = lambda: False,
+         judged: Callable[[], list[Judged]] = lambda: []) -> Iterator[Drawn]:
     """Draw up to ``k_max`` samples, one model call each, yielding each as it arrives.
 
     ``models`` is the role's fallback chain: a model that raises hands over to the next
@@ -195,6 +254,13 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     slot from the second sample on when ``parts.pair_first``, or once ``want_pair()``
     (a sample was a near miss): the first greedy, at most :data:`MAX_PAIRS`, every
     :data:`PAIR_EVERY` samples.
+
+    ``judged()`` returns what the tests said so far about this sampler's candidates
+    (:class:`Judged`). From sample :data:`FEEDBACK_FROM` on, every other sample is a
+    ``feedback`` one while a judged function-prompt sample is not answered yet: the
+    conversation (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
+    :data:`FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else the
+    latest) last; the schedule's next entry waits for the sample after it.
     """
     files = list(parts.texts)
 
@@ -206,21 +272,39 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     model_index, errors = 0, 0
     unchanged = {"function": 0, "file": 0, "pair": 0}  # unchanged replies per kind of prompt
     pairs: list[int] = []
+    answers: dict[int, str] = {}  # k -> the code of a function-prompt candidate
+    used: set[int] = set()  # samples a feedback sample answered
+    slot, previous = 0, ""
     for k in range(k_max):
         if stop() or model_index >= len(models):
             return
-        variant, temperature = _choose(parts, k, schedule, pairs, want_pair())
+        variant, temperature = _choose(parts, k, slot, schedule, pairs, want_pair())
+        target = None
+        if variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback":
+            seen_so_far = judged()
+            target = _target(seen_so_far, answers, used)
+        if target is not None:
+            variant, temperature = "feedback", (0.0 if not used else 0.7)
+            used.add(target.sample.k)
+            turns = _turns(target, seen_so_far, answers)
+        elif variant != "pair":
+            slot += 1
+        previous = variant
         pairs += [k] if variant == "pair" else []
         spans = parts.variant_spans(variant)
         names = [s.name for s in spans]
         family = variant if variant in ("file", "pair") else "function"
-        if k >= len(schedule):
+        if slot > len(schedule):
             temperature = max(temperature, 0.9)
         if unchanged[family] >= 2:  # greedy decoding keeps echoing the code: sample instead
             temperature = max(temperature, UNCHANGED_MIN_T)
         start = time.monotonic()
         try:
-            messages = parts.messages(variant, retry=sum(unchanged.values()) > 0)
+            if variant == "feedback":
+                messages = parts.conversation("tests" if parts.tests else "plain", turns,
+                                              near=target.status == "near_miss" or target.fixed > 0)
+            else:
+                messages = parts.messages(variant, retry=sum(unchanged.values()) > 0)
             reply, tokens = _call(models[model_index], messages, names, temperature, k, stop, parts.fmt,
                                   every=variant == "pair")
         except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
@@ -248,4 +332,6 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             continue
         seen.add(key)
         sample = _sample(parts, news, k, temperature, variant, done)
+        if variant in FEEDBACK_BASES and not sample.extra:
+            answers[k] = _answer(sample, reply)
         yield Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)

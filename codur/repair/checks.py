@@ -86,7 +86,7 @@ def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand,
     first_timeout = stage_timeout(overhead + sum(fail_durations), cap)
     first = Stage((*selected, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env)
     whole = Stage((*command.pytest_args, *testcmd.FAST_FLAGS, "-p", testcmd.PLUGIN), full, limits)
-    probe = Stage((*selected, *slow, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
+    probe = Stage((*selected, *testcmd.PROBE_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
     guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, (*limits, *env), report=True)
     stages = [first, Stage(whole.args, full, (*limits, *env)), whole] if plugin_free else [first, whole]
     return Checks(stages, probe, guard, *ids)

@@ -185,12 +185,13 @@ class RepairSession:
         return self.texts[rel]
 
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
-               on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None):
+               on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None,
+               background: Callable[[object], bool] = lambda key: False, background_width: int = 1):
         """Run :func:`codur.repair.evaluate.search` on this session's workers and checks.
         Every candidate's file must already be in :attr:`texts` (see :meth:`original`)."""
         assert self.checks is not None
         return search(queue, self.copies, self.texts, self.checks, deadline=deadline, cancel=cancel,
-                      on_result=on_result)
+                      on_result=on_result, background=background, background_width=background_width)
 
 
 def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,

@@ -130,14 +130,34 @@ class Checks:
 @dataclass(frozen=True)
 class Evaluation:
     """``status``: "plausible", "near_miss", "failed", "timeout" or "aborted";
-    ``fixed``: failing tests that pass (probed candidates only); ``seconds`` of wall time."""
+    ``fixed``: failing tests that pass (probed candidates only); ``seconds`` of wall time.
+
+    What the tests said about a probed candidate that is not plausible (the feedback of
+    conversational sampling, :mod:`codur.patch.sampling`): ``failures``, (test id,
+    exception) of the failing tests it leaves failing; ``broke``, the same of tests that
+    passed before it and fail with it. At most :data:`MAX_FAILURES` each; the message is
+    pytest's short form of the exception ("" when the test run gave none).
+    """
 
     status: str
     fixed: int = 0
     seconds: float = 0.0
+    failures: tuple[tuple[str, str], ...] = ()
+    broke: tuple[tuple[str, str], ...] = ()
 
 
-def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str]]:
+#: Failing tests an :class:`Evaluation` keeps the exception of.
+MAX_FAILURES = 3
+
+
+def _failed(seen: dict[str, str], notes: dict[str, str], tests) -> tuple[tuple[str, str], ...]:
+    """(test id, message) of ``tests`` that did not pass in ``seen``, sorted, at most MAX_FAILURES."""
+    return tuple((t, notes.get(t, "")) for t in sorted(tests) if seen.get(t, "failed") != "passed")[:MAX_FAILURES]
+
+
+def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str], dict[str, str]]:
+    """Run ``stage`` with a report: (status, test id -> outcome, test id -> exception of a
+    failed test)."""
     report = worker.tmp / "report.json"
     report.unlink(missing_ok=True)
     env = {**dict(stage.env), "CODUR_REPAIR_OUT": str(report), "CODUR_REPAIR_NO_COVERAGE": "1"}
@@ -145,8 +165,9 @@ def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str]]:
     try:
         tests = json.loads(report.read_text())["tests"]
     except (OSError, ValueError, KeyError):
-        return result.status, {}
-    return result.status, {k: v["outcome"] for k, v in tests.items()}
+        return result.status, {}, {}
+    return (result.status, {k: v["outcome"] for k, v in tests.items()},
+            {k: v.get("message") or "" for k, v in tests.items() if v["outcome"] == "failed"})
 
 
 def _passes(worker: Worker, stage: Stage) -> str:
@@ -154,7 +175,7 @@ def _passes(worker: Worker, stage: Stage) -> str:
     passes when only those tests fail)."""
     if not stage.may_fail:
         return worker.run(list(stage.args), stage.timeout_s, dict(stage.env)).status
-    status, seen = _outcomes(worker, stage)
+    status, seen, _ = _outcomes(worker, stage)
     if status in ("aborted", "timeout") or not seen:
         return status if status != "passed" else "failed"
     return "failed" if any(o == "failed" and t not in stage.may_fail for t, o in seen.items()) else "passed"
@@ -186,20 +207,21 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
         stages = checks.stages_for(files)
         fixed = 0
         if candidate.probe and checks.probe is not None:
-            status, seen = _outcomes(worker, checks.probe)
+            status, seen, notes = _outcomes(worker, checks.probe)
+            failures = _failed(seen, notes, checks.failing)
             if status in ("aborted", "timeout"):
-                return Evaluation(status, 0, time.monotonic() - start)
+                return Evaluation(status, 0, time.monotonic() - start, failures if status == "timeout" else ())
             fixed = sum(seen.get(t) == "passed" for t in checks.failing)
             if fixed < len(checks.failing) or status != "passed":
                 guard, keep = checks.guard_for(files)
                 if fixed == 0 or (guard is None and checks.gate is None):
-                    return Evaluation("failed", fixed, time.monotonic() - start)
+                    return Evaluation("failed", fixed, time.monotonic() - start, failures)
                 if guard is None:  # selection, and no passing test covers the change: nothing to break
-                    return Evaluation("near_miss", fixed, time.monotonic() - start)
-                status, seen = _outcomes(worker, guard)
-                broken = any(seen.get(t, "failed") != "passed" for t in keep)
-                near = status not in ("aborted", "timeout") and not broken and seen
-                return Evaluation("near_miss" if near else "failed", fixed, time.monotonic() - start)
+                    return Evaluation("near_miss", fixed, time.monotonic() - start, failures)
+                status, seen, notes = _outcomes(worker, guard)
+                broke = _failed(seen, notes, keep) if seen else ()
+                near = status not in ("aborted", "timeout") and not broke and seen
+                return Evaluation("near_miss" if near else "failed", fixed, time.monotonic() - start, failures, broke)
             on_first_pass()
             stages = stages[1:]
             first = False
@@ -256,6 +278,14 @@ class CandidateQueue:
             key, _, candidate = heapq.heappop(self._heap)
             return key, candidate
 
+    def take(self, which: Callable[[Any], bool]) -> list[tuple[Any, Candidate]]:
+        """Remove and return the items whose key ``which`` accepts, best first."""
+        with self._cond:
+            taken = sorted((k, seq, c) for k, seq, c in self._heap if which(k))
+            self._heap = [item for item in self._heap if not which(item[0])]
+            heapq.heapify(self._heap)
+            return [(k, c) for k, _, c in taken]
+
     def wait(self, timeout: float) -> None:
         """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass."""
         with self._cond:
@@ -297,12 +327,15 @@ class SearchOutcome:
 
 def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
            deadline: float, cancel: threading.Event,
-           on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None) -> SearchOutcome:
+           on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
+           background: Callable[[Any], bool] = lambda key: False, background_width: int = 1) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
     ``texts`` maps each file to its original text (every file of every candidate).
     ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
-    is called from this thread for each finished candidate. Exceptions of a worker (its
+    is called from this thread for each finished candidate. Candidates whose key
+    ``background`` accepts hold at most ``background_width`` workers at a time (mutants
+    tested while a model writes: the model keeps the other cores). Exceptions of a worker (its
     runner died) propagate after every run in flight is killed; so does KeyboardInterrupt.
     """
     idle = list(reversed(workers))
@@ -326,6 +359,9 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     if item is None:
                         break
                     key, candidate = item
+                    if background(key) and sum(background(k) for k, _, _ in inflight.values()) >= background_width:
+                        queue.push(key, candidate)  # the best item waits: nothing better is queued
+                        break
                     worker = idle.pop()
                     worker.reset()
                     originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails

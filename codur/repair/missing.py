@@ -17,6 +17,12 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   ``return total`` inside the ``for`` returns after one item): it is moved out, one
   indentation level up.
 
+- **A result computed and thrown away.** An expression statement whose value is lost:
+  ``delay * factor`` (meant ``delay *= factor``; a ``while delay < cap`` loop then never
+  ends), ``name.strip()`` on a string (meant ``name = name.strip()``). Linters flag the
+  statement (pylint W0104 "pointless-statement", flake8-bugbear B018); the fix assigns
+  the result back to the name it was computed from.
+
 These are "missing"/"misplaced statement" bugs, which single-statement studies leave out of their
 pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
 so their priors are hand-set below the taxonomy's patterns
@@ -27,10 +33,16 @@ from __future__ import annotations
 
 import ast
 
-from codur.repair.context import Context, short
+from codur.repair.context import SYM, Context, short
 from codur.repair.patterns import PRIOR
 
 _EMPTY = ("[]", "{}", '""', "''", "0", "set()", "list()", "dict()")
+#: Methods of str (and bytes) that return a new value: a call as a statement loses it.
+_NEW_VALUE_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "casefold",
+                                "replace", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "center",
+                                "expandtabs", "swapcase", "format"})
+_AUGMENTABLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift,
+                ast.BitOr, ast.BitXor, ast.BitAnd, ast.MatMult)
 
 
 def _rebound(body: list[ast.stmt]) -> set[str]:
@@ -146,3 +158,19 @@ def dedent_last_statement(node: ast.If | ast.For | ast.AsyncFor | ast.While, ctx
     where = "if" if isinstance(node, ast.If) else "loop"
     ctx.add("dedent_last_statement", node, [(span[0], span[1], moved)], PRIOR["dedent_last_statement"],
             line=last.lineno, description=f"moved `{short(ctx.src.seg(last))}` out of the {where}")
+
+
+def keep_discarded_result(node: ast.Expr, ctx: Context) -> None:
+    """An expression statement that computes a value from a name and loses it: assign it
+    back (``x * k`` -> ``x *= k``; ``s.strip()`` -> ``s = s.strip()``)."""
+    value = node.value
+    if isinstance(value, ast.BinOp) and isinstance(value.left, ast.Name) and isinstance(value.op, _AUGMENTABLE):
+        name = value.left.id
+        text = f"{name} {SYM[type(value.op)]}= {ctx.src.seg(value.right)}"
+    elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+          and isinstance(value.func.value, ast.Name) and value.func.attr in _NEW_VALUE_METHODS):
+        name = value.func.value.id
+        text = f"{name} = {ctx.src.seg(value)}"
+    else:
+        return
+    ctx.replace(node, text, "keep_discarded_result", PRIOR["keep_discarded_result"])

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from codur.repair.context import SYM, Change, Context, add_clauses, negate, plus_minus
-from codur.repair.missing import advance_loop_variable, dedent_last_statement, flush_after_loop
+from codur.repair.missing import advance_loop_variable, dedent_last_statement, flush_after_loop, keep_discarded_result
 from codur.repair.names import BUILTINS
 from codur.repair.operators import BIN_SWAPS, OPERATORS
 from codur.repair.patterns import PRIOR
@@ -90,6 +90,9 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         delete_statement(node, ctx, 0.6)
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         delete_statement(node, ctx, 0.5)
+        keep_discarded_result(node, ctx)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.BinOp):
+        keep_discarded_result(node, ctx)
     elif isinstance(node, ast.Return):
         _return_value(node, ctx)
     if isinstance(node, _BLOCKS):

@@ -38,6 +38,10 @@ PLUGIN = "codur_repair_plugin"
 #: Flags added to every pytest run of a mutant: stop at the first failure, print no
 #: traceback, skip assertion rewriting, write no cache into the worker's copy.
 FAST_FLAGS = ["-x", "-q", "--tb=no", "--assert=plain", "-p", "no:cacheprovider"]
+#: Flags of the probe, the failing tests run with a report: every test runs, and assertions
+#: are rewritten, so a failure's message holds the values compared (the feedback of
+#: conversational sampling).
+PROBE_FLAGS = ["-q", "--tb=no", "-p", "no:cacheprovider"]
 #: Environment of a run without the installed (auto-loaded) pytest plugins.
 NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
 #: The plugin's file arguments (environment variable -> "in" (read) or "out" (written)).

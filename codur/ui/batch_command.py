@@ -155,7 +155,13 @@ def batch_command(
         err.print(f"codur batch: {tasks_file}:{line.line}: skipped: {line.message}", markup=False)
         if json_out:
             _json_lines({"event_type": "task.invalid", "line": line.line, "error": line.message})
-    store = open_results(out, None)
+    from codur.config import ConfigError, load_config
+
+    try:  # with the setting database_url the results go to PostgreSQL (codur.storage)
+        store = open_results(out, load_config(tasks_file.parent).database())
+    except (ConfigError, RuntimeError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
+        err.print(f"codur batch: {exc}", markup=False)
+        raise typer.Exit(2) from None
     view = _json_lines if json_out else LiveView(console)
     caps = Caps(max_total_tokens, max_total_cost, max_total_time)
     try:

@@ -111,6 +111,7 @@ def run_command(
     from codur.engine.local import ResumeError
     from codur.engine.runner import run
     from codur.llm.local import LocalModelUnavailable
+    from codur.storage import StorageError
 
     console = Console(highlight=False)
     if not console.is_terminal:  # piped: whole lines, no wrapping at 80 columns
@@ -165,7 +166,7 @@ def run_command(
     try:
         with redirect_stdout(sys.stderr) if json_out else nullcontext():  # JSON lines only on stdout
             result = run(request, **kwargs)
-    except (LocalModelUnavailable, ResumeError) as exc:
+    except (LocalModelUnavailable, ResumeError, StorageError) as exc:
         raise _fail(err, str(exc)) from None
     finally:
         progress.stop()

@@ -60,7 +60,7 @@ def test_a_pair_across_files_is_drawn_second_and_changes_both_files():
     others = [block("def parse(t):\n    return t.lower()"), block("def parse(t):\n    return 1")]
     model = ScriptedChatModel(replies=[others[0], reply, others[1]])
     drawn = list(draw([model], parts_for(PQ, pair_first=True), 3))
-    assert [(d.k, d.variant, d.temperature) for d in drawn] == [(0, "plain", 0.0), (1, "pair", 0.0), (2, "file", 0.0)]
+    assert [(d.k, d.variant, d.temperature) for d in drawn] == [(0, "plain", 0.0), (1, "pair", 0.0), (2, "tests", 0.0)]
     sample = drawn[1].sample
     assert sample.files == ("p.py", "q.py") and sample.functions == ("parse", "emit")
     assert sample.new_texts == {"p.py": parse + "\n", "q.py": emit + "\n"}
@@ -80,8 +80,8 @@ def test_a_pair_not_asked_for_from_the_start_waits_for_a_near_miss():
     replies = [first] + [block(f"def parse(t):\n    return {n}") for n in range(5)]
     model = ScriptedChatModel(replies=replies)
     drawn = list(draw([model], parts_for(PQ, pair_first=False), 6, want_pair=lambda: bool(near)))
-    # pairs: the first greedy as soon as wanted, the next three samples later, warmer
-    assert [d.variant for d in drawn] == ["plain", "pair", "file", "plain", "pair", "file"]
+    # pairs: the first greedy as soon as wanted, the next three samples later, warmer; the schedule waits
+    assert [d.variant for d in drawn] == ["plain", "pair", "tests", "file", "pair", "missing"]  # a pair takes no slot
     assert drawn[1].temperature == 0.0 and drawn[4].temperature >= 0.7
     assert drawn[1].outcome == "candidate" and drawn[1].sample.files == ("p.py",)  # the reply rewrote one
 

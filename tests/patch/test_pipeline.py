@@ -133,6 +133,27 @@ def test_mutation_runs_first_and_the_model_is_never_built(off_by_one_repo: Path)
     assert not of(events, "patch.sample")
 
 
+def test_mutants_left_after_the_time_box_are_tested_on_one_worker_while_the_model_writes(off_by_one_repo: Path):
+    slow_and_wrong = []
+
+    def wrong(_messages):
+        time.sleep(1.0)  # a model that takes its time, and is wrong
+        slow_and_wrong.append(1)
+        return TOTAL_WRONG[len(slow_and_wrong) % len(TOTAL_WRONG)]
+
+    p, model, events = pipeline(off_by_one_repo, [wrong] * 20, fixers=("mutation", "sampling"), time_box_s=0.0,
+                                samples=20)
+    result = p.run()
+    assert result.status == "patched" and result.source == "mutation", result.message
+    assert "+    for i in range(len(xs)):\n" in result.diff
+    sampling = [e for e in of(events, "patch.phase") if e["phase"] == "sampling"]
+    assert sampling and sampling[0]["backfill"] > 0  # the time box left every mutant to the sampling phase
+    assert not [e for e in of(events, "patch.phase") if e["phase"] == "mutation (rest)"]
+    assert 0 < len(model.calls) < 20  # found while the model was still sampling
+    mutants = [e for e in of(events, "patch.candidate") if e["source"] == "mutation"]
+    assert mutants and result.tried["mutation"] == len(mutants)
+
+
 def test_the_model_is_built_once_mutation_has_failed(tmp_path: Path):
     repo = write_repo(tmp_path / "greet", UNFIXABLE)
     built: list[ScriptedChatModel] = []

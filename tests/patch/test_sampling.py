@@ -155,7 +155,9 @@ def test_draw_dedupes_by_ast_and_reports_each_outcome():
     assert "The failing tests:" in model.calls[1][1].content and "The failing tests:" not in model.calls[0][1].content
     assert SCHEDULE[2][0] == "file" and model.calls[2][1].content.endswith("Write the corrected shop.py in full.")
     assert "def discount(quantity):" in model.calls[2][1].content  # the whole file is shown
-    assert "suspicious lines" in model.calls[3][1].content
+    assert SCHEDULE[3][0] == "missing" and "which statement is missing" in model.calls[3][1].content
+    assert "  1: def price(quantity, unit):" in model.calls[3][1].content  # the function's lines, numbered
+    assert "suspicious lines" in model.calls[4][1].content
     # the unchanged reply (k=2) is answered in every later prompt, not before
     assert not any("returning" in m[1].content for m in model.calls[:3])
     assert all("is wrong: it fails these tests" in m[1].content for m in model.calls[3:])

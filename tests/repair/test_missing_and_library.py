@@ -10,6 +10,22 @@ from .test_operators_taxonomy import mutants_of
 
 CASES = [
     # (operator, code, old, new): `old` occurs once in `code`; `new` replaces it in a mutant
+    ("keep_discarded_result", """
+        def backoff(first, cap):
+            out, delay = [], first
+            while delay < cap:
+                out.append(delay)
+                delay * 2
+            return out
+        """, "        delay * 2\n", "        delay *= 2\n"),
+    ("keep_discarded_result", """
+        def tags(text):
+            found = []
+            for tag in text.split(","):
+                tag.strip()
+                found.append(tag)
+            return found
+        """, "        tag.strip()\n", "        tag = tag.strip()\n"),
     ("advance_loop_variable", """
         def digit_sum(n):
             total = 0

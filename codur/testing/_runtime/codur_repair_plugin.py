@@ -4,7 +4,9 @@ Standalone (no codur import): it runs under the repository's own interpreter. Be
 is chosen per run by environment variables, read at configure time:
 
 - ``CODUR_REPAIR_OUT=<path>``: write JSON with each test's outcome, duration (seconds),
-  traceback frames, and per-test line coverage of files under ``CODUR_REPAIR_SOURCE``
+  traceback frames, the first failure's exception (``message``: pytest's one-paragraph
+  form, at most :data:`MESSAGE_CHARS` characters), and per-test line coverage of files
+  under ``CODUR_REPAIR_SOURCE``
   (coverage.py dynamic contexts, or a ``sys.settrace`` fallback; none with
   ``CODUR_REPAIR_NO_COVERAGE=1``).
 - ``CODUR_REPAIR_TEST_TIMEOUT=<seconds>``: a test running longer fails with TimeoutError
@@ -34,6 +36,7 @@ import pytest
 
 _state = {"tests": {}}
 _FRAME_RES = (re.compile(r'File "([^"]+\.py)", line (\d+)'), re.compile(r"^(\S+\.py):(\d+)", re.MULTILINE))
+MESSAGE_CHARS = 600  # longest failure message kept per test
 GRACE_S = 1.0  # after the time limit: how long a test may take to let the interruption out
 
 
@@ -217,6 +220,11 @@ def pytest_runtest_makereport(item, call):
     if report.failed:
         rec["outcome"] = "failed"
         if call.excinfo is not None:
+            if not rec.get("message"):
+                try:
+                    rec["message"] = call.excinfo.exconly()[:MESSAGE_CHARS]
+                except Exception:  # noqa: BLE001 - a repr that raises: no message
+                    rec["message"] = call.excinfo.typename
             for entry in call.excinfo.traceback:
                 path = getattr(entry, "path", None) or entry.frame.code.path
                 rec["frames"].append([str(path), entry.lineno + 1])

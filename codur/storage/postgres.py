@@ -1,0 +1,283 @@
+"""Runs kept in PostgreSQL: checkpoints, session memory, batch results and the run list.
+
+Needs the optional extra ``codur[postgres]`` (psycopg 3 and ``langgraph-checkpoint-postgres``);
+importing this module without it raises ImportError. Every table is created on first use
+(``CREATE TABLE IF NOT EXISTS``, under a PostgreSQL advisory lock so that workers starting
+together on several machines do not race), in the database's default schema:
+
+- the checkpointer's own tables (``checkpoints``, ``checkpoint_blobs``, ``checkpoint_writes``,
+  ``checkpoint_migrations``: :meth:`PostgresSaver.setup`), thread id = run id;
+- ``codur_sessions``: session memory, one row per :class:`~codur.memory.SessionEntry`;
+- ``codur_batch_results``: batch results, one row per appended record, keyed by batch name;
+- ``codur_runs``: one row per run (where and when it started, its RunResult once it ended).
+
+Connections are psycopg's, in autocommit mode: each write is committed when the call returns.
+Errors connecting are :class:`~codur.storage.StorageError` (one line, password hidden).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from langgraph.checkpoint.postgres import PostgresSaver
+from psycopg.rows import dict_row
+
+from codur.memory import HISTORY_LIMIT, SessionEntry
+from codur.storage import StorageError, redact
+
+#: Seconds to wait for the server when connecting.
+CONNECT_TIMEOUT_S = 10
+#: The advisory lock key every table setup holds (any fixed 64-bit number; "codur" in ASCII).
+SETUP_LOCK = 0x636F647572
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS codur_sessions (
+    id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, ts DOUBLE PRECISION NOT NULL, entry JSON NOT NULL);
+CREATE INDEX IF NOT EXISTS codur_sessions_by_session ON codur_sessions (session_id, ts);
+CREATE TABLE IF NOT EXISTS codur_batch_results (
+    seq BIGSERIAL PRIMARY KEY, batch TEXT NOT NULL, task_id TEXT NOT NULL, record JSON NOT NULL,
+    written_at TIMESTAMPTZ NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS codur_batch_results_by_batch ON codur_batch_results (batch, seq);
+CREATE TABLE IF NOT EXISTS codur_runs (
+    run_id TEXT PRIMARY KEY, repo TEXT NOT NULL, run_dir TEXT NOT NULL, task TEXT NOT NULL,
+    host TEXT NOT NULL, pid INTEGER NOT NULL, session_id TEXT, started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    ended_at TIMESTAMPTZ, status TEXT NOT NULL DEFAULT 'running', reason TEXT NOT NULL DEFAULT '', result JSON);
+"""
+
+
+def connect(url: str) -> psycopg.Connection:
+    """A new autocommit connection to ``url`` whose rows are dicts (what PostgresSaver needs).
+
+    Args:
+        url: ``postgresql://user:password@host:port/dbname`` (any libpq connection string).
+
+    Raises:
+        StorageError: the server cannot be reached or refuses (wrong password, no such database).
+    """
+    try:
+        return psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
+                                          connect_timeout=CONNECT_TIMEOUT_S)
+    except psycopg.Error as exc:
+        why = " ".join(str(exc).split())[:300]
+        raise StorageError(f"database {redact(url)}: cannot connect ({why})") from None
+
+
+@contextmanager
+def _setting_up(conn: psycopg.Connection) -> Iterator[None]:
+    """Hold the setup advisory lock on ``conn`` (session level) for the block."""
+    conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+    try:
+        yield
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+
+
+_ready: set[str] = set()  # URLs whose codur tables this process has created or found
+
+
+def _tables(conn: psycopg.Connection, url: str) -> None:
+    """Create codur's tables in ``url``'s database unless this process already did."""
+    if url in _ready:
+        return
+    with _setting_up(conn):
+        for statement in filter(str.strip, _TABLES.split(";")):
+            conn.execute(statement)
+    _ready.add(url)
+
+
+@contextmanager
+def _session(url: str) -> Iterator[psycopg.Connection]:
+    """A connection for one call, codur's tables in place, closed after the block."""
+    conn = connect(url)
+    try:
+        _tables(conn, url)
+        yield conn
+    finally:
+        conn.close()
+
+
+# checkpoints ----------------------------------------------------------------------------------
+
+def open_checkpointer(url: str, serde: Any = None) -> tuple[PostgresSaver, Callable[[], None]]:
+    """A PostgresSaver on its own connection, its tables set up (``.setup()``), and the function
+    that closes it. The saver serializes its calls with a lock: the graph's thread may use it.
+
+    Args:
+        url: the database (see :func:`connect`).
+        serde: the checkpoint serializer (codur's state serializer); None: LangGraph's default.
+
+    Raises:
+        StorageError: the database cannot be reached, or the setup fails.
+    """
+    conn = connect(url)
+    try:
+        with _setting_up(conn):
+            saver = PostgresSaver(conn, serde=serde)
+            saver.setup()
+    except psycopg.Error as exc:
+        conn.close()
+        raise StorageError(f"database {redact(url)}: checkpoint tables: {' '.join(str(exc).split())[:300]}") from None
+    return saver, conn.close
+
+
+# session memory -------------------------------------------------------------------------------
+
+class PostgresSessionStore:
+    """Session memory in PostgreSQL (table ``codur_sessions``): the :class:`codur.memory.SessionStore`
+    of :class:`codur.memory.SqliteSessionStore`, for sessions that go on across machines. One
+    connection per call, so any thread or process may use it.
+
+    Args:
+        url: the database (see :func:`connect`); the table is created on the first call.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def history(self, session_id: str, limit: int = HISTORY_LIMIT) -> list[SessionEntry]:
+        """The session's latest ``limit`` entries, oldest first.
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            rows = db.execute("SELECT entry::text AS entry FROM codur_sessions WHERE session_id = %s "
+                              "ORDER BY ts DESC, id DESC LIMIT %s", (session_id, limit)).fetchall()
+        return [SessionEntry(**json.loads(r["entry"])) for r in reversed(rows)]
+
+    def append(self, session_id: str, entry: SessionEntry) -> None:
+        """Record a run of the session starting or ending.
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            db.execute("INSERT INTO codur_sessions (session_id, ts, entry) VALUES (%s, %s, %s)",
+                       (session_id, entry.ts, entry.model_dump_json()))
+
+
+# batch results --------------------------------------------------------------------------------
+
+class PostgresResults:
+    """A batch's results in PostgreSQL (table ``codur_batch_results``): the
+    :class:`codur.batch.results.ResultStore` of the JSON Lines file, readable from any machine.
+
+    Each :meth:`append` is one committed row, so a killed batch loses at most the tasks in
+    flight; a restart with the same batch name sees every id already written. Records are kept
+    as JSON text, as given (key order too).
+
+    Args:
+        url: the database (see :func:`connect`).
+        batch: the batch's name (the results file's stem), which keeps batches apart.
+
+    Raises:
+        StorageError: the database cannot be reached.
+    """
+
+    def __init__(self, url: str, batch: str) -> None:
+        self.url, self.batch = url, batch
+        self._conn: psycopg.Connection | None = connect(url)
+        _tables(self._conn, url)
+
+    def _db(self) -> psycopg.Connection:
+        if self._conn is None or self._conn.closed:
+            self._conn = connect(self.url)
+        return self._conn
+
+    def records(self) -> list[dict]:
+        """Every record of the batch, in the order written."""
+        rows = self._db().execute("SELECT record::text AS record FROM codur_batch_results WHERE batch = %s "
+                                  "ORDER BY seq", (self.batch,)).fetchall()
+        return [json.loads(r["record"]) for r in rows]
+
+    def done_ids(self) -> set[str]:
+        """Ids of the batch's tasks that already have a result."""
+        rows = self._db().execute("SELECT DISTINCT task_id FROM codur_batch_results WHERE batch = %s",
+                                  (self.batch,)).fetchall()
+        return {r["task_id"] for r in rows}
+
+    def append(self, record: dict) -> None:
+        """Store ``record`` (committed when this returns).
+
+        Raises:
+            ValueError: the record has no ``id``.
+        """
+        if "id" not in record:
+            raise ValueError("a batch result record needs an 'id'")
+        self._db().execute("INSERT INTO codur_batch_results (batch, task_id, record) VALUES (%s, %s, %s)",
+                           (self.batch, str(record["id"]), json.dumps(record, ensure_ascii=False, default=str)))
+
+    def close(self) -> None:
+        """Close the connection (a later call opens a new one)."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+# the run list ---------------------------------------------------------------------------------
+
+class PostgresRunLog:
+    """The runs kept in PostgreSQL (table ``codur_runs``): a row when a run starts (its repo,
+    folder, task, host and pid), its RunResult when it ends. One connection per call.
+
+    Args:
+        url: the database (see :func:`connect`).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def started(self, run_id: str, *, repo: str, run_dir: str, task: str, session_id: str | None = None) -> None:
+        """Record that ``run_id`` started (or was resumed) on this machine, in this process.
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id) "
+                       "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+                       "repo = EXCLUDED.repo, run_dir = EXCLUDED.run_dir, host = EXCLUDED.host, pid = EXCLUDED.pid, "
+                       "ended_at = NULL, status = 'running', reason = ''",
+                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id))
+
+    def ended(self, run_id: str, result: dict) -> None:
+        """Record how ``run_id`` ended: ``result`` is its RunResult as JSON data (``status``, ``reason``).
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            db.execute("UPDATE codur_runs SET ended_at = now(), status = %s, reason = %s, result = %s "
+                       "WHERE run_id = %s", (str(result.get("status", "unknown")), str(result.get("reason", "")),
+                                             json.dumps(result, default=str), run_id))
+
+    def runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The latest ``limit`` runs, newest first, each a dict: ``run_id``, ``repo``, ``run_dir``,
+        ``task``, ``host``, ``pid``, ``session_id``, ``started_at`` and ``ended_at`` (aware
+        datetimes, ``ended_at`` None for a run without an end), ``status`` (``running`` until
+        it ends), ``reason``, ``result`` (the RunResult as JSON data, or None) and
+        ``resumable`` (checkpoints of the run are kept: ``codur --resume RUN_ID`` goes on from them).
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            rows = db.execute("SELECT run_id, repo, run_dir, task, host, pid, session_id, started_at, ended_at, "
+                              "status, reason, result::text AS result FROM codur_runs "
+                              "ORDER BY started_at DESC, run_id DESC LIMIT %s", (limit,)).fetchall()
+            kept: set[str] = set()
+            if rows and db.execute("SELECT to_regclass('checkpoints') IS NOT NULL AS ok").fetchone()["ok"]:
+                kept = {r["thread_id"] for r in db.execute(
+                    "SELECT DISTINCT thread_id FROM checkpoints WHERE thread_id = ANY(%s)",
+                    ([r["run_id"] for r in rows],)).fetchall()}
+        for row in rows:
+            row["result"] = json.loads(row["result"]) if row["result"] else None
+            row["resumable"] = row["run_id"] in kept
+        return rows
+

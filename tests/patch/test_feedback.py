@@ -1,0 +1,129 @@
+"""Conversational sampling: what the tests said about a sample comes back to the model."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from langchain_core.messages import AIMessage, HumanMessage
+
+from codur.llm import ScriptedChatModel
+from codur.patch import PatchPipeline
+from codur.patch.prompt import REST_ASK, RETRY_ASK, PromptParts, feedback
+from codur.patch.sampling import Judged, draw
+from codur.patch.splice import function_at
+
+from .conftest import snapshot
+
+PRICE = ("def bulk_price(quantity, unit):\n    gross = {gross}\n    if quantity {cmp} 10:\n"
+         "        return gross * 0.9\n    return gross")
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+NEAR = fenced(PRICE.format(gross="quantity * unit", cmp=">"))  # fixes 2 of the 3 failing tests
+FIXED = fenced(PRICE.format(gross="quantity * unit", cmp=">="))
+WRONG = fenced(PRICE.format(gross="quantity - unit", cmp=">"))
+
+
+def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_sample_finishes_it(shop_repo: Path):
+    before = snapshot(shop_repo)
+    pipeline: list[PatchPipeline] = []
+
+    def after_the_verdict(_messages):  # the evaluator judges sample 0 while sample 1 is drawn
+        deadline = time.monotonic() + 60
+        while not pipeline[0].judged and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return WRONG
+
+    def answer(messages):
+        return FIXED if isinstance(messages[-2], AIMessage) else WRONG
+
+    model = ScriptedChatModel(replies=[NEAR, after_the_verdict, answer])
+    p = PatchPipeline(shop_repo, models=[model], workers=2, samples=3, fixers=("sampling",))
+    pipeline.append(p)
+    result = p.run()
+    assert result.status == "patched", result.message
+    assert result.provenance["sample"] == 2 and result.provenance["variant"] == "feedback"
+    # the third prompt is the conversation: the near miss as the model's answer, then the verdict
+    system, first, answered, said = model.calls[2]
+    assert first.content == model.calls[1][1].content  # the tests prompt, unchanged: the server's cache holds it
+    assert isinstance(answered, AIMessage) and "gross = quantity * unit" in answered.content
+    assert isinstance(said, HumanMessage)
+    assert said.content.startswith("With this version 2 of the 3 failing tests pass, but these still fail:\n"
+                                   "- test_discount_starts_at_ten: AssertionError: assert 10 == 9.0")
+    assert said.content.endswith(REST_ASK.format(names="`bulk_price`"))
+    assert "+    if quantity >= 10:\n" in result.diff and "+    gross = quantity * unit\n" in result.diff
+    assert snapshot(shop_repo) == before
+
+
+def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_asked_for(off_by_one_repo: Path):
+    pipeline: list[PatchPipeline] = []
+    wrong = fenced("def total(xs):\n    return len(xs)")
+
+    def after_the_verdict(_messages):
+        deadline = time.monotonic() + 60
+        while not pipeline[0].judged and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return fenced("def total(xs):\n    return 0")
+
+    model = ScriptedChatModel(replies=[wrong, after_the_verdict, fenced("def total(xs):\n    return sum(xs)")])
+    p = PatchPipeline(off_by_one_repo, models=[model], workers=2, samples=3, fixers=("sampling",))
+    pipeline.append(p)
+    result = p.run()
+    assert result.status == "patched" and result.provenance["variant"] == "feedback"
+    said = model.calls[2][-1].content
+    assert said.startswith("With this version the tests still fail:\n- test_total: AssertionError: assert")
+    assert said.endswith(RETRY_ASK.format(names="`total`"))
+    # the rejected samples judged so far are in the conversation, oldest first
+    answers = [m.content for m in model.calls[2] if isinstance(m, AIMessage)]
+    assert answers[0] == wrong and len(answers) in (1, 2)
+
+
+SRC = "def price(quantity, unit):\n    gross = quantity + unit\n    return gross\n"
+
+
+def parts() -> PromptParts:
+    return PromptParts([function_at(SRC, 2, "shop.py")], SRC, "shop.py::test_price FAILED")
+
+
+def test_feedback_samples_alternate_with_the_schedule_and_answer_the_best_near_miss_first():
+    replies = [fenced(f"def price(quantity, unit):\n    return {n}") for n in range(6)]
+    model = ScriptedChatModel(replies=replies)
+    verdicts: list[Judged] = []
+    drawn = []
+    for d in draw([model], parts(), 6, judged=lambda: list(verdicts)):
+        drawn.append(d)
+        if d.sample is not None:  # the tests judge each candidate at once
+            near = d.k == 1
+            verdicts.append(Judged(d.sample, "near_miss" if near else "failed", int(near), 2,
+                                   (("t.py::test_price", f"AssertionError: assert {d.k} == 6"),)))
+    # ("tests" falls back to plain: no test source)
+    assert [d.variant for d in drawn] == ["plain", "plain", "feedback", "file", "feedback", "missing"]
+    # the first feedback answers the near miss (sample 1), the next the latest function sample left
+    first, second = model.calls[2], model.calls[4]
+    assert first[-2].content == fenced("def price(quantity, unit):\n    return 1")
+    assert first[-1].content.endswith(REST_ASK.format(names="`price`")) and "assert 1 == 6" in first[-1].content
+    assert "assert 0 == 6" in first[-3].content  # the earlier rejected sample stays in the conversation
+    assert second[-2].content == fenced("def price(quantity, unit):\n    return 2")  # not 3: a whole-file sample
+    assert second[-1].content.endswith(RETRY_ASK.format(names="`price`"))
+    assert [d.temperature for d in drawn if d.variant == "feedback"] == [0.0, 0.7]
+
+
+def test_without_verdicts_the_schedule_is_unchanged():
+    model = ScriptedChatModel(replies=[fenced(f"def price(quantity, unit):\n    return {n}") for n in range(4)])
+    assert "feedback" not in [d.variant for d in draw([model], parts(), 4)]
+
+
+def test_feedback_words():
+    fails = (("t.py::test_a", "AssertionError: assert 1 == 2\n +  where 1 = f()\nmore\nand more\ncut"),)
+    assert feedback("timeout", 0, 1, (("t.py::test_a", "TimeoutError"),)) == \
+        "With this version the tests never finish: a loop does not end.\n- test_a: TimeoutError"
+    assert feedback("failed", 0, 1, fails) == ("With this version the tests still fail:\n- test_a: AssertionError: "
+                                               "assert 1 == 2\n     +  where 1 = f()\n    more\n    and more")
+    assert feedback("failed", 1, 1, (), (("t.py::test_b", ""),)) == (
+        "With this version the failing tests pass, but it breaks tests that passed before:\n- test_b")
+    assert feedback("failed", 1, 2, fails[:1], (("t.py::test_b", "KeyError: 'x'"),)).split("\n")[-2:] == [
+        "It also breaks tests that passed before:", "- test_b: KeyError: 'x'"]
