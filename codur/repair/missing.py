@@ -23,6 +23,11 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   statement (pylint W0104 "pointless-statement", flake8-bugbear B018); the fix assigns
   the result back to the name it was computed from.
 
+- **A link set one way only.** In a doubly linked structure a method links a node forward
+  (``self.current.next = page``) and forgets the link back (``page.prev = self.current``):
+  the mirror assignment is added before it, when the module's nodes have the mirror
+  attribute (``prev`` set somewhere) and the function never assigns it on that node.
+
 These are "missing"/"misplaced statement" bugs, which single-statement studies leave out of their
 pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
 so their priors are hand-set below the taxonomy's patterns
@@ -41,6 +46,9 @@ _EMPTY = ("[]", "{}", '""', "''", "0", "set()", "list()", "dict()")
 _NEW_VALUE_METHODS = frozenset({"strip", "lstrip", "rstrip", "lower", "upper", "title", "capitalize", "casefold",
                                 "replace", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "center",
                                 "expandtabs", "swapcase", "format"})
+#: An attribute of a linked node -> the attribute that links back.
+MIRRORS = {"next": "prev", "prev": "next", "succ": "pred", "pred": "succ", "next_node": "prev_node",
+           "prev_node": "next_node", "previous": "next", "after": "before", "before": "after"}
 _AUGMENTABLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift,
                 ast.BitOr, ast.BitXor, ast.BitAnd, ast.MatMult)
 
@@ -174,3 +182,27 @@ def keep_discarded_result(node: ast.Expr, ctx: Context) -> None:
     else:
         return
     ctx.replace(node, text, "keep_discarded_result", PRIOR["keep_discarded_result"])
+
+
+def mirror_link(node: ast.Assign, ctx: Context) -> None:
+    """``a.next = b`` with no ``b.prev = a`` in the function, in a module whose nodes have a
+    ``prev``: add the link back before the assignment (``a`` is read before it changes)."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Attribute):
+        return
+    target, value = node.targets[0], node.value
+    back = MIRRORS.get(target.attr)
+    if back is None or not isinstance(value, (ast.Name, ast.Attribute)):
+        return
+    stored = [n for n in ast.walk(ctx.src.tree) if isinstance(n, ast.Attribute) and n.attr == back
+              and isinstance(n.ctx, ast.Store)]
+    func = ctx.facts.owner.get(node)
+    other, here = ctx.src.seg(value), ctx.src.seg(target.value)
+    if not stored or func is None or any(ctx.src.seg(n.value) == other for n in stored
+                                         if ctx.facts.owner.get(n) is func):
+        return
+    span = ctx.src.line_span(node)
+    if span is None:
+        return
+    text = f"{other}.{back} = {here}"
+    ctx.add("mirror_link", node, [(span[0], span[0], f"{ctx.src.indent(node)}{text}{_newline(ctx, node)}")],
+            PRIOR["mirror_link"], line=node.lineno, description=f"added `{text}` (the link back)")

@@ -8,8 +8,8 @@ augmented operator swaps (``+=`` <-> ``-=``, ``^=`` <-> ``&=`` <-> ``|=``), ``+=
 and ``=`` -> ``+=`` in loops, +-1 on bound assignments (``lo = mid`` -> ``lo = mid + 1``),
 an empty initializer given an element (``[]`` -> ``[[]]``), and a statement missing from
 a block, copied from a sibling branch or another loop body (``add_statement``); the
-update a never-ending ``while`` lacks and the flush after a batching loop
-(:mod:`codur.repair.missing`).
+update a never-ending ``while`` lacks, the flush after a batching loop, a lost result
+assigned back and the link back of a doubly linked node (:mod:`codur.repair.missing`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ import re
 from collections.abc import Iterator
 
 from codur.repair.context import SYM, Change, Context, add_clauses, negate, plus_minus
-from codur.repair.missing import advance_loop_variable, dedent_last_statement, flush_after_loop, keep_discarded_result
+from codur.repair.missing import (
+    advance_loop_variable,
+    dedent_last_statement,
+    flush_after_loop,
+    keep_discarded_result,
+    mirror_link,
+)
 from codur.repair.names import BUILTINS
 from codur.repair.operators import BIN_SWAPS, OPERATORS
 from codur.repair.patterns import PRIOR
@@ -95,6 +101,8 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         keep_discarded_result(node, ctx)
     elif isinstance(node, ast.Return):
         _return_value(node, ctx)
+    if isinstance(node, ast.Assign):
+        mirror_link(node, ctx)
     if isinstance(node, _BLOCKS):
         add_statement(node, ctx)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):

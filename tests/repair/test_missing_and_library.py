@@ -10,6 +10,24 @@ from .test_operators_taxonomy import mutants_of
 
 CASES = [
     # (operator, code, old, new): `old` occurs once in `code`; `new` replaces it in a mutant
+    ("mirror_link", """
+        class Node:
+            def __init__(self, value):
+                self.value, self.prev, self.next = value, None, None
+
+
+        class Playlist:
+            def __init__(self):
+                self.head = self.tail = None
+
+            def append(self, value):
+                node = Node(value)
+                if self.tail is None:
+                    self.head = self.tail = node
+                    return
+                self.tail.next = node
+                self.tail = node
+        """, "        self.tail.next = node\n", "        node.prev = self.tail\n        self.tail.next = node\n"),
     ("keep_discarded_result", """
         def backoff(first, cap):
             out, delay = [], first
