@@ -254,7 +254,8 @@ class PatchPipeline:
                        key=lambda ln: -loc.scores[(first.file, ln)])
         parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
                             test_source(session.original, loc.failing), lines, self.sample_format, self.task,
-                            texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross)
+                            texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross,
+                            verdict=tuple((t.nodeid, t.message) for t in loc.tests if t.outcome == "failed")[:3])
         self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
                    "file": first.file, "samples": self.samples, "backfill": len(left),
                    "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})

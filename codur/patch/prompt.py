@@ -124,6 +124,7 @@ class PromptParts:
     texts: dict[str, str] = field(default_factory=dict)
     pair: list[FunctionSpan] = field(default_factory=list)
     pair_first: bool = False
+    verdict: tuple[tuple[str, str], ...] = ()  # (test id, exception) of the failing tests on the original
 
     def __post_init__(self) -> None:
         self.texts = {self.spans[0].file: self.text, **self.texts}

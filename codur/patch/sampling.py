@@ -256,11 +256,13 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     :data:`PAIR_EVERY` samples.
 
     ``judged()`` returns what the tests said so far about this sampler's candidates
-    (:class:`Judged`). From sample :data:`FEEDBACK_FROM` on, every other sample is a
-    ``feedback`` one while a judged function-prompt sample is not answered yet: the
-    conversation (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
-    :data:`FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else the
-    latest) last; the schedule's next entry waits for the sample after it.
+    (:class:`Judged`); the first function reply that returns the code unchanged counts as
+    judged too, with the original's verdict (``parts.verdict``). From sample
+    :data:`FEEDBACK_FROM` on, every other sample is a ``feedback`` one while a judged
+    function-prompt sample is not answered yet: the conversation
+    (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
+    :data:`FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
+    the latest) last; the schedule's next entry waits for the sample after it.
     """
     files = list(parts.texts)
 
@@ -274,6 +276,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     pairs: list[int] = []
     answers: dict[int, str] = {}  # k -> the code of a function-prompt candidate
     used: set[int] = set()  # samples a feedback sample answered
+    echoed: list[Judged] = []  # the first reply that returned the code unchanged, judged as the original
     slot, previous = 0, ""
     for k in range(k_max):
         if stop() or model_index >= len(models):
@@ -281,7 +284,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         variant, temperature = _choose(parts, k, slot, schedule, pairs, want_pair())
         target = None
         if variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback":
-            seen_so_far = judged()
+            seen_so_far = [*echoed, *judged()]
             target = _target(seen_so_far, answers, used)
         if target is not None:
             variant, temperature = "feedback", (0.0 if not used else 0.7)
@@ -328,6 +331,11 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         if key in seen:
             outcome = "unchanged" if key == original else "duplicate"
             unchanged[family] += outcome == "unchanged"
+            if outcome == "unchanged" and variant in FEEDBACK_BASES and not echoed:
+                # the code as it is fails: its verdict is the baseline's, answered like a sample's
+                echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(names))
+                echoed.append(Judged(echo, "failed", 0, len(parts.verdict), parts.verdict))
+                answers[k] = _answer(echo, reply)
             yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
             continue
         seen.add(key)

@@ -55,6 +55,7 @@ class TestRecord:
     duration: float = 0.0
     path: str = ""  # test file relative to the repo ("" if unknown)
     timed_out: bool = False  # stopped by the per-test time limit
+    message: str = ""  # a failed test's exception, pytest's short form (assertions rewritten: the values)
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def score(repo: Path, raw: dict) -> Localization:
     for nodeid, rec in raw["tests"].items():
         path = _rel(repo, rec["path"]) if rec["path"] else None
         tests.append(TestRecord(nodeid, rec["outcome"], rec["duration"], path or "",
-                                rec.get("timed_out", False)))
+                                rec.get("timed_out", False), rec.get("message") or ""))
         frames[nodeid] = rec["frames"]
         if rec.get("timed_out"):
             hangs[nodeid] = _own(repo, rec.get("hang") or rec["frames"])

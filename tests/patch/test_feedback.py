@@ -127,3 +127,31 @@ def test_feedback_words():
         "With this version the failing tests pass, but it breaks tests that passed before:\n- test_b")
     assert feedback("failed", 1, 2, fails[:1], (("t.py::test_b", "KeyError: 'x'"),)).split("\n")[-2:] == [
         "It also breaks tests that passed before:", "- test_b: KeyError: 'x'"]
+
+
+def test_a_reply_returning_the_code_unchanged_is_answered_with_what_the_tests_say_of_the_original():
+    verdict = (("t.py::test_price", "AssertionError: assert 5 == 6\n +  where 5 = price(2, 3)"),)
+    p = PromptParts([function_at(SRC, 2, "shop.py")], SRC, "shop.py::test_price FAILED", verdict=verdict)
+    unchanged = fenced(SRC.rstrip())
+    model = ScriptedChatModel(replies=[unchanged, unchanged, fenced("def price(quantity, unit):\n    return 6")])
+    drawn = list(draw([model], p, 3))
+    # ("tests" falls back to plain: no test source)
+    assert [(d.variant, d.outcome) for d in drawn] == [("plain", "unchanged"), ("plain", "unchanged"),
+                                                       ("feedback", "candidate")]
+    conversation = model.calls[2]
+    assert isinstance(conversation[-2], AIMessage) and "gross = quantity + unit" in conversation[-2].content
+    assert conversation[-1].content.startswith(
+        "With this version the tests still fail:\n- test_price: AssertionError: assert 5 == 6")
+    assert conversation[-1].content.endswith(RETRY_ASK.format(names="`price`"))
+    assert sum(isinstance(m, AIMessage) for m in conversation) == 1  # one unchanged answer, not two
+
+
+def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path):
+    original = (off_by_one_repo / "calc.py").read_text()
+    unchanged = fenced(original.strip())
+    model = ScriptedChatModel(replies=[unchanged, unchanged, fenced("def total(xs):\n    return sum(xs)")])
+    result = PatchPipeline(off_by_one_repo, models=[model], workers=2, samples=3, fixers=("sampling",)).run()
+    assert result.status == "patched" and result.provenance["variant"] == "feedback"
+    said = model.calls[2][-1].content
+    assert said.startswith("With this version the tests still fail:\n- test_total: AssertionError: assert ")
+    assert " == " in said.split("\n")[1]  # the values compared: the baseline ran with assertions rewritten
