@@ -11,7 +11,8 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
    A *pair* sample rewrites the two most suspicious functions together (across files:
    :mod:`codur.patch.ranking`) when they sit in different files, or once a sample was
    a near miss. Meanwhile the mutants the time box left are tested on one worker
-   (:data:`BACKFILL_WORKERS`), after any sample waiting: the model keeps the other cores.
+   (:data:`BACKFILL_WORKERS`), after any sample waiting: the model keeps the other cores
+   (not when a test hung, and no more once such a mutant times out).
 4. **Hybrid.** The union of two near misses that changed different places, then
    mutants of the best near misses (:mod:`codur.patch.hybrid`).
 5. **The rest of the mutants** (those the sampling phase did not reach), on every
@@ -257,11 +258,17 @@ class PatchPipeline:
                             texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross,
                             verdict=tuple((t.nodeid, t.message) for t in loc.tests if t.outcome == "failed")[:3])
         self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
-                   "file": first.file, "samples": self.samples, "backfill": len(left),
+                   "file": first.file, "samples": self.samples,
+                   "backfill": 0 if any(t.timed_out for t in loc.tests) else len(left),
                    "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
-        # samples first (key (0, k)); the mutants not tried yet fill a worker while the model writes
-        queue = CandidateQueue([((1, i), m) for i, m in left])
-        rest: list = []
+        # samples first (key (0, k)); the mutants not tried yet fill a worker while the model writes,
+        # unless a test hung (a hanging mutant holds a core for its whole limit: the model slows 2-3x)
+        hung = any(t.timed_out for t in loc.tests)
+        queue = CandidateQueue([] if hung else [((1, i), m) for i, m in left])
+        rest: list = list(left) if hung else []
+
+        def stop_backfill() -> None:
+            rest.extend(queue.take(_is_backfill))
         found, left_behind = threading.Event(), threading.Event()
         lock = threading.Lock()
 
@@ -287,7 +294,7 @@ class PatchPipeline:
                             self._budget_hit = True
                             return
             finally:  # no more samples: the mutants wait for the hybrid step, then run on every worker
-                rest.extend(queue.take(_is_backfill))
+                stop_backfill()
                 queue.close()
 
         # the sampler's events go through the graph's stream writer: run it in this context
@@ -297,7 +304,7 @@ class PatchPipeline:
         producer.start()
         try:
             outcome = self._search(session, "sampling", queue, self.deadline, phases, announce=False,
-                                   background=_is_backfill)
+                                   background=_is_backfill, on_hang=stop_backfill)
         finally:
             found.set()  # found, or the search ended: the sampler stops at its next token
             producer.join(SAMPLER_GRACE_S)  # a call that blocks must not hold the search past its deadline
@@ -305,11 +312,13 @@ class PatchPipeline:
                 left_behind.set()
         phases["sampling"] = round(time.monotonic() - start, 3)
         rest += [(k, m) for k, m in outcome.left if _is_backfill(k)] + queue.take(_is_backfill)
-        return outcome, sorted(((k[1], m) for k, m in rest), key=lambda im: im[0])
+        return outcome, sorted(((k[1], m) if isinstance(k, tuple) else (k, m) for k, m in rest),
+                               key=lambda im: im[0])
 
     def _search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
                 phases: dict[str, float], *, phase: str = "", announce: bool = True,
-                background: Callable[[Any], bool] = lambda key: False) -> SearchOutcome:
+                background: Callable[[Any], bool] = lambda key: False,
+                on_hang: Callable[[], None] = lambda: None) -> SearchOutcome:
         phase = phase or source
         if announce:
             self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
@@ -324,6 +333,8 @@ class PatchPipeline:
             if own == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
                 self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
                                           evaluation.failures, evaluation.broke))
+            if background(key) and evaluation.status == "timeout":
+                on_hang()  # the mutants hang: no more of them beside the model
             self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
                        "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})

@@ -154,6 +154,20 @@ def test_mutants_left_after_the_time_box_are_tested_on_one_worker_while_the_mode
     assert mutants and result.tried["mutation"] == len(mutants)
 
 
+def test_no_mutant_runs_beside_the_model_when_a_test_hangs(tmp_path: Path):
+    repo = write_repo(tmp_path / "digits", {
+        "digits.py": "def digit_sum(n):\n    total = 0\n    while n > 0:\n        total += n % 10\n    return total\n",
+        "test_digits.py": "from digits import digit_sum\n\n\ndef test_digit_sum():\n    assert digit_sum(123) == 6\n",
+    })
+    p, model, events = pipeline(repo, [TOTAL_WRONG[0]], fixers=("mutation", "sampling"), time_box_s=0.0)
+    result = p.run()
+    assert result.status == "patched" and result.source == "mutation", result.message
+    assert "+        n //= 10\n" in result.diff
+    sampling = [e for e in of(events, "patch.phase") if e["phase"] == "sampling"]
+    assert sampling and sampling[0]["backfill"] == 0  # a hanging mutant would hold a core the model needs
+    assert [e for e in of(events, "patch.phase") if e["phase"] == "mutation (rest)"]
+
+
 def test_the_model_is_built_once_mutation_has_failed(tmp_path: Path):
     repo = write_repo(tmp_path / "greet", UNFIXABLE)
     built: list[ScriptedChatModel] = []
