@@ -57,9 +57,52 @@ class ModelClient:
         """One model call. Raises whatever the model raises."""
         t0 = time.monotonic()
         reply = self.model.invoke(messages)
+        return self._read(reply, t0)
+
+    def invoke_json(self, messages: list[BaseMessage]) -> tuple[str, Usage, bool]:
+        """One model call whose reply must be the JSON object ``{"answer": "..."}``.
+
+        The schema goes as an OpenAI ``response_format`` of type ``json_schema``
+        (:data:`ANSWER_FORMAT`), which llama.cpp's OpenAI-compatible server (the embedded
+        model) turns into a grammar, so the reply cannot be prose. A model or server that
+        refuses the argument (a 400 / 422, or a chat model without it: TypeError, ValueError,
+        NotImplementedError) is called once more without it.
+
+        Returns:
+            (reply text, usage, True when the schema was sent and accepted).
+
+        Raises:
+            whatever the model raises on the call without the schema, or on the first call for
+            any other reason (a timeout is not retried).
+        """
+        t0 = time.monotonic()
+        try:
+            reply = self.model.bind(response_format=ANSWER_FORMAT).invoke(messages)
+        except Exception as exc:  # noqa: BLE001 - only a refused argument falls back, below
+            if not _refused_argument(exc):
+                raise
+            t0 = time.monotonic()
+            return (*self._read(self.model.invoke(messages), t0), False)
+        return (*self._read(reply, t0), True)
+
+    def _read(self, reply: Any, t0: float) -> tuple[str, Usage]:
         content = reply.content if isinstance(reply.content, str) else str(reply.content)
         return content, usage_of(self.name, getattr(reply, "usage_metadata", None),
                                  time.monotonic() - t0, self.prices)
+
+
+ANSWER_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": {
+    "type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+    "additionalProperties": False}}}
+"""The final answer's OpenAI ``response_format``: a JSON object with one string ``answer``."""
+
+
+def _refused_argument(exc: Exception) -> bool:
+    """True for an error that says the model or server does not take ``response_format``."""
+    if isinstance(exc, AttributeError | TypeError | ValueError | NotImplementedError):
+        return True
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    return status in (400, 422)
 
 
 class Bridge:

@@ -22,8 +22,8 @@ from codur.llm.usage import Usage
 from codur.rlm import prompts
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits, price_for
-from codur.rlm.helpers import truncate
-from codur.rlm.parser import FinalAnswer, parse_response
+from codur.rlm.helpers import looks_empty, truncate
+from codur.rlm.parser import FinalAnswer, is_no_answer, parse_json_answer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox, SandboxLimits
 from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
 
@@ -152,8 +152,19 @@ class RLMEngine:
             while (reason := budget.check("iteration")) is None:
                 budget.start_iteration()
                 iteration = self._step(messages, sandbox, budget, trace)
-                messages += [AIMessage(iteration.response), HumanMessage(prompts.next_turn(
-                    question, self._outputs(iteration), iteration.notes, budget))]
+                premature = bool(iteration.final and iteration.final.get("premature"))
+                outputs = self._outputs(iteration)
+                last = next((e for e in reversed(iteration.executions) if e.stdout.strip()), None)
+                hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
+                # a FINAL written before the output existed is never shown back (issue 26, item 1)
+                messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
+                if premature and _readable(iteration) and budget.check("call") is None:
+                    answer = self._extract(messages, prompts.answer_turn(question, outputs, hint), budget,
+                                           sandbox, iteration, "after_output")
+                    if answer is not None:
+                        raise _Finished(answer, "extracted")
+                    iteration.notes.append("the output above does not hold the answer yet")
+                messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
                 _elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
             return done.answer, done.source
@@ -174,36 +185,70 @@ class RLMEngine:
             iteration.executions.append(sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
         if parsed.final is not None:
-            self._finish(parsed.final, iteration, sandbox)
+            self._finish(parsed.final, iteration, sandbox, last_chance=budget.check("iteration") is not None)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
         return iteration
 
-    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox) -> None:
+    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, *, last_chance: bool) -> None:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran. A direct FINAL in the same reply as
-        code was written before the model saw the output: it is never honoured when a block
-        failed, and with ``confirm_final_with_code`` the model must confirm it after reading
-        the output, so an invented result is not accepted.
+        code was written before the model saw the output: it is marked ``premature`` (the
+        loop drops it from the history and asks for the answer from the output), unless
+        ``confirm_final_with_code`` is off and the code ran without error. An empty answer
+        (None, "", []) and a same-reply FINAL after a search that found nothing are refused
+        while iterations are left (``last_chance`` False); the notes never repeat the value.
         """
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         failed = [e for e in iteration.executions if e.error]
+        found_nothing = any(e.notes for e in iteration.executions) and not last_chance
         if final.kind == "variable":
             found, value = sandbox.get_variable(final.value)
-            if found:
+            if not found:
+                iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
+            elif found_nothing or (is_no_answer(value) and not last_chance):
+                iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty or comes from "
+                                       "a search that found nothing; look at the notes above and search again")
+            else:
                 iteration.final["accepted"] = True
                 raise _Finished(value or "", "final_var")
-            iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
-        elif failed:
-            iteration.notes.append("FINAL refused: a code block in the same reply failed; read its error "
-                                   "and answer again")
-        elif iteration.executions and self.config.confirm_final_with_code:
-            iteration.notes.append(f"your FINAL({_clip(final.value)}) was written before this output existed, "
-                                   "so it is not accepted yet")
+        elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
+            iteration.final["premature"] = True
+            if failed:
+                iteration.notes.append("a code block failed: read its error; your answer must come from an output")
+        elif is_no_answer(final.value) and not last_chance:
+            iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
         else:
             iteration.final["accepted"] = True
             raise _Finished(final.value, "final_direct")
+
+    def _extract(self, messages: list[BaseMessage], prompt: str, budget: Budget, sandbox: Sandbox,
+                 iteration: Iteration, kind: str) -> str | None:
+        """One JSON-schema call (``{"answer": ...}``, :meth:`ModelClient.invoke_json`) after ``messages``;
+        the answer, or None when the reply holds none (empty, None-like, or unreadable).
+
+        A reply that is not JSON (a model without the schema) is read as FINAL(...) /
+        FINAL_VAR(...) and, for ``kind`` ``forced``, as its plain text. Recorded in
+        ``iteration.extraction``; its usage is charged to ``budget`` and the iteration.
+        """
+        text, usage, structured = self.client.invoke_json([*messages, HumanMessage(prompt)])
+        budget.record(usage)
+        iteration.usage = iteration.usage + usage
+        answer = parse_json_answer(text)
+        if answer is None:
+            parsed = parse_response(text)
+            if parsed.final and parsed.final.kind == "variable":
+                found, value = sandbox.get_variable(parsed.final.value)
+                answer = value if found else None
+            elif parsed.final:
+                answer = parsed.final.value
+            elif kind == "forced" and not text.lstrip().startswith("{"):
+                answer = parsed.thinking or text.strip()
+        answer = None if answer is None or (kind != "forced" and is_no_answer(answer)) else answer.strip()
+        iteration.extraction = {"kind": kind, "response": text, "answer": answer, "structured": structured,
+                                "usage": usage.to_dict()}
+        return answer
 
     def _outputs(self, iteration: Iteration) -> str:
         if not iteration.executions:
@@ -213,22 +258,21 @@ class RLMEngine:
 
     def _forced(self, question: str, reason: str, messages: list[BaseMessage], sandbox: Sandbox,
                 budget: Budget, trace: RLMTrace) -> tuple[str, AnswerSource]:
-        """Budget exhausted without FINAL: one last call asking for the answer (no code runs)."""
+        """Budget exhausted without FINAL: one last JSON-schema call asking for the answer (no code runs)."""
         trace.warn(FORCED_WARNING)
-        text, usage = self.client.invoke([*messages, HumanMessage(prompts.forced_turn(question, reason))])
-        budget.record(usage)
-        iteration = Iteration(index=budget.iterations + 1, response=text, usage=usage,
-                              notes=[f"forced: {reason}"])
+        iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
-        parsed = parse_response(text)
-        iteration.thinking = parsed.thinking
-        if parsed.final and parsed.final.kind == "variable":
-            found, value = sandbox.get_variable(parsed.final.value)
-            if found:
-                return value or "", "forced"
-        if parsed.final and parsed.final.kind == "direct":
-            return parsed.final.value, "forced"
-        return parsed.thinking or text.strip(), "forced"
+        answer = self._extract(messages, prompts.forced_turn(question, reason), budget, sandbox, iteration, "forced")
+        iteration.response = iteration.extraction["response"] if iteration.extraction else ""
+        iteration.thinking = parse_response(iteration.response).thinking
+        return answer or "", "forced"
+
+
+def _readable(iteration: Iteration) -> bool:
+    """True when every block ran without error or note and the last one printed a non-empty value."""
+    if not iteration.executions or any(e.error or e.notes for e in iteration.executions):
+        return False
+    return not looks_empty(iteration.executions[-1].stdout)
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -241,16 +285,30 @@ def _preview(context: Any, chars: int) -> str:
 
 
 def _render_execution(index: int, execution: CodeExecution, limit: int) -> str:
+    """One block's output for the model: stdout, stderr, the error with its last line always
+    shown, "your code printed nothing" for no output, and the worker's notes (issue 26, item 2)."""
     parts = [f"[block {index}] "]
     if execution.stdout:
         parts.append(truncate(execution.stdout, limit) + "\n")
     if execution.stderr:
         parts.append("stderr: " + truncate(execution.stderr, limit // 2) + "\n")
     if execution.error:
-        parts.append("error: " + truncate(execution.error, limit // 2) + "\n")
+        parts.append(_render_error(execution.error, limit // 2))
     if len(parts) == 1:
-        parts.append("(no output: print() what you want to see)\n")
+        parts.append("(your code printed nothing: print() the values you want to see)\n")
+    parts += [f"note: {n}\n" for n in execution.notes]
     return "".join(parts)
+
+
+def _render_error(error: str, limit: int) -> str:
+    """The exception: its last line (``NameError: name 'x' is not defined``) always, the traceback
+    before it cut to ``limit`` characters."""
+    lines = error.strip().splitlines() or [error]
+    last = lines[-1]
+    head = "\n".join(lines[:-1])
+    if len(head) > limit:
+        head = f"{head[:limit]}\n[traceback cut: {len(head):,} characters]"
+    return f"error: {last}\n" + (f"{head}\n{last}\n" if head else "")
 
 
 def _elide_old_outputs(messages: list[BaseMessage], limit: int) -> None:

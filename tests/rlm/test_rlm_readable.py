@@ -1,0 +1,118 @@
+"""Issue 26, items 1, 2 and 4: what a small model reads after its code ran, and how its answer is taken.
+
+The scripted model replays the three failures measured with the embedded 1.5B model: a
+FINAL written before the output existed, a case-sensitive search finding 0 matches, and
+code printing nothing.
+"""
+
+from langchain_core.messages import AIMessage
+
+from codur.llm import ScriptedChatModel
+from codur.rlm import RLMConfig, RLMEngine
+from codur.rlm.bridge import ANSWER_FORMAT, ModelClient
+from codur.rlm.parser import parse_json_answer, without_final
+
+LOG = "".join(f"2026-01-0{i % 9 + 1} 10:00:{i % 60:02d} {'ERROR' if i % 7 == 0 else 'INFO'} job={i}\n"
+              for i in range(1200))
+
+
+def run(replies, context=LOG, question="How many ERROR lines are in the log?", **config):
+    model = ScriptedChatModel(replies=list(replies))
+    result = RLMEngine(model, RLMConfig(**config)).run(question, context)
+    return result, model
+
+
+def feedback(model, call):
+    return str(model.calls[call][-1].content)
+
+
+def test_empty_output_is_said_in_words():
+    _, model = run(["```repl\nhits = grep('ERROR')\n```", "FINAL(172)"])
+    assert "[block 1] (your code printed nothing: print() the values you want to see)" in feedback(model, 1)
+
+
+def test_a_case_sensitive_search_finding_nothing_is_flagged_with_the_count_ignoring_case():
+    """The count case: `\\berror\\b` over a log that says ERROR printed 0 and the model answered 0."""
+    code = "import re\nprint(len(re.findall(r'\\berror\\b', context)))"
+    result, model = run([f"```repl\n{code}\n```", "```repl\nprint(count('error'))\n```", "FINAL(172)"])
+    text = feedback(model, 1)
+    assert "[block 1] 0\n" in text
+    assert "matches 0 times as written but 172 times ignoring case" in text
+    assert result.trace.iterations[0].executions[0].notes  # kept in the trace too
+    assert "[block 1] 172\n" in feedback(model, 2) and "note:" not in feedback(model, 2)
+
+
+def test_a_helper_finding_nothing_in_a_large_context_is_flagged_with_its_size():
+    _, model = run(["```repl\nprint(count('FATAL'))\n```", "FINAL(0)"])
+    assert f"note: count('FATAL') -> 0 matches in {len(LOG):,} characters: check case and spelling" \
+        in feedback(model, 1)
+
+
+def test_a_final_var_from_a_search_that_found_nothing_is_refused():
+    result, model = run(["```repl\nanswer = count('FATAL ERROR')\n```\nFINAL_VAR(answer)",
+                         "```repl\nanswer = count('ERROR')\nprint(answer)\n```\nFINAL_VAR(answer)"])
+    assert (result.answer, result.answer_source) == ("172", "final_var")
+    assert "FINAL_VAR(answer) refused" in feedback(model, 1) and "0 matches" in feedback(model, 1)
+
+
+def test_final_none_is_not_an_answer_while_iterations_are_left():
+    """The join case: the code printed nothing and the model concluded FINAL(None)."""
+    result, model = run(["```repl\nx = []\n```", "FINAL(None)", "FINAL(172)"])
+    assert result.answer == "172"
+    assert "FINAL(None) is not an answer" in feedback(model, 2)
+
+
+def test_the_last_line_of_an_exception_is_always_shown():
+    code = "def f(n):\n    return f(n + 1) if n < 40 else {}['missing key']\nf(0)"
+    _, model = run([f"```repl\n{code}\n```", "FINAL(1)"], output_chars=300)
+    text = feedback(model, 1)
+    assert "error: KeyError: 'missing key'" in text and "[traceback cut:" in text
+
+
+def test_a_single_number_answering_how_many_is_said_in_the_prompt():
+    _, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
+    assert "Your last output is a single number, 172" in feedback(model, 1)
+    _, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)"], question="Summarise the log.")
+    assert "single number" not in feedback(model, 1)
+
+
+def test_budget_exhausted_asks_for_a_json_answer():
+    result, model = run(["```repl\nprint(count('ERROR'))\n```", '{"answer": 172}'], max_iterations=1)
+    assert (result.answer, result.answer_source) == ("172", "forced")
+    assert model.call_kwargs[1]["response_format"] == ANSWER_FORMAT
+    assert '{"answer": "..."}' in feedback(model, 1)
+    assert result.trace.iterations[-1].extraction["kind"] == "forced"
+
+
+def test_json_answers_are_read_bare_wrapped_or_typed():
+    assert parse_json_answer('{"answer": "43071"}') == "43071"
+    assert parse_json_answer('Sure! ```json\n{"answer": 172}\n```') == "172"
+    assert parse_json_answer('{"other": 1} then {"answer": ["a", "b"]}') == '["a", "b"]'
+    assert parse_json_answer('{"answer": null}') is None
+    assert parse_json_answer("FINAL(7)") is None
+
+
+def test_without_final_keeps_code_and_prose():
+    reply = "I search.\n```repl\nprint(grep('x'))\n```\nFINAL(39)\nFINAL_VAR(y)"
+    assert without_final(reply) == "I search.\n```repl\nprint(grep('x'))\n```"
+
+
+class _NoSchemaModel(ScriptedChatModel):
+    """A chat model whose server refuses response_format (as a TypeError from the client)."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        if "response_format" in kwargs:
+            raise TypeError("unexpected keyword argument 'response_format'")
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def test_a_model_refusing_the_schema_is_asked_again_without_it():
+    model = _NoSchemaModel(replies=["FINAL(43071)"])
+    text, usage, structured = ModelClient(model, "scripted").invoke_json([AIMessage("q")])
+    assert (text, structured, usage.calls) == ("FINAL(43071)", False, 1)
+    assert model.call_kwargs == [{}]
+    engine = RLMEngine(_NoSchemaModel(replies=["```repl\nprint(count('ERROR'))\n```", "It is 172."]),
+                       RLMConfig(max_iterations=1))
+    result = engine.run("How many ERROR lines?", LOG)
+    assert (result.answer, result.answer_source) == ("It is 172.", "forced")
+    assert result.trace.iterations[-1].extraction["structured"] is False
