@@ -65,8 +65,9 @@ class ModelClient:
         The schema goes as an OpenAI ``response_format`` of type ``json_schema``
         (:data:`ANSWER_FORMAT`), which llama.cpp's OpenAI-compatible server (the embedded
         model) turns into a grammar, so the reply cannot be prose. A model or server that
-        refuses the argument (a 400 / 422, or a chat model without it: TypeError, ValueError,
-        NotImplementedError) is called once more without it.
+        refuses the argument (a 400 / 422, an HTTP error naming ``response_format``, or a chat
+        model without it: AttributeError, TypeError, ValueError, NotImplementedError) is called
+        once more without it.
 
         Returns:
             (reply text, usage, True when the schema was sent and accepted).
@@ -102,7 +103,7 @@ def _refused_argument(exc: Exception) -> bool:
     if isinstance(exc, AttributeError | TypeError | ValueError | NotImplementedError):
         return True
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
-    return status in (400, 422)
+    return status in (400, 422) or (status is not None and "response_format" in str(exc))
 
 
 class Bridge:
