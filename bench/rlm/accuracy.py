@@ -4,6 +4,7 @@
     .venv/bin/python bench/rlm/accuracy.py --kinds lookup --sizes 50k --seeds 1 --no-baseline
     .venv/bin/python bench/rlm/accuracy.py --smoke                 # one 50k lookup, RLM only, replies printed
     .venv/bin/python bench/rlm/accuracy.py --json out.json         # also every row and the table as JSON
+    .venv/bin/python bench/rlm/accuracy.py --check-answers         # each FINAL checked against the outputs
 
 Tasks come from ``log_tasks.py`` (lookup among look-alike lines, counting over every line, a join of
 two facts far apart, a "not present" question). For each task the RLM engine runs with the
@@ -147,6 +148,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--baseline-chars", type=int, default=12_000,
                         help="characters of the log the bare model sees (the head)")
     parser.add_argument("--no-baseline", action="store_true", help="RLM only")
+    parser.add_argument("--check-answers", action="store_true",
+                        help="RLMConfig.check_answers: one model call checks each FINAL against the outputs")
     parser.add_argument("--smoke", action="store_true", help="one 50k lookup (seed 0), RLM only, replies printed")
     parser.add_argument("--json", type=Path, help="also write every row and the summary to this file")
     args = parser.parse_args(argv)
@@ -158,10 +161,10 @@ def main(argv: list[str] | None = None) -> None:
         sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
         seeds, baseline = args.seeds, None if args.no_baseline else args.baseline_chars
     config = RLMConfig(max_iterations=args.max_iterations, max_depth=0, max_wall_s=args.max_wall,
-                       sub_call_chars=4000)
+                       sub_call_chars=4000, check_answers=args.check_answers)
     tasks = (make_task(kind, size, seed) for kind in kinds for size in sizes for seed in range(seeds))
     print(f"RLM accuracy: kinds {kinds}, sizes {sizes}, {seeds} seed(s), max {args.max_iterations} iterations, "
-          f"{args.max_tokens}-token replies; baseline: "
+          f"{args.max_tokens}-token replies, answer check {'on' if args.check_answers else 'off'}; baseline: "
           f"{'none' if baseline is None else f'the bare model on the first {baseline:,} characters'}", flush=True)
 
     from codur.llm.local import stop_shared_server

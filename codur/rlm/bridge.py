@@ -59,11 +59,12 @@ class ModelClient:
         reply = self.model.invoke(messages)
         return self._read(reply, t0)
 
-    def invoke_json(self, messages: list[BaseMessage]) -> tuple[str, Usage, bool]:
-        """One model call whose reply must be the JSON object ``{"answer": "..."}``.
+    def invoke_json(self, messages: list[BaseMessage], response_format: Mapping | None = None
+                    ) -> tuple[str, Usage, bool]:
+        """One model call whose reply must be a JSON object: ``{"answer": "..."}`` by default.
 
         The schema goes as an OpenAI ``response_format`` of type ``json_schema``
-        (:data:`ANSWER_FORMAT`), which llama.cpp's OpenAI-compatible server (the embedded
+        (``response_format``, default :data:`ANSWER_FORMAT`), which llama.cpp's OpenAI-compatible server (the embedded
         model) turns into a grammar, so the reply cannot be prose. A model or server that
         refuses the argument (a 400 / 422, an HTTP error naming ``response_format``, or a chat
         model without it: AttributeError, TypeError, ValueError, NotImplementedError) is called
@@ -78,7 +79,7 @@ class ModelClient:
         """
         t0 = time.monotonic()
         try:
-            reply = self.model.bind(response_format=ANSWER_FORMAT).invoke(messages)
+            reply = self.model.bind(response_format=dict(response_format or ANSWER_FORMAT)).invoke(messages)
         except Exception as exc:  # noqa: BLE001 - only a refused argument falls back, below
             if not _refused_argument(exc):
                 raise
@@ -96,6 +97,12 @@ ANSWER_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer", "stric
     "type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
     "additionalProperties": False}}}
 """The final answer's OpenAI ``response_format``: a JSON object with one string ``answer``."""
+
+CHECK_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer_check", "strict": True, "schema": {
+    "type": "object", "properties": {"supported": {"type": "boolean"}, "answer": {"type": "string"},
+                                     "reason": {"type": "string"}},
+    "required": ["supported", "answer", "reason"], "additionalProperties": False}}}
+"""The answer check's ``response_format``: supported (bool), the value the evidence gives, a reason."""
 
 
 def _refused_argument(exc: Exception) -> bool:

@@ -18,9 +18,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from codur.llm.replies import json_objects
 from codur.llm.usage import Usage
 from codur.rlm import prompts
-from codur.rlm.bridge import Bridge, ModelClient
+from codur.rlm.bridge import CHECK_FORMAT, Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits, price_for
 from codur.rlm.helpers import looks_empty, truncate
 from codur.rlm.parser import FinalAnswer, is_no_answer, parse_json_answer, parse_response, without_final
@@ -54,6 +55,11 @@ class RLMConfig(BaseModel):
     confirm_final_with_code: bool = Field(
         True, description="A direct FINAL written with code needs confirming after the output is shown "
                           "(False: honoured once that code ran without error).")
+    check_answers: bool = Field(
+        False, description="Before a FINAL is accepted, one short model call checks it against the printed "
+                           "outputs; a 'not supported' returns to the loop with the reason.")
+    max_check_refusals: int = Field(1, ge=0, description="Answers a run's checks may send back; later ones stand.")
+    check_chars: int = Field(3_000, ge=200, description="Printed evidence the answer check sees, characters.")
 
     def budget_limits(self) -> BudgetLimits:
         return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,
@@ -161,9 +167,10 @@ class RLMEngine:
                 if premature and _readable(iteration) and budget.check("call") is None:
                     answer = self._extract(messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")
-                    if answer is not None:
-                        raise _Finished(answer, "extracted")
-                    iteration.notes.append("the output above does not hold the answer yet")
+                    if answer is None:
+                        iteration.notes.append("the output above does not hold the answer yet")
+                    else:
+                        self._accept(answer, "extracted", iteration, trace, budget, last_chance=False)
                 messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
                 _elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
@@ -185,12 +192,13 @@ class RLMEngine:
             iteration.executions.append(sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
         if parsed.final is not None:
-            self._finish(parsed.final, iteration, sandbox, last_chance=budget.check("iteration") is not None)
+            self._finish(parsed.final, iteration, sandbox, trace, budget)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
         return iteration
 
-    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, *, last_chance: bool) -> None:
+    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, trace: RLMTrace,
+                budget: Budget) -> None:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran. A direct FINAL in the same reply as
@@ -198,8 +206,10 @@ class RLMEngine:
         loop drops it from the history and asks for the answer from the output), unless
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
         (None, "", []) and a same-reply FINAL after a search that found nothing are refused
-        while iterations are left (``last_chance`` False); the notes never repeat the value.
+        while iterations are left; the notes never repeat the value. An answer that passes goes
+        through :meth:`_accept` (the answer check, when configured).
         """
+        last_chance = budget.check("iteration") is not None
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         failed = [e for e in iteration.executions if e.error]
         found_nothing = any(e.notes for e in iteration.executions) and not last_chance
@@ -211,8 +221,7 @@ class RLMEngine:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty or comes from "
                                        "a search that found nothing; look at the notes above and search again")
             else:
-                iteration.final["accepted"] = True
-                raise _Finished(value or "", "final_var")
+                self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance)
         elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
             iteration.final["premature"] = True
             if failed:
@@ -220,8 +229,57 @@ class RLMEngine:
         elif is_no_answer(final.value) and not last_chance:
             iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
         else:
+            self._accept(final.value, "final_direct", iteration, trace, budget, last_chance=last_chance)
+
+    def _accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
+                *, last_chance: bool) -> None:
+        """Raise _Finished with ``answer``, unless the answer check (``check_answers``) says the printed
+        outputs do not support it: then a note with the checker's reason, and the loop goes on.
+
+        No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
+        when the budget allows no call. After the self-verification idea of checking a chain's
+        answer before trusting it; the vote over several trajectories (self-consistency, Wang et
+        al. 2023) is not done here.
+        """
+        refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
+        if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
+                and budget.check("call") is None):
+            verdict = self._check(trace, answer, budget, iteration)
+            if verdict.get("supported") is False:
+                iteration.notes.append("your answer was checked against the printed outputs and is not supported: "
+                                       f"{_clip(verdict.get('reason') or 'no reason given', 200)}. Search again")
+                return
+        if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
             iteration.final["accepted"] = True
-            raise _Finished(final.value, "final_direct")
+        raise _Finished(answer, source)
+
+    def _check(self, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration) -> dict:
+        """One JSON-schema call (:data:`codur.rlm.bridge.CHECK_FORMAT`) asking whether the outputs printed
+        so far (newest first, ``check_chars`` characters) support ``answer``; recorded in ``iteration.check``.
+
+        Returns:
+            {"supported": bool or None (unreadable reply: the answer stands), "answer", "reason", ...}.
+        """
+        evidence, used = [], 0
+        for it in reversed(trace.iterations):
+            for n, execution in reversed(list(enumerate(it.executions, 1))):
+                text = execution.stdout.strip()
+                if text and used < self.config.check_chars:
+                    piece = truncate(text, self.config.check_chars - used)
+                    evidence.insert(0, f"[iteration {it.index} block {n}]\n{piece}")
+                    used += len(piece)
+        prompt = prompts.check_prompt(trace.task, answer, "\n".join(evidence))
+        text, usage, structured = self.client.invoke_json([HumanMessage(prompt)], CHECK_FORMAT)
+        budget.record(usage)
+        iteration.usage = iteration.usage + usage
+        verdict = next((v for v in json_objects(text) if "supported" in v), {})
+        supported = verdict.get("supported")
+        if isinstance(supported, str):
+            supported = {"true": True, "yes": True, "false": False, "no": False}.get(supported.strip().lower())
+        iteration.check = {"answer": answer, "supported": supported if isinstance(supported, bool) else None,
+                           "value": verdict.get("answer"), "reason": verdict.get("reason"), "response": text,
+                           "structured": structured, "usage": usage.to_dict()}
+        return iteration.check
 
     def _extract(self, messages: list[BaseMessage], prompt: str, budget: Budget, sandbox: Sandbox,
                  iteration: Iteration, kind: str) -> str | None:

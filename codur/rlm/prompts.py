@@ -90,6 +90,16 @@ The budget is exhausted ({reason}); no more code will run.
 Question: {question}
 Answer from what the outputs above showed, as JSON: {{"answer": "..."}} with just the value."""
 
+CHECK = """\
+Question: {question}
+Proposed answer: {answer}
+
+Printed outputs of code run over the text:
+{evidence}
+
+Do these outputs support the proposed answer to the question? Reply as JSON: \
+{{"supported": true or false, "answer": "the value the outputs give", "reason": "one short sentence"}}"""
+
 DIRECT = """\
 Answer the task directly and briefly from the text below.
 
@@ -214,6 +224,11 @@ def answer_hint(question: str, stdout: str) -> str:
 def forced_turn(question: str, reason: str) -> str:
     """The last user turn when the budget ran out: ask for FINAL now."""
     return FORCED.format(reason=reason, question=_clip(question))
+
+
+def check_prompt(question: str, answer: str, evidence: str) -> str:
+    """The answer check's prompt: the question, the proposed answer and the printed evidence."""
+    return CHECK.format(question=_clip(question), answer=_clip(answer, 300), evidence=evidence or "(nothing printed)")
 
 
 def direct_answer_prompt(task: str, text: str) -> str:

@@ -66,12 +66,15 @@ class Iteration:
     extraction: dict | None = None
     """The JSON-schema answer call after this turn, if one was made: kind (``after_output`` or
     ``forced``), response, answer, structured (the schema was accepted), usage."""
+    check: dict | None = None
+    """The answer check of a FINAL of this turn, if one ran: answer, supported (True, False, or None
+    for an unreadable reply), value, reason, response, structured, usage."""
 
     def to_dict(self) -> dict:
         return {"index": self.index, "response": self.response, "thinking": self.thinking,
                 "executions": [e.to_dict() for e in self.executions], "final": self.final,
                 "usage": self.usage.to_dict(), "duration_s": round(self.duration_s, 3), "notes": self.notes,
-                "extraction": self.extraction}
+                "extraction": self.extraction, "check": self.check}
 
 
 @dataclass

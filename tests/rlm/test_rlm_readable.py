@@ -116,3 +116,37 @@ def test_a_model_refusing_the_schema_is_asked_again_without_it():
     result = engine.run("How many ERROR lines?", LOG)
     assert (result.answer, result.answer_source) == ("It is 172.", "forced")
     assert result.trace.iterations[-1].extraction["structured"] is False
+
+
+# -- item 3: the answer check ----------------------------------------------------------------------
+
+def test_an_answer_the_outputs_do_not_support_goes_back_to_the_loop_with_the_reason():
+    result, model = run([
+        "```repl\nprint(count('ERROR'))\n```",
+        "FINAL(170)",
+        '{"supported": false, "answer": "172", "reason": "the output printed 172, not 170"}',
+        "FINAL(172)",
+    ], check_answers=True)
+    assert (result.answer, result.answer_source) == ("172", "final_direct")
+    check_prompt = str(model.calls[2][0].content)
+    assert len(model.calls[2]) == 1  # a fresh short prompt, not the history
+    assert "Proposed answer: 170" in check_prompt and "[iteration 1 block 1]\n172" in check_prompt
+    assert model.call_kwargs[2]["response_format"]["json_schema"]["name"] == "answer_check"
+    assert "not supported: the output printed 172, not 170" in feedback(model, 3)
+    second = result.trace.iterations[1]
+    assert second.check["supported"] is False and not second.final["accepted"]
+    assert result.trace.iterations[2].check is None  # one refusal per run (max_check_refusals=1): 172 stands
+
+
+def test_a_supported_answer_is_accepted_after_one_check_and_no_check_by_default():
+    result, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)",
+                         '{"supported": true, "answer": "172", "reason": "printed"}'], check_answers=True)
+    assert (result.answer, len(model.calls)) == ("172", 3)
+    assert result.trace.iterations[1].check["supported"] is True
+    result, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
+    assert (result.answer, len(model.calls)) == ("172", 2) and result.trace.iterations[1].check is None
+
+
+def test_an_unreadable_check_lets_the_answer_stand():
+    result, _ = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)", "I think so"], check_answers=True)
+    assert result.answer == "172" and result.trace.iterations[1].check["supported"] is None
