@@ -9,6 +9,7 @@ the model writes FINAL(answer) / FINAL_VAR(name) or the budget runs out.
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -159,12 +160,13 @@ class RLMEngine:
                 budget.start_iteration()
                 iteration = self._step(messages, sandbox, budget, trace)
                 premature = bool(iteration.final and iteration.final.get("premature"))
-                outputs = self._outputs(iteration)
+                shown = (iteration.final or {}).get("shown")  # a FINAL_VAR of several items, shown as an output
+                outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
                 last = next((e for e in reversed(iteration.executions) if e.stdout.strip()), None)
                 hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
-                if premature and _readable(iteration) and budget.check("call") is None:
+                if premature and _readable(iteration, shown) and budget.check("call") is None:
                     answer = self._extract(messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")
                     if answer is None:
@@ -201,7 +203,9 @@ class RLMEngine:
                 budget: Budget) -> None:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
-        FINAL_VAR is read after the reply's code ran. A direct FINAL in the same reply as
+        FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
+        several lines) the model has not seen is ``premature`` too and is shown as an output
+        (with its number of items) before the answer is asked from it. A direct FINAL in the same reply as
         code was written before the model saw the output: it is marked ``premature`` (the
         loop drops it from the history and asks for the answer from the output), unless
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
@@ -220,6 +224,9 @@ class RLMEngine:
             elif found_nothing or (is_no_answer(value) and not last_chance):
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty or comes from "
                                        "a search that found nothing; look at the notes above and search again")
+            elif self.config.confirm_final_with_code and not last_chance and (items := _items(value or "")) > 1:
+                iteration.final["premature"] = True
+                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
             else:
                 self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance)
         elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
@@ -326,11 +333,28 @@ class RLMEngine:
         return answer or "", "forced"
 
 
-def _readable(iteration: Iteration) -> bool:
-    """True when every block ran without error or note and the last one printed a non-empty value."""
-    if not iteration.executions or any(e.error or e.notes for e in iteration.executions):
+def _readable(iteration: Iteration, shown: str | None = None) -> bool:
+    """True when every block ran without error or note and the last one printed a non-empty value
+    (or a FINAL_VAR's value is ``shown``)."""
+    if any(e.error or e.notes for e in iteration.executions):
         return False
-    return not looks_empty(iteration.executions[-1].stdout)
+    if shown:
+        return True
+    return bool(iteration.executions) and not looks_empty(iteration.executions[-1].stdout)
+
+
+def _items(value: str) -> int:
+    """How many items a FINAL_VAR value holds: the length of a list / tuple / set written as Python,
+    else its non-empty lines."""
+    text = value.strip()
+    if text[:1] in "[(" and len(text) < 200_000:
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            parsed = None
+        if isinstance(parsed, list | tuple | set):
+            return len(parsed)
+    return sum(1 for line in text.splitlines() if line.strip())
 
 
 def _clip(text: str, limit: int = 80) -> str:

@@ -150,3 +150,17 @@ def test_a_supported_answer_is_accepted_after_one_check_and_no_check_by_default(
 def test_an_unreadable_check_lets_the_answer_stand():
     result, _ = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)", "I think so"], check_answers=True)
     assert result.answer == "172" and result.trace.iterations[1].check["supported"] is None
+
+
+def test_a_final_var_of_several_items_is_shown_and_the_answer_asked_from_it():
+    """The model put every look-alike line in its variable without seeing them: they are shown first."""
+    log = ("x\n" * 600 + "config service=billing-460 port=11111\nconfig service=billing-46 port=43071\n"
+           "config service=billing-4 port=22222\n" + "y\n" * 600)
+    result, model = run(["```repl\nanswer = grep('billing-4')\n```\nFINAL_VAR(answer)", '{"answer": "43071"}'],
+                        context=log, question="Which port does the service billing-46 listen on?")
+    assert (result.answer, result.answer_source) == ("43071", "extracted")
+    shown = str(model.calls[1][-1].content)
+    assert "[FINAL_VAR(answer)] answer holds 3 items:" in shown and "billing-46 port=43071" in shown
+    assert "FINAL_VAR" not in str(model.calls[1][-2].content)
+    one, _ = run(["```repl\nanswer = grep('billing-46 ')\n```\nFINAL_VAR(answer)"], context=log)
+    assert (one.answer, one.answer_source) == ("['config service=billing-46 port=43071']", "final_var")
