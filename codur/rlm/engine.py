@@ -171,6 +171,7 @@ class RLMEngine:
                                            sandbox, iteration, "after_output")
                     if answer is None:
                         iteration.notes.append("the output above does not hold the answer yet")
+                        hint = ""
                     else:
                         self._accept(answer, "extracted", iteration, trace, budget, last_chance=False)
                 messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
@@ -222,8 +223,8 @@ class RLMEngine:
             if not found:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
             elif found_nothing or (is_no_answer(value) and not last_chance):
-                iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty or comes from "
-                                       "a search that found nothing; look at the notes above and search again")
+                iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
+                                       "above question the search it comes from; search again")
             elif self.config.confirm_final_with_code and not last_chance and (items := _items(value or "")) > 1:
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"

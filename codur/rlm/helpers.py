@@ -114,13 +114,20 @@ def looks_empty(stdout: str) -> bool:
     return all(line.rsplit(":", 1)[-1].strip() in EMPTY_VALUES for line in lines)
 
 
-def search_literal_notes(code: str, text: str, limit: int = 5) -> list[str]:
-    """Notes on the string literals ``code`` searches ``text`` for, when its output was empty.
+CASE_FREE_CALLS = frozenset({"print", "grep", "count", "lines_with", "between", "search_context", "count_matches"})
+_IGNORES_CASE = re.compile(r"IGNORECASE|\bre\.I\b|\(\?i\)|\.lower\(\)|\.upper\(\)|\.casefold\(\)")
 
-    A literal passed to a call other than ``print``, or tested with ``in``, is counted in
-    ``text`` as written and ignoring case: "matches 0 times as written but 312 times
-    ignoring case", or the zero-match note when neither finds it. Invalid regexes are
-    matched literally; at most ``limit`` literals; code that does not parse gives no notes.
+
+def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int = 5) -> list[str]:
+    """Notes on the string literals ``code`` searches ``text`` for, counted as written and ignoring case.
+
+    A literal passed to a call (not to ``print`` or a helper of :data:`CASE_FREE_CALLS`, which
+    ignore case already) or tested with ``in`` gets a note when case changes its count:
+    "matches 0 times as written but 312 times ignoring case", "matches 16 times as written but
+    32 times ignoring case"; and, when the block's output was ``empty``, the zero-match note when
+    nothing finds it. Code that ignores case itself (``re.I``, ``.lower()``...) gets only the
+    zero-match note. Invalid regexes are matched literally; at most ``limit`` literals; code that
+    does not parse gives no notes.
     """
     import ast
 
@@ -131,7 +138,7 @@ def search_literal_notes(code: str, text: str, limit: int = 5) -> list[str]:
     found: list[str] = []
     for node in ast.walk(tree):
         candidates = []
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id == "print"):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in CASE_FREE_CALLS):
             candidates = [*node.args, *(k.value for k in node.keywords)]
         elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
             candidates = [node.left]
@@ -139,14 +146,16 @@ def search_literal_notes(code: str, text: str, limit: int = 5) -> list[str]:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
                     and 2 <= len(arg.value.strip()) <= 200 and arg.value not in found:
                 found.append(arg.value)
+    case_free = _IGNORES_CASE.search(code) is not None
     notes = []
     for literal in found[:limit]:
-        exact = sum(1 for _ in _compile(literal, ignore_case=False).finditer(text))
-        if exact:
-            continue
         loose = sum(1 for _ in _compile(literal).finditer(text))
-        notes.append(f"{literal!r} matches 0 times as written but {loose:,} times ignoring case: use grep/count "
-                     "(they ignore case) or re.IGNORECASE" if loose else zero_match_note(repr(literal), len(text)))
+        exact = loose if case_free else sum(1 for _ in _compile(literal, ignore_case=False).finditer(text))
+        if exact < loose:
+            notes.append(f"{literal!r} matches {exact:,} times as written but {loose:,} times ignoring case: "
+                         "use grep/count (they ignore case) or re.IGNORECASE")
+        elif loose == 0 and empty:
+            notes.append(zero_match_note(repr(literal), len(text)))
     return notes
 
 

@@ -181,7 +181,7 @@ def first_turn(question: str, preview: str) -> str:
 def next_turn(question: str, outputs: str, notes: list[str], budget: Budget, hint: str = "") -> str:
     """The user turn after an iteration: its outputs, notes, the answer hint, and the protocol again."""
     note_text = "".join(f"\nNote: {n}" for n in notes)
-    return NEXT_TURN.format(outputs=outputs, notes=note_text, hint=f"\n{hint}" if hint else "",
+    return NEXT_TURN.format(outputs=outputs.rstrip("\n"), notes=note_text, hint=f"\n{hint}" if hint else "",
                             question=_clip(question), iterations_left=budget.limits.max_iterations - budget.iterations,
                             cost_left=_money(budget))
 
@@ -189,7 +189,7 @@ def next_turn(question: str, outputs: str, notes: list[str], budget: Budget, hin
 def answer_turn(question: str, outputs: str, hint: str = "") -> str:
     """The user turn asking for the answer from the output just shown, as JSON ``{"answer": ...}``
     (the model wrote a FINAL before that output existed; that FINAL is not shown)."""
-    return ANSWER_TURN.format(outputs=outputs, hint=f"\n{hint}" if hint else "", question=_clip(question))
+    return ANSWER_TURN.format(outputs=outputs.rstrip("\n"), hint=f"\n{hint}" if hint else "", question=_clip(question))
 
 
 _NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")

@@ -16,9 +16,9 @@ Requests → replies:
   {"op": "get_var", "name"}                      → {"op": "var", "found", "value"}
   {"op": "shutdown"}                             → (exit)
 ``notes`` say what a small model would miss: a helper search (grep, count, lines_with,
-search_context, count_matches) that found nothing in a large text, and, when the block
-printed only empty values, the string literals it searched for that match only ignoring
-case or not at all (:func:`helpers.search_literal_notes`).
+search_context, count_matches) that found nothing in a large text, and the string literals
+the block searched for whose count changes with case (and, when it printed only empty
+values, those that match nothing at all): :func:`helpers.search_literal_notes`.
 During an exec the worker may send {"bridge": name, "args": {...}} and waits for
 {"bridge_result": value} or {"bridge_error": message, "type": name} before going on.
 """
@@ -244,10 +244,9 @@ class Worker:
             sys.stdout, sys.stderr = saved
         stdout, notes = out.value(), self.notes
         context = self.ns.get("context")
-        if error is None and not notes and isinstance(context, str) and helpers.looks_empty(stdout) \
-                and len(context) >= helpers.ZERO_MATCH_CHARS:
+        if error is None and not notes and isinstance(context, str) and len(context) >= helpers.ZERO_MATCH_CHARS:
             try:
-                notes = helpers.search_literal_notes(code, context)
+                notes = helpers.search_literal_notes(code, context, empty=helpers.looks_empty(stdout))
             except Exception:  # noqa: BLE001 - a note is a hint; never fail the block for it
                 notes = []
         return {"op": "result", "stdout": stdout, "stderr": err.value(), "error": error,

@@ -164,3 +164,19 @@ def test_a_final_var_of_several_items_is_shown_and_the_answer_asked_from_it():
     assert "FINAL_VAR" not in str(model.calls[1][-2].content)
     one, _ = run(["```repl\nanswer = grep('billing-46 ')\n```\nFINAL_VAR(answer)"], context=log)
     assert (one.answer, one.answer_source) == ("['config service=billing-46 port=43071']", "final_var")
+
+
+def test_a_search_whose_count_changes_with_case_is_flagged_and_its_final_not_taken():
+    mixed = LOG.replace(" ERROR job=1", " error job=1")
+    lower = sum(1 for line in mixed.splitlines() if " error " in line)
+    code = "import re\nprint(len(re.findall(r'\\bERROR\\b', context)))"
+    result, model = run([f"```repl\n{code}\n```\nFINAL({172 - lower})", "FINAL(172)"], context=mixed)
+    text = feedback(model, 1)
+    assert 0 < lower < 172 and f"[block 1] {172 - lower}\n" in text
+    assert f"matches {172 - lower} times as written but 172 times ignoring case" in text
+    assert result.trace.iterations[0].extraction is None  # a questioned output is not answered from
+    assert f"FINAL({172 - lower})" not in str(model.calls[1][-2].content)
+    assert result.answer == "172"
+    _, model = run(["```repl\nimport re\nprint(len(re.findall(r'error', context, re.I)))\n```", "FINAL(172)"],
+                   context=mixed)
+    assert "note:" not in feedback(model, 1)  # the code ignores case itself
