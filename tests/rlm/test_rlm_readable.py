@@ -180,3 +180,41 @@ def test_a_search_whose_count_changes_with_case_is_flagged_and_its_final_not_tak
     _, model = run(["```repl\nimport re\nprint(len(re.findall(r'error', context, re.I)))\n```", "FINAL(172)"],
                    context=mixed)
     assert "note:" not in feedback(model, 1)  # the code ignores case itself
+
+
+def _fault_server_module():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "codur_fault_server" not in sys.modules:  # tests/faults/conftest.py loads it under this name too
+        path = Path(__file__).resolve().parents[1] / "faults" / "server.py"
+        spec = importlib.util.spec_from_file_location("codur_fault_server", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["codur_fault_server"]
+
+
+def test_the_json_answer_reaches_an_openai_compatible_server_as_a_json_schema_response_format():
+    """The embedded model's server is llama.cpp's OpenAI-compatible one: the same request goes over HTTP."""
+    from langchain_core.messages import HumanMessage
+
+    from codur.llm.deadline import DeadlineChatOpenAI
+
+    faults = _fault_server_module()
+    server = faults.FaultServer().start()
+    try:
+        model = DeadlineChatOpenAI(base_url=server.base_url, api_key="test", model="m", max_retries=0, timeout=10)
+        client = ModelClient(model, "m")
+        server.play(faults.ok('{"answer": "43071"}'))
+        text, usage, structured = client.invoke_json([HumanMessage("Which port?")])
+        assert structured and parse_json_answer(text) == "43071" and usage.total_tokens == 15
+        fmt = server.requests[-1][1]["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["answer"]
+        server.play(faults.status(400, "response_format is not supported"), faults.ok("FINAL(43071)"))
+        text, _, structured = client.invoke_json([HumanMessage("Which port?")])
+        assert (text, structured) == ("FINAL(43071)", False)
+        assert "response_format" not in server.requests[-1][1]
+    finally:
+        server.close()
