@@ -5,6 +5,7 @@
     .venv/bin/python bench/rlm/accuracy.py --smoke                 # one 50k lookup, RLM only, replies printed
     .venv/bin/python bench/rlm/accuracy.py --json out.json         # also every row and the table as JSON
     .venv/bin/python bench/rlm/accuracy.py --check-answers         # each FINAL checked against the outputs
+    .venv/bin/python bench/rlm/accuracy.py --vote 3                # 3 trajectories per task and a vote
 
 Tasks come from ``log_tasks.py`` (lookup among look-alike lines, counting over every line, a join of
 two facts far apart, a "not present" question). For each task the RLM engine runs with the
@@ -49,11 +50,14 @@ def configured_model(max_tokens: int) -> Any:
     return get_chat_model(profile, config.local)
 
 
-def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False) -> dict:
-    """One RLM run on ``task``: its row (answer, correct, source, iterations, tokens, seconds).
-    ``show`` prints every reply, output, note and extraction of the run."""
+def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vote: int = 1) -> dict:
+    """One RLM run on ``task`` (``vote`` > 1: that many trajectories and a vote, :meth:`RLMEngine.run_voted`):
+    its row (answer, correct, source, iterations, tokens, seconds). ``show`` prints every reply,
+    output, note and extraction of the run."""
     t0 = time.perf_counter()
-    result = RLMEngine(model, config).run(task.question, task.context)
+    engine = RLMEngine(model, config)
+    result = engine.run_voted(task.question, task.context, k=vote) if vote > 1 else \
+        engine.run(task.question, task.context)
     trace = result.trace
     if show:
         for it in trace.iterations:
@@ -64,9 +68,9 @@ def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False) ->
             print(f"  [final] {it.final} [notes] {it.notes} [extraction] {it.extraction}")
     return {"task": task.id, "kind": task.kind, "size": task.size, "seed": task.seed, "method": "rlm",
             "expected": task.answer, "answer": result.answer, "correct": score(task, result.answer),
-            "source": result.answer_source, "iterations": len(trace.iterations), "calls": trace.usage.calls,
-            "tokens": trace.usage.total_tokens, "seconds": round(time.perf_counter() - t0, 1),
-            "error": trace.error}
+            "source": result.answer_source, "iterations": len(trace.iterations), "calls": engine.measured.calls,
+            "tokens": engine.measured.total_tokens, "seconds": round(time.perf_counter() - t0, 1),
+            "error": trace.error, "votes": list(result.votes)}
 
 
 def run_baseline(model: Any, task: Task, chars: int) -> dict:
@@ -88,11 +92,11 @@ def run_baseline(model: Any, task: Task, chars: int) -> dict:
 
 
 def run_all(model: Any, tasks: Iterable[Task], *, config: RLMConfig, baseline_chars: int | None,
-            report: Callable[[dict], None] = lambda row: None, show: bool = False) -> list[dict]:
+            report: Callable[[dict], None] = lambda row: None, show: bool = False, vote: int = 1) -> list[dict]:
     """The RLM (and, unless ``baseline_chars`` is None, the baseline) on every task; ``report`` sees each row."""
     rows = []
     for task in tasks:
-        runs = [lambda t=task: run_rlm(model, t, config, show=show)]
+        runs = [lambda t=task: run_rlm(model, t, config, show=show, vote=vote)]
         if baseline_chars is not None:
             runs.append(lambda t=task: run_baseline(model, t, baseline_chars))
         for run in runs:
@@ -150,6 +154,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-baseline", action="store_true", help="RLM only")
     parser.add_argument("--check-answers", action="store_true",
                         help="RLMConfig.check_answers: one model call checks each FINAL against the outputs")
+    parser.add_argument("--vote", type=int, default=1, metavar="K",
+                        help="K trajectories at temperatures 0, 0.7, 1.0 and a majority vote (self-consistency)")
     parser.add_argument("--smoke", action="store_true", help="one 50k lookup (seed 0), RLM only, replies printed")
     parser.add_argument("--json", type=Path, help="also write every row and the summary to this file")
     args = parser.parse_args(argv)
@@ -164,7 +170,8 @@ def main(argv: list[str] | None = None) -> None:
                        sub_call_chars=4000, check_answers=args.check_answers)
     tasks = (make_task(kind, size, seed) for kind in kinds for size in sizes for seed in range(seeds))
     print(f"RLM accuracy: kinds {kinds}, sizes {sizes}, {seeds} seed(s), max {args.max_iterations} iterations, "
-          f"{args.max_tokens}-token replies, answer check {'on' if args.check_answers else 'off'}; baseline: "
+          f"{args.max_tokens}-token replies, answer check {'on' if args.check_answers else 'off'}, "
+          f"{args.vote} trajectory(ies) per task; baseline: "
           f"{'none' if baseline is None else f'the bare model on the first {baseline:,} characters'}", flush=True)
 
     from codur.llm.local import stop_shared_server
@@ -172,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     model = configured_model(args.max_tokens)
     try:
         rows = run_all(model, tasks, config=config, baseline_chars=baseline,
-                       report=lambda row: print(f"  {json.dumps(row)}", flush=True), show=args.smoke)
+                       report=lambda row: print(f"  {json.dumps(row)}", flush=True), show=args.smoke, vote=args.vote)
     finally:
         stop_shared_server()
     table = summary(rows)

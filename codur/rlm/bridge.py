@@ -47,16 +47,19 @@ class ModelClient:
         model: a LangChain chat model (``.invoke(messages)``).
         name: the model name used for pricing.
         prices: extra {model prefix: (USD/Mtok in, USD/Mtok out)}.
+        options: keyword arguments passed to every call.
     """
 
     model: Any
     name: str
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword arguments of every call (e.g. ``{"temperature": 0.7}`` for one voted trajectory)."""
 
     def invoke(self, messages: list[BaseMessage]) -> tuple[str, Usage]:
         """One model call. Raises whatever the model raises."""
         t0 = time.monotonic()
-        reply = self.model.invoke(messages)
+        reply = self.model.invoke(messages, **self.options)
         return self._read(reply, t0)
 
     def invoke_json(self, messages: list[BaseMessage], response_format: Mapping | None = None
@@ -79,12 +82,13 @@ class ModelClient:
         """
         t0 = time.monotonic()
         try:
-            reply = self.model.bind(response_format=dict(response_format or ANSWER_FORMAT)).invoke(messages)
+            reply = self.model.bind(response_format=dict(response_format or ANSWER_FORMAT)).invoke(
+                messages, **self.options)
         except Exception as exc:  # noqa: BLE001 - only a refused argument falls back, below
             if not _refused_argument(exc):
                 raise
             t0 = time.monotonic()
-            return (*self._read(self.model.invoke(messages), t0), False)
+            return (*self._read(self.model.invoke(messages, **self.options), t0), False)
         return (*self._read(reply, t0), True)
 
     def _read(self, reply: Any, t0: float) -> tuple[str, Usage]:

@@ -10,9 +10,11 @@ the model writes FINAL(answer) / FINAL_VAR(name) or the budget runs out.
 from __future__ import annotations
 
 import ast
+import re
 import time
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,12 +75,25 @@ class RLMConfig(BaseModel):
 
 @dataclass(frozen=True)
 class RLMResult:
-    """The answer, how it was reached, the trace, and where the trace was written (or None)."""
+    """The answer, how it was reached, the trace, and where the trace was written (or None);
+    ``votes``: every trajectory's answer of :meth:`RLMEngine.run_voted`, in order (empty for one run)."""
 
     answer: str | None
     answer_source: AnswerSource
     trace: RLMTrace
     trace_path: Path | None = None
+    votes: tuple[str | None, ...] = ()
+
+
+def vote_key(answer: str | None) -> str | None:
+    """The form answers are compared in for a vote: lowercased, spaces collapsed, quotes and end
+    punctuation dropped, thousands commas removed; a short answer holding one number is that number
+    (``"The port is 43,071."`` and ``43071`` vote together). None and empty answers: None."""
+    if answer is None or is_no_answer(answer):
+        return None
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", " ".join(answer.lower().split())).strip(" .!'\"`")
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", text)
+    return numbers[0] if len(numbers) == 1 and len(text) <= 60 else text
 
 
 class _Finished(Exception):
@@ -121,6 +136,53 @@ class RLMEngine:
         self.measured = self.measured + trace.usage
         path = trace.save(self.run_dir) if self.run_dir is not None else None
         return RLMResult(trace.answer, trace.answer_source or "error", trace, path)
+
+    def run_voted(self, question: str, context: Any, *, k: int = 3,
+                  temperatures: tuple[float, ...] = (0.0, 0.7, 1.0)) -> RLMResult:
+        """Up to ``k`` runs at different temperatures and a majority vote on their answers
+        (self-consistency, Wang et al. 2023, "Self-Consistency Improves Chain of Thought Reasoning
+        in Language Models"), within one budget.
+
+        Trajectory ``i`` runs at ``temperatures[i % len(temperatures)]`` with what the config's
+        cost (USD), tokens and wall time (seconds) have left after the earlier ones; none starts
+        once one is spent, and none after an answer holds a majority of ``k``. Answers are compared
+        by :func:`vote_key`; the most voted wins (a tie: the earliest), errors and empty answers do
+        not vote.
+
+        Returns:
+            The :class:`RLMResult` of the first trajectory with the winning answer (the last one
+            when none answered), with ``votes``: every trajectory's answer in order.
+
+        Raises:
+            ValueError: ``k`` < 1 or no temperature.
+        """
+        if k < 1 or not temperatures:
+            raise ValueError("run_voted needs k >= 1 and at least one temperature")
+        limits, t0, used, base = self.config.budget_limits(), time.monotonic(), Usage(), self.client
+        runs: list[tuple[RLMTrace, Path | None]] = []
+        try:
+            for i in range(k):
+                left = _left(limits, used, time.monotonic() - t0)
+                if left is None:
+                    break
+                temperature = temperatures[i % len(temperatures)]
+                self.client = replace(base, options={**base.options, "temperature": temperature})
+                trace = self.execute(question, context, Budget(left))
+                used = used + trace.usage
+                runs.append((trace, trace.save(self.run_dir) if self.run_dir is not None else None))
+                tally = _tally(runs)
+                if tally and tally.most_common(1)[0][1] * 2 > k:  # a majority of k: the rest cannot change it
+                    break
+        finally:
+            self.client = base
+        self.measured = self.measured + used
+        counts = _tally(runs)
+        keys = [vote_key(t.answer) for t, _ in runs]
+        winner = max(counts, key=lambda key: (counts[key], -keys.index(key)), default=None)
+        trace, path = runs[keys.index(winner)] if winner is not None else runs[-1]
+        if len(runs) > 1:
+            trace.warn(f"self-consistency vote over {len(runs)} trajectories: {counts.get(winner, 0)} for this answer")
+        return RLMResult(trace.answer, trace.answer_source or "error", trace, path, tuple(t.answer for t, _ in runs))
 
     def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
         """Run one executor (root or sub-RLM) under ``budget`` and return its finished trace."""
@@ -332,6 +394,22 @@ class RLMEngine:
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"
+
+
+def _left(limits: BudgetLimits, used: Usage, elapsed_s: float) -> BudgetLimits | None:
+    """``limits`` less what earlier trajectories ``used`` (USD, tokens) and ``elapsed_s`` seconds; None when spent."""
+    def rest(limit: float | None, spent: float) -> float | None:
+        return None if limit is None else limit - spent
+
+    left = replace(limits, max_cost_usd=rest(limits.max_cost_usd, used.cost_usd),
+                   max_tokens=rest(limits.max_tokens, used.total_tokens), max_wall_s=rest(limits.max_wall_s, elapsed_s))
+    spent = any(v is not None and v <= 0 for v in (left.max_cost_usd, left.max_tokens, left.max_wall_s))
+    return None if spent else left
+
+
+def _tally(runs: list[tuple[RLMTrace, Path | None]]) -> Counter:
+    """Votes per :func:`vote_key` of the runs' answers (None does not vote)."""
+    return Counter(key for trace, _ in runs if (key := vote_key(trace.answer)) is not None)
 
 
 def _readable(iteration: Iteration, shown: str | None = None) -> bool:

@@ -218,3 +218,26 @@ def test_the_json_answer_reaches_an_openai_compatible_server_as_a_json_schema_re
         assert "response_format" not in server.requests[-1][1]
     finally:
         server.close()
+
+
+# -- item 3, optional part: a vote over trajectories (self-consistency) ------------------------------
+
+def test_vote_over_trajectories_at_different_temperatures():
+    from codur.rlm.engine import vote_key
+
+    model = ScriptedChatModel(replies=["FINAL(The count is 1,172.)", "FINAL(8)", "FINAL(1172)"])
+    result = RLMEngine(model, RLMConfig()).run_voted("How many?", LOG, k=3)
+    assert result.votes == ("The count is 1,172.", "8", "1172")
+    assert result.answer == "The count is 1,172." and result.answer_source == "final_direct"
+    assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.7, 1.0]
+    assert "self-consistency vote over 3 trajectories: 2 for this answer" in result.trace.warnings
+    assert vote_key("The port is 43,071.") == vote_key("43071") == "43071" and vote_key("None") is None
+
+
+def test_vote_stops_at_a_majority_and_at_the_budget():
+    model = ScriptedChatModel(replies=["FINAL(7)", "FINAL(7.)"])
+    result = RLMEngine(model, RLMConfig()).run_voted("q?", "text", k=3)
+    assert result.votes == ("7", "7.") and len(model.calls) == 2
+    spent = ScriptedChatModel(replies=["FINAL(" + "x" * 400 + ")"] * 3)
+    result = RLMEngine(spent, RLMConfig(max_tokens=150)).run_voted("q?", "text", k=3)
+    assert len(result.votes) == 1  # the first trajectory spent the tokens the vote had
