@@ -182,6 +182,7 @@ class RLMEngine:
         trace, path = runs[keys.index(winner)] if winner is not None else runs[-1]
         if len(runs) > 1:
             trace.warn(f"self-consistency vote over {len(runs)} trajectories: {counts.get(winner, 0)} for this answer")
+            path = trace.save(self.run_dir) if self.run_dir is not None else None  # again, with the vote
         return RLMResult(trace.answer, trace.answer_source or "error", trace, path, tuple(t.answer for t, _ in runs))
 
     def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
@@ -268,8 +269,8 @@ class RLMEngine:
 
         FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
         several lines) the model has not seen is ``premature`` too and is shown as an output
-        (with its number of items) before the answer is asked from it. A direct FINAL in the same reply as
-        code was written before the model saw the output: it is marked ``premature`` (the
+        (with its number of items) before the answer is asked from it. A direct FINAL in the
+        same reply as code was written before the model saw the output: it is marked ``premature`` (the
         loop drops it from the history and asks for the answer from the output), unless
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
         (None, "", []) and a same-reply FINAL after a search that found nothing are refused
@@ -307,9 +308,8 @@ class RLMEngine:
         outputs do not support it: then a note with the checker's reason, and the loop goes on.
 
         No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
-        when the budget allows no call. After the self-verification idea of checking a chain's
-        answer before trusting it; the vote over several trajectories (self-consistency, Wang et
-        al. 2023) is not done here.
+        when the budget allows no call (issue 26, item 3; the vote over trajectories is
+        :meth:`run_voted`).
         """
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
