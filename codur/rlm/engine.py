@@ -268,8 +268,10 @@ class RLMEngine:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
-        several lines) the model has not seen is ``premature`` too and is shown as an output
-        (with its number of items) before the answer is asked from it. A direct FINAL in the
+        several lines), or one that is not the kind of answer the question asks for
+        (:func:`prompts.fits_question`: a line where a number or a short value is asked), is
+        ``premature`` too and is shown as an output (with its number of items) before the
+        answer is asked from it. A direct FINAL in the
         same reply as code was written before the model saw the output: it is marked ``premature`` (the
         loop drops it from the history and asks for the answer from the output), unless
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
@@ -291,6 +293,10 @@ class RLMEngine:
             elif self.config.confirm_final_with_code and not last_chance and (items := _items(value or "")) > 1:
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
+            elif self.config.confirm_final_with_code and not last_chance \
+                    and not prompts.fits_question(trace.task, value or ""):
+                iteration.final["premature"] = True
+                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} = {value}"
             else:
                 self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance)
         elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):

@@ -226,6 +226,18 @@ def forced_turn(question: str, reason: str) -> str:
     return FORCED.format(reason=reason, question=_clip(question))
 
 
+def fits_question(question: str, value: str) -> bool:
+    """False when ``value`` is plainly not the kind of answer ``question`` asks for: not a number for
+    "how many / count / number of / total", or a whole line (over 80 characters, or several lines)
+    for "which / what / who / where / when"; True otherwise."""
+    text = value.strip()
+    if _HOW_MANY.search(question):
+        return _NUMBER.fullmatch(text) is not None
+    if _WHICH.search(question):
+        return len(text) <= 80 and "\n" not in text
+    return True
+
+
 def check_prompt(question: str, answer: str, evidence: str) -> str:
     """The answer check's prompt: the question, the proposed answer and the printed evidence."""
     return CHECK.format(question=_clip(question), answer=_clip(answer, 300), evidence=evidence or "(nothing printed)")

@@ -162,7 +162,8 @@ def test_a_final_var_of_several_items_is_shown_and_the_answer_asked_from_it():
     shown = str(model.calls[1][-1].content)
     assert "[FINAL_VAR(answer)] answer holds 3 items:" in shown and "billing-46 port=43071" in shown
     assert "FINAL_VAR" not in str(model.calls[1][-2].content)
-    one, _ = run(["```repl\nanswer = grep('billing-46 ')\n```\nFINAL_VAR(answer)"], context=log)
+    one, _ = run(["```repl\nanswer = grep('billing-46 ')\n```\nFINAL_VAR(answer)"], context=log,
+                 question="Which port does the service billing-46 listen on?")
     assert (one.answer, one.answer_source) == ("['config service=billing-46 port=43071']", "final_var")
 
 
@@ -241,3 +242,16 @@ def test_vote_stops_at_a_majority_and_at_the_budget():
     spent = ScriptedChatModel(replies=["FINAL(" + "x" * 400 + ")"] * 3)
     result = RLMEngine(spent, RLMConfig(max_tokens=150)).run_voted("q?", "text", k=3)
     assert len(result.votes) == 1  # the first trajectory spent the tokens the vote had
+
+
+def test_a_final_var_that_is_not_the_kind_of_answer_asked_is_shown_first():
+    """The join case: the model's variable holds the order line, not the warehouse the question asks for."""
+    log = ("x\n" * 600 + "INFO orders user=u-4821 placed order=o-99127 items=3 via the mobile checkout flow today\n"
+           + "y\n" * 600 + "INFO shipping order=o-99127 shipped from warehouse=W-17\n")
+    result, model = run(["```repl\nanswer = grep('u-4821')[0]\n```\nFINAL_VAR(answer)", '{"answer": ""}',
+                         "```repl\nanswer = grep('o-99127')[-1].split('=')[-1]\n```\nFINAL_VAR(answer)"],
+                        context=log, question="From which warehouse was the order placed by user u-4821 shipped?")
+    assert (result.answer, result.answer_source) == ("W-17", "final_var")
+    shown = str(model.calls[1][-1].content)
+    assert "[FINAL_VAR(answer)] answer = INFO orders user=u-4821 placed order=o-99127" in shown
+    assert "does not hold the answer yet" in str(model.calls[2][-1].content)
