@@ -221,7 +221,7 @@ class RLMEngine:
         try:
             while (reason := budget.check("iteration")) is None:
                 budget.start_iteration()
-                iteration = self._step(messages, sandbox, budget, trace)
+                iteration = self._step(messages, sandbox, budget, trace, context)
                 premature = bool(iteration.final and iteration.final.get("premature"))
                 shown = (iteration.final or {}).get("shown")  # a FINAL_VAR of several items, shown as an output
                 outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
@@ -244,7 +244,7 @@ class RLMEngine:
         return self._forced(question, reason, messages, sandbox, budget, trace)
 
     def _step(self, messages: list[BaseMessage], sandbox: Sandbox, budget: Budget,
-              trace: RLMTrace) -> Iteration:
+              trace: RLMTrace, context: Any = None) -> Iteration:
         """One iteration: call the model, run every block in order, then honour a FINAL."""
         t0 = time.monotonic()
         text, usage = self.client.invoke(messages)
@@ -258,18 +258,18 @@ class RLMEngine:
             iteration.executions.append(sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
         if parsed.final is not None:
-            self._finish(parsed.final, iteration, sandbox, trace, budget)
+            self._finish(parsed.final, iteration, sandbox, trace, budget, context)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
         return iteration
 
     def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, trace: RLMTrace,
-                budget: Budget) -> None:
+                budget: Budget, context: Any = None) -> None:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
         several lines), or one that is not the kind of answer the question asks for
-        (:func:`prompts.fits_question`: a line where a number or a short value is asked), is
+        (:func:`prompts.fits_question`: no number for "how many", a whole line of the input), is
         ``premature`` too and is shown as an output (with its number of items) before the
         answer is asked from it. A direct FINAL in the
         same reply as code was written before the model saw the output: it is marked ``premature`` (the
@@ -294,7 +294,7 @@ class RLMEngine:
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
             elif self.config.confirm_final_with_code and not last_chance \
-                    and not prompts.fits_question(trace.task, value or ""):
+                    and not prompts.fits_question(trace.task, value or "", context):
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} = {value}"
             else:

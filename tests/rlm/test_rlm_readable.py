@@ -255,3 +255,14 @@ def test_a_final_var_that_is_not_the_kind_of_answer_asked_is_shown_first():
     shown = str(model.calls[1][-1].content)
     assert "[FINAL_VAR(answer)] answer = INFO orders user=u-4821 placed order=o-99127" in shown
     assert "does not hold the answer yet" in str(model.calls[2][-1].content)
+
+
+def test_fits_question():
+    from codur.rlm.prompts import fits_question
+
+    line = "2026-03-01 15:37:06 INFO orders user=u-7502 placed order=o-28982 items=4"
+    log = f"x\n{line}\ny\n"
+    assert fits_question("How many lines?", "172") and not fits_question("How many lines?", "172 lines")
+    assert fits_question("Which warehouse?", "W-17", log) and not fits_question("Which warehouse?", line, log)
+    assert fits_question("Which warehouse?", "The order went out of warehouse W-17 on the first of March.", log)
+    assert not fits_question("What port?", "a\nb") and fits_question("Summarise the log.", line, log)
