@@ -2,7 +2,7 @@
 
 The sandbox worker sends each call over its pipes; :class:`Bridge` answers it
 with the executor's model and budget, and records a :class:`SubCall` in the trace.
-Recursion through sub-RLMs follows Zhang & Khattab, "Recursive Language Models" (2025).
+Recursion through sub-RLMs follows Zhang, Kraska & Khattab, "Recursive Language Models" (2025).
 
 rlm_query decides, in this order:
   1. no model call is allowed by this executor's budget (cost, tokens or time spent): one

@@ -1,6 +1,6 @@
 """The RLM executor: the REPL loop of a recursive language model.
 
-After Zhang & Khattab, "Recursive Language Models" (2025): the long input lives
+After Zhang, Kraska & Khattab, "Recursive Language Models" (2025): the long input lives
 in the REPL variable ``context``; each iteration the model writes code, the code
 runs in the sandbox (and may call models on pieces of the input through the
 bridge), and the printed output — truncated — comes back in the next turn, until

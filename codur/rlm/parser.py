@@ -1,6 +1,6 @@
 """Parse a model reply of the RLM protocol: code blocks, FINAL(answer), FINAL_VAR(name), thinking.
 
-The protocol follows Zhang & Khattab, "Recursive Language Models" (2025): the
+The protocol follows Zhang, Kraska & Khattab, "Recursive Language Models" (2025): the
 model writes ```repl (or ```python) blocks that run in the REPL, and ends with
 ``FINAL(answer)`` or ``FINAL_VAR(variable_name)`` written outside any fence.
 A FINAL inside a fence (of any language) is code or an example, never the answer.

@@ -1,10 +1,11 @@
-"""Prompts of the RLM loop: the system prompt (root and sub-RLM), the user turns, the forced answer.
+"""Prompts of the RLM loop: the system prompt (root and sub-RLM), the user turns, the JSON answer
+turn, the forced answer, the answer check.
 
 Kept short: the embedded 1.5B model processes ~70 prompt tokens/s. The protocol
 (```repl blocks, FINAL / FINAL_VAR outside them) is restated in every user turn,
 which small models need (the embedded model is a 1.5B one). Templates use ``str.format`` with
 named fields, so a missing variable fails loudly (KeyError).
-After Zhang & Khattab, "Recursive Language Models" (2025), appendix prompts.
+After Zhang, Kraska & Khattab, "Recursive Language Models" (2025), appendix prompts.
 """
 
 from __future__ import annotations
