@@ -275,9 +275,9 @@ class RLMEngine:
         same reply as code was written before the model saw the output: it is marked ``premature`` (the
         loop drops it from the history and asks for the answer from the output), unless
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
-        (None, "", []) and a same-reply FINAL after a search that found nothing are refused
-        while iterations are left; the notes never repeat the value. An answer that passes goes
-        through :meth:`_accept` (the answer check, when configured).
+        (None, "", []) is refused while iterations are left, and so is a FINAL_VAR of a reply
+        with notes (a search that found nothing) once per run; the notes never repeat the value.
+        An answer that passes goes through :meth:`_accept` (the answer check, when configured).
         """
         last_chance = budget.check("iteration") is not None
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
@@ -285,9 +285,11 @@ class RLMEngine:
         found_nothing = any(e.notes for e in iteration.executions) and not last_chance
         if final.kind == "variable":
             found, value = sandbox.get_variable(final.value)
+            told = any(it.final and it.final.get("refused") == "notes" for it in trace.iterations[:-1])
             if not found:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
-            elif found_nothing or (is_no_answer(value) and not last_chance):
+            elif (found_nothing and not told) or (is_no_answer(value) and not last_chance):
+                iteration.final["refused"] = "notes" if found_nothing and not told else "empty"
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
                                        "above question the search it comes from; search again")
             elif self.config.confirm_final_with_code and not last_chance and (items := _items(value or "")) > 1:
