@@ -268,7 +268,7 @@ class RLMEngine:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
-        several lines), or one that is not the kind of answer the question asks for
+        several lines copied from the input), or one that is not the kind of answer the question asks for
         (:func:`prompts.fits_question`: no number for "how many", a whole line of the input), is
         ``premature`` too and is shown as an output (with its number of items) before the
         answer is asked from it. A direct FINAL in the
@@ -292,7 +292,8 @@ class RLMEngine:
                 iteration.final["refused"] = "notes" if found_nothing and not told else "empty"
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
                                        "above question the search it comes from; search again")
-            elif self.config.confirm_final_with_code and not last_chance and (items := _items(value or "")) > 1:
+            elif self.config.confirm_final_with_code and not last_chance \
+                    and (items := _items(value or "", context)) > 1:
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
             elif self.config.confirm_final_with_code and not last_chance \
@@ -430,9 +431,10 @@ def _readable(iteration: Iteration, shown: str | None = None) -> bool:
     return bool(iteration.executions) and not looks_empty(iteration.executions[-1].stdout)
 
 
-def _items(value: str) -> int:
-    """How many items a FINAL_VAR value holds: the length of a list / tuple / set written as Python,
-    else its non-empty lines."""
+def _items(value: str, context: Any = None) -> int:
+    """How many items a FINAL_VAR value holds: the length of a list / tuple / set written as Python;
+    for text, its non-empty lines when every one is copied whole from ``context`` (raw lines of the
+    input, not an answer written in several lines); else 1."""
     text = value.strip()
     if text[:1] in "[(" and len(text) < 200_000:
         try:
@@ -441,7 +443,9 @@ def _items(value: str) -> int:
             parsed = None
         if isinstance(parsed, list | tuple | set):
             return len(parsed)
-    return sum(1 for line in text.splitlines() if line.strip())
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    copied = isinstance(context, str) and all(line in context for line in lines)
+    return len(lines) if len(lines) > 1 and copied else 1
 
 
 def _clip(text: str, limit: int = 80) -> str:

@@ -229,15 +229,14 @@ def forced_turn(question: str, reason: str) -> str:
 
 def fits_question(question: str, value: str, context: object = None) -> bool:
     """False when ``value`` is plainly not the kind of answer ``question`` asks for: not a number
-    for "how many / count / number of / total"; for "which / what / who / where / when", several
-    lines, or a line of over 40 characters copied whole from ``context`` (the input text: a raw
-    line, not the value in it). True otherwise."""
+    for "how many / count / number of / total"; for "which / what / who / where / when", a line of
+    over 40 characters copied whole from ``context`` (the input text: a raw line, not the value in
+    it). True otherwise."""
     text = value.strip()
     if _HOW_MANY.search(question):
         return _NUMBER.fullmatch(text) is not None
     if _WHICH.search(question):
-        copied = len(text) > 40 and isinstance(context, str) and text in context
-        return "\n" not in text and not copied
+        return not (len(text) > 40 and isinstance(context, str) and text in context)
     return True
 
 

@@ -265,4 +265,14 @@ def test_fits_question():
     assert fits_question("How many lines?", "172") and not fits_question("How many lines?", "172 lines")
     assert fits_question("Which warehouse?", "W-17", log) and not fits_question("Which warehouse?", line, log)
     assert fits_question("Which warehouse?", "The order went out of warehouse W-17 on the first of March.", log)
-    assert not fits_question("What port?", "a\nb") and fits_question("Summarise the log.", line, log)
+    assert fits_question("What port?", "a\nb") and fits_question("Summarise the log.", line, log)
+
+
+def test_a_final_var_of_lines_of_the_input_is_shown_but_an_answer_in_several_lines_stands():
+    two = "\n".join(LOG.splitlines()[7:9])
+    result, model = run([f"```repl\nanswer = {two!r}\n```\nFINAL_VAR(answer)", '{"answer": "2"}'],
+                        question="Which jobs failed?")
+    assert "answer holds 2 items" in str(model.calls[1][-1].content) and result.answer_source == "extracted"
+    prose = "The jobs failed because of timeouts.\nThey were retried later."
+    result, _ = run([f"```repl\nanswer = {prose!r}\n```\nFINAL_VAR(answer)"], question="Which jobs failed?")
+    assert (result.answer, result.answer_source) == (prose, "final_var")
