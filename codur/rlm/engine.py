@@ -366,15 +366,16 @@ class RLMEngine:
         the answer, or None when the reply holds none (empty, None-like, or unreadable).
 
         A reply that is not JSON (a model without the schema) is read as FINAL(...) /
-        FINAL_VAR(...) and, for ``kind`` ``forced``, as its plain text. Recorded in
+        FINAL_VAR(...) (after an output, only when it holds no new code: that FINAL would be
+        premature again) and, for ``kind`` ``forced``, as its plain text. Recorded in
         ``iteration.extraction``; its usage is charged to ``budget`` and the iteration.
         """
         text, usage, structured = self.client.invoke_json([*messages, HumanMessage(prompt)])
         budget.record(usage)
         iteration.usage = iteration.usage + usage
         answer = parse_json_answer(text)
-        if answer is None:
-            parsed = parse_response(text)
+        parsed = parse_response(text)
+        if answer is None and (kind == "forced" or not parsed.code_blocks):  # a FINAL beside new code: premature
             if parsed.final and parsed.final.kind == "variable":
                 found, value = sandbox.get_variable(parsed.final.value)
                 answer = value if found else None

@@ -276,3 +276,12 @@ def test_a_final_var_of_lines_of_the_input_is_shown_but_an_answer_in_several_lin
     prose = "The jobs failed because of timeouts.\nThey were retried later."
     result, _ = run([f"```repl\nanswer = {prose!r}\n```\nFINAL_VAR(answer)"], question="Which jobs failed?")
     assert (result.answer, result.answer_source) == (prose, "final_var")
+
+
+def test_an_extraction_reply_with_new_code_and_a_final_gives_no_answer():
+    """A model that ignores the schema and writes code again: its FINAL is premature again."""
+    again = "```repl\nprint(count('ERROR'))\n```\nFINAL(1)"
+    result, model = run(["```repl\nprint(grep('job=7$'))\n```\nFINAL(3)", again, "FINAL(172)"])
+    assert (result.answer, result.answer_source) == ("172", "final_direct")
+    assert result.trace.iterations[0].extraction["answer"] is None
+    assert "does not hold the answer yet" in feedback(model, 2)
