@@ -37,7 +37,7 @@ from codur.rlm.prompts import direct_answer_prompt
 
 def configured_model(max_tokens: int) -> Any:
     """The actor model of CodurConfig (the embedded model unless an endpoint is configured),
-    its replies capped at ``max_tokens`` tokens.
+    its replies capped at ``max_tokens`` tokens, each call bounded by ``model_timeout_s`` (seconds).
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
@@ -47,7 +47,7 @@ def configured_model(max_tokens: int) -> Any:
 
     config = CodurConfig()
     profile = config.profiles_for("actor")[0].model_copy(update={"max_tokens": max_tokens})
-    return get_chat_model(profile, config.local)
+    return get_chat_model(profile, config.local, model_timeout_s=config.model_timeout_s)
 
 
 def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vote: int = 1) -> dict:
@@ -60,6 +60,7 @@ def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vo
         engine.run(task.question, task.context)
     trace = result.trace
     if show:
+        print(f"--- {task.id}: {task.question}\nexpected {task.answer!r}")
         for it in trace.iterations:
             print(f"--- iteration {it.index}\n{it.response}")
             for ex in it.executions:
