@@ -1,5 +1,7 @@
 """RLM bench: the engine's own overhead, and needle-in-a-haystack accuracy with the configured model.
 
+Accuracy on our own task kinds (lookup, count, join, not present) beside the bare model: accuracy.py.
+
     .venv/bin/python bench/rlm/run.py                      # overhead + NIAH at 100k,1m,10m, 1 trial each
     .venv/bin/python bench/rlm/run.py --sizes 100k --trials 3
     .venv/bin/python bench/rlm/run.py --no-niah            # overhead only (no model)
@@ -89,13 +91,11 @@ def overhead(blocks: int, calls: int) -> dict:
 
 def niah(sizes: list[int], trials: int, max_iterations: int, max_tokens: int) -> list[dict]:
     """Needle-in-a-haystack accuracy per size with the configured model."""
-    from codur.config import CodurConfig
-    from codur.llm import get_chat_model
+    from accuracy import configured_model
+
     from codur.llm.local import stop_shared_server
 
-    config = CodurConfig()
-    profile = config.profiles_for("actor")[0].model_copy(update={"max_tokens": max_tokens})
-    model = get_chat_model(profile, config.local)
+    model = configured_model(max_tokens)
     rows = []
     try:
         for size in sizes:

@@ -1,4 +1,4 @@
-"""Recursive language models (Zhang & Khattab, "Recursive Language Models", 2025).
+"""Recursive language models (Zhang, Kraska & Khattab, "Recursive Language Models", 2025).
 
 Answers questions over inputs far larger than a model's context: the input is the
 variable ``context`` of a sandboxed Python REPL; the model writes code to inspect

@@ -2,7 +2,7 @@
 
 The sandbox worker sends each call over its pipes; :class:`Bridge` answers it
 with the executor's model and budget, and records a :class:`SubCall` in the trace.
-Recursion through sub-RLMs follows Zhang & Khattab, "Recursive Language Models" (2025).
+Recursion through sub-RLMs follows Zhang, Kraska & Khattab, "Recursive Language Models" (2025).
 
 rlm_query decides, in this order:
   1. no model call is allowed by this executor's budget (cost, tokens or time spent): one
@@ -47,19 +47,74 @@ class ModelClient:
         model: a LangChain chat model (``.invoke(messages)``).
         name: the model name used for pricing.
         prices: extra {model prefix: (USD/Mtok in, USD/Mtok out)}.
+        options: keyword arguments passed to every call.
     """
 
     model: Any
     name: str
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword arguments of every call (e.g. ``{"temperature": 0.7}`` for one voted trajectory)."""
 
     def invoke(self, messages: list[BaseMessage]) -> tuple[str, Usage]:
         """One model call. Raises whatever the model raises."""
         t0 = time.monotonic()
-        reply = self.model.invoke(messages)
+        reply = self.model.invoke(messages, **self.options)
+        return self._read(reply, t0)
+
+    def invoke_json(self, messages: list[BaseMessage], response_format: Mapping | None = None
+                    ) -> tuple[str, Usage, bool]:
+        """One model call whose reply must be a JSON object: ``{"answer": "..."}`` by default.
+
+        The schema goes as an OpenAI ``response_format`` of type ``json_schema``
+        (``response_format``, default :data:`ANSWER_FORMAT`), which llama.cpp's OpenAI-compatible server (the embedded
+        model) turns into a grammar, so the reply cannot be prose. A model or server that
+        refuses the argument (a 400 / 422, an HTTP error naming ``response_format``, or a chat
+        model without it: AttributeError, TypeError, ValueError, NotImplementedError) is called
+        once more without it.
+
+        Returns:
+            (reply text, usage, True when the schema was sent and accepted).
+
+        Raises:
+            whatever the model raises on the call without the schema, or on the first call for
+            any other reason (a timeout is not retried).
+        """
+        t0 = time.monotonic()
+        try:
+            reply = self.model.bind(response_format=dict(response_format or ANSWER_FORMAT)).invoke(
+                messages, **self.options)
+        except Exception as exc:  # noqa: BLE001 - only a refused argument falls back, below
+            if not _refused_argument(exc):
+                raise
+            t0 = time.monotonic()
+            return (*self._read(self.model.invoke(messages, **self.options), t0), False)
+        return (*self._read(reply, t0), True)
+
+    def _read(self, reply: Any, t0: float) -> tuple[str, Usage]:
         content = reply.content if isinstance(reply.content, str) else str(reply.content)
         return content, usage_of(self.name, getattr(reply, "usage_metadata", None),
                                  time.monotonic() - t0, self.prices)
+
+
+ANSWER_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": {
+    "type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+    "additionalProperties": False}}}
+"""The final answer's OpenAI ``response_format``: a JSON object with one string ``answer``."""
+
+CHECK_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer_check", "strict": True, "schema": {
+    "type": "object", "properties": {"supported": {"type": "boolean"}, "answer": {"type": "string"},
+                                     "reason": {"type": "string"}},
+    "required": ["supported", "answer", "reason"], "additionalProperties": False}}}
+"""The answer check's ``response_format``: supported (bool), the value the evidence gives, a reason."""
+
+
+def _refused_argument(exc: Exception) -> bool:
+    """True for an error that says the model or server does not take ``response_format``."""
+    if isinstance(exc, AttributeError | TypeError | ValueError | NotImplementedError):
+        return True
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    return status in (400, 422) or (status is not None and "response_format" in str(exc))
 
 
 class Bridge:

@@ -3,7 +3,7 @@
 One :class:`Budget` per executor. A child budget (:meth:`Budget.allocate`) gets a
 share of its parent's remaining cost, tokens and time; usage recorded in a child
 is charged to every ancestor too, so a parent always sees what its sub-calls
-spent. Budgeted recursion follows Zhang & Khattab, "Recursive Language Models" (2025).
+spent. Budgeted recursion follows Zhang, Kraska & Khattab, "Recursive Language Models" (2025).
 """
 
 from __future__ import annotations

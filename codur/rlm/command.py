@@ -73,6 +73,10 @@ def rlm_command(
     max_cost: float = typer.Option(1.0, "--max-cost", min=0, help="Spend limit, USD (the local model costs 0)."),
     max_tokens: int = typer.Option(200_000, "--max-tokens", min=1, help="Token limit, sub-calls included."),
     timeout: float = typer.Option(900.0, "--timeout", min=1, help="Wall-clock limit, seconds."),
+    check_answers: bool = typer.Option(False, "--check-answers",
+                                       help="One model call checks each FINAL against the printed outputs."),
+    vote: int = typer.Option(1, "--vote", min=1, metavar="K",
+                             help="K runs at temperatures 0, 0.7, 1.0 and a majority vote, within one budget."),
     run_dir: Path | None = typer.Option(  # noqa: B008 - Typer declares options this way
         None, "--run-dir", help="Where the trace goes (default .codur/runs/<id>)."),
     model: str | None = typer.Option(None, "--model", help="Model name at the endpoint (default: the one it serves)."),
@@ -92,7 +96,7 @@ def rlm_command(
     except ValueError as exc:
         raise _fail(str(exc)) from None
     config = RLMConfig(max_iterations=max_iterations, max_depth=max_depth, max_cost_usd=max_cost,
-                       max_tokens=max_tokens, max_wall_s=timeout)
+                       max_tokens=max_tokens, max_wall_s=timeout, check_answers=check_answers)
     from codur.config import ConfigError
     from codur.llm.local import LocalModelUnavailable, stop_shared_server
 
@@ -101,8 +105,9 @@ def rlm_command(
     except (LocalModelUnavailable, ConfigError) as exc:
         raise _fail(str(exc)) from None
     try:
-        result = RLMEngine(chat_model, config, prices=prices,
-                           run_dir=run_dir or Path(".codur") / "runs" / new_trace_id()).run(question, text)
+        engine = RLMEngine(chat_model, config, prices=prices,
+                           run_dir=run_dir or Path(".codur") / "runs" / new_trace_id())
+        result = engine.run_voted(question, text, k=vote) if vote > 1 else engine.run(question, text)
     finally:
         stop_shared_server()
     if result.answer_source == "error":

@@ -1,6 +1,6 @@
 """The RLM executor: the REPL loop of a recursive language model.
 
-After Zhang & Khattab, "Recursive Language Models" (2025): the long input lives
+After Zhang, Kraska & Khattab, "Recursive Language Models" (2025): the long input lives
 in the REPL variable ``context``; each iteration the model writes code, the code
 runs in the sandbox (and may call models on pieces of the input through the
 bridge), and the printed output — truncated — comes back in the next turn, until
@@ -9,21 +9,25 @@ the model writes FINAL(answer) / FINAL_VAR(name) or the budget runs out.
 
 from __future__ import annotations
 
+import ast
+import re
 import time
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
+from codur.llm.replies import json_objects
 from codur.llm.usage import Usage
 from codur.rlm import prompts
-from codur.rlm.bridge import Bridge, ModelClient
+from codur.rlm.bridge import CHECK_FORMAT, Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits, price_for
-from codur.rlm.helpers import truncate
-from codur.rlm.parser import FinalAnswer, parse_response
+from codur.rlm.helpers import looks_empty, truncate
+from codur.rlm.parser import FinalAnswer, is_no_answer, parse_json_answer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox, SandboxLimits
 from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
 
@@ -54,6 +58,11 @@ class RLMConfig(BaseModel):
     confirm_final_with_code: bool = Field(
         True, description="A direct FINAL written with code needs confirming after the output is shown "
                           "(False: honoured once that code ran without error).")
+    check_answers: bool = Field(
+        False, description="Before a FINAL is accepted, one short model call checks it against the printed "
+                           "outputs; a 'not supported' returns to the loop with the reason.")
+    max_check_refusals: int = Field(1, ge=0, description="Answers a run's checks may send back; later ones stand.")
+    check_chars: int = Field(3_000, ge=200, description="Printed evidence the answer check sees, characters.")
 
     def budget_limits(self) -> BudgetLimits:
         return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,
@@ -66,12 +75,25 @@ class RLMConfig(BaseModel):
 
 @dataclass(frozen=True)
 class RLMResult:
-    """The answer, how it was reached, the trace, and where the trace was written (or None)."""
+    """The answer, how it was reached, the trace, and where the trace was written (or None);
+    ``votes``: every trajectory's answer of :meth:`RLMEngine.run_voted`, in order (empty for one run)."""
 
     answer: str | None
     answer_source: AnswerSource
     trace: RLMTrace
     trace_path: Path | None = None
+    votes: tuple[str | None, ...] = ()
+
+
+def vote_key(answer: str | None) -> str | None:
+    """The form answers are compared in for a vote: lowercased, spaces collapsed, quotes and end
+    punctuation dropped, thousands commas removed; a short answer holding one number is that number
+    (``"The port is 43,071."`` and ``43071`` vote together). None and empty answers: None."""
+    if answer is None or is_no_answer(answer):
+        return None
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", " ".join(answer.lower().split())).strip(" .!'\"`")
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", text)
+    return numbers[0] if len(numbers) == 1 and len(text) <= 60 else text
 
 
 class _Finished(Exception):
@@ -115,6 +137,54 @@ class RLMEngine:
         path = trace.save(self.run_dir) if self.run_dir is not None else None
         return RLMResult(trace.answer, trace.answer_source or "error", trace, path)
 
+    def run_voted(self, question: str, context: Any, *, k: int = 3,
+                  temperatures: tuple[float, ...] = (0.0, 0.7, 1.0)) -> RLMResult:
+        """Up to ``k`` runs at different temperatures and a majority vote on their answers
+        (self-consistency, Wang et al. 2023, "Self-Consistency Improves Chain of Thought Reasoning
+        in Language Models"), within one budget.
+
+        Trajectory ``i`` runs at ``temperatures[i % len(temperatures)]`` with what the config's
+        cost (USD), tokens and wall time (seconds) have left after the earlier ones; none starts
+        once one is spent, and none after an answer holds a majority of ``k``. Answers are compared
+        by :func:`vote_key`; the most voted wins (a tie: the earliest), errors and empty answers do
+        not vote.
+
+        Returns:
+            The :class:`RLMResult` of the first trajectory with the winning answer (the last one
+            when none answered), with ``votes``: every trajectory's answer in order.
+
+        Raises:
+            ValueError: ``k`` < 1 or no temperature.
+        """
+        if k < 1 or not temperatures:
+            raise ValueError("run_voted needs k >= 1 and at least one temperature")
+        limits, t0, used, base = self.config.budget_limits(), time.monotonic(), Usage(), self.client
+        runs: list[tuple[RLMTrace, Path | None]] = []
+        try:
+            for i in range(k):
+                left = _left(limits, used, time.monotonic() - t0)
+                if left is None:
+                    break
+                temperature = temperatures[i % len(temperatures)]
+                self.client = replace(base, options={**base.options, "temperature": temperature})
+                trace = self.execute(question, context, Budget(left))
+                used = used + trace.usage
+                runs.append((trace, trace.save(self.run_dir) if self.run_dir is not None else None))
+                tally = _tally(runs)
+                if tally and tally.most_common(1)[0][1] * 2 > k:  # a majority of k: the rest cannot change it
+                    break
+        finally:
+            self.client = base
+        self.measured = self.measured + used
+        counts = _tally(runs)
+        keys = [vote_key(t.answer) for t, _ in runs]
+        winner = max(counts, key=lambda key: (counts[key], -keys.index(key)), default=None)
+        trace, path = runs[keys.index(winner)] if winner is not None else runs[-1]
+        if len(runs) > 1:
+            trace.warn(f"self-consistency vote over {len(runs)} trajectories: {counts.get(winner, 0)} for this answer")
+            path = trace.save(self.run_dir) if self.run_dir is not None else None  # again, with the vote
+        return RLMResult(trace.answer, trace.answer_source or "error", trace, path, tuple(t.answer for t, _ in runs))
+
     def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
         """Run one executor (root or sub-RLM) under ``budget`` and return its finished trace."""
         trace = RLMTrace(task=question, depth=budget.depth, parent_id=parent_id)
@@ -151,16 +221,30 @@ class RLMEngine:
         try:
             while (reason := budget.check("iteration")) is None:
                 budget.start_iteration()
-                iteration = self._step(messages, sandbox, budget, trace)
-                messages += [AIMessage(iteration.response), HumanMessage(prompts.next_turn(
-                    question, self._outputs(iteration), iteration.notes, budget))]
+                iteration = self._step(messages, sandbox, budget, trace, context)
+                premature = bool(iteration.final and iteration.final.get("premature"))
+                shown = (iteration.final or {}).get("shown")  # a FINAL_VAR of several items, shown as an output
+                outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
+                last = next((e for e in reversed(iteration.executions) if e.stdout.strip()), None)
+                hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
+                # a FINAL written before the output existed is never shown back (issue 26, item 1)
+                messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
+                if premature and _readable(iteration, shown) and budget.check("call") is None:
+                    answer = self._extract(messages, prompts.answer_turn(question, outputs, hint), budget,
+                                           sandbox, iteration, "after_output")
+                    if answer is None:
+                        iteration.notes.append("the output above does not hold the answer yet")
+                        hint = ""
+                    else:
+                        self._accept(answer, "extracted", iteration, trace, budget, last_chance=False)
+                messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
                 _elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
             return done.answer, done.source
         return self._forced(question, reason, messages, sandbox, budget, trace)
 
     def _step(self, messages: list[BaseMessage], sandbox: Sandbox, budget: Budget,
-              trace: RLMTrace) -> Iteration:
+              trace: RLMTrace, context: Any = None) -> Iteration:
         """One iteration: call the model, run every block in order, then honour a FINAL."""
         t0 = time.monotonic()
         text, usage = self.client.invoke(messages)
@@ -174,36 +258,135 @@ class RLMEngine:
             iteration.executions.append(sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
         if parsed.final is not None:
-            self._finish(parsed.final, iteration, sandbox)
+            self._finish(parsed.final, iteration, sandbox, trace, budget, context)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
         return iteration
 
-    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox) -> None:
+    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, trace: RLMTrace,
+                budget: Budget, context: Any = None) -> None:
         """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
 
-        FINAL_VAR is read after the reply's code ran. A direct FINAL in the same reply as
-        code was written before the model saw the output: it is never honoured when a block
-        failed, and with ``confirm_final_with_code`` the model must confirm it after reading
-        the output, so an invented result is not accepted.
+        FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
+        several lines copied from the input), or one that is not the kind of answer the question asks for
+        (:func:`prompts.fits_question`: no number for "how many", a whole line of the input), is
+        ``premature`` too and is shown as an output (with its number of items) before the
+        answer is asked from it. A direct FINAL in the
+        same reply as code was written before the model saw the output: it is marked ``premature`` (the
+        loop drops it from the history and asks for the answer from the output), unless
+        ``confirm_final_with_code`` is off and the code ran without error. An empty answer
+        (None, "", []) is refused while iterations are left, and so is a FINAL_VAR of a reply
+        with notes (a search that found nothing) once per run; the notes never repeat the value.
+        An answer that passes goes through :meth:`_accept` (the answer check, when configured).
         """
+        last_chance = budget.check("iteration") is not None
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         failed = [e for e in iteration.executions if e.error]
+        found_nothing = any(e.notes for e in iteration.executions) and not last_chance
         if final.kind == "variable":
             found, value = sandbox.get_variable(final.value)
-            if found:
-                iteration.final["accepted"] = True
-                raise _Finished(value or "", "final_var")
-            iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
-        elif failed:
-            iteration.notes.append("FINAL refused: a code block in the same reply failed; read its error "
-                                   "and answer again")
-        elif iteration.executions and self.config.confirm_final_with_code:
-            iteration.notes.append(f"your FINAL({_clip(final.value)}) was written before this output existed, "
-                                   "so it is not accepted yet")
+            told = any(it.final and it.final.get("refused") == "notes" for it in trace.iterations[:-1])
+            if not found:
+                iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
+            elif (found_nothing and not told) or (is_no_answer(value) and not last_chance):
+                iteration.final["refused"] = "notes" if found_nothing and not told else "empty"
+                iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
+                                       "above question the search it comes from; search again")
+            elif self.config.confirm_final_with_code and not last_chance \
+                    and (items := _items(value or "", context)) > 1:
+                iteration.final["premature"] = True
+                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
+            elif self.config.confirm_final_with_code and not last_chance \
+                    and not prompts.fits_question(trace.task, value or "", context):
+                iteration.final["premature"] = True
+                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} = {value}"
+            else:
+                self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance)
+        elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
+            iteration.final["premature"] = True
+            if failed:
+                iteration.notes.append("a code block failed: read its error; your answer must come from an output")
+        elif is_no_answer(final.value) and not last_chance:
+            iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
         else:
+            self._accept(final.value, "final_direct", iteration, trace, budget, last_chance=last_chance)
+
+    def _accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
+                *, last_chance: bool) -> None:
+        """Raise _Finished with ``answer``, unless the answer check (``check_answers``) says the printed
+        outputs do not support it: then a note with the checker's reason, and the loop goes on.
+
+        No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
+        when the budget allows no call (issue 26, item 3; the vote over trajectories is
+        :meth:`run_voted`).
+        """
+        refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
+        if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
+                and budget.check("call") is None):
+            verdict = self._check(trace, answer, budget, iteration)
+            if verdict.get("supported") is False:
+                iteration.notes.append("your answer was checked against the printed outputs and is not supported: "
+                                       f"{_clip(verdict.get('reason') or 'no reason given', 200)}. Search again")
+                return
+        if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
             iteration.final["accepted"] = True
-            raise _Finished(final.value, "final_direct")
+        raise _Finished(answer, source)
+
+    def _check(self, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration) -> dict:
+        """One JSON-schema call (:data:`codur.rlm.bridge.CHECK_FORMAT`) asking whether the outputs printed
+        so far (newest first, ``check_chars`` characters) support ``answer``; recorded in ``iteration.check``.
+
+        Returns:
+            {"supported": bool or None (unreadable reply: the answer stands), "answer", "reason", ...}.
+        """
+        evidence, used = [], 0
+        for it in reversed(trace.iterations):
+            for n, execution in reversed(list(enumerate(it.executions, 1))):
+                text = execution.stdout.strip()
+                if text and used < self.config.check_chars:
+                    piece = truncate(text, self.config.check_chars - used)
+                    evidence.insert(0, f"[iteration {it.index} block {n}]\n{piece}")
+                    used += len(piece)
+        prompt = prompts.check_prompt(trace.task, answer, "\n".join(evidence))
+        text, usage, structured = self.client.invoke_json([HumanMessage(prompt)], CHECK_FORMAT)
+        budget.record(usage)
+        iteration.usage = iteration.usage + usage
+        verdict = next((v for v in json_objects(text) if "supported" in v), {})
+        supported = verdict.get("supported")
+        if isinstance(supported, str):
+            supported = {"true": True, "yes": True, "false": False, "no": False}.get(supported.strip().lower())
+        iteration.check = {"answer": answer, "supported": supported if isinstance(supported, bool) else None,
+                           "value": verdict.get("answer"), "reason": verdict.get("reason"), "response": text,
+                           "structured": structured, "usage": usage.to_dict()}
+        return iteration.check
+
+    def _extract(self, messages: list[BaseMessage], prompt: str, budget: Budget, sandbox: Sandbox,
+                 iteration: Iteration, kind: str) -> str | None:
+        """One JSON-schema call (``{"answer": ...}``, :meth:`ModelClient.invoke_json`) after ``messages``;
+        the answer, or None when the reply holds none (empty, None-like, or unreadable).
+
+        A reply that is not JSON (a model without the schema) is read as FINAL(...) /
+        FINAL_VAR(...) (after an output, only when it holds no new code: that FINAL would be
+        premature again) and, for ``kind`` ``forced``, as its plain text. Recorded in
+        ``iteration.extraction``; its usage is charged to ``budget`` and the iteration.
+        """
+        text, usage, structured = self.client.invoke_json([*messages, HumanMessage(prompt)])
+        budget.record(usage)
+        iteration.usage = iteration.usage + usage
+        answer = parse_json_answer(text)
+        parsed = parse_response(text)
+        if answer is None and (kind == "forced" or not parsed.code_blocks):  # a FINAL beside new code: premature
+            if parsed.final and parsed.final.kind == "variable":
+                found, value = sandbox.get_variable(parsed.final.value)
+                answer = value if found else None
+            elif parsed.final:
+                answer = parsed.final.value
+            elif kind == "forced" and not text.lstrip().startswith("{"):
+                answer = parsed.thinking or text.strip()
+        answer = None if answer is None or (kind != "forced" and is_no_answer(answer)) else answer.strip()
+        iteration.extraction = {"kind": kind, "response": text, "answer": answer, "structured": structured,
+                                "usage": usage.to_dict()}
+        return answer
 
     def _outputs(self, iteration: Iteration) -> str:
         if not iteration.executions:
@@ -213,22 +396,57 @@ class RLMEngine:
 
     def _forced(self, question: str, reason: str, messages: list[BaseMessage], sandbox: Sandbox,
                 budget: Budget, trace: RLMTrace) -> tuple[str, AnswerSource]:
-        """Budget exhausted without FINAL: one last call asking for the answer (no code runs)."""
+        """Budget exhausted without FINAL: one last JSON-schema call asking for the answer (no code runs)."""
         trace.warn(FORCED_WARNING)
-        text, usage = self.client.invoke([*messages, HumanMessage(prompts.forced_turn(question, reason))])
-        budget.record(usage)
-        iteration = Iteration(index=budget.iterations + 1, response=text, usage=usage,
-                              notes=[f"forced: {reason}"])
+        iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
-        parsed = parse_response(text)
-        iteration.thinking = parsed.thinking
-        if parsed.final and parsed.final.kind == "variable":
-            found, value = sandbox.get_variable(parsed.final.value)
-            if found:
-                return value or "", "forced"
-        if parsed.final and parsed.final.kind == "direct":
-            return parsed.final.value, "forced"
-        return parsed.thinking or text.strip(), "forced"
+        answer = self._extract(messages, prompts.forced_turn(question, reason), budget, sandbox, iteration, "forced")
+        iteration.response = iteration.extraction["response"] if iteration.extraction else ""
+        iteration.thinking = parse_response(iteration.response).thinking
+        return answer or "", "forced"
+
+
+def _left(limits: BudgetLimits, used: Usage, elapsed_s: float) -> BudgetLimits | None:
+    """``limits`` less what earlier trajectories ``used`` (USD, tokens) and ``elapsed_s`` seconds; None when spent."""
+    def rest(limit: float | None, spent: float) -> float | None:
+        return None if limit is None else limit - spent
+
+    left = replace(limits, max_cost_usd=rest(limits.max_cost_usd, used.cost_usd),
+                   max_tokens=rest(limits.max_tokens, used.total_tokens), max_wall_s=rest(limits.max_wall_s, elapsed_s))
+    spent = any(v is not None and v <= 0 for v in (left.max_cost_usd, left.max_tokens, left.max_wall_s))
+    return None if spent else left
+
+
+def _tally(runs: list[tuple[RLMTrace, Path | None]]) -> Counter:
+    """Votes per :func:`vote_key` of the runs' answers (None does not vote)."""
+    return Counter(key for trace, _ in runs if (key := vote_key(trace.answer)) is not None)
+
+
+def _readable(iteration: Iteration, shown: str | None = None) -> bool:
+    """True when every block ran without error or note and the last one printed a non-empty value
+    (or a FINAL_VAR's value is ``shown``)."""
+    if any(e.error or e.notes for e in iteration.executions):
+        return False
+    if shown:
+        return True
+    return bool(iteration.executions) and not looks_empty(iteration.executions[-1].stdout)
+
+
+def _items(value: str, context: Any = None) -> int:
+    """How many items a FINAL_VAR value holds: the length of a list / tuple / set written as Python;
+    for text, its non-empty lines when every one is copied whole from ``context`` (raw lines of the
+    input, not an answer written in several lines); else 1."""
+    text = value.strip()
+    if text[:1] in "[(" and len(text) < 200_000:
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            parsed = None
+        if isinstance(parsed, list | tuple | set):
+            return len(parsed)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    copied = isinstance(context, str) and all(line in context for line in lines)
+    return len(lines) if len(lines) > 1 and copied else 1
 
 
 def _clip(text: str, limit: int = 80) -> str:
@@ -241,16 +459,30 @@ def _preview(context: Any, chars: int) -> str:
 
 
 def _render_execution(index: int, execution: CodeExecution, limit: int) -> str:
+    """One block's output for the model: stdout, stderr, the error with its last line always
+    shown, "your code printed nothing" for no output, and the worker's notes (issue 26, item 2)."""
     parts = [f"[block {index}] "]
     if execution.stdout:
         parts.append(truncate(execution.stdout, limit) + "\n")
     if execution.stderr:
         parts.append("stderr: " + truncate(execution.stderr, limit // 2) + "\n")
     if execution.error:
-        parts.append("error: " + truncate(execution.error, limit // 2) + "\n")
+        parts.append(_render_error(execution.error, limit // 2))
     if len(parts) == 1:
-        parts.append("(no output: print() what you want to see)\n")
+        parts.append("(your code printed nothing: print() the values you want to see)\n")
+    parts += [f"note: {n}\n" for n in execution.notes]
     return "".join(parts)
+
+
+def _render_error(error: str, limit: int) -> str:
+    """The exception: its last line (``NameError: name 'x' is not defined``) always, the traceback
+    before it cut to ``limit`` characters."""
+    lines = error.strip().splitlines() or [error]
+    last = lines[-1]
+    head = "\n".join(lines[:-1])
+    if len(head) > limit:
+        head = f"{head[:limit]}\n[traceback cut: {len(head):,} characters]"
+    return f"error: {last}\n" + (f"{head}\n{last}\n" if head else "")
 
 
 def _elide_old_outputs(messages: list[BaseMessage], limit: int) -> None:

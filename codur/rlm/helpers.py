@@ -1,10 +1,12 @@
-"""Helpers the model calls from REPL code, plus output truncation.
+"""Helpers the model calls from REPL code, plus output truncation and the notes on empty results.
 
 Standard library only: this module is imported inside the sandbox worker
-(:mod:`codur.rlm.worker`), where the model's code sees ``chunk_text``,
-``search_context``, ``count_matches``, ``extract_json`` and ``extract_sections``
-with ``text`` defaulting to the ``context`` variable. Here every function takes
-the text explicitly as its first argument.
+(:mod:`codur.rlm.worker`), where the model's code sees ``grep``, ``count``,
+``lines_with``, ``between``, ``chunks``, ``chunk_text``, ``search_context``,
+``count_matches``, ``extract_json`` and ``extract_sections`` with ``text``
+defaulting to the ``context`` variable. Here every function takes the text
+explicitly as its first argument. Every search ignores case unless told otherwise:
+a small model writes ``error`` for a log that says ``ERROR`` (issue 26).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import json
 import re
 from typing import Any
 
-HELPER_NAMES = ("chunk_text", "search_context", "count_matches", "extract_json", "extract_sections")
+HELPER_NAMES = ("grep", "count", "lines_with", "between", "chunks", "chunk_text", "search_context",
+                "count_matches", "extract_json", "extract_sections")
+ZERO_MATCH_CHARS = 2_000  # a search finding nothing in at least this many characters is flagged
+EMPTY_VALUES = frozenset({"", "0", "0.0", "[]", "{}", "()", "set()", "None", "''", '""', "False"})
 DEFAULT_SECTION_PATTERN = r"^(?:#{1,6} .+|=== .+ ===)$"
 
 
@@ -30,12 +35,128 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:kept]}\n[output truncated: {len(text):,} characters in total, showing the first {kept:,}]"
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    """A case-insensitive regex; a pattern that is not a valid regex is matched literally."""
+def _compile(pattern: str, ignore_case: bool = True) -> re.Pattern[str]:
+    """A regex (case-insensitive by default); a pattern that is not a valid regex is matched literally."""
+    flags = re.IGNORECASE if ignore_case else 0
     try:
-        return re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+        return re.compile(pattern, flags | re.MULTILINE)
     except re.error:
-        return re.compile(re.escape(pattern), re.IGNORECASE)
+        return re.compile(re.escape(pattern), flags)
+
+
+def grep(text: str, pattern: str, ignore_case: bool = True) -> list[str]:
+    """The lines of ``text`` in which ``pattern`` (a regex; an invalid one is matched literally) matches.
+
+    Lines come without their newline, in order; case is ignored unless ``ignore_case=False``.
+    """
+    regex = _compile(pattern, ignore_case)
+    return [line for line in text.splitlines() if regex.search(line)]
+
+
+def count(text: str, pattern: str, ignore_case: bool = True) -> int:
+    """How many lines of ``text`` match ``pattern`` (``len(grep(text, pattern))``; a line counts once)."""
+    regex = _compile(pattern, ignore_case)
+    return sum(1 for line in text.splitlines() if regex.search(line))
+
+
+def lines_with(text: str, *words: str) -> list[str]:
+    """The lines of ``text`` containing every one of ``words`` (plain substrings, case ignored).
+
+    Raises:
+        ValueError: no word given.
+    """
+    if not words:
+        raise ValueError("lines_with needs at least one word")
+    wanted = [w.lower() for w in words]
+    return [line for line in text.splitlines() if all(w in line.lower() for w in wanted)]
+
+
+def between(text: str, start: str, end: str) -> str:
+    """The text after the first ``start`` up to the next ``end`` (plain substrings, case ignored),
+    both markers excluded; ``""`` when ``start`` is absent, the rest of the text when ``end`` is."""
+    lower = text.lower()
+    i = lower.find(start.lower())
+    if i == -1:
+        return ""
+    i += len(start)
+    j = lower.find(end.lower(), i)
+    return text[i:] if j == -1 else text[i:j]
+
+
+def chunks(text: str, n: int) -> list[str]:
+    """``text`` cut into ``n`` pieces of about equal size, at line ends (fewer when lines are few).
+
+    Raises:
+        ValueError: ``n`` < 1.
+    """
+    if n < 1:
+        raise ValueError("chunks needs n >= 1")
+    if not text:
+        return []
+    size, pieces, start = -(-len(text) // n), [], 0
+    while start < len(text):
+        end = min(start + size, len(text))
+        newline = text.find("\n", end - 1) if end < len(text) else -1
+        end = len(text) if end >= len(text) else (newline + 1 if newline != -1 else len(text))
+        pieces.append(text[start:end])
+        start = end
+    return pieces
+
+
+def zero_match_note(call: str, text_chars: int) -> str:
+    """The note shown when a search found nothing: ``call`` (e.g. ``count('error')``) and the size searched."""
+    return f"{call} -> 0 matches in {text_chars:,} characters: check case and spelling"
+
+
+def looks_empty(stdout: str) -> bool:
+    """True when every printed line is an empty value (``0``, ``[]``, ``None``...), a ``label:`` before it allowed."""
+    lines = [line.strip() for line in stdout.strip().splitlines()] or [""]
+    return all(line.rsplit(":", 1)[-1].strip() in EMPTY_VALUES for line in lines)
+
+
+CASE_FREE_CALLS = frozenset({"print", "grep", "count", "lines_with", "between", "search_context", "count_matches"})
+_IGNORES_CASE = re.compile(r"IGNORECASE|\bre\.I\b|\(\?i\)|\.lower\(\)|\.upper\(\)|\.casefold\(\)")
+
+
+def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int = 5) -> list[str]:
+    """Notes on the string literals ``code`` searches ``text`` for, counted as written and ignoring case.
+
+    A literal passed to a call (not to ``print`` or a helper of :data:`CASE_FREE_CALLS`, which
+    ignore case already) or tested with ``in`` gets a note when case changes its count:
+    "matches 0 times as written but 312 times ignoring case", "matches 16 times as written but
+    32 times ignoring case"; and, when the block's output was ``empty``, the zero-match note when
+    nothing finds it. Code that ignores case itself (``re.I``, ``.lower()``...) gets only the
+    zero-match note. Invalid regexes are matched literally; at most ``limit`` literals; code that
+    does not parse gives no notes.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    found: list[str] = []
+    for node in ast.walk(tree):
+        candidates = []
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in CASE_FREE_CALLS):
+            candidates = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+            candidates = [node.left]
+        for arg in candidates:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
+                    and 2 <= len(arg.value.strip()) <= 200 and arg.value not in found:
+                found.append(arg.value)
+    case_free = _IGNORES_CASE.search(code) is not None
+    notes = []
+    for literal in found[:limit]:
+        loose = sum(1 for _ in _compile(literal).finditer(text))
+        exact = loose if case_free else sum(1 for _ in _compile(literal, ignore_case=False).finditer(text))
+        if exact < loose:
+            notes.append(f"{literal!r} matches {exact:,} times as written but {loose:,} times ignoring case: "
+                         "use grep/count (they ignore case) or re.IGNORECASE")
+        elif loose == 0 and empty:
+            notes.append(zero_match_note(repr(literal), len(text)))
+    return notes
 
 
 def chunk_text(text: str, size: int = 20_000, overlap: int = 200) -> list[str]:

@@ -1,6 +1,6 @@
 """Parse a model reply of the RLM protocol: code blocks, FINAL(answer), FINAL_VAR(name), thinking.
 
-The protocol follows Zhang & Khattab, "Recursive Language Models" (2025): the
+The protocol follows Zhang, Kraska & Khattab, "Recursive Language Models" (2025): the
 model writes ```repl (or ```python) blocks that run in the REPL, and ends with
 ``FINAL(answer)`` or ``FINAL_VAR(variable_name)`` written outside any fence.
 A FINAL inside a fence (of any language) is code or an example, never the answer.
@@ -51,19 +51,46 @@ def _split_fences(text: str) -> list[tuple[str, str | None]]:
 
     An unclosed fence runs to the end of the text (a reply cut by max_tokens).
     """
-    segments: list[tuple[str, str | None]] = []
+    return [(body, lang) for body, lang, _ in _segments(text)]
+
+
+def _segments(text: str) -> list[tuple[str, str | None, int]]:
+    """:func:`_split_fences` with each body's start offset in ``text``."""
+    segments: list[tuple[str, str | None, int]] = []
     pos = 0
     while (opening := _FENCE.search(text, pos)) is not None:
-        segments.append((text[pos:opening.start()], None))
+        segments.append((text[pos:opening.start()], None, pos))
         fence = opening.group("fence")
         closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
         body_start = opening.end() + 1
         close = closing.search(text, body_start) if body_start <= len(text) else None
         body_end = close.start() if close else len(text)
-        segments.append((text[body_start:body_end], opening.group("lang").lower() or ""))
+        segments.append((text[body_start:body_end], opening.group("lang").lower() or "", body_start))
         pos = close.end() if close else len(text)
-    segments.append((text[pos:], None))
+    segments.append((text[pos:], None, pos))
     return segments
+
+
+def without_final(text: str) -> str:
+    """``text`` with every FINAL(...) / FINAL_VAR(...) outside code fences removed (fences untouched).
+
+    The engine shows the model its reply this way when a FINAL was written in the same
+    reply as code, before the output existed (issue 26): a small model seeing its own
+    premature answer in the history repeats it instead of reading the output.
+    """
+    cuts: list[tuple[int, int]] = []
+    for body, lang, offset in _segments(text):
+        if lang is not None:
+            continue
+        pos = 0
+        for match in _MARKER.finditer(body):
+            if match.start() < pos:
+                continue
+            _, pos = _balanced_argument(body, match.end())
+            cuts.append((offset + match.start(), offset + pos))
+    for start, end in reversed(cuts):
+        text = text[:start] + text[end:]
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def _balanced_argument(text: str, start: int) -> tuple[str, int]:
@@ -144,3 +171,32 @@ def parse_response(text: str) -> ParsedResponse:
             thinking_parts.append(f"\n{body}\n")
     thinking = re.sub(r"\n{3,}", "\n\n", "".join(thinking_parts)).strip()
     return ParsedResponse(tuple(blocks), final, thinking)
+
+
+NO_ANSWER = frozenset({"", "none", "null", "n/a", "[]", "{}", "()", "set()", "unknown"})
+"""Answers that say nothing (compared lowercased, stripped): FINAL(None) is not an answer."""
+
+
+def is_no_answer(value: str | None) -> bool:
+    """True for None and the empty answers of :data:`NO_ANSWER`."""
+    return value is None or value.strip().strip("'\"").lower() in NO_ANSWER
+
+
+def parse_json_answer(text: str) -> str | None:
+    """The ``answer`` of the first JSON object in ``text`` that has one, as a string; else None.
+
+    A JSON-schema reply is the bare object ``{"answer": "43071"}``; a model without the
+    schema may wrap it in prose or a fence, which is read too. A number or list answer is
+    written back as JSON text (``43071``, ``["a", "b"]``); ``null`` is None.
+    """
+    import json
+
+    from codur.llm.replies import json_objects
+
+    for value in json_objects(text):
+        if "answer" in value:
+            answer = value["answer"]
+            if answer is None:
+                return None
+            return answer.strip() if isinstance(answer, str) else json.dumps(answer)
+    return None

@@ -1,15 +1,17 @@
-"""Prompts of the RLM loop: the system prompt (root and sub-RLM), the user turns, the forced answer.
+"""Prompts of the RLM loop: the system prompt (root and sub-RLM), the user turns, the JSON answer
+turn, the forced answer, the answer check.
 
 Kept short: the embedded 1.5B model processes ~70 prompt tokens/s. The protocol
 (```repl blocks, FINAL / FINAL_VAR outside them) is restated in every user turn,
 which small models need (the embedded model is a 1.5B one). Templates use ``str.format`` with
 named fields, so a missing variable fails loudly (KeyError).
-After Zhang & Khattab, "Recursive Language Models" (2025), appendix prompts.
+After Zhang, Kraska & Khattab, "Recursive Language Models" (2025), appendix prompts.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from codur.llm.pricing import cost_usd
@@ -22,33 +24,34 @@ You answer questions about a long text stored in the Python variable `context` \
 Python in ```repl blocks; the code runs and you see what it prints (up to {output_chars:,} \
 characters per block).
 
-Functions ready in the REPL:
-- search_context(pattern, text=context, window=150, max_results=20) -> list[str]: regex matches \
-with the text around them
-- count_matches(pattern, text=context) -> int
-- chunk_text(text=context, size=20000, overlap=200) -> list[str]
-- extract_sections(text=context) -> dict: heading -> body (Markdown headings, "=== file ===" lines)
-- extract_json(text) -> the first JSON object or list in text, or None
+Functions ready in the REPL (searches ignore case; a pattern is a regex):
+- grep(pattern) -> list[str]: the matching lines. grep("port=")
+- count(pattern) -> int: how many lines match. count("ERROR")
+- lines_with(*words) -> list[str]: lines holding every word. lines_with("billing", "port")
+- between(start, end) -> str: the text after start up to end. between("[config]", "[end]")
+- chunks(n) -> list[str]: context cut into n pieces. parts = chunks(8)
+- search_context(pattern, window=150) -> list[str]: matches with the text around them
+- count_matches(pattern) -> int: matches (not lines); chunk_text(size=20000) -> list[str]
+- extract_sections() -> dict: heading -> body; extract_json(text) -> the first JSON in text
 - llm_query(prompt) -> str: ask a model about text you pass (under ~{sub_chars:,} chars). {llm_cost}
 - rlm_query(task, context=None) -> str: a sub-RLM with its own REPL, for a piece that needs several \
 steps. {rlm_cost}
 - batch_rlm_query(tasks, contexts=None) -> list[str]: independent rlm_query calls, up to {parallel} \
 at once. {batch_cost}
+Each also takes text=... to search something other than `context`.
 
-Python and the helpers are free and instant: use them first. Use llm_query to read or summarise \
-one piece, rlm_query only when a piece needs its own search, batch_rlm_query for many pieces.
+Python and the helpers are free and instant: use them first. Use llm_query to read one piece, \
+rlm_query only when a piece needs its own search, batch_rlm_query for many pieces.
 
-Several ```repl blocks in one reply run in order and save iterations:
+Best: compute the answer in a variable, print it, and end the reply with FINAL_VAR(variable_name):
 ```repl
-hits = search_context("error")
-print(len(hits))
+answer = count("ERROR")
+print(answer)
 ```
-```repl
-print(hits[:3])
-```
+FINAL_VAR(answer)
 
-When the output shows the answer, write FINAL(the answer) on its own line OUTSIDE code blocks \
-(or FINAL_VAR(variable_name) for a variable that holds it).
+Several ```repl blocks in one reply run in order and save iterations. When an output you have \
+seen shows the answer, write FINAL(the answer) on its own line OUTSIDE code blocks.
 Budget left: {iterations_left} iterations, {cost_left}, depth {depth} of max {max_depth}."""
 
 SUB_RLM = """
@@ -63,22 +66,40 @@ Question: {question}
 `context` begins with:
 {preview}
 
-Write one ```repl block that searches `context` for words of the question and prints the matches. \
-Write FINAL(answer) outside code only once the output shows the answer."""
+Write one ```repl block that finds the answer with grep/count/lines_with and puts it in a \
+variable, then FINAL_VAR(that variable) outside the block."""
 
 NEXT_TURN = """\
 Output of your code:
-{outputs}{notes}
+{outputs}{notes}{hint}
 
 Question: {question}
 If the output above answers it, reply with just FINAL(answer), the answer taken from the output. \
-Otherwise write different ```repl code (or FINAL_VAR(name) for a variable that holds the answer). \
+Otherwise write different ```repl code that puts the answer in a variable, then FINAL_VAR(name). \
 Budget left: {iterations_left} iterations, {cost_left}."""
+
+ANSWER_TURN = """\
+Output of your code:
+{outputs}{hint}
+
+Question: {question}
+Answer the question from this output only, as JSON: {{"answer": "..."}} with just the value \
+(a number, a name, a line). If the output does not contain the answer, reply {{"answer": ""}}."""
 
 FORCED = """\
 The budget is exhausted ({reason}); no more code will run.
 Question: {question}
-Reply with just FINAL(answer), using what the outputs above showed."""
+Answer from what the outputs above showed, as JSON: {{"answer": "..."}} with just the value."""
+
+CHECK = """\
+Question: {question}
+Proposed answer: {answer}
+
+Printed outputs of code run over the text:
+{evidence}
+
+Do these outputs support the proposed answer to the question? Reply as JSON: \
+{{"supported": true or false, "answer": "the value the outputs give", "reason": "one short sentence"}}"""
 
 DIRECT = """\
 Answer the task directly and briefly from the text below.
@@ -158,17 +179,70 @@ def first_turn(question: str, preview: str) -> str:
     return FIRST_TURN.format(question=question, preview=preview)
 
 
-def next_turn(question: str, outputs: str, notes: list[str], budget: Budget) -> str:
-    """The user turn after an iteration: its outputs, notes, and the protocol again."""
+def next_turn(question: str, outputs: str, notes: list[str], budget: Budget, hint: str = "") -> str:
+    """The user turn after an iteration: its outputs, notes, the answer hint, and the protocol again."""
     note_text = "".join(f"\nNote: {n}" for n in notes)
-    return NEXT_TURN.format(outputs=outputs, notes=note_text, question=_clip(question),
-                            iterations_left=budget.limits.max_iterations - budget.iterations,
+    return NEXT_TURN.format(outputs=outputs.rstrip("\n"), notes=note_text, hint=f"\n{hint}" if hint else "",
+                            question=_clip(question), iterations_left=budget.limits.max_iterations - budget.iterations,
                             cost_left=_money(budget))
+
+
+def answer_turn(question: str, outputs: str, hint: str = "") -> str:
+    """The user turn asking for the answer from the output just shown, as JSON ``{"answer": ...}``
+    (the model wrote a FINAL before that output existed; that FINAL is not shown)."""
+    return ANSWER_TURN.format(outputs=outputs.rstrip("\n"), hint=f"\n{hint}" if hint else "", question=_clip(question))
+
+
+_NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
+_HOW_MANY = re.compile(r"\bhow (?:many|much|often)\b|\bcount\b|\bnumber of\b|\btotal\b", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|what|who|where|when)\b", re.IGNORECASE)
+_ONE_ITEM = re.compile(r"""\[(['"])(.*)\1\]""")
+
+
+def answer_hint(question: str, stdout: str) -> str:
+    """A line saying the last output is a single value of the kind the question asks for, else "".
+
+    A number answers "how many / count / number of / total"; one line (or a list of one
+    line) answers "which / what / who / where / when".
+    """
+    value = stdout.strip()
+    if not value or "\n" in value or len(value) > 300:
+        return ""
+    if one := _ONE_ITEM.fullmatch(value):
+        value = one.group(2)
+    if _NUMBER.fullmatch(value):
+        if _HOW_MANY.search(question):
+            return (f"Your last output is a single number, {value}: the kind of answer this "
+                    "\"how many\" question needs. If it counts what was asked, that is the answer.")
+        if _WHICH.search(question):
+            return f"Your last output is a single value, {value}: if it is what was asked, that is the answer."
+        return ""
+    if _WHICH.search(question):
+        return f"Your last output is a single line: {value!r}. If it answers the question, the answer is in it."
+    return ""
 
 
 def forced_turn(question: str, reason: str) -> str:
     """The last user turn when the budget ran out: ask for FINAL now."""
     return FORCED.format(reason=reason, question=_clip(question))
+
+
+def fits_question(question: str, value: str, context: object = None) -> bool:
+    """False when ``value`` is plainly not the kind of answer ``question`` asks for: not a number
+    for "how many / count / number of / total"; for "which / what / who / where / when", a line of
+    over 40 characters copied whole from ``context`` (the input text: a raw line, not the value in
+    it). True otherwise."""
+    text = value.strip()
+    if _HOW_MANY.search(question):
+        return _NUMBER.fullmatch(text) is not None
+    if _WHICH.search(question):
+        return not (len(text) > 40 and isinstance(context, str) and text in context)
+    return True
+
+
+def check_prompt(question: str, answer: str, evidence: str) -> str:
+    """The answer check's prompt: the question, the proposed answer and the printed evidence."""
+    return CHECK.format(question=_clip(question), answer=_clip(answer, 300), evidence=evidence or "(nothing printed)")
 
 
 def direct_answer_prompt(task: str, text: str) -> str:

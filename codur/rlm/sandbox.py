@@ -266,7 +266,8 @@ class Sandbox:
                 f"WorkerDied: {note}; the REPL was restarted: every variable is lost (context is loaded again)"),
                 duration_s=time.monotonic() - t0)
         return CodeExecution(code, redact(reply.get("stdout", "")).text, redact(reply.get("stderr", "")).text,
-                             reply.get("error"), float(reply.get("duration_s", time.monotonic() - t0)))
+                             reply.get("error"), float(reply.get("duration_s", time.monotonic() - t0)),
+                             [str(n) for n in reply.get("notes") or []])
 
     def get_variable(self, name: str) -> tuple[bool, str | None]:
         """(found, str(value)) of a REPL variable, for FINAL_VAR."""

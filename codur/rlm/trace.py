@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from codur.rlm.budget import Usage
 
-AnswerSource = Literal["final_direct", "final_var", "forced", "error"]
+AnswerSource = Literal["final_direct", "final_var", "extracted", "forced", "error"]
 SubCallKind = Literal["llm_query", "rlm_query", "batch_rlm_query"]
 SubCallMode = Literal["model", "rlm", "downgraded", "direct", "refused"]
 
@@ -35,17 +35,20 @@ def _short(text: str | None, limit: int = 300) -> str | None:
 
 @dataclass
 class CodeExecution:
-    """One code block run in the sandbox. ``error`` is the exception text, or None; seconds."""
+    """One code block run in the sandbox. ``error`` is the exception text, or None; ``duration_s``
+    seconds; ``notes`` the worker's hints (a search that found nothing, a literal that matches only
+    ignoring case)."""
 
     code: str
     stdout: str = ""
     stderr: str = ""
     error: str | None = None
     duration_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"code": self.code, "stdout": self.stdout, "stderr": self.stderr,
-                "error": self.error, "duration_s": round(self.duration_s, 4)}
+                "error": self.error, "duration_s": round(self.duration_s, 4), "notes": self.notes}
 
 
 @dataclass
@@ -60,11 +63,18 @@ class Iteration:
     usage: Usage = field(default_factory=Usage)
     duration_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    extraction: dict | None = None
+    """The JSON-schema answer call after this turn, if one was made: kind (``after_output`` or
+    ``forced``), response, answer, structured (the schema was accepted), usage."""
+    check: dict | None = None
+    """The answer check of a FINAL of this turn, if one ran: answer, supported (True, False, or None
+    for an unreadable reply), value, reason, response, structured, usage."""
 
     def to_dict(self) -> dict:
         return {"index": self.index, "response": self.response, "thinking": self.thinking,
                 "executions": [e.to_dict() for e in self.executions], "final": self.final,
-                "usage": self.usage.to_dict(), "duration_s": round(self.duration_s, 3), "notes": self.notes}
+                "usage": self.usage.to_dict(), "duration_s": round(self.duration_s, 3), "notes": self.notes,
+                "extraction": self.extraction, "check": self.check}
 
 
 @dataclass
@@ -102,7 +112,8 @@ class RLMTrace:
         id: ``rlm-<hex>``. depth: 0 for the root. task: the question.
         iterations: the model turns. subcalls: bridge calls, with child traces.
         answer / answer_source: the result and how it was reached
-            (final_direct, final_var, forced, error).
+            (final_direct, final_var, extracted: the JSON answer from an output the model
+            had not seen when it wrote FINAL, forced, error).
         error: what went wrong when answer_source is error.
         usage: this executor's usage including its sub-calls.
         warnings: e.g. 'Budget exhausted, answer was forced'.

@@ -11,9 +11,14 @@ private copies of fds 0 and 1; the worker then points fd 0 at /dev/null and fd
 Requests → replies:
   {"op": "init", "context_path", "context_format": "text"|"json", "max_output_chars",
    "memory_mb", "cpu_s", "fsize_mb", "max_processes"} → {"op": "ready", "context_type", "context_len"}
-  {"op": "exec", "code"}                         → {"op": "result", "stdout", "stderr", "error", "duration_s"}
+  {"op": "exec", "code"}                         → {"op": "result", "stdout", "stderr", "error", "duration_s",
+                                                    "notes"}
   {"op": "get_var", "name"}                      → {"op": "var", "found", "value"}
   {"op": "shutdown"}                             → (exit)
+``notes`` say what a small model would miss: a helper search (grep, count, lines_with,
+search_context, count_matches) that found nothing in a large text, and the string literals
+the block searched for whose count changes with case (and, when it printed only empty
+values, those that match nothing at all): :func:`helpers.search_literal_notes`.
 During an exec the worker may send {"bridge": name, "args": {...}} and waits for
 {"bridge_result": value} or {"bridge_error": message, "type": name} before going on.
 """
@@ -112,6 +117,7 @@ class Worker:
         self.max_output_chars = 20_000
         self.ns: dict = {}
         self.blocks = 0
+        self.notes: list[str] = []
 
     def send(self, message: dict) -> None:
         self.proto_out.write(json.dumps(message) + "\n")
@@ -164,6 +170,26 @@ class Worker:
         def text_or_context(text):
             return context if text is None else text
 
+        def note_zero(call, searched, result):
+            if not result and isinstance(searched, str) and len(searched) >= helpers.ZERO_MATCH_CHARS:
+                note = helpers.zero_match_note(call, len(searched))
+                if note not in self.notes:
+                    self.notes.append(note)
+            return result
+
+        def flagged(name, search):
+            """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``, noting a zero result."""
+            def call(pattern, text=None, *rest, **kwargs):
+                searched = text_or_context(text)
+                return note_zero(f"{name}({pattern!r})", searched, search(searched, pattern, *rest, **kwargs))
+            call.__name__ = name
+            return call
+
+        def lines_with(*words, text=None):
+            searched = text_or_context(text)
+            return note_zero(f"lines_with({', '.join(map(repr, words))})", searched,
+                             helpers.lines_with(searched, *words))
+
         def refuse_final(*_args, **_kwargs):
             raise NameError("FINAL()/FINAL_VAR() are not functions: write FINAL(answer) or "
                             "FINAL_VAR(name) on its own line OUTSIDE the code block")
@@ -177,11 +203,14 @@ class Worker:
             "batch_rlm_query": lambda tasks, contexts=None: self.bridge(
                 "batch_rlm_query", tasks=[str(t) for t in tasks],
                 contexts=None if contexts is None else [None if c is None else str(c) for c in contexts]),
+            "grep": flagged("grep", helpers.grep), "count": flagged("count", helpers.count),
+            "lines_with": lines_with,
+            "between": lambda start, end, text=None: helpers.between(text_or_context(text), start, end),
+            "chunks": lambda n=4, text=None: helpers.chunks(text_or_context(text), n),
             "chunk_text": lambda text=None, size=20_000, overlap=200: helpers.chunk_text(
                 text_or_context(text), size, overlap),
-            "search_context": lambda pattern, text=None, window=150, max_results=20: helpers.search_context(
-                text_or_context(text), pattern, window, max_results),
-            "count_matches": lambda pattern, text=None: helpers.count_matches(text_or_context(text), pattern),
+            "search_context": flagged("search_context", helpers.search_context),
+            "count_matches": flagged("count_matches", helpers.count_matches),
             "extract_json": helpers.extract_json,
             "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
                 text_or_context(text), pattern),
@@ -191,6 +220,7 @@ class Worker:
     def execute(self, code: str) -> dict:
         """Run one block; a trailing expression's value is printed, as in an interactive REPL."""
         self.blocks += 1
+        self.notes = []
         name = f"<repl block {self.blocks}>"
         out, err = _Capture(self.max_output_chars), _Capture(self.max_output_chars)
         error = None
@@ -212,8 +242,15 @@ class Worker:
             error = _format_error(exc)
         finally:
             sys.stdout, sys.stderr = saved
-        return {"op": "result", "stdout": out.value(), "stderr": err.value(), "error": error,
-                "duration_s": time.perf_counter() - t0}
+        stdout, notes = out.value(), self.notes
+        context = self.ns.get("context")
+        if error is None and not notes and isinstance(context, str) and len(context) >= helpers.ZERO_MATCH_CHARS:
+            try:
+                notes = helpers.search_literal_notes(code, context, empty=helpers.looks_empty(stdout))
+            except Exception:  # noqa: BLE001 - a note is a hint; never fail the block for it
+                notes = []
+        return {"op": "result", "stdout": stdout, "stderr": err.value(), "error": error,
+                "duration_s": time.perf_counter() - t0, "notes": notes}
 
     def get_var(self, name: str) -> dict:
         if name not in self.ns or name.startswith("__"):

@@ -2,7 +2,7 @@
 
 The selected files become one long ``context`` (each file under a
 ``=== path ===`` header) that the model explores with code in a sandboxed REPL;
-see :mod:`codur.rlm` (Zhang & Khattab, "Recursive Language Models", 2025).
+see :mod:`codur.rlm` (Zhang, Kraska & Khattab, "Recursive Language Models", 2025).
 """
 
 from __future__ import annotations

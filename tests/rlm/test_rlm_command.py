@@ -82,3 +82,14 @@ def test_no_model_is_exit_2_and_a_failed_run_exit_1(app, monkeypatch, tmp_path):
     use_model(monkeypatch, [ConnectionError("endpoint down")])
     result = CliRunner().invoke(app, ["q", "--context", "-", "--run-dir", str(tmp_path)], input="x")
     assert result.exit_code == 1 and "the run failed: ConnectionError: endpoint down" in result.stderr
+
+
+def test_vote_and_answer_check_flags(app, monkeypatch, tmp_path):
+    yes = '{"supported": true, "answer": "7", "reason": "printed"}'
+    model = use_model(monkeypatch, ["FINAL(7)", yes, "FINAL(8)", yes, "FINAL(7)", yes])
+    result = CliRunner().invoke(app, ["How many?", "--context", "-", "--vote", "3", "--check-answers",
+                                      "--run-dir", str(tmp_path)], input="seven")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "7" and "self-consistency vote over 3" in result.stderr
+    assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.0, 0.7, 0.7, 1.0, 1.0]
+    assert [kw["response_format"]["json_schema"]["name"] for kw in model.call_kwargs[1::2]] == ["answer_check"] * 3

@@ -43,18 +43,47 @@ def test_code_and_final_in_one_reply_runs_the_code_first():
 
 def test_final_is_refused_when_the_code_of_the_same_reply_failed():
     result, model = run(["```repl\nprint(undefined_name)\n```\nFINAL(I am sure it is 7)", "FINAL(48213)"])
-    assert result.answer == "48213"
-    first = result.trace.iterations[0]
-    assert first.final == {"kind": "direct", "value": "I am sure it is 7", "accepted": False}
-    assert "FINAL refused" in model.calls[1][-1].content
-
-
-def test_final_written_with_code_must_be_confirmed_after_the_output():
-    result, model = run(["```repl\nhits = count_matches('magic')\nprint(hits)\n```\nFINAL(1)", "FINAL(48213)"])
     assert (result.answer, result.answer_source) == ("48213", "final_direct")
     first = result.trace.iterations[0]
-    assert first.executions[0].stdout == "1\n" and first.final["accepted"] is False
-    assert "your FINAL(1) was written before this output existed" in model.calls[1][-1].content
+    assert first.final == {"kind": "direct", "value": "I am sure it is 7", "accepted": False, "premature": True}
+    assert first.extraction is None  # an error is no output to answer from: the loop goes on
+    feedback = model.calls[1][-1].content
+    assert "a code block failed" in feedback and "I am sure it is 7" not in feedback
+    assert "I am sure it is 7" not in model.calls[1][-2].content  # dropped from the reply in the history
+
+
+def test_final_written_with_code_is_answered_from_the_output_the_model_then_sees():
+    """Issue 26, item 1: the lookup case — the code printed the right line, the reply already held FINAL(39)."""
+    log = "config service=billing-12 port=11111\n" * 50 + "config service=billing-46 port=43071\n" + "x\n" * 50
+    result, model = run([
+        "```repl\nprint(grep('billing-46'))\n```\nFINAL(39)",
+        '{"answer": "43071"}',
+    ], context=log, question="Which port does service billing-46 use?")
+    assert (result.answer, result.answer_source) == ("43071", "extracted")
+    first = result.trace.iterations[0]
+    assert first.final["premature"] and not first.final["accepted"]
+    prompt = model.calls[1]
+    history = "".join(str(m.content) for m in prompt)
+    assert "FINAL(39)" not in history and "39" not in str(prompt[-2].content)
+    assert "grep('billing-46')" in str(prompt[-2].content)  # the code stays, only the FINAL goes
+    assert "['config service=billing-46 port=43071']" in str(prompt[-1].content)
+    assert "Answer the question from this output only" in str(prompt[-1].content)
+    assert "single line" in str(prompt[-1].content)  # the output is one line and the question says "which"
+    assert model.call_kwargs[1]["response_format"]["type"] == "json_schema"
+    assert first.extraction["structured"] and first.extraction["answer"] == "43071"
+
+
+def test_an_extraction_that_finds_no_answer_returns_to_the_loop():
+    result, model = run([
+        "```repl\nprint(grep('magic'))\n```\nFINAL(12)",
+        '{"answer": ""}',
+        "FINAL(48213)",
+    ])
+    assert (result.answer, result.answer_source) == ("48213", "final_direct")
+    third = model.calls[2]
+    assert "does not hold the answer yet" in str(third[-1].content)
+    assert len(third) == 4  # system, first turn, the reply without its FINAL, the next turn: no extraction turn
+    assert "FINAL(12)" not in "".join(str(m.content) for m in third)
 
 
 def test_final_written_with_code_is_honoured_after_the_code_when_confirmation_is_off():

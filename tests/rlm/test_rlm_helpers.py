@@ -69,3 +69,57 @@ def test_extract_sections_markdown_and_file_headers():
 def test_truncate_says_how_much_was_cut():
     assert truncate("short", 10) == "short"
     assert truncate("x" * 20, 5) == "xxxxx\n[output truncated: 20 characters in total, showing the first 5]"
+
+
+# -- the helpers of issue 26 (grep, count, lines_with, between, chunks) on a real text ---------------
+
+def _real_text() -> str:
+    """The standard library's json package source: a real text of ~14,000 characters."""
+    import json
+    from pathlib import Path
+
+    return Path(json.__file__).read_text(encoding="utf-8")
+
+
+def test_grep_and_count_ignore_case_and_agree_on_a_real_text():
+    from codur.rlm.helpers import count, grep
+
+    text = _real_text()
+    expected = [line for line in text.splitlines() if "jsondecodeerror" in line.lower()]
+    assert grep(text, "JSONDecodeError") == grep(text, "jsondecodeerror") == expected
+    assert len(expected) >= 3 and count(text, "jsondecodeerror") == len(expected)
+    assert grep(text, r"^def dumps\(") == ["def dumps(obj, *, skipkeys=False, ensure_ascii=True, check_circular=True,"]
+    assert count(text, "jsondecodeerror", ignore_case=False) == 0
+    assert grep(text, "dumps(") == [line for line in text.splitlines() if "dumps(" in line]  # invalid regex: literal
+
+
+def test_lines_with_between_and_chunks_on_a_real_text():
+    from codur.rlm.helpers import between, chunks, lines_with
+
+    text = _real_text()
+    both = lines_with(text, "def", "LOADS")
+    assert both == [line for line in text.splitlines() if "def" in line and "loads" in line.lower()]
+    assert any(line.startswith("def loads(") for line in both)
+    assert between(text, "__version__ = '", "'") == text.split("__version__ = '")[1].split("'")[0]
+    assert between(text, "no such marker", "x") == ""
+    pieces = chunks(text, 4)
+    assert "".join(pieces) == text and len(pieces) == 4
+    assert all(p.endswith("\n") for p in pieces[:-1]) and max(map(len, pieces)) < len(text) / 2
+    with pytest.raises(ValueError):
+        chunks(text, 0)
+    with pytest.raises(ValueError):
+        lines_with(text)
+
+
+def test_empty_outputs_and_search_literal_notes():
+    from codur.rlm.helpers import looks_empty, search_literal_notes
+
+    assert looks_empty("") and looks_empty("0\n") and looks_empty("hits: []\nNone")
+    assert not looks_empty("172") and not looks_empty("['a line']")
+    text = _real_text()
+    notes = search_literal_notes("import re\nn = len(re.findall('JSONDECODER', context))\nprint('n:', n)", text)
+    assert len(notes) == 1 and "'JSONDECODER' matches 0 times as written but" in notes[0]
+    notes = search_literal_notes("print('zebra' in context)", text)
+    assert notes == [f"'zebra' -> 0 matches in {len(text):,} characters: check case and spelling"]
+    assert search_literal_notes("print(count('JSONDecoder'))", text) == []  # found as written: no note
+    assert search_literal_notes("this is not python(", text) == []

@@ -1,0 +1,115 @@
+"""bench/rlm's own tasks (issue 26, item 5): each log holds exactly the facts its question needs, the
+scorer refuses distractors, and the runner works end to end with the scripted model (no real model)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from codur.llm import ScriptedChatModel
+from codur.rlm import RLMConfig
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "rlm"
+sys.path.insert(0, str(BENCH))  # accuracy.py imports its siblings log_tasks and niah
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"rlm_bench_{name}", BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+accuracy = _load("accuracy")
+log_tasks = sys.modules["log_tasks"]  # the module accuracy.py uses
+KINDS, NOT_PRESENT, make_task, score = log_tasks.KINDS, log_tasks.NOT_PRESENT, log_tasks.make_task, log_tasks.score
+
+SIZES = (50_000, 400_000)
+
+
+def _target(task):
+    return re.search(r"service (\S+) listen", task.question).group(1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tasks_are_deterministic_and_about_the_size_asked(kind):
+    for size in SIZES:
+        task = make_task(kind, size, 3)
+        assert task == make_task(kind, size, 3)
+        assert size <= len(task.context) < size * 1.05
+    assert make_task(kind, 50_000, 0).context != make_task(kind, 50_000, 1).context
+    with pytest.raises(ValueError):
+        make_task("nope", 50_000, 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lookup_has_one_exact_line_among_look_alikes_and_absent_has_none(seed):
+    for size in SIZES:
+        task = make_task("lookup", size, seed)
+        name = _target(task)
+        exact = re.findall(rf"service={re.escape(name)} port=(\d+)\n", task.context)
+        assert exact == [task.answer]
+        loose = [line for line in task.context.splitlines() if name.lower() in line.lower()]
+        assert len(loose) >= 4  # a plain substring search finds look-alikes too
+        assert len(task.wrong) >= 6 and task.answer not in task.wrong
+        absent = make_task("absent", size, seed)
+        name = _target(absent)
+        assert absent.answer == NOT_PRESENT
+        assert not re.search(rf"service={re.escape(name)} ", absent.context)
+        assert any(name.lower() in line.lower() for line in absent.context.splitlines())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_count_answer_is_the_number_of_error_lines_in_every_written_form(seed):
+    task = make_task("count", 400_000, seed)
+    level = re.compile(r"^\S+ \S+ \[?(?:level=)?error\]? ", re.IGNORECASE)
+    lines = task.context.splitlines()
+    assert sum(1 for line in lines if level.match(line)) == int(task.answer) > 50
+    assert sum(1 for line in lines if "error" in line.lower()) == int(task.answer)  # no other line says error
+    assert sum(1 for line in lines if re.search(r"\bERROR\b", line)) < int(task.answer)  # case matters
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_join_facts_are_far_apart(seed):
+    task = make_task("join", 400_000, seed)
+    user = re.search(r"user (u-\d+)", task.question).group(1)
+    placed = re.search(rf"user={user} placed order=(o-\d+)", task.context)
+    shipped = re.search(rf"order={placed.group(1)} shipped from warehouse=(W-\d+)", task.context)
+    assert shipped.group(1) == task.answer
+    assert placed.start() < 0.25 * len(task.context) and shipped.start() > 0.75 * len(task.context)
+    assert len(set(task.wrong)) == 11 and task.answer not in task.wrong
+
+
+def test_score_takes_the_value_and_refuses_distractors():
+    lookup = make_task("lookup", 50_000, 0)
+    assert score(lookup, lookup.answer) and score(lookup, f"The port is {lookup.answer}.")
+    assert not score(lookup, f"{lookup.answer} or {lookup.wrong[0]}") and not score(lookup, None)
+    assert not score(lookup, lookup.answer + "0")
+    count = make_task("count", 50_000, 0)
+    assert score(count, count.answer) and score(count, f"There are {count.answer} ERROR lines.")
+    assert not score(count, str(int(count.answer) + 1)) and not score(count, f"{count.answer} of 900")
+    absent = make_task("absent", 50_000, 0)
+    assert score(absent, "NOT PRESENT") and score(absent, "The port is not found in the log")
+    assert not score(absent, absent.wrong[0]) and not score(absent, "")
+    join = make_task("join", 50_000, 0)
+    assert score(join, join.answer.lower()) and not score(join, f"{join.answer}, {join.wrong[0]}")
+
+
+def test_runner_rows_summary_and_table_with_the_scripted_model():
+    task = make_task("lookup", 50_000, 0)
+    code = (f"```repl\nimport re\nanswer = re.search(r'service={_target(task)} port=(\\d+)', context).group(1)\n"
+            "print(answer)\n```\nFINAL_VAR(answer)")
+    model = ScriptedChatModel(replies=[code, f"It is {task.wrong[0]}."])
+    rows = accuracy.run_all(model, [task], config=RLMConfig(max_iterations=2, max_depth=0), baseline_chars=8000)
+    rlm, bare = rows
+    assert (rlm["method"], rlm["answer"], rlm["correct"], rlm["source"]) == ("rlm", task.answer, True, "final_var")
+    assert (bare["method"], bare["correct"], bare["calls"]) == ("baseline", False, 1)
+    assert len(str(model.calls[1][0].content)) < 8500  # the baseline saw the truncated log only
+    table = accuracy.summary(rows)
+    assert [(e["method"], e["right"], e["runs"]) for e in table] == [("baseline", 0, 1), ("rlm", 1, 1)]
+    text = accuracy.render(table)
+    assert "| lookup | 50,000 | 1/1 (100%) |" in text and "| 0/1 (0%) |" in text

@@ -1,0 +1,287 @@
+"""Issue 26, items 1, 2 and 4: what a small model reads after its code ran, and how its answer is taken.
+
+The scripted model replays the three failures measured with the embedded 1.5B model: a
+FINAL written before the output existed, a case-sensitive search finding 0 matches, and
+code printing nothing.
+"""
+
+from langchain_core.messages import AIMessage
+
+from codur.llm import ScriptedChatModel
+from codur.rlm import RLMConfig, RLMEngine
+from codur.rlm.bridge import ANSWER_FORMAT, ModelClient
+from codur.rlm.parser import parse_json_answer, without_final
+
+LOG = "".join(f"2026-01-0{i % 9 + 1} 10:00:{i % 60:02d} {'ERROR' if i % 7 == 0 else 'INFO'} job={i}\n"
+              for i in range(1200))
+
+
+def run(replies, context=LOG, question="How many ERROR lines are in the log?", **config):
+    model = ScriptedChatModel(replies=list(replies))
+    result = RLMEngine(model, RLMConfig(**config)).run(question, context)
+    return result, model
+
+
+def feedback(model, call):
+    return str(model.calls[call][-1].content)
+
+
+def test_empty_output_is_said_in_words():
+    _, model = run(["```repl\nhits = grep('ERROR')\n```", "FINAL(172)"])
+    assert "[block 1] (your code printed nothing: print() the values you want to see)" in feedback(model, 1)
+
+
+def test_a_case_sensitive_search_finding_nothing_is_flagged_with_the_count_ignoring_case():
+    """The count case: `\\berror\\b` over a log that says ERROR printed 0 and the model answered 0."""
+    code = "import re\nprint(len(re.findall(r'\\berror\\b', context)))"
+    result, model = run([f"```repl\n{code}\n```", "```repl\nprint(count('error'))\n```", "FINAL(172)"])
+    text = feedback(model, 1)
+    assert "[block 1] 0\n" in text
+    assert "matches 0 times as written but 172 times ignoring case" in text
+    assert result.trace.iterations[0].executions[0].notes  # kept in the trace too
+    assert "[block 1] 172\n" in feedback(model, 2) and "note:" not in feedback(model, 2)
+
+
+def test_a_helper_finding_nothing_in_a_large_context_is_flagged_with_its_size():
+    _, model = run(["```repl\nprint(count('FATAL'))\n```", "FINAL(0)"])
+    assert f"note: count('FATAL') -> 0 matches in {len(LOG):,} characters: check case and spelling" \
+        in feedback(model, 1)
+
+
+def test_a_final_var_from_a_search_that_found_nothing_is_refused():
+    result, model = run(["```repl\nanswer = count('FATAL ERROR')\n```\nFINAL_VAR(answer)",
+                         "```repl\nanswer = count('ERROR')\nprint(answer)\n```\nFINAL_VAR(answer)"])
+    assert (result.answer, result.answer_source) == ("172", "final_var")
+    assert "FINAL_VAR(answer) refused" in feedback(model, 1) and "0 matches" in feedback(model, 1)
+
+
+def test_final_none_is_not_an_answer_while_iterations_are_left():
+    """The join case: the code printed nothing and the model concluded FINAL(None)."""
+    result, model = run(["```repl\nx = []\n```", "FINAL(None)", "FINAL(172)"])
+    assert result.answer == "172"
+    assert "FINAL(None) is not an answer" in feedback(model, 2)
+
+
+def test_the_last_line_of_an_exception_is_always_shown():
+    code = "def f(n):\n    return f(n + 1) if n < 40 else {}['missing key']\nf(0)"
+    _, model = run([f"```repl\n{code}\n```", "FINAL(1)"], output_chars=300)
+    text = feedback(model, 1)
+    assert "error: KeyError: 'missing key'" in text and "[traceback cut:" in text
+
+
+def test_a_single_number_answering_how_many_is_said_in_the_prompt():
+    _, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
+    assert "Your last output is a single number, 172" in feedback(model, 1)
+    _, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)"], question="Summarise the log.")
+    assert "single number" not in feedback(model, 1)
+
+
+def test_budget_exhausted_asks_for_a_json_answer():
+    result, model = run(["```repl\nprint(count('ERROR'))\n```", '{"answer": 172}'], max_iterations=1)
+    assert (result.answer, result.answer_source) == ("172", "forced")
+    assert model.call_kwargs[1]["response_format"] == ANSWER_FORMAT
+    assert '{"answer": "..."}' in feedback(model, 1)
+    assert result.trace.iterations[-1].extraction["kind"] == "forced"
+
+
+def test_json_answers_are_read_bare_wrapped_or_typed():
+    assert parse_json_answer('{"answer": "43071"}') == "43071"
+    assert parse_json_answer('Sure! ```json\n{"answer": 172}\n```') == "172"
+    assert parse_json_answer('{"other": 1} then {"answer": ["a", "b"]}') == '["a", "b"]'
+    assert parse_json_answer('{"answer": null}') is None
+    assert parse_json_answer("FINAL(7)") is None
+
+
+def test_without_final_keeps_code_and_prose():
+    reply = "I search.\n```repl\nprint(grep('x'))\n```\nFINAL(39)\nFINAL_VAR(y)"
+    assert without_final(reply) == "I search.\n```repl\nprint(grep('x'))\n```"
+
+
+class _NoSchemaModel(ScriptedChatModel):
+    """A chat model whose server refuses response_format (as a TypeError from the client)."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        if "response_format" in kwargs:
+            raise TypeError("unexpected keyword argument 'response_format'")
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+def test_a_model_refusing_the_schema_is_asked_again_without_it():
+    model = _NoSchemaModel(replies=["FINAL(43071)"])
+    text, usage, structured = ModelClient(model, "scripted").invoke_json([AIMessage("q")])
+    assert (text, structured, usage.calls) == ("FINAL(43071)", False, 1)
+    assert model.call_kwargs == [{}]
+    engine = RLMEngine(_NoSchemaModel(replies=["```repl\nprint(count('ERROR'))\n```", "It is 172."]),
+                       RLMConfig(max_iterations=1))
+    result = engine.run("How many ERROR lines?", LOG)
+    assert (result.answer, result.answer_source) == ("It is 172.", "forced")
+    assert result.trace.iterations[-1].extraction["structured"] is False
+
+
+# -- item 3: the answer check ----------------------------------------------------------------------
+
+def test_an_answer_the_outputs_do_not_support_goes_back_to_the_loop_with_the_reason():
+    result, model = run([
+        "```repl\nprint(count('ERROR'))\n```",
+        "FINAL(170)",
+        '{"supported": false, "answer": "172", "reason": "the output printed 172, not 170"}',
+        "FINAL(172)",
+    ], check_answers=True)
+    assert (result.answer, result.answer_source) == ("172", "final_direct")
+    check_prompt = str(model.calls[2][0].content)
+    assert len(model.calls[2]) == 1  # a fresh short prompt, not the history
+    assert "Proposed answer: 170" in check_prompt and "[iteration 1 block 1]\n172" in check_prompt
+    assert model.call_kwargs[2]["response_format"]["json_schema"]["name"] == "answer_check"
+    assert "not supported: the output printed 172, not 170" in feedback(model, 3)
+    second = result.trace.iterations[1]
+    assert second.check["supported"] is False and not second.final["accepted"]
+    assert result.trace.iterations[2].check is None  # one refusal per run (max_check_refusals=1): 172 stands
+
+
+def test_a_supported_answer_is_accepted_after_one_check_and_no_check_by_default():
+    result, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)",
+                         '{"supported": true, "answer": "172", "reason": "printed"}'], check_answers=True)
+    assert (result.answer, len(model.calls)) == ("172", 3)
+    assert result.trace.iterations[1].check["supported"] is True
+    result, model = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
+    assert (result.answer, len(model.calls)) == ("172", 2) and result.trace.iterations[1].check is None
+
+
+def test_an_unreadable_check_lets_the_answer_stand():
+    result, _ = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(172)", "I think so"], check_answers=True)
+    assert result.answer == "172" and result.trace.iterations[1].check["supported"] is None
+
+
+def test_a_final_var_of_several_items_is_shown_and_the_answer_asked_from_it():
+    """The model put every look-alike line in its variable without seeing them: they are shown first."""
+    log = ("x\n" * 600 + "config service=billing-460 port=11111\nconfig service=billing-46 port=43071\n"
+           "config service=billing-4 port=22222\n" + "y\n" * 600)
+    result, model = run(["```repl\nanswer = grep('billing-4')\n```\nFINAL_VAR(answer)", '{"answer": "43071"}'],
+                        context=log, question="Which port does the service billing-46 listen on?")
+    assert (result.answer, result.answer_source) == ("43071", "extracted")
+    shown = str(model.calls[1][-1].content)
+    assert "[FINAL_VAR(answer)] answer holds 3 items:" in shown and "billing-46 port=43071" in shown
+    assert "FINAL_VAR" not in str(model.calls[1][-2].content)
+    one, _ = run(["```repl\nanswer = grep('billing-46 ')\n```\nFINAL_VAR(answer)"], context=log,
+                 question="Which port does the service billing-46 listen on?")
+    assert (one.answer, one.answer_source) == ("['config service=billing-46 port=43071']", "final_var")
+
+
+def test_a_search_whose_count_changes_with_case_is_flagged_and_its_final_not_taken():
+    mixed = LOG.replace(" ERROR job=1", " error job=1")
+    lower = sum(1 for line in mixed.splitlines() if " error " in line)
+    code = "import re\nprint(len(re.findall(r'\\bERROR\\b', context)))"
+    result, model = run([f"```repl\n{code}\n```\nFINAL({172 - lower})", "FINAL(172)"], context=mixed)
+    text = feedback(model, 1)
+    assert 0 < lower < 172 and f"[block 1] {172 - lower}\n" in text
+    assert f"matches {172 - lower} times as written but 172 times ignoring case" in text
+    assert result.trace.iterations[0].extraction is None  # a questioned output is not answered from
+    assert f"FINAL({172 - lower})" not in str(model.calls[1][-2].content)
+    assert result.answer == "172"
+    _, model = run(["```repl\nimport re\nprint(len(re.findall(r'error', context, re.I)))\n```", "FINAL(172)"],
+                   context=mixed)
+    assert "note:" not in feedback(model, 1)  # the code ignores case itself
+
+
+def _fault_server_module():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "codur_fault_server" not in sys.modules:  # tests/faults/conftest.py loads it under this name too
+        path = Path(__file__).resolve().parents[1] / "faults" / "server.py"
+        spec = importlib.util.spec_from_file_location("codur_fault_server", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["codur_fault_server"]
+
+
+def test_the_json_answer_reaches_an_openai_compatible_server_as_a_json_schema_response_format():
+    """The embedded model's server is llama.cpp's OpenAI-compatible one: the same request goes over HTTP."""
+    from langchain_core.messages import HumanMessage
+
+    from codur.llm.deadline import DeadlineChatOpenAI
+
+    faults = _fault_server_module()
+    server = faults.FaultServer().start()
+    try:
+        model = DeadlineChatOpenAI(base_url=server.base_url, api_key="test", model="m", max_retries=0, timeout=10)
+        client = ModelClient(model, "m")
+        server.play(faults.ok('{"answer": "43071"}'))
+        text, usage, structured = client.invoke_json([HumanMessage("Which port?")])
+        assert structured and parse_json_answer(text) == "43071" and usage.total_tokens == 15
+        fmt = server.requests[-1][1]["response_format"]
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["answer"]
+        server.play(faults.status(400, "response_format is not supported"), faults.ok("FINAL(43071)"))
+        text, _, structured = client.invoke_json([HumanMessage("Which port?")])
+        assert (text, structured) == ("FINAL(43071)", False)
+        assert "response_format" not in server.requests[-1][1]
+    finally:
+        server.close()
+
+
+# -- item 3, optional part: a vote over trajectories (self-consistency) ------------------------------
+
+def test_vote_over_trajectories_at_different_temperatures():
+    from codur.rlm.engine import vote_key
+
+    model = ScriptedChatModel(replies=["FINAL(The count is 1,172.)", "FINAL(8)", "FINAL(1172)"])
+    result = RLMEngine(model, RLMConfig()).run_voted("How many?", LOG, k=3)
+    assert result.votes == ("The count is 1,172.", "8", "1172")
+    assert result.answer == "The count is 1,172." and result.answer_source == "final_direct"
+    assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.7, 1.0]
+    assert "self-consistency vote over 3 trajectories: 2 for this answer" in result.trace.warnings
+    assert vote_key("The port is 43,071.") == vote_key("43071") == "43071" and vote_key("None") is None
+
+
+def test_vote_stops_at_a_majority_and_at_the_budget():
+    model = ScriptedChatModel(replies=["FINAL(7)", "FINAL(7.)"])
+    result = RLMEngine(model, RLMConfig()).run_voted("q?", "text", k=3)
+    assert result.votes == ("7", "7.") and len(model.calls) == 2
+    spent = ScriptedChatModel(replies=["FINAL(" + "x" * 400 + ")"] * 3)
+    result = RLMEngine(spent, RLMConfig(max_tokens=150)).run_voted("q?", "text", k=3)
+    assert len(result.votes) == 1  # the first trajectory spent the tokens the vote had
+
+
+def test_a_final_var_that_is_not_the_kind_of_answer_asked_is_shown_first():
+    """The join case: the model's variable holds the order line, not the warehouse the question asks for."""
+    log = ("x\n" * 600 + "INFO orders user=u-4821 placed order=o-99127 items=3 via the mobile checkout flow today\n"
+           + "y\n" * 600 + "INFO shipping order=o-99127 shipped from warehouse=W-17\n")
+    result, model = run(["```repl\nanswer = grep('u-4821')[0]\n```\nFINAL_VAR(answer)", '{"answer": ""}',
+                         "```repl\nanswer = grep('o-99127')[-1].split('=')[-1]\n```\nFINAL_VAR(answer)"],
+                        context=log, question="From which warehouse was the order placed by user u-4821 shipped?")
+    assert (result.answer, result.answer_source) == ("W-17", "final_var")
+    shown = str(model.calls[1][-1].content)
+    assert "[FINAL_VAR(answer)] answer = INFO orders user=u-4821 placed order=o-99127" in shown
+    assert "does not hold the answer yet" in str(model.calls[2][-1].content)
+
+
+def test_fits_question():
+    from codur.rlm.prompts import fits_question
+
+    line = "2026-03-01 15:37:06 INFO orders user=u-7502 placed order=o-28982 items=4"
+    log = f"x\n{line}\ny\n"
+    assert fits_question("How many lines?", "172") and not fits_question("How many lines?", "172 lines")
+    assert fits_question("Which warehouse?", "W-17", log) and not fits_question("Which warehouse?", line, log)
+    assert fits_question("Which warehouse?", "The order went out of warehouse W-17 on the first of March.", log)
+    assert fits_question("What port?", "a\nb") and fits_question("Summarise the log.", line, log)
+
+
+def test_a_final_var_of_lines_of_the_input_is_shown_but_an_answer_in_several_lines_stands():
+    two = "\n".join(LOG.splitlines()[7:9])
+    result, model = run([f"```repl\nanswer = {two!r}\n```\nFINAL_VAR(answer)", '{"answer": "2"}'],
+                        question="Which jobs failed?")
+    assert "answer holds 2 items" in str(model.calls[1][-1].content) and result.answer_source == "extracted"
+    prose = "The jobs failed because of timeouts.\nThey were retried later."
+    result, _ = run([f"```repl\nanswer = {prose!r}\n```\nFINAL_VAR(answer)"], question="Which jobs failed?")
+    assert (result.answer, result.answer_source) == (prose, "final_var")
+
+
+def test_an_extraction_reply_with_new_code_and_a_final_gives_no_answer():
+    """A model that ignores the schema and writes code again: its FINAL is premature again."""
+    again = "```repl\nprint(count('ERROR'))\n```\nFINAL(1)"
+    result, model = run(["```repl\nprint(grep('job=7$'))\n```\nFINAL(3)", again, "FINAL(172)"])
+    assert (result.answer, result.answer_source) == ("172", "final_direct")
+    assert result.trace.iterations[0].extraction["answer"] is None
+    assert "does not hold the answer yet" in feedback(model, 2)
