@@ -146,7 +146,8 @@ def test_ctrl_c_stops_the_tasks_in_flight_exits_130_and_stores_nothing_for_them(
     tasks = write_tasks(tmp_path / "tasks.jsonl", [fix_task(0), fix_task(1)])
     out, work = tmp_path / "results.jsonl", tmp_path / "results-work"
     proc = subprocess.Popen(codur("batch", str(tasks), "--out", str(out), "--workers", "2"),
-                            cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not nohup's SIG_IGN
     deadline = time.monotonic() + 60
     while len(processes_under(work)) < 2 and time.monotonic() < deadline:  # both task processes started
         time.sleep(0.1)
