@@ -45,6 +45,9 @@ SCHEDULE: tuple[tuple[str, float], ...] = (
 )
 #: Feedback samples start at this sample index; earlier answers it continues, at most.
 FEEDBACK_FROM, FEEDBACK_TURNS = 2, 3
+#: Seconds a feedback slot waits for the verdict of a candidate still being tested (a test
+#: run takes 0.2-2 s, a sample 10-50 s on 2 cores: waiting is cheaper than a blind sample).
+FEEDBACK_WAIT_S = 5.0
 #: Variants whose prompt a feedback sample continues (one function rewritten, by name).
 FEEDBACK_BASES = ("plain", "tests", "marked", "missing", "feedback")
 #: Lowest temperature once two samples came back unchanged.
@@ -262,7 +265,8 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     function-prompt sample is not answered yet: the conversation
     (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
     :data:`FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
-    the latest) last; the schedule's next entry waits for the sample after it.
+    the latest) last; the schedule's next entry waits for the sample after it. Such a slot
+    waits up to :data:`FEEDBACK_WAIT_S` for the verdict of a candidate still being tested.
     """
     files = list(parts.texts)
 
@@ -284,6 +288,10 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         variant, temperature = _choose(parts, k, slot, schedule, pairs, want_pair())
         target = None
         if variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback":
+            until = time.monotonic() + FEEDBACK_WAIT_S
+            while (time.monotonic() < until and not stop()
+                   and set(answers) - used - {j.sample.k for j in [*echoed, *judged()]}):
+                time.sleep(0.05)  # a candidate is still being tested: its verdict is near
             seen_so_far = [*echoed, *judged()]
             target = _target(seen_so_far, answers, used)
         if target is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_samp
     assert result.status == "patched", result.message
     assert result.provenance["sample"] == 2 and result.provenance["variant"] == "feedback"
     # the third prompt is the conversation: the near miss as the model's answer, then the verdict
-    system, first, answered, said = model.calls[2]
+    system, first, *earlier, answered, said = model.calls[2]  # earlier: sample 1's turn, once judged
     assert first.content == model.calls[1][1].content  # the tests prompt, unchanged: the server's cache holds it
     assert isinstance(answered, AIMessage) and "gross = quantity * unit" in answered.content
     assert isinstance(said, HumanMessage)
@@ -155,3 +156,16 @@ def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path
     said = model.calls[2][-1].content
     assert said.startswith("With this version the tests still fail:\n- test_total: AssertionError: assert ")
     assert " == " in said.split("\n")[1]  # the values compared: the baseline ran with assertions rewritten
+
+
+def test_a_feedback_slot_waits_for_the_verdict_of_a_candidate_still_being_tested():
+    replies = [fenced(f"def price(quantity, unit):\n    return {n}") for n in range(3)]
+    model = ScriptedChatModel(replies=replies)
+    verdicts: list[Judged] = []
+    drawn = []
+    for d in draw([model], parts(), 3, judged=lambda: list(verdicts)):
+        drawn.append(d)
+        if d.sample is not None and d.k == 1:  # sample 1's tests finish 0.5 s after it is drawn
+            threading.Timer(0.5, verdicts.append, [Judged(d.sample, "near_miss", 1, 2)]).start()
+    assert [d.variant for d in drawn] == ["plain", "plain", "feedback"]
+    assert model.calls[2][-2].content == replies[1]
