@@ -90,9 +90,13 @@ def parts() -> PromptParts:
     return PromptParts([function_at(SRC, 2, "shop.py")], SRC, "shop.py::test_price FAILED")
 
 
+def returns(n: int) -> list[str]:
+    """Replies rewriting ``price`` to return 0, 1, ... n - 1."""
+    return [fenced(f"def price(quantity, unit):\n    return {k}") for k in range(n)]
+
+
 def test_feedback_samples_alternate_with_the_schedule_and_answer_the_best_near_miss_first():
-    replies = [fenced(f"def price(quantity, unit):\n    return {n}") for n in range(6)]
-    model = ScriptedChatModel(replies=replies)
+    model = ScriptedChatModel(replies=returns(6))
     verdicts: list[Judged] = []
     drawn = []
     for d in draw([model], parts(), 6, judged=lambda: list(verdicts)):
@@ -159,13 +163,15 @@ def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path
 
 
 def test_a_feedback_slot_waits_for_the_verdict_of_a_candidate_still_being_tested():
-    replies = [fenced(f"def price(quantity, unit):\n    return {n}") for n in range(3)]
-    model = ScriptedChatModel(replies=replies)
+    replies = returns(3)
     verdicts: list[Judged] = []
-    drawn = []
-    for d in draw([model], parts(), 3, judged=lambda: list(verdicts)):
-        drawn.append(d)
-        if d.sample is not None and d.k == 1:  # sample 1's tests finish 0.5 s after it is drawn
+
+    def later(d):  # sample 1's tests finish 0.5 s after it is drawn
+        if d.sample is not None and d.k == 1:
             threading.Timer(0.5, verdicts.append, [Judged(d.sample, "near_miss", 1, 2)]).start()
+        return d
+
+    model = ScriptedChatModel(replies=replies)
+    drawn = list(map(later, draw([model], parts(), 3, judged=lambda: list(verdicts))))
     assert [d.variant for d in drawn] == ["plain", "plain", "feedback"]
     assert model.calls[2][-2].content == replies[1]
