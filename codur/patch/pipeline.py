@@ -43,7 +43,15 @@ from codur.patch.sampling import Judged, Sample, draw
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
 from codur.repair.engine import RepairSession
-from codur.repair.evaluate import Candidate, CandidateQueue, Evaluation, SearchOutcome, apply_files, files_of
+from codur.repair.evaluate import (
+    MAX_FAILURES,
+    Candidate,
+    CandidateQueue,
+    Evaluation,
+    SearchOutcome,
+    apply_files,
+    files_of,
+)
 from codur.repair.patch import unified_diffs
 from codur.testing.command import TestCommand
 
@@ -256,14 +264,14 @@ class PatchPipeline:
         parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
                             test_source(session.original, loc.failing), lines, self.sample_format, self.task,
                             texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross,
-                            verdict=tuple((t.nodeid, t.message) for t in loc.tests if t.outcome == "failed")[:3])
-        self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
-                   "file": first.file, "samples": self.samples,
-                   "backfill": 0 if any(t.timed_out for t in loc.tests) else len(left),
-                   "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
+                            verdict=tuple((t.nodeid, t.message) for t in loc.tests
+                                          if t.outcome == "failed")[:MAX_FAILURES])
         # samples first (key (0, k)); the mutants not tried yet fill a worker while the model writes,
         # unless a test hung (a hanging mutant holds a core for its whole limit: the model slows 2-3x)
         hung = any(t.timed_out for t in loc.tests)
+        self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
+                   "file": first.file, "samples": self.samples, "backfill": 0 if hung else len(left),
+                   "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
         queue = CandidateQueue([] if hung else [((1, i), m) for i, m in left])
         rest: list = list(left) if hung else []
 

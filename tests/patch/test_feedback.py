@@ -78,9 +78,9 @@ def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_as
     said = model.calls[2][-1].content
     assert said.startswith("With this version the tests still fail:\n- test_total: AssertionError: assert")
     assert said.endswith(RETRY_ASK.format(names="`total`"))
-    # the rejected samples judged so far are in the conversation, oldest first
+    # both rejected samples are in the conversation, oldest first (the slot waited for sample 1's verdict)
     answers = [m.content for m in model.calls[2] if isinstance(m, AIMessage)]
-    assert answers[0] == wrong and len(answers) in (1, 2)
+    assert answers == [wrong, fenced("def total(xs):\n    return 0")]
 
 
 SRC = "def price(quantity, unit):\n    gross = quantity + unit\n    return gross\n"
