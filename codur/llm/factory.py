@@ -59,7 +59,7 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
 
         server = shared_server(local)
         return DeadlineChatOpenAI(
-            base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits,
+            base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits, stream_replies=True,
             callbacks=[meter.callback()] if meter else None,
             metadata={NATIVE_TOOLS: bool(profile.native_tools)},
         )

