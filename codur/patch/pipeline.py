@@ -212,7 +212,7 @@ class PatchPipeline:
         outcome = None
         if "mutation" in self.fixers or "hybrid" in self.fixers:
             found, texts = mutation.generate(session.repo, loc.scores, limit=self.max_mutants,
-                                                max_pairs=self.max_pairs)
+                                                max_pairs=self.max_pairs, hung_loops=loc.hung_loops)
             session.texts.update(texts)
             left = [(i, m) for i, m in enumerate(found)] if "mutation" in self.fixers else []
         later = bool(self._models) and "sampling" in self.fixers

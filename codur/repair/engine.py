@@ -321,7 +321,8 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
         return done("cancelled", stopped="cancelled", message="cancelled before the search; repository unchanged",
                     **info)
     # one more of each than the budgets allow: whether a budget cut mutants off
-    found, texts = mutants.generate(repo, loc.scores, limit=max_mutants + 1, max_pairs=max_pairs + 1)
+    found, texts = mutants.generate(repo, loc.scores, limit=max_mutants + 1, max_pairs=max_pairs + 1,
+                                      hung_loops=loc.hung_loops)
     candidates = ([m for m in found if m.order == 1] + [m for m in found if m.order == 2][:max_pairs])[:max_mutants]
     cut = len(candidates) < len(found)
     session.texts.update(texts)

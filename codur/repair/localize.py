@@ -22,6 +22,7 @@ lines plus the whole boost: a hanging loop ranks its header first, its body next
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import logging
 import math
@@ -67,7 +68,8 @@ class Localization:
     ``suspicious`` is the same sorted best first. ``elapsed_s`` is the run's wall time.
     ``covering`` maps a source file to the passing tests that ran one of its lines (beyond
     import time): the tests an edit of that file can break; ``failing_files`` are the source
-    files a failing test ran a line of (beyond import time).
+    files a failing test ran a line of (beyond import time); ``hung_loops`` the (file, header
+    line) of the innermost loop each timed-out test was stopped in.
     """
 
     tests: tuple[TestRecord, ...]
@@ -76,6 +78,7 @@ class Localization:
     output: str = ""
     covering: dict[str, frozenset[str]] = field(default_factory=dict)
     failing_files: frozenset[str] = frozenset()
+    hung_loops: frozenset[tuple[str, int]] = frozenset()
 
     @property
     def failing(self) -> list[str]:
@@ -128,10 +131,10 @@ def loops_around(text: str, line: int) -> list[tuple[int, int]]:
 
 
 def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str, int], float],
-                boost: float) -> None:
-    """Raise the header of the loop a timed-out test was stopped in (see the module doc). A
-    source is read in the coding it declares (PEP 263); one that does not decode is skipped
-    with a log warning."""
+                boost: float) -> tuple[str, int] | None:
+    """Raise the header of the loop a timed-out test was stopped in (see the module doc) and
+    return it as (file, line), or None when no frame is in a loop. A source is read in the
+    coding it declares (PEP 263); one that does not decode is skipped with a log warning."""
     for rel, line in reversed(hang):
         try:
             loops = loops_around(decode_source((repo / rel).read_bytes(), rel), line)
@@ -144,7 +147,8 @@ def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str,
             scores[(rel, first)] = best + boost
             for outer, _ in loops[1:]:
                 scores[(rel, outer)] = scores.get((rel, outer), 0.0) + boost / 2
-            return
+            return rel, first
+    return None
 
 
 def score(repo: Path, raw: dict) -> Localization:
@@ -164,6 +168,7 @@ def score(repo: Path, raw: dict) -> Localization:
     scores: dict[tuple[str, int], float] = {}
     covering: dict[str, set[str]] = defaultdict(set)
     failing_files: set[str] = set()
+    hung_loops: set[tuple[str, int]] = set()
     for path, by_line in raw["lines"].items():
         rel = _rel(repo, path)
         if rel is None or not is_source_file(rel):
@@ -188,9 +193,11 @@ def score(repo: Path, raw: dict) -> Localization:
                 boost = FRAME_BOOST * (1.0 if depth == 0 and nodeid not in hangs else 0.5) / total_failed
                 scores[key] = scores.get(key, 0.0) + boost
         if nodeid in hangs:
-            _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
+            loop = _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
+            if loop is not None:
+                hung_loops.add(loop)
     return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},
-                        failing_files=frozenset(failing_files))
+                        failing_files=frozenset(failing_files), hung_loops=frozenset(hung_loops))
 
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
@@ -259,7 +266,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                 raise RuntimeError(f"test run produced no report: {output}")
             raw = json.loads(out.read_text())
     loc = score(root, raw)
-    return Localization(loc.tests, loc.scores, time.monotonic() - start, output, loc.covering, loc.failing_files)
+    return dataclasses.replace(loc, elapsed_s=time.monotonic() - start, output=output)
 
 
 def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],

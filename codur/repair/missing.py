@@ -7,6 +7,11 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   its body (``while n: total += n % 10`` with no ``n //= 10``). The missing update is
   added at the end of the body: ``n //= k`` where the body divides or takes ``n % k``,
   ``n += 1`` / ``n -= 1`` by the comparison's direction, ``n = n[1:]`` for a sequence.
+  A loop that walks a chain (``while node:`` / ``while cursor is not None:``) follows a
+  link instead: ``cursor = page["next"]`` (a value the body fetched, one of the module's
+  dict keys) or ``node = node.next`` (one of its attributes), links named like "next"
+  first. Infinite loops whose condition never changes are the commonest kind in the
+  study behind Infinitel (Marcote & Monperrus, "Automatic Repair of Infinite Loops", 2015).
 - **A last batch that is never emitted.** A loop body that emits an accumulator and then
   resets it (``if len(batch) == size: out.append(batch); batch = []``) leaves what is
   collected after the last reset behind; the emit is added after the loop, guarded by
@@ -67,8 +72,56 @@ def _rebound(body: list[ast.stmt]) -> set[str]:
     return out
 
 
+#: Link names that say "the next one": their follow-ups are tried first.
+_LINK_WORDS = ("next", "parent", "succ", "tail", "rest", "link", "cursor", "after", "child")
+
+
+def _walks_a_chain(name: str, test: ast.expr) -> bool:
+    """``while name:`` or ``while name is not None:`` (``!= None``)."""
+    if isinstance(test, ast.Name):
+        return test.id == name
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
+            and len(test.ops) == 1 and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+
+
+def linky(word: str) -> bool:
+    """Whether ``word`` names a link (:data:`_LINK_WORDS`)."""
+    return any(w in word.lower() for w in _LINK_WORDS)
+
+
+def _follow(name: str, loop: ast.While, ctx: Context) -> list[str]:
+    """``name = v[key]`` / ``name = v.attr``: ``v`` a name the body binds or ``name`` itself,
+    ``key`` a string key of the module's dicts and subscripts (or "next" when none is
+    link-like and the body indexes ``v`` by string), ``attr`` a link-like attribute the
+    module reads; link-like names first, at most 4."""
+    held = [n.id for stmt in loop.body for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id != name]
+    tree = ctx.src.tree
+    keys = [k.value for n in ast.walk(tree) if isinstance(n, ast.Dict) for k in n.keys
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    keys += [n.slice.value for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)]
+    attrs = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+             and linky(n.attr)]
+
+    keyed = {n.value.id for n in ast.walk(loop) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)}
+    if keyed and not any(linky(k) for k in keys):
+        keys.append("next")  # a page or record from elsewhere: "next" is the usual name of its link
+    out = [f"{name} = {v}[{k!r}]".replace("'", '"') for v in dict.fromkeys(held) if v in keyed
+           for k in dict.fromkeys(keys)]
+    out += [f"{name} = {v}.{a}" for v in (*dict.fromkeys(held), name) for a in dict.fromkeys(attrs)]
+    out.sort(key=lambda text: not linky(text.split("=", 1)[1]))  # stable: the body's values first
+    return out[:4]
+
+
 def _updates(name: str, loop: ast.While, ctx: Context) -> list[str]:
     """The likeliest missing updates of ``name``, best first."""
+    if _walks_a_chain(name, loop.test):
+        follow = _follow(name, loop, ctx)
+        if follow:
+            return follow
     divisors = [ctx.src.seg(n.right) for stmt in loop.body for n in ast.walk(stmt)
                 if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mod, ast.FloorDiv))
                 and isinstance(n.left, ast.Name) and n.left.id == name]

@@ -189,10 +189,14 @@ def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Muta
 
 
 def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
-             max_pairs: int = PAIR_BUDGET) -> tuple[list[Mutant], dict[str, str]]:
+             max_pairs: int = PAIR_BUDGET,
+             hung_loops: frozenset[tuple[str, int]] = frozenset()) -> tuple[list[Mutant], dict[str, str]]:
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 
-    ``scores`` maps (file relative to repo, line) -> suspiciousness. Returns the mutants
+    ``scores`` maps (file relative to repo, line) -> suspiciousness. ``hung_loops``: the
+    (file, header line) of loops a test hung in (:attr:`codur.repair.localize.Localization.hung_loops`):
+    the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
+    goes first, since the run saw the loop not end. Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
     the original texts of the files they touch (read in their declared coding, as the
     tools read them). Test files and files that do not parse or decode are skipped.
@@ -206,7 +210,8 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
             continue
         texts[rel] = text
         singles += candidates(rel, src, scores)
-    singles.sort(key=lambda m: m.rank)
+    singles.sort(key=lambda m: (not (m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops),
+                                m.rank))
     first = valid(singles, texts, limit)
     budget = min(max_pairs, limit - len(first))
     if budget <= 0:

@@ -58,6 +58,28 @@ CASES = [
                 print(slots[i])
             return i
         """, "        print(slots[i])\n", "        print(slots[i])\n        i += 1\n"),
+    ("advance_loop_variable", """
+        def export_all(api, start=0):
+            records, cursor = [], start
+            while cursor is not None:
+                page = api.page(cursor)
+                records.extend(page["items"])
+            return records
+        """, '        records.extend(page["items"])\n',
+     '        records.extend(page["items"])\n        cursor = page["next"]\n'),
+    ("advance_loop_variable", """
+        def total(head):
+            node, s = head, 0
+            while node:
+                s += node.value
+            return s
+
+
+        def last(head):
+            while head.next is not None:
+                head = head.next
+            return head
+        """, "        s += node.value\n", "        s += node.value\n        node = node.next\n"),
     ("flush_after_loop", """
         def chunks(items, size):
             out, chunk = [], []
