@@ -39,7 +39,7 @@ from langchain_core.language_models import BaseChatModel
 from codur.patch import ranking
 from codur.patch.hybrid import hybrid_candidates
 from codur.patch.prompt import PromptParts, test_source
-from codur.patch.sampling import Judged, Sample, draw
+from codur.patch.sampling import Judged, draw, judged_mutants
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
 from codur.repair.engine import RepairSession
@@ -153,8 +153,9 @@ class PatchPipeline:
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
         self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
         self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
-        self.near: list[tuple[Sample, int]] = []
+        self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
         self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
+        self.mutant_near: list[tuple[Any, Evaluation]] = []  # near-miss mutants, with their verdicts
         self.ranked: list[tuple[FunctionSpan, float]] = []
         self.tokens = self.llm_calls = 0
         self._budget_hit = False
@@ -286,7 +287,8 @@ class PatchPipeline:
         def produce() -> None:
             try:
                 for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near),
-                                  judged=lambda: list(self.judged)):
+                                  judged=lambda: [*judged_mutants(self.mutant_near, parts, session.original,
+                                                                  len(loc.failing)), *self.judged]):
                     with lock:
                         if left_behind.is_set():  # run() has returned: report nothing more
                             return
@@ -338,6 +340,8 @@ class PatchPipeline:
             self.tried[own] = self.tried.get(own, 0) + 1
             if evaluation.status == "near_miss":
                 self.near.append((candidate, evaluation.fixed))
+                if own == "mutation":
+                    self.mutant_near.append((candidate, evaluation))
             if own == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
                 self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
                                           evaluation.failures, evaluation.broke))
@@ -377,7 +381,7 @@ class PatchPipeline:
         result.elapsed_s = round(time.monotonic() - start, 3)
         result.phases = phases
         if self.near and session is not None:
-            sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], sf[0].k))[0]
+            sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], getattr(sf[0], "k", 0)))[0]
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
                                 "provenance": sample.provenance, "files": list(files_of(sample)),
                                 "diff": self._diff(session, sample)}

@@ -117,6 +117,28 @@ class Judged:
         return feedback(self.status, self.fixed, self.failing, self.failures, self.broke)
 
 
+def judged_mutants(near: list, parts: PromptParts, original: Callable[[str], str], failing: int) -> list[Judged]:
+    """The near-miss mutants of the sampled functions (``near``: (mutant, evaluation) in the
+    order they were judged) as judged answers a feedback sample continues from, the two that
+    fixed most: an added statement is often half a fix (``return digits`` where
+    ``return "+" + digits`` is due), and the tests' verdict on it says what is left. Each gets
+    ``k = -1 - its index in near`` (a sample's k is never negative)."""
+    sampled = {s.qualname for s in parts.spans}
+    out = []
+    for i, (mutant, evaluation) in sorted(enumerate(near), key=lambda ie: -ie[1][1].fixed)[:2]:
+        try:
+            text = mutant.apply(original(mutant.file))
+            inside = [f.qualname for f in functions(text, mutant.file)
+                      if f.qualname in sampled and f.start <= mutant.line <= f.end]
+        except (SyntaxError, ValueError):
+            continue
+        if inside:
+            sample = Sample(mutant.file, text, -1 - i, 0.0, "mutant", (inside[0],))
+            out.append(Judged(sample, evaluation.status, evaluation.fixed, failing, evaluation.failures,
+                              evaluation.broke))
+    return out
+
+
 def changed_functions(old: str, new: str, file: str) -> tuple[str, ...]:
     """Qualified names of the functions whose code differs (by AST) between two texts."""
     try:
@@ -293,6 +315,9 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
                    and set(answers) - used - {j.sample.k for j in [*echoed, *judged()]}):
                 time.sleep(0.05)  # a candidate is still being tested: its verdict is near
             seen_so_far = [*echoed, *judged()]
+            for j in seen_so_far:
+                if j.sample.k < 0 and j.sample.k not in answers:  # a mutant's near miss, as an earlier answer
+                    answers[j.sample.k] = _answer(j.sample, "")
             target = _target(seen_so_far, answers, used)
         if target is not None:
             variant, temperature = "feedback", (0.0 if not used else 0.7)

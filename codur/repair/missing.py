@@ -33,6 +33,14 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   the mirror assignment is added before it, when the module's nodes have the mirror
   attribute (``prev`` set somewhere) and the function never assigns it on that node.
 
+- **A function that falls off its end.** A function declared to return a value (a return
+  annotation other than ``None``, or a ``return value`` elsewhere in it) whose last
+  statement neither returns nor raises gives ``None`` on that path: mypy reports it as
+  "Missing return statement", pylint as R1710 "inconsistent-return-statements". A
+  ``return name`` is added at the end, for the names the function assigns (the last
+  assigned first). Where the value needs more than the name (``"+" + digits``), the
+  candidate is a near miss the model's feedback samples continue from.
+
 These are "missing"/"misplaced statement" bugs, which single-statement studies leave out of their
 pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
 so their priors are hand-set below the taxonomy's patterns
@@ -259,3 +267,56 @@ def mirror_link(node: ast.Assign, ctx: Context) -> None:
     text = f"{other}.{back} = {here}"
     ctx.add("mirror_link", node, [(span[0], span[0], f"{ctx.src.indent(node)}{text}{_newline(ctx, node)}")],
             PRIOR["mirror_link"], line=node.lineno, description=f"added `{text}` (the link back)")
+
+
+_NO_VALUE = frozenset({"None", "NoReturn", "Never", "typing.NoReturn", "typing.Never"})
+
+
+def return_at_end(node: ast.stmt, ctx: Context) -> None:
+    """``node``, the last statement of a function declared to return a value, neither returns
+    nor raises: add ``return name`` after it (the function's assigned names, last first, at
+    most 3)."""
+    func = ctx.parents.get(node)
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.body[-1] is not node:
+        return
+    if _ends([node]):
+        return
+    own = [n for n in ast.walk(func) if ctx.facts.owner.get(n) is func]
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
+        return
+    valued = any(isinstance(n, ast.Return) and n.value is not None for n in own)
+    if (func.returns is None and not valued) or (func.returns is not None and ctx.src.seg(func.returns) in _NO_VALUE):
+        return
+    stores = sorted((n for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)),
+                    key=lambda n: (n.lineno, n.col_offset))
+    names = list(dict.fromkeys(n.id for n in reversed(stores)))[:3]
+    span = ctx.src.line_span(node)
+    if span is None:
+        return
+    indent, newline = ctx.src.indent(node), _newline(ctx, node)
+    for i, name in enumerate(names):
+        ctx.add("return_at_end", node, [(span[1], span[1], f"{indent}return {name}{newline}")],
+                PRIOR["return_at_end"] * 0.9 ** i, line=node.lineno,
+                description=f"added `return {name}` at the end of {func.name}() (it returned None there)")
+
+
+def _ends(block: list[ast.stmt]) -> bool:
+    """Whether control never falls off the end of ``block`` (a return, a raise, an ``if`` whose
+    branches both end, a ``with`` or ``try`` body that ends, a ``while True``)."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _ends(last.body)
+    if isinstance(last, ast.Try):
+        return (_ends(last.orelse) or _ends(last.body)) and all(_ends(h.body) for h in last.handlers)
+    if isinstance(last, ast.While):
+        return isinstance(last.test, ast.Constant) and bool(last.test.value)
+    if isinstance(last, ast.Match):
+        return any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None for c in last.cases) and all(
+            _ends(c.body) for c in last.cases)
+    return False

@@ -53,7 +53,12 @@ class Mutant:
     statement: tuple[str, int]
     order: int = 1
 
-    probe = False  # class attribute, not a field: a mutant is judged by the fast checks only
+    @property
+    def probe(self) -> bool:
+        """Whether the evaluator runs this mutant's failing tests one by one (near-miss
+        detection) instead of the fast checks only: for the statements added or moved
+        (:data:`PROBED`), often half a fix the model's feedback samples continue from."""
+        return self.operator in PROBED
 
     @property
     def size(self) -> int:
@@ -75,6 +80,11 @@ class Mutant:
 
     def apply(self, text: str) -> str:
         return apply_edits(text, self.edits)
+
+
+#: Operators that add or move a statement: their mutants are probed (see :attr:`Mutant.probe`).
+PROBED = frozenset({"return_at_end", "advance_loop_variable", "flush_after_loop", "mirror_link",
+                    "dedent_last_statement"})
 
 
 def header_lines(stmt: ast.stmt) -> range:

@@ -80,6 +80,22 @@ CASES = [
                 head = head.next
             return head
         """, "        s += node.value\n", "        s += node.value\n        node = node.next\n"),
+    ("return_at_end", """
+        def normalize(raw: str) -> str:
+            digits = "".join(c for c in raw if c.isdigit())
+            if len(digits) == 10:
+                digits = "1" + digits
+            if len(digits) != 11:
+                raise ValueError(raw)
+        """, "        raise ValueError(raw)\n", "        raise ValueError(raw)\n    return digits\n"),
+    ("return_at_end", """
+        def largest(xs):
+            if not xs:
+                return None
+            best = xs[0]
+            for x in xs:
+                best = max(best, x)
+        """, "        best = max(best, x)\n", "        best = max(best, x)\n    return best\n"),
     ("flush_after_loop", """
         def chunks(items, size):
             out, chunk = [], []
@@ -205,3 +221,31 @@ def test_optional_arguments_are_not_added_twice(tmp_path):
             return sorted(scores, reverse=True)
         """)
     assert outs and not any(t.count("reverse=True") > 1 for t in outs)
+
+
+@pytest.mark.parametrize("code", [
+    """
+    def log(msg):
+        print(msg)
+    """,
+    """
+    def sign(x) -> int:
+        if x < 0:
+            return -1
+        else:
+            return 1
+    """,
+    """
+    def items(xs) -> list:
+        for x in xs:
+            yield x
+    """,
+    """
+    def check(x) -> None:
+        if x < 0:
+            raise ValueError(x)
+    """,
+])
+def test_a_function_that_cannot_fall_off_its_end_or_returns_nothing_gets_no_return(tmp_path, code):
+    _, outs = mutants_of(tmp_path, code)
+    assert "return_at_end" not in outs.values()
