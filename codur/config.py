@@ -87,6 +87,9 @@ class LocalModelSettings(BaseModel):
                           "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
                           "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
     verbosity: int = Field(0, ge=0, le=3, description="llama.cpp log verbosity (0 silent, 3 debug).")
+    server_url: str | None = Field(
+        None, description="An embedded server already running (http://127.0.0.1:PORT/v1), used instead of "
+        "starting one: `codur batch` starts one for its local workers and sets it (CODUR_LOCAL__SERVER_URL).")
 
 
 def _postgres_url(value: SecretStr | None) -> SecretStr | None:

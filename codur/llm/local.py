@@ -180,17 +180,32 @@ class LocalModelServer:
         self.stop()
 
 
-_shared: LocalModelServer | None = None
+class AttachedServer:
+    """An embedded server another process started (``LocalModelSettings.server_url``): its
+    ``base_url``, and a :meth:`stop` that leaves it running for its owner."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url.rstrip("/")
+
+    def stop(self) -> None:
+        pass
+
+
+_shared: LocalModelServer | AttachedServer | None = None
 _shared_lock = threading.Lock()
 
 
-def shared_server(settings: LocalModelSettings | None = None) -> LocalModelServer:
-    """The process-wide server, started on first use and stopped at exit."""
+def shared_server(settings: LocalModelSettings | None = None) -> LocalModelServer | AttachedServer:
+    """The process-wide server, started on first use and stopped at exit; the server at
+    ``settings.server_url`` when set (started by ``codur batch`` for its workers)."""
     global _shared
     with _shared_lock:
         if _shared is None:
-            _shared = LocalModelServer(settings).start()
-            atexit.register(stop_shared_server)
+            if settings is not None and settings.server_url:
+                _shared = AttachedServer(settings.server_url)
+            else:
+                _shared = LocalModelServer(settings).start()
+                atexit.register(stop_shared_server)
         return _shared
 
 
