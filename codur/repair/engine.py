@@ -10,14 +10,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.config import CodurConfig
 from codur.repair import localize, mutants, patch
 from codur.repair.checks import checks_for
-from codur.repair.evaluate import Candidate, CandidateQueue, Checks, Evaluation, search
+from codur.repair.evaluate import Candidate, Checks, Evaluation
+from codur.repair.search import CandidateQueue, search
 from codur.repair.selection import related_test_files
 from codur.repair.source import read_source
 from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
 from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
+from codur.testing.ids import file_of
 
 Event = Callable[[dict], None]
 
@@ -95,8 +98,10 @@ class RepairSession:
     suite). ``memory_mb``: each test run's address-space limit, MiB (None: none).
     """
 
-    def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
-                 mutant_timeout_s: float = 20.0, deadline: float | None = None, focus: list[str] | None = None,
+    def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None,
+                 workers: int = CodurConfig.default("repair_workers"),
+                 mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"), deadline: float | None = None,
+                 focus: list[str] | None = None,
                  failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
@@ -106,7 +111,9 @@ class RepairSession:
         self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
         self.selection: list[str] | None = None
         self.n_workers, self.cap = workers, mutant_timeout_s
-        self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
+        if deadline is None:
+            deadline = time.monotonic() + CodurConfig.default("patch_time_budget_s")
+        self.deadline = deadline
         self.pool: list = []
         self.copies: list[Worker] = []
         self.loc: localize.Localization | None = None
@@ -133,13 +140,13 @@ class RepairSession:
         """The baseline: localization and the checks, on the focus tests and their related test
         files when there are focus tests (else, or when they do not fail here, the whole suite)."""
         select = None
-        focus = [t for t in self.focus if (self.repo / t.split("::")[0]).is_file()]
+        focus = [t for t in self.focus if (self.repo / file_of(t)).is_file()]
         if focus and self.command.is_pytest:  # what the failing tests run, then who else runs it
             ran = localize.localize_faults(self.repo, self.command,
                                            test_timeout_s=min(self.cap, testcmd.TEST_TIMEOUT_S),
                                            run_timeout_s=max(1.0, self.deadline - time.monotonic()),
                                            worker=self.copies[0], select=focus).failing_files
-            own = dict.fromkeys(t.split("::")[0] for t in focus)  # their passing neighbours too
+            own = dict.fromkeys(file_of(t) for t in focus)  # their passing neighbours too
             select = [*own, *related_test_files(self.repo, focus, ran)]
         whole = select is not None and self.failing_before is None
         self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
@@ -187,17 +194,19 @@ class RepairSession:
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
                on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None,
                background: Callable[[object], bool] = lambda key: False, background_width: int = 1):
-        """Run :func:`codur.repair.evaluate.search` on this session's workers and checks.
+        """Run :func:`codur.repair.search.search` on this session's workers and checks.
         Every candidate's file must already be in :attr:`texts` (see :meth:`original`)."""
         assert self.checks is not None
         return search(queue, self.copies, self.texts, self.checks, deadline=deadline, cancel=cancel,
                       on_result=on_result, background=background, background_width=background_width)
 
 
-def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None, workers: int = 4,
-           mutant_timeout_s: float = 20.0, max_mutants: int = 400, max_pairs: int = mutants.PAIR_BUDGET,
-           time_budget_s: float = 300.0, apply: bool = True, on_event: Event | None = None,
-           cancel: threading.Event | None = None) -> RepairResult:
+def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None,
+           workers: int = CodurConfig.default("repair_workers"),
+           mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"),
+           max_mutants: int = CodurConfig.default("max_mutants"), max_pairs: int = CodurConfig.default("max_pairs"),
+           time_budget_s: float = CodurConfig.default("patch_time_budget_s"), apply: bool = True,
+           on_event: Event | None = None, cancel: threading.Event | None = None) -> RepairResult:
     """Find and (with ``apply``) write a single-edit patch that makes the failing tests pass.
 
     ``test_cmd`` is a resolved command or an argv list (default: the repo's interpreter, by

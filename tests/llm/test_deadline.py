@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from codur.config import CodurConfig, ModelProfile
+from codur.config import CodurConfig
+from codur.config_tables import ModelProfile
 from codur.core.ports import ExecutionPlan, ExecutionResult
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.executor import Executor

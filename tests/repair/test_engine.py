@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from codur.repair import generate_mutants, localize_faults, repair
 from codur.repair.engine import RepairSession, gave_up
-from codur.repair.evaluate import CandidateQueue
 from codur.repair.mutants import Mutant, pairs
+from codur.repair.search import CandidateQueue
 from codur.repair.source import Edit
 from codur.ui.repair_command import repair_command
 
