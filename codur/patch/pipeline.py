@@ -45,10 +45,10 @@ from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sampling import Sample, draw
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
-from codur.repair.engine import RepairSession
 from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
+from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 
 #: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
@@ -119,7 +119,7 @@ class PatchPipeline:
         sample_format: what a sample writes ("function", "search_replace", "udiff").
         task: the user's request, shown to the model (it often describes the symptom).
         test_cmd: the repo's test command (resolved, or an argv; None: the default one).
-        focus, failing_before, suite_s: test selection (see :class:`codur.repair.RepairSession`):
+        focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
         memory_mb: each test run's address-space limit, MiB (None: none).

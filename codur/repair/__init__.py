@@ -2,10 +2,11 @@
 
 Pipeline (``repair(repo)``):
 
-1. **Workers.** ``workers`` private copies of the repo (without .git/.venv/.codur/
-   __pycache__) and one fork server that has pytest, its plugins and coverage imported,
-   so a test run costs a fork instead of a fresh interpreter (``worker.py``,
-   ``_runtime/codur_repair_zygote.py``). The idle server is kept for the next call.
+1. **Workers** (``session.py``, the setup every phase shares). ``workers`` private copies
+   of the repo (without .git/.venv/.codur/__pycache__) and one fork server that has pytest,
+   its plugins and coverage imported, so a test run costs a fork instead of a fresh
+   interpreter (``worker.py``, ``_runtime/codur_repair_zygote.py``). The idle server is
+   kept for the next call.
 2. **Fault localization** (``localize.py``). The suite runs once with per-test line
    coverage (coverage.py dynamic contexts via the ``codur_repair_plugin`` pytest plugin);
    each source line gets its Ochiai suspiciousness (Abreu et al. 2007), boosted when it
