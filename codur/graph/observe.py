@@ -14,11 +14,12 @@ from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
-from codur.graph.verification_agent import is_test_file
 from codur.memory import recall, tolerant
 from codur.repair.selection import imported_modules, named_tests
+from codur.testing.ids import file_of, is_test_file
+from codur.testing.report import TestReport, setup_problem
 from codur.tools.context import ToolContext, ToolError
-from codur.tools.testing import TestReport, run_tests, setup_problem
+from codur.tools.testing import run_tests
 
 MAX_FILES = 40
 MAX_SOURCE_LINES = 160
@@ -44,7 +45,7 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
     """Numbered source of the repo modules imported by the failing tests' files (≤160 lines in all)."""
     out: dict[str, str] = {}
     budget = MAX_SOURCE_LINES
-    for test_file in dict.fromkeys(t.split("::")[0] for t in failing):
+    for test_file in dict.fromkeys(file_of(t) for t in failing):
         try:
             modules = imported_modules(ctx.read_text(test_file))
         except (ToolError, SyntaxError):
@@ -83,7 +84,7 @@ def observe_repo(state: CodurState, ctx: CodurContext) -> dict:
     pass``) names tests, only those run: the patch search starts from them.
 
     The test command is said once (event ``tests.command``). A suite that cannot even start
-    (:func:`codur.tools.testing.setup_problem`) ends the run: status error, reason
+    (:func:`codur.testing.report.setup_problem`) ends the run: status error, reason
     ``test_setup_failed``, event ``tests.setup_failed``; a fix would be judged by tests that
     never ran."""
     tools = ctx.tools(state["repo"])

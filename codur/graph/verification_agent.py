@@ -8,10 +8,9 @@ from codur.graph.verification.deterministic import (
     CHANGE_TASKS,
     QUESTION_TASKS,
     answer_verdict,
-    is_test_file,
     verify_repo,
 )
 from codur.graph.verification.verdict import Evidence, ModelVerdict, Verdict, parse_model_verdict
 
 __all__ = ["ANSWER_ENDINGS", "CHANGE_TASKS", "QUESTION_TASKS", "Evidence", "ModelVerdict", "Verdict",
-           "answer_verdict", "is_test_file", "parse_model_verdict", "verify_repo"]
+           "answer_verdict", "parse_model_verdict", "verify_repo"]

@@ -15,7 +15,8 @@ from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.config import CodurConfig, LocalModelSettings, ModelProfile
+from codur.config import CodurConfig
+from codur.config_tables import LocalModelSettings, ModelProfile
 from codur.llm.usage import UsageMeter
 
 ROLES = ("planner", "actor", "critic")

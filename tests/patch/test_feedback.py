@@ -10,8 +10,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
+from codur.patch.conversation import Judged
 from codur.patch.prompt import REST_ASK, RETRY_ASK, PromptParts, feedback
-from codur.patch.sampling import Judged, draw
+from codur.patch.sampling import draw
 from codur.patch.splice import function_at
 
 from .conftest import snapshot

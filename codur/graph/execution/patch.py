@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import time
 
-from codur.core.contracts import RunStatus
+from codur.core.contracts import PIPELINE_FIXERS, RunStatus
 from codur.core.events import emit
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.observe import with_text
 from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import scope_test_files, task_tests
-from codur.graph.verification_agent import is_test_file
-from codur.patch import FIXERS, PatchPipeline
+from codur.patch import PatchPipeline
+from codur.testing.ids import is_test_file
 from codur.tools.registry import TaskType
 
 PATCH_TASKS = (TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value)
@@ -49,7 +49,7 @@ def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
     when the pipeline is enabled, and never in a dry or read-only run."""
     c = ctx.config
     if not c.repair or c.dry_run or c.tool_policy == "read_only" or state.get("patch_attempted") \
-            or not any(f in c.fixers for f in FIXERS):
+            or not any(f in c.fixers for f in PIPELINE_FIXERS):
         return False
     if state.get("task_type") not in PATCH_TASKS:
         return False
@@ -80,7 +80,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         emit({"event_type": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
     limits, config = ctx.limits, ctx.config
     assert limits is not None and ctx.models is not None
-    fixers = tuple(f for f in FIXERS if f in config.fixers)
+    fixers = tuple(f for f in PIPELINE_FIXERS if f in config.fixers)
     base_tokens = state.get("tokens", 0)
 
     def over_budget(tokens: int) -> bool:
