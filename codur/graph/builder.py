@@ -18,21 +18,17 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-try:  # a node with both a sync and an async body; LangGraph has no public name for it
-    from langgraph._internal._runnable import RunnableCallable
-except ImportError:  # langgraph < 1.0
-    from langgraph.utils.runnable import RunnableCallable  # type: ignore[no-redef]
-
-from codur.graph.context import StudioContext
+from codur.graph.context import StudioContext, StudioRun, given_context
 from codur.graph.done import done_node
 from codur.graph.execution.delegate import delegate_node
 from codur.graph.execution.execute import execute_node
 from codur.graph.execution.patch import patch_node, route_after_patch
 from codur.graph.execution.review import review_node
 from codur.graph.initialize import initialize_node
-from codur.graph.nodes import guarded
+from codur.graph.nodes import ContextSource, guarded
 from codur.graph.observe import observe_node
 from codur.graph.planning.plan import plan_node
 from codur.graph.state import CodurInput, CodurState
@@ -54,12 +50,14 @@ def route_after_plan(state: CodurState) -> Literal["delegate", "patch"]:
     return "patch" if state.get("route") == "patch" else "delegate"
 
 
-def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
+def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur", context_of: ContextSource = given_context):
     """Compile codur's graph.
 
     Args:
         checkpointer: e.g. a LangGraph SqliteSaver for resumable runs; None for Studio.
         name: the compiled graph's name.
+        context_of: ``(the runtime's context, state) -> CodurContext``, the run object every node
+            gets; default: the :class:`CodurContext` passed as ``context`` (the engine's).
 
     Returns:
         A compiled LangGraph graph with state :class:`CodurState`; its context is a
@@ -69,7 +67,7 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
                       ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
                       ("review", review_node), ("patch", patch_node), ("done", done_node)]:
-        builder.add_node(name_, RunnableCallable(fn, fn.arun, name=name_))  # sync and async: see nodes.node
+        builder.add_node(name_, fn.runnable(context_of))  # sync and async: see nodes.Node.runnable
     builder.add_edge(START, "initialize")
     for src, dst in [("initialize", "observe"), ("observe", "plan"), ("delegate", "execute"), ("execute", "verify"),
                      ("verify", "review")]:
@@ -81,4 +79,9 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
     return builder.compile(checkpointer=checkpointer, name=name)
 
 
-graph = build_graph()
+
+def studio_graph() -> CompiledStateGraph:
+    """The graph ``langgraph dev`` serves (langgraph.json names this factory, which the server
+    calls for each run): its nodes share one run object, built by the run's first node from
+    the run's settings (a :class:`StudioContext`) and the state's repo (:class:`StudioRun`)."""
+    return build_graph(context_of=StudioRun())

@@ -63,7 +63,7 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
 
 def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
     """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     out = {}
     for path in observation_of(state).sources:
         try:
@@ -151,7 +151,7 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
       they are journaled (their edits show in the run's diff).
     """
     cfg = ctx.config.agents.get(name)
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     if cfg is not None and cfg.kind == "cli":
         return JournaledAgent(CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s), tools), False
     if (cfg is not None and cfg.kind == "python") or (cfg is None and name not in BUILTIN_AGENTS):

@@ -86,7 +86,7 @@ def observe_repo(state: CodurState, ctx: CodurContext) -> dict:
     (:func:`codur.tools.testing.setup_problem`) ends the run: status error, reason
     ``test_setup_failed``, event ``tests.setup_failed``; a fix would be judged by tests that
     never ran."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
     observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=has_tests(files))
     if not observation.has_tests:

@@ -27,6 +27,6 @@ def delegate_node(state: CodurState, ctx: CodurContext) -> dict:
     obs = observation_of(state)
     if ctx.config.localize and obs.tests and obs.tests.failed and obs.suspicious is None:
         # fault-localization hints for the agent's first prompt, unless the patch node left them
-        lines, functions = suspicious_code(ctx.tools(state["repo"]).ctx)
+        lines, functions = suspicious_code(ctx.tools.ctx)
         update["observation"] = obs.model_copy(update={"suspicious": lines, "functions": functions})
     return update

@@ -70,7 +70,7 @@ def selection(tests: TestRun | None, select: bool, focus: list[str] | None = Non
 @node("patch")
 def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     """Search for a plausible patch and apply it; then verify runs (or the agent, if none)."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     tests, verdict = observation_of(state).tests, verdict_of(state)
     baseline = tests.passed_count if tests else 0
     now = verdict.passed_tests if verdict else 0
