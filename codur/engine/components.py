@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from codur.config import CodurConfig
-from codur.engine.session import InMemorySessionStore, SessionStore, SqliteSessionStore
+from codur.memory import InMemorySessionStore, SessionStore, SqliteSessionStore
 from codur.storage import postgres_module
 
 if TYPE_CHECKING:

@@ -41,8 +41,8 @@ from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
-from codur.engine.session import SessionEntry, summarize_diff
 from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.memory import SessionEntry, summarize_diff
 from codur.sandbox.lifetime import sweep
 from codur.storage import StorageError, postgres_module
 from codur.tools.executor import ToolExecutor

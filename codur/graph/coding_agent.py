@@ -166,11 +166,9 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
     base_tokens = state.get("tokens", 0)
 
     def should_stop(tokens_so_far: int) -> str | None:
-        assert ctx.limits is not None
         hit = ctx.limits.stop(tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
         return hit.reason if hit else None
 
-    assert ctx.models is not None
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")
     return LLMAgent(name, models, system, specs, tools, max_iterations=ctx.config.max_iterations,
                     should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits)), True

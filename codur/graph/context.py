@@ -134,7 +134,7 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
 class StudioContext(TypedDict, total=False):
     """The context schema the graph declares: settings a LangGraph Studio / ``langgraph dev`` run may
     pass as its ``context`` (any CodurConfig field is accepted; these are the common ones).
-    :func:`get_context` builds the run's :class:`CodurContext` from them with :func:`build_context`;
+    :class:`StudioRun` builds the run's :class:`CodurContext` from them with :func:`build_context`;
     the engine passes a built CodurContext instead."""
 
     base_url: str

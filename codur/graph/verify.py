@@ -41,7 +41,6 @@ def loop_ending(outcome: AgentOutcome | None) -> str:
 
 def model_verification(state: CodurState, ctx: CodurContext, changed: list[str]) -> ModelRun:
     """The critic model's verification loop; a model error becomes a ModelRun without verdict."""
-    assert ctx.models is not None and ctx.limits is not None
     limits, base_tokens, turn = ctx.limits, state.get("tokens", 0), state.get("turn", 0)
 
     def should_stop(tokens_so_far: int) -> str | None:

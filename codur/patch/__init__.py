@@ -14,9 +14,9 @@ The evaluator and the acceptance rule are the repair engine's
 (:mod:`codur.repair.evaluate`).
 """
 
-from codur.patch.pipeline import FIXERS, PatchPipeline, PatchResult
+from codur.patch.pipeline import FIXERS, PatchPipeline, PatchResult, PatchSettings
 from codur.patch.sampling import Sample
 from codur.patch.splice import FunctionSpan, function_at, normalized, splice
 
-__all__ = ["FIXERS", "FunctionSpan", "PatchPipeline", "PatchResult", "Sample", "function_at", "normalized",
-           "splice"]
+__all__ = ["FIXERS", "FunctionSpan", "PatchPipeline", "PatchResult", "PatchSettings", "Sample", "function_at",
+           "normalized", "splice"]

@@ -56,4 +56,4 @@ def test_a_failed_verify_does_not_route_to_the_agent_when_it_is_not_a_fixer(invo
     assert decide(state, ctx)[:2] == ("done", "verification_failed")
     with_agent = build_context(invoice_repo, CodurConfig(), models=StaticModelProvider(recording_models()),
                                limits=Limits(max_turns=3, timeout_s=60, token_budget=1000))
-    assert decide(state, with_agent)[0] == "retry"  # the same state with the agent enabled: another turn
+    assert decide(state, with_agent)[0] == "delegate"  # the same state with the agent enabled: another turn

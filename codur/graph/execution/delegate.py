@@ -5,8 +5,8 @@ from __future__ import annotations
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
-from codur.graph.observe import suspicious_code
 from codur.graph.state import AgentOutcome, CodurState, observation_of, plan_of
+from codur.graph.suspects import suspicious_code
 
 
 def choose_agent(requested: str | None, ctx: CodurContext) -> str:
