@@ -63,7 +63,7 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
 
 def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
     """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     out = {}
     for path in observation_of(state).sources:
         try:
@@ -151,7 +151,7 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
       they are journaled (their edits show in the run's diff).
     """
     cfg = ctx.config.agents.get(name)
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     if cfg is not None and cfg.kind == "cli":
         return JournaledAgent(CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s), tools), False
     if (cfg is not None and cfg.kind == "python") or (cfg is None and name not in BUILTIN_AGENTS):
@@ -166,11 +166,9 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
     base_tokens = state.get("tokens", 0)
 
     def should_stop(tokens_so_far: int) -> str | None:
-        assert ctx.limits is not None
         hit = ctx.limits.stop(tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
         return hit.reason if hit else None
 
-    assert ctx.models is not None
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")
     return LLMAgent(name, models, system, specs, tools, max_iterations=ctx.config.max_iterations,
                     should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits)), True

@@ -177,15 +177,16 @@ class CodurState(TypedDict, total=False):
         agent_outcome: the last Act step (:class:`AgentOutcome`).
         verification: the last verdict (:class:`codur.graph.verification.verdict.Verdict`).
         Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`.
-        route: review's decision (done, retry, replan, repair).
+        route: the next node plan or review chose (:class:`codur.graph.routing.Route`: delegate,
+            patch, plan or done).
         feedback: failure context handed to the next Act step.
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
         patch: what it found: status, source, provenance, tried per source, phases (seconds),
             near_miss (the best near miss: label, fixed, failing, diff) or None.
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
-        llm_calls, tokens, tool_calls: usage counters (added). The cost in USD is not state:
-            the run's usage meter prices every model call (codur.llm.usage).
+        llm_calls, tokens: usage counters (added; the agent's tool calls are its outcome's). The
+            cost in USD is not state: the run's usage meter prices every model call (codur.llm.usage).
         diff, files_changed, summary: written by done: the graph's output (what Studio shows at
             the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
@@ -213,7 +214,6 @@ class CodurState(TypedDict, total=False):
     failure_signatures: Annotated[list[str], operator.add]
     llm_calls: Annotated[int, operator.add]
     tokens: Annotated[int, operator.add]
-    tool_calls: Annotated[int, operator.add]
     diff: str
     files_changed: list[str]
     summary: str

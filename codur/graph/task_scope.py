@@ -115,7 +115,7 @@ def scope_test_files(state: CodurState, ctx: CodurContext) -> list[str]:
     """The test files whose tests belong to the task: changed against HEAD when the run started
     (observe's), written by this run (the change journal's), and the failing tests' files that
     use a name the task asks for (a test of the feature, in a repo without git too)."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     obs = observation_of(state)
     written = [f for f in tools.journal.changed_files if is_test_file(f)]
     names = requested(state.get("task", "")).names
@@ -143,7 +143,7 @@ def scoped_verdict(state: CodurState, ctx: CodurContext, verdict: Verdict) -> Ve
     any other task's unchanged."""
     if state.get("task_type") != "code_generation":
         return verdict
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     return feature_verdict(verdict, missing(tools.ctx, requested(state.get("task", ""))), unrelated_tests(state, ctx))
 
 

@@ -15,9 +15,9 @@ The evaluator and the acceptance rule are the repair engine's
 (:mod:`codur.repair.evaluate`, the search over a worker pool :mod:`codur.repair.search`).
 """
 
-from codur.patch.pipeline import PatchPipeline, PatchResult
+from codur.patch.pipeline import PatchPipeline, PatchResult, PatchSettings
 from codur.patch.sampling import Sample
 from codur.patch.splice import FunctionSpan, function_at, normalized, splice
 
-__all__ = ["FunctionSpan", "PatchPipeline", "PatchResult", "Sample", "function_at", "normalized",
-           "splice"]
+__all__ = ["FunctionSpan", "PatchPipeline", "PatchResult", "PatchSettings", "Sample", "function_at",
+           "normalized", "splice"]

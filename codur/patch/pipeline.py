@@ -99,54 +99,89 @@ def _is_backfill(key: Any) -> bool:
     return key[0] == 1
 
 
+@dataclass(frozen=True)
+class PatchSettings:
+    """How the pipeline searches: a run's, from its settings (:meth:`from_config`).
+
+    Attributes:
+        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
+        workers: evaluation workers.
+        time_box_s: seconds of mutation search before the model (the rest of the mutants run last).
+        samples: model samples (K).
+        time_budget_s: the whole search's seconds when no deadline is given.
+        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
+            among them at most.
+        max_lines: longest function shown whole to the model, lines.
+        sample_format: what a sample writes ("function", "search_replace", "udiff").
+        memory_mb: each test run's address-space limit, MiB (None: none).
+        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
+    """
+
+    fixers: tuple[str, ...]
+    workers: int
+    time_box_s: float
+    samples: int
+    time_budget_s: float
+    max_mutants: int
+    max_pairs: int
+    max_lines: int
+    sample_format: str
+    memory_mb: int | None
+    mutant_timeout_s: float
+
+    @classmethod
+    def from_config(cls, config: CodurConfig) -> PatchSettings:
+        """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
+        ``repair_workers``, ``mutation_time_box_s``,
+        ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
+        ``sample_format``, ``test_memory_mb`` (0: none) and ``mutant_timeout_s``."""
+        return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
+                   time_box_s=config.mutation_time_box_s, samples=config.samples,
+                   time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
+                   max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
+                   memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
+
+
 class PatchPipeline:
     """Runs the fixers in cost order on one repair session.
 
     Args:
         repo: the repository (never written).
-        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
+        settings: how to search (:class:`PatchSettings`).
         models: the chat models that sample patches (the actor role's fallback chain), or
             a function returning them, called only when sampling starts (so a bug fixed by
             the mutation search never starts the embedded model).
         failures: the failing tests' report shown to the model (ids, short tracebacks).
-        workers: evaluation workers; time_box_s: seconds of mutation search before the
-            model (the rest of the mutants run last); samples: model samples (K).
-        deadline: ``time.monotonic()`` by which the whole search ends.
+        task: the user's request, shown to the model (it often describes the symptom).
+        test_cmd: the repo's test command (resolved, or an argv; None: the default one).
+        deadline: ``time.monotonic()`` by which the whole search ends (default:
+            ``settings.time_budget_s`` from now).
         cancel: set to stop (status "cancelled").
         over_budget: called with the tokens used so far; True stops sampling ("budget").
         on_event: progress events (``patch.*``).
-        max_lines: longest function shown whole to the model.
-        sample_format: what a sample writes ("function", "search_replace", "udiff").
-        task: the user's request, shown to the model (it often describes the symptom).
-        test_cmd: the repo's test command (resolved, or an argv; None: the default one).
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
-        memory_mb: each test run's address-space limit, MiB (None: none).
-        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
-            among them at most (settings ``max_mutants``, ``max_pairs``).
-        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
     """
 
-    def __init__(self, repo, *, fixers: tuple[str, ...] = PIPELINE_FIXERS,
+    def __init__(self, repo, settings: PatchSettings, *,
                  models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
-                 failures: str = "", workers: int = 4, time_box_s: float = 5.0, samples: int = 6,
+                 failures: str = "", task: str = "", test_cmd: list[str] | TestCommand | None = None,
                  deadline: float | None = None, cancel: threading.Event | None = None,
                  over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
-                 max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
-                 sample_format: str = "function", task: str = "", focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0,
-                 memory_mb: int | None = None, max_pairs: int = CodurConfig.default("max_pairs"),
-                 mutant_timeout_s: float = 20.0) -> None:
-        self.repo, self.fixers, self._models = repo, tuple(fixers), models
-        self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
-        self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
+                 focus: list[str] | None = None, failing_before: list[str] | None = None,
+                 suite_s: float = 0.0) -> None:
+        self.repo, self.settings, self.fixers, self._models = repo, settings, tuple(settings.fixers), models
+        self.failures, self.workers = failures, settings.workers
+        self.time_box_s, self.samples = settings.time_box_s, settings.samples
+        self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
         self.cancel = cancel or threading.Event()
         self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
-        self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
-        self.sample_format, self.task = sample_format, task
+        self.max_mutants, self.max_lines, self.test_cmd = settings.max_mutants, settings.max_lines, test_cmd
+        self.sample_format, self.task = settings.sample_format, task
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
-        self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
+        self.memory_mb, self.max_pairs = settings.memory_mb, settings.max_pairs
+        self.mutant_timeout_s = settings.mutant_timeout_s
         self.tried: dict[str, int] = dict.fromkeys(PIPELINE_FIXERS, 0)
         self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
         self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)

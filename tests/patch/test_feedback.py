@@ -15,7 +15,7 @@ from codur.patch.prompt import REST_ASK, RETRY_ASK, PromptParts, feedback
 from codur.patch.sampling import draw
 from codur.patch.splice import function_at
 
-from .conftest import snapshot
+from .conftest import patch_settings, snapshot
 
 PRICE = ("def bulk_price(quantity, unit):\n    gross = {gross}\n    if quantity {cmp} 10:\n"
          "        return gross * 0.9\n    return gross")
@@ -44,7 +44,7 @@ def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_samp
         return FIXED if isinstance(messages[-2], AIMessage) else WRONG
 
     model = ScriptedChatModel(replies=[NEAR, after_the_verdict, answer])
-    p = PatchPipeline(shop_repo, models=[model], workers=2, samples=3, fixers=("sampling",))
+    p = PatchPipeline(shop_repo, patch_settings(samples=3, fixers=("sampling",)), models=[model])
     pipeline.append(p)
     result = p.run()
     assert result.status == "patched", result.message
@@ -72,7 +72,7 @@ def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_as
         return fenced("def total(xs):\n    return 0")
 
     model = ScriptedChatModel(replies=[wrong, after_the_verdict, fenced("def total(xs):\n    return sum(xs)")])
-    p = PatchPipeline(off_by_one_repo, models=[model], workers=2, samples=3, fixers=("sampling",))
+    p = PatchPipeline(off_by_one_repo, patch_settings(samples=3, fixers=("sampling",)), models=[model])
     pipeline.append(p)
     result = p.run()
     assert result.status == "patched" and result.provenance["variant"] == "feedback"
@@ -156,7 +156,7 @@ def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path
     original = (off_by_one_repo / "calc.py").read_text()
     unchanged = fenced(original.strip())
     model = ScriptedChatModel(replies=[unchanged, unchanged, fenced("def total(xs):\n    return sum(xs)")])
-    result = PatchPipeline(off_by_one_repo, models=[model], workers=2, samples=3, fixers=("sampling",)).run()
+    result = PatchPipeline(off_by_one_repo, patch_settings(samples=3, fixers=("sampling",)), models=[model]).run()
     assert result.status == "patched" and result.provenance["variant"] == "feedback"
     said = model.calls[2][-1].content
     assert said.startswith("With this version the tests still fail:\n- test_total: AssertionError: assert ")
@@ -235,8 +235,8 @@ def test_a_near_miss_mutant_is_continued_by_the_model(tmp_path: Path):
         return fixed if continued else echo
 
     model = ScriptedChatModel(replies=[answer] * 6)
-    result = PatchPipeline(repo, models=[model], workers=2, samples=6, fixers=("mutation", "sampling"),
-                           time_box_s=120).run()
+    result = PatchPipeline(repo, patch_settings(samples=6, fixers=("mutation", "sampling"), time_box_s=120),
+                           models=[model]).run()
     assert result.status == "patched", result.message
     assert result.provenance["variant"] == "feedback"
     turn = next(call for call in model.calls if any("return words" in str(m.content) for m in call))
