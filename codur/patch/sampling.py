@@ -239,7 +239,8 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     ``judged()`` returns what the tests said so far about this sampler's candidates
     (:class:`codur.patch.conversation.Judged`); the first function reply that returns the code unchanged counts as
     judged too, with the original's verdict (``parts.verdict``). From sample
-    :data:`FEEDBACK_FROM` on, every other sample is a ``feedback`` one while a judged
+    :data:`FEEDBACK_FROM` on (from the first, while a near miss is not answered: a mutant's
+    near miss is known before sample 0), every other sample is a ``feedback`` one while a judged
     function-prompt sample is not answered yet: the conversation
     (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
     :data:`codur.patch.conversation.FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
@@ -265,8 +266,13 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             return
         variant, temperature = _choose(parts, k, slot, schedule, pairs, want_pair())
         target = None
-        if variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback":
-            until = time.monotonic() + FEEDBACK_WAIT_S
+        seen_so_far = [*echoed, *judged()]
+        # a near miss not answered yet is answered at once, whatever the slot (a mutant's,
+        # judged before the first sample, at k = 0): it says which change was half right
+        early = previous != "feedback" and any(j.status == "near_miss" and j.sample.k not in used
+                                               for j in seen_so_far)
+        if early or (variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback"):
+            until = time.monotonic() + (0 if early else FEEDBACK_WAIT_S)
             while (time.monotonic() < until and not stop()
                    and set(answers) - used - {j.sample.k for j in [*echoed, *judged()]}):
                 time.sleep(0.05)  # a candidate is still being tested: its verdict is near
