@@ -5,8 +5,8 @@ One function builds it, :func:`build_context`: the engine calls it once per run
 got none (LangGraph Studio passes none, or a dict of settings), keeping the result
 for the run's lifetime, keyed by run_id. The services are built once per run:
 
-- the model provider, with its usage meter (every call counted and priced);
-- the root budget (:class:`codur.core.budget.Limits`), whose token count is the meter's;
+- the model provider, with the run's usage ledger (every call recorded and priced);
+- the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
 - the ToolExecutor per repo (bound to the run's cancel event; its RLM tool gets the
   run's actor model and a child budget cut from what the run has left);
 - the confirm callback of the confirm-writes policy.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from typing_extensions import TypedDict  # pydantic reads only this one before P
 
 from codur.config import CodurConfig
 from codur.core.budget import Limits
-from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.llm.factory import ConfigModelProvider, ModelProvider, with_ledger
 from codur.testing.command import resolve as resolve_tests
 from codur.tools.executor import ToolExecutor
 
@@ -57,17 +57,14 @@ class CodurContext:
     def __post_init__(self) -> None:
         if not self.session_id:
             self.memory = None  # memory is per session: no session, nothing to record or load
-        if self.models is None:
-            self.models = ConfigModelProvider(self.config)
+        self.models = with_ledger(self.models or ConfigModelProvider(self.config))
+        ledger = self.models.ledger  # the run's one usage ledger: the limits read it
         if self.limits is None:
             r = self.config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
             self.limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
-                                 max_cost_usd=r.max_cost_usd)
-        meter = getattr(self.models, "meter", None)
-        if meter is not None and self.limits.tokens_used is None:
-            self.limits.tokens_used = lambda: meter.total_tokens
-        if meter is not None and self.limits.cost_used is None:
-            self.limits.cost_used = lambda: meter.usage.cost_usd
+                                 max_cost_usd=r.max_cost_usd, ledger=ledger)
+        elif self.limits.ledger is not ledger:
+            self.limits = replace(self.limits, ledger=ledger)
 
     def critic_enabled(self, *, has_tests: bool) -> bool:
         """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
@@ -131,8 +128,8 @@ def build_context(config: CodurConfig | None = None, *, models: ModelProvider | 
     Args:
         config: the settings (default: from the environment).
         models: the model provider (default: ``config.mock_replies`` played by a MockProvider when
-            set, else built from config, with its usage meter).
-        limits: the root budget (default: from config); its token count becomes the meter's.
+            set, else built from config, with its usage ledger).
+        limits: the root budget (default: from config); it reads the provider's ledger.
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy.
         tools: a ToolExecutor to use for its repo instead of building one.

@@ -185,7 +185,7 @@ class CodurState(TypedDict, total=False):
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
         llm_calls, tokens, tool_calls: usage counters (added). The cost in USD is not state:
-            the run's usage meter prices every model call (codur.llm.usage).
+            the run's usage ledger records and prices every model call (codur.core.usage).
         diff, files_changed, summary: written by done: the graph's output (what Studio shows at
             the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from

@@ -105,7 +105,7 @@ class ToolContext:
         read_only: refuse every write.
         model: the actor's chat model, for tools that call a model (e.g. the RLM tool); or
         model_factory: builds it on first use (the run's provider: the model is started only
-            when a tool needs it, and its calls are counted by the run's usage meter).
+            when a tool needs it, and its calls are recorded in the run's usage ledger).
         budget_left: () -> (tokens, seconds) the run may still spend; a tool that runs its own
             model loop (the RLM tool) takes it as its child budget.
         run_dir: this run's folder under ``.codur/runs/``, or None.
