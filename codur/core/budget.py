@@ -9,8 +9,7 @@ model or tool call of being exceeded, and it always ends the run with the same
 status and reason, whichever part noticed.
 
 Tokens and cost are read from the run's usage ledger (:mod:`codur.core.usage`: every model
-call, sub-calls of the RLM and model patch samples included); the caller's own count is used
-when it is larger.
+call, sub-calls of the RLM and model patch samples included); no caller counts them.
 """
 
 from __future__ import annotations
@@ -70,15 +69,14 @@ class Limits:
     def elapsed_s(self) -> float:
         return time.monotonic() - self.started_at
 
-    def tokens(self, counted: int = 0) -> int:
-        """Tokens used so far: the ledger's total or ``counted``, whichever is larger."""
-        return max(counted, self.ledger.total_tokens)
+    def tokens(self) -> int:
+        """Tokens used so far (prompt + completion, every model call): the ledger's total."""
+        return self.ledger.total_tokens
 
-    def stop(self, *, tokens: int = 0, turn: int = 0, starting_turn: bool = False) -> Stop | None:
+    def stop(self, *, turn: int = 0, starting_turn: bool = False) -> Stop | None:
         """The :class:`Stop` when a limit is hit, else None.
 
         Args:
-            tokens: tokens the caller counted in the run so far.
             turn: turns started so far.
             starting_turn: the caller is about to start a new turn (delegate), or asks whether one may start.
         """
@@ -88,7 +86,7 @@ class Limits:
         if elapsed > self.timeout_s:
             return Stop(RunStatus.TIMEOUT, StopReason.TIMEOUT.value,
                         {"elapsed_s": round(elapsed, 3), "timeout_s": self.timeout_s})
-        used = self.tokens(tokens)
+        used = self.tokens()
         if used > self.token_budget:
             return Stop(RunStatus.BUDGET_EXCEEDED, StopReason.TOKEN_BUDGET.value,
                         {"tokens": used, "token_budget": self.token_budget})
@@ -99,6 +97,6 @@ class Limits:
             return Stop(RunStatus.FAILED, StopReason.MAX_TURNS.value, {"turns": turn, "max_turns": self.max_turns})
         return None
 
-    def remaining(self, tokens: int = 0) -> tuple[int, float]:
+    def remaining(self) -> tuple[int, float]:
         """(tokens, seconds) left: what a child budget (the RLM tool's) may spend at most."""
-        return max(0, self.token_budget - self.tokens(tokens)), max(0.0, self.timeout_s - self.elapsed_s())
+        return max(0, self.token_budget - self.tokens()), max(0.0, self.timeout_s - self.elapsed_s())

@@ -184,8 +184,8 @@ class CodurState(TypedDict, total=False):
             near_miss (the best near miss: label, fixed, failing, diff) or None.
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
-        llm_calls, tokens, tool_calls: usage counters (added). The cost in USD is not state:
-            the run's usage ledger records and prices every model call (codur.core.usage).
+        tool_calls: the agents' tool calls (added). Model usage (calls, tokens, cost, seconds)
+            is not state: the run's usage ledger records every model call (codur.core.usage).
         diff, files_changed, summary: written by done: the graph's output (what Studio shows at
             the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
@@ -211,8 +211,6 @@ class CodurState(TypedDict, total=False):
     patch: dict[str, Any]
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]
-    llm_calls: Annotated[int, operator.add]
-    tokens: Annotated[int, operator.add]
     tool_calls: Annotated[int, operator.add]
     diff: str
     files_changed: list[str]

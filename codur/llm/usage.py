@@ -54,11 +54,12 @@ class _LedgerCallback(BaseCallbackHandler):
         node = metadata.get("langgraph_node")
         info = {"model": metadata.get("ls_model_name") or (serialized or {}).get("name", ""),
                 **({"role": NODE_ROLES.get(node, "actor"), "node": node} if node else {})}
-        self._started[run_id] = (time.monotonic(), info)
+        prompt_chars = sum(len(str(m.content)) for batch in messages or [] for m in batch)
+        self._started[run_id] = (time.monotonic(), info, prompt_chars)
         _emit({"event_type": "model.start", **info})
 
     def on_llm_end(self, response: LLMResult, *, run_id: Any = None, **kwargs: Any) -> None:
-        started, info = self._started.pop(run_id, (None, {}))
+        started, info, _ = self._started.pop(run_id, (None, {}, 0))
         seconds = time.monotonic() - started if started is not None else 0.0
         for generations in response.generations:
             for gen in generations:
@@ -71,12 +72,34 @@ class _LedgerCallback(BaseCallbackHandler):
                            "cost_usd": round(usage.cost_usd, 6)})
                     seconds = 0.0  # one call's time, counted once
 
-    def on_llm_error(self, error: BaseException, *, run_id: Any = None, **kwargs: Any) -> None:
-        started, info = self._started.pop(run_id, (None, {}))
-        if started is not None:
+    def on_llm_error(self, error: BaseException, *, run_id: Any = None, response: LLMResult | None = None,
+                     **kwargs: Any) -> None:
+        started, info, prompt_chars = self._started.pop(run_id, (None, {}, 0))
+        if started is not None and isinstance(error, GeneratorExit):
+            # a stream its reader closed early (a patch sample whose block is complete): the call
+            # was made; its tokens are the partial reply's usage, else estimated at 4 characters a token
+            seconds = time.monotonic() - started
+            text, meta = _partial(response)
+            usage = call_usage(meta or {"input_tokens": prompt_chars // 4 + 1, "output_tokens": len(text) // 4 + 1},
+                               self.usd_per_mtok, seconds)
+            self.ledger.record(usage)
+            _emit({"event_type": "model.call", **info, "input_tokens": usage.input_tokens,
+                   "output_tokens": usage.output_tokens, "seconds": round(seconds, 3),
+                   "cost_usd": round(usage.cost_usd, 6), "stream_closed": True})
+        elif started is not None:
             _emit({"event_type": "model.call", **info, "input_tokens": 0, "output_tokens": 0,
                    "seconds": round(time.monotonic() - started, 3), "cost_usd": 0.0,
                    "error": f"{type(error).__name__}: {error}"[:200]})
+
+
+def _partial(response: LLMResult | None) -> tuple[str, Mapping | None]:
+    """(the text, the usage_metadata) of the partial reply of a stream cut short ('', None: none)."""
+    for generations in (response.generations if response is not None else []):
+        for gen in generations:
+            message = getattr(gen, "message", None)
+            if message is not None:
+                return str(message.content), getattr(message, "usage_metadata", None) or None
+    return "", None
 
 
 def _emit(event: dict[str, Any]) -> None:

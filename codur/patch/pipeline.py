@@ -118,7 +118,8 @@ class PatchPipeline:
             model (the rest of the mutants run last); samples: model samples (K).
         deadline: ``time.monotonic()`` by which the whole search ends.
         cancel: set to stop (status "cancelled").
-        over_budget: called with the tokens used so far; True stops sampling ("budget").
+        over_budget: asked after each model sample; True stops sampling ("budget"): the run's
+            limits, which read its usage ledger (every sample recorded there).
         on_event: progress events (``patch.*``).
         max_lines: longest function shown whole to the model.
         sample_format: what a sample writes ("function", "search_replace", "udiff").
@@ -137,7 +138,7 @@ class PatchPipeline:
                  models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
                  failures: str = "", workers: int = 4, time_box_s: float = 5.0, samples: int = 6,
                  deadline: float | None = None, cancel: threading.Event | None = None,
-                 over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
+                 over_budget: Callable[[], bool] = lambda: False, on_event: Event | None = None,
                  max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
                  sample_format: str = "function", task: str = "", focus: list[str] | None = None,
                  failing_before: list[str] | None = None, suite_s: float = 0.0,
@@ -298,7 +299,7 @@ class PatchPipeline:
                                    "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
                         if drawn.sample is not None:
                             queue.push((0, drawn.k), drawn.sample)
-                        if self.over_budget(self.tokens):
+                        if self.over_budget():
                             self._budget_hit = True
                             return
             finally:  # no more samples: the mutants wait for the hybrid step, then run on every worker

@@ -66,3 +66,18 @@ def test_a_provider_without_a_ledger_gets_one_and_a_model_records_in_one_ledger(
     other = UsageLedger()
     record_in(provider.models_for("actor")[0], other)
     assert [getattr(c, "ledger", None) for c in custom.model.callbacks] == [other]
+
+
+def test_a_stream_closed_by_its_reader_is_recorded_with_estimated_tokens():
+    """A patch sample stops reading once its block is complete: the call still counts."""
+    from langchain_core.language_models import GenericFakeChatModel
+
+    ledger = UsageLedger()
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="def f():\n    return 1\n" + "x " * 200)]),
+                                 callbacks=[ledger_callback(ledger, (1.0, 2.0))])
+    stream = model.stream("p" * 400)
+    text = next(stream).content
+    stream.close()
+    u = ledger.usage
+    assert u.calls == 1 and u.input_tokens == 101 and u.output_tokens == len(text) // 4 + 1
+    assert u.cost_usd == pytest.approx((101 * 1.0 + u.output_tokens * 2.0) / 1e6)

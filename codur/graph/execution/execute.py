@@ -33,7 +33,6 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     executor = Executor(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
                         base_delay=ctx.config.retry_base_delay_s, deadline=deadline)
     result = executor.execute(plan, dry_run=ctx.config.dry_run)
-    llm_calls, tokens, tool_calls = result.llm_calls, result.tokens, result.tool_calls
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
     # "" for an agent that does not say (a command-line agent); "failed" when the turn itself
     # failed (a model outage: the output is the error, never an answer). A question's answer
@@ -55,4 +54,4 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
                                                                         "exit_code", "tool_calls", "edits"})})
     # the transcript itself is not state (every checkpoint would carry it): its replies and tool
     # calls are in the trace (agent.reply, tool.call events)
-    return {"agent_outcome": outcome, "llm_calls": llm_calls, "tokens": tokens, "tool_calls": tool_calls}
+    return {"agent_outcome": outcome, "tool_calls": result.tool_calls}

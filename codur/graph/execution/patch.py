@@ -81,10 +81,8 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     limits, config = ctx.limits, ctx.config
     assert limits is not None and ctx.models is not None
     fixers = tuple(f for f in FIXERS if f in config.fixers)
-    base_tokens = state.get("tokens", 0)
-
-    def over_budget(tokens: int) -> bool:
-        return limits.stop(tokens=base_tokens + tokens, turn=state.get("turn", 0)) is not None
+    def over_budget() -> bool:
+        return limits.stop(turn=state.get("turn", 0)) is not None
 
     models = ctx.models
     # a feature task starts from its own failing tests only: an unrelated one may keep failing
@@ -112,8 +110,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=summary,
                            provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
                            files=applied, edits=len(applied), reverted=reverted)
-    update: dict = {"patch_attempted": True, "agent_outcome": outcome, "llm_calls": result.llm_calls,
-                    "tokens": result.tokens,
+    update: dict = {"patch_attempted": True, "agent_outcome": outcome,
                     "patch": {"status": status, "near_miss": result.near_miss, "tried": result.tried,
                               "phases": result.phases, "source": result.source, "label": result.label,
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
