@@ -13,13 +13,11 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
-    BaseModel,
     Field,
     SecretStr,
     ValidationError,
@@ -30,134 +28,27 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from codur.config_sources import (
-    FLAGS,
-    ConfigFile,
     ConfigFileError,
     ModelChoiceError,
     active_files,
     env_variable,
-    file_setting,
     find_config_files,
-    has_path,
     reading,
     served_model,
-    source_values,
+    where,
 )
+from codur.config_tables import (
+    AgentConfig,
+    LocalModelSettings,
+    ModelProfile,
+    RuntimeLimits,
+    StorageSettings,
+    postgres_url,
+)
+from codur.core.contracts import FIXER_NAMES, MODEL_FIXERS, FixerName
 from codur.sandbox.limits import default_test_memory_mb
 from codur.testing.command import TestCommandError
 from codur.testing.command import resolve as resolve_tests
-
-
-def _default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "codur"
-
-
-class ModelProfile(BaseModel):
-    """One model a role can use. ``base_url=None`` means the embedded local model."""
-
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    model: str = Field("qwen2.5-coder-1.5b-instruct", description="Model name sent to the endpoint.")
-    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
-    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
-    max_tokens: int = Field(768, ge=1, description="Completion cap per call, tokens.")
-    timeout_s: float | None = Field(
-        None, gt=0, description="HTTP timeout per call, seconds (cut to the run's time left); None: the run's "
-        "model_timeout_s.")
-    native_tools: bool | None = Field(
-        None, description="Send tool schemas with bind_tools; None: yes for endpoints, no for the embedded "
-        "model (it answers calls as JSON in the content anyway, and the schemas cost ~1,200 prompt tokens).")
-    usd_per_mtok_in: float = Field(0.0, ge=0, description="Price of a million prompt tokens, USD.")
-    usd_per_mtok_out: float = Field(0.0, ge=0, description="Price of a million completion tokens, USD.")
-
-
-class LocalModelSettings(BaseModel):
-    """The embedded Qwen2.5-Coder served by xllamacpp on 127.0.0.1."""
-
-    n_ctx: int = Field(8192, ge=512, description="Context window, tokens.")
-    threads: int = Field(2, ge=1, description="CPU threads for generation and prompt processing.")
-    cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
-    start_timeout_s: float = Field(120.0, gt=0, description="Wait for /health at most this long, seconds.")
-    timeout_s: float = Field(
-        300.0, gt=0, description="How long one request to the embedded model may wait, seconds (a plain call's whole "
-        "wait, a streamed reply's wait for each chunk): it reads ~15 ms a prompt token on two cores, so a 4,000-token "
-        "prompt alone takes 60 s before the reply starts, more on a loaded machine.")
-    max_tokens: int = Field(512, ge=1, description="Completion cap per call, tokens.")
-    parallel: int = Field(1, ge=1, description="Server slots (llama.cpp n_parallel); each slot gets n_ctx / parallel "
-                          "tokens. 1: on 2 cores two slots gave 11.6 samples/min vs 10.5 with one "
-                          "(bench/agent/slots.py, 6 samples each), not worth half the context per slot.")
-    verbosity: int = Field(0, ge=0, le=3, description="llama.cpp log verbosity (0 silent, 3 debug).")
-
-
-def _postgres_url(value: SecretStr | None) -> SecretStr | None:
-    """Only a ``postgresql://`` (or ``postgres://``) URL is taken; an empty one is unset.
-
-    Raises:
-        ValueError: another scheme.
-    """
-    if value is None or not value.get_secret_value().strip():
-        return None
-    if not value.get_secret_value().startswith(("postgresql://", "postgres://")):
-        raise ValueError("not a PostgreSQL URL (postgresql://user:password@host:5432/dbname)")
-    return value
-
-
-class StorageSettings(BaseModel):
-    """Where runs are kept: the ``[storage]`` table of a config file."""
-
-    url: SecretStr | None = Field(
-        None, description="A PostgreSQL database (postgresql://user:password@host:5432/dbname) that keeps the run "
-        "checkpoints, session memory, batch results and the run list instead of the repo's SQLite files; the same "
-        "as CODUR_DATABASE_URL (which wins). Unset: the repo's files.")
-
-    _url = field_validator("url")(_postgres_url)
-
-
-#: The fixers that call a model; ``mutation`` is the one that does not.
-MODEL_FIXERS = ("sampling", "hybrid", "agent")
-
-TaskTypeName = Literal["code_fix", "code_generation", "code_validation", "code_analysis", "file_operation",
-                       "explanation", "refactor", "documentation", "result_verification"]  # codur.tools.TaskType
-
-
-class AgentConfig(BaseModel):
-    """A configured agent: an LLM agent (prompt + tools + profile), a command-line agent, or a
-    Python class behind AgentPort (codur/agents/plugins.py)."""
-
-    kind: Literal["llm", "cli", "python"] = Field(
-        "llm", description="llm: the tool loop; cli: a subprocess; python: an AgentPort class.")
-    system_prompt: str | None = Field(None, description="Extra instructions prepended to the agent's prompt.")
-    profile: str | None = Field(None, description="llm agents: a name in `profiles` (its model); default: the "
-                                "actor role's chain.")
-    task_types: list[TaskTypeName] | None = Field(
-        None, description="llm agents: the TaskTypes it serves, the first used when the plan's is not among them; "
-        "default: the plan's.")
-    command: list[str] = Field(default_factory=list, description="cli agents: argv; '{prompt}' is replaced.")
-    timeout_s: float = Field(600.0, gt=0, description="cli agents: wall-clock limit, seconds.")
-    target: str | None = Field(
-        None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$",
-        description="python agents: 'package.module:Class'; default: the entry point of the agent's name in the "
-        "group codur.agents.")
-
-
-@dataclass(frozen=True)
-class RuntimeLimits:
-    """The run-time limits, read-only (``config.runtime``), under the names the specifications use.
-
-    Attributes:
-        max_iterations: Plan→Act→Verify cycles, so a failed verification is retried at most
-            ``max_iterations - 1`` times (the setting ``max_turns``).
-        tool_iterations: model calls per agent tool loop (the setting ``max_iterations``).
-        timeout_s: a run's wall-clock limit, seconds; token_budget: tokens; max_cost_usd: USD
-            (None: no limit); max_retries: retries of a failed agent invocation.
-    """
-
-    max_iterations: int
-    tool_iterations: int
-    timeout_s: float
-    token_budget: int
-    max_cost_usd: float | None
-    max_retries: int
 
 
 class CodurConfig(BaseSettings):
@@ -252,8 +143,8 @@ class CodurConfig(BaseSettings):
     repair: bool = Field(
         True, description="Run the candidate-patch pipeline (mutation, model samples, hybrid) on a fix task with "
         "failing tests before the tool-loop agent; False: the agent alone.")
-    fixers: Annotated[list[Literal["mutation", "sampling", "hybrid", "agent"]], NoDecode] = Field(
-        default_factory=lambda: ["mutation", "sampling", "hybrid", "agent"],
+    fixers: Annotated[list[FixerName], NoDecode] = Field(
+        default_factory=lambda: list(FIXER_NAMES),
         description="The fixers a fix task may use, run in cost order: mutation search (time-boxed while the "
         "model fixers follow), model patch samples, mutants of the samples' near misses, the tool-loop agent. "
         "In a variable: CODUR_FIXERS=mutation,sampling (or a JSON list).")
@@ -314,7 +205,7 @@ class CodurConfig(BaseSettings):
             return json.loads(text) if text.startswith("[") else [w for w in re.split(r"[,\s]+", text) if w]
         return value
 
-    _database_url = field_validator("database_url")(_postgres_url)
+    _database_url = field_validator("database_url")(postgres_url)
 
     @model_validator(mode="after")
     def _storage_url(self) -> CodurConfig:
@@ -345,6 +236,16 @@ class CodurConfig(BaseSettings):
             if agent.kind == "cli" and not agent.command:
                 raise ConfigError(f"agents.{name}.command: a cli agent needs a command")
         return self
+
+    @classmethod
+    def default(cls, name: str) -> Any:
+        """The default of the setting ``name`` (e.g. ``"repair_workers"`` -> 4): what a function
+        outside the config takes when its caller gives no value, so each default is written once.
+
+        Raises:
+            KeyError: no such setting.
+        """
+        return cls.model_fields[name].get_default(call_default_factory=True)
 
     @property
     def runtime(self) -> RuntimeLimits:
@@ -417,7 +318,7 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             try:
                 resolve_tests(repo, config.test_command)
             except TestCommandError as exc:
-                raise ConfigError(f"{_where(('test_command',), given, files)}: {exc}") from None
+                raise ConfigError(f"{where(CodurConfig, ('test_command',), given, files)}: {exc}") from None
         return config
     except ConfigFileError as exc:
         raise ConfigError(str(exc)) from None
@@ -427,32 +328,10 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
             raise ConfigError(str(cause)) from None  # a cross-field check already names its field
         got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
         why = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{_where(first['loc'], given, files)}: {why}{got}") from None
+        raise ConfigError(f"{where(CodurConfig, first['loc'], given, files)}: {why}{got}") from None
     except SettingsError as exc:
         field = re.search(r'field "([^"]+)"', str(exc))
-        name = env_name((field.group(1),)) if field else "CODUR_*"
+        name = env_variable((field.group(1),)) if field else "CODUR_*"
         cause = exc.__cause__
         why = f"not valid JSON ({cause})" if isinstance(cause, json.JSONDecodeError) else str(cause or exc)
         raise ConfigError(f"{name}: {why}") from None
-
-
-def _where(loc: tuple, flags: dict, files: tuple[ConfigFile, ...]) -> str:
-    """Who gave the value at ``loc``: ``--flag``, ``CODUR_X`` or ``<file>: dotted.key``."""
-    path = tuple(str(p) for p in loc if not isinstance(p, int))
-    if not path:
-        return "CODUR_*"
-    if path[0] in flags:
-        return FLAGS.get(path[0], path[0])
-    env, from_files = source_values(CodurConfig, files)
-    file = file_setting(from_files, path)
-    if file is not None and not has_path(env, path):
-        return f"{file.label}: {file.key(path)}"
-    return env_variable(path)
-
-
-def env_name(loc: tuple) -> str:
-    """The environment variable of a config field location, e.g. ('local', 'n_ctx') -> CODUR_LOCAL__N_CTX."""
-    parts = [str(p) for p in loc if not isinstance(p, int)]
-    if parts and parts[0] in ("base_url", "api_key"):  # aliases: CODUR_* or OPENAI_*
-        return f"CODUR_{parts[0].upper()}"
-    return "CODUR_" + "__".join(p.upper() for p in parts)

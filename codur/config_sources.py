@@ -234,6 +234,21 @@ def origins(config: Any, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -
     return out
 
 
+def where(settings_cls: type[BaseSettings], loc: tuple, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -> str:
+    """Who gave the value at ``loc`` (a pydantic error location), for an error message:
+    ``--flag``, ``CODUR_X`` or ``<file>: dotted.key``."""
+    path = tuple(str(p) for p in loc if not isinstance(p, int))
+    if not path:
+        return "CODUR_*"
+    if path[0] in flags:
+        return FLAGS.get(path[0], path[0])
+    env, from_files = source_values(settings_cls, files)
+    file = file_setting(from_files, path)
+    if file is not None and not has_path(env, path):
+        return f"{file.label}: {file.key(path)}"
+    return env_variable(path)
+
+
 #: ``CODUR_*`` variables codur reads that are not settings: the sandbox switch, and those the
 #: repair engine sets for its own child processes.
 OTHER_VARIABLES = frozenset({

@@ -13,7 +13,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from codur import CodurConfig, RunRequest
-from codur.config import AgentConfig, ConfigError, load_config
+from codur.config import ConfigError, load_config
+from codur.config_tables import AgentConfig
 
 
 def codur(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -186,15 +186,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", choices=["main", "taxonomy", "both"], default="both",
                         help="which corpus to run (default: both, each with its own summary)")
-    parser.add_argument("--workers", type=int, default=4)
+    from codur.config import CodurConfig
+
+    default = CodurConfig.default  # the settings' defaults, written once in codur/config.py
+    parser.add_argument("--workers", type=int, default=default("repair_workers"))
     parser.add_argument("--compare", action="store_true", help="also run with 1 worker")
     parser.add_argument("--check", action="store_true", help="only verify the corpora")
     parser.add_argument("--cold", action="store_true",
                         help="no warm pytest server between programs (each pays the start-up)")
     parser.add_argument("--only", help="programs whose name contains this")
-    parser.add_argument("--max-mutants", type=int, default=400)
-    parser.add_argument("--time-budget", type=float, default=300.0)
-    parser.add_argument("--mutant-timeout", type=float, default=20.0)
+    parser.add_argument("--max-mutants", type=int, default=default("max_mutants"))
+    parser.add_argument("--time-budget", type=float, default=default("patch_time_budget_s"))
+    parser.add_argument("--mutant-timeout", type=float, default=default("mutant_timeout_s"))
     args = parser.parse_args()
     corpora = ["main", "taxonomy"] if args.corpus == "both" else [args.corpus]
     if args.check:

@@ -1,25 +1,21 @@
 """A command-line agent: an external program (an AI CLI, a script) behind :class:`AgentPort`.
 
-The command runs in ``plan.repo_root`` in its own session (its own process group), so a
+The command runs in ``plan.repo_root`` through codur's one process runner
+(:func:`codur.sandbox.process.run_process`: its own process group, dying with codur), so a
 timeout or Ctrl-C kills it and everything it started: SIGTERM to the group, then SIGKILL to
-the group after a grace period. The prompt goes on stdin, or replaces every argument that
-is exactly ``"{prompt}"`` (stdin is then empty).
+the group after a grace period. It inherits codur's environment (plus ``env``). The prompt
+goes on stdin, or replaces every argument that is exactly ``"{prompt}"`` (stdin is then empty).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState
 from codur.llm.quota import quota_from_output
-from codur.sandbox.lifetime import die_with_parent
-from codur.sandbox.process import signal_group
+from codur.sandbox.process import run_process
 
 PROMPT_PLACEHOLDER = "{prompt}"
 OUTPUT_CAP_CHARS = 8000
@@ -76,21 +72,10 @@ class CommandLineAgent:
             return ExecutionResult(success=False, exit_code=1, output=f"repo root not found: {cwd}")
         on_stdin = PROMPT_PLACEHOLDER not in self.command
         argv = [plan.prompt if arg == PROMPT_PLACEHOLDER else arg for arg in self.command]
-        start = time.monotonic()
+        env = {**os.environ, **self.env} if self.env is not None else dict(os.environ)
         try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=cwd,
-                stdin=subprocess.PIPE if on_stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env={**os.environ, **self.env} if self.env is not None else None,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                start_new_session=True,
-                preexec_fn=die_with_parent(),
-            )
+            done = run_process(argv, cwd=cwd, timeout_s=self.timeout_s, stdin=plan.prompt if on_stdin else None,
+                               env=env, grace_s=self.term_grace_s)
         except (FileNotFoundError, PermissionError) as exc:
             return ExecutionResult(
                 success=False, exit_code=-1, output=f"command not found: {argv[0]} ({exc.strerror})"
@@ -99,56 +84,24 @@ class CommandLineAgent:
             return ExecutionResult(
                 success=False, exit_code=1, output=f"could not start {argv[0]}: {exc}"
             )
-        try:
-            stdout, stderr = proc.communicate(plan.prompt if on_stdin else None, self.timeout_s)
-        except subprocess.TimeoutExpired:
-            stdout, stderr = self._kill_group(proc)
-            text = _join(stdout, stderr)
+        text = _join(done.stdout, done.stderr)
+        if done.timed_out:
             return ExecutionResult(
                 success=False,
                 exit_code=TIMEOUT_EXIT_CODE,
                 output=f"{self.name}: timed out after {self.timeout_s:g} s\n{_tail(text)}",
                 quota_state=quota_from_output(text),
-                duration_s=time.monotonic() - start,
+                duration_s=done.duration_s,
             )
-        except KeyboardInterrupt:
-            with contextlib.suppress(Exception):
-                self._kill_group(proc)
-            raise
-        duration = time.monotonic() - start
-        if proc.returncode == 0:
-            return ExecutionResult(success=True, output=_tail(stdout), duration_s=duration)
-        text = _join(stdout, stderr)
+        if done.exit_code == 0:
+            return ExecutionResult(success=True, output=_tail(done.stdout), duration_s=done.duration_s)
         return ExecutionResult(
             success=False,
-            exit_code=proc.returncode,
-            output=f"{self.name}: {argv[0]} exited with code {proc.returncode}\n{_tail(text)}",
+            exit_code=done.exit_code,
+            output=f"{self.name}: {argv[0]} exited with code {done.exit_code}\n{_tail(text)}",
             quota_state=quota_from_output(text) if text else QuotaState(),
-            duration_s=duration,
+            duration_s=done.duration_s,
         )
-
-    def _kill_group(self, proc: subprocess.Popen) -> tuple[str, str]:
-        """SIGTERM the process group, SIGKILL it after the grace, reap; return partial output."""
-        pgid = proc.pid  # start_new_session: the child leads its own group
-        signal_group(pgid, signal.SIGTERM)
-        try:
-            proc.wait(self.term_grace_s)
-        except subprocess.TimeoutExpired:
-            pass
-        finally:  # even on a second Ctrl-C during the grace
-            signal_group(pgid, signal.SIGKILL)  # also the grandchildren that ignored SIGTERM
-        try:
-            stdout, stderr = proc.communicate(timeout=self.term_grace_s)
-        except subprocess.TimeoutExpired:  # a descendant left the group and holds the pipes
-            proc.kill()
-            for stream in (proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
-            proc.wait()
-            return "", ""
-        return stdout or "", stderr or ""
-
-
 
 
 def _join(stdout: str | None, stderr: str | None) -> str:

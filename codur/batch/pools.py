@@ -49,15 +49,17 @@ class LocalPool:
         workers: tasks run at once (>= 1).
         root: the folder holding the working copies.
         in_place: folder repos are worked on where they are.
+        env: environment variables added to every task process's (the shared model server's URL).
     """
 
-    def __init__(self, workers: int, root: Path, *, in_place: bool = False) -> None:
-        self.slots, self.root, self.in_place = workers, root, in_place
+    def __init__(self, workers: int, root: Path, *, in_place: bool = False, env: dict[str, str] | None = None) -> None:
+        self.slots, self.root, self.in_place, self.env = workers, root, in_place, dict(env or {})
         self._threads = ThreadPoolExecutor(workers, thread_name_prefix="codur-batch")
         self._cancel = threading.Event()
 
     def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
-        return self._threads.submit(execute_task, task.model_dump(), str(self.root), self.in_place, self._cancel)
+        return self._threads.submit(execute_task, task.model_dump(), str(self.root), self.in_place, self._cancel,
+                                    self.env)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -121,9 +123,11 @@ class RayPool:
             self._ray.shutdown()
 
 
-def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False) -> Pool:
+def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False,
+              env: dict[str, str] | None = None) -> Pool:
     """A :class:`RayPool` when ``ray`` names an address, else a :class:`LocalPool` of
-    ``workers`` (default :func:`default_workers`). Raises as :class:`RayPool` does."""
+    ``workers`` (default :func:`default_workers`) with ``env`` added to its task processes'.
+    Raises as :class:`RayPool` does."""
     if ray:
         return RayPool(ray, workers, root, in_place=in_place)
-    return LocalPool(workers or default_workers(), root, in_place=in_place)
+    return LocalPool(workers or default_workers(), root, in_place=in_place, env=env)

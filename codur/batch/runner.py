@@ -10,11 +10,14 @@ lost or cancelled has no record stored, so a restart runs it again.
 Events (dicts with ``event_type``) go to ``on_event`` from the calling thread:
 ``batch.started`` (total, skipped, queued, workers), ``task.started`` (id),
 ``task.finished`` (record), ``task.lost`` (id, error), ``batch.stopped`` (reason, figures),
-``batch.finished`` (the summary's fields).
+``batch.finished`` (the summary's fields), ``batch.model_server`` (url, slots, n_ctx; or error)
+when a local batch starts one embedded model server for its workers
+(:mod:`codur.batch.model_server`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from collections import Counter, deque
@@ -24,7 +27,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codur.batch.pools import Pool, open_pool
+from codur.batch.model_server import shared_model_server
+from codur.batch.pools import Pool, default_workers, open_pool
 from codur.batch.results import ResultStore
 from codur.batch.tasks import BatchTask
 
@@ -139,10 +143,19 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
     queue = deque(t for t in tasks if t.id not in done)
     summary = BatchSummary(total=len(tasks), skipped=len(tasks) - len(queue))
     kept = [r for r in earlier if str(r["id"]) in done]  # the records the caps and the summary count
-    pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place)
+    with contextlib.ExitStack() as stack:
+        if pool is None and not ray and queue:  # local workers share one embedded model server
+            env = stack.enter_context(shared_model_server(list(queue), workers or default_workers(), emit))
+            pool = open_pool(workers, workdir, in_place=in_place, env=env)
+        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place)
+        return _loop(queue, pool, caps, kept, summary, len(tasks), store, emit)
+
+
+def _loop(queue: deque[BatchTask], pool: Pool, caps: Caps, kept: list[dict[str, Any]], summary: BatchSummary,
+          total: int, store: ResultStore, emit: Callable[[dict[str, Any]], None]) -> BatchSummary:
     started = time.monotonic()
     running: dict[Future[dict[str, Any]], BatchTask] = {}
-    emit({"event_type": "batch.started", "total": len(tasks), "skipped": summary.skipped, "queued": len(queue),
+    emit({"event_type": "batch.started", "total": total, "skipped": summary.skipped, "queued": len(queue),
           "workers": pool.slots})
     try:
         while queue or running:

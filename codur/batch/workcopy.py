@@ -7,14 +7,16 @@ import subprocess
 from pathlib import Path
 
 from codur.batch.tasks import BatchTask, is_git_url
+from codur.core.files import copy_ignore
 
-_IGNORE = shutil.ignore_patterns(".venv", "__pycache__", ".codur", "*.pyc")
+_IGNORE = copy_ignore(keep={".git"})  # the copy keeps its history
 
 
 def prepare_workcopy(task: BatchTask, root: Path, *, in_place: bool = False) -> Path:
     """Give ``task`` a folder of its own under ``root`` and return it.
 
-    A folder repo is copied (without .venv, caches and codur's run folders); a git
+    A folder repo is copied (without virtualenvs, caches and codur's run folders:
+    :func:`codur.core.files.copy_ignore`, .git kept); a git
     URL is cloned and ``commit`` checked out; with ``in_place`` a folder repo is
     used as it is. An existing copy for the same id is replaced.
 

@@ -59,7 +59,7 @@ def worker_env() -> dict[str, str]:
 
 
 def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
-                 cancel: threading.Event | None = None) -> dict[str, Any]:
+                 cancel: threading.Event | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one task in a new ``python -m codur.batch.worker`` process and return its record.
 
     Args:
@@ -67,6 +67,7 @@ def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
         root: the folder that holds the working copies (``<root>/<id>``).
         in_place: a folder repo is worked on where it is, not copied.
         cancel: set it to kill the process (SIGTERM, then SIGKILL after a second).
+        env: variables added to the process's environment (:func:`worker_env`).
 
     Raises:
         TaskLost: the process ended without a result (its exit code and the end of its stderr
@@ -81,7 +82,7 @@ def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
         Path(root).mkdir(parents=True, exist_ok=True)
         job = json.dumps({"task": task, "root": str(root), "in_place": in_place, "out": out})
         done = run_process([sys.executable, "-m", "codur.batch.worker"], cwd=Path(root), timeout_s=limit,
-                           stdin=job, env=worker_env(), cancel=cancel or threading.Event())
+                           stdin=job, env={**worker_env(), **(env or {})}, cancel=cancel or threading.Event())
         text = Path(out).read_text(encoding="utf-8")
         if not text:
             why = ("cancelled" if done.cancelled else f"timed out after {limit:.0f} s" if done.timed_out

@@ -2,7 +2,7 @@
 
 :meth:`Limits.stop` returns a :class:`Stop` (status, reason, figures) or None. It is
 the only termination check: the node wrapper calls it at every node's entry
-(:func:`codur.graph.nodes.node`), review asks it whether another turn may start, the
+(:meth:`codur.graph.nodes.Node.run`), review asks it whether another turn may start, the
 agent's tool loop calls it before each model call, and the RLM tool gets a child
 budget cut from what is left (:meth:`Limits.remaining`). So a limit trips within one
 model or tool call of being exceeded, and it always ends the run with the same

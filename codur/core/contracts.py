@@ -7,10 +7,20 @@ RunRequest → RunResult API that uses it lives above, in :mod:`codur.engine.con
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
-#: What the summary, the result's ``metadata.fixer`` and the progress lines call each patch
-#: source of the candidate-patch pipeline (the tool-loop agent is "agent").
-FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation"}
+#: The fixers a fix task may use, in the order they run (cost order), each with what the summary,
+#: the result's ``metadata.fixer`` and the progress lines call it. The one list of fixer names:
+#: the setting ``fixers`` (:class:`codur.config.CodurConfig`), the candidate-patch pipeline and
+#: the summary read it.
+FIXER_NAMES = {"mutation": "mutation search", "sampling": "model patch sample", "hybrid": "model sample + mutation",
+               "agent": "agent"}
+#: A fixer's name, as the setting ``fixers`` takes it.
+FixerName = Literal[tuple(FIXER_NAMES)]  # type: ignore[valid-type]
+#: The fixers of the candidate-patch pipeline (:mod:`codur.patch`); ``agent`` is the tool loop.
+PIPELINE_FIXERS = ("mutation", "sampling", "hybrid")
+#: The fixers that call a model; ``mutation`` is the one that does not.
+MODEL_FIXERS = ("sampling", "hybrid", "agent")
 
 
 class RunStatus(StrEnum):

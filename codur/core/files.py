@@ -1,8 +1,9 @@
 """Files, written and compared one way: the atomic write and the unified diff every part of codur uses.
 
-- :func:`atomic_write_bytes`: a temp file in the same folder, fsync, ``os.replace`` — a crash or
-  Ctrl-C leaves the old file or the new one, never half of either.
-- :data:`IGNORED_DIRS`: the folders every walk of the repo skips.
+- :func:`atomic_writer` (and :func:`atomic_write_bytes` over it): a temp file in the same folder,
+  fsync, ``os.replace`` — a crash or Ctrl-C leaves the old file or the new one, never half of either.
+- :data:`IGNORED_DIRS`: the folders every walk of the repo skips (:func:`copy_ignore`: and every
+  copy of it).
 - :func:`unified_diff`: one file's diff with ``a/`` and ``b/`` headers (``/dev/null`` for a file
   that is created or deleted) and git's ``\\ No newline at end of file`` marker, so the text
   applies with ``git apply`` and ``patch -p1``.
@@ -12,8 +13,13 @@ from __future__ import annotations
 
 import difflib
 import os
+import shutil
+import stat
 import tempfile
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -23,6 +29,26 @@ IGNORED_DIRS = frozenset({".git", ".codur", ".venv", "venv", "__pycache__", ".py
                           ".ruff_cache", "node_modules", ".tox", ".nox", "site-packages"})
 
 
+def copy_ignore(*, keep: Collection[str] = ()) -> Callable[[str, list[str]], set[str]]:
+    """``shutil.copytree``'s ``ignore`` for a copy of a repo: the :data:`IGNORED_DIRS` (but those
+    named in ``keep``), ``*.pyc``, and every entry that is not a regular file, a folder or a link
+    (a FIFO, a socket, a device: copying one blocks or fails)."""
+    patterns = shutil.ignore_patterns(*sorted(IGNORED_DIRS - set(keep)), "*.pyc")
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        ignored = set(patterns(directory, names))
+        for name in names:
+            if name not in ignored:
+                try:
+                    mode = os.lstat(os.path.join(directory, name)).st_mode
+                except OSError:
+                    continue
+                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                    ignored.add(name)
+        return ignored
+    return ignore
+
+
 def current_umask() -> int:
     """The process's umask (read by setting it and putting it back)."""
     mask = os.umask(0o022)
@@ -30,13 +56,15 @@ def current_umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same directory and os.replace.
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[BinaryIO]:
+    """A binary file to write whose content becomes ``path`` when the ``with`` block ends: a temp
+    file in the same directory, fsync, os.replace. An exception in the block (a checksum that
+    does not match, Ctrl-C) removes the temp file and leaves ``path`` as it was.
 
-    A crash or Ctrl-C leaves either the old file or the new one, never half of it.
-    The file mode of an existing file is kept; a new file gets ``0o666`` less the
-    umask, as ``open()`` would give it (mkstemp alone would leave it 0600). The folder is
-    created when missing.
+    A crash leaves either the old file or the new one, never half of it. The file mode of an
+    existing file is kept; a new file gets ``0o666`` less the umask, as ``open()`` would give
+    it (mkstemp alone would leave it 0600). The folder is created when missing.
 
     Raises:
         OSError: the folder cannot be written (the temp file is removed; ``path`` is untouched).
@@ -47,7 +75,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".codur-tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
@@ -55,6 +83,16 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (:func:`atomic_writer`).
+
+    Raises:
+        OSError: the folder cannot be written (``path`` is untouched).
+    """
+    with atomic_writer(path) as f:
+        f.write(data)
 
 
 def unified_diff(rel: str, old: str | None, new: str | None) -> str:

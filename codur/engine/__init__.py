@@ -1,7 +1,7 @@
 """The engine contract: ``await LocalEngine().execute(RunRequest(input=...), EngineComponents(...))``.
 
 - :class:`ExecutionEngine` — the protocol; :class:`LocalEngine` — runs codur's graph in this process.
-- :class:`EngineComponents` — models by role, the ToolExecutor, session memory, policies, the
+- :class:`EngineComponents` — models by role, session memory, policies, the
   event emitter; :class:`MockProvider` — a scripted model for examples and tests.
 - :class:`RunRequest` → :class:`RunResult` (status, reason, output_text, turns, metadata).
 - :class:`SessionStore` with :class:`InMemorySessionStore` and :class:`SqliteSessionStore`.
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from codur.engine.contracts import RunMetadata, RunRequest, RunResult
     from codur.engine.local import LocalEngine
     from codur.engine.runner import arun, run
-    from codur.engine.session import InMemorySessionStore, SessionEntry, SessionStore, SqliteSessionStore
     from codur.llm.scripted import MockProvider
+    from codur.memory import InMemorySessionStore, SessionEntry, SessionStore, SqliteSessionStore
 
 _LAZY = {
     "RunStatus": "codur.core.contracts", "StopReason": "codur.core.contracts",
@@ -27,8 +27,8 @@ _LAZY = {
     "RunMetadata": "codur.engine.contracts", "RunRequest": "codur.engine.contracts",
     "RunResult": "codur.engine.contracts", "LocalEngine": "codur.engine.local",
     "arun": "codur.engine.runner", "run": "codur.engine.runner",
-    "InMemorySessionStore": "codur.engine.session", "SessionEntry": "codur.engine.session",
-    "SessionStore": "codur.engine.session", "SqliteSessionStore": "codur.engine.session",
+    "InMemorySessionStore": "codur.memory", "SessionEntry": "codur.memory",
+    "SessionStore": "codur.memory", "SqliteSessionStore": "codur.memory",
     "MockProvider": "codur.llm.scripted",
 }
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from codur.config import CodurConfig
-from codur.engine.session import InMemorySessionStore, SessionStore, SqliteSessionStore
+from codur.memory import InMemorySessionStore, SessionStore, SqliteSessionStore
 from codur.storage import postgres_module
 
 if TYPE_CHECKING:
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 
     from codur.engine.contracts import RunRequest, RunResult
     from codur.llm.factory import ModelProvider
-    from codur.tools.executor import ToolExecutor
 
 
 @dataclass
@@ -42,7 +41,6 @@ class EngineComponents:
         models: chat models by role — a ModelProvider (``models_for(role)``), or a mapping
             ``{"planner"|"actor"|"critic": model or [models]}``; a missing role falls back to actor.
             None: built from the config (an endpoint, or the embedded local model).
-        tools: a ToolExecutor for the request's repo; None: one built per run from the config.
         session_store: session memory (:class:`SessionStore`); None: PostgreSQL with the setting
             ``database_url``, else SQLite in the repo's ``.codur/sessions.sqlite`` (what the ``codur``
             command uses). Default: one in memory.
@@ -56,7 +54,6 @@ class EngineComponents:
     """
 
     models: ModelProvider | Mapping[str, BaseChatModel | Sequence[BaseChatModel]] | None = None
-    tools: ToolExecutor | None = None
     session_store: SessionStore | None = field(default_factory=InMemorySessionStore)
     policies: Policies = field(default_factory=Policies)
     emitter: Callable[[dict[str, Any]], None] | None = None

@@ -41,8 +41,8 @@ from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
-from codur.engine.session import SessionEntry, summarize_diff
-from codur.llm.factory import ConfigModelProvider, ModelProvider, with_ledger
+from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.memory import SessionEntry, summarize_diff
 from codur.sandbox.lifetime import sweep
 from codur.storage import StorageError, postgres_module
 from codur.tools.executor import ToolExecutor
@@ -168,18 +168,19 @@ class _Run:
         self.request, self.config, self.components = request, config, components
         self.run_id, self.run_dir, self.note = run_id, run_dir, note
         cancel = request.cancel_event or threading.Event()
-        given = components.model_provider()
-        self.provider: ModelProvider = with_ledger(given) if given else ConfigModelProvider(config, cancel=cancel)
-        self.ledger = self.provider.ledger  # the run's one usage ledger: limits, time split, the result's figures
-        self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
-                             token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel,
-                             ledger=self.ledger)
-        self.ctx = build_context(config, models=self.provider, limits=self.limits, run_dir=run_dir,
-                                 confirm=components.policies.confirm, tools=components.tools,
+        limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
+                        token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
+        self.ctx = build_context(request.repo, config,
+                                 models=components.model_provider() or ConfigModelProvider(config, cancel=cancel),
+                                 limits=limits, run_dir=run_dir, confirm=components.policies.confirm,
                                  memory=components.session_store_for(request.repo, config.database())
                                  if request.session_id else None,
                                  session_id=request.session_id or "")
-        self.tools: ToolExecutor = self.ctx.tools(request.repo)
+        # the run object's provider and limits share the run's one usage ledger, which also keeps the
+        # time split and gives the result's figures
+        self.provider: ModelProvider = self.ctx.models
+        self.limits, self.ledger = self.ctx.limits, self.ctx.models.ledger
+        self.tools: ToolExecutor = self.ctx.tools
         self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
         self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
 

@@ -10,31 +10,26 @@ A fix task with failing tests goes from plan to patch: the candidate-patch pipel
 
 Every edge is guarded: a terminal status in the state (a budget, a cancel, an
 error) routes to ``done`` from wherever the run is. ``recursion_limit`` belongs to
-the run config (see codur.engine.runner), not to ``compile()``.
+the run config (see codur.engine.local.RECURSION_LIMIT), not to ``compile()``.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-try:  # a node with both a sync and an async body; LangGraph has no public name for it
-    from langgraph._internal._runnable import RunnableCallable
-except ImportError:  # langgraph < 1.0
-    from langgraph.utils.runnable import RunnableCallable  # type: ignore[no-redef]
-
-from codur.graph.context import StudioContext
+from codur.graph.context import StudioContext, StudioRun, given_context
 from codur.graph.done import done_node
 from codur.graph.execution.delegate import delegate_node
 from codur.graph.execution.execute import execute_node
-from codur.graph.execution.patch import patch_node, route_after_patch
+from codur.graph.execution.patch import patch_node
 from codur.graph.execution.review import review_node
 from codur.graph.initialize import initialize_node
-from codur.graph.nodes import guarded
+from codur.graph.nodes import ContextSource, guarded
 from codur.graph.observe import observe_node
 from codur.graph.planning.plan import plan_node
+from codur.graph.routing import Route, route_after_patch, route_after_plan, route_after_review
 from codur.graph.state import CodurInput, CodurState
 from codur.graph.verify import verify_node
 
@@ -43,23 +38,14 @@ def _to(target: str):
     return guarded(lambda _state: target)
 
 
-def route_after_review(state: CodurState) -> Literal["done", "delegate", "plan", "patch"]:
-    """Review's route: retry → delegate, replan → plan, repair → patch, done → done."""
-    routes = {"retry": "delegate", "replan": "plan", "repair": "patch"}
-    return routes.get(state.get("route", "done"), "done")  # type: ignore[return-value]
-
-
-def route_after_plan(state: CodurState) -> Literal["delegate", "patch"]:
-    """The plan's route: patch (the candidate-patch pipeline) or delegate (the agent)."""
-    return "patch" if state.get("route") == "patch" else "delegate"
-
-
-def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
+def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur", context_of: ContextSource = given_context):
     """Compile codur's graph.
 
     Args:
         checkpointer: e.g. a LangGraph SqliteSaver for resumable runs; None for Studio.
         name: the compiled graph's name.
+        context_of: ``(the runtime's context, state) -> CodurContext``, the run object every node
+            gets; default: the :class:`CodurContext` passed as ``context`` (the engine's).
 
     Returns:
         A compiled LangGraph graph with state :class:`CodurState`; its context is a
@@ -69,16 +55,21 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur"):
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
                       ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
                       ("review", review_node), ("patch", patch_node), ("done", done_node)]:
-        builder.add_node(name_, RunnableCallable(fn, fn.arun, name=name_))  # sync and async: see nodes.node
+        builder.add_node(name_, fn.runnable(context_of))  # sync and async: see nodes.Node.runnable
     builder.add_edge(START, "initialize")
     for src, dst in [("initialize", "observe"), ("observe", "plan"), ("delegate", "execute"), ("execute", "verify"),
                      ("verify", "review")]:
         builder.add_conditional_edges(src, _to(dst), [dst, "done"])
-    builder.add_conditional_edges("plan", guarded(route_after_plan), ["delegate", "patch", "done"])
-    builder.add_conditional_edges("patch", guarded(route_after_patch), ["verify", "delegate", "done"])
-    builder.add_conditional_edges("review", guarded(route_after_review), ["done", "delegate", "plan", "patch"])
+    builder.add_conditional_edges("plan", guarded(route_after_plan), [Route.DELEGATE, Route.PATCH, Route.DONE])
+    builder.add_conditional_edges("patch", guarded(route_after_patch), [Route.VERIFY, Route.DELEGATE, Route.DONE])
+    builder.add_conditional_edges("review", guarded(route_after_review),
+                                  [Route.DONE, Route.DELEGATE, Route.PLAN, Route.PATCH])
     builder.add_edge("done", END)
     return builder.compile(checkpointer=checkpointer, name=name)
 
 
-graph = build_graph()
+def studio_graph() -> CompiledStateGraph:
+    """The graph ``langgraph dev`` serves (langgraph.json names this factory, which the server
+    calls for each run): its nodes share one run object, built by the run's first node from
+    the run's settings (a :class:`StudioContext`) and the state's repo (:class:`StudioRun`)."""
+    return build_graph(context_of=StudioRun())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from codur.agents.cli_agent import CommandLineAgent
 from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
-from codur.config import AgentConfig
+from codur.config_tables import AgentConfig
 from codur.core.events import emit
 from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
 from codur.graph.context import CodurContext
@@ -63,7 +63,7 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
 
 def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
     """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     out = {}
     for path in observation_of(state).sources:
         try:
@@ -151,7 +151,7 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
       they are journaled (their edits show in the run's diff).
     """
     cfg = ctx.config.agents.get(name)
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     if cfg is not None and cfg.kind == "cli":
         return JournaledAgent(CommandLineAgent(name, cfg.command, timeout_s=cfg.timeout_s), tools), False
     if (cfg is not None and cfg.kind == "python") or (cfg is None and name not in BUILTIN_AGENTS):
@@ -163,12 +163,11 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
         return JournaledAgent(agent, tools), False
     system, specs = build_system_prompt("actor", agent_task_type(state, cfg), extra=cfg.system_prompt if cfg else None,
                                         read_only=ctx.config.tool_policy == "read_only")
+
     def should_stop() -> str | None:
-        assert ctx.limits is not None
         hit = ctx.limits.stop(turn=state.get("turn", 0))
         return hit.reason if hit else None
 
-    assert ctx.models is not None
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")
     return LLMAgent(name, models, system, specs, tools, max_iterations=ctx.config.max_iterations,
                     should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits)), True

@@ -1,14 +1,13 @@
-"""The runtime context: the services and settings a node reads, passed as LangGraph's ``context``.
+"""The run object: the services and settings a node reads, passed as LangGraph's ``context``.
 
-One function builds it, :func:`build_context`: the engine calls it once per run
-(:class:`codur.engine.LocalEngine`), and :func:`get_context` calls it for a run that
-got none (LangGraph Studio passes none, or a dict of settings), keeping the result
-for the run's lifetime, keyed by run_id. The services are built once per run:
+One function builds it, :func:`build_context`, once per run: the engine for its runs
+(:class:`codur.engine.LocalEngine`), and :class:`StudioRun` for a ``langgraph dev`` run
+(which passes no run object, or a dict of settings). Everything in it is built there, once:
 
-- the model provider, with the run's usage ledger (every call recorded and priced);
+- the model provider, with the run's one usage ledger (every model call recorded and priced);
 - the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
-- the ToolExecutor per repo (bound to the run's cancel event; its RLM tool gets the
-  run's actor model and a child budget cut from what the run has left);
+- the run's one ToolExecutor for its repo (settings from config, the run's cancel event, the
+  actor model and the run's remaining budget for its RLM tool, the repo's test command);
 - the confirm callback of the confirm-writes policy.
 """
 
@@ -16,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,45 +25,47 @@ from codur.config import CodurConfig
 from codur.core.budget import Limits
 from codur.llm.factory import ConfigModelProvider, ModelProvider, with_ledger
 from codur.testing.command import resolve as resolve_tests
-from codur.tools.executor import ToolExecutor
+from codur.tools.executor import ToolExecutor, ToolSettings
 
 
-@dataclass
+@dataclass(frozen=True)
 class CodurContext:
-    """What nodes need beyond the state (build it with :func:`build_context`).
+    """What nodes need beyond the state: the run object (build it with :func:`build_context`).
 
     Attributes:
+        repo: the repository (resolved), or None when the request named no directory (the run
+            then ends at initialize).
         config: the settings.
-        models: chat models per role (default: built from config).
+        models: chat models per role.
         limits: the root budget: turns, wall time, tokens, cancellation.
         run_dir: this run's folder (trace, diff, originals), or None.
         confirm: asked before a write when the tool policy is confirm_writes.
         memory: the session store (:class:`codur.memory.SessionStore`), or None.
         session_id: the run's session ('' for none): Initialize records the run in ``memory``,
             Observe loads the session's earlier runs from it.
+        executor: the run's ToolExecutor for ``repo`` (None without a repo); read it as :attr:`tools`.
     """
 
-    config: CodurConfig = field(default_factory=CodurConfig)
-    models: ModelProvider | None = None
-    limits: Limits | None = None
+    repo: Path | None
+    config: CodurConfig
+    models: ModelProvider
+    limits: Limits
     run_dir: Path | None = None
     confirm: Callable[[str, dict], bool] | None = None
     memory: Any = None
     session_id: str = ""
-    _tools: dict[str, ToolExecutor] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    executor: ToolExecutor | None = None
 
-    def __post_init__(self) -> None:
-        if not self.session_id:
-            self.memory = None  # memory is per session: no session, nothing to record or load
-        self.models = with_ledger(self.models or ConfigModelProvider(self.config))
-        ledger = self.models.ledger  # the run's one usage ledger: the limits read it
-        if self.limits is None:
-            r = self.config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
-            self.limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
-                                 max_cost_usd=r.max_cost_usd, ledger=ledger)
-        elif self.limits.ledger is not ledger:
-            self.limits = replace(self.limits, ledger=ledger)
+    @property
+    def tools(self) -> ToolExecutor:
+        """The run's ToolExecutor (one per run, holding the change journal).
+
+        Raises:
+            NotADirectoryError: the run has no repository.
+        """
+        if self.executor is None:
+            raise NotADirectoryError(f"repository not found: {self.repo}")
+        return self.executor
 
     def critic_enabled(self, *, has_tests: bool) -> bool:
         """Whether the critic model verifies: ``config.critic`` when set; when unset, on for an
@@ -77,80 +78,61 @@ class CodurContext:
             return self.config.critic
         return not has_tests or not (isinstance(self.models, ConfigModelProvider) and self.models.uses_local_model)
 
-    def add_tools(self, executor: ToolExecutor) -> ToolExecutor:
-        """Use ``executor`` (built by the caller) as the run's ToolExecutor for its root."""
-        with self._lock:
-            self._tools[str(executor.ctx.root)] = executor
-        self._bind(executor)
-        return executor
 
-    def tools(self, repo: str | Path) -> ToolExecutor:
-        """The run's ToolExecutor for ``repo`` (one per repo, sharing the change journal), with the
-        repo's test command resolved once (:func:`codur.testing.command.resolve`; raises its
-        TestCommandError for a configured command that is not found)."""
-        from codur.core.events import emit
-
-        key = str(Path(repo).resolve())
-        with self._lock:
-            if key not in self._tools:
-                c = self.config
-                executor = ToolExecutor(
-                    Path(key), policy=c.tool_policy, confirm=self.confirm, timeout_s=c.tool_timeout_s,
-                    output_chars=c.tool_output_chars, allow_secrets=c.allow_secrets,
-                    run_dir=self.run_dir, on_event=emit,
-                )
-                executor.ctx.env_allow = tuple(c.tool_env_allow)
-                executor.ctx.test_command = resolve_tests(Path(key), c.test_command)
-                executor.ctx.memory_mb = c.test_memory_mb or None
-                executor.ctx.allow_risky = c.allow_risky_patches
-                executor.ctx.network = c.sandbox_network
-                executor.ctx.confirm_risky = getattr(self.confirm, "risky", None)  # the CLI's --confirm asks
-                self._tools[key] = executor
-                self._bind(executor)
-            return self._tools[key]
-
-    def _bind(self, executor: ToolExecutor) -> None:
-        """Give the executor the run's services: cancel event, actor model, child budget."""
-        assert self.limits is not None and self.models is not None
-        limits, models = self.limits, self.models
-        executor.bind_cancel(limits.cancel)
-        if executor.ctx.model is None and executor.ctx.model_factory is None:
-            executor.ctx.model_factory = lambda: models.models_for("actor")[0]
-        executor.ctx.budget_left = limits.remaining
-
-
-def build_context(config: CodurConfig | None = None, *, models: ModelProvider | None = None,
+def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
                   limits: Limits | None = None, run_dir: Path | None = None,
-                  confirm: Callable[[str, dict], bool] | None = None,
-                  tools: ToolExecutor | None = None, memory: Any = None, session_id: str = "") -> CodurContext:
-    """The run's context, built once per run (the engine's runs and Studio's alike).
+                  confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
+                  session_id: str = "") -> CodurContext:
+    """The run object, built once per run (the engine's runs and Studio's alike).
 
     Args:
+        repo: the repository; None, or a path that is not a directory: a run object without
+            tools (for a request initialize refuses).
         config: the settings (default: from the environment).
         models: the model provider (default: ``config.mock_replies`` played by a MockProvider when
             set, else built from config, with its usage ledger).
-        limits: the root budget (default: from config); it reads the provider's ledger.
+        limits: the root budget (default: from config); the run object's limits read the
+            provider's ledger (limits given with another ledger are copied onto it).
         run_dir: the run's folder, or None.
-        confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy.
-        tools: a ToolExecutor to use for its repo instead of building one.
-        memory, session_id: the session store and the run's session (see :class:`CodurContext`).
+        confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
+            ``risky``, when set, approves writes that add risky code).
+        memory, session_id: the session store and the run's session (see :class:`CodurContext`);
+            without a session no memory is kept.
+
+    Raises:
+        codur.testing.command.TestCommandError: the configured ``test_command`` is not found.
     """
+    from codur.core.events import emit
+
     config = config or CodurConfig()
     if models is None and config.mock_replies is not None:
         from codur.llm.scripted import MockProvider
 
         models = MockProvider(config.mock_replies)
-    ctx = CodurContext(config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
-                       memory=memory, session_id=session_id)
-    if tools is not None:
-        ctx.add_tools(tools)
-    return ctx
+    models = with_ledger(models or ConfigModelProvider(config))
+    ledger = models.ledger  # the run's one usage ledger: every model call, read by the limits
+    if limits is None:
+        r = config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
+        limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
+                        max_cost_usd=r.max_cost_usd, ledger=ledger)
+    elif limits.ledger is not ledger:
+        limits = replace(limits, ledger=ledger)
+    root = Path(repo).expanduser().resolve() if repo and str(repo).strip() else None
+    executor = None
+    if root is not None and root.is_dir():
+        provider = models
+        executor = ToolExecutor(root, ToolSettings.from_config(config), run_dir=run_dir, confirm=confirm,
+                                on_event=emit, cancel=limits.cancel,
+                                model_factory=lambda: provider.models_for("actor")[0], budget_left=limits.remaining,
+                                test_command=resolve_tests(root, config.test_command))
+    return CodurContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
+                        memory=memory if session_id else None, session_id=session_id, executor=executor)
 
 
 class StudioContext(TypedDict, total=False):
     """The context schema the graph declares: settings a LangGraph Studio / ``langgraph dev`` run may
     pass as its ``context`` (any CodurConfig field is accepted; these are the common ones).
-    :func:`get_context` builds the run's :class:`CodurContext` from them with :func:`build_context`;
+    :class:`StudioRun` builds the run's :class:`CodurContext` from them with :func:`build_context`;
     the engine passes a built CodurContext instead."""
 
     base_url: str
@@ -165,30 +147,37 @@ class StudioContext(TypedDict, total=False):
     mock_replies: list[str]
 
 
-_DEFAULT_CONTEXTS: dict[str, CodurContext] = {}
+class StudioRun:
+    """The run object of one ``langgraph dev`` run (see :func:`codur.graph.builder.studio_graph`,
+    which makes one per run): built by the run's first node from the run's settings (a
+    :class:`StudioContext` dict, or none) and the state's repo, then handed to every node."""
+
+    def __init__(self) -> None:
+        self._ctx: CodurContext | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, given: Any, state: dict) -> CodurContext:
+        """The run's object: ``given`` when it is one, else the one this run built."""
+        if isinstance(given, CodurContext):
+            return given
+        with self._lock:
+            if self._ctx is None:
+                from codur.config import load_config
+
+                repo = Path(state.get("repo") or "").expanduser() if (state.get("repo") or "").strip() else None
+                repo = repo if repo is not None and repo.is_dir() else None
+                self._ctx = build_context(repo, load_config(repo, **(given if isinstance(given, dict) else {})))
+            return self._ctx
 
 
-def get_context(runtime: Any, state: dict) -> CodurContext:
-    """The run's context: the one given to the graph, or a default built once per run_id."""
-    ctx = getattr(runtime, "context", None)
-    if isinstance(ctx, CodurContext):
-        return ctx
-    run_id = state.get("run_id") or _thread_id()
-    if run_id not in _DEFAULT_CONTEXTS:
-        from codur.config import load_config
+def given_context(given: Any, state: dict) -> CodurContext:
+    """The run object the caller passed as the graph's ``context`` (the engine's).
 
-        overrides = ctx if isinstance(ctx, dict) else {}
-        repo = Path(state["repo"]) if state.get("repo") and Path(state["repo"]).is_dir() else None
-        _DEFAULT_CONTEXTS[run_id] = build_context(load_config(repo, **overrides))
-    return _DEFAULT_CONTEXTS[run_id]
-
-
-def _thread_id() -> str:
-    from codur.core.events import current_run_id
-
-    return current_run_id()
-
-
-def forget_context(run_id: str) -> None:
-    """Drop a default context when its run is done ('' : the run of this thread's graph)."""
-    _DEFAULT_CONTEXTS.pop(run_id or _thread_id(), None)
+    Raises:
+        TypeError: the context is not a :class:`CodurContext` (a ``langgraph dev`` run goes through
+            :func:`codur.graph.builder.studio_graph`, which builds one).
+    """
+    if not isinstance(given, CodurContext):
+        raise TypeError(f"codur's graph runs with a CodurContext as its context (build_context), not "
+                        f"{type(given).__name__}; langgraph dev runs codur.graph.builder:studio_graph")
+    return given

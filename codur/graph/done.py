@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codur.core.contracts import FIXER_NAMES, RunStatus
-from codur.graph.context import CodurContext, forget_context
+from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
@@ -30,7 +30,7 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
     repo = state.get("repo")
     if repo:
         try:
-            journal = ctx.tools(repo).journal
+            journal = ctx.tools.journal
             update.update(diff=journal.diff(), files_changed=journal.changed_files)
         except NotADirectoryError:
             update.update(diff="", files_changed=[])
@@ -47,5 +47,4 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
         if line := unrelated_line(unrelated):  # still failing, and not the task's: said, not "fixed"
             summary = f"{summary}\n{line}".strip()
     update["summary"] = summary
-    forget_context(state.get("run_id", ""))  # a default (Studio) context is not kept past its run
     return update

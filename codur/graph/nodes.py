@@ -20,14 +20,21 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+try:  # a node with both a sync and an async body; LangGraph has no public name for it
+    from langgraph._internal._runnable import RunnableCallable
+except ImportError:  # langgraph < 1.0
+    from langgraph.utils.runnable import RunnableCallable  # type: ignore[no-redef]
+
 from codur.core.contracts import RunStatus
 from codur.core.events import ENGINE_STATES, emit
-from codur.graph.context import CodurContext, get_context
+from codur.graph.context import CodurContext, given_context
 from codur.graph.state import CodurState
 
 #: Seconds a cancelled node's thread is given to stop after the cancel event is set.
 NODE_STOP_WAIT_S = 10.0
 NodeBody = Callable[[CodurState, CodurContext], dict[str, Any]]
+#: ``(the runtime's context, state) -> the run object``: :func:`given_context`, or a Studio run's.
+ContextSource = Callable[[Any, CodurState], CodurContext]
 
 
 def is_terminal(state: CodurState) -> bool:
@@ -42,57 +49,70 @@ def state_outcome(name: str, state: CodurState, update: dict[str, Any]) -> str:
     return RunStatus.SUCCESS.value if status == RunStatus.RUNNING.value else status
 
 
-def node(name: str) -> Callable[[NodeBody], Callable[[CodurState, Runtime], dict[str, Any]]]:
-    """Wrap a node body: engine.state event, budget check, node history."""
+class Node:
+    """A node body ``(state, ctx) -> partial update`` with the wrapper: engine.state events,
+    budget check, node history. Called as ``node(state, runtime)`` it runs with the run object
+    the runtime carries (the engine's); :meth:`runnable` gives the graph's node for a source
+    of the run object (:func:`codur.graph.builder.build_graph`)."""
 
-    def decorate(body: NodeBody) -> Callable[[CodurState, Runtime], dict[str, Any]]:
-        def run(state: CodurState, runtime: Runtime) -> dict[str, Any]:
-            ctx = get_context(runtime, state)
-            stop = None
-            if name != "done" and not is_terminal(state):
-                assert ctx.limits is not None
-                stop = ctx.limits.stop(turn=state.get("turn", 0), starting_turn=name == "delegate")
-            entry = {"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
-                     "node": name, "turn": state.get("turn", 0)}
-            emit({**entry, "phase": "enter",
-                  "status": stop.status.value if stop else str(state.get("status", RunStatus.RUNNING))})
-            started = time.monotonic()
-            if stop:
-                update = stop.update()
-            else:
-                try:
-                    update = body(state, ctx)
-                except BaseException as exc:
-                    emit({**entry, "phase": "exit", "status": RunStatus.ERROR.value,
-                          "seconds": round(time.monotonic() - started, 3), "error": f"{type(exc).__name__}: {exc}"})
-                    raise
-            emit({**entry, "phase": "exit", "status": state_outcome(name, state, update),
-                  "seconds": round(time.monotonic() - started, 3)})
-            return {**update, "nodes": [name]}
+    def __init__(self, name: str, body: NodeBody) -> None:
+        self.name, self.body = name, body
+        self.__name__, self.__qualname__, self.__doc__ = body.__name__, body.__qualname__, body.__doc__
+
+    def __call__(self, state: CodurState, runtime: Runtime) -> dict[str, Any]:
+        return self.run(state, given_context(runtime.context, state))
+
+    def run(self, state: CodurState, ctx: CodurContext) -> dict[str, Any]:
+        """The body with the events, the budget check (not for done, nor a run already ended) and
+        the node's name appended to ``nodes``."""
+        name = self.name
+        stop = None
+        if name != "done" and not is_terminal(state):
+            stop = ctx.limits.stop(turn=state.get("turn", 0), starting_turn=name == "delegate")
+        entry = {"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
+                 "node": name, "turn": state.get("turn", 0)}
+        emit({**entry, "phase": "enter",
+              "status": stop.status.value if stop else str(state.get("status", RunStatus.RUNNING))})
+        started = time.monotonic()
+        if stop:
+            update = stop.update()
+        else:
+            try:
+                update = self.body(state, ctx)
+            except BaseException as exc:
+                emit({**entry, "phase": "exit", "status": RunStatus.ERROR.value,
+                      "seconds": round(time.monotonic() - started, 3), "error": f"{type(exc).__name__}: {exc}"})
+                raise
+        emit({**entry, "phase": "exit", "status": state_outcome(name, state, update),
+              "seconds": round(time.monotonic() - started, 3)})
+        return {**update, "nodes": [name]}
+
+    def runnable(self, context_of: ContextSource = given_context) -> RunnableCallable:
+        """The graph's node: ``context_of(runtime.context, state)`` gives the run object; a sync
+        body and an async one (``langgraph dev`` / Studio, ``graph.ainvoke``), whose body runs in
+        a thread: when the server cancels the run, the run's cancel event is set, so tools, tests
+        and the repair workers stop, and the thread is given a few seconds to end."""
+
+        def run(state: CodurState, runtime: Runtime) -> dict[str, Any]:  # LangGraph injects ``runtime`` by name
+            return self.run(state, context_of(runtime.context, state))
 
         async def arun(state: CodurState, runtime: Runtime) -> dict[str, Any]:
-            """The node on an event loop (``langgraph dev`` / Studio, ``graph.ainvoke``): the body runs
-            in a thread; when the server cancels the run, the run's cancel event is set, so tools,
-            tests and the repair workers stop, and the thread is given a few seconds to end."""
-            work = asyncio.ensure_future(asyncio.to_thread(run, state, runtime))
+            ctx = await asyncio.to_thread(context_of, runtime.context, state)
+            work = asyncio.ensure_future(asyncio.to_thread(self.run, state, ctx))
             try:
                 return await asyncio.shield(work)
             except asyncio.CancelledError:
-                limits = get_context(runtime, state).limits
-                if limits is not None:
-                    limits.cancel.set()
+                ctx.limits.cancel.set()
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(work, NODE_STOP_WAIT_S)
                 raise
 
-        # Not functools.wraps: LangGraph reads the signature to inject ``runtime``.
-        for fn in (run, arun):
-            fn.__name__, fn.__qualname__, fn.__doc__ = body.__name__, body.__qualname__, body.__doc__
-        run.body = body  # type: ignore[attr-defined]
-        run.arun = arun  # type: ignore[attr-defined]
-        return run
+        return RunnableCallable(run, arun, name=self.name)
 
-    return decorate
+
+def node(name: str) -> Callable[[NodeBody], Node]:
+    """Wrap a node body as the graph's node ``name`` (see :class:`Node`)."""
+    return lambda body: Node(name, body)
 
 
 def guarded(router: Callable[[CodurState], str]) -> Callable[[CodurState], str]:

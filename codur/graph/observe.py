@@ -14,11 +14,12 @@ from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
-from codur.graph.verification_agent import is_test_file
 from codur.memory import recall, tolerant
 from codur.repair.selection import imported_modules, named_tests
+from codur.testing.ids import file_of, is_test_file
+from codur.testing.report import TestReport, setup_problem
 from codur.tools.context import ToolContext, ToolError
-from codur.tools.testing import TestReport, run_tests, setup_problem
+from codur.tools.testing import run_tests
 
 MAX_FILES = 40
 MAX_SOURCE_LINES = 160
@@ -44,7 +45,7 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
     """Numbered source of the repo modules imported by the failing tests' files (≤160 lines in all)."""
     out: dict[str, str] = {}
     budget = MAX_SOURCE_LINES
-    for test_file in dict.fromkeys(t.split("::")[0] for t in failing):
+    for test_file in dict.fromkeys(file_of(t) for t in failing):
         try:
             modules = imported_modules(ctx.read_text(test_file))
         except (ToolError, SyntaxError):
@@ -83,10 +84,10 @@ def observe_repo(state: CodurState, ctx: CodurContext) -> dict:
     pass``) names tests, only those run: the patch search starts from them.
 
     The test command is said once (event ``tests.command``). A suite that cannot even start
-    (:func:`codur.tools.testing.setup_problem`) ends the run: status error, reason
+    (:func:`codur.testing.report.setup_problem`) ends the run: status error, reason
     ``test_setup_failed``, event ``tests.setup_failed``; a fix would be judged by tests that
     never ran."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
     observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=has_tests(files))
     if not observation.has_tests:
@@ -115,46 +116,3 @@ def observe_repo(state: CodurState, ctx: CodurContext) -> dict:
         emit({"event_type": "tests.setup_failed", "problem": problem})
         return {"observation": observation, "status": RunStatus.ERROR.value, "reason": "test_setup_failed"}
     return {"observation": observation}
-
-
-def with_text(ctx: ToolContext, ranked: list[tuple[str, int, float]], top: int = 4) -> list[dict]:
-    """The best ``top`` of ``ranked`` (path, line, score) with their source text; lines
-    scoring under half the best are left out."""
-    if not ranked:
-        return []
-    best = ranked[0][2]
-    out = []
-    for path, line, score in ranked:
-        if score < best / 2 or len(out) >= top:
-            break
-        try:
-            text = ctx.read_text(path).splitlines()[line - 1].strip()
-        except (ToolError, IndexError):
-            continue
-        out.append({"path": path, "line": line, "score": score, "text": text})
-    return out
-
-
-def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[dict]]:
-    """The most suspicious source lines by spectrum-based fault localization (Ochiai over
-    per-test line coverage, :func:`codur.repair.localize_faults`), with their text
-    (lines scoring under half the best left out), and the most suspicious functions
-    across files (:func:`codur.patch.ranking.summary`). ([], []) when localization fails."""
-    from codur.patch import ranking
-    from codur.repair import localize_faults
-
-    try:
-        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0, memory_mb=ctx.memory_mb)
-    except Exception:  # noqa: BLE001 - a hint, not a requirement
-        return [], []
-
-    def read(rel: str) -> str:
-        try:
-            return ctx.read_text(rel)
-        except ToolError as exc:  # not a file the ranking can read: left out
-            raise OSError(str(exc)) from exc
-
-    ranked = ranking.rank_functions(loc.scores, read)
-    return with_text(ctx, loc.suspicious, top), ranking.summary(ranked)
-
-

@@ -1,9 +1,9 @@
 """The graph state: every key declared once, with its reducer.
 
 Nodes return partial updates and never mutate the state they are given. Keys
-without a reducer take the last value written; counters add up (operator.add);
-the node history and failure signatures append. Agent transcripts are not state (they are in
-the trace), so a checkpoint stays small.
+without a reducer take the last value written; the node history and failure signatures
+append (operator.add). Model usage is not state (the run's usage ledger records it), nor are
+agent transcripts (they are in the trace), so a checkpoint stays small.
 """
 
 from __future__ import annotations
@@ -177,15 +177,16 @@ class CodurState(TypedDict, total=False):
         agent_outcome: the last Act step (:class:`AgentOutcome`).
         verification: the last verdict (:class:`codur.graph.verification.verdict.Verdict`).
         Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`.
-        route: review's decision (done, retry, replan, repair).
+        route: the next node plan or review chose (:class:`codur.graph.routing.Route`: delegate,
+            patch, plan or done).
         feedback: failure context handed to the next Act step.
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
         patch: what it found: status, source, provenance, tried per source, phases (seconds),
             near_miss (the best near miss: label, fixed, failing, diff) or None.
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
-        tool_calls: the agents' tool calls (added). Model usage (calls, tokens, cost, seconds)
-            is not state: the run's usage ledger records every model call (codur.core.usage).
+        Model usage (calls, tokens, cost, seconds) is not state: the run's usage ledger records
+            every model call (codur.core.usage); the agent's tool calls are its outcome's.
         diff, files_changed, summary: written by done: the graph's output (what Studio shows at
             the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
@@ -211,7 +212,6 @@ class CodurState(TypedDict, total=False):
     patch: dict[str, Any]
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]
-    tool_calls: Annotated[int, operator.add]
     diff: str
     files_changed: list[str]
     summary: str

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codur.graph.state import CodurState, observation_of
-from codur.graph.verification.deterministic import is_test_file
 from codur.graph.verification.verdict import Evidence, Verdict
+from codur.testing.ids import file_of, is_test_file
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
 
@@ -104,7 +104,7 @@ def task_tests(task: str, failing: list[str], test_files: list[str]) -> list[str
     words = set(re.findall(r"[\w./:\[\]-]+", task))
     out = []
     for test_id in failing:
-        path = test_id.split("::")[0]
+        path = file_of(test_id)
         name = test_id.split("::")[-1].split("[")[0]
         if path in test_files or words & {test_id, path, path.rsplit("/", 1)[-1], name}:
             out.append(test_id)
@@ -115,12 +115,12 @@ def scope_test_files(state: CodurState, ctx: CodurContext) -> list[str]:
     """The test files whose tests belong to the task: changed against HEAD when the run started
     (observe's), written by this run (the change journal's), and the failing tests' files that
     use a name the task asks for (a test of the feature, in a repo without git too)."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     obs = observation_of(state)
     written = [f for f in tools.journal.changed_files if is_test_file(f)]
     names = requested(state.get("task", "")).names
     using = []
-    for rel in dict.fromkeys(t.split("::")[0] for t in (obs.tests.failed if obs.tests else [])):
+    for rel in dict.fromkeys(file_of(t) for t in (obs.tests.failed if obs.tests else [])):
         try:
             words = set(re.findall(r"\w+", tools.ctx.read_text(rel)))
         except ToolError:
@@ -143,7 +143,7 @@ def scoped_verdict(state: CodurState, ctx: CodurContext, verdict: Verdict) -> Ve
     any other task's unchanged."""
     if state.get("task_type") != "code_generation":
         return verdict
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     return feature_verdict(verdict, missing(tools.ctx, requested(state.get("task", ""))), unrelated_tests(state, ctx))
 
 

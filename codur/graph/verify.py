@@ -41,7 +41,6 @@ def loop_ending(outcome: AgentOutcome | None) -> str:
 
 def model_verification(state: CodurState, ctx: CodurContext, changed: list[str]) -> ModelRun:
     """The critic model's verification loop; a model error becomes a ModelRun without verdict."""
-    assert ctx.models is not None and ctx.limits is not None
     limits, turn = ctx.limits, state.get("turn", 0)
 
     def should_stop() -> str | None:
@@ -50,10 +49,10 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
 
     try:
         return run_model_verifier(  # the critic chain under the one model-call policy: retries, then the next
-            ctx.models.models_for("critic"), ctx.tools(state["repo"]), task=state["task"],
+            ctx.models.models_for("critic"), ctx.tools, task=state["task"],
             task_type=state.get("task_type", "code_fix"), changed=changed,
             summary=outcome.summary if (outcome := outcome_of(state)) else "",
-            diff=ctx.tools(state["repo"]).journal.diff(),
+            diff=ctx.tools.journal.diff(),
             should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits))
     except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
@@ -62,7 +61,7 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
 @node("verify")
 def verify_node(state: CodurState, ctx: CodurContext) -> dict:
     """Verify the turn (see the module docstring); write the verdict and its usage."""
-    tools = ctx.tools(state["repo"])
+    tools = ctx.tools
     has_tests = observation_of(state).has_tests
     task_type = state.get("task_type", "code_fix")
     changed = tools.journal.changed_files

@@ -16,20 +16,30 @@ Streams get the same timeout; a stream is never made again (part of it may have 
 With the run's ``cancel`` event, a plain call waits for its reply in a helper thread and
 raises :class:`ModelCallCancelled` as soon as the event is set (Ctrl-C during a call to a
 model that never answers ends the run at once; the helper is a daemon thread, left to its
-timeout); a stream stops at the next chunk.
+timeout); a stream stops at the next chunk. With ``stream_replies`` (the embedded server) the
+helper streams the reply and closes the stream at the next chunk after the event, so the
+server drops the request instead of generating to ``max_tokens``.
+
+Every call in flight is counted per base URL (:func:`wait_idle`): the embedded server is
+released only once no call to it is in flight, because releasing it waits for its open
+requests while holding the interpreter lock, and the call that would close its request then
+never runs (a run cancelled during a model call hung at exit).
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import openai
 from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models.chat_models import generate_from_stream
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
@@ -48,6 +58,29 @@ class DeadlineExceeded(TimeoutError):
 
 class ModelCallCancelled(RuntimeError):
     """The run was cancelled while the model call was in flight. Never worth a retry."""
+
+
+_in_flight: Counter[str] = Counter()  # calls in flight per base URL
+_idle = threading.Condition()
+
+
+@contextlib.contextmanager
+def _counted(base_url: str) -> Iterator[None]:
+    with _idle:
+        _in_flight[base_url] += 1
+    try:
+        yield
+    finally:
+        with _idle:
+            _in_flight[base_url] -= 1
+            _idle.notify_all()
+
+
+def wait_idle(base_url: str, timeout_s: float) -> bool:
+    """Wait until no model call to ``base_url`` is in flight, at most ``timeout_s`` seconds
+    (the interpreter lock is released meanwhile). Returns whether none is."""
+    with _idle:
+        return _idle.wait_for(lambda: _in_flight[base_url] <= 0, timeout_s)
 
 
 def _cancellable(call: Callable[[], T], cancel: threading.Event) -> T:
@@ -86,6 +119,7 @@ class DeadlineChatOpenAI(ChatOpenAI):
     deadline: float | None = Field(None, exclude=True)
     retry_after_cap_s: float = Field(30.0, exclude=True)
     cancel: threading.Event | None = Field(None, exclude=True)
+    stream_replies: bool = Field(False, exclude=True)
 
     def _timeout(self) -> tuple[float | None, bool]:
         """(timeout for this call in seconds or None for the client's own, cut to the time left?)."""
@@ -112,10 +146,11 @@ class DeadlineChatOpenAI(ChatOpenAI):
         while True:
             timeout, cut = self._timeout()
             given = {**kwargs, "timeout": timeout} if timeout is not None else kwargs
+            counted = functools.partial(self._count, call, given)
             try:
                 if self.cancel is None:
-                    return call(given)
-                return _cancellable(functools.partial(call, given), self.cancel)
+                    return counted()
+                return _cancellable(counted, self.cancel)
             except openai.APITimeoutError as exc:
                 if cut:
                     raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc
@@ -127,10 +162,33 @@ class DeadlineChatOpenAI(ChatOpenAI):
                 waits += 1
                 time.sleep(wait)
 
+    def _count(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any]) -> T:
+        with _counted(str(self.openai_api_base)):
+            return call(kwargs)
+
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+        if self.cancel is not None and self.stream_replies and "response_format" not in kwargs:
+            stream = super()._stream
+
+            def streamed(kw: dict[str, Any]) -> ChatResult:  # stops at the next chunk once cancelled
+                return generate_from_stream(self._checked(stream(messages, stop, run_manager, stream_usage=True, **kw)))
+
+            return self._within_limits(streamed, kwargs)
         generate = super()._generate
         return self._within_limits(lambda kw: generate(messages, stop, run_manager, **kw), kwargs)
+
+    def _checked(self, chunks: Iterator[ChatGenerationChunk]) -> Iterator[ChatGenerationChunk]:
+        """``chunks`` until the run's cancel event is set (then the stream is closed)."""
+        try:
+            for chunk in chunks:
+                if self.cancel is not None and self.cancel.is_set():
+                    raise ModelCallCancelled("the run was cancelled during the model's reply")
+                yield chunk
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
 
     def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
                 run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
@@ -138,10 +196,8 @@ class DeadlineChatOpenAI(ChatOpenAI):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            for chunk in super()._stream(messages, stop, run_manager, **kwargs):
-                if self.cancel is not None and self.cancel.is_set():
-                    raise ModelCallCancelled("the run was cancelled during the model's reply")
-                yield chunk
+            with _counted(str(self.openai_api_base)):
+                yield from self._checked(super()._stream(messages, stop, run_manager, **kwargs))
         except openai.APITimeoutError as exc:
             if cut:
                 raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc

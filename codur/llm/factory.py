@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.config import CodurConfig, LocalModelSettings, ModelProfile
+from codur.config import CodurConfig
+from codur.config_tables import LocalModelSettings, ModelProfile
 from codur.core.usage import UsageLedger
 from codur.llm.pricing import profile_price
 from codur.llm.usage import ledger_callback
@@ -61,7 +62,7 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
 
         server = shared_server(local)
         return DeadlineChatOpenAI(
-            base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits,
+            base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits, stream_replies=True,
             callbacks=[ledger_callback(ledger)] if ledger else None,
             metadata={NATIVE_TOOLS: bool(profile.native_tools)},
         )

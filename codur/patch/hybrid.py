@@ -182,7 +182,8 @@ def hybrid_candidates(near: list[tuple[Sample, int]], original, *, unions: int =
     mutants of the ``bases`` best near misses (key ``(mutant index, rank)``).
     ``near``: (near miss, failing tests it fixed), a candidate that is no :class:`Sample`
     ignored; ``original(rel)``: a file's original text."""
-    ranked = [s for s, _ in sorted(near, key=lambda sf: (-sf[1], sf[0].k)) if isinstance(s, Sample)]
+    samples = [(s, fixed) for s, fixed in near if isinstance(s, Sample)]
+    ranked = [s for s, _ in sorted(samples, key=lambda sf: (-sf[1], sf[0].k))]
     out: list = []
     for i, a in enumerate(ranked):
         for b in ranked[i + 1:]:

@@ -36,26 +36,21 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from codur.config import CodurConfig
+from codur.core.contracts import PIPELINE_FIXERS
 from codur.patch import ranking
+from codur.patch.conversation import Judged
 from codur.patch.hybrid import hybrid_candidates
 from codur.patch.prompt import PromptParts, test_source
-from codur.patch.sampling import Judged, Sample, draw
+from codur.patch.sampling import draw, judged_mutants
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
-from codur.repair.engine import RepairSession
-from codur.repair.evaluate import (
-    MAX_FAILURES,
-    Candidate,
-    CandidateQueue,
-    Evaluation,
-    SearchOutcome,
-    apply_files,
-    files_of,
-)
+from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
+from codur.repair.search import CandidateQueue, SearchOutcome
+from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 
-FIXERS = ("mutation", "sampling", "hybrid")
 #: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
 #: reply stops at its next token; a call with no token yet is left behind, not waited for).
 SAMPLER_GRACE_S = 2.0
@@ -104,58 +99,94 @@ def _is_backfill(key: Any) -> bool:
     return key[0] == 1
 
 
+@dataclass(frozen=True)
+class PatchSettings:
+    """How the pipeline searches: a run's, from its settings (:meth:`from_config`).
+
+    Attributes:
+        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
+        workers: evaluation workers.
+        time_box_s: seconds of mutation search before the model (the rest of the mutants run last).
+        samples: model samples (K).
+        time_budget_s: the whole search's seconds when no deadline is given.
+        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
+            among them at most.
+        max_lines: longest function shown whole to the model, lines.
+        sample_format: what a sample writes ("function", "search_replace", "udiff").
+        memory_mb: each test run's address-space limit, MiB (None: none).
+        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
+    """
+
+    fixers: tuple[str, ...]
+    workers: int
+    time_box_s: float
+    samples: int
+    time_budget_s: float
+    max_mutants: int
+    max_pairs: int
+    max_lines: int
+    sample_format: str
+    memory_mb: int | None
+    mutant_timeout_s: float
+
+    @classmethod
+    def from_config(cls, config: CodurConfig) -> PatchSettings:
+        """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
+        ``repair_workers``, ``mutation_time_box_s``,
+        ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
+        ``sample_format``, ``test_memory_mb`` (0: none) and ``mutant_timeout_s``."""
+        return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
+                   time_box_s=config.mutation_time_box_s, samples=config.samples,
+                   time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
+                   max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
+                   memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
+
+
 class PatchPipeline:
     """Runs the fixers in cost order on one repair session.
 
     Args:
         repo: the repository (never written).
-        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
+        settings: how to search (:class:`PatchSettings`).
         models: the chat models that sample patches (the actor role's fallback chain), or
             a function returning them, called only when sampling starts (so a bug fixed by
             the mutation search never starts the embedded model).
         failures: the failing tests' report shown to the model (ids, short tracebacks).
-        workers: evaluation workers; time_box_s: seconds of mutation search before the
-            model (the rest of the mutants run last); samples: model samples (K).
-        deadline: ``time.monotonic()`` by which the whole search ends.
+        task: the user's request, shown to the model (it often describes the symptom).
+        test_cmd: the repo's test command (resolved, or an argv; None: the default one).
+        deadline: ``time.monotonic()`` by which the whole search ends (default:
+            ``settings.time_budget_s`` from now).
         cancel: set to stop (status "cancelled").
         over_budget: asked after each model sample; True stops sampling ("budget"): the run's
             limits, which read its usage ledger (every sample recorded there).
         on_event: progress events (``patch.*``).
-        max_lines: longest function shown whole to the model.
-        sample_format: what a sample writes ("function", "search_replace", "udiff").
-        task: the user's request, shown to the model (it often describes the symptom).
-        test_cmd: the repo's test command (resolved, or an argv; None: the default one).
-        focus, failing_before, suite_s: test selection (see :class:`codur.repair.RepairSession`):
+        focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
-        memory_mb: each test run's address-space limit, MiB (None: none).
-        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
-            among them at most (settings ``max_mutants``, ``max_pairs``).
-        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
     """
 
-    def __init__(self, repo, *, fixers: tuple[str, ...] = FIXERS,
+    def __init__(self, repo, settings: PatchSettings, *,
                  models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
-                 failures: str = "", workers: int = 4, time_box_s: float = 5.0, samples: int = 6,
+                 failures: str = "", task: str = "", test_cmd: list[str] | TestCommand | None = None,
                  deadline: float | None = None, cancel: threading.Event | None = None,
                  over_budget: Callable[[], bool] = lambda: False, on_event: Event | None = None,
-                 max_mutants: int = 400, max_lines: int = 80, test_cmd: list[str] | TestCommand | None = None,
-                 sample_format: str = "function", task: str = "", focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0,
-                 memory_mb: int | None = None, max_pairs: int = mutation.PAIR_BUDGET,
-                 mutant_timeout_s: float = 20.0) -> None:
-        self.repo, self.fixers, self._models = repo, tuple(fixers), models
-        self.failures, self.workers, self.time_box_s, self.samples = failures, workers, time_box_s, samples
-        self.deadline = deadline if deadline is not None else time.monotonic() + 300.0
+                 focus: list[str] | None = None, failing_before: list[str] | None = None,
+                 suite_s: float = 0.0) -> None:
+        self.repo, self.settings, self.fixers, self._models = repo, settings, tuple(settings.fixers), models
+        self.failures, self.workers = failures, settings.workers
+        self.time_box_s, self.samples = settings.time_box_s, settings.samples
+        self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
         self.cancel = cancel or threading.Event()
         self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
-        self.max_mutants, self.max_lines, self.test_cmd = max_mutants, max_lines, test_cmd
-        self.sample_format, self.task = sample_format, task
+        self.max_mutants, self.max_lines, self.test_cmd = settings.max_mutants, settings.max_lines, test_cmd
+        self.sample_format, self.task = settings.sample_format, task
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
-        self.memory_mb, self.max_pairs, self.mutant_timeout_s = memory_mb, max_pairs, mutant_timeout_s
-        self.tried: dict[str, int] = {"mutation": 0, "sampling": 0, "hybrid": 0}
-        self.near: list[tuple[Sample, int]] = []
+        self.memory_mb, self.max_pairs = settings.memory_mb, settings.max_pairs
+        self.mutant_timeout_s = settings.mutant_timeout_s
+        self.tried: dict[str, int] = dict.fromkeys(PIPELINE_FIXERS, 0)
+        self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
         self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
+        self.mutant_near: list[tuple[Any, Evaluation]] = []  # near-miss mutants, with their verdicts
         self.ranked: list[tuple[FunctionSpan, float]] = []
         self.tokens = self.llm_calls = 0
         self._budget_hit = False
@@ -213,7 +244,7 @@ class PatchPipeline:
         outcome = None
         if "mutation" in self.fixers or "hybrid" in self.fixers:
             found, texts = mutation.generate(session.repo, loc.scores, limit=self.max_mutants,
-                                                max_pairs=self.max_pairs)
+                                                max_pairs=self.max_pairs, hung_loops=loc.hung_loops)
             session.texts.update(texts)
             left = [(i, m) for i, m in enumerate(found)] if "mutation" in self.fixers else []
         later = bool(self._models) and "sampling" in self.fixers
@@ -287,7 +318,8 @@ class PatchPipeline:
         def produce() -> None:
             try:
                 for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near),
-                                  judged=lambda: list(self.judged)):
+                                  judged=lambda: [*judged_mutants(self.mutant_near, parts, session.original,
+                                                                  len(loc.failing)), *self.judged]):
                     with lock:
                         if left_behind.is_set():  # run() has returned: report nothing more
                             return
@@ -339,6 +371,8 @@ class PatchPipeline:
             self.tried[own] = self.tried.get(own, 0) + 1
             if evaluation.status == "near_miss":
                 self.near.append((candidate, evaluation.fixed))
+                if own == "mutation":
+                    self.mutant_near.append((candidate, evaluation))
             if own == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
                 self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
                                           evaluation.failures, evaluation.broke))
@@ -378,7 +412,7 @@ class PatchPipeline:
         result.elapsed_s = round(time.monotonic() - start, 3)
         result.phases = phases
         if self.near and session is not None:
-            sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], sf[0].k))[0]
+            sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], getattr(sf[0], "k", 0)))[0]
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
                                 "provenance": sample.provenance, "files": list(files_of(sample)),
                                 "diff": self._diff(session, sample)}

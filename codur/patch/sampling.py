@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from codur.patch import formats
-from codur.patch.prompt import PromptParts, feedback
-from codur.patch.splice import FunctionSpan, code_blocks, functions, normalized, source_of, splice_files
+from codur.patch import conversation, formats
+from codur.patch.conversation import Judged
+from codur.patch.prompt import PromptParts
+from codur.patch.splice import FunctionSpan, functions, normalized, source_of, splice_files
 
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.
@@ -43,8 +44,9 @@ SCHEDULE: tuple[tuple[str, float], ...] = (
     ("plain", 0.0), ("tests", 0.0), ("file", 0.0), ("missing", 0.0), ("marked", 0.7), ("tests", 0.7),
     ("file", 0.8), ("missing", 0.8), ("plain", 1.0), ("marked", 1.0),
 )
-#: Feedback samples start at this sample index; earlier answers it continues, at most.
-FEEDBACK_FROM, FEEDBACK_TURNS = 2, 3
+#: Feedback samples start at this sample index (the earlier answers a feedback sample continues,
+#: at most: :data:`codur.patch.conversation.FEEDBACK_TURNS`).
+FEEDBACK_FROM = 2
 #: Seconds a feedback slot waits for the verdict of a candidate still being tested (a test
 #: run takes 0.2-2 s, a sample 10-50 s on 2 cores: waiting is cheaper than a blind sample).
 FEEDBACK_WAIT_S = 5.0
@@ -99,22 +101,26 @@ class Sample:
                 "functions": list(self.functions), **({"files": list(self.files)} if self.extra else {})}
 
 
-@dataclass(frozen=True)
-class Judged:
-    """What the tests said about a sample that was not plausible: its evaluation's
-    ``status`` ("failed", "near_miss", "timeout"), ``fixed`` of the ``failing`` failing
-    tests pass with it, ``failures`` and ``broke`` as in
-    :class:`codur.repair.evaluate.Evaluation`."""
-
-    sample: Sample
-    status: str
-    fixed: int
-    failing: int
-    failures: tuple[tuple[str, str], ...] = ()
-    broke: tuple[tuple[str, str], ...] = ()
-
-    def said(self) -> str:
-        return feedback(self.status, self.fixed, self.failing, self.failures, self.broke)
+def judged_mutants(near: list, parts: PromptParts, original: Callable[[str], str], failing: int) -> list[Judged]:
+    """The near-miss mutants of the sampled functions (``near``: (mutant, evaluation) in the
+    order they were judged) as judged answers a feedback sample continues from, the two that
+    fixed most: an added statement is often half a fix (``return digits`` where
+    ``return "+" + digits`` is due), and the tests' verdict on it says what is left. Each gets
+    ``k = -1 - its index in near`` (a sample's k is never negative)."""
+    sampled = {s.qualname for s in parts.spans}
+    out = []
+    for i, (mutant, evaluation) in sorted(enumerate(near), key=lambda ie: -ie[1][1].fixed)[:2]:
+        try:
+            text = mutant.apply(original(mutant.file))
+            inside = [f.qualname for f in functions(text, mutant.file)
+                      if f.qualname in sampled and f.start <= mutant.line <= f.end]
+        except (SyntaxError, ValueError):
+            continue
+        if inside:
+            sample = Sample(mutant.file, text, -1 - i, 0.0, "mutant", (inside[0],))
+            out.append(Judged(sample, evaluation.status, evaluation.fixed, failing, evaluation.failures,
+                              evaluation.broke))
+    return out
 
 
 def changed_functions(old: str, new: str, file: str) -> tuple[str, ...]:
@@ -213,34 +219,6 @@ def _sample(parts: PromptParts, news: dict[str, str], k: int, temperature: float
                   tuple((f, news[f]) for f in rest))
 
 
-def _answer(sample: Sample, reply: str) -> str:
-    """The code of ``sample`` as the model's answer in a conversation: the functions it
-    rewrote, as the tests ran them (the reply's blocks when they cannot be found)."""
-    try:
-        spans = [f for f in functions(sample.new_text, sample.file) if f.qualname in sample.functions]
-    except SyntaxError:
-        spans = []
-    code = "\n\n".join(source_of(sample.new_text, f) for f in spans) or "\n\n".join(code_blocks(reply))
-    return f"```python\n{code.strip()}\n```"
-
-
-def _target(judged: list[Judged], answers: dict[int, str], used: set[int]) -> Judged | None:
-    """The judged sample the next feedback sample answers: the near miss that fixed most
-    tests, else the latest rejected sample, among those not answered yet."""
-    fresh = [j for j in judged if j.sample.k in answers and j.sample.k not in used]
-    if not fresh:
-        return None
-    return max(fresh, key=lambda j: (j.status == "near_miss", j.fixed, j.sample.k))
-
-
-def _turns(target: Judged, judged: list[Judged], answers: dict[int, str]) -> list[tuple[str, str]]:
-    """(answer, what the tests said) of up to :data:`FEEDBACK_TURNS` judged samples,
-    oldest first, ``target`` last."""
-    earlier = sorted((j for j in judged if j.sample.k in answers and j is not target), key=lambda j: j.sample.k)
-    chosen = [*earlier[-(FEEDBACK_TURNS - 1):], target] if FEEDBACK_TURNS > 1 else [target]
-    return [(answers[j.sample.k], j.said()) for j in chosen]
-
-
 def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
          stop: Callable[[], bool] = lambda: False, schedule: tuple = SCHEDULE,
          want_pair: Callable[[], bool] = lambda: False,
@@ -259,12 +237,12 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
     :data:`PAIR_EVERY` samples.
 
     ``judged()`` returns what the tests said so far about this sampler's candidates
-    (:class:`Judged`); the first function reply that returns the code unchanged counts as
+    (:class:`codur.patch.conversation.Judged`); the first function reply that returns the code unchanged counts as
     judged too, with the original's verdict (``parts.verdict``). From sample
     :data:`FEEDBACK_FROM` on, every other sample is a ``feedback`` one while a judged
     function-prompt sample is not answered yet: the conversation
     (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
-    :data:`FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
+    :data:`codur.patch.conversation.FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
     the latest) last; the schedule's next entry waits for the sample after it. Such a slot
     waits up to :data:`FEEDBACK_WAIT_S` for the verdict of a candidate still being tested.
     """
@@ -293,11 +271,14 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
                    and set(answers) - used - {j.sample.k for j in [*echoed, *judged()]}):
                 time.sleep(0.05)  # a candidate is still being tested: its verdict is near
             seen_so_far = [*echoed, *judged()]
-            target = _target(seen_so_far, answers, used)
+            for j in seen_so_far:
+                if j.sample.k < 0 and j.sample.k not in answers:  # a mutant's near miss, as an earlier answer
+                    answers[j.sample.k] = conversation.answer(j.sample, "")
+            target = conversation.target(seen_so_far, answers, used)
         if target is not None:
             variant, temperature = "feedback", (0.0 if not used else 0.7)
             used.add(target.sample.k)
-            turns = _turns(target, seen_so_far, answers)
+            turns = conversation.turns(target, seen_so_far, answers)
         elif variant != "pair":
             slot += 1
         previous = variant
@@ -343,11 +324,11 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
                 # the code as it is fails: its verdict is the baseline's, answered like a sample's
                 echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(names))
                 echoed.append(Judged(echo, "failed", 0, len(parts.verdict), parts.verdict))
-                answers[k] = _answer(echo, reply)
+                answers[k] = conversation.answer(echo, reply)
             yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
             continue
         seen.add(key)
         sample = _sample(parts, news, k, temperature, variant, done)
         if variant in FEEDBACK_BASES and not sample.extra:
-            answers[k] = _answer(sample, reply)
+            answers[k] = conversation.answer(sample, reply)
         yield Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)

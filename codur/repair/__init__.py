@@ -2,10 +2,11 @@
 
 Pipeline (``repair(repo)``):
 
-1. **Workers.** ``workers`` private copies of the repo (without .git/.venv/.codur/
-   __pycache__) and one fork server that has pytest, its plugins and coverage imported,
-   so a test run costs a fork instead of a fresh interpreter (``worker.py``,
-   ``_runtime/codur_repair_zygote.py``). The idle server is kept for the next call.
+1. **Workers** (``session.py``, the setup every phase shares). ``workers`` private copies
+   of the repo (without .git/.venv/.codur/__pycache__) and one fork server that has pytest,
+   its plugins and coverage imported, so a test run costs a fork instead of a fresh
+   interpreter (``worker.py``, ``_runtime/codur_repair_zygote.py``). The idle server is
+   kept for the next call.
 2. **Fault localization** (``localize.py``). The suite runs once with per-test line
    coverage (coverage.py dynamic contexts via the ``codur_repair_plugin`` pytest plugin);
    each source line gets its Ochiai suspiciousness (Abreu et al. 2007), boosted when it
@@ -19,22 +20,23 @@ Pipeline (``repair(repo)``):
    and slices, dropped guards and operands, f-prefixes, ...); every mutant compiles and
    is unique; rank: suspiciousness × the operator's prior. Pairs of edits on the same or
    adjacent lines come last, at most ``max_pairs``. Expression operators are in
-   ``operators.py`` (operators, operands, literals) and ``calls.py`` (identifiers,
-   attributes, calls, arguments), the standard library's optional arguments in
+   ``operators.py`` (operators, operands, literals), ``identifiers.py`` (identifiers,
+   attributes) and ``calls.py`` (calls, arguments), the standard library's optional arguments in
    ``library.py``, statement operators in ``statements.py`` and ``missing.py`` (the
    update a never-ending ``while`` lacks, the flush of a loop's last batch, a statement
    indented one block too deep); what they
    share in ``context.py``; the module analysis they read (names in scope, kinds of use,
    nearest names) in ``names.py``; the bug patterns they are named after, with the
    priors, in ``patterns.py``.
-4. **Search** (``evaluate.py``). Mutants run in rank order on the workers: the failing
-   tests first, then the full suite, each under a timeout (from the baseline durations,
-   capped by ``mutant_timeout_s``) that kills the process group; the failing tests also
-   under a short per-test limit, so a mutant that still loops costs about a second. The
-   best-ranked plausible mutant wins, whatever the number of workers. Without one, the
-   result says why the search stopped: "budget", "exhausted" or "cancelled".
-5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is replaced
-   atomically. Nothing in the repo is written otherwise.
+4. **Search** (``search.py``, each candidate judged by ``evaluate.py``). Mutants run in rank
+   order on the workers: the failing tests first, then the full suite, each under a timeout
+   (from the baseline durations, capped by ``mutant_timeout_s``) that kills the process
+   group; the failing tests also under a short per-test limit, so a mutant that still loops
+   costs about a second. The best-ranked plausible mutant wins, whatever the number of
+   workers. Without one, the result says why the search stopped: "budget", "exhausted" or
+   "cancelled".
+5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is
+   replaced atomically. Nothing in the repo is written otherwise.
 
 A non-pytest ``test_cmd`` is one test: it is wrapped in ``coverage run`` when possible,
 the scripts it names are never mutated, and mutants run it whole in a subprocess.

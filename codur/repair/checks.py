@@ -16,6 +16,7 @@ from pathlib import Path
 from codur.repair import localize
 from codur.repair.evaluate import Checks, Stage
 from codur.testing import command as testcmd
+from codur.testing.ids import file_of
 
 #: The whole-suite run of a winner may take this many times the suite's own seen time, plus
 #: :data:`GATE_SLACK_S` seconds.
@@ -126,7 +127,7 @@ def selected_checks(loc: localize.Localization, command: testcmd.TestCommand, fo
         if (tests, report) not in made:
             path = folder / f"covering-{len(made)}.json"
             path.write_text(json.dumps(sorted(tests)))
-            files = [] if command.pytest_args else sorted({t.split("::")[0] for t in tests})
+            files = [] if command.pytest_args else sorted({file_of(t) for t in tests})
             flags = slow if report else testcmd.FAST_FLAGS
             timeout = stage_timeout(overhead + sum(durations.get(t, 0.1) for t in tests), cap)
             made[(tests, report)] = Stage((*whole, *files, *flags, "-p", testcmd.PLUGIN), timeout,

@@ -1,4 +1,4 @@
-"""The one evaluator of candidate patches: a worker pool fed from a ranked queue.
+"""The one evaluator of candidate patches: one candidate, in one worker's copy, judged by the checks.
 
 Candidates come from any source (mutants, model samples, mutants of a model's near
 miss, the union of two near misses); each names the files it changes (one, or several)
@@ -7,14 +7,7 @@ private copy: the failing tests first, then (only if they pass) the full suite, 
 stage under a timeout. Acceptance: the failing tests pass and the tests that passed
 before still pass (a *plausible patch*).
 
-Candidates are dispatched best key first. Once one is plausible, in-flight candidates
-ranked *below* it are aborted and those ranked above it may finish, so the winner is
-the best-ranked plausible candidate among those tried, whatever the number of workers.
-While a candidate that passed its failing tests runs the full suite, no new one
-starts: it is likely the winner, and would otherwise share the CPU with work it makes
-useless. After two such false alarms the search stops holding back. The search starts
-with one candidate in flight and widens by one per finished candidate, up to the
-number of workers: the best-ranked candidates are the likeliest fixes.
+The queue and the search over a pool of workers: :mod:`codur.repair.search`.
 
 A candidate with ``probe = True`` (a model sample) runs its failing tests without
 stopping at the first failure and with a per-test report: when only some pass, the
@@ -24,15 +17,11 @@ is a *near miss* (status "near_miss", ``fixed`` = how many failing tests it fixe
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import json
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
@@ -237,172 +226,3 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     finally:
         for rel in new:
             (worker.root / rel).write_bytes(source_bytes(originals[rel], rel))
-
-
-class CandidateQueue:
-    """A thread-safe priority queue of candidates: lowest ``key`` first, then first pushed.
-
-    Producers :meth:`push` and finally :meth:`close`; the evaluator pops until the queue
-    is closed and empty. A queue built from a list is closed at once.
-    """
-
-    def __init__(self, items: list[tuple[Any, Candidate]] | None = None, *, closed: bool = False):
-        self._heap: list[tuple[Any, int, Candidate]] = []
-        self._seq = itertools.count()
-        self._cond = threading.Condition()
-        self._closed = closed
-        for key, candidate in items or []:
-            self._heap.append((key, next(self._seq), candidate))
-        heapq.heapify(self._heap)
-
-    @classmethod
-    def ranked(cls, candidates: list[Candidate]) -> CandidateQueue:
-        """A closed queue of ``candidates`` in list order (key = index)."""
-        return cls([(i, c) for i, c in enumerate(candidates)], closed=True)
-
-    def push(self, key: Any, candidate: Candidate) -> None:
-        with self._cond:
-            heapq.heappush(self._heap, (key, next(self._seq), candidate))
-            self._cond.notify_all()
-
-    def close(self) -> None:
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-
-    def pop(self) -> tuple[Any, Candidate] | None:
-        """The best item, or None when the queue is empty right now."""
-        with self._cond:
-            if not self._heap:
-                return None
-            key, _, candidate = heapq.heappop(self._heap)
-            return key, candidate
-
-    def take(self, which: Callable[[Any], bool]) -> list[tuple[Any, Candidate]]:
-        """Remove and return the items whose key ``which`` accepts, best first."""
-        with self._cond:
-            taken = sorted((k, seq, c) for k, seq, c in self._heap if which(k))
-            self._heap = [item for item in self._heap if not which(item[0])]
-            heapq.heapify(self._heap)
-            return [(k, c) for k, _, c in taken]
-
-    def wait(self, timeout: float) -> None:
-        """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass."""
-        with self._cond:
-            if not self._heap and not self._closed:
-                self._cond.wait(timeout)
-
-    def drain(self) -> list[tuple[Any, Candidate]]:
-        """Remove and return every waiting item, best first."""
-        with self._cond:
-            items = sorted(self._heap)
-            self._heap.clear()
-            return [(k, c) for k, _, c in items]
-
-    @property
-    def exhausted(self) -> bool:
-        with self._cond:
-            return self._closed and not self._heap
-
-    def __len__(self) -> int:
-        with self._cond:
-            return len(self._heap)
-
-
-@dataclass
-class SearchOutcome:
-    """``best`` is the accepted candidate (None if none) and ``best_key`` its key;
-    ``stopped`` says why the search ended: "found", "exhausted" (the queue closed and
-    ran empty), "budget" (the deadline passed) or "cancelled"; ``left`` holds the
-    candidates not tried (queued, or aborted by the deadline), best first;
-    ``near_misses`` the (key, candidate, fixed) near misses."""
-
-    best: Candidate | None
-    best_key: Any
-    tried: int
-    stopped: str
-    left: list[tuple[Any, Candidate]] = field(default_factory=list)
-    near_misses: list[tuple[Any, Candidate, int]] = field(default_factory=list)
-
-
-def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
-           deadline: float, cancel: threading.Event,
-           on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
-           background: Callable[[Any], bool] = lambda key: False, background_width: int = 1) -> SearchOutcome:
-    """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
-
-    ``texts`` maps each file to its original text (every file of every candidate).
-    ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
-    is called from this thread for each finished candidate. Candidates whose key
-    ``background`` accepts hold at most ``background_width`` workers at a time (mutants
-    tested while a model writes: the model keeps the other cores). Exceptions of a worker (its
-    runner died) propagate after every run in flight is killed; so does KeyboardInterrupt.
-    """
-    idle = list(reversed(workers))
-    inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
-    promising: set[int] = set()  # ids of in-flight candidates past their failing tests
-    false_alarms = 0  # passed their failing tests, then failed the suite
-    best: tuple[Any, Candidate] | None = None
-    tried, stopped, finished = 0, "exhausted", 0
-    left: list[tuple[Any, Candidate]] = []
-    near: list[tuple[Any, Candidate, int]] = []
-    with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
-        try:
-            while True:
-                if stopped == "exhausted" and (cancel.is_set() or time.monotonic() > deadline):
-                    stopped = "cancelled" if cancel.is_set() else "budget"
-                    _abort(inflight, lambda k: True)
-                hold = bool(promising) and false_alarms < 2
-                width = min(len(workers), 1 + finished)  # ramp up: the top candidates often win
-                while best is None and stopped == "exhausted" and len(inflight) < width and not hold:
-                    item = queue.pop()
-                    if item is None:
-                        break
-                    key, candidate = item
-                    if background(key) and sum(background(k) for k, _, _ in inflight.values()) >= background_width:
-                        queue.push(key, candidate)  # the best item waits: nothing better is queued
-                        break
-                    worker = idle.pop()
-                    worker.reset()
-                    originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
-                    future = pool.submit(evaluate, worker, candidate, originals, checks,
-                                         lambda c=candidate: promising.add(id(c)))
-                    inflight[future] = (key, candidate, worker)
-                if not inflight:
-                    if best is not None or stopped != "exhausted" or queue.exhausted:
-                        break
-                    queue.wait(0.1)
-                    continue
-                done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
-                for future in done:
-                    key, candidate, worker = inflight.pop(future)
-                    idle.append(worker)
-                    finished += 1
-                    result = future.result()
-                    if id(candidate) in promising:
-                        promising.discard(id(candidate))
-                        false_alarms += result.status in ("failed", "timeout")
-                    if result.status == "aborted":
-                        if stopped == "budget":
-                            left.append((key, candidate))  # not tried: it may run later
-                        continue
-                    tried += 1
-                    on_result(key, candidate, result)
-                    if result.status == "near_miss":
-                        near.append((key, candidate, result.fixed))
-                    if result.status == "plausible" and (best is None or key < best[0]):
-                        best = (key, candidate)
-                        _abort(inflight, lambda k, b=key: k > b)
-        except BaseException:
-            _abort(inflight, lambda k: True)
-            raise
-    if best is not None:
-        stopped = "found"
-    left = sorted(left + queue.drain(), key=lambda kc: kc[0]) if best is None else []
-    return SearchOutcome(best[1] if best else None, best[0] if best else None, tried, stopped, left, near)
-
-
-def _abort(inflight: dict[Future, tuple[Any, Candidate, Worker]], which: Callable[[Any], bool]) -> None:
-    for key, _, worker in inflight.values():
-        if which(key):
-            worker.abort()

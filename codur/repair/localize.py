@@ -22,11 +22,12 @@ lines plus the whole boost: a hanging loop ranks its header first, its body next
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import logging
 import math
+import os
 import re
-import subprocess
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -34,10 +35,11 @@ from pathlib import Path
 
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
-from codur.sandbox.lifetime import die_with_parent, temp_dir
+from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
+from codur.testing.ids import file_of
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
 
@@ -67,7 +69,8 @@ class Localization:
     ``suspicious`` is the same sorted best first. ``elapsed_s`` is the run's wall time.
     ``covering`` maps a source file to the passing tests that ran one of its lines (beyond
     import time): the tests an edit of that file can break; ``failing_files`` are the source
-    files a failing test ran a line of (beyond import time).
+    files a failing test ran a line of (beyond import time); ``hung_loops`` the (file, header
+    line) of the innermost loop each timed-out test was stopped in.
     """
 
     tests: tuple[TestRecord, ...]
@@ -76,6 +79,7 @@ class Localization:
     output: str = ""
     covering: dict[str, frozenset[str]] = field(default_factory=dict)
     failing_files: frozenset[str] = frozenset()
+    hung_loops: frozenset[tuple[str, int]] = frozenset()
 
     @property
     def failing(self) -> list[str]:
@@ -128,10 +132,10 @@ def loops_around(text: str, line: int) -> list[tuple[int, int]]:
 
 
 def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str, int], float],
-                boost: float) -> None:
-    """Raise the header of the loop a timed-out test was stopped in (see the module doc). A
-    source is read in the coding it declares (PEP 263); one that does not decode is skipped
-    with a log warning."""
+                boost: float) -> tuple[str, int] | None:
+    """Raise the header of the loop a timed-out test was stopped in (see the module doc) and
+    return it as (file, line), or None when no frame is in a loop. A source is read in the
+    coding it declares (PEP 263); one that does not decode is skipped with a log warning."""
     for rel, line in reversed(hang):
         try:
             loops = loops_around(decode_source((repo / rel).read_bytes(), rel), line)
@@ -144,7 +148,8 @@ def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str,
             scores[(rel, first)] = best + boost
             for outer, _ in loops[1:]:
                 scores[(rel, outer)] = scores.get((rel, outer), 0.0) + boost / 2
-            return
+            return rel, first
+    return None
 
 
 def score(repo: Path, raw: dict) -> Localization:
@@ -164,6 +169,7 @@ def score(repo: Path, raw: dict) -> Localization:
     scores: dict[tuple[str, int], float] = {}
     covering: dict[str, set[str]] = defaultdict(set)
     failing_files: set[str] = set()
+    hung_loops: set[tuple[str, int]] = set()
     for path, by_line in raw["lines"].items():
         rel = _rel(repo, path)
         if rel is None or not is_source_file(rel):
@@ -188,9 +194,11 @@ def score(repo: Path, raw: dict) -> Localization:
                 boost = FRAME_BOOST * (1.0 if depth == 0 and nodeid not in hangs else 0.5) / total_failed
                 scores[key] = scores.get(key, 0.0) + boost
         if nodeid in hangs:
-            _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
+            loop = _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
+            if loop is not None:
+                hung_loops.add(loop)
     return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},
-                        failing_files=frozenset(failing_files))
+                        failing_files=frozenset(failing_files), hung_loops=frozenset(hung_loops))
 
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
@@ -226,7 +234,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         if select and command.is_pytest:
             env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
             Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
-            args = args or list(dict.fromkeys(s.split("::")[0] for s in select))  # collect only those files
+            args = args or list(dict.fromkeys(file_of(s) for s in select))  # collect only those files
         output = ""
         if root is not repo:
             run = worker.run([*args, *plugin], run_timeout_s, env)
@@ -259,7 +267,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                 raise RuntimeError(f"test run produced no report: {output}")
             raw = json.loads(out.read_text())
     loc = score(root, raw)
-    return Localization(loc.tests, loc.scores, time.monotonic() - start, output, loc.covering, loc.failing_files)
+    return dataclasses.replace(loc, elapsed_s=time.monotonic() - start, output=output)
 
 
 def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
@@ -275,7 +283,7 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
         if select:
             env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
             Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
-            args = args or list(dict.fromkeys(s.split("::")[0] for s in select))
+            args = args or list(dict.fromkeys(file_of(s) for s in select))
         worker.run([*args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
                     "no:cacheprovider"], timeout_s, env)
         if not out.is_file():
@@ -287,9 +295,11 @@ def _can_cover(python: str) -> bool:
     """True if ``python`` is an interpreter that can ``-m coverage run``."""
     if not testcmd.is_python(python):
         return False
-    probe = subprocess.run([python, "-c", "import coverage"], capture_output=True, check=False,
-                           timeout=60, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
-    return probe.returncode == 0
+    try:
+        probe = run_process([python, "-c", "import coverage"], cwd=Path.cwd(), timeout_s=60, env=os.environ)
+    except OSError:
+        return False
+    return probe.exit_code == 0
 
 
 def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[str, ...],

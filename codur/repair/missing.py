@@ -7,6 +7,11 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   its body (``while n: total += n % 10`` with no ``n //= 10``). The missing update is
   added at the end of the body: ``n //= k`` where the body divides or takes ``n % k``,
   ``n += 1`` / ``n -= 1`` by the comparison's direction, ``n = n[1:]`` for a sequence.
+  A loop that walks a chain (``while node:`` / ``while cursor is not None:``) follows a
+  link instead: ``cursor = page["next"]`` (a value the body fetched, one of the module's
+  dict keys) or ``node = node.next`` (one of its attributes), links named like "next"
+  first. Infinite loops whose condition never changes are the commonest kind in the
+  study behind Infinitel (Marcote & Monperrus, "Automatic Repair of Infinite Loops", 2015).
 - **A last batch that is never emitted.** A loop body that emits an accumulator and then
   resets it (``if len(batch) == size: out.append(batch); batch = []``) leaves what is
   collected after the last reset behind; the emit is added after the loop, guarded by
@@ -27,6 +32,14 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
   (``self.current.next = page``) and forgets the link back (``page.prev = self.current``):
   the mirror assignment is added before it, when the module's nodes have the mirror
   attribute (``prev`` set somewhere) and the function never assigns it on that node.
+
+- **A function that falls off its end.** A function declared to return a value (a return
+  annotation other than ``None``, or a ``return value`` elsewhere in it) whose last
+  statement neither returns nor raises gives ``None`` on that path: mypy reports it as
+  "Missing return statement", pylint as R1710 "inconsistent-return-statements". A
+  ``return name`` is added at the end, for the names the function assigns (the last
+  assigned first). Where the value needs more than the name (``"+" + digits``), the
+  candidate is a near miss the model's feedback samples continue from.
 
 These are "missing"/"misplaced statement" bugs, which single-statement studies leave out of their
 pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
@@ -67,8 +80,56 @@ def _rebound(body: list[ast.stmt]) -> set[str]:
     return out
 
 
+#: Link names that say "the next one": their follow-ups are tried first.
+_LINK_WORDS = ("next", "parent", "succ", "tail", "rest", "link", "cursor", "after", "child")
+
+
+def _walks_a_chain(name: str, test: ast.expr) -> bool:
+    """``while name:`` or ``while name is not None:`` (``!= None``)."""
+    if isinstance(test, ast.Name):
+        return test.id == name
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name
+            and len(test.ops) == 1 and isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+
+
+def linky(word: str) -> bool:
+    """Whether ``word`` names a link (:data:`_LINK_WORDS`)."""
+    return any(w in word.lower() for w in _LINK_WORDS)
+
+
+def _follow(name: str, loop: ast.While, ctx: Context) -> list[str]:
+    """``name = v[key]`` / ``name = v.attr``: ``v`` a name the body binds or ``name`` itself,
+    ``key`` a string key of the module's dicts and subscripts (or "next" when none is
+    link-like and the body indexes ``v`` by string), ``attr`` a link-like attribute the
+    module reads; link-like names first, at most 4."""
+    held = [n.id for stmt in loop.body for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id != name]
+    tree = ctx.src.tree
+    keys = [k.value for n in ast.walk(tree) if isinstance(n, ast.Dict) for k in n.keys
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    keys += [n.slice.value for n in ast.walk(tree) if isinstance(n, ast.Subscript)
+             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)]
+    attrs = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+             and linky(n.attr)]
+
+    keyed = {n.value.id for n in ast.walk(loop) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+             and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)}
+    if keyed and not any(linky(k) for k in keys):
+        keys.append("next")  # a page or record from elsewhere: "next" is the usual name of its link
+    out = [f"{name} = {v}[{k!r}]".replace("'", '"') for v in dict.fromkeys(held) if v in keyed
+           for k in dict.fromkeys(keys)]
+    out += [f"{name} = {v}.{a}" for v in (*dict.fromkeys(held), name) for a in dict.fromkeys(attrs)]
+    out.sort(key=lambda text: not linky(text.split("=", 1)[1]))  # stable: the body's values first
+    return out[:4]
+
+
 def _updates(name: str, loop: ast.While, ctx: Context) -> list[str]:
     """The likeliest missing updates of ``name``, best first."""
+    if _walks_a_chain(name, loop.test):
+        follow = _follow(name, loop, ctx)
+        if follow:
+            return follow
     divisors = [ctx.src.seg(n.right) for stmt in loop.body for n in ast.walk(stmt)
                 if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mod, ast.FloorDiv))
                 and isinstance(n.left, ast.Name) and n.left.id == name]
@@ -206,3 +267,56 @@ def mirror_link(node: ast.Assign, ctx: Context) -> None:
     text = f"{other}.{back} = {here}"
     ctx.add("mirror_link", node, [(span[0], span[0], f"{ctx.src.indent(node)}{text}{_newline(ctx, node)}")],
             PRIOR["mirror_link"], line=node.lineno, description=f"added `{text}` (the link back)")
+
+
+_NO_VALUE = frozenset({"None", "NoReturn", "Never", "typing.NoReturn", "typing.Never"})
+
+
+def return_at_end(node: ast.stmt, ctx: Context) -> None:
+    """``node``, the last statement of a function declared to return a value, neither returns
+    nor raises: add ``return name`` after it (the function's assigned names, last first, at
+    most 3)."""
+    func = ctx.parents.get(node)
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.body[-1] is not node:
+        return
+    if _ends([node]):
+        return
+    own = [n for n in ast.walk(func) if ctx.facts.owner.get(n) is func]
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
+        return
+    valued = any(isinstance(n, ast.Return) and n.value is not None for n in own)
+    if (func.returns is None and not valued) or (func.returns is not None and ctx.src.seg(func.returns) in _NO_VALUE):
+        return
+    stores = sorted((n for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)),
+                    key=lambda n: (n.lineno, n.col_offset))
+    names = list(dict.fromkeys(n.id for n in reversed(stores)))[:3]
+    span = ctx.src.line_span(node)
+    if span is None:
+        return
+    indent, newline = ctx.src.indent(node), _newline(ctx, node)
+    for i, name in enumerate(names):
+        ctx.add("return_at_end", node, [(span[1], span[1], f"{indent}return {name}{newline}")],
+                PRIOR["return_at_end"] * 0.9 ** i, line=node.lineno,
+                description=f"added `return {name}` at the end of {func.name}() (it returned None there)")
+
+
+def _ends(block: list[ast.stmt]) -> bool:
+    """Whether control never falls off the end of ``block`` (a return, a raise, an ``if`` whose
+    branches both end, a ``with`` or ``try`` body that ends, a ``while True``)."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _ends(last.body)
+    if isinstance(last, ast.Try):
+        return (_ends(last.orelse) or _ends(last.body)) and all(_ends(h.body) for h in last.handlers)
+    if isinstance(last, ast.While):
+        return isinstance(last.test, ast.Constant) and bool(last.test.value)
+    if isinstance(last, ast.Match):
+        return any(isinstance(c.pattern, ast.MatchAs) and c.pattern.pattern is None for c in last.cases) and all(
+            _ends(c.body) for c in last.cases)
+    return False

@@ -29,7 +29,6 @@ from codur.repair.context import Context
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
 #: Default budget of second-order mutants (pairs) per search.
-PAIR_BUDGET = CodurConfig.model_fields["max_pairs"].default  # the setting max_pairs
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -53,7 +52,12 @@ class Mutant:
     statement: tuple[str, int]
     order: int = 1
 
-    probe = False  # class attribute, not a field: a mutant is judged by the fast checks only
+    @property
+    def probe(self) -> bool:
+        """Whether the evaluator runs this mutant's failing tests one by one (near-miss
+        detection) instead of the fast checks only: for the statements added or moved
+        (:data:`PROBED`), often half a fix the model's feedback samples continue from."""
+        return self.operator in PROBED
 
     @property
     def size(self) -> int:
@@ -75,6 +79,11 @@ class Mutant:
 
     def apply(self, text: str) -> str:
         return apply_edits(text, self.edits)
+
+
+#: Operators that add or move a statement: their mutants are probed (see :attr:`Mutant.probe`).
+PROBED = frozenset({"return_at_end", "advance_loop_variable", "flush_after_loop", "mirror_link",
+                    "dedent_last_statement"})
 
 
 def header_lines(stmt: ast.stmt) -> range:
@@ -189,10 +198,14 @@ def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Muta
 
 
 def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
-             max_pairs: int = PAIR_BUDGET) -> tuple[list[Mutant], dict[str, str]]:
+             max_pairs: int = CodurConfig.default("max_pairs"),
+             hung_loops: frozenset[tuple[str, int]] = frozenset()) -> tuple[list[Mutant], dict[str, str]]:
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 
-    ``scores`` maps (file relative to repo, line) -> suspiciousness. Returns the mutants
+    ``scores`` maps (file relative to repo, line) -> suspiciousness. ``hung_loops``: the
+    (file, header line) of loops a test hung in (:attr:`codur.repair.localize.Localization.hung_loops`):
+    the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
+    goes first, since the run saw the loop not end. Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
     the original texts of the files they touch (read in their declared coding, as the
     tools read them). Test files and files that do not parse or decode are skipped.
@@ -206,7 +219,8 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
             continue
         texts[rel] = text
         singles += candidates(rel, src, scores)
-    singles.sort(key=lambda m: m.rank)
+    singles.sort(key=lambda m: (not (m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops),
+                                m.rank))
     first = valid(singles, texts, limit)
     budget = min(max_pairs, limit - len(first))
     if budget <= 0:

@@ -5,7 +5,8 @@ adds :class:`~codur.repair.context.Change` objects to the context (``context.py`
 named after the single-statement bug patterns of ``patterns.py``, which also gives their
 priors. This module holds comparison, arithmetic, boolean and unary operator swaps, swapped
 and dropped operands, +-1 on indices and slices, literal changes and added elements;
-``calls.py`` the identifier, attribute, call, argument and wrapper edits; ``statements.py``
+``identifiers.py`` the identifier and attribute edits; ``calls.py`` the call, argument and
+wrapper edits; ``statements.py``
 the statement operators and the walk that applies every operator.
 """
 
@@ -16,8 +17,9 @@ import itertools
 import re
 from collections.abc import Callable
 
-from codur.repair.calls import op_attribute, op_call, op_name, op_wrap
+from codur.repair.calls import op_call, op_wrap
 from codur.repair.context import SYM, Context, negate, plus_minus, short
+from codur.repair.identifiers import op_attribute, op_name
 from codur.repair.library import op_library_call
 from codur.repair.names import is_num, is_str
 from codur.repair.patterns import DECAY, PRIOR

@@ -7,8 +7,6 @@ from pathlib import Path
 from codur.core.files import atomic_write_bytes, unified_diff
 from codur.repair.source import read_source, source_bytes
 
-__all__ = ["unified_diff", "unified_diffs", "write_atomic"]
-
 
 def write_atomic(path: Path, text: str, expected: str) -> None:
     """Replace ``path`` with ``text`` (:func:`codur.core.files.atomic_write_bytes`, which keeps its mode).

@@ -90,7 +90,7 @@ HAND_PRIORS = {"bound_shift": 1.0, "index_shift": 1.0, "slice_shift": 1.0, "fstr
                "drop_operand": 0.85, "operand_shift": 0.75, "change_recursive_argument": 0.85,
                "add_subscript": 0.5, "remove_subscript": 0.5, "remove_function_around_expression": 0.5,
                "advance_loop_variable": 0.6, "flush_after_loop": 0.55, "dedent_last_statement": 0.6,
-               "keep_discarded_result": 0.9, "mirror_link": 0.7}
+               "keep_discarded_result": 0.9, "mirror_link": 0.7, "return_at_end": 0.8}
 DECAY = 0.9  # prior factor per rank among the ranked candidates of one site
 
 

@@ -23,11 +23,11 @@ import re
 from pathlib import Path
 
 from codur.core.files import IGNORED_DIRS
+from codur.testing.ids import file_of, is_test_module
 
 #: Tests (``def test`` lines) of the related files localization runs besides the failing tests' own files.
 RELATED_TEST_BUDGET = 200
 _TEST_DEF = re.compile(r"^\s*(?:async\s+)?def test", re.MULTILINE)
-_TEST_FILE = re.compile(r"(^test_.*|.*_test)\.py$")
 _SKIP_DIRS = IGNORED_DIRS | {"build", "dist"}
 
 
@@ -53,7 +53,7 @@ def test_files(repo: Path) -> list[str]:
     out = []
     for here, dirs, files in os.walk(repo):
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")]
-        out += [Path(here, f).relative_to(repo).as_posix() for f in files if _TEST_FILE.match(f)]
+        out += [Path(here, f).relative_to(repo).as_posix() for f in files if is_test_module(f)]
     return sorted(out)
 
 
@@ -95,7 +95,7 @@ def related_test_files(repo: Path, failing: list[str], sources: set[str] | froze
     importing the most of them first. Files are taken while their tests (``def test``
     lines, a cheap count) fit in ``budget``. The failing tests' own files are not listed."""
     repo = Path(repo)
-    own_files = set(t.split("::")[0] for t in failing)
+    own_files = {file_of(t) for t in failing}
     wanted = {module_name(p) for p in sources}
     ranked = []
     for path in test_files(repo):
@@ -119,7 +119,7 @@ def named_tests(task: str, repo: Path) -> list[str]:
     out = []
     for found in _NAMED.findall(task):
         found = found.rstrip(".")
-        path = found.split("::")[0]
-        if _TEST_FILE.match(Path(path).name) and (Path(repo) / path).is_file():
+        path = file_of(found)
+        if is_test_module(Path(path).name) and (Path(repo) / path).is_file():
             out.append(found)
     return list(dict.fromkeys(out))

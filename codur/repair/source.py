@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.core.files import IGNORED_DIRS
+from codur.testing.ids import is_test_file
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source, encode_source
 
@@ -37,7 +38,7 @@ def is_source_file(rel: str) -> bool:
     name = parts[-1]
     if not name.endswith(".py") or rel.startswith("../") or any(p in EXCLUDED_DIRS for p in parts[:-1]):
         return False
-    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+    return not is_test_file(rel)
 
 
 def read_source(path: Path, rel: str = "") -> str:

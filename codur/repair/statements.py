@@ -25,6 +25,7 @@ from codur.repair.missing import (
     flush_after_loop,
     keep_discarded_result,
     mirror_link,
+    return_at_end,
 )
 from codur.repair.names import BUILTINS
 from codur.repair.operators import BIN_SWAPS, OPERATORS
@@ -76,6 +77,7 @@ def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
 def op_statement(node: ast.stmt, ctx: Context) -> None:
     """Statement-level operators: guards, conditions, jumps, deletions, missing statements."""
     unary = PRIOR["change_unary_operator"]
+    return_at_end(node, ctx)
     if isinstance(node, ast.If):
         negate(node.test, ctx)
         if not (isinstance(node.test, ast.Constant) and node.test.value is True):

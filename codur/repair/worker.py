@@ -16,7 +16,6 @@ import itertools
 import json
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 import threading
@@ -26,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from codur.core.files import IGNORED_DIRS
+from codur.core.files import copy_ignore
 from codur.repair import sandbox
 from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
 from codur.sandbox.limits import MEMORY_ENV
@@ -36,32 +35,17 @@ from codur.testing import command as testcmd
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
 TEST_TIMEOUT_EXIT = 124
-COPY_PATTERNS = shutil.ignore_patterns(*IGNORED_DIRS, "*.pyc")
-
-
-def copy_ignore(directory: str, names: list[str]) -> set[str]:
-    """``shutil.copytree``'s ``ignore``: :data:`COPY_PATTERNS`, and every entry that is not a
-    regular file, a folder or a link (a FIFO, a socket, a device: copying one blocks or fails)."""
-    ignored = set(COPY_PATTERNS(directory, names))
-    for name in names:
-        if name not in ignored:
-            try:
-                mode = os.lstat(os.path.join(directory, name)).st_mode
-            except OSError:
-                continue
-            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-                ignored.add(name)
-    return ignored
 
 
 def copy_repo(repo: Path, dest: Path) -> None:
-    """Copy ``repo`` to ``dest`` for a worker (links kept as links, :func:`copy_ignore` left out).
+    """Copy ``repo`` to ``dest`` for a worker (links kept as links, :func:`codur.core.files.copy_ignore`
+    left out).
 
     Raises:
         OSError: one line naming the first file that could not be copied and why.
     """
     try:
-        shutil.copytree(repo, dest, ignore=copy_ignore, symlinks=True)
+        shutil.copytree(repo, dest, ignore=copy_ignore(), symlinks=True)
     except shutil.Error as exc:
         problems = exc.args[0] if exc.args and isinstance(exc.args[0], list) else [("?", "?", str(exc))]
         src, _, why = problems[0]

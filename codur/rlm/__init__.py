@@ -9,7 +9,9 @@ it and calls models on the pieces (llm_query, rlm_query, batch_rlm_query).
     result.answer, result.answer_source, result.trace
 
 Modules: parser (reply → code blocks, FINAL), budget, sandbox (parent side) and
-worker (inside the sandbox), bridge, helpers, prompts, trace, engine, command (CLI).
+worker (inside the sandbox), bridge, helpers, prompts, trace, config (RLMConfig), engine (the
+REPL loop), answers (the answer check and extraction calls), view (what the model is shown of
+a turn), command (CLI).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 # Loaded on first use, so `codur --help` (which imports codur.rlm.command) stays fast.
 _EXPORTS = {
     "Budget": "budget", "BudgetExceeded": "budget", "BudgetLimits": "budget", "Usage": "budget",
-    "FORCED_WARNING": "engine", "RLMConfig": "engine", "RLMEngine": "engine",
+    "FORCED_WARNING": "engine", "RLMConfig": "config", "RLMEngine": "engine",
     "RLMResult": "engine", "FinalAnswer": "parser", "ParsedResponse": "parser", "parse_response": "parser",
     "Sandbox": "sandbox", "SandboxError": "sandbox", "SandboxLimits": "sandbox", "CodeExecution": "trace",
     "Iteration": "trace", "RLMTrace": "trace", "SubCall": "trace",

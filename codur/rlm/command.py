@@ -86,7 +86,8 @@ def rlm_command(
                                            help="Environment variable holding the API key."),
 ) -> None:
     """Answer a question over a long input with a recursive language model."""
-    from codur.rlm.engine import RLMConfig, RLMEngine
+    from codur.rlm.config import RLMConfig
+    from codur.rlm.engine import RLMEngine
     from codur.rlm.trace import new_trace_id
 
     if not question.strip():

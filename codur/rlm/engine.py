@@ -9,7 +9,6 @@ the model writes FINAL(answer) / FINAL_VAR(name) or the budget runs out.
 
 from __future__ import annotations
 
-import ast
 import re
 import time
 from collections import Counter
@@ -19,58 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from pydantic import BaseModel, Field
 
-from codur.llm.replies import json_objects
-from codur.llm.usage import Usage
-from codur.rlm import prompts
-from codur.rlm.bridge import CHECK_FORMAT, Bridge, ModelClient
+from codur.core.usage import Usage
+from codur.rlm import prompts, view
+from codur.rlm.answers import check_answer, extract_answer
+from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits
-from codur.rlm.helpers import looks_empty, truncate
-from codur.rlm.parser import FinalAnswer, is_no_answer, parse_json_answer, parse_response, without_final
-from codur.rlm.sandbox import Sandbox, SandboxLimits
-from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
+from codur.rlm.config import RLMConfig
+from codur.rlm.helpers import truncate
+from codur.rlm.parser import FinalAnswer, is_no_answer, parse_response, without_final
+from codur.rlm.sandbox import Sandbox
+from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
 
 FORCED_WARNING = "Budget exhausted, answer was forced"
-
-
-class RLMConfig(BaseModel):
-    """Settings of an RLM run (the root executor; sub-RLMs inherit them)."""
-
-    max_iterations: int = Field(6, ge=1, description="Model turns of the root REPL loop.")
-    sub_max_iterations: int = Field(4, ge=1, description="Model turns of each sub-RLM.")
-    max_depth: int = Field(1, ge=0, description="Deepest sub-RLM level (0: rlm_query answers directly).")
-    max_cost_usd: float | None = Field(1.0, description="Spend limit, USD; None for none (local model: 0).")
-    max_tokens: int | None = Field(200_000, description="Prompt + completion tokens, sub-calls included.")
-    max_wall_s: float | None = Field(900.0, description="Wall-clock limit, seconds.")
-    downgrade_threshold: float = Field(0.25, ge=0, le=1, description="rlm_query → llm_query below this fraction left.")
-    max_parallel: int = Field(4, ge=1, description="Most concurrent sub-RLMs of one batch_rlm_query.")
-    rlm_share: float = Field(0.5, gt=0, le=1, description="Fraction of the budget left one rlm_query child gets.")
-    batch_share: float = Field(0.8, gt=0, le=1, description="Fraction of the budget left a batch shares.")
-    block_timeout_s: float = Field(60.0, gt=0, description="Wall time per code block, seconds (bridge time excluded).")
-    memory_mb: int = Field(1024, ge=64, description="Address-space limit of the sandbox worker, MiB.")
-    cpu_s: int = Field(600, ge=1, description="CPU seconds of the sandbox worker over its life.")
-    capture_chars: int = Field(20_000, ge=100, description="stdout/stderr kept per block in the trace, characters.")
-    output_chars: int = Field(1_500, ge=100, description="Output per block shown to the model, characters.")
-    sub_call_chars: int = Field(12_000, ge=100, description="Context chars a direct/downgraded answer sees.")
-    history_chars: int = Field(24_000, ge=1_000, description="Older outputs are elided past this prompt size.")
-    preview_chars: int = Field(300, ge=0, description="Characters of `context` shown in the first turn.")
-    confirm_final_with_code: bool = Field(
-        True, description="A direct FINAL written with code needs confirming after the output is shown "
-                          "(False: honoured once that code ran without error).")
-    check_answers: bool = Field(
-        False, description="Before a FINAL is accepted, one short model call checks it against the printed "
-                           "outputs; a 'not supported' returns to the loop with the reason.")
-    max_check_refusals: int = Field(1, ge=0, description="Answers a run's checks may send back; later ones stand.")
-    check_chars: int = Field(3_000, ge=200, description="Printed evidence the answer check sees, characters.")
-
-    def budget_limits(self) -> BudgetLimits:
-        return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,
-                            self.max_wall_s, self.downgrade_threshold, self.max_parallel)
-
-    def sandbox_limits(self) -> SandboxLimits:
-        return SandboxLimits(timeout_s=self.block_timeout_s, memory_mb=self.memory_mb, cpu_s=self.cpu_s,
-                             max_output_chars=self.capture_chars)
 
 
 @dataclass(frozen=True)
@@ -216,7 +176,7 @@ class RLMEngine:
                     budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
                     prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
                 output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations)),
-            HumanMessage(prompts.first_turn(question, _preview(context, self.config.preview_chars))),
+            HumanMessage(prompts.first_turn(question, view.preview(context, self.config.preview_chars))),
         ]
         try:
             while (reason := budget.check("iteration")) is None:
@@ -229,8 +189,8 @@ class RLMEngine:
                 hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
-                if premature and _readable(iteration, shown) and budget.check("call") is None:
-                    answer = self._extract(messages, prompts.answer_turn(question, outputs, hint), budget,
+                if premature and view.readable(iteration, shown) and budget.check("call") is None:
+                    answer = extract_answer(self.client, messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")
                     if answer is None:
                         iteration.notes.append("the output above does not hold the answer yet")
@@ -238,7 +198,7 @@ class RLMEngine:
                     else:
                         self._accept(answer, "extracted", iteration, trace, budget, last_chance=False)
                 messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
-                _elide_old_outputs(messages, self.config.history_chars)
+                view.elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
             return done.answer, done.source
         return self._forced(question, reason, messages, sandbox, budget, trace)
@@ -293,7 +253,7 @@ class RLMEngine:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
                                        "above question the search it comes from; search again")
             elif self.config.confirm_final_with_code and not last_chance \
-                    and (items := _items(value or "", context)) > 1:
+                    and (items := view.items(value or "", context)) > 1:
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
             elif self.config.confirm_final_with_code and not last_chance \
@@ -323,75 +283,19 @@ class RLMEngine:
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
                 and budget.check("call") is None):
-            verdict = self._check(trace, answer, budget, iteration)
+            verdict = check_answer(self.client, trace, answer, budget, iteration, self.config.check_chars)
             if verdict.get("supported") is False:
                 iteration.notes.append("your answer was checked against the printed outputs and is not supported: "
-                                       f"{_clip(verdict.get('reason') or 'no reason given', 200)}. Search again")
+                                       f"{view.clip(verdict.get('reason') or 'no reason given', 200)}. Search again")
                 return
         if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
             iteration.final["accepted"] = True
         raise _Finished(answer, source)
 
-    def _check(self, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration) -> dict:
-        """One JSON-schema call (:data:`codur.rlm.bridge.CHECK_FORMAT`) asking whether the outputs printed
-        so far (newest first, ``check_chars`` characters) support ``answer``; recorded in ``iteration.check``.
-
-        Returns:
-            {"supported": bool or None (unreadable reply: the answer stands), "answer", "reason", ...}.
-        """
-        evidence, used = [], 0
-        for it in reversed(trace.iterations):
-            for n, execution in reversed(list(enumerate(it.executions, 1))):
-                text = execution.stdout.strip()
-                if text and used < self.config.check_chars:
-                    piece = truncate(text, self.config.check_chars - used)
-                    evidence.insert(0, f"[iteration {it.index} block {n}]\n{piece}")
-                    used += len(piece)
-        prompt = prompts.check_prompt(trace.task, answer, "\n".join(evidence))
-        text, usage, structured = self.client.invoke_json([HumanMessage(prompt)], CHECK_FORMAT)
-        budget.record(usage)
-        iteration.usage = iteration.usage + usage
-        verdict = next((v for v in json_objects(text) if "supported" in v), {})
-        supported = verdict.get("supported")
-        if isinstance(supported, str):
-            supported = {"true": True, "yes": True, "false": False, "no": False}.get(supported.strip().lower())
-        iteration.check = {"answer": answer, "supported": supported if isinstance(supported, bool) else None,
-                           "value": verdict.get("answer"), "reason": verdict.get("reason"), "response": text,
-                           "structured": structured, "usage": usage.to_dict()}
-        return iteration.check
-
-    def _extract(self, messages: list[BaseMessage], prompt: str, budget: Budget, sandbox: Sandbox,
-                 iteration: Iteration, kind: str) -> str | None:
-        """One JSON-schema call (``{"answer": ...}``, :meth:`ModelClient.invoke_json`) after ``messages``;
-        the answer, or None when the reply holds none (empty, None-like, or unreadable).
-
-        A reply that is not JSON (a model without the schema) is read as FINAL(...) /
-        FINAL_VAR(...) (after an output, only when it holds no new code: that FINAL would be
-        premature again) and, for ``kind`` ``forced``, as its plain text. Recorded in
-        ``iteration.extraction``; its usage is charged to ``budget`` and the iteration.
-        """
-        text, usage, structured = self.client.invoke_json([*messages, HumanMessage(prompt)])
-        budget.record(usage)
-        iteration.usage = iteration.usage + usage
-        answer = parse_json_answer(text)
-        parsed = parse_response(text)
-        if answer is None and (kind == "forced" or not parsed.code_blocks):  # a FINAL beside new code: premature
-            if parsed.final and parsed.final.kind == "variable":
-                found, value = sandbox.get_variable(parsed.final.value)
-                answer = value if found else None
-            elif parsed.final:
-                answer = parsed.final.value
-            elif kind == "forced" and not text.lstrip().startswith("{"):
-                answer = parsed.thinking or text.strip()
-        answer = None if answer is None or (kind != "forced" and is_no_answer(answer)) else answer.strip()
-        iteration.extraction = {"kind": kind, "response": text, "answer": answer, "structured": structured,
-                                "usage": usage.to_dict()}
-        return answer
-
     def _outputs(self, iteration: Iteration) -> str:
         if not iteration.executions:
             return "(no code ran)\n"
-        return "".join(_render_execution(i, e, self.config.output_chars)
+        return "".join(view.render_execution(i, e, self.config.output_chars)
                        for i, e in enumerate(iteration.executions, 1))
 
     def _forced(self, question: str, reason: str, messages: list[BaseMessage], sandbox: Sandbox,
@@ -400,7 +304,8 @@ class RLMEngine:
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
-        answer = self._extract(messages, prompts.forced_turn(question, reason), budget, sandbox, iteration, "forced")
+        answer = extract_answer(self.client, messages, prompts.forced_turn(question, reason), budget, sandbox,
+                                iteration, "forced")
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"
@@ -422,77 +327,3 @@ def _tally(runs: list[tuple[RLMTrace, Path | None]]) -> Counter:
     return Counter(key for trace, _ in runs if (key := vote_key(trace.answer)) is not None)
 
 
-def _readable(iteration: Iteration, shown: str | None = None) -> bool:
-    """True when every block ran without error or note and the last one printed a non-empty value
-    (or a FINAL_VAR's value is ``shown``)."""
-    if any(e.error or e.notes for e in iteration.executions):
-        return False
-    if shown:
-        return True
-    return bool(iteration.executions) and not looks_empty(iteration.executions[-1].stdout)
-
-
-def _items(value: str, context: Any = None) -> int:
-    """How many items a FINAL_VAR value holds: the length of a list / tuple / set written as Python;
-    for text, its non-empty lines when every one is copied whole from ``context`` (raw lines of the
-    input, not an answer written in several lines); else 1."""
-    text = value.strip()
-    if text[:1] in "[(" and len(text) < 200_000:
-        try:
-            parsed = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-            parsed = None
-        if isinstance(parsed, list | tuple | set):
-            return len(parsed)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    copied = isinstance(context, str) and all(line in context for line in lines)
-    return len(lines) if len(lines) > 1 and copied else 1
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _preview(context: Any, chars: int) -> str:
-    text = context if isinstance(context, str) else repr(context)
-    return truncate(text, chars)
-
-
-def _render_execution(index: int, execution: CodeExecution, limit: int) -> str:
-    """One block's output for the model: stdout, stderr, the error with its last line always
-    shown, "your code printed nothing" for no output, and the worker's notes (issue 26, item 2)."""
-    parts = [f"[block {index}] "]
-    if execution.stdout:
-        parts.append(truncate(execution.stdout, limit) + "\n")
-    if execution.stderr:
-        parts.append("stderr: " + truncate(execution.stderr, limit // 2) + "\n")
-    if execution.error:
-        parts.append(_render_error(execution.error, limit // 2))
-    if len(parts) == 1:
-        parts.append("(your code printed nothing: print() the values you want to see)\n")
-    parts += [f"note: {n}\n" for n in execution.notes]
-    return "".join(parts)
-
-
-def _render_error(error: str, limit: int) -> str:
-    """The exception: its last line (``NameError: name 'x' is not defined``) always, the traceback
-    before it cut to ``limit`` characters."""
-    lines = error.strip().splitlines() or [error]
-    last = lines[-1]
-    head = "\n".join(lines[:-1])
-    if len(head) > limit:
-        head = f"{head[:limit]}\n[traceback cut: {len(head):,} characters]"
-    return f"error: {last}\n" + (f"{head}\n{last}\n" if head else "")
-
-
-def _elide_old_outputs(messages: list[BaseMessage], limit: int) -> None:
-    """Shorten the oldest feedback turns (never the last two) until the prompt fits ``limit`` chars."""
-    total = sum(len(str(m.content)) for m in messages)
-    for i in range(3, len(messages) - 4, 2):
-        if total <= limit:
-            return
-        old = str(messages[i].content)
-        if old.startswith("[elided]"):
-            continue
-        messages[i] = HumanMessage("[elided] outputs of an earlier iteration, cut to keep the prompt short")
-        total -= len(old) - len(str(messages[i].content))

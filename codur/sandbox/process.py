@@ -53,11 +53,16 @@ def signal_group(pgid: int, sig: int = signal.SIGKILL) -> None:
 def kill_process_group(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
     """SIGTERM the whole process group of ``proc`` (started with start_new_session), wait up
     to ``grace_s`` seconds for ``proc``, then SIGKILL the group: children that outlived
-    their leader or ignore SIGTERM die too, also when ``proc`` has already exited."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        signal_group(proc.pid, sig)
+    their leader or ignore SIGTERM die too, also when ``proc`` has already exited, and
+    also when a second Ctrl-C comes during the grace."""
+    signal_group(proc.pid, signal.SIGTERM)
+    try:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace_s)
+    finally:
+        signal_group(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=grace_s)
 
 
 class _Capture:
@@ -103,7 +108,7 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
                 on_start: Callable[[subprocess.Popen], None] | None = None,
                 cancel: threading.Event | None = None,
                 stop_on_output: Callable[[str], bool] | None = None,
-                memory_mb: int | None = None) -> ProcessResult:
+                memory_mb: int | None = None, grace_s: float = 1.0) -> ProcessResult:
     """Run ``argv`` in ``cwd`` and wait at most ``timeout_s`` seconds.
 
     The process group is killed on timeout, as soon as ``cancel`` is set (checked every
@@ -117,6 +122,8 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
             output differs from an expected output.
         memory_mb: the child's address-space limit (RLIMIT_AS), MiB; None: none
             (:func:`codur.sandbox.limits.address_space_limit`).
+        grace_s: seconds between SIGTERM and SIGKILL when the group is killed on timeout,
+            cancel or Ctrl-C (:func:`kill_process_group`).
 
     Raises:
         OSError: the command could not be started (FileNotFoundError when not found).
@@ -142,7 +149,7 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
         while proc.poll() is None:
             if cancel is not None and cancel.is_set():
                 cancelled = True
-                kill_process_group(proc)
+                kill_process_group(proc, grace_s)
                 break
             if early.is_set():
                 stopped_early = True
@@ -151,12 +158,12 @@ def run_process(argv: Sequence[str], *, cwd: Path, timeout_s: float, stdin: str 
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
-                kill_process_group(proc)
+                kill_process_group(proc, grace_s)
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=min(left, poll_s) if poll_s else left)
     except BaseException:
-        kill_process_group(proc)
+        kill_process_group(proc, grace_s)
         raise
     kill_process_group(proc, grace_s=0.2)  # what the leader left behind does not outlive the call
     for capture in (out, err):

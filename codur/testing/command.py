@@ -25,13 +25,13 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codur.sandbox.bwrap import allowed_env
-from codur.sandbox.lifetime import die_with_parent
+from codur.sandbox.process import run_process
+from codur.testing.ids import file_of
 
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
 PLUGIN = "codur_repair_plugin"
@@ -104,7 +104,7 @@ class TestCommand:
             return list(self.argv)
         own = list(self.pytest_args) if self.pytest_args is not None else []
         if selection:
-            own = [a for a in own if a.startswith("-") or not (repo / a.split("::")[0]).exists()]
+            own = [a for a in own if a.startswith("-") or not (repo / file_of(a)).exists()]
         if self.pytest_args is not None:
             assert self.python is not None
             return [self.python, "-m", "pytest", *own, *extra, *(selection or [])]
@@ -130,12 +130,11 @@ def _python_in(prefix: Path) -> Path | None:
 def _probe(argv: list[str], repo: Path) -> str:
     """The first line a tool prints in ``repo`` ("" when it fails or takes too long)."""
     try:
-        proc = subprocess.run(argv, cwd=repo, capture_output=True, text=True, timeout=ENV_PROBE_TIMEOUT_S,
-                              check=False, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent())
-    except (OSError, subprocess.TimeoutExpired):
+        done = run_process(argv, cwd=repo, timeout_s=ENV_PROBE_TIMEOUT_S, env=os.environ)
+    except OSError:
         return ""
-    lines = proc.stdout.strip().splitlines()
-    return lines[-1].strip() if proc.returncode == 0 and lines else ""
+    lines = done.stdout.strip().splitlines()
+    return lines[-1].strip() if done.exit_code == 0 and lines else ""
 
 
 def find_interpreter(repo: Path) -> tuple[str, str]:

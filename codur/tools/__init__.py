@@ -6,7 +6,7 @@ Importing this package registers every built-in tool in :data:`REGISTRY`.
 from codur.tools import analysis, files, git, meta, python, rlm, search  # noqa: F401  (registration)
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.detection import Detection, detect_tool_calls
-from codur.tools.executor import ToolExecutor, ToolResult
+from codur.tools.executor import ToolExecutor, ToolResult, ToolSettings
 from codur.tools.registry import (
     REGISTRY,
     SideEffect,
@@ -21,6 +21,6 @@ from codur.tools.registry import (
 
 __all__ = [
     "REGISTRY", "Detection", "SideEffect", "TaskType", "ToolContext", "ToolError", "ToolExecutor",
-    "ToolRegistry", "ToolResult", "ToolSpec", "detect_tool_calls", "list_tools_for_tasks",
+    "ToolRegistry", "ToolResult", "ToolSettings", "ToolSpec", "detect_tool_calls", "list_tools_for_tasks",
     "render_tool_block", "to_langchain_tools", "tool",
 ]

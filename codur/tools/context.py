@@ -103,9 +103,9 @@ class ToolContext:
         timeout_s: limit for anything that runs code, seconds.
         allow_secrets: let tools read .env files and keys.
         read_only: refuse every write.
-        model: the actor's chat model, for tools that call a model (e.g. the RLM tool); or
-        model_factory: builds it on first use (the run's provider: the model is started only
-            when a tool needs it, and its calls are recorded in the run's usage ledger).
+        model_factory: ``() -> chat model``: the actor's model for a tool that calls one (the RLM
+            tool), built on first use (a run's: the model is started only when a tool needs it,
+            and its calls are recorded in the run's usage ledger); None: none given.
         budget_left: () -> (tokens, seconds) the run may still spend; a tool that runs its own
             model loop (the RLM tool) takes it as its child budget.
         run_dir: this run's folder under ``.codur/runs/``, or None.
@@ -115,8 +115,8 @@ class ToolContext:
             running process is killed.
         on_event: receives ``{"event_type": "sandbox.fallback", "reason"}`` once, the first
             time code runs without bubblewrap.
-        test_command: how the repo's tests and code run (:mod:`codur.testing.command`): set
-            once by the run from its settings; :meth:`tests` resolves the default otherwise.
+        test_command: how the repo's tests and code run (:mod:`codur.testing.command`): the
+            run's, resolved from its settings; None: :meth:`tests` resolves the default once.
         memory_mb: the address-space limit (RLIMIT_AS) of every process :meth:`run` starts,
             MiB (config ``test_memory_mb``); None: no limit. Past it an allocation fails
             (a MemoryError in Python), so a test that eats memory fails like any test.
@@ -135,11 +135,9 @@ class ToolContext:
     timeout_s: float = 120.0
     allow_secrets: bool = False
     read_only: bool = False
-    model: Any = None
     model_factory: Callable[[], Any] | None = None
     budget_left: Callable[[], tuple[int, float]] | None = None
     run_dir: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
     env_allow: tuple[str, ...] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
     on_event: Callable[[dict], None] | None = None

@@ -13,13 +13,17 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import ToolMessage
 
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.journal import ChangeJournal
 from codur.tools.registry import REGISTRY, SideEffect, ToolRegistry
+
+if TYPE_CHECKING:
+    from codur.config import CodurConfig
+    from codur.testing.command import TestCommand
 
 Policy = Literal["auto", "read_only", "confirm_writes"]
 PATH_ARGS = ("path", "paths", "src", "dst", "file", "files", "directory")
@@ -60,45 +64,87 @@ def cap_output(text: str, limit: int) -> str:
     return f"{text[:head]}\n…[truncated {cut} characters]…\n{text[-tail:]}"
 
 
+@dataclass(frozen=True)
+class ToolSettings:
+    """The settings a ToolExecutor runs tools under (a run's: :meth:`from_config`).
+
+    Attributes:
+        policy: auto | read_only (refuse FILE_MUTATION/STATE_CHANGE/CODE_EXECUTION) | confirm_writes
+            (ask ``confirm(name, args)`` before a FILE_MUTATION tool; refuse without it).
+        timeout_s: limit for tools that run code, seconds.
+        output_chars: output cap, characters.
+        allow_secrets: let tools read .env files and keys.
+        env_allow: environment variable names child processes get beyond the allowlist.
+        memory_mb: address-space limit of every process a tool starts, MiB; None: none.
+        allow_risky: write risky code without asking (see :class:`ToolContext`).
+        network: under bubblewrap, let the processes a tool starts reach the network.
+    """
+
+    policy: Policy = "auto"
+    timeout_s: float = 120.0
+    output_chars: int = 6000
+    allow_secrets: bool = False
+    env_allow: tuple[str, ...] = ()
+    memory_mb: int | None = None
+    allow_risky: bool = False
+    network: bool = False
+
+    @classmethod
+    def from_config(cls, config: CodurConfig) -> ToolSettings:
+        """The settings ``tool_policy``, ``tool_timeout_s``, ``tool_output_chars``, ``allow_secrets``,
+        ``tool_env_allow``, ``test_memory_mb`` (0: none), ``allow_risky_patches``, ``sandbox_network``."""
+        return cls(policy=config.tool_policy, timeout_s=config.tool_timeout_s, output_chars=config.tool_output_chars,
+                   allow_secrets=config.allow_secrets, env_allow=tuple(config.tool_env_allow),
+                   memory_mb=config.test_memory_mb or None, allow_risky=config.allow_risky_patches,
+                   network=config.sandbox_network)
+
+
 class ToolExecutor:
     """Runs tool calls for one repo.
 
     Args:
         root: repository root.
+        settings: policy, limits and sandbox settings (default: :class:`ToolSettings`'s defaults).
         registry: where tools are looked up; default codur's.
-        allowed: tool names the current agent may call (None: all registered).
-        policy: auto | read_only (refuse FILE_MUTATION/STATE_CHANGE/CODE_EXECUTION) | confirm_writes
-            (ask ``confirm(name, args)`` before a FILE_MUTATION tool; refuse without it).
-        timeout_s: limit for tools that run code, seconds.
-        output_chars: output cap, characters.
+        run_dir: the run's folder (the journal's originals, the RLM tool's trace), or None.
         journal: the change journal (default: a new one, stored under ``run_dir``).
+        confirm: ``confirm(name, args) -> bool`` under the confirm_writes policy; its attribute
+            ``risky(path, findings) -> bool``, when it has one, approves a write adding risky code.
         on_event: receives ``{"event_type": "tool.call", ...}`` after each call.
         cancel: the run's cancel event (default a new one): once set, no tool call starts,
             and a running process is killed (see :meth:`stop`).
-        env_allow: environment variable names child processes get beyond the allowlist.
+        model_factory: ``() -> chat model`` for a tool that calls a model (the RLM tool).
+        budget_left: ``() -> (tokens, seconds)`` the run may still spend (the RLM tool's child budget).
+        test_command: the repo's test command (default: resolved on first use).
+
+    Raises:
+        NotADirectoryError: ``root`` is not a directory.
     """
 
-    def __init__(self, root: Path, *, registry: ToolRegistry | None = None,
-                 allowed: Collection[str] | None = None, policy: Policy = "auto",
-                 confirm: Callable[[str, dict], bool] | None = None, timeout_s: float = 120.0,
-                 output_chars: int = 6000, allow_secrets: bool = False, run_dir: Path | None = None,
-                 journal: ChangeJournal | None = None, model: Any = None,
-                 on_event: Callable[[dict], None] | None = None, cancel: threading.Event | None = None,
-                 env_allow: Collection[str] = ()) -> None:
+    def __init__(self, root: Path, settings: ToolSettings | None = None, *, registry: ToolRegistry | None = None,
+                 run_dir: Path | None = None, journal: ChangeJournal | None = None,
+                 confirm: Callable[[str, dict], bool] | None = None, on_event: Callable[[dict], None] | None = None,
+                 cancel: threading.Event | None = None, model_factory: Callable[[], Any] | None = None,
+                 budget_left: Callable[[], tuple[int, float]] | None = None,
+                 test_command: TestCommand | None = None) -> None:
         root = Path(root).resolve()
         if not root.is_dir():
             raise NotADirectoryError(f"repository not found: {root}")
+        settings = settings or ToolSettings()
         self.registry = registry or REGISTRY
-        self.allowed = set(allowed) if allowed is not None else None
-        self.policy = policy
+        self.allowed: set[str] | None = None
+        self.policy = settings.policy
         self.confirm = confirm
-        self.output_chars = output_chars
+        self.output_chars = settings.output_chars
         self.on_event = on_event
         self.journal = journal or ChangeJournal(root, run_dir)
-        self.ctx = ToolContext(root=root, journal=self.journal, timeout_s=timeout_s,
-                               allow_secrets=allow_secrets, read_only=policy == "read_only",
-                               model=model, run_dir=run_dir, env_allow=tuple(env_allow),
-                               cancel=cancel or threading.Event(), on_event=on_event)
+        self.ctx = ToolContext(root=root, journal=self.journal, timeout_s=settings.timeout_s,
+                               allow_secrets=settings.allow_secrets, read_only=settings.policy == "read_only",
+                               model_factory=model_factory, budget_left=budget_left, run_dir=run_dir,
+                               env_allow=settings.env_allow, cancel=cancel or threading.Event(), on_event=on_event,
+                               test_command=test_command, memory_mb=settings.memory_mb,
+                               allow_risky=settings.allow_risky, network=settings.network,
+                               confirm_risky=getattr(confirm, "risky", None))
         self.calls = 0
 
     @property
@@ -111,10 +157,6 @@ class ToolExecutor:
         clone.__dict__.update(self.__dict__)
         clone.allowed = set(allowed) if allowed is not None else None
         return clone
-
-    def bind_cancel(self, cancel: threading.Event) -> None:
-        """Use the run's cancel event (before the first call)."""
-        self.ctx.cancel = cancel
 
     def stop(self, timeout_s: float) -> bool:
         """Cancel: set the cancel event, so that no tool call starts from now on and a running

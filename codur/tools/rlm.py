@@ -73,18 +73,17 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     for questions over a whole repo or files too long to read; not for single lookups.
     """
     from codur.rlm.command import build_model
-    from codur.rlm.engine import RLMConfig, RLMEngine
+    from codur.rlm.config import RLMConfig
+    from codur.rlm.engine import RLMEngine
 
     if not question.strip():
         raise ToolError("the question is empty")
     context, included, left_out = load_repo_context(ctx, list(paths))
-    if ctx.model is not None:  # the run's model: its calls are recorded (and priced) in the run's ledger
-        model, prices = ctx.model, {}
-    elif ctx.model_factory is not None:
+    if ctx.model_factory is not None:  # the run's model: its calls are recorded (and priced) in the run's ledger
         model, prices = ctx.model_factory(), {}
     else:  # outside a run (e.g. `codur tools`): a model from the environment
         model, prices = build_model()
-    config = ctx.extra.get("rlm_config") or RLMConfig(max_wall_s=ctx.timeout_s)
+    config = RLMConfig(max_wall_s=ctx.timeout_s)
     if ctx.budget_left is not None:  # a child of the run's budget: never more than the run has left
         tokens_left, seconds_left = ctx.budget_left()
         if tokens_left <= 0 or seconds_left <= 0:

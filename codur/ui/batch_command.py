@@ -57,6 +57,12 @@ class LiveView:
             self.console.print(f"codur batch · {event['total']} tasks · {event['skipped']} already done · "
                                f"{event['queued']} to run · {event['workers']} workers", highlight=False)
             self.progress.start()
+        elif kind == "batch.model_server":
+            said = (f"one embedded model server for the workers: {event['url']} · {event['slots']} slots"
+                    if "url" in event else
+                    f"[yellow]the embedded model server did not start[/yellow]: {event['error']}")
+            self.console.print(said, highlight=False)
+            return
         elif kind == "task.finished":
             record = event["record"]
             self.finished += 1

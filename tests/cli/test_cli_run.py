@@ -119,14 +119,14 @@ def test_session_and_resume_reach_the_run_request(invoice_repo: Path, monkeypatc
 @pytest.mark.parametrize("task_type", ["code_fix", "code_generation", "refactor", "file_operation"])
 def test_read_only_selection_and_refusal(task_type: str, invoice_repo: Path):
     from codur.graph.prompts import READ_ONLY_EXCLUDED, build_system_prompt
-    from codur.tools.executor import ToolExecutor
+    from codur.tools.executor import ToolExecutor, ToolSettings
 
     prompt, specs = build_system_prompt("actor", task_type, read_only=True)
     assert specs and not any(s.side_effects & set(READ_ONLY_EXCLUDED) for s in specs)
     assert "Do not change files" in prompt
     _, normal = build_system_prompt("actor", task_type)
     assert any(s.side_effects & set(READ_ONLY_EXCLUDED) for s in normal)  # the flag is what removed them
-    result = ToolExecutor(invoice_repo, policy="read_only").execute("run_pytest", {})
+    result = ToolExecutor(invoice_repo, ToolSettings(policy="read_only")).execute("run_pytest", {})
     assert not result.ok and "read-only" in result.output
 
 

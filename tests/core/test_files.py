@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from codur.core.files import atomic_write_bytes, unified_diff
+from codur.core.files import atomic_write_bytes, atomic_writer, copy_ignore, unified_diff
 
 
 def git(repo: Path, *args: str) -> subprocess.CompletedProcess:
@@ -62,3 +63,29 @@ def test_a_failed_write_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(OSError, match="No space left"):
         atomic_write_bytes(target, b'{"a": 2}')
     assert target.read_text() == '{"a": 1}' and os.listdir(tmp_path) == ["data.json"]
+
+
+def test_an_error_inside_the_atomic_writer_leaves_the_old_file_and_no_temp_file(tmp_path: Path):
+    target = tmp_path / "model.gguf"
+    target.write_bytes(b"old")
+    with pytest.raises(ValueError), atomic_writer(target) as out:
+        out.write(b"half of the new")
+        raise ValueError("checksum mismatch")
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["model.gguf"]
+    with atomic_writer(target) as out:
+        out.write(b"new, ")
+        out.write(b"in parts")
+    assert target.read_bytes() == b"new, in parts"
+
+
+def test_a_copy_of_a_repo_leaves_out_the_ignored_folders_and_fifos(tmp_path: Path):
+    src = tmp_path / "src"
+    for rel in (".git/HEAD", ".venv/bin/python", "node_modules/x.js", "pkg/__pycache__/a.pyc", "pkg/a.py"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text("x")
+    os.mkfifo(src / "pipe")
+    shutil.copytree(src, tmp_path / "copy", ignore=copy_ignore(), symlinks=True)
+    assert sorted(p.relative_to(tmp_path / "copy").as_posix() for p in (tmp_path / "copy").rglob("*")) == [
+        "pkg", "pkg/a.py"]
+    shutil.copytree(src, tmp_path / "kept", ignore=copy_ignore(keep={".git"}), symlinks=True)
+    assert (tmp_path / "kept" / ".git" / "HEAD").is_file() and not (tmp_path / "kept" / ".venv").exists()

@@ -124,6 +124,29 @@ def stream_cut(content: str = "```python\ndef f():\n    return 1\n```") -> Fault
     return fault
 
 
+def trickle(pieces: list[str], every_s: float, hung_up: threading.Event) -> Fault:
+    """For stream=True: one event of ``pieces`` every ``every_s`` seconds (chunked), then
+    ``[DONE]``; sets ``hung_up`` when the client closes the connection before the end."""
+
+    def fault(handler: BaseHTTPRequestHandler, request: dict) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        events = [_sse(request, [p], done=False) for p in pieces] + [b"data: [DONE]\n\n"]
+        try:
+            for event in events:
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                handler.wfile.flush()
+                time.sleep(every_s)
+            handler.wfile.write(b"0\r\n\r\n")
+            handler.wfile.flush()
+        except OSError:
+            hung_up.set()
+
+    return fault
+
+
 @dataclass
 class FaultServer:
     """The server. ``script``: faults for the next requests, in order; ``default``: after them."""

@@ -16,7 +16,7 @@ import pytest
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.graph.task_scope import changed_test_files, requested, task_tests
 from codur.llm import ScriptedChatModel, StaticModelProvider
-from codur.tools.executor import ToolExecutor
+from codur.tools.executor import ToolExecutor, ToolSettings
 
 TASK = "add a function word_count(text) to textkit/wrap.py that counts words"
 BUG = "return text[:width - 1]"
@@ -86,12 +86,12 @@ def test_a_feature_that_was_never_written_does_not_pass(textkit: Path):
 def test_a_test_added_since_head_belongs_to_the_task(textkit: Path):
     (textkit / "tests" / "test_count.py").write_text("def test_words():\n    assert False\n")
     (textkit / "tests" / "test_wrap.py").write_text((textkit / "tests" / "test_wrap.py").read_text() + "\n")
-    ctx = ToolExecutor(textkit, timeout_s=60).ctx
+    ctx = ToolExecutor(textkit, ToolSettings(timeout_s=60)).ctx
     assert changed_test_files(ctx) == ["tests/test_count.py", "tests/test_wrap.py"]
     failing = ["tests/test_count.py::test_words", "tests/other_test.py::test_y", "tests/test_a.py::test_z"]
     assert task_tests("add word counts", failing, changed_test_files(ctx)) == failing[:1]
     assert task_tests("add word counts so test_z passes", failing, []) == failing[2:]
-    inner = ToolExecutor(textkit / "textkit", timeout_s=60).ctx
+    inner = ToolExecutor(textkit / "textkit", ToolSettings(timeout_s=60)).ctx
     assert changed_test_files(inner) == []  # a folder inside the repo: no changed test file of its own
 
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.config import ModelProfile
-from codur.graph.context import CodurContext
+from codur.config_tables import ModelProfile
+from codur.graph.context import build_context
 from codur.graph.verification.judge import from_model
 from codur.graph.verification.llm import ModelRun, run_model_verifier, verifier_tools
 from codur.graph.verification.verdict import Evidence, ModelVerdict, Verdict, parse_model_verdict
@@ -151,15 +151,15 @@ def test_a_passed_verdict_over_a_changed_file_that_does_not_parse_is_overruled(t
 
 def test_embedded_model_critic_is_on_without_tests_and_off_with_tests():
     embedded = CodurConfig()
-    ctx = CodurContext(config=embedded, models=ConfigModelProvider(embedded))
+    ctx = build_context(None, embedded, models=ConfigModelProvider(embedded))
     assert ctx.models.uses_local_model  # type: ignore[union-attr]
     assert ctx.critic_enabled(has_tests=False) and not ctx.critic_enabled(has_tests=True)
     endpoint = CodurConfig(profiles={"api": ModelProfile(base_url="http://127.0.0.1:9/v1", model="m")},
                            roles={"actor": ["api"]})
-    ctx = CodurContext(config=endpoint, models=ConfigModelProvider(endpoint))
+    ctx = build_context(None, endpoint, models=ConfigModelProvider(endpoint))
     assert ctx.critic_enabled(has_tests=False) and ctx.critic_enabled(has_tests=True)
     for forced in (True, False):
-        ctx = CodurContext(config=CodurConfig(critic=forced), models=ConfigModelProvider(CodurConfig()))
+        ctx = build_context(None, CodurConfig(critic=forced), models=ConfigModelProvider(CodurConfig()))
         assert ctx.critic_enabled(has_tests=True) is forced and ctx.critic_enabled(has_tests=False) is forced
 
 

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 from codur.config import CodurConfig
-from codur.graph.context import CodurContext
+from codur.graph.context import build_context
 from codur.graph.observe import observe_node
 from codur.graph.verification.deterministic import verify_repo
 from codur.testing.command import TEST_TIMEOUT_S
-from codur.tools import ToolExecutor
+from codur.tools import ToolExecutor, ToolSettings
 
 
 def test_a_hanging_test_is_reported_as_failing(tmp_path: Path):
@@ -22,7 +22,7 @@ def test_a_hanging_test_is_reported_as_failing(tmp_path: Path):
     (tmp_path / "test_slugs.py").write_text(
         "from slugs import next_free\n\n\ndef test_free():\n    assert next_free('a', set()) == 'a-1'\n\n\n"
         "def test_taken():\n    assert next_free('a', {'a-1'}) == 'a-2'\n")
-    ctx = CodurContext(config=CodurConfig(critic=False))
+    ctx = build_context(tmp_path, CodurConfig(critic=False))
     start = time.monotonic()
     update = observe_node.body({"repo": str(tmp_path), "task": "fix it", "run_id": "t"}, ctx)
     assert time.monotonic() - start < TEST_TIMEOUT_S + 20
@@ -39,7 +39,7 @@ def test_verify_fails_a_hanging_test_at_its_limit_with_the_loops_line(tmp_path: 
     (tmp_path / "test_slugs.py").write_text(
         "from slugs import next_free\n\n\ndef test_taken():\n    assert next_free('a', {'a-1'}) == 'a-2'\n")
     start = time.monotonic()
-    verdict = verify_repo(ToolExecutor(tmp_path, timeout_s=60).ctx, task="fix it", task_type="code_fix",
+    verdict = verify_repo(ToolExecutor(tmp_path, ToolSettings(timeout_s=60)).ctx, task="fix it", task_type="code_fix",
                           changed=[], has_tests=True)
     assert time.monotonic() - start < 30  # the 0.5 s per-test limit, not the run's 60 s
     assert not verdict.passed and verdict.failing_tests == ["test_slugs.py::test_taken"]

@@ -378,7 +378,7 @@ def test_a_state_that_ends_the_run_says_so_in_its_exit_event(tmp_path: Path):
     events: list[dict] = []
     graph = build_graph()
     for chunk in graph.stream({"task": " ", "repo": str(tmp_path)}, {"configurable": {"thread_id": "t"}},
-                              context=build_context(CodurConfig(critic=False)), stream_mode="custom"):
+                              context=build_context(tmp_path, CodurConfig(critic=False)), stream_mode="custom"):
         events.append(chunk)
     exits = [(e["node"], e["status"]) for e in events if e["event_type"] == "engine.state" and e["phase"] == "exit"]
     assert exits == [("initialize", "error"), ("done", "error")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.graph.verification_agent import verify_repo
+from codur.graph.verification.deterministic import verify_repo
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.tools.executor import ToolExecutor
 

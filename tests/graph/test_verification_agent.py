@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.config import AgentConfig
-from codur.graph.verification_agent import verify_repo
+from codur.config_tables import AgentConfig
+from codur.graph.verification.deterministic import verify_repo
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.tools.executor import ToolExecutor
 

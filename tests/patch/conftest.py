@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from codur.config import CodurConfig
+from codur.patch import PatchSettings
+
 from ..repair.conftest import OFF_BY_ONE, snapshot, write_repo
 
-__all__ = ["OFF_BY_ONE", "REPORT", "SHOP", "snapshot", "write_repo"]
+__all__ = ["OFF_BY_ONE", "REPORT", "SHOP", "patch_settings", "snapshot", "write_repo"]
+
+
+def patch_settings(**changes) -> PatchSettings:
+    """The pipeline's settings for a test: the config's defaults with two workers and no memory
+    limit, then ``changes`` (:class:`PatchSettings` fields, e.g. ``fixers=("sampling",)``)."""
+    return dataclasses.replace(PatchSettings.from_config(CodurConfig(repair_workers=2, test_memory_mb=0)), **changes)
 
 #: Two bugs in one function (`+` for `*`, `>` for `>=`): three failing tests, one passing.
 #: Fixing the `+` alone fixes two of the three failing tests and breaks nothing.

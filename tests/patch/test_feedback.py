@@ -10,11 +10,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
+from codur.patch.conversation import Judged
 from codur.patch.prompt import REST_ASK, RETRY_ASK, PromptParts, feedback
-from codur.patch.sampling import Judged, draw
+from codur.patch.sampling import draw
 from codur.patch.splice import function_at
 
-from .conftest import snapshot
+from .conftest import patch_settings, snapshot
 
 PRICE = ("def bulk_price(quantity, unit):\n    gross = {gross}\n    if quantity {cmp} 10:\n"
          "        return gross * 0.9\n    return gross")
@@ -43,7 +44,7 @@ def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_samp
         return FIXED if isinstance(messages[-2], AIMessage) else WRONG
 
     model = ScriptedChatModel(replies=[NEAR, after_the_verdict, answer])
-    p = PatchPipeline(shop_repo, models=[model], workers=2, samples=3, fixers=("sampling",))
+    p = PatchPipeline(shop_repo, patch_settings(samples=3, fixers=("sampling",)), models=[model])
     pipeline.append(p)
     result = p.run()
     assert result.status == "patched", result.message
@@ -71,7 +72,7 @@ def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_as
         return fenced("def total(xs):\n    return 0")
 
     model = ScriptedChatModel(replies=[wrong, after_the_verdict, fenced("def total(xs):\n    return sum(xs)")])
-    p = PatchPipeline(off_by_one_repo, models=[model], workers=2, samples=3, fixers=("sampling",))
+    p = PatchPipeline(off_by_one_repo, patch_settings(samples=3, fixers=("sampling",)), models=[model])
     pipeline.append(p)
     result = p.run()
     assert result.status == "patched" and result.provenance["variant"] == "feedback"
@@ -155,7 +156,7 @@ def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path
     original = (off_by_one_repo / "calc.py").read_text()
     unchanged = fenced(original.strip())
     model = ScriptedChatModel(replies=[unchanged, unchanged, fenced("def total(xs):\n    return sum(xs)")])
-    result = PatchPipeline(off_by_one_repo, models=[model], workers=2, samples=3, fixers=("sampling",)).run()
+    result = PatchPipeline(off_by_one_repo, patch_settings(samples=3, fixers=("sampling",)), models=[model]).run()
     assert result.status == "patched" and result.provenance["variant"] == "feedback"
     said = model.calls[2][-1].content
     assert said.startswith("With this version the tests still fail:\n- test_total: AssertionError: assert ")
@@ -175,3 +176,71 @@ def test_a_feedback_slot_waits_for_the_verdict_of_a_candidate_still_being_tested
     drawn = list(map(later, draw([model], parts(), 3, judged=lambda: list(verdicts))))
     assert [d.variant for d in drawn] == ["plain", "plain", "feedback"]
     assert model.calls[2][-2].content == replies[1]
+
+
+#: slugify() checks its words and never returns them; `return words` (the mutant) fixes the
+#: comparison test only: the join is left to the model.
+SLUGS = {
+    "slugs.py": '''
+        import re
+
+
+        def slugify(title: str) -> str:
+            """"Hello, World!" -> "hello-world"; ValueError for a title with no word."""
+            words = re.findall(r"[a-z0-9]+", title.lower())
+            if not words:
+                raise ValueError(f"nothing to slug in {title!r}")
+
+
+        def same_slug(a: str, b: str) -> bool:
+            return slugify(a) == slugify(b)
+        ''',
+    "test_slugs.py": '''
+        import pytest
+
+        from slugs import same_slug, slugify
+
+
+        def test_slug():
+            assert slugify("Hello, World!") == "hello-world"
+
+
+        def test_same_slug():
+            assert same_slug("Hello world", "hello-world")
+            assert not same_slug("hello world", "hello there")
+
+
+        def test_no_words():
+            with pytest.raises(ValueError):
+                slugify("!!!")
+        ''',
+}
+
+
+def test_a_near_miss_mutant_is_continued_by_the_model(tmp_path: Path):
+    """The mutant that adds `return words` fixes one of the two failing tests (it is probed
+    test by test); a feedback sample shows it as the earlier answer with the test that still
+    fails, and the model's next reply finishes the fix."""
+    from .conftest import write_repo
+
+    repo = write_repo(tmp_path / "slugs", SLUGS)
+    code = (repo / "slugs.py").read_text()
+    echo = fenced(code[code.index("def slugify"):code.index("\n\n\ndef same_slug")])
+    fixed = fenced(echo[len("```python\n"):-len("\n```")].replace(
+        '        raise ValueError(f"nothing to slug in {title!r}")',
+        '        raise ValueError(f"nothing to slug in {title!r}")\n    return "-".join(words)'))
+
+    def answer(messages):
+        continued = any(isinstance(m, AIMessage) and "return words" in str(m.content) for m in messages)
+        return fixed if continued else echo
+
+    model = ScriptedChatModel(replies=[answer] * 6)
+    result = PatchPipeline(repo, patch_settings(samples=6, fixers=("mutation", "sampling"), time_box_s=120),
+                           models=[model]).run()
+    assert result.status == "patched", result.message
+    assert result.provenance["variant"] == "feedback"
+    turn = next(call for call in model.calls if any("return words" in str(m.content) for m in call))
+    said = turn[-1].content
+    assert said.startswith("With this version 1 of the 2 failing tests pass, but these still fail:\n- test_slug:")
+    assert "Keep the change that made those tests pass" in said and "`slugify`" in said
+    assert '+    return "-".join(words)\n' in result.diff

@@ -9,7 +9,7 @@ from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
 from codur.patch.formats import complete
 
-from .conftest import snapshot
+from .conftest import patch_settings, snapshot
 
 PARSE_FIX = '''def parse_scores(text):
     """'ann:3, bob:5' -> {'ann': 3, 'bob': 5}"""
@@ -29,8 +29,8 @@ PAIR_FIX = (f"scores/parse.py:\n```python\n{PARSE_FIX}\n```\n\nscores/render.py:
 def run(repo: Path, replies: list, **kw):
     model = ScriptedChatModel(replies=replies)
     events: list[dict] = []
-    result = PatchPipeline(repo, models=[model], workers=2, samples=len(replies), on_event=events.append,
-                           **kw).run()
+    result = PatchPipeline(repo, patch_settings(samples=len(replies), **kw), models=[model],
+                           on_event=events.append).run()
     return result, model, events
 
 

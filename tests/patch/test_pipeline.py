@@ -9,7 +9,7 @@ from pathlib import Path
 from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
 
-from .conftest import snapshot, write_repo
+from .conftest import patch_settings, snapshot, write_repo
 
 
 def fenced(code: str) -> str:
@@ -41,7 +41,8 @@ def pipeline(repo: Path, replies: list, **kw) -> tuple[PatchPipeline, ScriptedCh
     events: list[dict] = []
     kw.setdefault("fixers", ("sampling",))
     kw.setdefault("samples", len(replies))
-    return PatchPipeline(repo, models=[model], workers=2, on_event=events.append, **kw), model, events
+    settings = patch_settings(**{k: kw.pop(k) for k in ("fixers", "samples", "time_box_s") if k in kw})
+    return PatchPipeline(repo, settings, models=[model], on_event=events.append, **kw), model, events
 
 
 def of(events: list[dict], name: str) -> list[dict]:
@@ -124,7 +125,7 @@ def test_mutation_runs_first_and_the_model_is_never_built(off_by_one_repo: Path)
         return [ScriptedChatModel(replies=[TOTAL_FIXED])]
 
     events: list[dict] = []
-    result = PatchPipeline(off_by_one_repo, models=models, workers=2, time_box_s=60.0,
+    result = PatchPipeline(off_by_one_repo, patch_settings(time_box_s=60.0), models=models,
                            on_event=events.append).run()
     assert result.status == "patched" and result.source == "mutation"
     assert result.provenance["operator"] and result.provenance["source"] == "mutation"
@@ -177,7 +178,7 @@ def test_the_model_is_built_once_mutation_has_failed(tmp_path: Path):
         built.append(ScriptedChatModel(replies=[fix]))
         return built
 
-    result = PatchPipeline(repo, models=models, workers=2, samples=1, time_box_s=60.0).run()
+    result = PatchPipeline(repo, patch_settings(samples=1, time_box_s=60.0), models=models).run()
     assert result.status == "patched" and result.source == "sampling", result.message
     assert len(built) == 1 and len(built[0].calls) == 1
     assert result.tried["mutation"] > 0  # every mutant was tried before the model was asked

@@ -12,9 +12,10 @@ import typer
 from typer.testing import CliRunner
 
 from codur.repair import generate_mutants, localize_faults, repair
-from codur.repair.engine import RepairSession, gave_up
-from codur.repair.evaluate import CandidateQueue
+from codur.repair.engine import gave_up
 from codur.repair.mutants import Mutant, pairs
+from codur.repair.search import CandidateQueue
+from codur.repair.session import RepairSession
 from codur.repair.source import Edit
 from codur.ui.repair_command import repair_command
 

@@ -192,3 +192,52 @@ def test_loops_around_a_line_innermost_first():
     assert loops_around(text, 2) == [(2, 4)]
     assert loops_around(text, 6) == []  # a nested function is not inside the loop
     assert loops_around("def (:\n", 1) == []
+
+
+#: ``cursor`` never moves to the next page: every test that exports loops on line 6's ``while``.
+NEVER_FOLLOWED = {
+    "pages.py": '''
+        def fetch_all(client, cursor=0):
+            """Every row, page by page, until a page has no "next" cursor."""
+            rows = []
+            while cursor is not None:
+                page = client.get(cursor)
+                rows.extend(page["rows"])
+            return rows
+        ''',
+    "test_pages.py": '''
+        from pages import fetch_all
+
+
+        class Client:
+            def __init__(self, pages):
+                self.pages = pages
+
+            def get(self, cursor):
+                return self.pages[cursor]
+
+
+        def test_one_page():
+            assert fetch_all(Client({0: {"rows": [1], "next": None}})) == [1]
+
+
+        def test_two_pages():
+            assert fetch_all(Client({0: {"rows": [1], "next": 5}, 5: {"rows": [2], "next": None}})) == [1, 2]
+        ''',
+}
+
+
+def test_the_loop_a_test_hung_in_gets_its_missing_update_first(tmp_path):
+    """The hang names the loop (``hung_loops``); the update it lacks is the first mutant tried,
+    ahead of the one-token edits of its header that rank higher by prior alone."""
+    from codur.repair import mutants
+
+    repo = write_repo(tmp_path, NEVER_FOLLOWED)
+    loc = localize_faults(repo, test_timeout_s=1.0)
+    assert {t.nodeid.split("::")[1] for t in loc.tests if t.timed_out} == {"test_one_page", "test_two_pages"}
+    assert loc.hung_loops == {("pages.py", 4)}
+    found, _ = mutants.generate(repo, loc.scores, hung_loops=loc.hung_loops)
+    assert found[0].operator == "advance_loop_variable"
+    assert found[0].description.startswith('added `cursor = page["next"]`')
+    plain, _ = mutants.generate(repo, loc.scores)
+    assert plain[0].operator != "advance_loop_variable"  # by prior alone it comes later

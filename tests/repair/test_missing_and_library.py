@@ -58,6 +58,44 @@ CASES = [
                 print(slots[i])
             return i
         """, "        print(slots[i])\n", "        print(slots[i])\n        i += 1\n"),
+    ("advance_loop_variable", """
+        def export_all(api, start=0):
+            records, cursor = [], start
+            while cursor is not None:
+                page = api.page(cursor)
+                records.extend(page["items"])
+            return records
+        """, '        records.extend(page["items"])\n',
+     '        records.extend(page["items"])\n        cursor = page["next"]\n'),
+    ("advance_loop_variable", """
+        def total(head):
+            node, s = head, 0
+            while node:
+                s += node.value
+            return s
+
+
+        def last(head):
+            while head.next is not None:
+                head = head.next
+            return head
+        """, "        s += node.value\n", "        s += node.value\n        node = node.next\n"),
+    ("return_at_end", """
+        def normalize(raw: str) -> str:
+            digits = "".join(c for c in raw if c.isdigit())
+            if len(digits) == 10:
+                digits = "1" + digits
+            if len(digits) != 11:
+                raise ValueError(raw)
+        """, "        raise ValueError(raw)\n", "        raise ValueError(raw)\n    return digits\n"),
+    ("return_at_end", """
+        def largest(xs):
+            if not xs:
+                return None
+            best = xs[0]
+            for x in xs:
+                best = max(best, x)
+        """, "        best = max(best, x)\n", "        best = max(best, x)\n    return best\n"),
     ("flush_after_loop", """
         def chunks(items, size):
             out, chunk = [], []
@@ -183,3 +221,31 @@ def test_optional_arguments_are_not_added_twice(tmp_path):
             return sorted(scores, reverse=True)
         """)
     assert outs and not any(t.count("reverse=True") > 1 for t in outs)
+
+
+@pytest.mark.parametrize("code", [
+    """
+    def log(msg):
+        print(msg)
+    """,
+    """
+    def sign(x) -> int:
+        if x < 0:
+            return -1
+        else:
+            return 1
+    """,
+    """
+    def items(xs) -> list:
+        for x in xs:
+            yield x
+    """,
+    """
+    def check(x) -> None:
+        if x < 0:
+            raise ValueError(x)
+    """,
+])
+def test_a_function_that_cannot_fall_off_its_end_or_returns_nothing_gets_no_return(tmp_path, code):
+    _, outs = mutants_of(tmp_path, code)
+    assert "return_at_end" not in outs.values()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair.engine import RepairSession
 from codur.repair.evaluate import evaluate
 from codur.repair.selection import named_tests, related_test_files
+from codur.repair.session import RepairSession
 
 PRICES = '''"""Prices of a basket, in cents."""
 

@@ -67,7 +67,7 @@ def test_no_match_is_a_readable_error(repo):
 def test_answers_through_the_tool_executor(repo, tmp_path):
     model = ScriptedChatModel(replies=[
         "```repl\nprint(search_context('MAX_RETRIES =', window=5))\n```", "FINAL(5, in pkg/retry.py)"])
-    executor = ToolExecutor(repo, model=model, run_dir=tmp_path / "run")
+    executor = ToolExecutor(repo, run_dir=tmp_path / "run", model_factory=lambda: model)
     result = executor.execute("ask_codebase", {"question": "How many retries?", "paths": ["pkg/*.py"]})
     assert result.ok, result.output
     assert result.output.startswith("5, in pkg/retry.py")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codur.testing.command import OWN_PLUGINS, TestCommandError, find_interpreter, own_plugins_off, resolve
-from codur.tools.testing import TestReport, setup_problem
+from codur.testing.report import TestReport, setup_problem
 
 
 def env(root: Path, name: str, *scripts: str) -> Path:

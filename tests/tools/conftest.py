@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.tools import ToolExecutor
+from codur.tools import ToolExecutor, ToolSettings
 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 TEST_CALC = (
@@ -73,7 +73,7 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ex(repo: Path) -> ToolExecutor:
-    return ToolExecutor(repo, timeout_s=60)
+    return ToolExecutor(repo, ToolSettings(timeout_s=60))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.tools import REGISTRY, ToolContext, ToolError, ToolExecutor, ToolRegistry, context, tool
+from codur.tools import REGISTRY, ToolContext, ToolError, ToolExecutor, ToolRegistry, ToolSettings, context, tool
 from codur.tools.context import MAX_READ_BYTES
 from codur.tools.executor import cap_output
 
@@ -75,8 +75,9 @@ def test_unreadable_files_get_a_clear_error(
 
 def test_secrets_are_readable_when_configured(repo: Path) -> None:
     (repo / ".env").write_text("API_KEY=sk-123\n")
-    assert "sk-123" in ToolExecutor(repo, allow_secrets=True).execute("read_file", {"path": ".env"}).output
-    assert ".env" in ToolExecutor(repo, allow_secrets=True).execute("list_files", {}).output
+    secrets = ToolExecutor(repo, ToolSettings(allow_secrets=True))
+    assert "sk-123" in secrets.execute("read_file", {"path": ".env"}).output
+    assert ".env" in secrets.execute("list_files", {}).output
     assert ".env" not in ToolExecutor(repo).execute("list_files", {}).output
 
 
@@ -90,7 +91,7 @@ def test_writes_into_git_codur_and_secrets_are_refused(snapshot, ex: ToolExecuto
 
 
 def test_read_only_policy_refuses_every_change(snapshot, repo: Path) -> None:
-    ex = ToolExecutor(repo, policy="read_only")
+    ex = ToolExecutor(repo, ToolSettings(policy="read_only"))
     before = snapshot(repo)
     rename_add = "--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-def add(a, b):\n+def plus(a, b):\n"
     for name, args in WRITES + [("apply_patch", {"patch": rename_add})]:
@@ -103,7 +104,7 @@ def test_read_only_policy_refuses_every_change(snapshot, repo: Path) -> None:
 def test_confirm_writes_asks_before_each_change(snapshot, repo: Path) -> None:
     asked: list[str] = []
     answers = iter([False, True])
-    ex = ToolExecutor(repo, policy="confirm_writes",
+    ex = ToolExecutor(repo, ToolSettings(policy="confirm_writes"),
                       confirm=lambda name, args: asked.append(name) or next(answers))
     before = snapshot(repo)
     refused = ex.execute("write_file", {"path": "new.py", "content": "x = 1\n"})
@@ -111,7 +112,7 @@ def test_confirm_writes_asks_before_each_change(snapshot, repo: Path) -> None:
     assert ex.execute("write_file", {"path": "new.py", "content": "x = 1\n"}).ok
     assert (repo / "new.py").read_text() == "x = 1\n" and asked == ["write_file", "write_file"]
     assert ex.execute("read_file", {"path": "calc.py"}).ok and len(asked) == 2
-    no_callback = ToolExecutor(repo, policy="confirm_writes").execute("delete_file", {"path": "new.py"})
+    no_callback = ToolExecutor(repo, ToolSettings(policy="confirm_writes")).execute("delete_file", {"path": "new.py"})
     assert not no_callback.ok and (repo / "new.py").exists()
 
 
@@ -156,7 +157,7 @@ def test_exceptions_become_error_results_and_calls_are_timed(repo: Path) -> None
 
 def test_output_is_capped_with_a_visible_note(repo: Path) -> None:
     (repo / "long.txt").write_text("".join(f"line {i}\n" for i in range(5000)))
-    result = ToolExecutor(repo, output_chars=1000).execute("read_file", {"path": "long.txt"})
+    result = ToolExecutor(repo, ToolSettings(output_chars=1000)).execute("read_file", {"path": "long.txt"})
     assert result.ok and len(result.output) < 1100
     assert "…[truncated" in result.output and "line 4999" in result.output and "long.txt (lines 1-5000" in result.output
     assert cap_output("short", 10) == "short"

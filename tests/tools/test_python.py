@@ -6,7 +6,7 @@ import re
 import time
 from pathlib import Path
 
-from codur.tools import ToolExecutor
+from codur.tools import ToolExecutor, ToolSettings
 
 
 def test_validate_python_syntax_reports_each_error(ex: ToolExecutor, repo: Path) -> None:
@@ -70,7 +70,7 @@ def test_run_pytest_reports_ids_and_tracebacks(ex: ToolExecutor, repo: Path) -> 
 def test_run_pytest_timeout_is_reported(repo: Path, snapshot) -> None:
     (repo / "tests" / "test_hang.py").write_text("def test_hang():\n    while True:\n        pass\n")
     before = snapshot(repo)
-    result = ToolExecutor(repo, timeout_s=2).execute("run_pytest", {"selection": ["tests/test_hang.py"]})
+    result = ToolExecutor(repo, ToolSettings(timeout_s=2)).execute("run_pytest", {"selection": ["tests/test_hang.py"]})
     assert result.ok and result.output.startswith("pytest timed out after 2s (an infinite loop?)")
     assert snapshot(repo) == before
 
@@ -80,7 +80,8 @@ def test_run_pytest_fails_a_looping_test_at_its_limit_and_runs_the_rest(repo: Pa
     (repo / "tests" / "test_hang.py").write_text(
         "def test_hang():\n    n = 0\n    while n < 1:\n        n *= 2\n\n\ndef test_after():\n    assert True\n")
     start = time.monotonic()
-    out = ToolExecutor(repo, timeout_s=60).execute("run_pytest", {"selection": ["tests/test_hang.py"]}).output
+    executor = ToolExecutor(repo, ToolSettings(timeout_s=60))
+    out = executor.execute("run_pytest", {"selection": ["tests/test_hang.py"]}).output
     assert time.monotonic() - start < 30  # the 0.5 s per-test limit, not the run's 60 s
     assert out.splitlines()[:3] == ["pytest: 1 passed, 1 failed (exit code 1)",
                                     "passed: ['tests/test_hang.py::test_after']",

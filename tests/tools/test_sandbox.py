@@ -15,7 +15,7 @@ import pytest
 
 from codur.sandbox import bwrap as bwrap_module
 from codur.sandbox.bwrap import bwrap_executable, bwrap_problem, packaged_bwrap
-from codur.tools import ToolExecutor
+from codur.tools import ToolExecutor, ToolSettings
 from codur.tools import context as context_module
 from codur.tools.context import ToolError
 
@@ -38,7 +38,7 @@ def test_children_get_only_the_allowlisted_environment(mode, repo: Path, monkeyp
                         "PYTHON_SECRET_TOKEN": "s3cr3t", "LC_API_KEY": "k",  # no prefix passes (issue 21, item 7)
                         "LC_TIME": "C", "PYTHONFAULTHANDLER": "1", "VIRTUAL_ENV": "/v", "MY_SETTING": "on"}.items():
         monkeypatch.setenv(name, value)
-    ex = ToolExecutor(repo, env_allow=["MY_SETTING"])
+    ex = ToolExecutor(repo, ToolSettings(env_allow=("MY_SETTING",)))
     (repo / "env.py").write_text(ENV_PROBE)
     out = ex.execute("run_python_file", {"path": "env.py"}).output
     env = json.loads(out.split("stdout:\n", 1)[1].split("\nstderr:", 1)[0])
@@ -137,7 +137,7 @@ def test_without_a_system_bwrap_the_packaged_one_confines_the_code(repo: Path, m
 
 
 def test_cancel_kills_a_running_process_and_refuses_further_calls(repo: Path) -> None:
-    ex = ToolExecutor(repo, timeout_s=60)
+    ex = ToolExecutor(repo, ToolSettings(timeout_s=60))
     (repo / "slow.py").write_text("import time\ntime.sleep(60)\n")
     box: dict = {}
     worker = threading.Thread(target=lambda: box.setdefault("r", ex.execute("run_python_file",

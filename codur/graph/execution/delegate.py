@@ -5,8 +5,8 @@ from __future__ import annotations
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
-from codur.graph.observe import suspicious_code
 from codur.graph.state import AgentOutcome, CodurState, observation_of, plan_of
+from codur.graph.suspects import suspicious_code
 
 
 def choose_agent(requested: str | None, ctx: CodurContext) -> str:
@@ -27,6 +27,6 @@ def delegate_node(state: CodurState, ctx: CodurContext) -> dict:
     obs = observation_of(state)
     if ctx.config.localize and obs.tests and obs.tests.failed and obs.suspicious is None:
         # fault-localization hints for the agent's first prompt, unless the patch node left them
-        lines, functions = suspicious_code(ctx.tools(state["repo"]).ctx)
+        lines, functions = suspicious_code(ctx.tools.ctx)
         update["observation"] = obs.model_copy(update={"suspicious": lines, "functions": functions})
     return update

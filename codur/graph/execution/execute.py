@@ -27,7 +27,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
               "prompt": plan.prompt})
         return {"agent_outcome": AgentOutcome(agent=name, status="completed", summary="(dry run)", dry_run=True)}
     agent, policy_inside = build_agent(state, ctx, name)
-    journal = ctx.tools(state["repo"]).journal
+    journal = ctx.tools.journal
     before = journal.snapshot()
     deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
     executor = Executor(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
@@ -54,4 +54,4 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
                                                                         "exit_code", "tool_calls", "edits"})})
     # the transcript itself is not state (every checkpoint would carry it): its replies and tool
     # calls are in the trace (agent.reply, tool.call events)
-    return {"agent_outcome": outcome, "tool_calls": result.tool_calls}
+    return {"agent_outcome": outcome}

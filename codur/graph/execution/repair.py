@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
+from codur.config import CodurConfig
 from codur.repair import repair
 
 
@@ -22,15 +23,18 @@ class LocalRepair(TypedDict):
     message: str
 
 
-def _attempt_local_repair(repo: str | Path, *, workers: int = 4, time_budget_s: float = 300.0,
-                          mutant_timeout_s: float = 20.0, apply: bool = True) -> LocalRepair:
+def _attempt_local_repair(repo: str | Path, *, workers: int = CodurConfig.default("repair_workers"),
+                          time_budget_s: float = CodurConfig.default("patch_time_budget_s"),
+                          mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"),
+                          apply: bool = True) -> LocalRepair:
     """Repair the failing tests of ``repo`` by mutation search, with ``workers`` parallel workers.
 
     Args:
         repo: the repository's root directory.
-        workers: parallel workers evaluating mutants (the specification's 4).
-        time_budget_s: the whole search's wall-time limit, seconds.
-        mutant_timeout_s: per test stage of one mutant, seconds.
+        workers: parallel workers evaluating mutants (the specification's 4: the setting
+            ``repair_workers``; each default is the setting's).
+        time_budget_s: the whole search's wall-time limit, seconds (``patch_time_budget_s``).
+        mutant_timeout_s: per test stage of one mutant, seconds (``mutant_timeout_s``).
         apply: write the patch into ``repo`` (atomically); False leaves it unchanged.
 
     Returns:

@@ -9,31 +9,27 @@
   ``no_answer: agent ended: repeating``;
 - a terminal failure after an agent turn that failed on a model outage (a 429 or
   ``insufficient_quota``) ends ``rate_limited`` / ``quota_exhausted`` instead, as a
-  replan with the model down does (:func:`codur.graph.planning.plan.outage_end`);
+  replan with the model down does (:func:`codur.graph.routing.outage_end`);
 - the agent not among the fixers (``CodurConfig.fixers``): repair if eligible, else done
   (failed, verification_failed): retry and replan would both reach the agent;
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
-The "repair" route goes to the patch node (the candidate-patch pipeline) when it has not
-run yet: a fix task verified by tests, with failing tests and source files of the
-repo's own beside the tests, when enabled, never in a dry run
-(:func:`codur.graph.execution.patch.patch_eligible`).
+The route is the next node's name (:class:`codur.graph.routing.Route`): retry is
+``delegate``, replan ``plan``, repair ``patch``. Repair goes to the patch node (the
+candidate-patch pipeline) when it has not run yet: a fix task verified by tests, with
+failing tests and source files of the repo's own beside the tests, when enabled, never in
+a dry run (:func:`codur.graph.routing.patch_eligible`).
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from codur.core.budget import Stop
 from codur.core.contracts import RunStatus, StopReason
 from codur.graph.context import CodurContext
-from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
-from codur.graph.planning.plan import OUTAGE_STATUS, outage_end
+from codur.graph.routing import OUTAGE_STATUS, Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, outcome_of, verdict_of
 from codur.graph.verification.verdict import Verdict
-
-Route = Literal["done", "retry", "replan", "repair"]
 
 
 def feedback_from(verdict: Verdict | None) -> str:
@@ -57,40 +53,39 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
     question = verdict is not None and verdict.strategy == "answer"
     if verdict is not None and verdict.passed:
         # an answer is checked for being given, not for being right: "answered", not "verified"
-        return "done", "answered" if question else "verified", None
+        return Route.DONE, "answered" if question else "verified", None
     outcome = outcome_of(state)
     if outcome is not None and outcome.dry_run:
-        return "done", "dry_run", None  # no agent was called: no further turn can change anything
+        return Route.DONE, "dry_run", None  # no agent was called: no further turn can change anything
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
-    assert ctx.limits is not None
     stop = ctx.limits.stop(turn=state.get("turn", 0), starting_turn=True)
     if stuck or stop:
         last_chance = stuck or stop.reason == StopReason.MAX_TURNS  # the patch pipeline may still fix it
         if question and last_chance and verdict.signature:
             # a question that got no answer says why, e.g. "no_answer: agent ended: repeating"
             why = Stop(RunStatus.FAILED, verdict.signature, stop.figures if stop else {})
-            return "done", why.reason, why
+            return Route.DONE, why.reason, why
         if last_chance and patch_eligible(state, ctx):
-            return "repair", "stuck" if stuck else stop.reason, None
-        return "done", "stuck" if stuck else stop.reason, stop
+            return Route.PATCH, "stuck" if stuck else stop.reason, None
+        return Route.DONE, "stuck" if stuck else stop.reason, stop
     if "agent" not in ctx.config.fixers:  # retry and replan both lead to the agent: not for this run
         if patch_eligible(state, ctx):
-            return "repair", "verification_failed", None
-        return "done", "verification_failed", None
+            return Route.PATCH, "verification_failed", None
+        return Route.DONE, "verification_failed", None
     if outcome is not None and outcome.status == "failed":
-        return "replan", "agent_failed", None
+        return Route.PLAN, "agent_failed", None
     if outcome is None or not outcome.edits:
-        return "replan", "no_change", None
-    return "retry", "verification_failed", None
+        return Route.PLAN, "no_change", None
+    return Route.DELEGATE, "verification_failed", None
 
 
 @node("review")
 def review_node(state: CodurState, ctx: CodurContext) -> dict:
     """Write the route; a terminal route also writes status and reason."""
     route, reason, stop = decide(state, ctx)
-    update: dict = {"route": route, "feedback": feedback_from(verdict_of(state))}
-    if route == "done":
+    update: dict = {"route": route.value, "feedback": feedback_from(verdict_of(state))}
+    if route is Route.DONE:
         ok = reason in ("verified", "answered")
         status = RunStatus.DRY_RUN if reason == "dry_run" else RunStatus.SUCCESS if ok else RunStatus.FAILED
         update.update(status=status.value, reason=reason)

@@ -29,9 +29,9 @@ from codur.core.events import emit
 from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import CodurContext
-from codur.graph.execution.patch import patch_eligible
 from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
+from codur.graph.routing import Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
@@ -39,8 +39,6 @@ from codur.llm.replies import json_objects
 from codur.tools.registry import TaskType
 
 TASK_TYPES = {t.value for t in TaskType}
-OUTAGE_STATUS = {QuotaStatus.QUOTA_EXHAUSTED.value: RunStatus.QUOTA_EXHAUSTED,
-                 QuotaStatus.RATE_LIMITED.value: RunStatus.RATE_LIMITED}
 
 KEYWORDS: dict[TaskType, str] = {
     TaskType.CODE_FIX: r"\b(fix|bug|fail\w*|broken|error|crash\w*|wrong|make .* pass)\b",
@@ -87,7 +85,6 @@ def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> dic
     if feedback := state.get("feedback"):
         lines.append(f"The last attempt failed:\n{feedback[:1200]}")
     lines.append("Answer with the JSON object only.")
-    assert ctx.models is not None
     chain = with_policy(ctx.models.models_for("planner"), CallPolicy.for_run(ctx.config, ctx.limits), role="planner")
     try:
         reply = chain.invoke([SystemMessage(system), HumanMessage("\n".join(lines))])
@@ -114,17 +111,6 @@ class PlannerMalformed(Exception):
     def __init__(self, reply: str) -> None:
         first = (reply.strip().splitlines() or ["(empty reply)"])[0][:120]
         super().__init__(f"malformed planner reply: {first}")
-
-
-def outage_end(quota: str, message: str) -> dict:
-    """Status and reason of a run that ends because its model is down: ``quota_exhausted`` or
-    ``rate_limited`` when the provider said so (``quota``: a QuotaStatus value), else
-    ``failed`` with reason ``model_unavailable``; the reason quotes the error's first line."""
-    first = (message.strip().splitlines() or [""])[0][:300]
-    status = OUTAGE_STATUS.get(quota)
-    if status is None:
-        return {"status": RunStatus.FAILED.value, "reason": f"model_unavailable ({first})"}
-    return {"status": status.value, "reason": f"{status.value} ({first})"}
 
 
 def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
@@ -176,7 +162,6 @@ def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tupl
         except PlannerUnavailable as exc:
             quota = quota_from_exception(exc.error).status.value if exc.error else ""
             outage = outage_end(quota, str(exc))
-            assert ctx.limits is not None
             if stop := ctx.limits.stop(turn=state.get("turn", 0)):
                 outage = {"status": stop.status.value, "reason": stop.reason}  # e.g. the call hit the run's deadline
             reason = outage["reason"]
@@ -220,11 +205,11 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     update: dict = {"task_type": task_type.value, "plan": plan}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
-        update["route"] = "patch"  # mutation search needs no model: an outage still gets here
+        update["route"] = Route.PATCH.value  # mutation search needs no model: an outage still gets here
     elif outage and replanning:
-        update.update(route="done", **outage)
+        update.update(route=Route.DONE.value, **outage)
     elif "agent" in ctx.config.fixers:
-        update["route"] = "delegate"
+        update["route"] = Route.DELEGATE.value
     else:
-        update.update(route="done", status=RunStatus.FAILED.value, reason="no_fixer (the agent is disabled)")
+        update.update(route=Route.DONE.value, status=RunStatus.FAILED.value, reason="no_fixer (the agent is disabled)")
     return update

@@ -24,11 +24,13 @@ import ast
 import re
 
 from codur.graph.verification.verdict import Evidence, Verdict
+from codur.testing.ids import is_test_file
+from codur.testing.report import TestReport
 from codur.tools.context import ToolContext
 from codur.tools.output_match import first_difference
 from codur.tools.python import run_entry_point
 from codur.tools.registry import TaskType
-from codur.tools.testing import TestReport, run_tests
+from codur.tools.testing import run_tests
 
 QUESTION_TASKS = {TaskType.EXPLANATION.value, TaskType.CODE_ANALYSIS.value}
 CHANGE_TASKS = {TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value}  # verified only by a change
@@ -36,12 +38,6 @@ CHANGE_TASKS = {TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value}  # veri
 # agent that does not report how it ended (a command-line agent: "").
 ANSWER_ENDINGS = {"done", "no_tool_call", ""}
 EXPECTED_FILE = "expected.txt"  # at the repo's root: the output an entry point must print
-
-
-def is_test_file(path: str) -> bool:
-    """test_*.py, *_test.py, conftest.py, or anything under a tests/ folder."""
-    name = path.rsplit("/", 1)[-1]
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "/tests/" in f"/{path}"
 
 
 def entry_points(ctx: ToolContext, limit: int = 3) -> list[str]:

@@ -1,0 +1,74 @@
+"""The two JSON-schema calls of an RLM run that ask for an answer rather than code: the answer
+check (does the printed evidence support a FINAL?) and the extraction (the answer from the
+output so far, or the forced answer when the budget is spent)."""
+
+from __future__ import annotations
+
+from langchain_core.messages import BaseMessage, HumanMessage
+
+from codur.llm.replies import json_objects
+from codur.rlm import prompts
+from codur.rlm.bridge import CHECK_FORMAT, ModelClient
+from codur.rlm.budget import Budget
+from codur.rlm.helpers import truncate
+from codur.rlm.parser import is_no_answer, parse_json_answer, parse_response
+from codur.rlm.sandbox import Sandbox
+from codur.rlm.trace import Iteration, RLMTrace
+
+
+def check_answer(client: ModelClient, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration,
+                 check_chars: int) -> dict:
+    """One JSON-schema call (:data:`codur.rlm.bridge.CHECK_FORMAT`) asking whether the outputs printed
+    so far (newest first, ``check_chars`` characters) support ``answer``; recorded in ``iteration.check``.
+
+    Returns:
+        {"supported": bool or None (unreadable reply: the answer stands), "answer", "reason", ...}.
+    """
+    evidence, used = [], 0
+    for it in reversed(trace.iterations):
+        for n, execution in reversed(list(enumerate(it.executions, 1))):
+            text = execution.stdout.strip()
+            if text and used < check_chars:
+                piece = truncate(text, check_chars - used)
+                evidence.insert(0, f"[iteration {it.index} block {n}]\n{piece}")
+                used += len(piece)
+    prompt = prompts.check_prompt(trace.task, answer, "\n".join(evidence))
+    text, usage, structured = client.invoke_json([HumanMessage(prompt)], CHECK_FORMAT)
+    budget.record(usage)
+    iteration.usage = iteration.usage + usage
+    verdict = next((v for v in json_objects(text) if "supported" in v), {})
+    supported = verdict.get("supported")
+    if isinstance(supported, str):
+        supported = {"true": True, "yes": True, "false": False, "no": False}.get(supported.strip().lower())
+    iteration.check = {"answer": answer, "supported": supported if isinstance(supported, bool) else None,
+                       "value": verdict.get("answer"), "reason": verdict.get("reason"), "response": text,
+                       "structured": structured, "usage": usage.to_dict()}
+    return iteration.check
+
+def extract_answer(client: ModelClient, messages: list[BaseMessage], prompt: str, budget: Budget, sandbox: Sandbox,
+                   iteration: Iteration, kind: str) -> str | None:
+    """One JSON-schema call (``{"answer": ...}``, :meth:`ModelClient.invoke_json`) after ``messages``;
+    the answer, or None when the reply holds none (empty, None-like, or unreadable).
+
+    A reply that is not JSON (a model without the schema) is read as FINAL(...) /
+    FINAL_VAR(...) (after an output, only when it holds no new code: that FINAL would be
+    premature again) and, for ``kind`` ``forced``, as its plain text. Recorded in
+    ``iteration.extraction``; its usage is charged to ``budget`` and the iteration.
+    """
+    text, usage, structured = client.invoke_json([*messages, HumanMessage(prompt)])
+    budget.record(usage)
+    iteration.usage = iteration.usage + usage
+    answer = parse_json_answer(text)
+    parsed = parse_response(text)
+    if answer is None and (kind == "forced" or not parsed.code_blocks):  # a FINAL beside new code: premature
+        if parsed.final and parsed.final.kind == "variable":
+            found, value = sandbox.get_variable(parsed.final.value)
+            answer = value if found else None
+        elif parsed.final:
+            answer = parsed.final.value
+        elif kind == "forced" and not text.lstrip().startswith("{"):
+            answer = parsed.thinking or text.strip()
+    answer = None if answer is None or (kind != "forced" and is_no_answer(answer)) else answer.strip()
+    iteration.extraction = {"kind": kind, "response": text, "answer": answer, "structured": structured,
+                            "usage": usage.to_dict()}
+    return answer
