@@ -8,20 +8,19 @@ budget cut from what is left (:meth:`Limits.remaining`). So a limit trips within
 model or tool call of being exceeded, and it always ends the run with the same
 status and reason, whichever part noticed.
 
-Tokens are counted by the run's usage meter (every model call, sub-calls of the RLM
-and model patch samples included) when one is attached (``tokens_used``); the
-caller's own count is used when it is larger (a provider without a meter).
+Tokens and cost are read from the run's usage ledger (:mod:`codur.core.usage`: every model
+call, sub-calls of the RLM and model patch samples included); no caller counts them.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from codur.core.contracts import RunStatus, StopReason
+from codur.core.usage import UsageLedger
 
 
 @dataclass(frozen=True)
@@ -54,9 +53,9 @@ class Limits:
         timeout_s: wall-clock seconds (status timeout).
         token_budget: prompt + completion tokens (status budget_exceeded, reason token_budget).
         cancel: set it to stop the run (status cancelled), e.g. on Ctrl-C or ``RunRequest.cancel_event``.
-        tokens_used: the run's usage meter total, tokens (None: only the caller's count).
         max_cost_usd: spend on model calls, USD (status budget_exceeded, reason cost_budget); None: no limit.
-        cost_used: the run's usage meter total, USD (None: nothing is priced).
+        ledger: the run's usage ledger, which the token and cost limits read (the model
+            provider's: :attr:`codur.llm.factory.ModelProvider.ledger`).
     """
 
     max_turns: int = 3
@@ -64,22 +63,20 @@ class Limits:
     token_budget: int = 300_000
     started_at: float = field(default_factory=time.monotonic)
     cancel: threading.Event = field(default_factory=threading.Event)
-    tokens_used: Callable[[], int] | None = None
     max_cost_usd: float | None = None
-    cost_used: Callable[[], float] | None = None
+    ledger: UsageLedger = field(default_factory=UsageLedger)
 
     def elapsed_s(self) -> float:
         return time.monotonic() - self.started_at
 
-    def tokens(self, counted: int = 0) -> int:
-        """Tokens used so far: the meter's total or ``counted``, whichever is larger."""
-        return max(counted, self.tokens_used() if self.tokens_used else 0)
+    def tokens(self) -> int:
+        """Tokens used so far (prompt + completion, every model call): the ledger's total."""
+        return self.ledger.total_tokens
 
-    def stop(self, *, tokens: int = 0, turn: int = 0, starting_turn: bool = False) -> Stop | None:
+    def stop(self, *, turn: int = 0, starting_turn: bool = False) -> Stop | None:
         """The :class:`Stop` when a limit is hit, else None.
 
         Args:
-            tokens: tokens the caller counted in the run so far.
             turn: turns started so far.
             starting_turn: the caller is about to start a new turn (delegate), or asks whether one may start.
         """
@@ -89,18 +86,17 @@ class Limits:
         if elapsed > self.timeout_s:
             return Stop(RunStatus.TIMEOUT, StopReason.TIMEOUT.value,
                         {"elapsed_s": round(elapsed, 3), "timeout_s": self.timeout_s})
-        used = self.tokens(tokens)
+        used = self.tokens()
         if used > self.token_budget:
             return Stop(RunStatus.BUDGET_EXCEEDED, StopReason.TOKEN_BUDGET.value,
                         {"tokens": used, "token_budget": self.token_budget})
-        if self.max_cost_usd is not None and self.cost_used is not None \
-                and (cost := self.cost_used()) > self.max_cost_usd:
+        if self.max_cost_usd is not None and (cost := self.ledger.cost_usd) > self.max_cost_usd:
             return Stop(RunStatus.BUDGET_EXCEEDED, StopReason.COST_BUDGET.value,
                         {"cost_usd": round(cost, 6), "max_cost_usd": self.max_cost_usd})
         if starting_turn and turn >= self.max_turns:
             return Stop(RunStatus.FAILED, StopReason.MAX_TURNS.value, {"turns": turn, "max_turns": self.max_turns})
         return None
 
-    def remaining(self, tokens: int = 0) -> tuple[int, float]:
+    def remaining(self) -> tuple[int, float]:
         """(tokens, seconds) left: what a child budget (the RLM tool's) may spend at most."""
-        return max(0, self.token_budget - self.tokens(tokens)), max(0.0, self.timeout_s - self.elapsed_s())
+        return max(0, self.token_budget - self.tokens()), max(0.0, self.timeout_s - self.elapsed_s())

@@ -168,19 +168,21 @@ class _Run:
         self.request, self.config, self.components = request, config, components
         self.run_id, self.run_dir, self.note = run_id, run_dir, note
         cancel = request.cancel_event or threading.Event()
-        self.limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
-                             token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
-        self.provider: ModelProvider = components.model_provider() or ConfigModelProvider(config, cancel=cancel)
-        self.ctx = build_context(request.repo, config, models=self.provider, limits=self.limits, run_dir=run_dir,
-                                 confirm=components.policies.confirm,
+        limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
+                        token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
+        self.ctx = build_context(request.repo, config,
+                                 models=components.model_provider() or ConfigModelProvider(config, cancel=cancel),
+                                 limits=limits, run_dir=run_dir, confirm=components.policies.confirm,
                                  memory=components.session_store_for(request.repo, config.database())
                                  if request.session_id else None,
                                  session_id=request.session_id or "")
+        # the run object's provider and limits share the run's one usage ledger, which also keeps the
+        # time split and gives the result's figures
+        self.provider: ModelProvider = self.ctx.models
+        self.limits, self.ledger = self.ctx.limits, self.ctx.models.ledger
         self.tools: ToolExecutor = self.ctx.tools
-        self.timings = {"tools_s": 0.0, "tests_s": 0.0, "repair_s": 0.0}
         self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
         self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
-        self._patch_started: float | None = None
 
     # events -----------------------------------------------------------------------------
     def _on_event(self, event: dict[str, Any]) -> None:
@@ -188,19 +190,11 @@ class _Run:
         if not event.get("run_id"):
             event["run_id"] = self.run_id
         kind = event.get("event_type", "")
-        if kind == "tool.call" and "test" not in str(event.get("tool", "")):  # test tools: in tests.run
-            self.timings["tools_s"] += float(event.get("duration_s", 0.0))
-        elif kind == "tests.run":  # every pytest run of observe, verify and the test tools
-            self.timings["tests_s"] += float(event.get("duration_s", 0.0))
-        elif kind == "tests.changed_files":
+        self.ledger.note(event)  # the time split's one rule
+        if kind == "tests.changed_files":
             self.tests_changed += event.get("changes", [])
         elif kind == "patch.risky":
             self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
-        elif kind == "patch.start":
-            self._patch_started = float(event.get("ts", time.time()))
-        elif kind == "patch.done" and self._patch_started is not None:
-            self.timings["repair_s"] += float(event.get("ts", time.time())) - self._patch_started
-            self._patch_started = None
         self.trace.write(event)
         for listener in (self.components.emitter,):
             if listener is not None:
@@ -380,16 +374,8 @@ class _Run:
 
     def _result(self, final: dict[str, Any], resumed_from: str | None) -> RunResult:
         journal = self.tools.journal
-        meter = getattr(self.provider, "meter", None)
-        if meter is not None and meter.usage.calls:
-            usage = meter.usage.to_dict() | {"llm_calls": meter.usage.calls}
-        else:
-            usage = {"llm_calls": final.get("llm_calls", 0), "input_tokens": 0, "output_tokens": 0,
-                     "total_tokens": final.get("tokens", 0), "cost_usd": 0.0, "model_s": 0.0}
-        usage.pop("calls", None)
         total_s = self.limits.elapsed_s()
-        timings = {k: round(v, 3) for k, v in self.timings.items()} | {
-            "model_s": round(float(usage.get("model_s", 0.0)), 3), "total_s": round(total_s, 3)}
+        usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
         patch = final.get("patch") or {}
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
         fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""

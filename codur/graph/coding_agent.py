@@ -163,10 +163,9 @@ def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentP
         return JournaledAgent(agent, tools), False
     system, specs = build_system_prompt("actor", agent_task_type(state, cfg), extra=cfg.system_prompt if cfg else None,
                                         read_only=ctx.config.tool_policy == "read_only")
-    base_tokens = state.get("tokens", 0)
 
-    def should_stop(tokens_so_far: int) -> str | None:
-        hit = ctx.limits.stop(tokens=base_tokens + tokens_so_far, turn=state.get("turn", 0))
+    def should_stop() -> str | None:
+        hit = ctx.limits.stop(turn=state.get("turn", 0))
         return hit.reason if hit else None
 
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")

@@ -4,8 +4,8 @@ One function builds it, :func:`build_context`, once per run: the engine for its 
 (:class:`codur.engine.LocalEngine`), and :class:`StudioRun` for a ``langgraph dev`` run
 (which passes no run object, or a dict of settings). Everything in it is built there, once:
 
-- the model provider, with its usage meter (every call counted and priced);
-- the root budget (:class:`codur.core.budget.Limits`), whose token count is the meter's;
+- the model provider, with the run's one usage ledger (every model call recorded and priced);
+- the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
 - the run's one ToolExecutor for its repo (settings from config, the run's cancel event, the
   actor model and the run's remaining budget for its RLM tool, the repo's test command);
 - the confirm callback of the confirm-writes policy.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from typing_extensions import TypedDict  # pydantic reads only this one before P
 
 from codur.config import CodurConfig
 from codur.core.budget import Limits
-from codur.llm.factory import ConfigModelProvider, ModelProvider
+from codur.llm.factory import ConfigModelProvider, ModelProvider, with_ledger
 from codur.testing.command import resolve as resolve_tests
 from codur.tools.executor import ToolExecutor, ToolSettings
 
@@ -90,8 +90,9 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
             tools (for a request initialize refuses).
         config: the settings (default: from the environment).
         models: the model provider (default: ``config.mock_replies`` played by a MockProvider when
-            set, else built from config, with its usage meter).
-        limits: the root budget (default: from config); its token count becomes the meter's.
+            set, else built from config, with its usage ledger).
+        limits: the root budget (default: from config); the run object's limits read the
+            provider's ledger (limits given with another ledger are copied onto it).
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
             ``risky``, when set, approves writes that add risky code).
@@ -108,17 +109,14 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         from codur.llm.scripted import MockProvider
 
         models = MockProvider(config.mock_replies)
-    if models is None:
-        models = ConfigModelProvider(config)
+    models = with_ledger(models or ConfigModelProvider(config))
+    ledger = models.ledger  # the run's one usage ledger: every model call, read by the limits
     if limits is None:
         r = config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
         limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
-                        max_cost_usd=r.max_cost_usd)
-    meter = getattr(models, "meter", None)
-    if meter is not None and limits.tokens_used is None:
-        limits.tokens_used = lambda: meter.total_tokens
-    if meter is not None and limits.cost_used is None:
-        limits.cost_used = lambda: meter.usage.cost_usd
+                        max_cost_usd=r.max_cost_usd, ledger=ledger)
+    elif limits.ledger is not ledger:
+        limits = replace(limits, ledger=ledger)
     root = Path(repo).expanduser().resolve() if repo and str(repo).strip() else None
     executor = None
     if root is not None and root.is_dir():

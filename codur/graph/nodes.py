@@ -68,8 +68,7 @@ class Node:
         name = self.name
         stop = None
         if name != "done" and not is_terminal(state):
-            stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0),
-                                   starting_turn=name == "delegate")
+            stop = ctx.limits.stop(turn=state.get("turn", 0), starting_turn=name == "delegate")
         entry = {"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
                  "node": name, "turn": state.get("turn", 0)}
         emit({**entry, "phase": "enter",

@@ -1,9 +1,9 @@
 """The graph state: every key declared once, with its reducer.
 
 Nodes return partial updates and never mutate the state they are given. Keys
-without a reducer take the last value written; counters add up (operator.add);
-the node history and failure signatures append. Agent transcripts are not state (they are in
-the trace), so a checkpoint stays small.
+without a reducer take the last value written; the node history and failure signatures
+append (operator.add). Model usage is not state (the run's usage ledger records it), nor are
+agent transcripts (they are in the trace), so a checkpoint stays small.
 """
 
 from __future__ import annotations
@@ -185,8 +185,8 @@ class CodurState(TypedDict, total=False):
             near_miss (the best near miss: label, fixed, failing, diff) or None.
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
-        llm_calls, tokens: usage counters (added; the agent's tool calls are its outcome's). The
-            cost in USD is not state: the run's usage meter prices every model call (codur.llm.usage).
+        Model usage (calls, tokens, cost, seconds) is not state: the run's usage ledger records
+            every model call (codur.core.usage); the agent's tool calls are its outcome's.
         diff, files_changed, summary: written by done: the graph's output (what Studio shows at
             the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
@@ -212,8 +212,6 @@ class CodurState(TypedDict, total=False):
     patch: dict[str, Any]
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]
-    llm_calls: Annotated[int, operator.add]
-    tokens: Annotated[int, operator.add]
     diff: str
     files_changed: list[str]
     summary: str

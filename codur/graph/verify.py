@@ -41,10 +41,10 @@ def loop_ending(outcome: AgentOutcome | None) -> str:
 
 def model_verification(state: CodurState, ctx: CodurContext, changed: list[str]) -> ModelRun:
     """The critic model's verification loop; a model error becomes a ModelRun without verdict."""
-    limits, base_tokens, turn = ctx.limits, state.get("tokens", 0), state.get("turn", 0)
+    limits, turn = ctx.limits, state.get("turn", 0)
 
-    def should_stop(tokens_so_far: int) -> str | None:
-        hit = limits.stop(tokens=base_tokens + tokens_so_far, turn=turn)
+    def should_stop() -> str | None:
+        hit = limits.stop(turn=turn)
         return hit.reason if hit else None
 
     try:
@@ -92,8 +92,6 @@ def verify_node(state: CodurState, ctx: CodurContext) -> dict:
     emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
           "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback})
     update: dict = {"verification": verdict}
-    if run.llm_calls:
-        update.update(llm_calls=run.llm_calls, tokens=run.tokens)
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]
     return update

@@ -11,13 +11,15 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
 from codur.config import CodurConfig
 from codur.config_tables import LocalModelSettings, ModelProfile
-from codur.llm.usage import UsageMeter
+from codur.core.usage import UsageLedger
+from codur.llm.pricing import profile_price
+from codur.llm.usage import ledger_callback
 
 ROLES = ("planner", "actor", "critic")
 NATIVE_TOOLS = "codur_native_tools"  # model metadata key: send tool schemas with bind_tools?
@@ -29,7 +31,7 @@ def wants_native_tools(model: BaseChatModel) -> bool:
 
 
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
-                   meter: UsageMeter | None = None, *, deadline: float | None = None,
+                   ledger: UsageLedger | None = None, *, deadline: float | None = None,
                    retry_after_cap_s: float = 30.0, model_timeout_s: float | None = None,
                    cancel: threading.Event | None = None) -> BaseChatModel:
     """Return a chat model for ``profile``.
@@ -37,7 +39,7 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
     Args:
         profile: the model profile; ``base_url=None`` selects the embedded model.
         local: settings for the embedded model server.
-        meter: counts every call's tokens and cost (USD, at the profile's prices).
+        ledger: records every call's tokens, cost (USD, at the profile's prices) and seconds.
         deadline: ``time.monotonic()`` value of the run's end: each call's HTTP timeout is cut
             to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
         retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
@@ -61,29 +63,22 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
         server = shared_server(local)
         return DeadlineChatOpenAI(
             base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits, stream_replies=True,
-            callbacks=[meter.callback()] if meter else None,
+            callbacks=[ledger_callback(ledger)] if ledger else None,
             metadata={NATIVE_TOOLS: bool(profile.native_tools)},
         )
     key = os.environ.get(profile.api_key_env) or os.environ.get("CODUR_API_KEY") or "not-set"
     return DeadlineChatOpenAI(
         base_url=profile.base_url, api_key=key, model=profile.model, **limits,
-        callbacks=[meter.callback(*profile_price(profile))] if meter else None,
+        callbacks=[ledger_callback(ledger, profile_price(profile))] if ledger else None,
         metadata={NATIVE_TOOLS: profile.native_tools is not False},
     )
 
 
-def profile_price(profile: ModelProfile) -> tuple[float, float]:
-    """(USD/Mtok in, USD/Mtok out) of an endpoint profile: its own prices when it sets any, else
-    :func:`codur.llm.pricing.price_per_mtok` (genai-prices' table), else 0."""
-    if profile.usd_per_mtok_in or profile.usd_per_mtok_out:
-        return profile.usd_per_mtok_in, profile.usd_per_mtok_out
-    from codur.llm.pricing import price_per_mtok
-
-    return price_per_mtok(profile.model, base_url=profile.base_url) or (0.0, 0.0)
-
-
 class ModelProvider(Protocol):
-    """Gives the graph its models: a fallback chain of chat models per role."""
+    """Gives the graph its models: a fallback chain of chat models per role, each model recording
+    its calls in the provider's ``ledger`` (:func:`with_ledger` gives one to a provider without)."""
+
+    ledger: UsageLedger
 
     def models_for(self, role: str) -> list[BaseChatModel]:
         """Chat models for ``role`` (planner, actor, critic), first choice first."""
@@ -112,19 +107,20 @@ class ConfigModelProvider:
             (the runner builds one provider per run, as the run starts). Every model call's HTTP
             timeout is cut to the time left.
         cancel: the run's cancel event: a model call in flight ends when it is set.
+        ledger: records every call of these models (default: a new one).
     """
 
     def __init__(self, config: CodurConfig, *, deadline: float | None = None,
-                 cancel: threading.Event | None = None) -> None:
+                 cancel: threading.Event | None = None, ledger: UsageLedger | None = None) -> None:
         self.config, self.cancel = config, cancel
         self.deadline = deadline if deadline is not None else time.monotonic() + config.timeout_s
-        self.meter = UsageMeter()
+        self.ledger = ledger or UsageLedger()
         self._cache: dict[str, BaseChatModel] = {}
 
     def _model(self, profile: ModelProfile) -> BaseChatModel:
         key = profile.model_dump_json()
         if key not in self._cache:
-            self._cache[key] = get_chat_model(profile, self.config.local, self.meter, deadline=self.deadline,
+            self._cache[key] = get_chat_model(profile, self.config.local, self.ledger, deadline=self.deadline,
                                               retry_after_cap_s=self.config.retry_after_cap_s,
                                               model_timeout_s=self.config.model_timeout_s, cancel=self.cancel)
         return self._cache[key]
@@ -146,7 +142,7 @@ class ConfigModelProvider:
 class StaticModelProvider:
     """Fixed models per role (tests hand in ScriptedChatModels). Missing roles use ``actor``.
 
-    Its usage meter counts every call of these models (a callback added to each model), so the
+    Its ledger records every call of these models (a callback added to each model), so the
     run's token budget and ``model.call`` events work as with configured models.
 
     A key that is no role names a profile: ``models_for_profile(name)`` gives it, and a
@@ -155,13 +151,10 @@ class StaticModelProvider:
 
     def __init__(self, models: Mapping[str, BaseChatModel | Sequence[BaseChatModel]]) -> None:
         self._models = {r: list(m) if isinstance(m, Sequence) else [m] for r, m in models.items()}
-        self.meter = UsageMeter()
+        self.ledger = UsageLedger()
         for chain in self._models.values():
             for model in chain:
-                callbacks = [c for c in (model.callbacks or []) if not getattr(c, "codur_meter", False)]
-                callback = self.meter.callback()
-                callback.codur_meter = True  # type: ignore[attr-defined]  # replaced, not stacked, on reuse
-                model.callbacks = [*callbacks, callback]
+                record_in(model, self.ledger)
 
     def models_for(self, role: str) -> list[BaseChatModel]:
         chain = self._models.get(role) or self._models.get("actor")
@@ -172,3 +165,33 @@ class StaticModelProvider:
     def models_for_profile(self, name: str) -> list[BaseChatModel]:
         """The models given under ``name``, else the actor's chain."""
         return self._models.get(name) or self.models_for("actor")
+
+
+def record_in(model: BaseChatModel, ledger: UsageLedger) -> BaseChatModel:
+    """``model`` with its calls recorded in ``ledger`` (the ledger callback of an earlier provider
+    is replaced, not stacked: a model reused by another run records in that run's ledger)."""
+    callbacks = list(model.callbacks or [])  # type: ignore[arg-type]
+    mine = [c for c in callbacks if getattr(c, "codur_ledger", False)]
+    if not (len(mine) == 1 and getattr(mine[0], "ledger", None) is ledger):
+        model.callbacks = [*(c for c in callbacks if not getattr(c, "codur_ledger", False)),
+                           ledger_callback(ledger)]
+    return model
+
+
+class _Recorded:
+    """A provider without a ledger, its models recording in one (see :func:`with_ledger`)."""
+
+    def __init__(self, provider: Any) -> None:
+        self.provider, self.ledger = provider, UsageLedger()
+
+    def models_for(self, role: str) -> list[BaseChatModel]:
+        return [record_in(m, self.ledger) for m in self.provider.models_for(role)]
+
+    def models_for_profile(self, name: str) -> list[BaseChatModel]:
+        return [record_in(m, self.ledger) for m in models_for_profile(self.provider, name)]
+
+
+def with_ledger(provider: Any) -> ModelProvider:
+    """``provider`` when it has a ``ledger``; else it wrapped so that every model it gives records
+    its calls in a new one (a custom provider with only ``models_for``)."""
+    return provider if isinstance(getattr(provider, "ledger", None), UsageLedger) else _Recorded(provider)

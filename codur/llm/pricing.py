@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from typing import Any
 
 #: Model names that cost nothing: the embedded model's alias and the scripted model.
 FREE_MODELS = frozenset({"qwen2.5-coder-1.5b-instruct", "scripted", "scripted-chat-model"})
@@ -60,3 +61,12 @@ def _catalogue_price(model: str, base_url: str | None) -> tuple[float, float] | 
 def cost_usd(input_tokens: int, output_tokens: int, usd_per_mtok: tuple[float, float]) -> float:
     """The cost of one call, USD, at ``usd_per_mtok`` = (USD/Mtok in, USD/Mtok out)."""
     return (input_tokens * usd_per_mtok[0] + output_tokens * usd_per_mtok[1]) / 1_000_000
+
+
+def profile_price(profile: Any) -> tuple[float, float]:
+    """(USD/Mtok in, USD/Mtok out) of a :class:`codur.config.ModelProfile`: its own
+    ``usd_per_mtok_in`` / ``usd_per_mtok_out`` when it sets any, else :func:`price_per_mtok` of its
+    model and endpoint, else 0 (the embedded model, ``base_url`` None, is free)."""
+    if profile.usd_per_mtok_in or profile.usd_per_mtok_out:
+        return profile.usd_per_mtok_in, profile.usd_per_mtok_out
+    return price_per_mtok(profile.model, base_url=profile.base_url) or (0.0, 0.0)

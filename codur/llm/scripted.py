@@ -122,7 +122,7 @@ class MockProvider:
     ``MockProvider()`` with no script at all answers every call with :data:`GREETING` (a run
     on it ends as its task allows: a question is answered, a change finds no edit). Each role
     gets its own :class:`ScriptedChatModel` (read ``provider.model("actor").calls`` for the
-    prompts it received); missing roles use the actor's. A usage meter counts every call.
+    prompts it received); missing roles use the actor's. Its ledger records every call.
     """
 
     def __init__(self, replies: Sequence[Reply] = (), *, roles: dict[str, Sequence[Reply]] | None = None) -> None:
@@ -132,7 +132,7 @@ class MockProvider:
         models = {"actor": ScriptedChatModel(replies=list(replies), default_reply=default)}
         models.update({role: ScriptedChatModel(replies=list(r)) for role, r in (roles or {}).items()})
         self._static = StaticModelProvider(models)
-        self.meter = self._static.meter
+        self.ledger = self._static.ledger
 
     def models_for(self, role: str) -> list[BaseChatModel]:
         """The scripted model of ``role`` (the actor's when the role has none)."""

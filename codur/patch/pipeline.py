@@ -157,7 +157,8 @@ class PatchPipeline:
         deadline: ``time.monotonic()`` by which the whole search ends (default:
             ``settings.time_budget_s`` from now).
         cancel: set to stop (status "cancelled").
-        over_budget: called with the tokens used so far; True stops sampling ("budget").
+        over_budget: asked after each model sample; True stops sampling ("budget"): the run's
+            limits, which read its usage ledger (every sample recorded there).
         on_event: progress events (``patch.*``).
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
@@ -168,7 +169,7 @@ class PatchPipeline:
                  models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
                  failures: str = "", task: str = "", test_cmd: list[str] | TestCommand | None = None,
                  deadline: float | None = None, cancel: threading.Event | None = None,
-                 over_budget: Callable[[int], bool] = lambda tokens: False, on_event: Event | None = None,
+                 over_budget: Callable[[], bool] = lambda: False, on_event: Event | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
                  suite_s: float = 0.0) -> None:
         self.repo, self.settings, self.fixers, self._models = repo, settings, tuple(settings.fixers), models
@@ -330,7 +331,7 @@ class PatchPipeline:
                                    "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
                         if drawn.sample is not None:
                             queue.push((0, drawn.k), drawn.sample)
-                        if self.over_budget(self.tokens):
+                        if self.over_budget():
                             self._budget_hit = True
                             return
             finally:  # no more samples: the mutants wait for the hybrid step, then run on every worker

@@ -22,7 +22,7 @@ from typing import Any
 # Loaded on first use, so `codur --help` (which imports codur.rlm.command) stays fast.
 _EXPORTS = {
     "Budget": "budget", "BudgetExceeded": "budget", "BudgetLimits": "budget", "Usage": "budget",
-    "price_for": "budget", "FORCED_WARNING": "engine", "RLMConfig": "config", "RLMEngine": "engine",
+    "FORCED_WARNING": "engine", "RLMConfig": "config", "RLMEngine": "engine",
     "RLMResult": "engine", "FinalAnswer": "parser", "ParsedResponse": "parser", "parse_response": "parser",
     "Sandbox": "sandbox", "SandboxError": "sandbox", "SandboxLimits": "sandbox", "CodeExecution": "trace",
     "Iteration": "trace", "RLMTrace": "trace", "SubCall": "trace",

@@ -28,7 +28,9 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from codur.rlm.budget import Budget, BudgetExceeded, Usage, usage_of
+from codur.llm.pricing import price_per_mtok
+from codur.llm.usage import call_usage
+from codur.rlm.budget import Budget, BudgetExceeded, Usage
 from codur.rlm.helpers import truncate
 from codur.rlm.prompts import direct_answer_prompt
 from codur.rlm.trace import RLMTrace, SubCall, SubCallMode
@@ -93,8 +95,13 @@ class ModelClient:
 
     def _read(self, reply: Any, t0: float) -> tuple[str, Usage]:
         content = reply.content if isinstance(reply.content, str) else str(reply.content)
-        return content, usage_of(self.name, getattr(reply, "usage_metadata", None),
-                                 time.monotonic() - t0, self.prices)
+        return content, call_usage(getattr(reply, "usage_metadata", None), self.usd_per_mtok(),
+                                   time.monotonic() - t0)
+
+    def usd_per_mtok(self) -> tuple[float, float] | None:
+        """This model's prices (USD per million tokens in, out; :data:`prices` first, then
+        :func:`codur.llm.pricing.price_per_mtok`), or None when no price is known."""
+        return price_per_mtok(self.name, overrides=self.prices)
 
 
 ANSWER_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": {

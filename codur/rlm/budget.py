@@ -11,38 +11,16 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from codur.llm.pricing import price_per_mtok
-from codur.llm.usage import Usage  # one Usage for the run meter and RLM budgets
+from codur.core.usage import Usage, UsageLedger  # the run's ledger class keeps each budget's spend
 
 Kind = Literal["iteration", "subcall", "call"]
 
 class BudgetExceeded(RuntimeError):
     """A model call was refused because the budget (cost, tokens or time) is spent."""
-
-
-def price_for(model_name: str, prices: Mapping[str, tuple[float, float]] | None = None) -> tuple[float, float] | None:
-    """(USD per million prompt tokens, USD per million completion tokens) for ``model_name``, or None.
-
-    ``prices`` ({model-name prefix: prices}, longest prefix wins) is searched first, then the run's
-    one pricing (:func:`codur.llm.pricing.price_per_mtok`: free models, genai-prices' table).
-    """
-    return price_per_mtok(model_name, overrides=prices)
-
-
-def usage_of(model_name: str, metadata: Mapping | None, seconds: float = 0.0,
-             prices: Mapping[str, tuple[float, float]] | None = None) -> Usage:
-    """One model call's :class:`Usage` from LangChain ``usage_metadata`` and its duration (seconds).
-
-    A model without a known price costs 0 USD.
-    """
-    meta = metadata or {}
-    tokens_in, tokens_out = int(meta.get("input_tokens") or 0), int(meta.get("output_tokens") or 0)
-    usd_in, usd_out = price_for(model_name, prices) or (0.0, 0.0)
-    return Usage(tokens_in, tokens_out, (tokens_in * usd_in + tokens_out * usd_out) / 1e6, 1, seconds)
 
 
 @dataclass(frozen=True)
@@ -82,7 +60,7 @@ class Budget:
         self.parent = parent
         self.clock = clock
         self.started = clock()
-        self.spent = Usage()
+        self.ledger = UsageLedger()
         self.iterations = 0
         self._lock = threading.Lock()
         self._final_answer_claimed = False
@@ -91,14 +69,18 @@ class Budget:
         """Charge ``usage`` to this budget and every ancestor."""
         budget: Budget | None = self
         while budget is not None:
-            with budget._lock:
-                budget.spent = budget.spent + usage
+            budget.ledger.record(usage)
             budget = budget.parent
 
     def start_iteration(self) -> None:
         """Count one REPL-loop iteration."""
         with self._lock:
             self.iterations += 1
+
+    @property
+    def spent(self) -> Usage:
+        """What this budget and its children have spent so far."""
+        return self.ledger.usage
 
     @property
     def elapsed_s(self) -> float:

@@ -19,11 +19,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from codur.llm.usage import Usage
+from codur.core.usage import Usage
 from codur.rlm import prompts, view
 from codur.rlm.answers import check_answer, extract_answer
 from codur.rlm.bridge import Bridge, ModelClient
-from codur.rlm.budget import Budget, BudgetLimits, price_for
+from codur.rlm.budget import Budget, BudgetLimits
 from codur.rlm.config import RLMConfig
 from codur.rlm.helpers import truncate
 from codur.rlm.parser import FinalAnswer, is_no_answer, parse_response, without_final
@@ -148,7 +148,7 @@ class RLMEngine:
     def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
         """Run one executor (root or sub-RLM) under ``budget`` and return its finished trace."""
         trace = RLMTrace(task=question, depth=budget.depth, parent_id=parent_id)
-        if price_for(self.client.name, self.client.prices) is None:
+        if self.client.usd_per_mtok() is None:
             trace.warn(f"no price known for model {self.client.name!r}: its cost is counted as 0 USD")
         t0 = time.monotonic()
         bridge = Bridge(client=self.client, budget=budget, trace=trace,
@@ -173,7 +173,7 @@ class RLMEngine:
             SystemMessage(prompts.system_prompt(
                 budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
                 estimate=prompts.CallEstimate.from_budget(
-                    budget, measured=self.measured, usd_per_mtok=price_for(self.client.name, self.client.prices),
+                    budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
                     prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
                 output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations)),
             HumanMessage(prompts.first_turn(question, view.preview(context, self.config.preview_chars))),

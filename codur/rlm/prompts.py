@@ -14,8 +14,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from codur.core.usage import Usage
 from codur.llm.pricing import cost_usd
-from codur.llm.usage import Usage
 from codur.rlm.budget import Budget
 
 SYSTEM = """\

@@ -105,7 +105,7 @@ class ToolContext:
         read_only: refuse every write.
         model_factory: ``() -> chat model``: the actor's model for a tool that calls one (the RLM
             tool), built on first use (a run's: the model is started only when a tool needs it,
-            and its calls are counted by the run's usage meter); None: none given.
+            and its calls are recorded in the run's usage ledger); None: none given.
         budget_left: () -> (tokens, seconds) the run may still spend; a tool that runs its own
             model loop (the RLM tool) takes it as its child budget.
         run_dir: this run's folder under ``.codur/runs/``, or None.

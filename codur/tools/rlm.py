@@ -79,7 +79,7 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     if not question.strip():
         raise ToolError("the question is empty")
     context, included, left_out = load_repo_context(ctx, list(paths))
-    if ctx.model_factory is not None:  # the run's model: its calls are counted (and priced) by the run's meter
+    if ctx.model_factory is not None:  # the run's model: its calls are recorded (and priced) in the run's ledger
         model, prices = ctx.model_factory(), {}
     else:  # outside a run (e.g. `codur tools`): a model from the environment
         model, prices = build_model()

@@ -4,7 +4,7 @@ A run that did not succeed and had its edits reverted says so (``edits reverted;
 is in .codur/runs/<id>/attempt.patch``) and prints the attempted diff.
 
 Figures come from the result alone: ``RunResult.metadata`` (usage, timings, fixer,
-trace_path: the run's one usage meter and the engine's one time split), else the result's flat
+trace_path: the run's usage ledger, codur.core.usage, with its one time split), else the result's flat
 attributes (llm_calls, tokens, cost_usd, duration_s); the events are never summed again here.
 """
 

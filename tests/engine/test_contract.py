@@ -242,7 +242,7 @@ def test_resume_needs_a_run_id(invoice_repo: Path):
 
 
 def test_rlm_tool_runs_on_the_run_model_and_is_charged_to_the_run_budget(invoice_repo: Path):
-    """The agent asks ask_codebase; the RLM's model call is the run's (counted by the run's meter)."""
+    """The agent asks ask_codebase; the RLM's model call is the run's (recorded in the run's ledger)."""
     replies = [call("ask_codebase", question="Where is the VAT rate set?", paths=["billing.py"]),
                "FINAL(VAT_PERCENT in billing.py)",  # the RLM engine's own turn, on the run's model
                "The VAT rate is VAT_PERCENT in billing.py."]

@@ -211,7 +211,7 @@ def test_a_conclusion_in_prose_is_followed_by_one_verdict_call(tmp_path: Path):
 def test_no_verdict_call_past_the_runs_limits(tmp_path: Path):
     critic = ScriptedChatModel(replies=["It looks right.", json.dumps(VERDICT)])
     result = run_model_verifier(critic, ToolExecutor(greet_repo(tmp_path)), task="fix", task_type="code_fix",
-                                changed=[], should_stop=lambda tokens: "timeout" if tokens else None)
+                                changed=[], should_stop=lambda: "timeout" if critic.calls else None)
     assert result.verdict is None and len(critic.calls) == 1
     assert result.problem == "no verdict: the run stopped before the verdict call (timeout)"
 

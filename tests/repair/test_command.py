@@ -70,3 +70,26 @@ def test_repair_is_a_run_with_a_folder_a_journal_and_undo(off_by_one_repo):
     undone = CliRunner().invoke(codur_app, ["undo", "--repo", str(off_by_one_repo)])
     assert undone.exit_code == 0, undone.output
     assert snapshot(off_by_one_repo) == before
+
+
+def test_codur_repair_through_the_cli_is_listed_by_codur_runs_and_undone(off_by_one_repo):
+    """`codur repair` as the user types it: its run is one `codur runs` lists, with the result's
+    figures (no model: 0 tokens), its journal keeps calc.py's original, and `codur undo` restores it."""
+    from codur.cli import app as codur_app
+
+    original = (off_by_one_repo / "calc.py").read_bytes()
+    result = CliRunner().invoke(codur_app, ["repair", "--repo", str(off_by_one_repo), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert (off_by_one_repo / "calc.py").read_bytes() != original
+    (run_dir,) = (off_by_one_repo / ".codur" / "runs").iterdir()
+    assert "calc.py" in (run_dir / "journal.json").read_text()
+    listed = CliRunner().invoke(codur_app, ["runs", "--repo", str(off_by_one_repo), "--json"])
+    assert listed.exit_code == 0, listed.output
+    (row,) = json.loads(listed.output)
+    saved = json.loads((run_dir / "result.json").read_text())
+    assert (row["run_id"], row["status"], row["fixer"]) == (run_dir.name, "success", "mutation search")
+    assert row["tokens"] == saved["metadata"]["usage"]["total_tokens"] == 0
+    assert row["seconds"] == saved["duration_s"] and row["files_changed"] == ["calc.py"]
+    undone = CliRunner().invoke(codur_app, ["undo", "--repo", str(off_by_one_repo)])
+    assert undone.exit_code == 0, undone.output
+    assert (off_by_one_repo / "calc.py").read_bytes() == original

@@ -4,7 +4,10 @@ import math
 
 import pytest
 
-from codur.rlm.budget import Budget, BudgetLimits, Usage, price_for, usage_of
+from codur.llm.pricing import price_per_mtok
+from codur.llm.usage import call_usage
+from codur.rlm.bridge import ModelClient
+from codur.rlm.budget import Budget, BudgetLimits, Usage
 
 
 class Clock:
@@ -119,16 +122,17 @@ def test_parallelism_is_limited_by_tasks_max_parallel_and_budget():
 
 
 def test_prices_longest_prefix_and_overrides():
-    assert price_for("gpt-4o-mini-2024-07-18") == (0.15, 0.60)
-    assert price_for("gpt-4o-2024-08-06") == (2.50, 10.00)
-    assert price_for("qwen2.5-coder-1.5b-instruct") == (0.0, 0.0)
-    assert price_for("my-model") is None
-    assert price_for("my-model", {"my-": (1.0, 2.0)}) == (1.0, 2.0)
+    assert ModelClient(None, "gpt-4o-mini-2024-07-18").usd_per_mtok() == (0.15, 0.60)
+    assert ModelClient(None, "gpt-4o-2024-08-06").usd_per_mtok() == (2.50, 10.00)
+    assert ModelClient(None, "qwen2.5-coder-1.5b-instruct").usd_per_mtok() == (0.0, 0.0)
+    assert ModelClient(None, "my-model").usd_per_mtok() is None
+    assert ModelClient(None, "my-model", {"my-": (1.0, 2.0)}).usd_per_mtok() == (1.0, 2.0)
 
 
-def test_usage_of_computes_cost_in_usd():
-    u = usage_of("gpt-4o", {"input_tokens": 1_000_000, "output_tokens": 100_000}, 2.0)
+def test_a_calls_usage_is_priced_in_usd():
+    u = call_usage({"input_tokens": 1_000_000, "output_tokens": 100_000}, price_per_mtok("gpt-4o"), 2.0)
     assert u.cost_usd == pytest.approx(2.5 + 1.0)
     assert u.calls == 1 and u.model_s == 2.0
-    assert usage_of("qwen2.5-coder-1.5b-instruct", {"input_tokens": 5000, "output_tokens": 500}).cost_usd == 0
-    assert usage_of("x", None).total_tokens == 0
+    free = price_per_mtok("qwen2.5-coder-1.5b-instruct")
+    assert call_usage({"input_tokens": 5000, "output_tokens": 500}, free).cost_usd == 0
+    assert call_usage(None, price_per_mtok("x")).total_tokens == 0

@@ -123,7 +123,7 @@ class AgentExecutor:
 
     def __init__(self, model: BaseChatModel | Sequence[BaseChatModel], tools: ToolExecutor,
                  specs: Sequence[ToolSpec], *, max_iterations: int = 5,
-                 should_stop: Callable[[int], str | None] | None = None, policy: CallPolicy | None = None,
+                 should_stop: Callable[[], str | None] | None = None, policy: CallPolicy | None = None,
                  role: str = "actor") -> None:
         self.specs = list(specs)
         self.names = {s.name for s in self.specs}
@@ -143,7 +143,7 @@ class AgentExecutor:
         """Run the loop from ``messages`` (system + user); returns the trajectory and usage."""
         run = AgentRun(messages=list(messages))
         for _ in range(self.max_iterations):
-            if self.should_stop and (reason := self.should_stop(run.tokens)):
+            if self.should_stop and (reason := self.should_stop()):
                 run.stop_reason = f"stopped: {reason}"
                 return run
             reply = self.model.invoke(run.messages)
@@ -193,7 +193,7 @@ class LLMAgent:
 
     def __init__(self, name: str, model: BaseChatModel | Sequence[BaseChatModel], system_prompt: str,
                  specs: Sequence[ToolSpec], tools: ToolExecutor, *, max_iterations: int = 5,
-                 should_stop: Callable[[int], str | None] | None = None, policy: CallPolicy | None = None) -> None:
+                 should_stop: Callable[[], str | None] | None = None, policy: CallPolicy | None = None) -> None:
         self.name = name
         self.system_prompt = system_prompt
         self.loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop,

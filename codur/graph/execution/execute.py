@@ -54,4 +54,4 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
                                                                         "exit_code", "tool_calls", "edits"})})
     # the transcript itself is not state (every checkpoint would carry it): its replies and tool
     # calls are in the trace (agent.reply, tool.call events)
-    return {"agent_outcome": outcome, "llm_calls": result.llm_calls, "tokens": result.tokens}
+    return {"agent_outcome": outcome}

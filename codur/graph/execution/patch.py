@@ -49,10 +49,9 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
         tools.journal.restore()
         emit({"event_type": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
     limits, config = ctx.limits, ctx.config
-    base_tokens = state.get("tokens", 0)
 
-    def over_budget(tokens: int) -> bool:
-        return limits.stop(tokens=base_tokens + tokens, turn=state.get("turn", 0)) is not None
+    def over_budget() -> bool:
+        return limits.stop(turn=state.get("turn", 0)) is not None
 
     models = ctx.models
     # a feature task starts from its own failing tests only: an unrelated one may keep failing
@@ -75,8 +74,7 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=summary,
                            provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
                            files=applied, edits=len(applied), reverted=reverted)
-    update: dict = {"patch_attempted": True, "agent_outcome": outcome, "llm_calls": result.llm_calls,
-                    "tokens": result.tokens,
+    update: dict = {"patch_attempted": True, "agent_outcome": outcome,
                     "patch": {"status": status, "near_miss": result.near_miss, "tried": result.tried,
                               "phases": result.phases, "source": result.source, "label": result.label,
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}

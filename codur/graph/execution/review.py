@@ -59,7 +59,7 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
         return Route.DONE, "dry_run", None  # no agent was called: no further turn can change anything
     signatures = state.get("failure_signatures", [])
     stuck = len(signatures) >= 2 and signatures[-1] == signatures[-2]
-    stop = ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0), starting_turn=True)
+    stop = ctx.limits.stop(turn=state.get("turn", 0), starting_turn=True)
     if stuck or stop:
         last_chance = stuck or stop.reason == StopReason.MAX_TURNS  # the patch pipeline may still fix it
         if question and last_chance and verdict.signature:

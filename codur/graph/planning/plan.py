@@ -66,8 +66,8 @@ def classify(task: str, failing_tests: bool) -> TaskType | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, int, int]:
-    """The planner's JSON answer, model calls and tokens, through the model-call policy
+def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> dict:
+    """The planner's JSON answer, through the model-call policy
     (:mod:`codur.llm.policy`: each call retried, then the role's next profile).
 
     Raises:
@@ -90,12 +90,11 @@ def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> tup
         reply = chain.invoke([SystemMessage(system), HumanMessage("\n".join(lines))])
     except Exception as exc:  # noqa: BLE001 - any model failure after the policy: the fallback plan
         raise PlannerUnavailable(exc) from exc
-    tokens = (reply.usage_metadata or {}).get("total_tokens", 0)
     answer = next((o for o in json_objects(str(reply.content)) if isinstance(o, dict)), None)
     task_type = str((answer or {}).get("task_type", "")).lower()
     if answer is None or (task_type and task_type not in TASK_TYPES) or not (task_type or answer.get("steps")):
-        raise PlannerMalformed(str(reply.content), tokens)  # a replan's answer may give steps alone
-    return answer, 1, tokens
+        raise PlannerMalformed(str(reply.content))  # a replan's answer may give steps alone
+    return answer
 
 
 class PlannerUnavailable(Exception):
@@ -109,10 +108,9 @@ class PlannerUnavailable(Exception):
 class PlannerMalformed(Exception):
     """The planner answered, but not with a JSON object naming a known task type."""
 
-    def __init__(self, reply: str, tokens: int) -> None:
+    def __init__(self, reply: str) -> None:
         first = (reply.strip().splitlines() or ["(empty reply)"])[0][:120]
         super().__init__(f"malformed planner reply: {first}")
-        self.tokens = tokens
 
 
 def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
@@ -145,34 +143,31 @@ def skip_planner(state: CodurState, ctx: CodurContext, failing: bool) -> bool:
     return patch_eligible({**state, "task_type": fallback_task_type(state, failing).value}, ctx)  # type: ignore[typeddict-item]
 
 
-def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, PlanInfo, int, int,
-                                                                                  dict | None]:
-    """(answer, plan, llm_calls, tokens, outage): the planner's answer; or, when the planner
+def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, PlanInfo, dict | None]:
+    """(answer, plan, outage): the planner's answer; or, when the planner
     failed (model down, malformed reply), an empty answer, a fallback plan keeping the steps
     so far, and for a model outage the run's end if no fixer is left (``plan.fallback`` event)."""
     last = outcome_of(state)
     kept = plan_of(state).steps
-    llm_calls = tokens = 0
     outage: dict | None = None
     if last is not None and last.quota == QuotaStatus.QUOTA_EXHAUSTED.value:  # retrying cannot help: no call
         outage = outage_end(last.quota, last.summary)
         reason = outage["reason"]
     else:
         try:
-            answer, llm_calls, tokens = _ask_planner(state, ctx, agents)
-            return answer, PlanInfo(source="planner", steps=[str(s) for s in answer.get("steps", [])][:6]), \
-                llm_calls, tokens, None
+            answer = _ask_planner(state, ctx, agents)
+            return answer, PlanInfo(source="planner", steps=[str(s) for s in answer.get("steps", [])][:6]), None
         except PlannerMalformed as exc:  # the model is up: no outage, the fallback plan routes as usual
-            llm_calls, tokens, reason = 1, exc.tokens, str(exc)
+            reason = str(exc)
         except PlannerUnavailable as exc:
             quota = quota_from_exception(exc.error).status.value if exc.error else ""
             outage = outage_end(quota, str(exc))
-            if stop := ctx.limits.stop(tokens=state.get("tokens", 0), turn=state.get("turn", 0)):
+            if stop := ctx.limits.stop(turn=state.get("turn", 0)):
                 outage = {"status": stop.status.value, "reason": stop.reason}  # e.g. the call hit the run's deadline
             reason = outage["reason"]
     emit({"event_type": "plan.fallback", "status": outage["status"] if outage else RunStatus.RUNNING.value,
           "reason": reason})
-    return {}, PlanInfo(source="fallback", steps=kept, model_error=reason), llm_calls, tokens, outage
+    return {}, PlanInfo(source="fallback", steps=kept, model_error=reason), outage
 
 
 @node("plan")
@@ -186,11 +181,10 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
     if fast is None and not replanning and skip_planner(state, ctx, failing):
         fast = fallback_task_type(state, failing)
     plan = PlanInfo()
-    llm_calls = tokens = 0
     task_type = fast
     outage: dict | None = None  # how the run ends if no fixer is left: the model is down
     if fast is None and not ctx.config.dry_run:
-        answer, plan, llm_calls, tokens, outage = _model_plan(state, ctx, agents)
+        answer, plan, outage = _model_plan(state, ctx, agents)
         try:
             task_type = TaskType(str(answer.get("task_type", "")).lower())
         except ValueError:
@@ -208,7 +202,7 @@ def plan_node(state: CodurState, ctx: CodurContext) -> dict:
         task_type = fallback_task_type(state, failing)
     if plan.agent is None:
         plan = plan.model_copy(update={"agent": state.get("agent") or ctx.config.default_agent})
-    update: dict = {"task_type": task_type.value, "plan": plan, "llm_calls": llm_calls, "tokens": tokens}
+    update: dict = {"task_type": task_type.value, "plan": plan}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
         update["route"] = Route.PATCH.value  # mutation search needs no model: an outage still gets here

@@ -153,7 +153,7 @@ def verdict_call(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[Mod
 def run_model_verifier(model: BaseChatModel | Sequence[BaseChatModel], tools: ToolExecutor, *, task: str,
                        task_type: str, changed: list[str], summary: str = "", diff: str = "",
                        max_iterations: int = MAX_ITERATIONS,
-                       should_stop: Callable[[int], str | None] | None = None,
+                       should_stop: Callable[[], str | None] | None = None,
                        policy: CallPolicy | None = None) -> ModelRun:
     """Run the verification loop and read its verdict.
 
@@ -185,7 +185,7 @@ def run_model_verifier(model: BaseChatModel | Sequence[BaseChatModel], tools: To
     result.verdict = parse_model_verdict(trajectory.final_text)  # a model may answer it unasked
     if result.verdict is not None:
         return result
-    if should_stop and (reason := should_stop(result.tokens)):
+    if should_stop and (reason := should_stop()):
         result.problem = f"no verdict: the run stopped before the verdict call ({reason})"
         return result
     result.llm_calls += 1
