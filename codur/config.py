@@ -101,6 +101,9 @@ class CodurConfig(BaseSettings):
     storage: StorageSettings = Field(default_factory=StorageSettings)
 
     max_turns: int = Field(3, ge=1, description="Plan→Act→Verify cycles before status failed/max_turns.")
+    stop_without_progress: bool = Field(
+        True, description="After the patch pipeline found no plausible patch, an agent turn that makes none of the "
+        "tests failing at the start pass ends the run (failed, no_progress) instead of starting another turn.")
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")

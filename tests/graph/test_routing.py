@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.core.events import state_entered
 from codur.llm import ScriptedChatModel, StaticModelProvider
+from tests.repair.conftest import write_repo
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
 FIX_NEW = "if quantity >= BULK_THRESHOLD:"
@@ -254,10 +255,7 @@ SHOP_NEAR = ("```python\ndef bulk_price(quantity, unit):\n    gross = quantity *
 
 
 def test_no_plausible_patch_hands_over_to_the_agent_with_the_near_miss(tmp_path: Path):
-    repo = tmp_path / "shop"
-    repo.mkdir()
-    for name, text in SHOP.items():
-        (repo / name).write_text(text)
+    repo = write_repo(tmp_path / "shop", SHOP)
     agent_fix = call("replace_in_file", path="shop.py", old="gross = quantity + unit\n    if quantity > 10:",
                      new="gross = quantity * unit\n    if quantity >= 10:")
     result, models = run_with(repo, [SHOP_NEAR, agent_fix, "Fixed."], repair=True, repair_workers=2,
@@ -274,6 +272,26 @@ def test_no_plausible_patch_hands_over_to_the_agent_with_the_near_miss(tmp_path:
     assert "+    gross = quantity * unit\n+    if quantity >= 10:" in result.diff
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
     assert [e["status"] for e in events if e["event_type"] == "patch.done"] == ["not_found"]
+
+
+#: an agent turn that edits the docstring: it makes none of the failing tests pass
+DOC_EDIT = call("replace_in_file", path="shop.py", old="10% off from 10 items.", new="10% off from ten items.")
+
+
+@pytest.mark.parametrize("stop_without_progress", [True, False])
+def test_an_agent_turn_without_progress_after_the_pipeline_ends_the_run(tmp_path: Path, stop_without_progress):
+    repo = write_repo(tmp_path / "shop", SHOP)
+    result, models = run_with(repo, [SHOP_NEAR, DOC_EDIT, "Done.", "Done."], repair=True, repair_workers=2,
+                              fixers=["sampling", "agent"], samples=1, stop_without_progress=stop_without_progress)
+    assert result.status is RunStatus.FAILED
+    if stop_without_progress:  # one turn, then the run gives up: no second turn of the same
+        assert result.reason == "no_progress"
+        assert result.nodes.count("delegate") == 1 and result.nodes[-2:] == ["review", "done"]
+        assert len(models["actor"].calls) == 3
+    else:  # the agent gets its next turn (here the same failure twice: stuck)
+        assert result.reason == "stuck"
+        assert result.nodes.count("delegate") == 2
+    assert "10% off from 10 items." in (repo / "shop.py").read_text()  # a failed run leaves the files as they were
 
 
 def test_no_plausible_patch_and_no_agent_ends_failed(invoice_repo: Path):

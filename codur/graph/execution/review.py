@@ -12,6 +12,10 @@
   replan with the model down does (:func:`codur.graph.routing.outage_end`);
 - the agent not among the fixers (``CodurConfig.fixers``): repair if eligible, else done
   (failed, verification_failed): retry and replan would both reach the agent;
+- after a failed patch pipeline, an agent turn that made none of the tests failing at the
+  start pass → done (failed, no_progress), when ``stop_without_progress`` (the default):
+  the cheap fixers and the model's samples had their chance, and on bench/agent a later
+  turn rescued no task;
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
 The route is the next node's name (:class:`codur.graph.routing.Route`): retry is
@@ -28,7 +32,7 @@ from codur.core.contracts import RunStatus, StopReason
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.routing import OUTAGE_STATUS, Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, outcome_of, verdict_of
+from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.verification.verdict import Verdict
 
 
@@ -69,6 +73,9 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
         if last_chance and patch_eligible(state, ctx):
             return Route.PATCH, "stuck" if stuck else stop.reason, None
         return Route.DONE, "stuck" if stuck else stop.reason, stop
+    no_progress = _no_progress(state, ctx, verdict)
+    if no_progress is not None:
+        return Route.DONE, no_progress.reason, no_progress
     if "agent" not in ctx.config.fixers:  # retry and replan both lead to the agent: not for this run
         if patch_eligible(state, ctx):
             return Route.PATCH, "verification_failed", None
@@ -78,6 +85,26 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
     if outcome is None or not outcome.edits:
         return Route.PLAN, "no_change", None
     return Route.DELEGATE, "verification_failed", None
+
+
+def _no_progress(state: CodurState, ctx: CodurContext, verdict: Verdict | None) -> Stop | None:
+    """The stop for an agent turn after a failed patch pipeline that fixed no failing test.
+
+    Progress is a test that failed when the run started (observe's run) and passes now; a
+    verdict not from tests, or a start with no failing test known, is never judged here.
+    """
+    patch = state.get("patch") or {}
+    if not ctx.config.stop_without_progress or not state.get("patch_attempted") or patch.get("status") == "patched":
+        return None
+    outcome = outcome_of(state)
+    if verdict is None or verdict.strategy not in ("tests", "hybrid") or outcome is None or outcome.agent == "patch":
+        return None
+    tests = observation_of(state).tests
+    at_start = set(tests.failed) if tests else set()
+    if not at_start or at_start - set(verdict.failing_tests):
+        return None
+    return Stop(RunStatus.FAILED, "no_progress",
+                {"failing_at_start": len(at_start), "failing_now": len(verdict.failing_tests)})
 
 
 @node("review")
