@@ -1,20 +1,23 @@
 """Solve-rate benchmark: codur (and the bare model) over the task repos in bench/agent/tasks.
 
-Each (task, mode) runs in a fresh temp copy of the task folder without task.toml and
+Each (task, mode) runs on a fresh copy of the task folder without task.toml and
 solution/. Modes, in this order:
   bare      the model alone: one chat call holding the task and every .py file; the files
             of its reply (`path` line + ```python block) are written, the answer is judged
   loop      codur with fixers=["agent"]     (the tool-loop agent alone)
   sampling  codur with fixers=["sampling"]
   mutation  codur with fixers=["mutation"]
-  default   codur with CodurConfig() defaults
+  default   codur with the settings' defaults
+bare runs here, one pair after the other. The codur modes run as one codur batch
+(codur.batch.runner.run_batch, what `codur batch` runs): each pair is a batch task with id
+`task:mode`, a codur process of its own on its own working copy, --workers at a time.
 Solved: bug/feature/fixture tasks -> the task's original test files are copied back over
 the copy, then `pytest` exits 0 within 60 s; question tasks -> the answer (codur: the
 summary; bare: the reply) contains every keyword, case-insensitive.
 
 Usage:
   .venv/bin/python bench/agent/run.py [--modes bare,mutation] [--tasks a_01,b_1]
-      [--timeout 600] [--out results.jsonl] [--resume] [--base-url URL --model NAME]
+      [--timeout 600] [--workers 1] [--out results.jsonl] [--resume] [--base-url URL --model NAME]
   .venv/bin/python bench/agent/run.py --table results.jsonl     # only print the table
 --out gets one JSON line per (task, mode), appended as each finishes.
 """
@@ -35,6 +38,9 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+
+from codur.batch.runner import run_batch
+from codur.batch.tasks import BatchTask
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 MAIN_MODES = ["bare", "loop", "sampling", "mutation", "default"]
@@ -161,34 +167,119 @@ def run_bare(meta: dict, work: Path, timeout: float) -> dict:
             "fixer": "bare: " + (", ".join(sorted(written)) or text)}
 
 
-# ---------------------------------------------------------------- codur modes
-
-def run_codur(mode: str, meta: dict, work: Path, timeout: float) -> dict:
-    from codur import CodurConfig, RunRequest, run
-
-    extra = {"sample_format": FORMAT_MODES[mode]} if mode in FORMAT_MODES else {}
-    config = CodurConfig(timeout_s=timeout, **({"fixers": FIXERS[mode]} if mode in FIXERS else {}), **extra)
-    r = run(RunRequest(task=meta["task"], repo=work), config=config)
-    return {"status": r.status.value, "reason": r.reason, "llm_calls": r.llm_calls, "tokens": r.tokens,
-            "answer": r.summary, "fixer": r.summary}
-
-
-def run_one(task: Path, meta: dict, mode: str, timeout: float) -> dict:
+def run_bare_pair(task: Path, meta: dict, timeout: float) -> dict:
+    """The bench line of ``bare`` on ``task``, run in this process on a temp copy."""
     with tempfile.TemporaryDirectory(prefix=f"bench_{task.name}_") as tmp:
         work = Path(tmp) / task.name
         shutil.copytree(task, work, ignore=IGNORE)
         t0 = time.monotonic()
         try:
-            rec = run_bare(meta, work, timeout) if mode == "bare" else run_codur(mode, meta, work, timeout)
+            rec = run_bare(meta, work, timeout)
         except Exception as exc:  # noqa: BLE001 - one broken run is a record, not the end of the bench
             name = type(exc).__name__
             rec = {"status": "timeout" if "Timeout" in name else "error", "reason": f"{name}: {exc}"[:300],
                    "llm_calls": 0, "tokens": 0, "answer": "", "fixer": ""}
         seconds = time.monotonic() - t0
         solved = judge(task, meta, work, rec.pop("answer"))
-    return {"task": task.name, "kind": meta["kind"], "mode": mode, "solved": solved, "status": rec["status"],
+    return bench_line(task.name, meta["kind"], "bare", solved, rec, seconds)
+
+
+def bench_line(task: str, kind: str, mode: str, solved: bool, rec: dict, seconds: float, **extra: object) -> dict:
+    """One --out line: rec gives status, reason, llm_calls, tokens and fixer; seconds is the run's wall time."""
+    return {"task": task, "kind": kind, "mode": mode, "solved": solved, "status": rec["status"],
             "reason": rec["reason"], "llm_calls": rec["llm_calls"], "tokens": rec["tokens"],
-            "seconds": round(seconds, 1), "fixer": " ".join(rec["fixer"].split())[:120]}
+            "seconds": round(seconds, 1), "fixer": " ".join(rec["fixer"].split())[:120], **extra}
+
+
+def keep(line: dict, out: Path | None) -> None:
+    """Print ``line`` and append it to ``out``."""
+    print(f"{'✓' if line['solved'] else '✗'} {line['task']:<28} {line['mode']:<9} {line['seconds']:>6.0f}s  "
+          f"{line['status']}/{line['reason'][:60]}  calls={line['llm_calls']} tokens={line['tokens']}", flush=True)
+    if out:
+        with out.open("a") as f:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+# ---------------------------------------------------------------- codur modes: one codur batch
+
+def batch_task(task: Path, meta: dict, mode: str, repo: Path, timeout: float) -> BatchTask:
+    """The (task, mode) pair as a codur batch task (id ``task:mode``) on ``repo``, the task's copy
+    without task.toml and solution/; ``timeout`` is the run's limit in seconds."""
+    settings = {"sample_format": FORMAT_MODES[mode]} if mode in FORMAT_MODES else None
+    return BatchTask(id=f"{task.name}:{mode}", repo=str(repo), task=meta["task"], fixers=FIXERS.get(mode),
+                     settings=settings, timeout_s=timeout)
+
+
+class BenchResults:
+    """The batch's result store: each finished task's record is judged on its working copy and
+    kept as a bench line (printed, appended to --out); the earlier lines (--resume) are the
+    records the batch skips.
+
+    Args:
+        pairs: batch task id -> (task folder, its task.toml, mode).
+        done: the earlier bench lines of these pairs, by (task, mode).
+        out: the --out file, or None.
+        workdir: the batch's working copies, ``<workdir>/<id>``.
+    """
+
+    def __init__(self, pairs: dict[str, tuple[Path, dict, str]], done: dict[tuple[str, str], dict],
+                 out: Path | None, workdir: Path) -> None:
+        self.pairs, self.out, self.workdir = pairs, out, workdir
+        self.lines: dict[tuple[str, str], dict] = {}
+        self._earlier = [{"id": f"{t}:{m}", **r} for (t, m), r in done.items()]
+
+    def records(self) -> list[dict]:
+        return self._earlier
+
+    def done_ids(self) -> set[str]:
+        return {r["id"] for r in self._earlier}
+
+    def append(self, record: dict) -> None:
+        """Judge the batch ``record`` (a RunResult's fields plus the batch's) and keep its bench line."""
+        rec = {"status": record["status"], "reason": record["reason"], "fixer": record["output_text"],
+               "llm_calls": int(record["metadata"].get("usage", {}).get("llm_calls", 0)), "tokens": record["tokens"]}
+        self._keep(record["id"], rec, record["output_text"], record["duration_s"], worker=record["worker"],
+                   run_id=record["run_id"], patch_by=record["fixer"])
+
+    def on_event(self, event: dict) -> None:
+        """A task lost in flight (its process killed or crashed) is a bench line with status error."""
+        if event["event_type"] == "task.lost":
+            rec = {"status": "error", "reason": f"lost: {event['error']}"[:300], "fixer": "", "llm_calls": 0,
+                   "tokens": 0}
+            self._keep(event["id"], rec, "", 0.0)
+        elif event["event_type"] == "batch.model_server":
+            print(f"model server: {event.get('url') or event.get('error')}", flush=True)
+
+    def close(self) -> None:
+        pass
+
+    def _keep(self, id_: str, rec: dict, answer: str, seconds: float, **extra: object) -> None:
+        task, meta, mode = self.pairs[id_]
+        work = self.workdir / id_
+        solved = work.is_dir() and judge(task, meta, work, answer)
+        shutil.rmtree(work, ignore_errors=True)
+        line = bench_line(task.name, meta["kind"], mode, solved, rec, seconds, **extra)
+        self.lines[(task.name, mode)] = line
+        keep(line, self.out)
+
+
+def run_codur(tasks: list[Path], metas: dict[Path, dict], modes: list[str], timeout: float, workers: int,
+              out: Path | None, done: dict[tuple[str, str], dict]) -> dict[tuple[str, str], dict]:
+    """Run the codur ``modes`` on ``tasks`` as one codur batch (``run_batch``, what ``codur batch`` runs)
+    of ``workers`` tasks at a time; return the bench lines by (task, mode), the ``done`` ones included."""
+    with tempfile.TemporaryDirectory(prefix="bench_batch_") as tmp:
+        root, batch, pairs = Path(tmp), [], {}
+        for task in tasks:
+            repo = root / "repos" / task.name
+            shutil.copytree(task, repo, ignore=IGNORE)
+            for mode in modes:
+                bt = batch_task(task, metas[task], mode, repo, timeout)
+                batch.append(bt)
+                pairs[bt.id] = (task, metas[task], mode)
+        earlier = {(t.name, m): done[(t.name, m)] for t in tasks for m in modes if (t.name, m) in done}
+        store = BenchResults(pairs, earlier, out, root / "work")
+        run_batch(batch, store, workdir=root / "work", workers=workers, on_event=store.on_event)
+    return {**earlier, **store.lines}
 
 
 # ---------------------------------------------------------------- table
@@ -256,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per codur run (default 600)")
     ap.add_argument("--out", type=Path, help="JSON-lines results file (appended)")
     ap.add_argument("--resume", action="store_true", help="skip (task, mode) pairs already in --out")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="codur runs at once (the batch's workers; default 1, as the earlier figures)")
     ap.add_argument("--base-url", help="OpenAI-compatible endpoint (sets CODUR_BASE_URL)")
     ap.add_argument("--model", help="model name at the endpoint (sets CODUR_MODEL)")
     ap.add_argument("--table", type=Path, metavar="PATH", help="only print the table of an existing --out file")
@@ -267,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     if bad := [m for m in modes if m not in MODES]:
         ap.error(f"unknown mode(s) {bad}; choose from {MODES}")
     modes = [m for m in MODES if m in modes]
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
     if args.base_url:
         os.environ["CODUR_BASE_URL"] = args.base_url
     if args.model:
@@ -275,20 +370,17 @@ def main(argv: list[str] | None = None) -> int:
     tasks = sorted(p for p in TASKS_DIR.iterdir() if (p / "task.toml").is_file()
                    and (not prefixes or any(p.name.startswith(x) for x in prefixes)))
     done = load(args.out) if args.out and args.resume else {}
+    metas = {task: tomllib.loads((task / "task.toml").read_text()) for task in tasks}
     recs: dict[tuple[str, str], dict] = {}
-    for task in tasks:
-        meta = tomllib.loads((task / "task.toml").read_text())
-        for mode in modes:
-            if (task.name, mode) in done:
-                recs[(task.name, mode)] = done[(task.name, mode)]
+    if "bare" in modes:
+        for task in tasks:
+            if (task.name, "bare") in done:
+                recs[(task.name, "bare")] = done[(task.name, "bare")]
                 continue
-            r = run_one(task, meta, mode, args.timeout)
-            recs[(task.name, mode)] = r
-            print(f"{'✓' if r['solved'] else '✗'} {task.name:<28} {mode:<9} {r['seconds']:>6.0f}s  "
-                  f"{r['status']}/{r['reason'][:60]}  calls={r['llm_calls']} tokens={r['tokens']}", flush=True)
-            if args.out:
-                with args.out.open("a") as f:
-                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            recs[(task.name, "bare")] = r = run_bare_pair(task, metas[task], args.timeout)
+            keep(r, args.out)
+    if codur_modes := [m for m in modes if m != "bare"]:
+        recs.update(run_codur(tasks, metas, codur_modes, args.timeout, args.workers, args.out, done))
     print_table(recs)
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -22,11 +23,24 @@ class BatchTask(BaseModel):
     fixers: list[str] | None = Field(None, description="Fixer names to try, in order.")
     timeout_s: float | None = Field(None, gt=0, description="Wall-clock limit of the run, seconds.")
     max_turns: int | None = Field(None, gt=0, description="Limit on agent turns.")
+    settings: dict[str, Any] | None = Field(
+        None, description="Other codur settings for this run, as in codur.toml, e.g. {\"sample_format\": \"udiff\"}.")
 
     @model_validator(mode="after")
     def _commit_needs_url(self) -> BatchTask:
         if self.commit and not is_git_url(self.repo):
             raise ValueError("'commit' is only for a git URL repo")
+        return self
+
+    @model_validator(mode="after")
+    def _settings_are_codur_settings(self) -> BatchTask:
+        from codur.config import CodurConfig
+
+        for key in self.settings or {}:
+            if key in ("test_command", "fixers"):
+                raise ValueError(f"settings: give {key!r} as the task's own field")
+            if key not in CodurConfig.model_fields:
+                raise ValueError(f"settings: not a codur setting: {key}")
         return self
 
 

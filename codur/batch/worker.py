@@ -5,9 +5,9 @@ node): it starts ``python -m codur.batch.worker`` through codur's one process ru
 (:func:`codur.sandbox.process.run_process`: own process group, killed on cancel, dies with
 its parent) and returns the result record the child wrote. The child (:func:`main`)
 prepares the task's working copy (:func:`codur.batch.workcopy.prepare_workcopy`), loads the
-copy's settings with the task's overrides and calls :func:`codur.engine.runner.run`, so the
-task gets what every run gets: its run folder, trace, diff and result under
-``<copy>/.codur/runs/<run_id>/``.
+copy's settings with the task's overrides (``settings``, ``test_command``, ``fixers``) and
+calls :func:`codur.engine.runner.run`, so the task gets what every run gets: its run folder,
+trace, diff and result under ``<copy>/.codur/runs/<run_id>/``.
 
 A record is the RunResult's fields (``run_id``, ``status``, ``reason``, ``output_text``,
 ``turns``, ``duration_s``, ``metadata`` without the diff) plus ``id``, ``task``, ``repo``,
@@ -111,7 +111,7 @@ def run_task(task: BatchTask, root: Path, *, in_place: bool = False) -> dict[str
     copy: Path | None = None
     try:
         copy = prepare_workcopy(task, root, in_place=in_place)
-        config = load_config(copy, test_command=task.test_command, fixers=task.fixers)
+        config = load_config(copy, **(task.settings or {}), test_command=task.test_command, fixers=task.fixers)
         request = RunRequest(task=task.task, repo=copy, timeout_s=task.timeout_s, max_turns=task.max_turns,
                              metadata={"batch_task": task.id})
     except (OSError, RuntimeError, ConfigError, ValidationError) as exc:

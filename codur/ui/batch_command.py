@@ -121,7 +121,8 @@ def _json_lines(event: dict[str, Any]) -> None:
 def batch_command(
     tasks_file: Path = typer.Argument(..., metavar="TASKS.jsonl",
                                       help="One task a line: {\"id\", \"repo\", \"task\", optional \"commit\", "
-                                           "\"test_command\", \"fixers\", \"timeout_s\", \"max_turns\"}."),
+                                           "\"test_command\", \"fixers\", \"timeout_s\", \"max_turns\", "
+                                           "\"settings\" (other codur settings)}."),
     out: Path = typer.Option(..., "--out", "-o", metavar="RESULTS.jsonl",
                              help="Results, one JSON line per finished task; tasks already in it are skipped."),
     workers: int | None = typer.Option(None, "--workers", "-w", min=1,

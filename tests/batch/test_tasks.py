@@ -34,3 +34,18 @@ def test_a_relative_folder_repo_is_taken_from_the_task_file_folder(tmp_path):
     tasks, errors = read_tasks(path)
     assert errors == []
     assert [t.repo for t in tasks] == [str(tmp_path / "r"), "/abs/r", "https://h/r.git"]
+
+
+def test_settings_must_be_codur_settings_other_than_the_task_fields(tmp_path):
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"id": "a", "repo": "r", "task": "t", "settings": {"sample_format": "udiff", "token_budget": 9}}),
+        json.dumps({"id": "b", "repo": "r", "task": "t", "settings": {"sample_formt": "udiff"}}),
+        json.dumps({"id": "c", "repo": "r", "task": "t", "settings": {"fixers": ["agent"]}}),
+    ]))
+    tasks, errors = read_tasks(path)
+    assert [t.id for t in tasks] == ["a"]
+    assert tasks[0].settings == {"sample_format": "udiff", "token_budget": 9}
+    assert [e.line for e in errors] == [2, 3]
+    assert "not a codur setting: sample_formt" in errors[0].message
+    assert "task's own field" in errors[1].message
