@@ -17,7 +17,6 @@ is a *near miss* (status "near_miss", ``fixed`` = how many failing tests it fixe
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Protocol
 
 from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
+from codur.testing.report import REPORT_ENV, read_report
 
 
 class Candidate(Protocol):
@@ -147,16 +147,15 @@ def _failed(seen: dict[str, str], notes: dict[str, str], tests) -> tuple[tuple[s
 def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str], dict[str, str]]:
     """Run ``stage`` with a report: (status, test id -> outcome, test id -> exception of a
     failed test)."""
-    report = worker.tmp / "report.json"
-    report.unlink(missing_ok=True)
-    env = {**dict(stage.env), "CODUR_REPAIR_OUT": str(report), "CODUR_REPAIR_NO_COVERAGE": "1"}
+    out = worker.tmp / "report.json"
+    out.unlink(missing_ok=True)
+    env = {**dict(stage.env), REPORT_ENV: str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
     result = worker.run(list(stage.args), stage.timeout_s, env)
-    try:
-        tests = json.loads(report.read_text())["tests"]
-    except (OSError, ValueError, KeyError):
+    run = read_report(out)
+    if run is None:
         return result.status, {}, {}
-    return (result.status, {k: v["outcome"] for k, v in tests.items()},
-            {k: v.get("message") or "" for k, v in tests.items() if v["outcome"] == "failed"})
+    return (result.status, run.outcomes(),
+            {t: r.message for t, r in run.tests.items() if r.outcome == "failed"})
 
 
 def _passes(worker: Worker, stage: Stage) -> str:

@@ -40,24 +40,13 @@ from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.testing.ids import file_of
+from codur.testing.report import REPORT_ENV, WHOLE_COMMAND, TestRecord, TestRun, read_report
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
 
 FRAME_BOOST = 0.3
 IMPORT_WEIGHT = 0.5
 _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
-
-
-@dataclass(frozen=True)
-class TestRecord:
-    """One test (or collection error) of the baseline run; ``duration`` in seconds."""
-
-    nodeid: str
-    outcome: str  # "passed" | "failed" | "skipped"
-    duration: float = 0.0
-    path: str = ""  # test file relative to the repo ("" if unknown)
-    timed_out: bool = False  # stopped by the per-test time limit
-    message: str = ""  # a failed test's exception, pytest's short form (assertions rewritten: the values)
 
 
 @dataclass(frozen=True)
@@ -152,17 +141,17 @@ def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str,
     return None
 
 
-def score(repo: Path, raw: dict) -> Localization:
-    """Turn the plugin's JSON (``raw``) into a :class:`Localization` for ``repo``."""
+def score(repo: Path, run: TestRun) -> Localization:
+    """Turn the plugin's report (``run``, :func:`codur.testing.report.read_report`) into a
+    :class:`Localization` for ``repo``."""
     repo = repo.resolve()
     tests, frames, hangs = [], {}, {}
-    for nodeid, rec in raw["tests"].items():
-        path = _rel(repo, rec["path"]) if rec["path"] else None
-        tests.append(TestRecord(nodeid, rec["outcome"], rec["duration"], path or "",
-                                rec.get("timed_out", False), rec.get("message") or ""))
-        frames[nodeid] = rec["frames"]
-        if rec.get("timed_out"):
-            hangs[nodeid] = _own(repo, rec.get("hang") or rec["frames"])
+    for nodeid, rec in run.tests.items():
+        path = _rel(repo, rec.path) if rec.path else None
+        tests.append(dataclasses.replace(rec, path=path or ""))
+        frames[nodeid] = rec.frames
+        if rec.timed_out:
+            hangs[nodeid] = _own(repo, rec.hang or rec.frames)
     outcome = {t.nodeid: t.outcome for t in tests}
     ran = [t.nodeid for t in tests if t.outcome != "skipped"]
     total_failed = sum(outcome[n] == "failed" for n in ran)
@@ -170,7 +159,7 @@ def score(repo: Path, raw: dict) -> Localization:
     covering: dict[str, set[str]] = defaultdict(set)
     failing_files: set[str] = set()
     hung_loops: set[tuple[str, int]] = set()
-    for path, by_line in raw["lines"].items():
+    for path, by_line in run.lines.items():
         rel = _rel(repo, path)
         if rel is None or not is_source_file(rel):
             continue
@@ -263,9 +252,9 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                 code = -1 if proc.exit_code is None else proc.exit_code
                 raw = _whole_command_report(repo, code, output, command.argv, data)
         if command.is_pytest:
-            if not out.is_file():
+            raw = read_report(out)
+            if raw is None:
                 raise RuntimeError(f"test run produced no report: {output}")
-            raw = json.loads(out.read_text())
     loc = score(root, raw)
     return dataclasses.replace(loc, elapsed_s=time.monotonic() - start, output=output)
 
@@ -278,7 +267,7 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
     """
     with temp_dir("codur-outcomes-") as tmp:
         out = tmp / "report.json"
-        env = {**env, "CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
+        env = {**env, REPORT_ENV: str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
         args = list(command.pytest_args or ())
         if select:
             env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
@@ -286,9 +275,8 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
             args = args or list(dict.fromkeys(file_of(s) for s in select))
         worker.run([*args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
                     "no:cacheprovider"], timeout_s, env)
-        if not out.is_file():
-            return None
-        return {k: v["outcome"] for k, v in json.loads(out.read_text())["tests"].items()}
+        run = read_report(out)
+        return None if run is None else run.outcomes()
 
 
 def _can_cover(python: str) -> bool:
@@ -303,13 +291,13 @@ def _can_cover(python: str) -> bool:
 
 
 def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[str, ...],
-                          data: Path) -> dict:
-    """A non-pytest command is one test: the lines it covered (when ``coverage run`` could
-    wrap it, data in ``data``) and those named in its tracebacks are suspects, except in
-    the scripts named in the command (the test driver itself).
+                          data: Path) -> TestRun:
+    """A non-pytest command is one test (:data:`codur.testing.report.WHOLE_COMMAND`): the lines
+    it covered (when ``coverage run`` could wrap it, data in ``data``) and those named in its
+    tracebacks are suspects, except in the scripts named in the command (the test driver itself).
     """
     driver = {str((repo / a).resolve()) for a in argv if a.endswith(".py")}
-    frames = [[str((repo / p).resolve()), int(n)] for p, n in _FRAME_RE.findall(output)]
+    frames = [(str((repo / p).resolve()), int(n)) for p, n in _FRAME_RE.findall(output)]
     frames = [f for f in frames if f[0] not in driver]
     outcome = "passed" if returncode == 0 else "failed"
     lines: dict[str, dict[int, list[str]]] = defaultdict(dict)
@@ -321,8 +309,7 @@ def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[
         for path in covered.measured_files():
             if str(Path(path).resolve()) not in driver:
                 for line in covered.lines(path) or ():
-                    lines[path][line] = ["command"]
+                    lines[path][line] = [WHOLE_COMMAND]
     for path, line in frames:
-        lines[path][line] = ["command"]
-    return {"tests": {"command": {"outcome": outcome, "duration": 0.0, "path": "", "frames": frames}},
-            "lines": lines}
+        lines[path][line] = [WHOLE_COMMAND]
+    return TestRun({WHOLE_COMMAND: TestRecord(WHOLE_COMMAND, outcome, frames=tuple(frames))}, dict(lines))

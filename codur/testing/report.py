@@ -1,20 +1,23 @@
-"""A test run's report as codur reads it: :class:`TestReport` (passed and failed test ids, the
-failures' tracebacks), read from pytest's JUnit XML (:func:`read_junit`, test ids by
-:func:`codur.testing.ids.junit_test_id`), and why a suite could not even start
-(:func:`setup_problem`). The run itself: :func:`codur.tools.testing.run_tests`.
+"""A test run's report as codur reads it, one format for every run: the repair plugin's JSON
+(``_runtime/codur_repair_plugin.py``, ``CODUR_REPAIR_OUT``), read by :func:`read_report` into a
+:class:`TestRun` of :class:`TestRecord` keyed by test id (pytest's node id,
+:mod:`codur.testing.ids`); :class:`TestReport`, what observe, verify and the ``run_pytest``
+tool say of a run (passed and failed ids, the failures' tracebacks, built by
+:func:`report_from`); and why a suite could not even start (:func:`setup_problem`). The
+tool path's run itself: :func:`codur.tools.testing.run_tests`; repair's:
+:mod:`codur.repair.evaluate`, :mod:`codur.repair.localize`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.sandbox.secrets import redact
 from codur.testing.command import PLUGIN, RUNTIME_DIR, TestCommand
-from codur.testing.ids import junit_test_id
 
 NO_TESTS_COLLECTED = 5
 #: The one test of a command that reports no test ids (``make test``): passed or failed by its exit code.
@@ -87,28 +90,116 @@ class TestReport:
         return "\n".join(lines)
 
 
-def read_junit(xml: Path) -> tuple[list[str], list[str], dict[str, str], int]:
-    """(passed ids, failed ids, failed id → traceback (secrets redacted), skipped count) of a
-    JUnit XML report; errors count as failures."""
-    passed, failed, tracebacks, skipped = [], [], {}, 0
-    for case in ET.parse(xml).getroot().iter("testcase"):
-        tid = junit_test_id(case)
-        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
-        if bad is not None:
-            failed.append(tid)
-            tracebacks[tid] = redact((bad.text or bad.get("message") or "").strip()).text
-        elif case.find("skipped") is not None:
-            skipped += 1
-        else:
-            passed.append(tid)
-    return passed, failed, tracebacks, skipped
+@dataclass(frozen=True)
+class TestRecord:
+    """One test (or collector that failed) of a run, as the plugin recorded it.
+
+    Attributes:
+        nodeid: the test id (pytest's node id; a failed collector's id is its file).
+        outcome: "passed", "failed" (an error in setup or teardown, a failed collector, a
+            strict xpass too) or "skipped" (xfailed, a skipped module too).
+        duration: seconds, every phase.
+        path: the test's file; absolute as the plugin writes it, relative to the repo in a
+            :class:`codur.repair.localize.Localization` ("" when unknown).
+        timed_out: stopped by the per-test time limit.
+        message: a failed test's exception, pytest's short form (assertions rewritten: the values).
+        traceback: a failed test's report text in the run's ``--tb`` style, secrets redacted.
+        frames / hang: (file, line) of the failure's traceback / of the stack where the time
+            limit found the test, outermost first.
+    """
+
+    __test__ = False
+
+    nodeid: str
+    outcome: str
+    duration: float = 0.0
+    path: str = ""
+    timed_out: bool = False
+    message: str = ""
+    traceback: str = ""
+    frames: tuple[tuple[str, int], ...] = ()
+    hang: tuple[tuple[str, int], ...] = ()
 
 
-def per_test_limit(seconds: float) -> tuple[list[str], dict[str, str]]:
-    """pytest options and environment that load the repair plugin with a per-test limit of
-    ``seconds``: a test running longer fails with a TimeoutError raised where it loops."""
+@dataclass(frozen=True)
+class TestRun:
+    """A run's report: ``tests`` by test id, in run order; ``lines``: file path -> line ->
+    the test ids that ran it ("" for import time; only when coverage was collected)."""
+
+    __test__ = False
+
+    tests: dict[str, TestRecord] = field(default_factory=dict)
+    lines: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+
+    def outcomes(self) -> dict[str, str]:
+        """Test id -> outcome."""
+        return {tid: rec.outcome for tid, rec in self.tests.items()}
+
+
+def parse_report(data: dict) -> TestRun:
+    """The :class:`TestRun` of the plugin's JSON object ``data`` (``{"tests": {...}, "lines": {...}}``).
+
+    Raises:
+        KeyError, TypeError, ValueError: ``data`` is not such a report.
+    """
+    def frames(items) -> tuple[tuple[str, int], ...]:
+        return tuple((str(p), int(n)) for p, n in items or ())
+
+    tests = {tid: TestRecord(tid, rec["outcome"], float(rec.get("duration") or 0.0), rec.get("path") or "",
+                             bool(rec.get("timed_out")), rec.get("message") or "",
+                             redact(rec["traceback"]).text.strip() if rec.get("traceback") else "",
+                             frames(rec.get("frames")), frames(rec.get("hang")))
+             for tid, rec in data["tests"].items()}
+    lines = {path: {int(n): list(ids) for n, ids in by_line.items()} for path, by_line in data.get("lines", {}).items()}
+    return TestRun(tests, lines)
+
+
+def read_report(path: Path) -> TestRun | None:
+    """The plugin's report at ``path``; None when the run wrote none (pytest could not start,
+    the run was killed, the plugin could not load) or it does not parse."""
+    try:
+        return parse_report(json.loads(Path(path).read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def report_from(run: TestRun | None, exit_code: int | None, output: str, duration_s: float) -> TestReport:
+    """The :class:`TestReport` of a pytest run whose plugin report is ``run`` (None: no test
+    reported), ``exit_code`` (None: timed out), console ``output`` and ``duration_s`` seconds."""
+    records = list(run.tests.values()) if run is not None else []
+    passed = [r.nodeid for r in records if r.outcome == "passed"]
+    failed = [r.nodeid for r in records if r.outcome == "failed"]
+    skipped = sum(r.outcome == "skipped" for r in records)
+    return report_of(passed, failed, skipped, {r.nodeid: r.traceback for r in records if r.outcome == "failed"},
+                     exit_code, output, duration_s)
+
+
+def report_of(passed: list[str], failed: list[str], skipped: int, tracebacks: dict[str, str],
+              exit_code: int | None, output: str, duration_s: float) -> TestReport:
+    """A :class:`TestReport` with its one-line summary ("3 passed, 1 failed", else "no tests ran")."""
+    counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
+    summary = ", ".join(f"{n} {w}" for n, w in counts if n)
+    return TestReport(passed, failed, skipped, tracebacks, exit_code, summary or "no tests ran", output, duration_s)
+
+
+#: Environment variable naming the file the plugin writes its report to.
+REPORT_ENV = "CODUR_REPAIR_OUT"
+
+
+def plugin_options(out: Path, test_timeout_s: float, *, by_option: bool = True) -> tuple[list[str], dict[str, str]]:
+    """pytest options and environment that load the repair plugin to write its report (no
+    coverage) to ``out``, with a per-test limit of ``test_timeout_s`` seconds (0: none): a test
+    running longer fails with a TimeoutError raised where it loops. ``by_option`` False loads
+    it through ``PYTEST_PLUGINS`` instead of ``-p`` (a command that passes pytest's options
+    through a wrapper, ``tox -e py --``: a wrapper that drops the environment then runs
+    without it, and writes no report, where ``-p`` would stop pytest)."""
     path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
-    return ["-p", PLUGIN], {"PYTHONPATH": path, "CODUR_REPAIR_TEST_TIMEOUT": f"{seconds:g}"}
+    env = {"PYTHONPATH": path, REPORT_ENV: str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
+    if test_timeout_s:
+        env["CODUR_REPAIR_TEST_TIMEOUT"] = f"{test_timeout_s:g}"
+    if by_option:
+        return ["-p", PLUGIN], env
+    return [], {**env, "PYTEST_PLUGINS": ",".join(filter(None, [os.environ.get("PYTEST_PLUGINS", ""), PLUGIN]))}
 
 
 _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")

@@ -1,7 +1,8 @@
 """Running the repo's tests in the run's tool context: the shared engine of run_pytest, observe and verify.
 
 The command is the run's one test command (:mod:`codur.testing.command`); results come from
-pytest's own JUnit XML report, read by :mod:`codur.testing.report`, not from scraping its console.
+the repair plugin's report, the one report every test run of codur writes, read by
+:func:`codur.testing.report.read_report`, not from scraping pytest's console.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from codur.sandbox.lifetime import temp_dir
 from codur.testing.command import TEST_TIMEOUT_S, TestCommand, own_plugins_off
-from codur.testing.report import WHOLE_COMMAND, TestReport, per_test_limit, read_junit
+from codur.testing.report import WHOLE_COMMAND, TestReport, plugin_options, read_report, report_from, report_of
 from codur.tools import snapshot
 from codur.tools.context import ToolContext
 
@@ -34,10 +35,11 @@ def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
               extra_args: list[str] | None = None, env: dict[str, str] | None = None,
               test_timeout_s: float | None = None) -> TestReport:
-    """Run the repo's test command (:meth:`ToolContext.tests`) and read pytest's JUnit XML report.
+    """Run the repo's test command (:meth:`ToolContext.tests`) and read the plugin's report.
 
-    A command that takes pytest's options gets the report's and ``extra_args``, and
-    ``selection`` replaces its own test paths; any other command (``make test``) runs as
+    A command that takes pytest's options gets the plugin (:func:`codur.testing.report.plugin_options`)
+    and ``extra_args``, and ``selection`` replaces its own test paths; any other command
+    (``make test``), or a wrapper's (``tox -e py --``) that wrote no report, runs as
     configured and is one test, passed or failed by its exit code.
 
     Args:
@@ -47,7 +49,7 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
             group is killed past it (the report then has ``exit_code`` None).
         env: extra environment variables for the test process; under bubblewrap, files they
             name in a temp folder stay writable (and visible to the caller).
-        test_timeout_s: per-test limit in seconds (pytest commands; default
+        test_timeout_s: per-test limit in seconds (commands that take pytest's options; default
             :data:`codur.testing.command.TEST_TIMEOUT_S`, 0: none). A test over it fails with
             a TimeoutError whose traceback shows the line it was looping on, and the run goes
             on with the next test.
@@ -60,12 +62,9 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
     """
     command = ctx.tests()
     test_timeout_s = TEST_TIMEOUT_S if test_timeout_s is None else test_timeout_s
-    if command.is_pytest and test_timeout_s:
-        plugin, limit_env = per_test_limit(test_timeout_s)
-        extra_args, env = [*plugin, *(extra_args or [])], {**limit_env, **(env or {})}
     before = snapshot.take(ctx)
     try:
-        return _run_tests(ctx, command, selection, timeout_s, extra_args, env)
+        return _run_tests(ctx, command, selection, timeout_s, extra_args, env, test_timeout_s)
     finally:
         _note_changes(ctx, before)
 
@@ -88,13 +87,13 @@ def _note_changes(ctx: ToolContext, before: dict[str, snapshot.FileState]) -> No
 
 
 def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None, timeout_s: float | None,
-               extra_args: list[str] | None, env: dict[str, str] | None) -> TestReport:
+               extra_args: list[str] | None, env: dict[str, str] | None, test_timeout_s: float) -> TestReport:
     with temp_dir("codur-pytest-") as tmp:
-        xml = tmp / "report.xml"
-        flags = ["-q", "--tb=short", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", f"--junitxml={xml}",
-                 *(extra_args or [])]
+        out = tmp / "report.json"
+        plugin, plugin_env = plugin_options(out, test_timeout_s, by_option=command.is_pytest)
+        flags = ["-q", "--tb=short", "-p", "no:cacheprovider", *plugin, *(extra_args or [])]
         argv = command.run_argv(ctx.root, flags, selection)
-        env = {**own_plugins_off(command.python), **(env or {})}
+        env = {**own_plugins_off(command.python), **(plugin_env if command.passes_args else {}), **(env or {})}
         proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
         output = (proc.stdout + proc.stderr)[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
@@ -102,16 +101,15 @@ def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | No
                           "exit_code": proc.exit_code, "timed_out": proc.timed_out})
         if proc.timed_out:
             return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
-        passed, failed, tracebacks, skipped = read_junit(xml) if xml.exists() else ([], [], {}, 0)
-        if not xml.exists() and not command.passes_args:  # a whole command: one test, judged by its exit code
-            (passed if proc.exit_code == 0 else failed).append(WHOLE_COMMAND)
-            if proc.exit_code != 0:
-                tracebacks[WHOLE_COMMAND] = output[-3000:]
-    _note_memory_limit(ctx, tracebacks)
-    counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
-    summary = ", ".join(f"{n} {w}" for n, w in counts if n)
-    return TestReport(passed, failed, skipped, tracebacks, proc.exit_code,
-                      summary or "no tests ran", output, proc.duration_s)
+        run = read_report(out) if command.passes_args else None
+    if run is None and not command.is_pytest:  # a whole command: one test, judged by its exit code
+        ok = proc.exit_code == 0
+        report = report_of([WHOLE_COMMAND] if ok else [], [] if ok else [WHOLE_COMMAND], 0,
+                           {} if ok else {WHOLE_COMMAND: output[-3000:]}, proc.exit_code, output, proc.duration_s)
+    else:
+        report = report_from(run, proc.exit_code, output, proc.duration_s)
+    _note_memory_limit(ctx, report.tracebacks)
+    return report
 
 
 def _note_memory_limit(ctx: ToolContext, tracebacks: dict[str, str]) -> None:

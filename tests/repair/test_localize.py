@@ -8,6 +8,7 @@ import pytest
 
 from codur.repair import is_source_file, localize_faults, ochiai
 from codur.repair.localize import score
+from codur.testing.report import parse_report
 
 from .conftest import snapshot, write_repo
 
@@ -36,7 +37,7 @@ def test_score_uses_coverage_and_frames(tmp_path):
                      "t2": {"outcome": "passed", "duration": 0.1, "path": "", "frames": []}},
            "lines": {m: {"1": ["t1", "t2"], "2": ["t1"], "3": ["t1"]},
                      str(tmp_path / "test_m.py"): {"1": ["t1"]}}}
-    loc = score(tmp_path, raw)
+    loc = score(tmp_path, parse_report(raw))
     assert loc.failing == ["t1"]
     assert loc.scores[("m.py", 1)] == pytest.approx(1 / math.sqrt(2))
     assert loc.scores[("m.py", 2)] == 1.0

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from codur.repair import localize_faults
 from codur.repair.localize import score
+from codur.testing.report import parse_report
 
 from .conftest import write_repo
 from .test_hanging import NEVER_ADVANCED
@@ -36,6 +37,6 @@ def test_an_undecodable_source_is_skipped_with_a_note(tmp_path: Path, caplog) ->
                                          "frames": [[path, 4]], "hang": [[path, 4]]}},
            "lines": {path: {"3": ["t.py::test_spin"], "4": ["t.py::test_spin"]}}}
     with caplog.at_level(logging.WARNING, logger="codur.repair"):
-        loc = score(repo, raw)
+        loc = score(repo, parse_report(raw))
     assert ("spin.py", 4) in loc.scores  # the frames still count
     assert "skips the loops of spin.py" in caplog.text

@@ -3,12 +3,16 @@
 Standalone (no codur import): it runs under the repository's own interpreter. Behaviour
 is chosen per run by environment variables, read at configure time:
 
-- ``CODUR_REPAIR_OUT=<path>``: write JSON with each test's outcome, duration (seconds),
-  traceback frames, the first failure's exception (``message``: pytest's one-paragraph
-  form, at most :data:`MESSAGE_CHARS` characters), and per-test line coverage of files
-  under ``CODUR_REPAIR_SOURCE``
-  (coverage.py dynamic contexts, or a ``sys.settrace`` fallback; none with
-  ``CODUR_REPAIR_NO_COVERAGE=1``).
+- ``CODUR_REPAIR_OUT=<path>``: write codur's one test report, JSON: per test, keyed by
+  pytest's node id, its outcome ("passed", "failed": a failure or an error in any phase,
+  or a collector that failed, keyed by the collector's id; "skipped": skipped, xfailed, or
+  a skipped module), duration (seconds), traceback frames, the first failure's exception
+  (``message``: pytest's one-paragraph form, at most :data:`MESSAGE_CHARS` characters) and
+  traceback (``traceback``: pytest's report text in the run's ``--tb`` style), and per-test
+  line coverage of files under ``CODUR_REPAIR_SOURCE`` (coverage.py dynamic contexts, or a
+  ``sys.settrace`` fallback; none with ``CODUR_REPAIR_NO_COVERAGE=1``). Under
+  pytest-xdist only the controller writes it (outcomes and tracebacks, no frames or
+  coverage). Read by ``codur.testing.report.read_report``.
 - ``CODUR_REPAIR_TEST_TIMEOUT=<seconds>``: a test running longer fails with TimeoutError
   raised by SIGALRM, so a hanging test still yields a traceback into the looping code,
   and the coverage it collected until then stays under its context. Its record gets
@@ -216,28 +220,47 @@ def pytest_runtest_makereport(item, call):
         return
     report = outcome.get_result()
     rec = _record(item.nodeid)
+    if report.failed and call.excinfo is not None:
+        if not rec.get("message"):
+            try:
+                rec["message"] = call.excinfo.exconly()[:MESSAGE_CHARS]
+            except Exception:  # noqa: BLE001 - a repr that raises: no message
+                rec["message"] = call.excinfo.typename
+        for entry in call.excinfo.traceback:
+            path = getattr(entry, "path", None) or entry.frame.code.path
+            rec["frames"].append([str(path), entry.lineno + 1])
+
+
+def _longrepr(report):
+    try:
+        return str(report.longrepr)
+    except Exception:  # noqa: BLE001 - a repr that raises: no text
+        return ""
+
+
+def pytest_runtest_logreport(report):
+    """Outcome, duration and traceback of each phase (the controller's view under xdist)."""
+    if "tracer" not in _state:
+        return
+    rec = _record(report.nodeid)
     rec["duration"] += report.duration
     if report.failed:
         rec["outcome"] = "failed"
-        if call.excinfo is not None:
-            if not rec.get("message"):
-                try:
-                    rec["message"] = call.excinfo.exconly()[:MESSAGE_CHARS]
-                except Exception:  # noqa: BLE001 - a repr that raises: no message
-                    rec["message"] = call.excinfo.typename
-            for entry in call.excinfo.traceback:
-                path = getattr(entry, "path", None) or entry.frame.code.path
-                rec["frames"].append([str(path), entry.lineno + 1])
+        rec["traceback"] = rec.get("traceback") or _longrepr(report)
     elif report.skipped and rec["outcome"] == "passed":
         rec["outcome"] = "skipped"
 
 
 def pytest_collectreport(report):
-    if "tracer" not in _state or not report.failed:
+    if "tracer" not in _state or report.passed:
         return
     rec = _record(report.nodeid or "<collection>")
+    if report.skipped:  # a module skipped as a whole
+        rec["outcome"] = "skipped"
+        return
     rec["outcome"] = "failed"
-    text = str(report.longrepr)
+    text = _longrepr(report)
+    rec["traceback"] = rec.get("traceback") or text
     for regex in _FRAME_RES:
         for path, line in regex.findall(text):
             rec["frames"].append([os.path.abspath(path), int(line)])
@@ -273,6 +296,11 @@ def _write_report():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    _write_report()
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller reports
+        tracer = _state.pop("tracer", None)
+        if tracer is not None:
+            tracer.stop()
+    else:
+        _write_report()
     if _state.get("exit") is not None and any(t.get("timed_out") for t in _state["tests"].values()):
         session.exitstatus = _state["exit"]
