@@ -24,7 +24,7 @@ from typing import Protocol
 
 from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
-from codur.testing.report import REPORT_ENV, read_report
+from codur.testing.report import read_report, report_env
 
 
 class Candidate(Protocol):
@@ -149,7 +149,7 @@ def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str], dict[s
     failed test)."""
     out = worker.tmp / "report.json"
     out.unlink(missing_ok=True)
-    env = {**dict(stage.env), REPORT_ENV: str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
+    env = {**dict(stage.env), **report_env(out)}
     result = worker.run(list(stage.args), stage.timeout_s, env)
     run = read_report(out)
     if run is None:

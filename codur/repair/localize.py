@@ -40,7 +40,7 @@ from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.testing.ids import file_of
-from codur.testing.report import REPORT_ENV, WHOLE_COMMAND, TestRecord, TestRun, read_report
+from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report, report_env
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
 
@@ -213,7 +213,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     with temp_dir("codur-localize-") as tmp:
         out = tmp / "report.json"
         root = worker.root if worker is not None and command.is_pytest else repo
-        env = {"CODUR_REPAIR_OUT": str(out), "CODUR_REPAIR_SOURCE": str(root),
+        env = {**report_env(out, coverage=True), "CODUR_REPAIR_SOURCE": str(root),
                "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout_s),
                "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         if memory_mb:
@@ -250,12 +250,12 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             output = (proc.stdout + proc.stderr)[-4000:]
             if not command.is_pytest:
                 code = -1 if proc.exit_code is None else proc.exit_code
-                raw = _whole_command_report(repo, code, output, command.argv, data)
+                report = _whole_command_report(repo, code, output, command.argv, data)
         if command.is_pytest:
-            raw = read_report(out)
-            if raw is None:
+            report = read_report(out)
+            if report is None:
                 raise RuntimeError(f"test run produced no report: {output}")
-    loc = score(root, raw)
+    loc = score(root, report)
     return dataclasses.replace(loc, elapsed_s=time.monotonic() - start, output=output)
 
 
@@ -267,7 +267,7 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
     """
     with temp_dir("codur-outcomes-") as tmp:
         out = tmp / "report.json"
-        env = {**env, REPORT_ENV: str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
+        env = {**env, **report_env(out)}
         args = list(command.pytest_args or ())
         if select:
             env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")

@@ -186,6 +186,12 @@ def report_of(passed: list[str], failed: list[str], skipped: int, tracebacks: di
 REPORT_ENV = "CODUR_REPAIR_OUT"
 
 
+def report_env(out: Path, *, coverage: bool = False) -> dict[str, str]:
+    """Environment that makes the repair plugin write its report to ``out``, with per-test
+    line coverage (of ``CODUR_REPAIR_SOURCE``, else the run's folder) only when ``coverage``."""
+    return {REPORT_ENV: str(out), **({} if coverage else {"CODUR_REPAIR_NO_COVERAGE": "1"})}
+
+
 def plugin_options(out: Path, test_timeout_s: float, *, by_option: bool = True) -> tuple[list[str], dict[str, str]]:
     """pytest options and environment that load the repair plugin to write its report (no
     coverage) to ``out``, with a per-test limit of ``test_timeout_s`` seconds (0: none): a test
@@ -194,7 +200,7 @@ def plugin_options(out: Path, test_timeout_s: float, *, by_option: bool = True) 
     through a wrapper, ``tox -e py --``: a wrapper that drops the environment then runs
     without it, and writes no report, where ``-p`` would stop pytest)."""
     path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
-    env = {"PYTHONPATH": path, REPORT_ENV: str(out), "CODUR_REPAIR_NO_COVERAGE": "1"}
+    env = {"PYTHONPATH": path, **report_env(out)}
     if test_timeout_s:
         env["CODUR_REPAIR_TEST_TIMEOUT"] = f"{test_timeout_s:g}"
     if by_option:

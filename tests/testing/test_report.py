@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from codur.repair import localize_faults
 from codur.testing.command import resolve
 from codur.testing.report import WHOLE_COMMAND
 from codur.tools.context import ToolContext
@@ -100,6 +101,7 @@ def test_a_command_that_is_not_pytest_is_one_test_by_its_exit_code(tmp_path: Pat
     report = run_tests(ctx)
     assert report.failed == [WHOLE_COMMAND] and not report.passed and report.exit_code == 1
     assert "AssertionError: 1 != 2" in report.tracebacks[WHOLE_COMMAND]
+    assert localize_faults(tmp_path, ctx.tests()).failing == [WHOLE_COMMAND]  # the same id in repair
     (tmp_path / "test_u.py").write_text(
         "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n")
     assert run_tests(ctx).passed == [WHOLE_COMMAND]
