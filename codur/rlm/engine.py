@@ -25,7 +25,7 @@ from codur.rlm.answers import check_answer, extract_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits
 from codur.rlm.config import RLMConfig
-from codur.rlm.helpers import truncate
+from codur.rlm.helpers import FINAL_NAME, truncate
 from codur.rlm.parser import FinalAnswer, is_no_answer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
@@ -217,7 +217,12 @@ class RLMEngine:
         for code in parsed.code_blocks:
             iteration.executions.append(sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
-        if parsed.final is not None:
+        if any(e.submitted for e in iteration.executions):
+            # FINAL / FINAL_VAR called in code (a small model's commonest way): its value came from
+            # the run, so it is judged as a FINAL_VAR of the variable it was left in; a FINAL
+            # written outside the code, before the output existed, is not taken over it
+            self._finish(FinalAnswer("variable", FINAL_NAME), iteration, sandbox, trace, budget, context)
+        elif parsed.final is not None:
             self._finish(parsed.final, iteration, sandbox, trace, budget, context)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")

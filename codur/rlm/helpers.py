@@ -115,6 +115,10 @@ def looks_empty(stdout: str) -> bool:
 
 
 CASE_FREE_CALLS = frozenset({"print", "grep", "count", "lines_with", "between", "search_context", "count_matches"})
+#: calls whose literal is an answer, not a search: FINAL("NOT PRESENT") gets no zero-match note
+ANSWER_CALLS = frozenset({"FINAL", "FINAL_VAR"})
+#: the REPL variable that FINAL(value) / FINAL_VAR(variable) called in code leave the value in
+FINAL_NAME = "final_answer"
 _IGNORES_CASE = re.compile(r"IGNORECASE|\bre\.I\b|\(\?i\)|\.lower\(\)|\.upper\(\)|\.casefold\(\)")
 
 
@@ -138,7 +142,9 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
     found: list[str] = []
     for node in ast.walk(tree):
         candidates = []
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in CASE_FREE_CALLS):
+        skipped = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in CASE_FREE_CALLS | ANSWER_CALLS
+        if isinstance(node, ast.Call) and not skipped:
             candidates = [*node.args, *(k.value for k in node.keywords)]
         elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
             candidates = [node.left]

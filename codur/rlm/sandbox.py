@@ -267,7 +267,7 @@ class Sandbox:
                 duration_s=time.monotonic() - t0)
         return CodeExecution(code, redact(reply.get("stdout", "")).text, redact(reply.get("stderr", "")).text,
                              reply.get("error"), float(reply.get("duration_s", time.monotonic() - t0)),
-                             [str(n) for n in reply.get("notes") or []])
+                             [str(n) for n in reply.get("notes") or []], reply.get("submitted"))
 
     def get_variable(self, name: str) -> tuple[bool, str | None]:
         """(found, str(value)) of a REPL variable, for FINAL_VAR."""

@@ -37,7 +37,8 @@ def _short(text: str | None, limit: int = 300) -> str | None:
 class CodeExecution:
     """One code block run in the sandbox. ``error`` is the exception text, or None; ``duration_s``
     seconds; ``notes`` the worker's hints (a search that found nothing, a literal that matches only
-    ignoring case)."""
+    ignoring case); ``submitted``: "FINAL" or "FINAL_VAR" when the code called it (its value is the
+    REPL variable ``helpers.FINAL_NAME``), else None."""
 
     code: str
     stdout: str = ""
@@ -45,10 +46,11 @@ class CodeExecution:
     error: str | None = None
     duration_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    submitted: str | None = None
 
     def to_dict(self) -> dict:
-        return {"code": self.code, "stdout": self.stdout, "stderr": self.stderr,
-                "error": self.error, "duration_s": round(self.duration_s, 4), "notes": self.notes}
+        return {"code": self.code, "stdout": self.stdout, "stderr": self.stderr, "error": self.error,
+                "duration_s": round(self.duration_s, 4), "notes": self.notes, "submitted": self.submitted}
 
 
 @dataclass

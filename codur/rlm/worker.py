@@ -12,13 +12,15 @@ Requests → replies:
   {"op": "init", "context_path", "context_format": "text"|"json", "max_output_chars",
    "memory_mb", "cpu_s", "fsize_mb", "max_processes"} → {"op": "ready", "context_type", "context_len"}
   {"op": "exec", "code"}                         → {"op": "result", "stdout", "stderr", "error", "duration_s",
-                                                    "notes"}
+                                                    "notes", "submitted"}
   {"op": "get_var", "name"}                      → {"op": "var", "found", "value"}
   {"op": "shutdown"}                             → (exit)
 ``notes`` say what a small model would miss: a helper search (grep, count, lines_with,
 search_context, count_matches) that found nothing in a large text, and the string literals
 the block searched for whose count changes with case (and, when it printed only empty
 values, those that match nothing at all): :func:`helpers.search_literal_notes`.
+``submitted`` is "FINAL" or "FINAL_VAR" when the code called one of them (the block ends
+there, its value kept in the variable ``helpers.FINAL_NAME``), else None.
 During an exec the worker may send {"bridge": name, "args": {...}} and waits for
 {"bridge_result": value} or {"bridge_error": message, "type": name} before going on.
 """
@@ -71,6 +73,15 @@ def _user_tasks() -> int:
 
 class BudgetExceeded(RuntimeError):
     """The parent refused a model call: the budget is spent."""
+
+
+class Submitted(BaseException):  # noqa: N818 - not an error: the code handed in its answer
+    """FINAL / FINAL_VAR was called in code: ends the block (a BaseException, so the model's own
+    ``except Exception`` cannot swallow it). ``kind``: "FINAL" or "FINAL_VAR"."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
 
 
 class BridgeError(RuntimeError):
@@ -190,9 +201,16 @@ class Worker:
             return note_zero(f"lines_with({', '.join(map(repr, words))})", searched,
                              helpers.lines_with(searched, *words))
 
-        def refuse_final(*_args, **_kwargs):
-            raise NameError("FINAL()/FINAL_VAR() are not functions: write FINAL(answer) or "
-                            "FINAL_VAR(name) on its own line OUTSIDE the code block")
+        def submit(kind):
+            """FINAL(value) / FINAL_VAR(variable or its name) called in code: the value is kept in
+            ``helpers.FINAL_NAME`` and the block ends there (the engine judges it as a FINAL_VAR)."""
+            def final(value=None, *_rest, **_kwargs):
+                if kind == "FINAL_VAR" and isinstance(value, str) and value.isidentifier() and value in self.ns:
+                    value = self.ns[value]  # FINAL_VAR("name"), as written outside code
+                self.ns[helpers.FINAL_NAME] = value
+                raise Submitted(kind)
+            final.__name__ = kind
+            return final
 
         return {
             "__name__": "__rlm__", "__builtins__": builtins, "context": context,
@@ -214,7 +232,7 @@ class Worker:
             "extract_json": helpers.extract_json,
             "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
                 text_or_context(text), pattern),
-            "FINAL": refuse_final, "FINAL_VAR": refuse_final,
+            "FINAL": submit("FINAL"), "FINAL_VAR": submit("FINAL_VAR"),
         }
 
     def execute(self, code: str) -> dict:
@@ -223,7 +241,7 @@ class Worker:
         self.notes = []
         name = f"<repl block {self.blocks}>"
         out, err = _Capture(self.max_output_chars), _Capture(self.max_output_chars)
-        error = None
+        error = submitted = None
         t0 = time.perf_counter()
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = out, err
@@ -236,6 +254,8 @@ class Worker:
                 value = eval(compile(ast.Expression(last.value), name, "eval"), self.ns)
                 if value is not None:
                     print(repr(value))
+        except Submitted as done:  # FINAL / FINAL_VAR called in code: the block ends without error
+            submitted = done.kind
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
@@ -250,7 +270,7 @@ class Worker:
             except Exception:  # noqa: BLE001 - a note is a hint; never fail the block for it
                 notes = []
         return {"op": "result", "stdout": stdout, "stderr": err.value(), "error": error,
-                "duration_s": time.perf_counter() - t0, "notes": notes}
+                "duration_s": time.perf_counter() - t0, "notes": notes, "submitted": submitted}
 
     def get_var(self, name: str) -> dict:
         if name not in self.ns or name.startswith("__"):

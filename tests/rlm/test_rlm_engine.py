@@ -98,10 +98,13 @@ def test_final_var_of_an_unknown_variable_is_refused():
     assert "no variable 'nothing_here'" in model.calls[1][-1].content
 
 
-def test_final_inside_a_code_fence_does_not_end_the_run():
+def test_final_inside_a_code_fence_is_run_not_read():
+    """A FINAL in code is a call: the answer is the value the code computed (1), never the text
+    written in the fence ("x"), and only once the code ran."""
     result, _ = run(["```repl\nx = 1\nFINAL(x)\n```", "FINAL(done)"])
-    assert result.answer == "done" and len(result.trace.iterations) == 2
-    assert "OUTSIDE the code block" in result.trace.iterations[0].executions[0].error
+    assert (result.answer, result.answer_source) == ("1", "final_var") and len(result.trace.iterations) == 1
+    result, _ = run(["```repl\nx = 1\nprint(y)\nFINAL(x)\n```", "FINAL(done)"])
+    assert result.answer == "done" and len(result.trace.iterations) == 2  # the code failed before its FINAL
 
 
 def test_a_repeated_reply_gets_a_note():

@@ -285,3 +285,38 @@ def test_an_extraction_reply_with_new_code_and_a_final_gives_no_answer():
     assert (result.answer, result.answer_source) == ("172", "final_direct")
     assert result.trace.iterations[0].extraction["answer"] is None
     assert "does not hold the answer yet" in feedback(model, 2)
+
+
+def test_final_var_called_in_code_hands_in_the_value_the_code_computed():
+    """The smoke lookup: a 1.5B model writes FINAL_VAR(port) inside its code block, six times over
+    when the REPL refused it; now the call ends the block and its value is the answer."""
+    log = "config service=billing-12 port=11111\n" * 50 + "config service=billing-46 port=43071\n" + "x\n" * 50
+    code = ("import re\nm = re.search(r'service=billing-46 port=(\\d+)', context)\n"
+            "if m:\n    port = m.group(1)\n    FINAL_VAR(port)\nelse:\n    FINAL_VAR('NOT PRESENT')\n"
+            "print('not reached')")
+    result, model = run([f"```repl\n{code}\n```", "never played"], context=log,
+                        question="Which port does billing-46 listen on?")
+    assert (result.answer, result.answer_source) == ("43071", "final_var")
+    execution = result.trace.iterations[0].executions[0]
+    assert execution.submitted == "FINAL_VAR" and execution.error is None and execution.stdout == ""
+    assert len(model.calls) == 1
+
+
+def test_final_in_code_survives_the_models_own_except_and_takes_a_variable_name_too():
+    code = "try:\n    total = count('ERROR')\n    FINAL_VAR('total')\nexcept Exception:\n    print('swallowed')"
+    result, _ = run([f"```repl\n{code}\n```"])
+    assert (result.answer, result.answer_source) == ("172", "final_var")
+    result, _ = run(["```repl\nFINAL(count('ERROR'))\n```"])
+    assert result.answer == "172"
+
+
+def test_not_present_handed_in_by_code_whose_search_found_nothing_is_refused_once():
+    """A wrong search (the case) falls to the else branch: the zero-match note questions it, so the
+    code's NOT PRESENT is not taken; the model searches again."""
+    code = "if 'error' in context:\n    FINAL(count('error'))\nelse:\n    FINAL('NOT PRESENT')"
+    result, model = run([f"```repl\n{code}\n```", "```repl\nFINAL(count('ERROR'))\n```"])
+    first = result.trace.iterations[0]
+    assert first.final["refused"] == "notes" and not first.final["accepted"]
+    assert "matches 0 times as written but 172 times ignoring case" in feedback(model, 1)
+    assert "'NOT PRESENT'" not in " ".join(first.executions[0].notes)  # an answer's literal is not a search
+    assert (result.answer, len(model.calls)) == ("172", 2)

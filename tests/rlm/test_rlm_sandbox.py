@@ -35,8 +35,11 @@ def test_errors_show_the_models_code_only(sandbox):
     assert "SyntaxError" in sandbox.execute("def f(:").error
 
 
-def test_final_in_code_explains_the_protocol(sandbox):
-    assert "OUTSIDE the code block" in sandbox.execute("FINAL(1)").error
+def test_final_called_in_code_ends_the_block_and_leaves_its_value(sandbox):
+    result = sandbox.execute("x = 6 * 7\nFINAL_VAR(x)\nprint('after')")
+    assert (result.submitted, result.error, result.stdout) == ("FINAL_VAR", None, "")
+    assert sandbox.get_variable("final_answer") == (True, "42")
+    assert sandbox.execute("print(1)").submitted is None
 
 
 def test_timeout_kills_and_restarts_the_worker():
