@@ -126,7 +126,8 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
     """Notes on the string literals ``code`` searches ``text`` for, counted as written and ignoring case.
 
     A literal passed to a call (not to ``print`` or a helper of :data:`CASE_FREE_CALLS`, which
-    ignore case already) or tested with ``in`` gets a note when case changes its count:
+    ignore case already, nor to FINAL), directly or through a name it was assigned to
+    (``pattern = r"..."``), or tested with ``in`` gets a note when case changes its count:
     "matches 0 times as written but 312 times ignoring case", "matches 16 times as written but
     32 times ignoring case"; and, when the block's output was ``empty``, the zero-match note when
     nothing finds it. Code that ignores case itself (``re.I``, ``.lower()``...) gets only the
@@ -139,6 +140,8 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
         tree = ast.parse(code)
     except SyntaxError:
         return []
+    named = {t.id: node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.Constant) for t in node.targets if isinstance(t, ast.Name)}
     found: list[str] = []
     for node in ast.walk(tree):
         candidates = []
@@ -149,6 +152,8 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
         elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
             candidates = [node.left]
         for arg in candidates:
+            if isinstance(arg, ast.Name):  # pattern = r"..." then re.search(pattern, context)
+                arg = named.get(arg.id, arg)
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
                     and 2 <= len(arg.value.strip()) <= 200 and arg.value not in found:
                 found.append(arg.value)

@@ -320,3 +320,16 @@ def test_not_present_handed_in_by_code_whose_search_found_nothing_is_refused_onc
     assert "matches 0 times as written but 172 times ignoring case" in feedback(model, 1)
     assert "'NOT PRESENT'" not in " ".join(first.executions[0].notes)  # an answer's literal is not a search
     assert (result.answer, len(model.calls)) == ("172", 2)
+
+
+def test_a_pattern_assigned_to_a_name_and_found_nowhere_questions_the_codes_not_present():
+    """The smoke lookup, measured: `pattern = r'checkout-41\\s+listen\\s+on...'` matched nothing (the
+    log says `service=checkout-41 port=...`) and the code's else branch handed in NOT PRESENT."""
+    log = "config service=checkout-12 port=11111\n" * 50 + "config service=checkout-41 port=41468\n" + "x\n" * 50
+    code = ("import re\npattern = r'checkout-41\\s+listen\\s+on\\s+(\\d+)'\nmatch = re.search(pattern, context)\n"
+            "if match:\n    FINAL_VAR(match.group(1))\nelse:\n    FINAL_VAR('NOT PRESENT')")
+    result, model = run([f"```repl\n{code}\n```", "```repl\nprint(grep('checkout-41 '))\n```", "FINAL(41468)"],
+                        context=log, question="Which port does checkout-41 listen on?")
+    assert result.trace.iterations[0].final["refused"] == "notes"
+    assert "0 matches in" in feedback(model, 1) and "checkout-41\\\\s+listen" in feedback(model, 1)
+    assert result.answer == "41468"
