@@ -108,6 +108,32 @@ def zero_match_note(call: str, text_chars: int) -> str:
     return f"{call} -> 0 matches in {text_chars:,} characters: check case and spelling"
 
 
+_REGEX_SYNTAX = re.compile(r"\\[A-Za-z]|[\^$.*+?()\[\]{}|]")
+
+
+def anchor_of(pattern: str) -> str:
+    """The longest plain-text part of a regex (``checkout-41`` of ``checkout-41\\s+listen\\s+on``),
+    at least 3 characters, else ""."""
+    parts = [part.replace("\\", "").strip() for part in _REGEX_SYNTAX.split(pattern)]
+    best = max(parts, key=len, default="")
+    return best if len(best) >= 3 and best != pattern else ""
+
+
+def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) -> str:
+    """For a search that found nothing: the lines holding the pattern's plain part (:func:`anchor_of`),
+    ignoring case, so a small model sees the text's real format: `` its part 'checkout-41' is on 4
+    lines, e.g.: <line> | <line>``; "" when the pattern has no such part or no line holds it."""
+    anchor = anchor_of(pattern)
+    if not anchor:
+        return ""
+    key = anchor.lower()
+    lines = [line.strip() for line in text.splitlines() if key in line.lower()]
+    if not lines:
+        return ""
+    examples = " | ".join(line[:width] for line in lines[:shown])
+    return f"; its part {anchor!r} is on {len(lines):,} line{'s' if len(lines) > 1 else ''}, e.g.: {examples}"
+
+
 def looks_empty(stdout: str) -> bool:
     """True when every printed line is an empty value (``0``, ``[]``, ``None``...), a ``label:`` before it allowed."""
     lines = [line.strip() for line in stdout.strip().splitlines()] or [""]
@@ -166,7 +192,7 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
             notes.append(f"{literal!r} matches {exact:,} times as written but {loose:,} times ignoring case: "
                          "use grep/count (they ignore case) or re.IGNORECASE")
         elif loose == 0 and empty:
-            notes.append(zero_match_note(repr(literal), len(text)))
+            notes.append(zero_match_note(repr(literal), len(text)) + where_part_is(literal, text))
     return notes
 
 

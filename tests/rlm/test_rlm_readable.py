@@ -332,4 +332,6 @@ def test_a_pattern_assigned_to_a_name_and_found_nowhere_questions_the_codes_not_
                         context=log, question="Which port does checkout-41 listen on?")
     assert result.trace.iterations[0].final["refused"] == "notes"
     assert "0 matches in" in feedback(model, 1) and "checkout-41\\\\s+listen" in feedback(model, 1)
+    # where the search's plain part is, so the model sees the log's real format
+    assert "its part 'checkout-41' is on 1 line, e.g.: config service=checkout-41 port=41468" in feedback(model, 1)
     assert result.answer == "41468"
