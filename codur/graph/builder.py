@@ -10,7 +10,7 @@ A fix task with failing tests goes from plan to patch: the candidate-patch pipel
 
 Every edge is guarded: a terminal status in the state (a budget, a cancel, an
 error) routes to ``done`` from wherever the run is. ``recursion_limit`` belongs to
-the run config (see codur.engine.local.RECURSION_LIMIT), not to ``compile()``.
+the run config (see codur.engine.checkpoints.RECURSION_LIMIT), not to ``compile()``.
 """
 
 from __future__ import annotations
