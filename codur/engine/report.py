@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.core.budget import Limits
-from codur.core.contracts import FIXER_NAMES, StopReason
+from codur.core.contracts import FIXER_NAMES, PatchStatus, StopReason
 from codur.core.usage import UsageLedger
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.tools.journal import ChangeJournal
@@ -52,7 +52,7 @@ class RunReport:
         usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
         patch = final.get("patch") or {}
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
+        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == PatchStatus.PATCHED else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"
         metadata = RunMetadata(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codur.core.contracts import FIXER_NAMES, RunStatus
+from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
@@ -36,7 +36,7 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
             update.update(diff="", files_changed=[])
     outcome = outcome_of(state)
     summary = outcome.summary if outcome else ""
-    if outcome is not None and outcome.agent == "patch" and outcome.status == "patched":
+    if outcome is not None and outcome.agent == "patch" and outcome.status == PatchStatus.PATCHED:
         summary = fixed_by(outcome)
     tests = observation_of(state).tests
     if not summary and tests is not None and tests.setup_problem:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from codur.core.contracts import PIPELINE_FIXERS, RunStatus
+from codur.core.contracts import PIPELINE_FIXERS, PatchStatus, RunStatus
 from codur.core.ports import QuotaStatus
 from codur.graph.context import CodurContext
 from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
@@ -46,7 +46,7 @@ def route_after_patch(state: CodurState) -> Route:
     """verify when a patch was applied (or the agent already had its turns); else the
     agent (delegate); done when the node ended the run (see :func:`codur.graph.nodes.guarded`)."""
     outcome = outcome_of(state)
-    if (outcome is not None and outcome.status == "patched") or state.get("turn", 0) > 0:
+    if (outcome is not None and outcome.status == PatchStatus.PATCHED) or state.get("turn", 0) > 0:
         return Route.VERIFY
     return Route.DELEGATE
 

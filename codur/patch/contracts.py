@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from codur.config import CodurConfig
-from codur.core.contracts import PIPELINE_FIXERS
+from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,8 @@ class PatchSettings:
 class PatchResult:
     """What the pipeline found.
 
-    ``status``: "patched", "not_found", "no_failing_tests", "cancelled", "budget"
-    (the run's token budget or wall time ran out) or "error". ``diff``: the winner's
+    ``status``: how the search ended (:class:`codur.core.contracts.PatchStatus`; ``budget``:
+    the run's token budget or wall time ran out). ``diff``: the winner's
     unified diff (every file it changes); ``file``: its first file, ``files``: all of
     them. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its details
     (operator, sample index, temperature, prompt variant). ``tried``: candidates tested
@@ -67,7 +67,7 @@ class PatchResult:
     sampler's model calls; seconds are wall time.
     """
 
-    status: str
+    status: PatchStatus
     diff: str = ""
     file: str = ""
     files: list[str] = field(default_factory=list)
@@ -84,3 +84,6 @@ class PatchResult:
     elapsed_s: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
     message: str = ""
+
+    def __post_init__(self) -> None:
+        self.status = PatchStatus(self.status)

@@ -35,7 +35,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.core.contracts import PIPELINE_FIXERS
+from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
 from codur.patch import ranking
 from codur.patch.contracts import PatchResult, PatchSettings
 from codur.patch.conversation import Judged
@@ -44,7 +44,7 @@ from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sampling import draw, judged_mutants
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
-from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, apply_files, files_of
+from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, Verdict, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
 from codur.repair.session import RepairSession
@@ -79,7 +79,7 @@ class PatchPipeline:
         deadline: ``time.monotonic()`` by which the whole search ends (default:
             ``settings.time_budget_s`` from now).
         cancel: set to stop (status "cancelled").
-        over_budget: asked after each model sample; True stops sampling ("budget"): the run's
+        over_budget: asked after each model sample; True stops sampling (status ``budget``): the run's
             limits, which read its usage ledger (every sample recorded there).
         on_event: progress events (``patch.*``).
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
@@ -128,7 +128,7 @@ class PatchPipeline:
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:
-            return self._end(PatchResult("error", message=f"could not run the tests: {exc}"), start, phases)
+            return self._end(PatchResult(PatchStatus.ERROR, message=f"could not run the tests: {exc}"), start, phases)
         with session:
             loc = session.loc
             assert loc is not None
@@ -141,22 +141,24 @@ class PatchPipeline:
                        "elapsed_s": phases["localize"], "tests_run": len(loc.tests),
                        "selection": session.selection is not None})
             if not loc.failing:
-                return self._end(PatchResult("no_failing_tests", message="no failing tests", **info), start, phases)
+                return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
+                                 start, phases)
             try:
                 outcome = self._phases(session, phases)
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
-                return self._end(PatchResult("error", message=f"the test runs failed: {exc}", **info), start, phases)
+                return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
+                                 start, phases)
             if outcome is not None and outcome.best is not None:
                 best = outcome.best
                 files = list(files_of(best))
                 provenance = {**best.provenance, "judged": session.judged(tuple(files))}
-                result = PatchResult("patched", self._diff(session, best), best.file, files, best.label,
+                result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
                                      best.provenance["source"], provenance, **info)
                 self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)
-            status = ("cancelled" if self.cancel.is_set() else "budget" if self._budget_hit
-                      or time.monotonic() > self.deadline else "not_found")
+            status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self._budget_hit
+                      or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
             return self._end(PatchResult(status, message=self._why(status), **info), start, phases, session)
 
     def _phases(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
@@ -291,17 +293,17 @@ class PatchPipeline:
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
             own = candidate.provenance.get("source", source)  # a backfilled mutant counts as mutation
             self.tried[own] = self.tried.get(own, 0) + 1
-            if evaluation.status == "near_miss":
+            if evaluation.status is Verdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
                 if own == "mutation":
                     self.mutant_near.append((candidate, evaluation))
-            if own == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
+            if own == "sampling" and evaluation.status in (Verdict.FAILED, Verdict.NEAR_MISS, Verdict.TIMEOUT):
                 self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
                                           evaluation.failures, evaluation.broke))
-            if background(key) and evaluation.status == "timeout":
+            if background(key) and evaluation.status is Verdict.TIMEOUT:
                 on_hang()  # the mutants hang: no more of them beside the model
             self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
-                       "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
+                       "provenance": candidate.provenance, "result": evaluation.status.value, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})
 
         outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
@@ -320,10 +322,10 @@ class PatchPipeline:
     def _stopped(self) -> bool:
         return self.cancel.is_set() or self._budget_hit or time.monotonic() > self.deadline
 
-    def _why(self, status: str) -> str:
-        if status == "cancelled":
+    def _why(self, status: PatchStatus) -> str:
+        if status is PatchStatus.CANCELLED:
             return "cancelled; repository unchanged"
-        if status == "budget":
+        if status is PatchStatus.BUDGET:
             return "the search's time or token budget ran out"
         return f"no plausible patch among {sum(self.tried.values())} candidates"
 
@@ -338,7 +340,7 @@ class PatchPipeline:
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
                                 "provenance": sample.provenance, "files": list(files_of(sample)),
                                 "diff": self._diff(session, sample)}
-        self.emit({"event_type": "patch.done", "status": result.status, "source": result.source, "tried": result.tried,
-                   "llm_calls": result.llm_calls, "tokens": result.tokens, "elapsed_s": result.elapsed_s,
-                   "phases": phases, "message": result.message})
+        self.emit({"event_type": "patch.done", "status": result.status.value, "source": result.source,
+                   "tried": result.tried, "llm_calls": result.llm_calls, "tokens": result.tokens,
+                   "elapsed_s": result.elapsed_s, "phases": phases, "message": result.message})
         return result
