@@ -15,7 +15,7 @@ from codur.agents.cli_agent import CommandLineAgent
 from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
 from codur.config_tables import AgentConfig
 from codur.core.events import emit
-from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
+from codur.core.ports import AgentPort, AgentResult, AgentTask
 from codur.graph.context import CodurContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
@@ -74,9 +74,9 @@ def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
     return out
 
 
-def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> ExecutionPlan:
+def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> AgentTask:
     """The Act step's plan: the turn prompt with the current code."""
-    return ExecutionPlan(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]),
+    return AgentTask(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]),
                          agent=agent, task_type=state.get("task_type", TaskType.CODE_FIX.value),
                          run_id=state.get("run_id", ""))
 
@@ -103,7 +103,7 @@ class JournaledAgent:
             out[self.tools.ctx.rel(p)] = p.read_bytes()
         return out
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         before = self._snapshot()
         try:
             return self.agent.run(plan)
@@ -142,7 +142,7 @@ def system_prompt(state: CodurState, ctx: CodurContext, name: str) -> str:
 
 def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentPort, bool]:
     """The agent ``name`` as an AgentPort, and whether its model calls carry the model-call
-    policy (:mod:`codur.llm.policy`; the Executor then does not retry the whole turn).
+    policy (:mod:`codur.llm.policy`; the AgentRunner then does not retry the whole turn).
 
     - ``coder`` and ``kind="llm"``: the tool loop with the registry's tools for the TaskType,
       the agent's extra prompt, and its profile's model (else the actor role's chain);

@@ -102,7 +102,7 @@ class AgentOutcome(Record):
         agent: the agent's name ("patch" for the pipeline); status: delegated, completed, failed,
             or the pipeline's (patched, no_plausible_patch, error, ...).
         summary: the agent's last words (or the patch's label); attempts, exit_code, quota,
-            tool_calls, dry_run: the Executor's report; edits: files this step changed.
+            tool_calls, dry_run: the AgentRunner's report; edits: files this step changed.
         stop_reason: how the agent's loop ended (done, no_tool_call, max_iterations, repeating,
             stopped: <limit>); '' when the agent does not say.
         source, provenance, tried, elapsed_s (seconds), files, reverted: the patch pipeline's.

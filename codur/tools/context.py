@@ -22,7 +22,8 @@ from codur.sandbox.process import ProcessResult
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
 from codur.tools import risk
-from codur.tools.errors import CallGate, ToolError
+from codur.tools.errors import ToolError
+from codur.tools.gate import CallGate
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
 from codur.tools.processes import run_in_repo
 from codur.tools.reading import MAX_READ_BYTES, decode_source, encode_source, read_bytes_bounded

@@ -1,8 +1,8 @@
-"""execute (engine state Act): run the chosen agent through the Executor.
+"""execute (engine state Act): run the chosen agent through the AgentRunner.
 
 An LLM agent's model calls carry the model-call policy (:mod:`codur.llm.policy`: each
-call retried with backoff, then the next profile of its chain), so the Executor does not
-run its whole turn again; a command-line or Python agent is retried by the Executor
+call retried with backoff, then the next profile of its chain), so the AgentRunner does not
+run its whole turn again; a command-line or Python agent is retried by the AgentRunner
 (``max_retries``, backoff, never on exit code -1 or a 429).
 """
 
@@ -13,7 +13,7 @@ from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import CodurContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState
-from codur.llm.executor import Executor
+from codur.llm.agent_runner import AgentRunner
 
 
 @node("execute")
@@ -30,7 +30,7 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     journal = ctx.tools.journal
     before = journal.snapshot()
     deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
-    executor = Executor(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
+    executor = AgentRunner(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
                         base_delay=ctx.config.retry_base_delay_s, deadline=deadline)
     result = executor.execute(plan, dry_run=ctx.config.dry_run)
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
