@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus, RunStatus
 from codur.core.ports import QuotaStatus
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import scope_test_files, task_tests
 from codur.testing.ids import is_test_file
@@ -51,7 +51,7 @@ def route_after_patch(state: CodurState) -> Route:
     return Route.DELEGATE
 
 
-def target_tests(state: CodurState, ctx: CodurContext) -> list[str]:
+def target_tests(state: CodurState, ctx: RunContext) -> list[str]:
     """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
     tests); for a feature task (code_generation) only those that belong to the task
     (:func:`codur.graph.task_scope.task_tests`), never an unrelated failing test."""
@@ -65,7 +65,7 @@ def target_tests(state: CodurState, ctx: CodurContext) -> list[str]:
     return task_tests(state.get("task", ""), failing, scope_test_files(state, ctx))
 
 
-def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
+def patch_eligible(state: CodurState, ctx: RunContext) -> bool:
     """A fix (or feature) task whose tests fail (a feature task: tests that belong to it, see
     :func:`target_tests`), with source files of the repo's own beside the tests, once per run,
     when the pipeline is enabled, and never in a dry or read-only run."""

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState
 from codur.llm.agent_runner import AgentRunner
 
 
 @node("execute")
-def execute_node(state: CodurState, ctx: CodurContext) -> dict:
+def execute_node(state: CodurState, ctx: RunContext) -> dict:
     """Run the agent; report its outcome and usage. A dry run builds no agent (so no model
     starts): the ``agent.prompt`` event carries the prompts it would send."""
     name = state.get("agent") or ctx.config.default_agent

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from codur.core.budget import Stop
 from codur.core.contracts import RunStatus, StopReason
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.routing import OUTAGE_STATUS, Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, outcome_of, verdict_of
@@ -43,7 +43,7 @@ def feedback_from(verdict: Verdict | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | None]:
+def decide(state: CodurState, ctx: RunContext) -> tuple[Route, str, Stop | None]:
     """The route, its reason, and the run's :class:`Stop` when no further turn may start.
 
     Whether another turn may start is asked of the run's limits (the one termination
@@ -81,7 +81,7 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
 
 
 @node("review")
-def review_node(state: CodurState, ctx: CodurContext) -> dict:
+def review_node(state: CodurState, ctx: RunContext) -> dict:
     """Write the route; a terminal route also writes status and reason."""
     route, reason, stop = decide(state, ctx)
     update: dict = {"route": route.value, "feedback": feedback_from(verdict_of(state))}
