@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from codur.patch.prompt import feedback
 from codur.patch.splice import code_blocks, functions, source_of
-from codur.repair.evaluate import Verdict
+from codur.repair.evaluate import CandidateVerdict
 
 if TYPE_CHECKING:
     from codur.patch.sampling import Sample
@@ -28,7 +28,7 @@ class Judged:
     :class:`codur.repair.evaluate.Evaluation`."""
 
     sample: Sample
-    status: Verdict
+    status: CandidateVerdict
     fixed: int
     failing: int
     failures: tuple[tuple[str, str], ...] = ()
@@ -55,7 +55,7 @@ def target(judged: list[Judged], answers: dict[int, str], used: set[int]) -> Jud
     fresh = [j for j in judged if j.sample.k in answers and j.sample.k not in used]
     if not fresh:
         return None
-    return max(fresh, key=lambda j: (j.status == Verdict.NEAR_MISS, j.fixed, j.sample.k))
+    return max(fresh, key=lambda j: (j.status == CandidateVerdict.NEAR_MISS, j.fixed, j.sample.k))
 
 
 def turns(target: Judged, judged: list[Judged], answers: dict[int, str]) -> list[tuple[str, str]]:

@@ -44,7 +44,7 @@ from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sampling import draw, judged_mutants
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
-from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, Verdict, apply_files, files_of
+from codur.repair.evaluate import MAX_FAILURES, Candidate, CandidateVerdict, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
 from codur.repair.session import RepairSession
@@ -57,6 +57,10 @@ SAMPLER_GRACE_S = 2.0
 #: keeps the other cores (on 2 cores, one test process beside it).
 BACKFILL_WORKERS = 1
 Event = Callable[[dict], None]
+
+
+#: The verdicts of a sample the conversational feedback answers (a plausible one ends the search).
+_JUDGED = (CandidateVerdict.FAILED, CandidateVerdict.NEAR_MISS, CandidateVerdict.TIMEOUT)
 
 
 def _is_backfill(key: Any) -> bool:
@@ -293,14 +297,14 @@ class PatchPipeline:
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
             own = candidate.provenance.get("source", source)  # a backfilled mutant counts as mutation
             self.tried[own] = self.tried.get(own, 0) + 1
-            if evaluation.status is Verdict.NEAR_MISS:
+            if evaluation.status is CandidateVerdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
                 if own == "mutation":
                     self.mutant_near.append((candidate, evaluation))
-            if own == "sampling" and evaluation.status in (Verdict.FAILED, Verdict.NEAR_MISS, Verdict.TIMEOUT):
+            if own == "sampling" and evaluation.status in _JUDGED:
                 self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
                                           evaluation.failures, evaluation.broke))
-            if background(key) and evaluation.status is Verdict.TIMEOUT:
+            if background(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the mutants hang: no more of them beside the model
             self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
                        "provenance": candidate.provenance, "result": evaluation.status.value, "fixed": evaluation.fixed,

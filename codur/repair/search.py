@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from codur.repair.evaluate import Candidate, Checks, Evaluation, Verdict, evaluate, files_of
+from codur.repair.evaluate import Candidate, CandidateVerdict, Checks, Evaluation, evaluate, files_of
 from codur.repair.worker import Worker
 
 
@@ -177,16 +177,16 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     result = future.result()
                     if id(candidate) in promising:
                         promising.discard(id(candidate))
-                        false_alarms += result.status in (Verdict.FAILED, Verdict.TIMEOUT)
-                    if result.status is Verdict.ABORTED:
+                        false_alarms += result.status in (CandidateVerdict.FAILED, CandidateVerdict.TIMEOUT)
+                    if result.status is CandidateVerdict.ABORTED:
                         if stopped is SearchStop.BUDGET:
                             left.append((key, candidate))  # not tried: it may run later
                         continue
                     tried += 1
                     on_result(key, candidate, result)
-                    if result.status is Verdict.NEAR_MISS:
+                    if result.status is CandidateVerdict.NEAR_MISS:
                         near.append((key, candidate, result.fixed))
-                    if result.status is Verdict.PLAUSIBLE and (best is None or key < best[0]):
+                    if result.status is CandidateVerdict.PLAUSIBLE and (best is None or key < best[0]):
                         best = (key, candidate)
                         _abort(inflight, lambda k, b=key: k > b)
         except BaseException:

@@ -12,7 +12,7 @@ from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState
+from codur.graph.state import AgentOutcome, CodurState, TurnStatus
 from codur.llm.agent_runner import AgentRunner
 
 
@@ -25,7 +25,8 @@ def execute_node(state: CodurState, ctx: RunContext) -> dict:
     if ctx.config.dry_run:
         emit({"event_type": "agent.prompt", "agent": name, "system": system_prompt(state, ctx, name),
               "prompt": plan.prompt})
-        return {"agent_outcome": AgentOutcome(agent=name, status="completed", summary="(dry run)", dry_run=True)}
+        return {"agent_outcome": AgentOutcome(agent=name, status=TurnStatus.COMPLETED.value, summary="(dry run)",
+                                              dry_run=True)}
     agent, policy_inside = build_agent(state, ctx, name)
     journal = ctx.tools.journal
     before = journal.snapshot()
@@ -42,7 +43,8 @@ def execute_node(state: CodurState, ctx: RunContext) -> dict:
     if result.attempts and not result.success:
         ended = "failed"
     outcome = AgentOutcome(
-        agent=name, status="completed" if result.success else "failed", summary=result.output[:2000],
+        agent=name, status=(TurnStatus.COMPLETED if result.success else TurnStatus.FAILED).value,
+        summary=result.output[:2000],
         attempts=result.attempts, dry_run=result.dry_run, exit_code=result.exit_code,
         quota=result.quota_state.status.value, tool_calls=result.tool_calls,
         # files this turn changed, from the change journal: whoever wrote them (tools or a

@@ -28,7 +28,7 @@ from codur.core.contracts import RunStatus, StopReason
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.routing import OUTAGE_STATUS, Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, outcome_of, verdict_of
+from codur.graph.state import CodurState, TurnStatus, outcome_of, verdict_of
 from codur.graph.verification.verdict import Verdict
 
 
@@ -73,7 +73,7 @@ def decide(state: CodurState, ctx: RunContext) -> tuple[Route, str, Stop | None]
         if patch_eligible(state, ctx):
             return Route.PATCH, "verification_failed", None
         return Route.DONE, "verification_failed", None
-    if outcome is not None and outcome.status == "failed":
+    if outcome is not None and outcome.status == TurnStatus.FAILED:
         return Route.PLAN, "agent_failed", None
     if outcome is None or not outcome.edits:
         return Route.PLAN, "no_change", None
@@ -92,6 +92,6 @@ def review_node(state: CodurState, ctx: RunContext) -> dict:
         if stop is not None:
             update.update(stop.update())
         outcome = outcome_of(state)
-        if not ok and outcome is not None and outcome.status == "failed" and outcome.quota in OUTAGE_STATUS:
+        if not ok and outcome is not None and outcome.status == TurnStatus.FAILED and outcome.quota in OUTAGE_STATUS:
             update.update(outage_end(outcome.quota, outcome.summary))
     return update
