@@ -116,8 +116,8 @@ class CodurConfig(BaseSettings):
         None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
         "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
     max_iterations: int = Field(5, ge=1, description="Model calls per agent tool loop.")
-    max_retries: int = Field(2, ge=0, description="Executor retries of a failed agent invocation.")
-    retry_base_delay_s: float = Field(2.0, ge=0, description="Executor backoff base, seconds.")
+    max_retries: int = Field(2, ge=0, description="Retries of a failed agent invocation (the agent runner's).")
+    retry_base_delay_s: float = Field(2.0, ge=0, description="The agent runner's retry backoff base, seconds.")
     retry_after_cap_s: float = Field(
         30.0, ge=0, description="A 429 whose Retry-After (seconds or HTTP date) is at most this many seconds, and "
         "ends before the run's deadline, is waited for and the call made again; a longer one fails the call "

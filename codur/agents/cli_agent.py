@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState
+from codur.core.ports import AgentResult, AgentTask, QuotaState
 from codur.llm.quota import quota_from_output
 from codur.sandbox.process import run_process
 
@@ -65,11 +65,11 @@ class CommandLineAgent:
         self.env = dict(env) if env is not None else None
         self.term_grace_s = term_grace_s
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         """Run the command once on ``plan`` (see the class docstring for the outcomes)."""
         cwd = Path(plan.repo_root)
         if not cwd.is_dir():
-            return ExecutionResult(success=False, exit_code=1, output=f"repo root not found: {cwd}")
+            return AgentResult(success=False, exit_code=1, output=f"repo root not found: {cwd}")
         on_stdin = PROMPT_PLACEHOLDER not in self.command
         argv = [plan.prompt if arg == PROMPT_PLACEHOLDER else arg for arg in self.command]
         env = {**os.environ, **self.env} if self.env is not None else dict(os.environ)
@@ -77,16 +77,16 @@ class CommandLineAgent:
             done = run_process(argv, cwd=cwd, timeout_s=self.timeout_s, stdin=plan.prompt if on_stdin else None,
                                env=env, grace_s=self.term_grace_s)
         except (FileNotFoundError, PermissionError) as exc:
-            return ExecutionResult(
+            return AgentResult(
                 success=False, exit_code=-1, output=f"command not found: {argv[0]} ({exc.strerror})"
             )
         except OSError as exc:  # e.g. E2BIG: a "{prompt}" argument longer than ARG_MAX
-            return ExecutionResult(
+            return AgentResult(
                 success=False, exit_code=1, output=f"could not start {argv[0]}: {exc}"
             )
         text = _join(done.stdout, done.stderr)
         if done.timed_out:
-            return ExecutionResult(
+            return AgentResult(
                 success=False,
                 exit_code=TIMEOUT_EXIT_CODE,
                 output=f"{self.name}: timed out after {self.timeout_s:g} s\n{_tail(text)}",
@@ -94,8 +94,8 @@ class CommandLineAgent:
                 duration_s=done.duration_s,
             )
         if done.exit_code == 0:
-            return ExecutionResult(success=True, output=_tail(done.stdout), duration_s=done.duration_s)
-        return ExecutionResult(
+            return AgentResult(success=True, output=_tail(done.stdout), duration_s=done.duration_s)
+        return AgentResult(
             success=False,
             exit_code=done.exit_code,
             output=f"{self.name}: {argv[0]} exited with code {done.exit_code}\n{_tail(text)}",

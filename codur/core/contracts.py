@@ -38,6 +38,18 @@ class RunStatus(StrEnum):
     ERROR = "error"
 
 
+class PatchStatus(StrEnum):
+    """How a search for a plausible patch ended: the candidate-patch pipeline's
+    (:class:`codur.patch.PatchResult`) and the mutation repair's (:class:`codur.repair.engine.RepairResult`)."""
+
+    PATCHED = "patched"  # a plausible patch was found (and, where the caller writes, written)
+    NOT_FOUND = "not_found"  # every candidate was tried, none plausible
+    NO_FAILING_TESTS = "no_failing_tests"  # nothing to repair
+    CANCELLED = "cancelled"
+    BUDGET = "budget"  # the run's token budget or the search's wall time ran out (the pipeline only)
+    ERROR = "error"  # the tests could not run, or the patch could not be written
+
+
 class StopReason(StrEnum):
     """The reasons a limit ends a run (the engine contract): the reason is exactly one of these
     words; figures (elapsed seconds, tokens used) go in the result's metadata, not in the reason."""

@@ -3,8 +3,8 @@
 An *agent* is anything behind the :class:`AgentPort` protocol: the LLM tool loop
 (:class:`codur.graph.execution.agent_executor.AgentExecutor` wrapped as a port),
 or a registered Python class such as the command-line agent in
-``codur.agents.cli_agent``. The :class:`codur.llm.executor.Executor` drives a port
-with retries; the graph's ``execute`` node drives the Executor.
+``codur.agents.cli_agent``. The :class:`codur.llm.agent_runner.AgentRunner` drives a port
+with retries; the graph's ``execute`` node drives the AgentRunner.
 
 Data crossing the port is frozen: an agent never mutates the plan it was given.
 """
@@ -41,7 +41,7 @@ class QuotaState:
 
 
 @dataclass(frozen=True)
-class ExecutionPlan:
+class AgentTask:
     """What an agent is asked to do in one Act step.
 
     Attributes:
@@ -60,8 +60,8 @@ class ExecutionPlan:
 
 
 @dataclass(frozen=True)
-class ExecutionResult:
-    """The outcome of one agent invocation (after the Executor's retries).
+class AgentResult:
+    """The outcome of one agent invocation (after the AgentRunner's retries).
 
     Attributes:
         success: the agent finished without an error (not: the task is solved).
@@ -93,12 +93,12 @@ class ExecutionResult:
 
 @runtime_checkable
 class AgentPort(Protocol):
-    """An agent the Executor can run. Implementations must not raise for ordinary
-    failures: they return ``ExecutionResult(success=False, ...)``. They may raise
-    KeyboardInterrupt, which the Executor re-raises at once."""
+    """An agent the AgentRunner can run. Implementations must not raise for ordinary
+    failures: they return ``AgentResult(success=False, ...)``. They may raise
+    KeyboardInterrupt, which the AgentRunner re-raises at once."""
 
     name: str
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         """Run the agent once on ``plan`` and report what happened."""
         ...

@@ -6,7 +6,8 @@ holding ``trace.jsonl`` (every event, flushed as it happens), ``diff.patch`` and
 a repo it cannot write keeps that folder in the temp dir instead. Runs that write take
 the repo lock (:mod:`codur.engine.lock`) and checkpoint every node in
 ``<repo>/.codur/checkpoints.sqlite`` (LangGraph's SQLite checkpointer, thread id = run
-id), so an interrupted run can be resumed from its last completed node. With the setting
+id: :mod:`codur.engine.checkpoints`), so an interrupted run can be resumed from its last
+completed node; :mod:`codur.engine.report` makes its result. With the setting
 ``database_url`` (a PostgreSQL URL) the checkpoints, session memory and a row per run go to
 that database instead (:mod:`codur.storage`), so any machine can resume the run.
 
@@ -26,21 +27,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sqlite3
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from codur.config import CodurConfig, load_config
 from codur.core.budget import Limits
-from codur.core.contracts import FIXER_NAMES, StopReason
 from codur.core.events import TraceWriter, envelope
+from codur.engine.checkpoints import RECURSION_LIMIT, ResumeError, open_checkpointer, resume_point
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
+from codur.engine.report import RunReport
 from codur.llm.factory import ConfigModelProvider, ModelProvider
 from codur.memory import SessionEntry, summarize_diff
 from codur.sandbox.lifetime import sweep
@@ -48,7 +48,6 @@ from codur.storage import StorageError, postgres_module
 from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
 
-RECURSION_LIMIT = 200
 #: After a second Ctrl-C, how long the tool calls in flight and the graph thread get to stop
 #: before the result is written, seconds.
 STOP_WAIT_S = 1.0
@@ -57,11 +56,7 @@ STOP_WAIT_S = 1.0
 #: chunk) is left behind: the tools are stopped and the result written as after a second Ctrl-C.
 CANCEL_GRACE_S = 3.0
 
-__all__ = ["LocalEngine", "ExecutionEngine", "ResumeError", "new_run_id", "run_folder"]
-
-
-class ResumeError(ValueError):
-    """A run cannot be resumed (no checkpoint of it in the repo); the message is one line."""
+__all__ = ["LocalEngine", "ExecutionEngine", "new_run_id", "run_folder"]
 
 
 class LocalEngine:
@@ -181,20 +176,14 @@ class _Run:
         self.provider: ModelProvider = self.ctx.models
         self.limits, self.ledger = self.ctx.limits, self.ctx.models.ledger
         self.tools: ToolExecutor = self.ctx.tools
-        self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
-        self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
+        self.report = RunReport(run_id, request, self.limits, self.ledger, run_dir)
 
     # events -----------------------------------------------------------------------------
     def _on_event(self, event: dict[str, Any]) -> None:
         event.setdefault("run_id", self.run_id)
         if not event.get("run_id"):
             event["run_id"] = self.run_id
-        kind = event.get("event_type", "")
-        self.ledger.note(event)  # the time split's one rule
-        if kind == "tests.changed_files":
-            self.tests_changed += event.get("changes", [])
-        elif kind == "patch.risky":
-            self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
+        self.report.note(event)
         self.trace.write(event)
         for listener in (self.components.emitter,):
             if listener is not None:
@@ -203,7 +192,7 @@ class _Run:
     # the run ----------------------------------------------------------------------------
     def run(self) -> RunResult:
         from codur.graph.builder import build_graph
-        from codur.graph.state import initial_state
+        from codur.graph.state import initial_state, state_serializer
 
         request = self.request
         self.trace = TraceWriter(self.run_dir / "trace.jsonl")
@@ -212,7 +201,8 @@ class _Run:
                                 **({"session_id": request.session_id} if request.session_id else {}),
                                 **({"note": self.note} if self.note else {})))
         try:
-            checkpointer, closer = self._checkpointer()
+            checkpointer, closer = open_checkpointer(self.components.checkpointer, self.config, request.repo,
+                                                     state_serializer)
         except StorageError:
             self.trace.close()
             raise
@@ -223,7 +213,8 @@ class _Run:
         resumed_from = None
         if request.resume:
             try:
-                graph_input, run_config, resumed_from = self._resume_point(graph, run_config)
+                graph_input, run_config, resumed_from = resume_point(graph, run_config, request.repo, self.run_id,
+                                                                     in_database=self._keeps_in_database())
             except ResumeError:
                 if closer is not None:
                     closer()
@@ -270,7 +261,8 @@ class _Run:
                 stop_shared_server()
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
-        result = revert_failed(self._result(box["final"], resumed_from), self.tools.journal, self.run_dir,
+        journal = self.tools.journal
+        result = revert_failed(self.report.result(box["final"], journal, resumed_from), journal, self.run_dir,
                                keep=self.config.keep_failed or self.config.dry_run)
         if result.reverted:
             self._on_event(envelope("run.reverted", self.run_id, files=result.files_changed,
@@ -289,54 +281,6 @@ class _Run:
         self._on_event(envelope("run.end", self.run_id, status=result.status.value, reason=result.reason))
         self.trace.close()
         return result
-
-    def _checkpointer(self) -> tuple[Any, Callable[[], None] | None]:
-        """The components' checkpointer; else, for a run that writes, the database's (PostgreSQL,
-        with the setting ``database_url``) or SQLite in ``<repo>/.codur/``.
-
-        Raises:
-            codur.storage.StorageError: the database cannot be used.
-        """
-        given = self.components.checkpointer
-        if given is not None:
-            return (None if given is False else given), None
-        if self.config.dry_run:
-            return None, None
-        from codur.graph.state import state_serializer
-
-        url = self.config.database()
-        if url:
-            return postgres_module().open_checkpointer(url, serde=state_serializer())
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
-        path = self.request.repo / ".codur" / "checkpoints.sqlite"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
-        return SqliteSaver(conn, serde=state_serializer()), conn.close
-
-    def _resume_point(self, graph: Any, run_config: dict[str, Any]) -> tuple[None, dict[str, Any], str]:
-        """(graph input None, the config of the last checkpoint whose state was still running and
-        had a next node, its checkpoint id): the run continues from its last completed node. A
-        checkpoint written for the repo at another path (another machine, through the database)
-        gets this request's repo first (a new checkpoint after it, the same next node).
-
-        Raises:
-            ResumeError: no checkpoint of this run id (no checkpointer, or an unknown run).
-        """
-        for snapshot in graph.get_state_history(run_config):
-            if snapshot.next and snapshot.values.get("status", "running") == RunStatus.RUNNING.value:
-                config = snapshot.config
-                was = snapshot.values.get("repo")
-                if was and Path(was).resolve() != Path(self.request.repo).resolve():
-                    # resumed from a database on another machine (or after a move): this copy of the repo
-                    config = graph.update_state(config, {"repo": str(self.request.repo)})
-                config = {**config, "recursion_limit": RECURSION_LIMIT}
-                config["configurable"] = {**config["configurable"], "codur_run_id": self.run_id}
-                return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
-        where, runs = ("the database", "`codur runs --database`") if self._keeps_in_database() else (
-            f"{self.request.repo}/.codur/", "`codur runs`")
-        raise ResumeError(f"--resume {self.run_id}: no checkpoint to resume from in {where} "
-                          f"(a finished run keeps none; {runs} lists the runs)")
 
     def _keeps_in_database(self) -> bool:
         """Whether this run's checkpoints are the database's (none given, a database set)."""
@@ -371,38 +315,3 @@ class _Run:
             store.append(self.request.session_id, entry)
         except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
             self._on_event(envelope("memory.error", self.run_id, error=f"{type(exc).__name__}: {exc}"[:300]))
-
-    def _result(self, final: dict[str, Any], resumed_from: str | None) -> RunResult:
-        journal = self.tools.journal
-        total_s = self.limits.elapsed_s()
-        usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
-        patch = final.get("patch") or {}
-        status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == "patched" else ""
-        if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
-            fixer = "agent"
-        metadata = RunMetadata(
-            diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
-            timings=timings, fixer=fixer, verdict=_dump(final.get("verification")), stop=final.get("stop") or {},
-            limits={"max_turns": self.limits.max_turns, "timeout_s": self.limits.timeout_s,
-                    "token_budget": self.limits.token_budget, "max_cost_usd": self.limits.max_cost_usd},
-            session_id=self.request.session_id, resumed_from=resumed_from,
-            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
-            tests_changed=self.tests_changed, risky_patches=self.risky_patches)
-        reason = final.get("reason", "")
-        if self.limits.cancel.is_set() and status is not RunStatus.CANCELLED:
-            # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,
-            # a model call); what the graph would have said instead is kept beside it
-            metadata.stop = {**metadata.stop, "before_cancel": f"{status.value}/{reason}"}
-            status, reason = RunStatus.CANCELLED, StopReason.CANCELLED.value
-        if status is RunStatus.RUNNING:
-            status, reason = RunStatus.ERROR, "the graph stopped before done"
-        return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),
-                         turns=final.get("turn", 0), duration_s=round(total_s, 3), metadata=metadata)
-
-
-def _dump(value: Any) -> dict[str, Any]:
-    """A state record as plain JSON data ({} for none)."""
-    if value is None:
-        return {}
-    return value.model_dump(mode="json") if hasattr(value, "model_dump") else dict(value)

@@ -10,7 +10,7 @@ A fix task with failing tests goes from plan to patch: the candidate-patch pipel
 
 Every edge is guarded: a terminal status in the state (a budget, a cancel, an
 error) routes to ``done`` from wherever the run is. ``recursion_limit`` belongs to
-the run config (see codur.engine.local.RECURSION_LIMIT), not to ``compile()``.
+the run config (see codur.engine.checkpoints.RECURSION_LIMIT), not to ``compile()``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
-from codur.graph.context import StudioContext, StudioRun, given_context
+from codur.graph.context import StudioRun, StudioSettings, given_context
 from codur.graph.done import done_node
 from codur.graph.execution.delegate import delegate_node
 from codur.graph.execution.execute import execute_node
@@ -44,14 +44,14 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur", conte
     Args:
         checkpointer: e.g. a LangGraph SqliteSaver for resumable runs; None for Studio.
         name: the compiled graph's name.
-        context_of: ``(the runtime's context, state) -> CodurContext``, the run object every node
-            gets; default: the :class:`CodurContext` passed as ``context`` (the engine's).
+        context_of: ``(the runtime's context, state) -> RunContext``, the run object every node
+            gets; default: the :class:`RunContext` passed as ``context`` (the engine's).
 
     Returns:
         A compiled LangGraph graph with state :class:`CodurState`; its context is a
-        :class:`CodurContext` (the engine's) or a :class:`StudioContext` dict of settings.
+        :class:`RunContext` (the engine's) or a :class:`StudioSettings` dict of settings.
     """
-    builder = StateGraph(CodurState, input_schema=CodurInput, context_schema=StudioContext)
+    builder = StateGraph(CodurState, input_schema=CodurInput, context_schema=StudioSettings)
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
                       ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
                       ("review", review_node), ("patch", patch_node), ("done", done_node)]:
@@ -71,5 +71,5 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur", conte
 def studio_graph() -> CompiledStateGraph:
     """The graph ``langgraph dev`` serves (langgraph.json names this factory, which the server
     calls for each run): its nodes share one run object, built by the run's first node from
-    the run's settings (a :class:`StudioContext`) and the state's repo (:class:`StudioRun`)."""
+    the run's settings (a :class:`StudioSettings`) and the state's repo (:class:`StudioRun`)."""
     return build_graph(context_of=StudioRun())

@@ -15,8 +15,8 @@ from codur.agents.cli_agent import CommandLineAgent
 from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
 from codur.config_tables import AgentConfig
 from codur.core.events import emit
-from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult
-from codur.graph.context import CodurContext
+from codur.core.ports import AgentPort, AgentResult, AgentTask
+from codur.graph.context import RunContext
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState, observation_of, plan_of
@@ -61,7 +61,7 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     return "\n\n".join(parts)
 
 
-def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
+def current_sources(state: CodurState, ctx: RunContext) -> dict[str, str]:
     """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
     tools = ctx.tools
     out = {}
@@ -74,9 +74,9 @@ def current_sources(state: CodurState, ctx: CodurContext) -> dict[str, str]:
     return out
 
 
-def execution_plan(state: CodurState, ctx: CodurContext, agent: str) -> ExecutionPlan:
+def execution_plan(state: CodurState, ctx: RunContext, agent: str) -> AgentTask:
     """The Act step's plan: the turn prompt with the current code."""
-    return ExecutionPlan(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]),
+    return AgentTask(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]),
                          agent=agent, task_type=state.get("task_type", TaskType.CODE_FIX.value),
                          run_id=state.get("run_id", ""))
 
@@ -103,7 +103,7 @@ class JournaledAgent:
             out[self.tools.ctx.rel(p)] = p.read_bytes()
         return out
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         before = self._snapshot()
         try:
             return self.agent.run(plan)
@@ -114,7 +114,7 @@ class JournaledAgent:
                     self.tools.journal.record_original(rel, before.get(rel))
 
 
-def agent_names(ctx: CodurContext) -> list[str]:
+def agent_names(ctx: RunContext) -> list[str]:
     """Every agent the plan may choose: the default first, then ``coder``, the configured
     agents and the Python agents installed as entry points (group ``codur.agents``)."""
     names = [ctx.config.default_agent, *BUILTIN_AGENTS, *ctx.config.agents, *registered_agents()]
@@ -129,7 +129,7 @@ def agent_task_type(state: CodurState, cfg: AgentConfig | None) -> TaskType:
     return TaskType(cfg.task_types[0])
 
 
-def system_prompt(state: CodurState, ctx: CodurContext, name: str) -> str:
+def system_prompt(state: CodurState, ctx: RunContext, name: str) -> str:
     """The system prompt the agent ``name`` gets ("" for a command-line or Python agent, which
     gets the turn's prompt alone); builds no model."""
     cfg = ctx.config.agents.get(name)
@@ -140,9 +140,9 @@ def system_prompt(state: CodurState, ctx: CodurContext, name: str) -> str:
     return system
 
 
-def build_agent(state: CodurState, ctx: CodurContext, name: str) -> tuple[AgentPort, bool]:
+def build_agent(state: CodurState, ctx: RunContext, name: str) -> tuple[AgentPort, bool]:
     """The agent ``name`` as an AgentPort, and whether its model calls carry the model-call
-    policy (:mod:`codur.llm.policy`; the Executor then does not retry the whole turn).
+    policy (:mod:`codur.llm.policy`; the AgentRunner then does not retry the whole turn).
 
     - ``coder`` and ``kind="llm"``: the tool loop with the registry's tools for the TaskType,
       the agent's extra prompt, and its profile's model (else the actor role's chain);

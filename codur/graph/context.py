@@ -29,7 +29,7 @@ from codur.tools.executor import ToolExecutor, ToolSettings
 
 
 @dataclass(frozen=True)
-class CodurContext:
+class RunContext:
     """What nodes need beyond the state: the run object (build it with :func:`build_context`).
 
     Attributes:
@@ -82,7 +82,7 @@ class CodurContext:
 def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
                   limits: Limits | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
-                  session_id: str = "") -> CodurContext:
+                  session_id: str = "") -> RunContext:
     """The run object, built once per run (the engine's runs and Studio's alike).
 
     Args:
@@ -96,7 +96,7 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
             ``risky``, when set, approves writes that add risky code).
-        memory, session_id: the session store and the run's session (see :class:`CodurContext`);
+        memory, session_id: the session store and the run's session (see :class:`RunContext`);
             without a session no memory is kept.
 
     Raises:
@@ -125,15 +125,15 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
                                 on_event=emit, cancel=limits.cancel,
                                 model_factory=lambda: provider.models_for("actor")[0], budget_left=limits.remaining,
                                 test_command=resolve_tests(root, config.test_command))
-    return CodurContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
+    return RunContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
                         memory=memory if session_id else None, session_id=session_id, executor=executor)
 
 
-class StudioContext(TypedDict, total=False):
+class StudioSettings(TypedDict, total=False):
     """The context schema the graph declares: settings a LangGraph Studio / ``langgraph dev`` run may
     pass as its ``context`` (any CodurConfig field is accepted; these are the common ones).
-    :class:`StudioRun` builds the run's :class:`CodurContext` from them with :func:`build_context`;
-    the engine passes a built CodurContext instead."""
+    :class:`StudioRun` builds the run's :class:`RunContext` from them with :func:`build_context`;
+    the engine passes a built RunContext instead."""
 
     base_url: str
     model: str
@@ -150,15 +150,15 @@ class StudioContext(TypedDict, total=False):
 class StudioRun:
     """The run object of one ``langgraph dev`` run (see :func:`codur.graph.builder.studio_graph`,
     which makes one per run): built by the run's first node from the run's settings (a
-    :class:`StudioContext` dict, or none) and the state's repo, then handed to every node."""
+    :class:`StudioSettings` dict, or none) and the state's repo, then handed to every node."""
 
     def __init__(self) -> None:
-        self._ctx: CodurContext | None = None
+        self._ctx: RunContext | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, given: Any, state: dict) -> CodurContext:
+    def __call__(self, given: Any, state: dict) -> RunContext:
         """The run's object: ``given`` when it is one, else the one this run built."""
-        if isinstance(given, CodurContext):
+        if isinstance(given, RunContext):
             return given
         with self._lock:
             if self._ctx is None:
@@ -170,14 +170,14 @@ class StudioRun:
             return self._ctx
 
 
-def given_context(given: Any, state: dict) -> CodurContext:
+def given_context(given: Any, state: dict) -> RunContext:
     """The run object the caller passed as the graph's ``context`` (the engine's).
 
     Raises:
-        TypeError: the context is not a :class:`CodurContext` (a ``langgraph dev`` run goes through
+        TypeError: the context is not a :class:`RunContext` (a ``langgraph dev`` run goes through
             :func:`codur.graph.builder.studio_graph`, which builds one).
     """
-    if not isinstance(given, CodurContext):
-        raise TypeError(f"codur's graph runs with a CodurContext as its context (build_context), not "
+    if not isinstance(given, RunContext):
+        raise TypeError(f"codur's graph runs with a RunContext as its context (build_context), not "
                         f"{type(given).__name__}; langgraph dev runs codur.graph.builder:studio_graph")
     return given

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codur.core.contracts import FIXER_NAMES, RunStatus
-from codur.graph.context import CodurContext
+from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
@@ -19,7 +19,7 @@ def fixed_by(outcome: AgentOutcome) -> str:
 
 
 @node("done")
-def done_node(state: CodurState, ctx: CodurContext) -> dict:
+def done_node(state: CodurState, ctx: RunContext) -> dict:
     """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
     update: dict = {}
     if state.get("status", RunStatus.RUNNING) == RunStatus.RUNNING:
@@ -36,7 +36,7 @@ def done_node(state: CodurState, ctx: CodurContext) -> dict:
             update.update(diff="", files_changed=[])
     outcome = outcome_of(state)
     summary = outcome.summary if outcome else ""
-    if outcome is not None and outcome.agent == "patch" and outcome.status == "patched":
+    if outcome is not None and outcome.agent == "patch" and outcome.status == PatchStatus.PATCHED:
         summary = fixed_by(outcome)
     tests = observation_of(state).tests
     if not summary and tests is not None and tests.setup_problem:

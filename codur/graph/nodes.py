@@ -27,14 +27,14 @@ except ImportError:  # langgraph < 1.0
 
 from codur.core.contracts import RunStatus
 from codur.core.events import ENGINE_STATES, emit
-from codur.graph.context import CodurContext, given_context
+from codur.graph.context import RunContext, given_context
 from codur.graph.state import CodurState
 
 #: Seconds a cancelled node's thread is given to stop after the cancel event is set.
 NODE_STOP_WAIT_S = 10.0
-NodeBody = Callable[[CodurState, CodurContext], dict[str, Any]]
+NodeBody = Callable[[CodurState, RunContext], dict[str, Any]]
 #: ``(the runtime's context, state) -> the run object``: :func:`given_context`, or a Studio run's.
-ContextSource = Callable[[Any, CodurState], CodurContext]
+ContextSource = Callable[[Any, CodurState], RunContext]
 
 
 def is_terminal(state: CodurState) -> bool:
@@ -62,7 +62,7 @@ class Node:
     def __call__(self, state: CodurState, runtime: Runtime) -> dict[str, Any]:
         return self.run(state, given_context(runtime.context, state))
 
-    def run(self, state: CodurState, ctx: CodurContext) -> dict[str, Any]:
+    def run(self, state: CodurState, ctx: RunContext) -> dict[str, Any]:
         """The body with the events, the budget check (not for done, nor a run already ended) and
         the node's name appended to ``nodes``."""
         name = self.name

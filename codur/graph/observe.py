@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
@@ -67,7 +67,7 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
 
 
 @node("observe")
-def observe_node(state: CodurState, ctx: CodurContext) -> dict:
+def observe_node(state: CodurState, ctx: RunContext) -> dict:
     """Observe the repo (:func:`observe_repo`) and load the session's earlier runs from memory
     (:func:`codur.memory.recall`) into ``session``."""
     update = observe_repo(state, ctx)
@@ -77,7 +77,7 @@ def observe_node(state: CodurState, ctx: CodurContext) -> dict:
     return update
 
 
-def observe_repo(state: CodurState, ctx: CodurContext) -> dict:
+def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     """List the Python files, run the test suite once (when there is one), read the code under test.
 
     When the user (setting ``tests``, ``--tests``) or the task (``make tests/test_x.py::test_y

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from codur.core.contracts import PIPELINE_FIXERS, RunStatus
+from codur.core.contracts import PIPELINE_FIXERS, PatchStatus, RunStatus
 from codur.core.ports import QuotaStatus
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import scope_test_files, task_tests
 from codur.testing.ids import is_test_file
@@ -46,12 +46,12 @@ def route_after_patch(state: CodurState) -> Route:
     """verify when a patch was applied (or the agent already had its turns); else the
     agent (delegate); done when the node ended the run (see :func:`codur.graph.nodes.guarded`)."""
     outcome = outcome_of(state)
-    if (outcome is not None and outcome.status == "patched") or state.get("turn", 0) > 0:
+    if (outcome is not None and outcome.status == PatchStatus.PATCHED) or state.get("turn", 0) > 0:
         return Route.VERIFY
     return Route.DELEGATE
 
 
-def target_tests(state: CodurState, ctx: CodurContext) -> list[str]:
+def target_tests(state: CodurState, ctx: RunContext) -> list[str]:
     """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
     tests); for a feature task (code_generation) only those that belong to the task
     (:func:`codur.graph.task_scope.task_tests`), never an unrelated failing test."""
@@ -65,7 +65,7 @@ def target_tests(state: CodurState, ctx: CodurContext) -> list[str]:
     return task_tests(state.get("task", ""), failing, scope_test_files(state, ctx))
 
 
-def patch_eligible(state: CodurState, ctx: CodurContext) -> bool:
+def patch_eligible(state: CodurState, ctx: RunContext) -> bool:
     """A fix (or feature) task whose tests fail (a feature task: tests that belong to it, see
     :func:`target_tests`), with source files of the repo's own beside the tests, once per run,
     when the pipeline is enabled, and never in a dry or read-only run."""

@@ -9,6 +9,7 @@ agent transcripts (they are in the trace), so a checkpoint stays small.
 from __future__ import annotations
 
 import operator
+from enum import StrEnum
 from typing import (
     Annotated,
     Any,
@@ -94,15 +95,24 @@ class PlanInfo(Record):
     model_error: str | None = None
 
 
+class TurnStatus(StrEnum):
+    """How an agent's turn ended (:attr:`AgentOutcome.status` of an agent; the patch pipeline's
+    is a :class:`codur.core.contracts.PatchStatus` word)."""
+
+    DELEGATED = "delegated"  # handed to the agent, not run yet
+    COMPLETED = "completed"  # the agent finished without an error (not: the task is solved)
+    FAILED = "failed"  # the turn failed (an outage, an agent error, after the retries)
+
+
 class AgentOutcome(Record):
     """The last Act step: an agent's turn (execute), the patch pipeline's result (patch), or a
     turn just delegated.
 
     Attributes:
-        agent: the agent's name ("patch" for the pipeline); status: delegated, completed, failed,
-            or the pipeline's (patched, no_plausible_patch, error, ...).
+        agent: the agent's name ("patch" for the pipeline); status: a :class:`TurnStatus` word,
+            or the pipeline's :class:`codur.core.contracts.PatchStatus` word (patched, not_found, error, ...).
         summary: the agent's last words (or the patch's label); attempts, exit_code, quota,
-            tool_calls, dry_run: the Executor's report; edits: files this step changed.
+            tool_calls, dry_run: the AgentRunner's report; edits: files this step changed.
         stop_reason: how the agent's loop ended (done, no_tool_call, max_iterations, repeating,
             stopped: <limit>); '' when the agent does not say.
         source, provenance, tried, elapsed_s (seconds), files, reverted: the patch pipeline's.

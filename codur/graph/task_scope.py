@@ -33,7 +33,7 @@ from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
 
 if TYPE_CHECKING:
-    from codur.graph.context import CodurContext
+    from codur.graph.context import RunContext
 
 _CALLED = re.compile(r"`?(?<![.\w])([A-Za-z_]\w*)\(")  # not an attribute call: functools.lru_cache( is a library's
 _DEFINED = re.compile(r"\b(?:function|method|def|class|called|named)\s+(?:(?:called|named)\s+)?`?([A-Za-z_]\w*)`?")
@@ -111,7 +111,7 @@ def task_tests(task: str, failing: list[str], test_files: list[str]) -> list[str
     return out
 
 
-def scope_test_files(state: CodurState, ctx: CodurContext) -> list[str]:
+def scope_test_files(state: CodurState, ctx: RunContext) -> list[str]:
     """The test files whose tests belong to the task: changed against HEAD when the run started
     (observe's), written by this run (the change journal's), and the failing tests' files that
     use a name the task asks for (a test of the feature, in a repo without git too)."""
@@ -130,7 +130,7 @@ def scope_test_files(state: CodurState, ctx: CodurContext) -> list[str]:
     return list(dict.fromkeys([*obs.changed_tests, *written, *using]))
 
 
-def unrelated_tests(state: CodurState, ctx: CodurContext) -> list[str]:
+def unrelated_tests(state: CodurState, ctx: RunContext) -> list[str]:
     """The tests that failed before the run (observe's) and do not belong to the task."""
     tests = observation_of(state).tests
     before = tests.failed if tests else []
@@ -138,7 +138,7 @@ def unrelated_tests(state: CodurState, ctx: CodurContext) -> list[str]:
     return [t for t in before if t not in related]
 
 
-def scoped_verdict(state: CodurState, ctx: CodurContext, verdict: Verdict) -> Verdict:
+def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verdict:
     """``verdict`` as a feature task (code_generation) is judged (:func:`feature_verdict`);
     any other task's unchanged."""
     if state.get("task_type") != "code_generation":

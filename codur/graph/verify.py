@@ -3,7 +3,7 @@
 Which verifier runs:
 
 - a question (no change): the deterministic ``answer`` check (did the loop end with an answer);
-- a dry run, or the critic off (:meth:`CodurContext.critic_enabled`): the deterministic verifier;
+- a dry run, or the critic off (:meth:`RunContext.critic_enabled`): the deterministic verifier;
 - tests in the repo: the suite decides; on a failure the critic model's verification loop
   explains it (reasoning, suggestions) and a model that says "passed" is overruled;
 - no tests: the critic model's verdict, overruled by a changed file that does not parse;
@@ -21,7 +21,7 @@ overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback}.
 from __future__ import annotations
 
 from codur.core.events import emit
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of
 from codur.graph.task_scope import scoped_verdict
@@ -39,7 +39,7 @@ def loop_ending(outcome: AgentOutcome | None) -> str:
     return "dry_run" if outcome.dry_run else outcome.stop_reason
 
 
-def model_verification(state: CodurState, ctx: CodurContext, changed: list[str]) -> ModelRun:
+def model_verification(state: CodurState, ctx: RunContext, changed: list[str]) -> ModelRun:
     """The critic model's verification loop; a model error becomes a ModelRun without verdict."""
     limits, turn = ctx.limits, state.get("turn", 0)
 
@@ -59,7 +59,7 @@ def model_verification(state: CodurState, ctx: CodurContext, changed: list[str])
 
 
 @node("verify")
-def verify_node(state: CodurState, ctx: CodurContext) -> dict:
+def verify_node(state: CodurState, ctx: RunContext) -> dict:
     """Verify the turn (see the module docstring); write the verdict and its usage."""
     tools = ctx.tools
     has_tests = observation_of(state).has_tests

@@ -1,6 +1,6 @@
-"""Models: the factory, the embedded local model, the scripted test model, the Executor."""
+"""Models: the factory, the embedded local model, the scripted test model, the AgentRunner."""
 
-from codur.llm.executor import Executor
+from codur.llm.agent_runner import AgentRunner
 from codur.llm.factory import (
     ConfigModelProvider,
     ModelProvider,
@@ -11,7 +11,7 @@ from codur.llm.scripted import ScriptedChatModel, ScriptedRepliesExhausted
 
 __all__ = [
     "ConfigModelProvider",
-    "Executor",
+    "AgentRunner",
     "ModelProvider",
     "ScriptedChatModel",
     "ScriptedRepliesExhausted",

@@ -9,7 +9,7 @@
 - a 429 whose ``Retry-After`` (seconds, ``retry-after-ms`` or an HTTP date, read by
   :func:`codur.llm.quota.quota_from_exception`) is at most ``retry_after_cap_s`` and ends before
   the deadline is waited for, and the call made again (at most :data:`RETRY_AFTER_WAITS` times);
-  any other 429 is raised, and the Executor does not retry it.
+  any other 429 is raised, and the AgentRunner does not retry it.
 
 Streams get the same timeout; a stream is never made again (part of it may have been used).
 

@@ -8,7 +8,7 @@ Two sources, one answer:
 - :func:`quota_from_output` reads the stdout/stderr of a command-line agent.
 
 ``QUOTA_EXHAUSTED`` means retrying cannot help (billing, ``insufficient_quota``, a usage
-limit); ``RATE_LIMITED`` means wait and try later. The Executor retries neither.
+limit); ``RATE_LIMITED`` means wait and try later. The AgentRunner retries neither.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 - ``pipeline.py``: :class:`PatchPipeline`, the fixers in cost order (mutation under a
   time box, model samples, mutants of near misses, the rest of the mutants) on one
   repair session (private copies, warm pytest fork server, parallel workers).
+- ``contracts.py``: :class:`PatchSettings` (how it searches) and :class:`PatchResult` (what it found).
 - ``ranking.py``: the suspicious functions across files (what a sample rewrites, what
   the agent is shown).
 - ``prompt.py``: a sample's prompt (variants: plain, tests, marked, file, pair).
@@ -15,7 +16,8 @@ The evaluator and the acceptance rule are the repair engine's
 (:mod:`codur.repair.evaluate`, the search over a worker pool :mod:`codur.repair.search`).
 """
 
-from codur.patch.pipeline import PatchPipeline, PatchResult, PatchSettings
+from codur.patch.contracts import PatchResult, PatchSettings
+from codur.patch.pipeline import PatchPipeline
 from codur.patch.sampling import Sample
 from codur.patch.splice import FunctionSpan, function_at, normalized, splice
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from codur.patch.prompt import feedback
 from codur.patch.splice import code_blocks, functions, source_of
+from codur.repair.evaluate import CandidateVerdict
 
 if TYPE_CHECKING:
     from codur.patch.sampling import Sample
@@ -22,12 +23,12 @@ FEEDBACK_TURNS = 3
 @dataclass(frozen=True)
 class Judged:
     """What the tests said about a sample that was not plausible: its evaluation's
-    ``status`` ("failed", "near_miss", "timeout"), ``fixed`` of the ``failing`` failing
+    ``status`` (failed, near_miss or timeout), ``fixed`` of the ``failing`` failing
     tests pass with it, ``failures`` and ``broke`` as in
     :class:`codur.repair.evaluate.Evaluation`."""
 
     sample: Sample
-    status: str
+    status: CandidateVerdict
     fixed: int
     failing: int
     failures: tuple[tuple[str, str], ...] = ()
@@ -54,7 +55,7 @@ def target(judged: list[Judged], answers: dict[int, str], used: set[int]) -> Jud
     fresh = [j for j in judged if j.sample.k in answers and j.sample.k not in used]
     if not fresh:
         return None
-    return max(fresh, key=lambda j: (j.status == "near_miss", j.fixed, j.sample.k))
+    return max(fresh, key=lambda j: (j.status == CandidateVerdict.NEAR_MISS, j.fixed, j.sample.k))
 
 
 def turns(target: Judged, judged: list[Judged], answers: dict[int, str]) -> list[tuple[str, str]]:

@@ -31,21 +31,20 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.config import CodurConfig
-from codur.core.contracts import PIPELINE_FIXERS
+from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
 from codur.patch import ranking
+from codur.patch.contracts import PatchResult, PatchSettings
 from codur.patch.conversation import Judged
 from codur.patch.hybrid import hybrid_candidates
 from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sampling import draw, judged_mutants
 from codur.patch.splice import FunctionSpan
 from codur.repair import mutants as mutation
-from codur.repair.evaluate import MAX_FAILURES, Candidate, Evaluation, apply_files, files_of
+from codur.repair.evaluate import MAX_FAILURES, Candidate, CandidateVerdict, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
 from codur.repair.session import RepairSession
@@ -60,86 +59,13 @@ BACKFILL_WORKERS = 1
 Event = Callable[[dict], None]
 
 
-@dataclass
-class PatchResult:
-    """What the pipeline found.
-
-    ``status``: "patched", "not_found", "no_failing_tests", "cancelled", "budget"
-    (the run's token budget or wall time ran out) or "error". ``diff``: the winner's
-    unified diff (every file it changes); ``file``: its first file, ``files``: all of
-    them. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its details
-    (operator, sample index, temperature, prompt variant). ``tried``: candidates tested
-    per source. ``near_miss``: the best near miss (label, fixed, failing, diff) or
-    None. ``functions``: the most suspicious functions across files
-    (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
-    sampler's model calls; seconds are wall time.
-    """
-
-    status: str
-    diff: str = ""
-    file: str = ""
-    files: list[str] = field(default_factory=list)
-    label: str = ""
-    source: str = ""
-    provenance: dict = field(default_factory=dict)
-    tried: dict[str, int] = field(default_factory=dict)
-    near_miss: dict | None = None
-    failing: list[str] = field(default_factory=list)
-    suspicious: list[tuple[str, int, float]] = field(default_factory=list)
-    functions: list[dict] = field(default_factory=list)
-    llm_calls: int = 0
-    tokens: int = 0
-    elapsed_s: float = 0.0
-    phases: dict[str, float] = field(default_factory=dict)
-    message: str = ""
+#: The verdicts of a sample the conversational feedback answers (a plausible one ends the search).
+_JUDGED = (CandidateVerdict.FAILED, CandidateVerdict.NEAR_MISS, CandidateVerdict.TIMEOUT)
 
 
 def _is_backfill(key: Any) -> bool:
     """A sampling-phase queue key of a mutant (samples have (0, k), mutants (1, index))."""
     return key[0] == 1
-
-
-@dataclass(frozen=True)
-class PatchSettings:
-    """How the pipeline searches: a run's, from its settings (:meth:`from_config`).
-
-    Attributes:
-        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
-        workers: evaluation workers.
-        time_box_s: seconds of mutation search before the model (the rest of the mutants run last).
-        samples: model samples (K).
-        time_budget_s: the whole search's seconds when no deadline is given.
-        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
-            among them at most.
-        max_lines: longest function shown whole to the model, lines.
-        sample_format: what a sample writes ("function", "search_replace", "udiff").
-        memory_mb: each test run's address-space limit, MiB (None: none).
-        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
-    """
-
-    fixers: tuple[str, ...]
-    workers: int
-    time_box_s: float
-    samples: int
-    time_budget_s: float
-    max_mutants: int
-    max_pairs: int
-    max_lines: int
-    sample_format: str
-    memory_mb: int | None
-    mutant_timeout_s: float
-
-    @classmethod
-    def from_config(cls, config: CodurConfig) -> PatchSettings:
-        """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
-        ``repair_workers``, ``mutation_time_box_s``,
-        ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
-        ``sample_format``, ``test_memory_mb`` (0: none) and ``mutant_timeout_s``."""
-        return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
-                   time_box_s=config.mutation_time_box_s, samples=config.samples,
-                   time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
-                   max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
-                   memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
 
 
 class PatchPipeline:
@@ -157,7 +83,7 @@ class PatchPipeline:
         deadline: ``time.monotonic()`` by which the whole search ends (default:
             ``settings.time_budget_s`` from now).
         cancel: set to stop (status "cancelled").
-        over_budget: asked after each model sample; True stops sampling ("budget"): the run's
+        over_budget: asked after each model sample; True stops sampling (status ``budget``): the run's
             limits, which read its usage ledger (every sample recorded there).
         on_event: progress events (``patch.*``).
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
@@ -206,7 +132,7 @@ class PatchPipeline:
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:
-            return self._end(PatchResult("error", message=f"could not run the tests: {exc}"), start, phases)
+            return self._end(PatchResult(PatchStatus.ERROR, message=f"could not run the tests: {exc}"), start, phases)
         with session:
             loc = session.loc
             assert loc is not None
@@ -219,22 +145,24 @@ class PatchPipeline:
                        "elapsed_s": phases["localize"], "tests_run": len(loc.tests),
                        "selection": session.selection is not None})
             if not loc.failing:
-                return self._end(PatchResult("no_failing_tests", message="no failing tests", **info), start, phases)
+                return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
+                                 start, phases)
             try:
                 outcome = self._phases(session, phases)
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
-                return self._end(PatchResult("error", message=f"the test runs failed: {exc}", **info), start, phases)
+                return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
+                                 start, phases)
             if outcome is not None and outcome.best is not None:
                 best = outcome.best
                 files = list(files_of(best))
                 provenance = {**best.provenance, "judged": session.judged(tuple(files))}
-                result = PatchResult("patched", self._diff(session, best), best.file, files, best.label,
+                result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
                                      best.provenance["source"], provenance, **info)
                 self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)
-            status = ("cancelled" if self.cancel.is_set() else "budget" if self._budget_hit
-                      or time.monotonic() > self.deadline else "not_found")
+            status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self._budget_hit
+                      or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
             return self._end(PatchResult(status, message=self._why(status), **info), start, phases, session)
 
     def _phases(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
@@ -369,17 +297,17 @@ class PatchPipeline:
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
             own = candidate.provenance.get("source", source)  # a backfilled mutant counts as mutation
             self.tried[own] = self.tried.get(own, 0) + 1
-            if evaluation.status == "near_miss":
+            if evaluation.status is CandidateVerdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
                 if own == "mutation":
                     self.mutant_near.append((candidate, evaluation))
-            if own == "sampling" and evaluation.status in ("failed", "near_miss", "timeout"):
+            if own == "sampling" and evaluation.status in _JUDGED:
                 self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
                                           evaluation.failures, evaluation.broke))
-            if background(key) and evaluation.status == "timeout":
+            if background(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the mutants hang: no more of them beside the model
             self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
-                       "provenance": candidate.provenance, "result": evaluation.status, "fixed": evaluation.fixed,
+                       "provenance": candidate.provenance, "result": evaluation.status.value, "fixed": evaluation.fixed,
                        "seconds": round(evaluation.seconds, 2)})
 
         outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
@@ -398,10 +326,10 @@ class PatchPipeline:
     def _stopped(self) -> bool:
         return self.cancel.is_set() or self._budget_hit or time.monotonic() > self.deadline
 
-    def _why(self, status: str) -> str:
-        if status == "cancelled":
+    def _why(self, status: PatchStatus) -> str:
+        if status is PatchStatus.CANCELLED:
             return "cancelled; repository unchanged"
-        if status == "budget":
+        if status is PatchStatus.BUDGET:
             return "the search's time or token budget ran out"
         return f"no plausible patch among {sum(self.tried.values())} candidates"
 
@@ -416,7 +344,7 @@ class PatchPipeline:
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
                                 "provenance": sample.provenance, "files": list(files_of(sample)),
                                 "diff": self._diff(session, sample)}
-        self.emit({"event_type": "patch.done", "status": result.status, "source": result.source, "tried": result.tried,
-                   "llm_calls": result.llm_calls, "tokens": result.tokens, "elapsed_s": result.elapsed_s,
-                   "phases": phases, "message": result.message})
+        self.emit({"event_type": "patch.done", "status": result.status.value, "source": result.source,
+                   "tried": result.tried, "llm_calls": result.llm_calls, "tokens": result.tokens,
+                   "elapsed_s": result.elapsed_s, "phases": phases, "message": result.message})
         return result

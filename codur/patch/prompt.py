@@ -31,6 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codur.patch import formats
 from codur.patch.splice import FunctionSpan, functions, source_of
+from codur.repair.evaluate import CandidateVerdict
 
 SYSTEM = formats.SYSTEM["function"]
 #: Longest file (lines) the "file" variant shows and asks for whole.
@@ -200,7 +201,7 @@ class PromptParts:
         return [SystemMessage(FILE_SYSTEM), HumanMessage("\n\n".join(parts))]
 
 
-def feedback(status: str, fixed: int, failing: int, failures: tuple[tuple[str, str], ...],
+def feedback(status: CandidateVerdict, fixed: int, failing: int, failures: tuple[tuple[str, str], ...],
              broke: tuple[tuple[str, str], ...] = ()) -> str:
     """What the tests said about a sample, in words a small model reads: ``status`` of its
     evaluation ("failed", "near_miss", "timeout"), ``fixed`` of the ``failing`` failing
@@ -214,7 +215,7 @@ def feedback(status: str, fixed: int, failing: int, failures: tuple[tuple[str, s
             out.append(f"- {name}: {text}" if text else f"- {name}")
         return "\n".join(out)
 
-    if status == "timeout":
+    if status == CandidateVerdict.TIMEOUT:
         head = "With this version the tests never finish: a loop does not end."
     elif not failures and broke:
         head = "With this version the failing tests pass, but it breaks tests that passed before:"

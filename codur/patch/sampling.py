@@ -34,6 +34,7 @@ from codur.patch import conversation, formats
 from codur.patch.conversation import Judged
 from codur.patch.prompt import PromptParts
 from codur.patch.splice import FunctionSpan, functions, normalized, source_of, splice_files
+from codur.repair.evaluate import CandidateVerdict
 
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.
@@ -269,7 +270,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         seen_so_far = [*echoed, *judged()]
         # a near miss not answered yet is answered at once, whatever the slot (a mutant's,
         # judged before the first sample, at k = 0): it says which change was half right
-        early = previous != "feedback" and any(j.status == "near_miss" and j.sample.k not in used
+        early = previous != "feedback" and any(j.status == CandidateVerdict.NEAR_MISS and j.sample.k not in used
                                                for j in seen_so_far)
         if early or (variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback"):
             until = time.monotonic() + (0 if early else FEEDBACK_WAIT_S)
@@ -300,7 +301,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         try:
             if variant == "feedback":
                 messages = parts.conversation("tests" if parts.tests else "plain", turns,
-                                              near=target.status == "near_miss" or target.fixed > 0)
+                                              near=target.status == CandidateVerdict.NEAR_MISS or target.fixed > 0)
             else:
                 messages = parts.messages(variant, retry=sum(unchanged.values()) > 0)
             reply, tokens = _call(models[model_index], messages, names, temperature, k, stop, parts.fmt,
@@ -329,7 +330,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             if outcome == "unchanged" and variant in FEEDBACK_BASES and not echoed:
                 # the code as it is fails: its verdict is the baseline's, answered like a sample's
                 echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(names))
-                echoed.append(Judged(echo, "failed", 0, len(parts.verdict), parts.verdict))
+                echoed.append(Judged(echo, CandidateVerdict.FAILED, 0, len(parts.verdict), parts.verdict))
                 answers[k] = conversation.answer(echo, reply)
             yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
             continue

@@ -25,7 +25,7 @@ Pipeline (``repair(repo)``):
    ``library.py``, statement operators in ``statements.py`` and ``missing.py`` (the
    update a never-ending ``while`` lacks, the flush of a loop's last batch, a statement
    indented one block too deep); what they
-   share in ``context.py``; the module analysis they read (names in scope, kinds of use,
+   share in ``site.py``; the module analysis they read (names in scope, kinds of use,
    nearest names) in ``names.py``; the bug patterns they are named after, with the
    priors, in ``patterns.py``.
 4. **Search** (``search.py``, each candidate judged by ``evaluate.py``). Mutants run in rank
@@ -44,11 +44,11 @@ the scripts it names are never mutated, and mutants run it whole in a subprocess
 ``command.py`` holds the Typer command (``codur repair``); ``bench/repair`` the corpus.
 """
 
-from codur.repair.context import Change
 from codur.repair.engine import RepairResult, repair
 from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai
 from codur.repair.mutants import Mutant
 from codur.repair.mutants import generate as generate_mutants
+from codur.repair.site import Change
 from codur.repair.statements import changes_for
 from codur.repair.worker import close_warm_runners
 

@@ -14,10 +14,10 @@ import difflib
 import itertools
 from collections import Counter
 
-from codur.repair.context import Context, plus_minus, short
 from codur.repair.identifiers import ATTRIBUTES, arity_fits
 from codur.repair.names import BUILTINS, is_num, is_str
 from codur.repair.patterns import DECAY, PRIOR
+from codur.repair.site import MutationSite, plus_minus, short
 
 #: builtins of the same arity that stand in for each other (wrong_function_name)
 _FUNC_SWAPS = {"any": ["all"], "all": ["any"], "min": ["max"], "max": ["min"], "sorted": ["reversed"],
@@ -33,7 +33,7 @@ _ITERATORS = {"map", "filter", "zip", "range", "reversed", "enumerate"}
 
 # ------------------------------------------------------------------ calls
 
-def op_call(node: ast.Call, ctx: Context) -> None:
+def op_call(node: ast.Call, ctx: MutationSite) -> None:
     func = node.func
     if isinstance(func, ast.Name):
         _function_name(node, func, ctx)
@@ -56,7 +56,7 @@ def op_call(node: ast.Call, ctx: Context) -> None:
     _recursive(node, ctx)
 
 
-def _function_name(node: ast.Call, func: ast.Name, ctx: Context) -> None:
+def _function_name(node: ast.Call, func: ast.Name, ctx: MutationSite) -> None:
     """Wrong function name: a builtin of the same arity, or a sibling module function that
     accepts the call's arguments (most similar name first)."""
     facts, name = ctx.facts, func.id
@@ -74,7 +74,7 @@ def _callee(node: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def _arguments(node: ast.Call, ctx: Context) -> None:
+def _arguments(node: ast.Call, ctx: MutationSite) -> None:
     """Same function with swapped, fewer or more arguments, or another keyword."""
     src, facts, name = ctx.src, ctx.facts, _callee(node)
     args = [a for a in node.args if not isinstance(a, ast.Starred)]
@@ -114,7 +114,7 @@ def _arguments(node: ast.Call, ctx: Context) -> None:
                     PRIOR["change_keyword_argument_used"] * DECAY ** i)
 
 
-def _more_arguments(node: ast.Call, ctx: Context, arity: tuple[int, float] | None,
+def _more_arguments(node: ast.Call, ctx: MutationSite, arity: tuple[int, float] | None,
                     others: list[ast.Call]) -> None:
     """Same function, more arguments: the next argument of another call of it, or the next
     parameter of its definition when a variable of that name is in scope."""
@@ -152,7 +152,7 @@ def _more_arguments(node: ast.Call, ctx: Context, arity: tuple[int, float] | Non
                 description=f"added the argument `{short(text)}` to `{short(src.seg(node))}`")
 
 
-def _recursive(node: ast.Call, ctx: Context) -> None:
+def _recursive(node: ast.Call, ctx: MutationSite) -> None:
     """A recursive call's arguments: ``f(n)`` -> ``f(n - 1)``, ``f(xs)`` -> ``f(xs[1:])``."""
     facts, callee = ctx.facts, node.func
     func = facts.owner.get(node)
@@ -183,7 +183,7 @@ def _beside(node: ast.AST, parent: ast.AST | None) -> ast.AST | None:
     return parent.target if isinstance(parent, ast.AugAssign) and parent.value is node else None
 
 
-def op_wrap(node: ast.expr, ctx: Context) -> None:
+def op_wrap(node: ast.expr, ctx: MutationSite) -> None:
     """Add function around expression: ``abs``/``max(0, .)`` of a difference, ``int``/``round``
     of a quotient, ``list`` of an iterator, ``sorted`` of an iterated or returned collection,
     ``str`` of a non-string concatenated to a string, ``int`` of text used as a number."""

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.config import CodurConfig
+from codur.core.contracts import PatchStatus
 from codur.core.files import unified_diff
 from codur.repair import mutants, patch
 from codur.repair.evaluate import Evaluation
-from codur.repair.search import CandidateQueue
+from codur.repair.search import CandidateQueue, SearchStop
 from codur.repair.session import RepairSession
 from codur.testing import command as testcmd
 
@@ -23,16 +24,16 @@ Event = Callable[[dict], None]
 class RepairResult:
     """What :func:`repair` found.
 
-    ``status``: "patched" | "no_failing_tests" | "not_found" | "cancelled" | "error".
-    ``stopped``: why the search ended: "found", "budget" (the time budget, or the mutant
-    budget ``max_mutants`` / ``max_pairs``, was spent with mutants left), "exhausted"
-    (every mutant was tried), "cancelled", or "" when no search ran; ``message`` says it
+    ``status``: patched, no_failing_tests, not_found, cancelled or error (:class:`PatchStatus`).
+    ``stopped``: why the search ended (:class:`codur.repair.search.SearchStop`): "found",
+    "budget" (the time budget, or the mutant budget ``max_mutants`` / ``max_pairs``, was spent
+    with mutants left), "exhausted" (every mutant was tried), "cancelled", or "" when no search ran; ``message`` says it
     in words. ``diff``: unified diff (``a/``, ``b/`` paths relative to the repo), "" if
     none. ``suspicious``: top 10 (file, line, score). ``pairs``: second-order mutants
     queued, at most ``pair_budget``. ``elapsed_s``: wall time in seconds.
     """
 
-    status: str
+    status: PatchStatus
     diff: str = ""
     files_changed: list[str] = field(default_factory=list)
     mutants_tried: int = 0
@@ -41,9 +42,12 @@ class RepairResult:
     suspicious: list[tuple[str, int, float]] = field(default_factory=list)
     patch_description: str = ""
     message: str = ""
-    stopped: str = ""
+    stopped: SearchStop | str = ""
     pairs: int = 0
     pair_budget: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", PatchStatus(self.status))
 
 
 def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None,
@@ -80,9 +84,9 @@ def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = Non
     deadline = start + time_budget_s
     emit({"event_type": "repair.start", "repo": str(repo), "workers": workers})
 
-    def done(status: str, **kw) -> RepairResult:
+    def done(status: PatchStatus, **kw) -> RepairResult:
         result = RepairResult(status, elapsed_s=time.monotonic() - start, **kw)
-        emit({"event_type": "repair.done", "status": status, "stopped": result.stopped,
+        emit({"event_type": "repair.done", "status": result.status.value, "stopped": str(result.stopped),
               "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 3),
               "message": result.message})
         return result
@@ -92,33 +96,34 @@ def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = Non
     try:
         session.__enter__()
     except (OSError, RuntimeError) as exc:
-        return done("error", message=f"could not run the tests: {exc}")
+        return done(PatchStatus.ERROR, message=f"could not run the tests: {exc}")
     with session:
         try:
             return _search(session, done, emit, cancel=cancel, deadline=deadline, max_mutants=max_mutants,
                            max_pairs=max_pairs, time_budget_s=time_budget_s, apply=apply)
         except (OSError, RuntimeError) as exc:  # the test runner died mid-search
             assert session.loc is not None
-            return done("error", message=f"the test runs failed: {exc}",
+            return done(PatchStatus.ERROR, message=f"the test runs failed: {exc}",
                         failing_tests=session.loc.failing, suspicious=session.loc.suspicious[:10])
 
 
-def gave_up(stopped: str, cut: bool, tried: int, count: int, *, time_budget_s: float, max_mutants: int,
-            max_pairs: int) -> tuple[str, str]:
+def gave_up(stopped: SearchStop, cut: bool, tried: int, count: int, *, time_budget_s: float, max_mutants: int,
+            max_pairs: int) -> tuple[SearchStop, str]:
     """Why a search of ``count`` mutants that found nothing ended, as (``stopped``, message).
 
     ``stopped`` is the evaluator's ("budget": the deadline passed, "exhausted": the queue
     ran empty, "cancelled"); ``cut``: the budgets ``max_mutants`` / ``max_pairs`` left
     mutants out. A queue run empty with mutants left out is a spent budget too.
     """
-    if stopped == "cancelled":
-        return "cancelled", "search cancelled; repository unchanged"
-    if stopped == "budget":
-        return "budget", f"gave up: the time budget of {time_budget_s:g} s ran out after {tried} of {count} mutants"
+    if stopped == SearchStop.CANCELLED:
+        return SearchStop.CANCELLED, "search cancelled; repository unchanged"
+    if stopped == SearchStop.BUDGET:
+        return SearchStop.BUDGET, (f"gave up: the time budget of {time_budget_s:g} s ran out after {tried} of "
+                                   f"{count} mutants")
     if cut:
-        return "budget", (f"gave up: the mutant budget is spent: none of the {count} mutants allowed "
+        return SearchStop.BUDGET, (f"gave up: the mutant budget is spent: none of the {count} mutants allowed "
                           f"(max_mutants={max_mutants}, max_pairs={max_pairs}) passes, and more exist")
-    return "exhausted", f"gave up: search exhausted: none of the {count} mutants passes, and there are no more"
+    return SearchStop.EXHAUSTED, f"gave up: search exhausted: none of the {count} mutants passes, and there are no more"
 
 
 def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Event, *,
@@ -134,10 +139,10 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     if not failing:
         message = ("all tests pass; nothing to repair" if loc.tests
                    else f"no tests found ({loc.output.strip()[:200]})")
-        return done("no_failing_tests", message=message, **info)
+        return done(PatchStatus.NO_FAILING_TESTS, message=message, **info)
     if cancel.is_set():
-        return done("cancelled", stopped="cancelled", message="cancelled before the search; repository unchanged",
-                    **info)
+        return done(PatchStatus.CANCELLED, stopped=SearchStop.CANCELLED,
+                    message="cancelled before the search; repository unchanged", **info)
     # one more of each than the budgets allow: whether a budget cut mutants off
     found, texts = mutants.generate(repo, loc.scores, limit=max_mutants + 1, max_pairs=max_pairs + 1,
                                       hung_loops=loc.hung_loops)
@@ -150,7 +155,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
 
     def on_result(index, m, evaluation: Evaluation) -> None:
         emit({"event_type": "repair.mutant", "index": index, "file": m.file, "line": m.line,
-              "operator": m.operator, "description": m.description, "result": evaluation.status})
+              "operator": m.operator, "description": m.description, "result": evaluation.status.value})
 
     outcome = session.search(CandidateQueue.ranked(candidates), deadline=deadline, cancel=cancel,
                              on_result=on_result)
@@ -158,8 +163,8 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     if outcome.best is None:
         stopped, message = gave_up(outcome.stopped, cut, outcome.tried, len(candidates),
                                    time_budget_s=time_budget_s, max_mutants=max_mutants, max_pairs=max_pairs)
-        return done("cancelled" if stopped == "cancelled" else "not_found", stopped=stopped, message=message,
-                    **info)
+        status = PatchStatus.CANCELLED if stopped is SearchStop.CANCELLED else PatchStatus.NOT_FOUND
+        return done(status, stopped=stopped, message=message, **info)
     best = outcome.best
     new = best.apply(texts[best.file])
     diff = unified_diff(best.file, texts[best.file], new)
@@ -170,7 +175,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
         try:
             patch.write_atomic(repo / best.file, new, texts[best.file])
         except (OSError, RuntimeError, ValueError) as exc:
-            return done("error", diff=diff, stopped="found", message=str(exc), **info)
+            return done(PatchStatus.ERROR, diff=diff, stopped=SearchStop.FOUND, message=str(exc), **info)
         message = f"patched {best.file}"
-    return done("patched", diff=diff, files_changed=[best.file], patch_description=best.label,
-                stopped="found", message=message, **info)
+    return done(PatchStatus.PATCHED, diff=diff, files_changed=[best.file], patch_description=best.label,
+                stopped=SearchStop.FOUND, message=message, **info)

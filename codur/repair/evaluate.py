@@ -20,11 +20,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
 from codur.testing.report import read_report, report_env
+
+
+class CandidateVerdict(StrEnum):
+    """What the tests said about one candidate (:attr:`Evaluation.status`)."""
+
+    PLAUSIBLE = "plausible"  # the failing tests pass and the tests that passed still pass
+    NEAR_MISS = "near_miss"  # a probed candidate fixed some failing tests and broke none
+    FAILED = "failed"
+    TIMEOUT = "timeout"  # a test stage ran past its limit
+    ABORTED = "aborted"  # killed by the search (a better candidate won, the deadline passed)
 
 
 class Candidate(Protocol):
@@ -118,7 +129,7 @@ class Checks:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """``status``: "plausible", "near_miss", "failed", "timeout" or "aborted";
+    """``status``: the :class:`CandidateVerdict`;
     ``fixed``: failing tests that pass (probed candidates only); ``seconds`` of wall time.
 
     What the tests said about a probed candidate that is not plausible (the feedback of
@@ -128,11 +139,14 @@ class Evaluation:
     pytest's short form of the exception ("" when the test run gave none).
     """
 
-    status: str
+    status: CandidateVerdict
     fixed: int = 0
     seconds: float = 0.0
     failures: tuple[tuple[str, str], ...] = ()
     broke: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", CandidateVerdict(self.status))  # a worker's run status is a plain word
 
 
 #: Failing tests an :class:`Evaluation` keeps the exception of.
@@ -185,10 +199,10 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     try:
         new = apply_files(candidate, originals)
         if not new.keys() <= originals.keys():  # a file the search holds no original of: nothing to restore
-            return Evaluation("failed")
+            return Evaluation(CandidateVerdict.FAILED)
         data = {rel: source_bytes(text, rel) for rel, text in new.items()}  # in the declared coding
     except (ValueError, SyntaxError, KeyError):
-        return Evaluation("failed")
+        return Evaluation(CandidateVerdict.FAILED)
     try:
         for rel in new:
             (worker.root / rel).write_bytes(data[rel])
@@ -197,19 +211,21 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
         if candidate.probe and checks.probe is not None:
             status, seen, notes = _outcomes(worker, checks.probe)
             failures = _failed(seen, notes, checks.failing)
-            if status in ("aborted", "timeout"):
-                return Evaluation(status, 0, time.monotonic() - start, failures if status == "timeout" else ())
+            if status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
+                timed_out = status == CandidateVerdict.TIMEOUT
+                return Evaluation(status, 0, time.monotonic() - start, failures if timed_out else ())
             fixed = sum(seen.get(t) == "passed" for t in checks.failing)
             if fixed < len(checks.failing) or status != "passed":
                 guard, keep = checks.guard_for(files)
                 if fixed == 0 or (guard is None and checks.gate is None):
-                    return Evaluation("failed", fixed, time.monotonic() - start, failures)
+                    return Evaluation(CandidateVerdict.FAILED, fixed, time.monotonic() - start, failures)
                 if guard is None:  # selection, and no passing test covers the change: nothing to break
-                    return Evaluation("near_miss", fixed, time.monotonic() - start, failures)
+                    return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures)
                 status, seen, notes = _outcomes(worker, guard)
                 broke = _failed(seen, notes, keep) if seen else ()
-                near = status not in ("aborted", "timeout") and not broke and seen
-                return Evaluation("near_miss" if near else "failed", fixed, time.monotonic() - start, failures, broke)
+                near = status not in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT) and not broke and seen
+                verdict = CandidateVerdict.NEAR_MISS if near else CandidateVerdict.FAILED
+                return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke)
             on_first_pass()
             stages = stages[1:]
             first = False
@@ -221,7 +237,7 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
                 return Evaluation(status, fixed, time.monotonic() - start)
             if i == 0 and first:
                 on_first_pass()
-        return Evaluation("plausible", len(checks.failing), time.monotonic() - start)
+        return Evaluation(CandidateVerdict.PLAUSIBLE, len(checks.failing), time.monotonic() - start)
     finally:
         for rel in new:
             (worker.root / rel).write_bytes(source_bytes(originals[rel], rel))

@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from codur.repair.context import Context
 from codur.repair.names import FUNCS, Facts, family, use_of
 from codur.repair.patterns import DECAY, PRIOR
+from codur.repair.site import MutationSite
 
 #: methods of the same arity that stand in for each other (change_attribute_used)
 _METHOD_SWAPS = {"startswith": ["endswith"], "endswith": ["startswith"], "lower": ["upper"],
@@ -30,7 +30,7 @@ _IDENTIFIERS = 3  # nearest replacement names per site
 ATTRIBUTES = 2  # sibling attributes / methods per site
 
 
-def op_name(node: ast.Name, ctx: Context) -> None:
+def op_name(node: ast.Name, ctx: MutationSite) -> None:
     """Change identifier used: the nearest names of a compatible kind (index names first in a
     subscript); a stored name (``lo = mid`` -> ``hi = mid``) by the function's other names."""
     parent, facts = ctx.parents.get(node), ctx.facts
@@ -61,7 +61,7 @@ def op_name(node: ast.Name, ctx: Context) -> None:
         _access(node, need, kinds, ctx)
 
 
-def _access(node: ast.Name, need: str | None, kinds: set[str], ctx: Context) -> None:
+def _access(node: ast.Name, need: str | None, kinds: set[str], ctx: MutationSite) -> None:
     """Add attribute access / method call / subscript / ``len()`` to a bare name."""
     facts, x, parent = ctx.facts, node.id, ctx.parents.get(node)
     key = facts.key(node)
@@ -87,7 +87,7 @@ def _access(node: ast.Name, need: str | None, kinds: set[str], ctx: Context) -> 
         ctx.replace(node, f"len({x})", "add_function_around_expression")
 
 
-def _enclosing_loops(node: ast.AST, ctx: Context) -> list[ast.For]:
+def _enclosing_loops(node: ast.AST, ctx: MutationSite) -> list[ast.For]:
     out, parent = [], ctx.parents.get(node)
     while parent is not None and not isinstance(parent, FUNCS):
         if isinstance(parent, (ast.For, ast.AsyncFor)) and node not in ast.walk(parent.iter):
@@ -96,7 +96,7 @@ def _enclosing_loops(node: ast.AST, ctx: Context) -> list[ast.For]:
     return out
 
 
-def op_attribute(node: ast.Attribute, ctx: Context) -> None:
+def op_attribute(node: ast.Attribute, ctx: MutationSite) -> None:
     """Wrong (method) function name and change of caller for ``a.f()``; change attribute used
     for ``a.x``: siblings seen on the same receiver (or type) elsewhere in the module."""
     facts, parent = ctx.facts, ctx.parents.get(node)

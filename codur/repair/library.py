@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import ast
 
-from codur.repair.context import Context
 from codur.repair.patterns import DECAY, PRIOR
+from codur.repair.site import MutationSite
 
 #: callee name -> (positional arguments it must have, the argument text to add).
 OPTIONAL: dict[str, list[tuple[int, str]]] = {
@@ -37,7 +37,7 @@ def _callee(node: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def op_library_call(node: ast.Call, ctx: Context) -> None:
+def op_library_call(node: ast.Call, ctx: MutationSite) -> None:
     """Optional arguments of common built-ins added (:data:`OPTIONAL`) or dropped
     (:data:`DROPPABLE`); ``.lower()`` / ``.strip()`` chained on a string method's result;
     the element of ``sum``/``min``/``max`` over a comprehension negated."""

@@ -51,8 +51,8 @@ from __future__ import annotations
 
 import ast
 
-from codur.repair.context import SYM, Context, short
 from codur.repair.patterns import PRIOR
+from codur.repair.site import SYM, MutationSite, short
 
 _EMPTY = ("[]", "{}", '""', "''", "0", "set()", "list()", "dict()")
 #: Methods of str (and bytes) that return a new value: a call as a statement loses it.
@@ -98,7 +98,7 @@ def linky(word: str) -> bool:
     return any(w in word.lower() for w in _LINK_WORDS)
 
 
-def _follow(name: str, loop: ast.While, ctx: Context) -> list[str]:
+def _follow(name: str, loop: ast.While, ctx: MutationSite) -> list[str]:
     """``name = v[key]`` / ``name = v.attr``: ``v`` a name the body binds or ``name`` itself,
     ``key`` a string key of the module's dicts and subscripts (or "next" when none is
     link-like and the body indexes ``v`` by string), ``attr`` a link-like attribute the
@@ -124,7 +124,7 @@ def _follow(name: str, loop: ast.While, ctx: Context) -> list[str]:
     return out[:4]
 
 
-def _updates(name: str, loop: ast.While, ctx: Context) -> list[str]:
+def _updates(name: str, loop: ast.While, ctx: MutationSite) -> list[str]:
     """The likeliest missing updates of ``name``, best first."""
     if _walks_a_chain(name, loop.test):
         follow = _follow(name, loop, ctx)
@@ -145,7 +145,7 @@ def _updates(name: str, loop: ast.While, ctx: Context) -> list[str]:
     return out
 
 
-def advance_loop_variable(loop: ast.While, ctx: Context) -> None:
+def advance_loop_variable(loop: ast.While, ctx: MutationSite) -> None:
     """A ``while`` loop whose condition's names are never rebound in its body (and that no
     ``break``/``return`` leaves): add the update of one of them at the end of the body."""
     called = {n.func.id for n in ast.walk(loop.test) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
@@ -165,12 +165,12 @@ def advance_loop_variable(loop: ast.While, ctx: Context) -> None:
                 description=f"added `{text}` at the end of the loop (its condition never changed)")
 
 
-def _newline(ctx: Context, stmt: ast.stmt) -> str:
+def _newline(ctx: MutationSite, stmt: ast.stmt) -> str:
     line = ctx.src.lines[stmt.end_lineno - 1]
     return line[len(line.rstrip("\r\n")):] or "\n"
 
 
-def _emit_then_reset(block: list[ast.stmt], ctx: Context) -> tuple[str, list[ast.stmt]] | None:
+def _emit_then_reset(block: list[ast.stmt], ctx: MutationSite) -> tuple[str, list[ast.stmt]] | None:
     """(accumulator, the one-line statements that emit it) when ``block`` emits an
     accumulator and then resets it to an empty value."""
     for k, stmt in enumerate(block):
@@ -190,7 +190,7 @@ def _emit_then_reset(block: list[ast.stmt], ctx: Context) -> tuple[str, list[ast
     return None
 
 
-def flush_after_loop(loop: ast.For | ast.AsyncFor | ast.While, ctx: Context) -> None:
+def flush_after_loop(loop: ast.For | ast.AsyncFor | ast.While, ctx: MutationSite) -> None:
     """A loop that emits and resets an accumulator inside its body: emit what is left after
     the loop, ``if acc:`` guarded (the last, partial batch)."""
     if loop.orelse:
@@ -209,7 +209,7 @@ def flush_after_loop(loop: ast.For | ast.AsyncFor | ast.While, ctx: Context) -> 
             description=f"added `if {acc}: {short(' / '.join(ctx.src.seg(s) for s in emits))}` after the loop")
 
 
-def dedent_last_statement(node: ast.If | ast.For | ast.AsyncFor | ast.While, ctx: Context) -> None:
+def dedent_last_statement(node: ast.If | ast.For | ast.AsyncFor | ast.While, ctx: MutationSite) -> None:
     """The last statement of a body of two or more (no ``else``), moved one level out:
     after the ``if``, or after the loop."""
     if node.orelse or len(node.body) < 2:
@@ -229,7 +229,7 @@ def dedent_last_statement(node: ast.If | ast.For | ast.AsyncFor | ast.While, ctx
             line=last.lineno, description=f"moved `{short(ctx.src.seg(last))}` out of the {where}")
 
 
-def keep_discarded_result(node: ast.Expr, ctx: Context) -> None:
+def keep_discarded_result(node: ast.Expr, ctx: MutationSite) -> None:
     """An expression statement that computes a value from a name and loses it: assign it
     back (``x * k`` -> ``x *= k``; ``s.strip()`` -> ``s = s.strip()``)."""
     value = node.value
@@ -245,7 +245,7 @@ def keep_discarded_result(node: ast.Expr, ctx: Context) -> None:
     ctx.replace(node, text, "keep_discarded_result", PRIOR["keep_discarded_result"])
 
 
-def mirror_link(node: ast.Assign, ctx: Context) -> None:
+def mirror_link(node: ast.Assign, ctx: MutationSite) -> None:
     """``a.next = b`` with no ``b.prev = a`` in the function, in a module whose nodes have a
     ``prev``: add the link back before the assignment (``a`` is read before it changes)."""
     if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Attribute):
@@ -272,7 +272,7 @@ def mirror_link(node: ast.Assign, ctx: Context) -> None:
 _NO_VALUE = frozenset({"None", "NoReturn", "Never", "typing.NoReturn", "typing.Never"})
 
 
-def return_at_end(node: ast.stmt, ctx: Context) -> None:
+def return_at_end(node: ast.stmt, ctx: MutationSite) -> None:
     """``node``, the last statement of a function declared to return a value, neither returns
     nor raises: add ``return name`` after it (the function's assigned names, last first, at
     most 3)."""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.repair import statements
-from codur.repair.context import Context
+from codur.repair.site import MutationSite
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
 #: Default budget of second-order mutants (pairs) per search.
@@ -142,7 +142,7 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
             continue
         if func not in scopes:
             scopes[func] = _scope_names(func)
-        ctx = Context(src, parents, *scopes[func], in_loop, siblings)
+        ctx = MutationSite(src, parents, *scopes[func], in_loop, siblings)
         for ch in statements.changes_for(stmt, ctx):
             out.append(Mutant(rel, ch.line, ch.operator, ch.edits, ch.description, score,
                               ch.prior, (rel, stmt.lineno)))

@@ -2,7 +2,7 @@
 scope at a node, how each name is used (its kinds: "num", "seq", "str", "call", ..., see
 :func:`use_of`), and which names are nearest to stand in for another (:meth:`Facts.nearest`).
 
-Computed once per module (:func:`facts_of`) and read through ``Context.facts``.
+Computed once per module (:func:`facts_of`) and read through ``MutationSite.facts``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Mutation operators on expressions: operators, operands and literals.
 
 Each operator is a function ``(node, ctx)`` registered for an AST type in ``OPERATORS`` that
-adds :class:`~codur.repair.context.Change` objects to the context (``context.py``). They are
+adds :class:`~codur.repair.site.Change` objects to the site it is given (``site.py``). They are
 named after the single-statement bug patterns of ``patterns.py``, which also gives their
 priors. This module holds comparison, arithmetic, boolean and unary operator swaps, swapped
 and dropped operands, +-1 on indices and slices, literal changes and added elements;
@@ -18,11 +18,11 @@ import re
 from collections.abc import Callable
 
 from codur.repair.calls import op_call, op_wrap
-from codur.repair.context import SYM, Context, negate, plus_minus, short
 from codur.repair.identifiers import op_attribute, op_name
 from codur.repair.library import op_library_call
 from codur.repair.names import is_num, is_str
 from codur.repair.patterns import DECAY, PRIOR
+from codur.repair.site import SYM, MutationSite, negate, plus_minus, short
 
 _CMP_SWAPS = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
               "==": ["!="], "!=": ["=="], "is": ["is not"], "is not": ["is"],
@@ -43,7 +43,7 @@ def _pattern(sym: str) -> str:
 
 # ------------------------------------------------------------------ binary, boolean, unary operators
 
-def op_compare(node: ast.Compare, ctx: Context) -> None:
+def op_compare(node: ast.Compare, ctx: MutationSite) -> None:
     operands = [node.left, *node.comparators]
     for i, op in enumerate(node.ops):
         sym = SYM[type(op)]
@@ -66,7 +66,7 @@ def _leaves(node: ast.BinOp) -> list[ast.expr]:
     return [node.left, node.right, *out]
 
 
-def op_binop(node: ast.BinOp, ctx: Context) -> None:
+def op_binop(node: ast.BinOp, ctx: MutationSite) -> None:
     sym = SYM[type(node.op)]
     span = ctx.src.token(node.left, node.right, _pattern(sym))
     text = sym == "+" and any(is_str(x) for x in (node.left, node.right))  # a concatenation
@@ -97,7 +97,7 @@ def op_binop(node: ast.BinOp, ctx: Context) -> None:
                 description=f"swapped `{short(ctx.src.seg(a))}` and `{short(ctx.src.seg(b))}`")
 
 
-def op_boolop(node: ast.BoolOp, ctx: Context) -> None:
+def op_boolop(node: ast.BoolOp, ctx: MutationSite) -> None:
     sym = SYM[type(node.op)]
     spans = [ctx.src.token(a, b, _pattern(sym)) for a, b in itertools.pairwise(node.values)]
     if all(spans):
@@ -116,12 +116,12 @@ def op_boolop(node: ast.BoolOp, ctx: Context) -> None:
                     description=f"dropped the condition `{ctx.src.seg(value)}`")
 
 
-def op_unaryop(node: ast.UnaryOp, ctx: Context) -> None:
+def op_unaryop(node: ast.UnaryOp, ctx: MutationSite) -> None:
     if isinstance(node.op, (ast.Not, ast.USub, ast.UAdd, ast.Invert)):
         ctx.replace(node, ctx.fill(node, node.operand), "change_unary_operator")
 
 
-def op_lambda(node: ast.Lambda, ctx: Context) -> None:
+def op_lambda(node: ast.Lambda, ctx: MutationSite) -> None:
     """A sort key that should be descending: ``key=lambda r: r[1]`` -> ``-r[1]``."""
     parent = ctx.parents.get(node)
     if isinstance(parent, ast.keyword) and parent.arg == "key" and not isinstance(node.body, ast.Tuple):
@@ -130,7 +130,7 @@ def op_lambda(node: ast.Lambda, ctx: Context) -> None:
 
 # ------------------------------------------------------------------ literals
 
-def op_constant(node: ast.Constant, ctx: Context) -> None:
+def op_constant(node: ast.Constant, ctx: MutationSite) -> None:
     value, parent = node.value, ctx.parents.get(node)
     if isinstance(value, bool):
         ctx.replace(node, str(not value), "change_boolean_literal")
@@ -155,7 +155,7 @@ def op_constant(node: ast.Constant, ctx: Context) -> None:
             ctx.replace(node, str(int(value)), "change_constant_type")
 
 
-def _numeric(node: ast.Constant, ctx: Context) -> None:
+def _numeric(node: ast.Constant, ctx: MutationSite) -> None:
     """Change numeric literal: +-1, 0 <-> 1.0 for floats, and the function's nearest other literals."""
     value = node.value
     if type(value) is int:
@@ -173,7 +173,7 @@ def _numeric(node: ast.Constant, ctx: Context) -> None:
         ctx.replace(node, f'"{value}"', "change_constant_type")  # a key or a code kept as text
 
 
-def op_display(node: ast.List | ast.Tuple | ast.Set, ctx: Context) -> None:
+def op_display(node: ast.List | ast.Tuple | ast.Set, ctx: MutationSite) -> None:
     """Add elements to iterable: a missing direction in a list of numeric tuples."""
     items = [e for e in node.elts if isinstance(e, ast.Tuple) and e.elts and all(
         is_num(x) or isinstance(x, ast.UnaryOp) and is_num(x.operand) for x in e.elts)]
@@ -191,7 +191,7 @@ def op_display(node: ast.List | ast.Tuple | ast.Set, ctx: Context) -> None:
 
 # ------------------------------------------------------------------ subscripts, conditional parts
 
-def op_subscript(node: ast.Subscript, ctx: Context) -> None:
+def op_subscript(node: ast.Subscript, ctx: MutationSite) -> None:
     index = node.slice
     if isinstance(index, ast.Slice):
         for bound in (index.lower, index.upper):
@@ -206,16 +206,16 @@ def op_subscript(node: ast.Subscript, ctx: Context) -> None:
 
 
 
-def op_ifexp(node: ast.IfExp, ctx: Context) -> None:
+def op_ifexp(node: ast.IfExp, ctx: MutationSite) -> None:
     negate(node.test, ctx)
 
 
-def op_comprehension(node: ast.comprehension, ctx: Context) -> None:
+def op_comprehension(node: ast.comprehension, ctx: MutationSite) -> None:
     for cond in node.ifs:
         negate(cond, ctx)
 
 
-Operator = Callable[[ast.AST, Context], None]
+Operator = Callable[[ast.AST, MutationSite], None]
 #: Expression operators by node type (statement operators: ``statements.py``).
 OPERATORS: dict[type, tuple[Operator, ...]] = {
     ast.Compare: (op_compare,), ast.BinOp: (op_binop, op_wrap), ast.BoolOp: (op_boolop,),

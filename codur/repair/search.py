@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-from codur.repair.evaluate import Candidate, Checks, Evaluation, evaluate, files_of
+from codur.repair.evaluate import Candidate, CandidateVerdict, Checks, Evaluation, evaluate, files_of
 from codur.repair.worker import Worker
 
 
@@ -96,18 +97,26 @@ class CandidateQueue:
             return len(self._heap)
 
 
+class SearchStop(StrEnum):
+    """Why a search over candidates ended (:attr:`SearchOutcome.stopped`)."""
+
+    FOUND = "found"  # a plausible candidate
+    EXHAUSTED = "exhausted"  # the queue closed and ran empty
+    BUDGET = "budget"  # the deadline passed
+    CANCELLED = "cancelled"
+
+
 @dataclass
 class SearchOutcome:
     """``best`` is the accepted candidate (None if none) and ``best_key`` its key;
-    ``stopped`` says why the search ended: "found", "exhausted" (the queue closed and
-    ran empty), "budget" (the deadline passed) or "cancelled"; ``left`` holds the
+    ``stopped`` says why the search ended (:class:`SearchStop`); ``left`` holds the
     candidates not tried (queued, or aborted by the deadline), best first;
     ``near_misses`` the (key, candidate, fixed) near misses."""
 
     best: Candidate | None
     best_key: Any
     tried: int
-    stopped: str
+    stopped: SearchStop
     left: list[tuple[Any, Candidate]] = field(default_factory=list)
     near_misses: list[tuple[Any, Candidate, int]] = field(default_factory=list)
 
@@ -130,18 +139,18 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
     promising: set[int] = set()  # ids of in-flight candidates past their failing tests
     false_alarms = 0  # passed their failing tests, then failed the suite
     best: tuple[Any, Candidate] | None = None
-    tried, stopped, finished = 0, "exhausted", 0
+    tried, stopped, finished = 0, SearchStop.EXHAUSTED, 0
     left: list[tuple[Any, Candidate]] = []
     near: list[tuple[Any, Candidate, int]] = []
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
         try:
             while True:
-                if stopped == "exhausted" and (cancel.is_set() or time.monotonic() > deadline):
-                    stopped = "cancelled" if cancel.is_set() else "budget"
+                if stopped is SearchStop.EXHAUSTED and (cancel.is_set() or time.monotonic() > deadline):
+                    stopped = SearchStop.CANCELLED if cancel.is_set() else SearchStop.BUDGET
                     _abort(inflight, lambda k: True)
                 hold = bool(promising) and false_alarms < 2
                 width = min(len(workers), 1 + finished)  # ramp up: the top candidates often win
-                while best is None and stopped == "exhausted" and len(inflight) < width and not hold:
+                while best is None and stopped is SearchStop.EXHAUSTED and len(inflight) < width and not hold:
                     item = queue.pop()
                     if item is None:
                         break
@@ -156,7 +165,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                                          lambda c=candidate: promising.add(id(c)))
                     inflight[future] = (key, candidate, worker)
                 if not inflight:
-                    if best is not None or stopped != "exhausted" or queue.exhausted:
+                    if best is not None or stopped is not SearchStop.EXHAUSTED or queue.exhausted:
                         break
                     queue.wait(0.1)
                     continue
@@ -168,23 +177,23 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     result = future.result()
                     if id(candidate) in promising:
                         promising.discard(id(candidate))
-                        false_alarms += result.status in ("failed", "timeout")
-                    if result.status == "aborted":
-                        if stopped == "budget":
+                        false_alarms += result.status in (CandidateVerdict.FAILED, CandidateVerdict.TIMEOUT)
+                    if result.status is CandidateVerdict.ABORTED:
+                        if stopped is SearchStop.BUDGET:
                             left.append((key, candidate))  # not tried: it may run later
                         continue
                     tried += 1
                     on_result(key, candidate, result)
-                    if result.status == "near_miss":
+                    if result.status is CandidateVerdict.NEAR_MISS:
                         near.append((key, candidate, result.fixed))
-                    if result.status == "plausible" and (best is None or key < best[0]):
+                    if result.status is CandidateVerdict.PLAUSIBLE and (best is None or key < best[0]):
                         best = (key, candidate)
                         _abort(inflight, lambda k, b=key: k > b)
         except BaseException:
             _abort(inflight, lambda k: True)
             raise
     if best is not None:
-        stopped = "found"
+        stopped = SearchStop.FOUND
     left = sorted(left + queue.drain(), key=lambda kc: kc[0]) if best is None else []
     return SearchOutcome(best[1] if best else None, best[0] if best else None, tried, stopped, left, near)
 

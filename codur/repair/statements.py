@@ -18,7 +18,6 @@ import ast
 import re
 from collections.abc import Iterator
 
-from codur.repair.context import SYM, Change, Context, add_clauses, negate, plus_minus
 from codur.repair.missing import (
     advance_loop_variable,
     dedent_last_statement,
@@ -30,12 +29,13 @@ from codur.repair.missing import (
 from codur.repair.names import BUILTINS
 from codur.repair.operators import BIN_SWAPS, OPERATORS
 from codur.repair.patterns import PRIOR
+from codur.repair.site import SYM, Change, MutationSite, add_clauses, negate, plus_minus
 
 _JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)
 
 
-def op_augassign(node: ast.AugAssign, ctx: Context) -> None:
+def op_augassign(node: ast.AugAssign, ctx: MutationSite) -> None:
     sym = SYM[type(node.op)]
     span = ctx.src.token(node.target, node.value, re.escape(sym + "="))
     for new in BIN_SWAPS.get(sym, []) if span else ():
@@ -44,7 +44,7 @@ def op_augassign(node: ast.AugAssign, ctx: Context) -> None:
         ctx.add("augassign_to_assign", node, [(*span, "=")], 0.7)
 
 
-def op_assign(node: ast.Assign, ctx: Context) -> None:
+def op_assign(node: ast.Assign, ctx: MutationSite) -> None:
     value = node.value
     if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and (
             isinstance(value, ast.Name) or isinstance(value, ast.BinOp)
@@ -61,7 +61,7 @@ def op_assign(node: ast.Assign, ctx: Context) -> None:
             ctx.replace(value, new, "add_elements_to_iterable")
 
 
-def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
+def delete_statement(node: ast.stmt, ctx: MutationSite, prior: float) -> None:
     """Delete a whole statement (``pass`` if it is alone in its block)."""
     span = ctx.src.line_span(node)
     if span is None:
@@ -74,7 +74,7 @@ def delete_statement(node: ast.stmt, ctx: Context, prior: float) -> None:
             description=f"deleted `{first}`" + (" ..." if node.end_lineno > node.lineno else ""))
 
 
-def op_statement(node: ast.stmt, ctx: Context) -> None:
+def op_statement(node: ast.stmt, ctx: MutationSite) -> None:
     """Statement-level operators: guards, conditions, jumps, deletions, missing statements."""
     unary = PRIOR["change_unary_operator"]
     return_at_end(node, ctx)
@@ -113,7 +113,7 @@ def op_statement(node: ast.stmt, ctx: Context) -> None:
         dedent_last_statement(node, ctx)
 
 
-def _return_value(node: ast.Return, ctx: Context) -> None:
+def _return_value(node: ast.Return, ctx: MutationSite) -> None:
     """Changed return values: a negated condition, None <-> 0 / False / [] / ""."""
     value = node.value
     if isinstance(value, (ast.Compare, ast.BoolOp)):
@@ -126,7 +126,7 @@ def _return_value(node: ast.Return, ctx: Context) -> None:
         ctx.replace(value, "None", "return_value", 0.6)  # 0, False, "" -> None
 
 
-def _donors(node: ast.stmt, block: list[ast.stmt], ctx: Context) -> list[list[ast.stmt]]:
+def _donors(node: ast.stmt, block: list[ast.stmt], ctx: MutationSite) -> list[list[ast.stmt]]:
     """Blocks a statement missing from ``block`` (a block of ``node``) may be copied from:
     the other branches of the same ``if``; for a loop body, the bodies of the function's
     other loops, nearest first."""
@@ -141,7 +141,7 @@ def _donors(node: ast.stmt, block: list[ast.stmt], ctx: Context) -> list[list[as
     return own + [s.body for s in sorted(loops, key=lambda s: abs(s.lineno - node.lineno))]
 
 
-def add_statement(node: ast.stmt, ctx: Context) -> None:
+def add_statement(node: ast.stmt, ctx: MutationSite) -> None:
     """A statement missing at the end of a block of ``node`` (before its closing jump), copied
     from a donor block (:func:`_donors`): an append or other call, an augmented assignment,
     an assignment or a return whose names are all bound. At most 2 per block."""
@@ -197,7 +197,7 @@ def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
         yield from ast.walk(root)
 
 
-def changes_for(stmt: ast.stmt, ctx: Context) -> list[Change]:
+def changes_for(stmt: ast.stmt, ctx: MutationSite) -> list[Change]:
     """All candidate changes of one statement (unchecked: may not compile)."""
     ctx.changes = []
     op_statement(stmt, ctx)

@@ -3,7 +3,7 @@
 Importing this package registers every built-in tool in :data:`REGISTRY`.
 """
 
-from codur.tools import analysis, files, git, meta, python, rlm, search  # noqa: F401  (registration)
+from codur.tools import analysis, files, finish, git, python, rlm, search  # noqa: F401  (registration)
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.detection import Detection, detect_tool_calls
 from codur.tools.executor import ToolExecutor, ToolResult, ToolSettings

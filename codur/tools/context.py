@@ -1,96 +1,33 @@
 """ToolContext: what a tool gets from the ToolExecutor — the repo root and safe primitives.
 
 Tools never touch the filesystem or start processes except through these methods,
-so the confinement, secret, size, atomic-write and timeout rules live in one place.
+so the confinement, secret, size, atomic-write and timeout rules live in one place: here
+(paths, reads, journaled writes), :mod:`codur.tools.visibility` (which files a tool sees),
+:mod:`codur.tools.reading` (bounded reads, source codings) and :mod:`codur.tools.processes`
+(the confined process behind :meth:`ToolContext.run`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import fnmatch
-import logging
 import os
-import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pathspec
-
-from codur.core.files import IGNORED_DIRS
-from codur.sandbox.bwrap import (
-    allowed_env,
-    bwrap_argv,
-    bwrap_problem,
-    fallback_reason,
-    hidden,
-    interpreter_paths,
-)
-from codur.sandbox.process import (  # noqa: F401  (re-exported: public names of this module)
-    ProcessResult,
-    kill_process_group,
-    run_process,
-)
-from codur.sandbox.secrets import redact
+from codur.sandbox.process import ProcessResult
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
 from codur.tools import risk
-from codur.tools.errors import CallGate, ToolError
+from codur.tools.errors import ToolError
+from codur.tools.gate import CallGate
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
-from codur.tools.reading import decode_source, encode_source, read_bytes_bounded  # noqa: F401  (re-exported)
-
-MAX_READ_BYTES = 1_000_000
-MAX_RANGE_READ_BYTES = 20_000_000
-SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", ".pypirc")
-
-
-def is_secret(rel: str) -> bool:
-    """True for files that commonly hold credentials (.env, keys, certificates)."""
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(name, pat) for pat in SECRET_PATTERNS)
-
-
-def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """A test for repo-relative POSIX paths: ``'*.py'`` matches file names anywhere,
-    ``'src/**/*.py'`` (any pattern with a '/') matches gitignore-style from the root;
-    several patterns may be separated by commas."""
-    pats = [p.strip() for p in pattern.split(",") if p.strip()] or ["*"]
-    names = [p for p in pats if "/" not in p]
-    paths = pathspec.GitIgnoreSpec.from_lines([p for p in pats if "/" in p])
-    return lambda rel: any(fnmatch.fnmatch(rel.rsplit("/", 1)[-1], p) for p in names) or (
-        bool(paths.patterns) and paths.match_file(rel))
-
-
-class _GitIgnore:
-    """The .gitignore files of a repo, nested ones included, read lazily."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.specs: dict[Path, pathspec.GitIgnoreSpec | None] = {}
-
-    def _spec(self, directory: Path) -> pathspec.GitIgnoreSpec | None:
-        if directory not in self.specs:
-            gi = directory / ".gitignore"
-            lines = gi.read_text(errors="replace").splitlines() if gi.is_file() else []
-            self.specs[directory] = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
-        return self.specs[directory]
-
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        """The deepest .gitignore with a pattern for ``path`` decides (``!`` re-includes)."""
-        for base in [path.parent, *path.parent.parents]:
-            spec = self._spec(base)
-            if spec is not None:
-                verdict = spec.check_file(path.relative_to(base).as_posix() + ("/" if is_dir else "")).include
-                if verdict is not None:
-                    return verdict
-            if base == self.root:
-                return False
-        return False
+from codur.tools.processes import run_in_repo
+from codur.tools.reading import MAX_READ_BYTES, decode_source, encode_source, read_bytes_bounded
+from codur.tools.visibility import is_secret, walk_files
 
 
 @dataclass
@@ -147,7 +84,7 @@ class ToolContext:
     allow_risky: bool = False
     network: bool = False
     confirm_risky: Callable[[str, list[str]], bool] | None = None
-    _fallback_noted: bool = field(default=False, repr=False)
+    fallback_noted: bool = field(default=False, repr=False)  # the sandbox.fallback event was sent
 
     def tests(self) -> TestCommand:
         """The repo's test command: :attr:`test_command`, else the default one of
@@ -336,23 +273,8 @@ class ToolContext:
                 ones included; ignored directories are not entered) and hide secret
                 files unless ``allow_secrets``.
         """
-        base = self.resolve(start, must_exist=True)
-        if base.is_file():
-            return [base]
-        ignore = _GitIgnore(self.root) if visible else None
-        out = []
-        for dirpath, dirnames, filenames in os.walk(base):
-            here = Path(dirpath)
-            dirnames[:] = sorted(
-                d for d in dirnames if d not in IGNORED_DIRS and not d.endswith(".egg-info")
-                and not (ignore and ignore.ignored(here / d, is_dir=True))
-            )
-            for name in sorted(filenames):
-                if ignore and (ignore.ignored(here / name, is_dir=False)
-                               or (is_secret(name) and not self.allow_secrets)):
-                    continue
-                out.append(here / name)
-        return out
+        return walk_files(self.root, self.resolve(start, must_exist=True), visible=visible,
+                          allow_secrets=self.allow_secrets)
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
             env: Mapping[str, str] | None = None, cwd: str = ".", writable: Sequence[Path] = (),
@@ -379,65 +301,4 @@ class ToolContext:
             ToolError: the run is cancelled, or the command is not found or cannot be started.
         """
         with self.busy():
-            return self._run(argv, timeout_s, stdin, env, cwd, writable, on_start, stop_on_output)
-
-    def _run(self, argv: Sequence[str], timeout_s: float | None, stdin: str | None, env: Mapping[str, str] | None,
-             cwd: str, writable: Sequence[Path], on_start: Callable[[subprocess.Popen], None] | None,
-             stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
-        limit = self.timeout_s if timeout_s is None else timeout_s
-        where = self.resolve(cwd, must_exist=True)
-        child_env = allowed_env(env, self.env_allow)
-        exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=child_env.get("PATH"))
-        if exe is None:
-            raise ToolError(f"command not found: {argv[0]}")
-        problem = bwrap_problem()
-        if problem is None:
-            # what the private /tmp and home would hide: the program's prefix, the interpreters a
-            # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
-            pythons = [sys.executable, *([self.test_command.interpreter] if self.test_command else [])]
-            command = bwrap_argv([exe, *argv[1:]], root=self.root, cwd=where, writable=writable, network=self.network,
-                                 readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
-                                                                             interpreter_paths(py)),
-                                                  *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
-            child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
-        else:
-            command = list(argv)
-            self._note_fallback(problem)
-        try:
-            res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
-                              on_start=on_start, cancel=self.cancel, stop_on_output=stop_on_output,
-                              memory_mb=self.memory_mb)
-        except FileNotFoundError:
-            raise ToolError(f"command not found: {argv[0]}") from None
-        except PermissionError:
-            raise ToolError(f"not executable: {argv[0]}") from None
-        if res.cancelled:
-            raise ToolError(f"the run was cancelled; {argv[0]} was killed")
-        if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
-            raise ToolError(f"cannot start {argv[0]} in the sandbox: {res.stderr.strip()[:200]}")
-        return self._redacted(res, argv[0])
-
-    def _redacted(self, res: ProcessResult, program: str) -> ProcessResult:
-        """``res`` with the secrets its output shows redacted (:mod:`codur.sandbox.secrets`),
-        and a ``secret.redacted`` event naming their kinds (never their values)."""
-        out, err = redact(res.stdout), redact(res.stderr)
-        kinds = out.kinds + err.kinds
-        if not kinds:
-            return res
-        if self.on_event:
-            self.on_event({"event_type": "secret.redacted", "command": Path(program).name, "count": len(kinds),
-                           "kinds": sorted(set(kinds))})
-        return dataclasses.replace(res, stdout=out.text, stderr=err.text)
-
-    def _note_fallback(self, problem: str) -> None:
-        """Say once per context (one per run) that code runs without bubblewrap, and why: a
-        ``sandbox.fallback`` event, or a log warning when nothing takes events."""
-        if self._fallback_noted:
-            return
-        self._fallback_noted = True
-        reason = fallback_reason(problem)
-        if self.on_event:  # the run's channel: the CLI prints it once, the trace keeps it
-            self.on_event({"event_type": "sandbox.fallback", "reason": reason})
-        else:
-            logging.getLogger("codur.tools").warning(reason)
-
+            return run_in_repo(self, argv, timeout_s, stdin, env, cwd, writable, on_start, stop_on_output)

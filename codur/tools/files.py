@@ -6,9 +6,11 @@ repo); a tool that fails leaves the disk as it was.
 
 from __future__ import annotations
 
-from codur.tools.context import MAX_RANGE_READ_BYTES, ToolContext, ToolError, glob_matcher
+from codur.tools.context import ToolContext, ToolError
 from codur.tools.patch import apply_hunks, parse_unified_diff
+from codur.tools.reading import MAX_RANGE_READ_BYTES
 from codur.tools.registry import SideEffect, TaskType, tool
+from codur.tools.visibility import glob_matcher
 
 T = TaskType
 ALL_CODE_TASKS = tuple(TaskType)

@@ -10,6 +10,11 @@ from pathlib import Path
 
 from codur.tools.errors import ToolError
 
+#: The largest file a tool reads whole, bytes.
+MAX_READ_BYTES = 1_000_000
+#: The largest file a tool reads a line range of, bytes.
+MAX_RANGE_READ_BYTES = 20_000_000
+
 
 def read_bytes_bounded(path: Path, max_bytes: int, rel: str = "") -> bytes:
     """The bytes of a regular file, at most ``max_bytes`` of them.

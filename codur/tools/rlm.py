@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from codur.tools.context import ToolContext, ToolError, glob_matcher, read_bytes_bounded
+from codur.tools.context import ToolContext, ToolError
+from codur.tools.reading import read_bytes_bounded
 from codur.tools.registry import SideEffect, TaskType, tool
+from codur.tools.visibility import glob_matcher
 
 MAX_CONTEXT_BYTES = 20_000_000
 DEFAULT_PATHS = ["**/*.py"]

@@ -9,8 +9,10 @@ import time
 import regex
 
 from codur.tools.analysis import signature_of, span
-from codur.tools.context import MAX_READ_BYTES, ToolContext, ToolError, decode_source, glob_matcher, read_bytes_bounded
+from codur.tools.context import ToolContext, ToolError
+from codur.tools.reading import MAX_READ_BYTES, decode_source, read_bytes_bounded
 from codur.tools.registry import TaskType, tool
+from codur.tools.visibility import glob_matcher
 
 T = TaskType
 SEARCH_TASKS = (T.CODE_FIX, T.CODE_GENERATION, T.CODE_ANALYSIS, T.EXPLANATION, T.REFACTOR, T.DOCUMENTATION)

@@ -19,6 +19,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from codur.config import CodurConfig
+from codur.core.contracts import PatchStatus
 
 TASK = "make the failing tests pass"
 _DEFAULTS = CodurConfig.model_fields
@@ -71,8 +72,10 @@ def stopped(seen: _Seen, limits: dict[str, Any]) -> str:
     (:func:`codur.repair.engine.gave_up`): "budget", "cancelled" or "exhausted", with the figures.
     The queue was cut by the mutant budget when it holds ``max_mutants`` mutants."""
     from codur.repair.engine import gave_up
+    from codur.repair.search import SearchStop
 
-    why = seen.search_status if seen.search_status in ("budget", "cancelled") else "exhausted"
+    why = (SearchStop(seen.search_status) if seen.search_status in (PatchStatus.BUDGET, PatchStatus.CANCELLED)
+           else SearchStop.EXHAUSTED)
     word, message = gave_up(why, seen.mutants >= limits["max_mutants"], seen.tried, seen.mutants, **limits)
     return f"{word}: {message}"
 
@@ -99,7 +102,7 @@ def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool
     elif seen.first_exit == 0:
         console.print("[yellow]no_failing_tests[/yellow]: the tests pass; nothing to repair", highlight=False)
     else:
-        why = seen.search_status if seen.search_status not in ("", "patched") else result.reason
+        why = seen.search_status if seen.search_status not in ("", PatchStatus.PATCHED) else result.reason
         console.print(f"[yellow]{why}[/yellow]: {result.output_text or result.reason}", highlight=False)
     if patched and dry_run:
         console.print("dry run: the repository was not changed")

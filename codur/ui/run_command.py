@@ -107,8 +107,8 @@ def run_command(
 
     from codur.config import CodurConfig, ConfigError, load_config
     from codur.config_sources import unknown_variables
+    from codur.engine.checkpoints import ResumeError
     from codur.engine.contracts import RunRequest, RunStatus
-    from codur.engine.local import ResumeError
     from codur.engine.runner import run
     from codur.llm.local import LocalModelUnavailable
     from codur.storage import StorageError

@@ -1,6 +1,6 @@
 """Agent kinds (issue 14, item 2): a configured LLM agent runs on its own profile with its own
 prompt and TaskTypes; an unknown profile is a config error; a Python class behind AgentPort
-plugs in from an entry point or a dotted path, and the Executor drives it with the run's retries."""
+plugs in from an entry point or a dotted path, and the AgentRunner drives it with the run's retries."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ FIX_NEW = "if quantity >= BULK_THRESHOLD:"
 TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
 
 PLUGIN = '''
-from codur.core.ports import ExecutionResult
+from codur.core.ports import AgentResult
 
 RUNS = []
 
@@ -39,10 +39,10 @@ class TidyAgent:
     def run(self, plan):
         RUNS.append((self.name, plan.task_type, plan.prompt.splitlines()[0]))
         if self.fail_first and len(RUNS) == 1:
-            return ExecutionResult(success=False, output="flaky start", exit_code=1)
+            return AgentResult(success=False, output="flaky start", exit_code=1)
         path = plan.repo_root / "billing.py"
         path.write_text(path.read_text().replace("{old}", "{new}"))
-        return ExecutionResult(success=True, output="fixed the threshold")
+        return AgentResult(success=True, output="fixed the threshold")
 
 
 def flaky(name):
@@ -139,7 +139,7 @@ def test_dotted_path_agent_chosen_by_the_planner_is_retried_by_the_executor(invo
 
     assert "mine" in planner.calls[0][0].content  # the planner is offered it
     assert result.status is RunStatus.SUCCESS, result.reason
-    assert [r[0] for r in tidy_agent.RUNS] == ["mine", "mine"]  # failed once, retried by the Executor
+    assert [r[0] for r in tidy_agent.RUNS] == ["mine", "mine"]  # failed once, retried by the AgentRunner
     assert f"+    {FIX_NEW}" in result.diff
     outcome = [e for e in _events(result) if e["event_type"] == "agent.outcome"]
     assert outcome[0]["attempts"] == 2 and outcome[0]["agent"] == "mine"

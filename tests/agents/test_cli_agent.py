@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codur.agents import CommandLineAgent
-from codur.core.ports import AgentPort, ExecutionPlan, QuotaStatus
+from codur.core.ports import AgentPort, AgentTask, QuotaStatus
 
 PY = sys.executable
 
@@ -23,7 +23,7 @@ def agent(code: str, *args: str, **kwargs) -> CommandLineAgent:
 
 @pytest.fixture
 def plan(tmp_path):
-    return ExecutionPlan(prompt="fix the bug in calc.py", repo_root=tmp_path)
+    return AgentTask(prompt="fix the bug in calc.py", repo_root=tmp_path)
 
 
 def _is_dead(pid: int, within_s: float = 5.0) -> bool:
@@ -164,7 +164,7 @@ def test_keyboard_interrupt_kills_the_group_and_is_reraised(plan, tmp_path):
 
 
 def test_missing_repo_root_is_not_command_not_found(tmp_path):
-    plan = ExecutionPlan(prompt="p", repo_root=tmp_path / "gone")
+    plan = AgentTask(prompt="p", repo_root=tmp_path / "gone")
     result = agent("pass").run(plan)
     assert (result.success, result.exit_code) == (False, 1)
 

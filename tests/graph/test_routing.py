@@ -329,7 +329,7 @@ def test_ctrl_c_cancels_after_the_current_call(invoice_repo: Path):
 
 
 def test_rate_limited_model_is_not_retried_and_the_run_replans(invoice_repo: Path):
-    """A 429 from the endpoint: the Executor does not retry it (waiting seconds will not help),
+    """A 429 from the endpoint: the AgentRunner does not retry it (waiting seconds will not help),
     the turn is reported failed with the quota state, and review replans."""
     import httpx
     import openai

@@ -1,4 +1,4 @@
-"""The run's deadline in model calls and in the Executor's retries."""
+"""The run's deadline in model calls and in the AgentRunner's retries."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from codur.config import CodurConfig
 from codur.config_tables import ModelProfile
-from codur.core.ports import ExecutionPlan, ExecutionResult
+from codur.core.ports import AgentResult, AgentTask
+from codur.llm.agent_runner import AgentRunner
 from codur.llm.deadline import DeadlineExceeded
-from codur.llm.executor import Executor
 from codur.llm.factory import ConfigModelProvider, get_chat_model
 
 
@@ -21,23 +21,23 @@ class Failing:
     def __init__(self, exc: Exception) -> None:
         self.exc, self.calls = exc, 0
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         self.calls += 1
         raise self.exc
 
 
 def test_deadline_exceeded_is_not_retried(tmp_path: Path):
     agent = Failing(DeadlineExceeded("time up"))
-    result = Executor(agent, max_retries=3, base_delay=0, sleep=lambda s: None).execute(
-        ExecutionPlan(prompt="p", repo_root=tmp_path))
+    result = AgentRunner(agent, max_retries=3, base_delay=0, sleep=lambda s: None).execute(
+        AgentTask(prompt="p", repo_root=tmp_path))
     assert not result.success and agent.calls == 1
 
 
 def test_no_retry_whose_backoff_ends_past_the_deadline(tmp_path: Path):
     agent, slept = Failing(RuntimeError("500")), []
-    executor = Executor(agent, max_retries=3, base_delay=2.0, sleep=slept.append,
+    executor = AgentRunner(agent, max_retries=3, base_delay=2.0, sleep=slept.append,
                         deadline=time.monotonic() + 3.0)
-    executor.execute(ExecutionPlan(prompt="p", repo_root=tmp_path))
+    executor.execute(AgentTask(prompt="p", repo_root=tmp_path))
     assert slept == [2.0] and agent.calls == 2  # the second backoff (4 s) would end past the deadline
 
 

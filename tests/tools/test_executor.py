@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from codur.tools import REGISTRY, ToolContext, ToolError, ToolExecutor, ToolRegistry, ToolSettings, context, tool
-from codur.tools.context import MAX_READ_BYTES
 from codur.tools.executor import cap_output
+from codur.tools.reading import MAX_READ_BYTES
 
 WRITES = [
     ("write_file", {"path": "{p}", "content": "x"}),

@@ -16,7 +16,7 @@ import pytest
 from codur.sandbox import bwrap as bwrap_module
 from codur.sandbox.bwrap import bwrap_executable, bwrap_problem, packaged_bwrap
 from codur.tools import ToolExecutor, ToolSettings
-from codur.tools import context as context_module
+from codur.tools import processes as processes_module
 from codur.tools.context import ToolError
 
 BWRAP = bwrap_problem() is None
@@ -100,7 +100,7 @@ def test_under_bwrap_a_timed_out_tree_leaves_nothing_behind(ex: ToolExecutor, re
 
 
 def test_the_fallback_is_said_once_per_run(repo: Path, monkeypatch) -> None:
-    monkeypatch.setattr(context_module, "bwrap_problem", lambda: "bwrap (bubblewrap) is not installed")
+    monkeypatch.setattr(processes_module, "bwrap_problem", lambda: "bwrap (bubblewrap) is not installed")
     events: list[dict] = []
     ex = ToolExecutor(repo, on_event=events.append)
     (repo / "hi.py").write_text("print('hi')\n")

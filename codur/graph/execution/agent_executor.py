@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 
 from codur.core.events import emit
-from codur.core.ports import ExecutionPlan, ExecutionResult
+from codur.core.ports import AgentResult, AgentTask
 from codur.llm.factory import wants_native_tools
 from codur.llm.policy import CallPolicy, with_policy
 from codur.tools.detection import detect_tool_calls
@@ -200,15 +200,15 @@ class LLMAgent:
                                   policy=policy)
         self.last_run: AgentRun | None = None
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         t0 = time.monotonic()
         messages: list[BaseMessage] = [SystemMessage(self.system_prompt), HumanMessage(plan.prompt)]
         self.last_run = None  # a turn whose model call raises has no run: never the last turn's
-        run = self.loop.run(messages)  # model/server errors propagate: the Executor retries them
+        run = self.loop.run(messages)  # model/server errors propagate: the AgentRunner retries them
         self.last_run = run
         # A loop stopped by the run's limits is not an agent failure: the graph's budget
         # check ends the run; retrying it would only spend more.
-        return ExecutionResult(
+        return AgentResult(
             success=True, output=run.final_text or f"(agent ended: {run.stop_reason})", exit_code=0,
             duration_s=time.monotonic() - t0, llm_calls=run.llm_calls, tokens=run.tokens,
             tool_calls=run.tool_calls, messages=tuple(run.messages[1:]),

@@ -1,8 +1,8 @@
-"""execute (engine state Act): run the chosen agent through the Executor.
+"""execute (engine state Act): run the chosen agent through the AgentRunner.
 
 An LLM agent's model calls carry the model-call policy (:mod:`codur.llm.policy`: each
-call retried with backoff, then the next profile of its chain), so the Executor does not
-run its whole turn again; a command-line or Python agent is retried by the Executor
+call retried with backoff, then the next profile of its chain), so the AgentRunner does not
+run its whole turn again; a command-line or Python agent is retried by the AgentRunner
 (``max_retries``, backoff, never on exit code -1 or a 429).
 """
 
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState
-from codur.llm.executor import Executor
+from codur.graph.state import AgentOutcome, CodurState, TurnStatus
+from codur.llm.agent_runner import AgentRunner
 
 
 @node("execute")
-def execute_node(state: CodurState, ctx: CodurContext) -> dict:
+def execute_node(state: CodurState, ctx: RunContext) -> dict:
     """Run the agent; report its outcome and usage. A dry run builds no agent (so no model
     starts): the ``agent.prompt`` event carries the prompts it would send."""
     name = state.get("agent") or ctx.config.default_agent
@@ -25,12 +25,13 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     if ctx.config.dry_run:
         emit({"event_type": "agent.prompt", "agent": name, "system": system_prompt(state, ctx, name),
               "prompt": plan.prompt})
-        return {"agent_outcome": AgentOutcome(agent=name, status="completed", summary="(dry run)", dry_run=True)}
+        return {"agent_outcome": AgentOutcome(agent=name, status=TurnStatus.COMPLETED.value, summary="(dry run)",
+                                              dry_run=True)}
     agent, policy_inside = build_agent(state, ctx, name)
     journal = ctx.tools.journal
     before = journal.snapshot()
     deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
-    executor = Executor(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
+    executor = AgentRunner(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
                         base_delay=ctx.config.retry_base_delay_s, deadline=deadline)
     result = executor.execute(plan, dry_run=ctx.config.dry_run)
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
@@ -42,7 +43,8 @@ def execute_node(state: CodurState, ctx: CodurContext) -> dict:
     if result.attempts and not result.success:
         ended = "failed"
     outcome = AgentOutcome(
-        agent=name, status="completed" if result.success else "failed", summary=result.output[:2000],
+        agent=name, status=(TurnStatus.COMPLETED if result.success else TurnStatus.FAILED).value,
+        summary=result.output[:2000],
         attempts=result.attempts, dry_run=result.dry_run, exit_code=result.exit_code,
         quota=result.quota_state.status.value, tool_calls=result.tool_calls,
         # files this turn changed, from the change journal: whoever wrote them (tools or a

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import time
 
-from codur.core.contracts import RunStatus
+from codur.core.contracts import PatchStatus, RunStatus
 from codur.core.events import emit
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.routing import target_tests
 from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, verdict_of
@@ -38,7 +38,7 @@ def selection(tests: TestRun | None, select: bool, focus: list[str] | None = Non
 
 
 @node("patch")
-def patch_node(state: CodurState, ctx: CodurContext) -> dict:
+def patch_node(state: CodurState, ctx: RunContext) -> dict:
     """Search for a plausible patch and apply it; then verify runs (or the agent, if none)."""
     tools = ctx.tools
     tests, verdict = observation_of(state).tests, verdict_of(state)
@@ -65,17 +65,17 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
     result = pipeline.run()
     applied: list[str] = []
     status, summary = result.status, result.label or result.message
-    if status == "patched" and result.diff:
+    if status is PatchStatus.PATCHED and result.diff:
         applied_result = tools.execute("apply_patch", {"patch": result.diff}, "patch")
         if applied_result.ok:
             applied = list(result.files or [result.file])
         else:  # e.g. a risky patch the user did not approve (codur.tools.risk)
-            status, summary = "error", f"{summary}: {applied_result.output.removeprefix('Error: ')}"
-    outcome = AgentOutcome(agent="patch", status=status, source=result.source, summary=summary,
+            status, summary = PatchStatus.ERROR, f"{summary}: {applied_result.output.removeprefix('Error: ')}"
+    outcome = AgentOutcome(agent="patch", status=status.value, source=result.source, summary=summary,
                            provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
                            files=applied, edits=len(applied), reverted=reverted)
     update: dict = {"patch_attempted": True, "agent_outcome": outcome,
-                    "patch": {"status": status, "near_miss": result.near_miss, "tried": result.tried,
+                    "patch": {"status": status.value, "near_miss": result.near_miss, "tried": result.tried,
                               "phases": result.phases, "source": result.source, "label": result.label,
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
@@ -83,6 +83,6 @@ def patch_node(state: CodurState, ctx: CodurContext) -> dict:
             update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})
     if not applied and state.get("turn", 0) == 0 and "agent" not in config.fixers:
         # a search that could not even set up (the repo's copy, the test runner) says why
-        why = f"patch_error: {summary[:300]}" if status == "error" else "no_plausible_patch"
+        why = f"patch_error: {summary[:300]}" if status is PatchStatus.ERROR else "no_plausible_patch"
         update.update(status=RunStatus.FAILED.value, reason=why)
     return update

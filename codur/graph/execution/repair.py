@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from codur.config import CodurConfig
+from codur.core.contracts import PatchStatus
 from codur.repair import repair
 
 
@@ -50,6 +51,6 @@ def _attempt_local_repair(repo: str | Path, *, workers: int = CodurConfig.defaul
     """
     result = repair(Path(repo), workers=workers, time_budget_s=time_budget_s, mutant_timeout_s=mutant_timeout_s,
                     apply=apply)
-    if result.status == "patched":
+    if result.status is PatchStatus.PATCHED:
         return {"success": True, "message": f"{result.message}: {result.patch_description}"}
-    return {"success": False, "message": f"{result.status}: {result.message}"}
+    return {"success": False, "message": f"{result.status.value}: {result.message}"}

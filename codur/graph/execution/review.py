@@ -28,11 +28,11 @@ a dry run (:func:`codur.graph.routing.patch_eligible`).
 from __future__ import annotations
 
 from codur.core.budget import Stop
-from codur.core.contracts import RunStatus, StopReason
-from codur.graph.context import CodurContext
+from codur.core.contracts import PatchStatus, RunStatus, StopReason
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.routing import OUTAGE_STATUS, Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
+from codur.graph.state import CodurState, TurnStatus, observation_of, outcome_of, verdict_of
 from codur.graph.verification.verdict import Verdict
 
 
@@ -47,7 +47,7 @@ def feedback_from(verdict: Verdict | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | None]:
+def decide(state: CodurState, ctx: RunContext) -> tuple[Route, str, Stop | None]:
     """The route, its reason, and the run's :class:`Stop` when no further turn may start.
 
     Whether another turn may start is asked of the run's limits (the one termination
@@ -80,21 +80,21 @@ def decide(state: CodurState, ctx: CodurContext) -> tuple[Route, str, Stop | Non
         if patch_eligible(state, ctx):
             return Route.PATCH, "verification_failed", None
         return Route.DONE, "verification_failed", None
-    if outcome is not None and outcome.status == "failed":
+    if outcome is not None and outcome.status == TurnStatus.FAILED:
         return Route.PLAN, "agent_failed", None
     if outcome is None or not outcome.edits:
         return Route.PLAN, "no_change", None
     return Route.DELEGATE, "verification_failed", None
 
 
-def _no_progress(state: CodurState, ctx: CodurContext, verdict: Verdict | None) -> Stop | None:
+def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) -> Stop | None:
     """The stop for an agent turn after a failed patch pipeline that fixed no failing test.
 
     Progress is a test that failed when the run started (observe's run) and passes now; a
     verdict not from tests, or a start with no failing test known, is never judged here.
     """
-    patch = state.get("patch") or {}
-    if not ctx.config.stop_without_progress or not state.get("patch_attempted") or patch.get("status") == "patched":
+    patched = (state.get("patch") or {}).get("status") == PatchStatus.PATCHED
+    if not ctx.config.stop_without_progress or not state.get("patch_attempted") or patched:
         return None
     outcome = outcome_of(state)
     if verdict is None or verdict.strategy not in ("tests", "hybrid") or outcome is None or outcome.agent == "patch":
@@ -108,7 +108,7 @@ def _no_progress(state: CodurState, ctx: CodurContext, verdict: Verdict | None) 
 
 
 @node("review")
-def review_node(state: CodurState, ctx: CodurContext) -> dict:
+def review_node(state: CodurState, ctx: RunContext) -> dict:
     """Write the route; a terminal route also writes status and reason."""
     route, reason, stop = decide(state, ctx)
     update: dict = {"route": route.value, "feedback": feedback_from(verdict_of(state))}
@@ -119,6 +119,6 @@ def review_node(state: CodurState, ctx: CodurContext) -> dict:
         if stop is not None:
             update.update(stop.update())
         outcome = outcome_of(state)
-        if not ok and outcome is not None and outcome.status == "failed" and outcome.quota in OUTAGE_STATUS:
+        if not ok and outcome is not None and outcome.status == TurnStatus.FAILED and outcome.quota in OUTAGE_STATUS:
             update.update(outage_end(outcome.quota, outcome.summary))
     return update

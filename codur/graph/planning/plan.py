@@ -28,7 +28,7 @@ from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
-from codur.graph.context import CodurContext
+from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
 from codur.graph.routing import Route, outage_end, patch_eligible
@@ -66,7 +66,7 @@ def classify(task: str, failing_tests: bool) -> TaskType | None:
     return hits[0] if len(hits) == 1 else None
 
 
-def _ask_planner(state: CodurState, ctx: CodurContext, agents: list[str]) -> dict:
+def _ask_planner(state: CodurState, ctx: RunContext, agents: list[str]) -> dict:
     """The planner's JSON answer, through the model-call policy
     (:mod:`codur.llm.policy`: each call retried, then the role's next profile).
 
@@ -130,7 +130,7 @@ def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
-def skip_planner(state: CodurState, ctx: CodurContext, failing: bool) -> bool:
+def skip_planner(state: CodurState, ctx: RunContext, failing: bool) -> bool:
     """Whether the first plan is made without the planner model: when no fixer that calls a
     model is enabled (``CodurConfig.fixers`` holds only ``mutation``), or when the tests fail,
     mutation search is enabled and the candidate-patch pipeline takes the task as classified
@@ -143,7 +143,7 @@ def skip_planner(state: CodurState, ctx: CodurContext, failing: bool) -> bool:
     return patch_eligible({**state, "task_type": fallback_task_type(state, failing).value}, ctx)  # type: ignore[typeddict-item]
 
 
-def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tuple[dict, PlanInfo, dict | None]:
+def _model_plan(state: CodurState, ctx: RunContext, agents: list[str]) -> tuple[dict, PlanInfo, dict | None]:
     """(answer, plan, outage): the planner's answer; or, when the planner
     failed (model down, malformed reply), an empty answer, a fallback plan keeping the steps
     so far, and for a model outage the run's end if no fixer is left (``plan.fallback`` event)."""
@@ -171,7 +171,7 @@ def _model_plan(state: CodurState, ctx: CodurContext, agents: list[str]) -> tupl
 
 
 @node("plan")
-def plan_node(state: CodurState, ctx: CodurContext) -> dict:
+def plan_node(state: CodurState, ctx: RunContext) -> dict:
     """Choose task_type and agent; on replan ask the planner model for new steps."""
     agents = agent_names(ctx)
     tests = observation_of(state).tests

@@ -1,4 +1,4 @@
-"""The Executor: every agent invocation goes through it.
+"""The AgentRunner: every agent invocation goes through it.
 
 Contract (the first design's "AgentExecutor"):
 
@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from codur.core.files import atomic_write_bytes
-from codur.core.ports import AgentPort, ExecutionPlan, ExecutionResult, QuotaStatus
+from codur.core.ports import AgentPort, AgentResult, AgentTask, QuotaStatus
 from codur.llm import policy
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.quota import quota_from_exception
@@ -37,7 +37,7 @@ MAX_DELAY_S = policy.MAX_DELAY_S
 _NO_RETRY_QUOTA = frozenset({QuotaStatus.RATE_LIMITED, QuotaStatus.QUOTA_EXHAUSTED})
 
 
-class Executor:
+class AgentRunner:
     """Run an :class:`AgentPort` with retries, backoff, quota awareness and dry run.
 
     Args:
@@ -81,18 +81,18 @@ class Executor:
         self.deadline = deadline
         self._out_of_time = False
 
-    def execute(self, plan: ExecutionPlan, dry_run: bool = False) -> ExecutionResult:
+    def execute(self, plan: AgentTask, dry_run: bool = False) -> AgentResult:
         """Run the agent on ``plan``, retrying failures as described in the module docstring.
 
         Args:
             plan: what to do; ``plan.repo_root`` receives ``.codur/current_prompt.txt``.
-            dry_run: log the prompt and return ``ExecutionResult(success=True,
+            dry_run: log the prompt and return ``AgentResult(success=True,
                 output="(dry run)", dry_run=True, attempts=0)`` without invoking the agent.
 
         Returns:
             The last attempt's result, its quota_state untouched, with ``attempts`` (number of
             invocations) and ``duration_s`` (seconds from the first invocation to the end of
-            the last, backoff included) set by the Executor.
+            the last, backoff included) set by the AgentRunner.
 
         Raises:
             KeyboardInterrupt: from the agent, at once, without retry.
@@ -104,7 +104,7 @@ class Executor:
                 DRY_RUN_PROMPT_CHARS,
                 plan.prompt[:DRY_RUN_PROMPT_CHARS],
             )
-            return ExecutionResult(success=True, output="(dry run)", dry_run=True, attempts=0)
+            return AgentResult(success=True, output="(dry run)", dry_run=True, attempts=0)
 
         self._save_prompt(plan)
         start = self._clock()
@@ -128,20 +128,20 @@ class Executor:
             attempt += 1
         return replace(result, attempts=attempt + 1, duration_s=self._clock() - start)
 
-    def _attempt(self, plan: ExecutionPlan) -> ExecutionResult:
+    def _attempt(self, plan: AgentTask) -> AgentResult:
         try:
             return self.agent.run(plan)
         except Exception as exc:  # noqa: BLE001 - any error is a failed attempt; Ctrl-C passes
             self._log.debug("agent %s raised", self._agent_name(plan), exc_info=True)
             self._out_of_time = isinstance(exc, DeadlineExceeded)
-            return ExecutionResult(
+            return AgentResult(
                 success=False,
                 output=f"{type(exc).__name__}: {exc}",
                 exit_code=1,
                 quota_state=quota_from_exception(exc),
             )
 
-    def _save_prompt(self, plan: ExecutionPlan) -> None:
+    def _save_prompt(self, plan: AgentTask) -> None:
         """Write the prompt atomically; a failure to write is logged, not fatal."""
         path = Path(plan.repo_root) / PROMPT_FILE
         try:
@@ -149,11 +149,11 @@ class Executor:
         except OSError as exc:
             self._log.warning("could not save the prompt to %s: %s", path, exc)
 
-    def _agent_name(self, plan: ExecutionPlan) -> str:
+    def _agent_name(self, plan: AgentTask) -> str:
         return getattr(self.agent, "name", "") or plan.agent
 
 
-def _retryable(result: ExecutionResult) -> bool:
+def _retryable(result: AgentResult) -> bool:
     return result.exit_code != -1 and result.quota_state.status not in _NO_RETRY_QUOTA
 
 

@@ -1,4 +1,4 @@
-"""Every Executor rule, with a fake agent, a recording sleep and a fake clock (no real sleeps)."""
+"""Every AgentRunner rule, with a fake agent, a recording sleep and a fake clock (no real sleeps)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,22 @@ import httpx
 import openai
 import pytest
 
-from codur.core.ports import ExecutionPlan, ExecutionResult, QuotaState, QuotaStatus
-from codur.llm.executor import Executor
+from codur.core.ports import AgentResult, AgentTask, QuotaState, QuotaStatus
+from codur.llm.agent_runner import AgentRunner
 
-FAIL = ExecutionResult(success=False, output="boom\nsecond line", exit_code=1)
-OK = ExecutionResult(success=True, output="done")
+FAIL = AgentResult(success=False, output="boom\nsecond line", exit_code=1)
+OK = AgentResult(success=True, output="done")
 
 
 @dataclass
 class FakeAgent:
-    """Plays a list of outcomes: ExecutionResult values are returned, exceptions raised."""
+    """Plays a list of outcomes: AgentResult values are returned, exceptions raised."""
 
     outcomes: list
     name: str = "fake"
     plans: list = field(default_factory=list)
 
-    def run(self, plan: ExecutionPlan) -> ExecutionResult:
+    def run(self, plan: AgentTask) -> AgentResult:
         self.plans.append(plan)
         outcome = self.outcomes[min(len(self.plans), len(self.outcomes)) - 1]
         if isinstance(outcome, BaseException):
@@ -44,20 +44,20 @@ class FakeClock:
 def make(outcomes, **kwargs):
     agent = FakeAgent(list(outcomes))
     delays: list[float] = []
-    executor = Executor(agent, sleep=delays.append, clock=FakeClock(), **kwargs)
+    executor = AgentRunner(agent, sleep=delays.append, clock=FakeClock(), **kwargs)
     return executor, agent, delays
 
 
 @pytest.fixture
 def plan(tmp_path):
-    return ExecutionPlan(prompt="fix the bug\n" + "x" * 5000, repo_root=tmp_path)
+    return AgentTask(prompt="fix the bug\n" + "x" * 5000, repo_root=tmp_path)
 
 
 def test_dry_run_calls_nothing_and_writes_nothing(plan, caplog):
     executor, agent, delays = make([OK])
-    with caplog.at_level(logging.INFO, logger="codur.llm.executor"):
+    with caplog.at_level(logging.INFO, logger="codur.llm.agent_runner"):
         result = executor.execute(plan, dry_run=True)
-    assert result == ExecutionResult(success=True, output="(dry run)", dry_run=True, attempts=0)
+    assert result == AgentResult(success=True, output="(dry run)", dry_run=True, attempts=0)
     assert agent.plans == [] and delays == []
     assert list(plan.repo_root.iterdir()) == []
     [record] = caplog.records
@@ -77,7 +77,7 @@ def test_prompt_is_saved(plan):
 def test_prompt_file_is_replaced_on_the_next_run(plan):
     executor, _, _ = make([OK])
     executor.execute(plan)
-    executor.execute(ExecutionPlan(prompt="second", repo_root=plan.repo_root))
+    executor.execute(AgentTask(prompt="second", repo_root=plan.repo_root))
     assert (plan.repo_root / ".codur" / "current_prompt.txt").read_text() == "second"
 
 
@@ -98,14 +98,14 @@ def test_retry_then_success(plan):
 
 
 def test_exhausted_retries_return_the_last_result(plan):
-    last = ExecutionResult(success=False, output="third", exit_code=3, duration_s=0.1)
+    last = AgentResult(success=False, output="third", exit_code=3, duration_s=0.1)
     executor, agent, delays = make([FAIL, FAIL, last])
     result = executor.execute(plan)
     assert len(agent.plans) == 3
     assert delays == [2.0, 4.0]
     assert result.output == "third" and result.exit_code == 3
     assert result.attempts == 3
-    assert result.duration_s == pytest.approx(1.5)  # the Executor's total, not the agent's
+    assert result.duration_s == pytest.approx(1.5)  # the AgentRunner's total, not the agent's
 
 
 def test_delay_is_capped_at_30_seconds(plan):
@@ -121,7 +121,7 @@ def test_max_retries_zero_means_one_call(plan):
 
 
 def test_no_retry_when_command_not_found(plan):
-    missing = ExecutionResult(success=False, output="command not found: x", exit_code=-1)
+    missing = AgentResult(success=False, output="command not found: x", exit_code=-1)
     executor, agent, delays = make([missing, OK])
     result = executor.execute(plan)
     assert result.exit_code == -1 and result.attempts == 1
@@ -131,7 +131,7 @@ def test_no_retry_when_command_not_found(plan):
 @pytest.mark.parametrize("status", [QuotaStatus.RATE_LIMITED, QuotaStatus.QUOTA_EXHAUSTED])
 def test_no_retry_on_quota(plan, status):
     quota = QuotaState(status=status, retry_after_seconds=12.0, message="slow down")
-    limited = ExecutionResult(success=False, output="429", exit_code=1, quota_state=quota)
+    limited = AgentResult(success=False, output="429", exit_code=1, quota_state=quota)
     executor, agent, delays = make([limited, OK])
     result = executor.execute(plan)
     assert not result.success and result.attempts == 1
@@ -190,7 +190,7 @@ def test_openai_rate_limit_error_is_not_retried(plan, error, status):
 
 def test_warning_logged_per_retry(plan, caplog):
     executor, _, _ = make([FAIL, FAIL, FAIL])
-    with caplog.at_level(logging.WARNING, logger="codur.llm.executor"):
+    with caplog.at_level(logging.WARNING, logger="codur.llm.agent_runner"):
         executor.execute(plan)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 2
@@ -203,12 +203,12 @@ def test_unwritable_repo_does_not_stop_the_run(tmp_path, caplog):
     blocker = tmp_path / "file"
     blocker.write_text("not a dir")
     executor, _, _ = make([OK])
-    with caplog.at_level(logging.WARNING, logger="codur.llm.executor"):
-        assert executor.execute(ExecutionPlan(prompt="p", repo_root=blocker)).success
+    with caplog.at_level(logging.WARNING, logger="codur.llm.agent_runner"):
+        assert executor.execute(AgentTask(prompt="p", repo_root=blocker)).success
     assert "could not save the prompt" in caplog.text
 
 
 @pytest.mark.parametrize("kwargs", [{"max_retries": -1}, {"base_delay": -0.5}])
 def test_negative_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
-        Executor(FakeAgent([OK]), **kwargs)
+        AgentRunner(FakeAgent([OK]), **kwargs)

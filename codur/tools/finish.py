@@ -1,7 +1,8 @@
-"""Meta tools: end the agent's loop with a summary, or ask the user a question.
+"""The tools that finish an agent's turn: ``done`` (with a summary) and ``clarify`` (a question
+for the user).
 
-They change nothing; the agent loop treats a ``done`` call as the end of its turn
-and a ``clarify`` call as a question for the user.
+They change nothing; the tool loop (:data:`codur.graph.execution.agent_executor.FINISH_TOOLS`)
+ends the turn on either, and the run reports the summary or the question.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a mutation operator sees and how it records a candidate edit (:class:`Context`,
+"""What a mutation operator sees and how it records a candidate edit (:class:`MutationSite`,
 :class:`Change`), and the edits operators of every family share: +-1 (:func:`plus_minus`),
 negation (:func:`negate`) and added ``and``/``or`` clauses (:func:`add_clauses`).
 """
@@ -34,7 +34,7 @@ class Change:
 
 
 @dataclass
-class Context:
+class MutationSite:
     """What operators know about the statement being mutated."""
 
     src: Source
@@ -111,7 +111,7 @@ def shifted(node: ast.expr, delta: int, src: Source) -> str:
     return f"{text} {'+' if delta > 0 else '-'} 1"
 
 
-def plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float | None = None) -> None:
+def plus_minus(node: ast.expr, ctx: MutationSite, operator: str, prior: float | None = None) -> None:
     """Replace ``node`` by itself +1 and -1 (parenthesized where precedence needs it)."""
     if isinstance(node, (ast.Constant, ast.Starred)) and type(getattr(node, "value", 0)) is not int:
         return
@@ -130,7 +130,7 @@ def plus_minus(node: ast.expr, ctx: Context, operator: str, prior: float | None 
         ctx.replace(node, text if bare else f"({text})", operator, prior)
 
 
-def negate(node: ast.expr, ctx: Context, prior: float | None = None) -> None:
+def negate(node: ast.expr, ctx: MutationSite, prior: float | None = None) -> None:
     """Wrap a condition in ``not`` (the removal of an existing ``not`` is op_unaryop's)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return
@@ -147,7 +147,7 @@ def _clause(node: ast.expr, src: Source, joiner: str) -> str:
     return f"({text})" if loose else text
 
 
-def add_clauses(test: ast.expr, ctx: Context) -> None:
+def add_clauses(test: ast.expr, ctx: MutationSite) -> None:
     """More/less specific conditions: ``test and <c>``, ``test or <c>`` for the function's
     other conditions (nearest first), and ``x is not None and test`` for a receiver ``x``."""
     facts = ctx.facts

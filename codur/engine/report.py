@@ -1,0 +1,82 @@
+"""What a run's result says: gathered from its events as they pass and from its final state.
+
+The usage ledger keeps the figures and the time split (its one rule, :class:`codur.core.usage.UsageLedger`);
+the report adds what the events tell about the repo's tests and risky writes, and turns the graph's
+final state into the :class:`RunResult` (status, reason, fixer, diff, metadata).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from codur.core.budget import Limits
+from codur.core.contracts import FIXER_NAMES, PatchStatus, StopReason
+from codur.core.usage import UsageLedger
+from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
+from codur.tools.journal import ChangeJournal
+
+
+class RunReport:
+    """One run's report.
+
+    Args:
+        run_id: the run's id.
+        request: what was asked (its task, session and metadata go into the result).
+        limits: the run's limits (their values and the elapsed time go into the result).
+        ledger: the run's usage ledger (tokens, cost, seconds; the time split).
+        run_dir: the run's folder (its ``trace.jsonl``).
+    """
+
+    def __init__(self, run_id: str, request: RunRequest, limits: Limits, ledger: UsageLedger, run_dir: Path) -> None:
+        self.run_id, self.request, self.limits, self.ledger, self.run_dir = run_id, request, limits, ledger, run_dir
+        self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
+        self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
+
+    def note(self, event: dict[str, Any]) -> None:
+        """Take one event of the run (the ledger's time split, the tests' changes, risky writes)."""
+        kind = event.get("event_type", "")
+        self.ledger.note(event)  # the time split's one rule
+        if kind == "tests.changed_files":
+            self.tests_changed += event.get("changes", [])
+        elif kind == "patch.risky":
+            self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
+
+    def result(self, final: dict[str, Any], journal: ChangeJournal, resumed_from: str | None) -> RunResult:
+        """The run's result from the graph's ``final`` state (``{}`` when it ended before one) and
+        the ``journal`` of its writes. A cancel ends it ``cancelled`` wherever it found the run
+        (what the graph would have said is kept in ``metadata.stop["before_cancel"]``); a graph
+        that stopped while still running ends ``error``."""
+        limits = self.limits
+        total_s = limits.elapsed_s()
+        usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
+        patch = final.get("patch") or {}
+        status = RunStatus(final.get("status", RunStatus.ERROR.value))
+        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == PatchStatus.PATCHED else ""
+        if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
+            fixer = "agent"
+        metadata = RunMetadata(
+            diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
+            timings=timings, fixer=fixer, verdict=_dump(final.get("verification")), stop=final.get("stop") or {},
+            limits={"max_turns": limits.max_turns, "timeout_s": limits.timeout_s,
+                    "token_budget": limits.token_budget, "max_cost_usd": limits.max_cost_usd},
+            session_id=self.request.session_id, resumed_from=resumed_from,
+            trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
+            tests_changed=self.tests_changed, risky_patches=self.risky_patches)
+        reason = final.get("reason", "")
+        if limits.cancel.is_set() and status is not RunStatus.CANCELLED:
+            # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,
+            # a model call); what the graph would have said instead is kept beside it
+            metadata.stop = {**metadata.stop, "before_cancel": f"{status.value}/{reason}"}
+            status, reason = RunStatus.CANCELLED, StopReason.CANCELLED.value
+        if status is RunStatus.RUNNING:
+            status, reason = RunStatus.ERROR, "the graph stopped before done"
+        return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),
+                         turns=final.get("turn", 0), duration_s=round(total_s, 3), metadata=metadata)
+
+
+def _dump(value: Any) -> dict[str, Any]:
+    """A state record as plain JSON data ({} for none)."""
+    if value is None:
+        return {}
+    return value.model_dump(mode="json") if hasattr(value, "model_dump") else dict(value)

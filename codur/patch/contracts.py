@@ -1,0 +1,89 @@
+"""The candidate-patch pipeline's contract: how it searches (:class:`PatchSettings`, from a
+run's settings) and what it found (:class:`PatchResult`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codur.config import CodurConfig
+from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
+
+
+@dataclass(frozen=True)
+class PatchSettings:
+    """How the pipeline searches: a run's, from its settings (:meth:`from_config`).
+
+    Attributes:
+        fixers: which of "mutation", "sampling", "hybrid" run (in that order).
+        workers: evaluation workers.
+        time_box_s: seconds of mutation search before the model (the rest of the mutants run last).
+        samples: model samples (K).
+        time_budget_s: the whole search's seconds when no deadline is given.
+        max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
+            among them at most.
+        max_lines: longest function shown whole to the model, lines.
+        sample_format: what a sample writes ("function", "search_replace", "udiff").
+        memory_mb: each test run's address-space limit, MiB (None: none).
+        mutant_timeout_s: upper bound on one test stage of a candidate, seconds.
+    """
+
+    fixers: tuple[str, ...]
+    workers: int
+    time_box_s: float
+    samples: int
+    time_budget_s: float
+    max_mutants: int
+    max_pairs: int
+    max_lines: int
+    sample_format: str
+    memory_mb: int | None
+    mutant_timeout_s: float
+
+    @classmethod
+    def from_config(cls, config: CodurConfig) -> PatchSettings:
+        """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
+        ``repair_workers``, ``mutation_time_box_s``,
+        ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
+        ``sample_format``, ``test_memory_mb`` (0: none) and ``mutant_timeout_s``."""
+        return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
+                   time_box_s=config.mutation_time_box_s, samples=config.samples,
+                   time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
+                   max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
+                   memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
+
+
+@dataclass
+class PatchResult:
+    """What the pipeline found.
+
+    ``status``: how the search ended (:class:`codur.core.contracts.PatchStatus`; ``budget``:
+    the run's token budget or wall time ran out). ``diff``: the winner's
+    unified diff (every file it changes); ``file``: its first file, ``files``: all of
+    them. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its details
+    (operator, sample index, temperature, prompt variant). ``tried``: candidates tested
+    per source. ``near_miss``: the best near miss (label, fixed, failing, diff) or
+    None. ``functions``: the most suspicious functions across files
+    (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
+    sampler's model calls; seconds are wall time.
+    """
+
+    status: PatchStatus
+    diff: str = ""
+    file: str = ""
+    files: list[str] = field(default_factory=list)
+    label: str = ""
+    source: str = ""
+    provenance: dict = field(default_factory=dict)
+    tried: dict[str, int] = field(default_factory=dict)
+    near_miss: dict | None = None
+    failing: list[str] = field(default_factory=list)
+    suspicious: list[tuple[str, int, float]] = field(default_factory=list)
+    functions: list[dict] = field(default_factory=list)
+    llm_calls: int = 0
+    tokens: int = 0
+    elapsed_s: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        self.status = PatchStatus(self.status)

@@ -1,0 +1,97 @@
+"""A tool's process: run in the repo under bubblewrap when it works here (else with one
+``sandbox.fallback`` event), with the allowlisted environment, killed on timeout or cancel,
+and the secrets its output shows redacted (:mod:`codur.sandbox.secrets`).
+
+:meth:`codur.tools.context.ToolContext.run` is the way in; this module is its body.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, fallback_reason, hidden, interpreter_paths
+from codur.sandbox.process import ProcessResult, run_process
+from codur.sandbox.secrets import redact
+from codur.tools.errors import ToolError
+
+if TYPE_CHECKING:
+    from codur.tools.context import ToolContext
+
+
+def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, stdin: str | None,
+                env: Mapping[str, str] | None, cwd: str, writable: Sequence[Path],
+                on_start: Callable[[subprocess.Popen], None] | None,
+                stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
+    """Run ``argv`` for a tool of ``ctx``: the body of :meth:`ToolContext.run` (see it for the
+    arguments), called with the context's call gate held.
+
+    Raises:
+        ToolError: the run is cancelled, or the command is not found or cannot be started.
+    """
+    limit = ctx.timeout_s if timeout_s is None else timeout_s
+    where = ctx.resolve(cwd, must_exist=True)
+    child_env = allowed_env(env, ctx.env_allow)
+    exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=child_env.get("PATH"))
+    if exe is None:
+        raise ToolError(f"command not found: {argv[0]}")
+    problem = bwrap_problem()
+    if problem is None:
+        # what the private /tmp and home would hide: the program's prefix, the interpreters a
+        # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
+        pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
+        command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=where, writable=writable, network=ctx.network,
+                             readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
+                                                                         interpreter_paths(py)),
+                                              *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
+        child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
+    else:
+        command = list(argv)
+        _note_fallback(ctx, problem)
+    try:
+        res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
+                          on_start=on_start, cancel=ctx.cancel, stop_on_output=stop_on_output,
+                          memory_mb=ctx.memory_mb)
+    except FileNotFoundError:
+        raise ToolError(f"command not found: {argv[0]}") from None
+    except PermissionError:
+        raise ToolError(f"not executable: {argv[0]}") from None
+    if res.cancelled:
+        raise ToolError(f"the run was cancelled; {argv[0]} was killed")
+    if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
+        raise ToolError(f"cannot start {argv[0]} in the sandbox: {res.stderr.strip()[:200]}")
+    return _redacted(ctx, res, argv[0])
+
+
+def _redacted(ctx: ToolContext, res: ProcessResult, program: str) -> ProcessResult:
+    """``res`` with the secrets its output shows redacted (:mod:`codur.sandbox.secrets`),
+    and a ``secret.redacted`` event naming their kinds (never their values)."""
+    out, err = redact(res.stdout), redact(res.stderr)
+    kinds = out.kinds + err.kinds
+    if not kinds:
+        return res
+    if ctx.on_event:
+        ctx.on_event({"event_type": "secret.redacted", "command": Path(program).name, "count": len(kinds),
+                       "kinds": sorted(set(kinds))})
+    return dataclasses.replace(res, stdout=out.text, stderr=err.text)
+
+
+def _note_fallback(ctx: ToolContext, problem: str) -> None:
+    """Say once per context (one per run) that code runs without bubblewrap, and why: a
+    ``sandbox.fallback`` event, or a log warning when nothing takes events."""
+    if ctx.fallback_noted:
+        return
+    ctx.fallback_noted = True
+    reason = fallback_reason(problem)
+    if ctx.on_event:  # the run's channel: the CLI prints it once, the trace keeps it
+        ctx.on_event({"event_type": "sandbox.fallback", "reason": reason})
+    else:
+        logging.getLogger("codur.tools").warning(reason)
+
