@@ -33,6 +33,10 @@ class RLMConfig(BaseModel):
     confirm_final_with_code: bool = Field(
         True, description="A direct FINAL written with code needs confirming after the output is shown "
                           "(False: honoured once that code ran without error).")
+    repeat_temperature: float = Field(
+        0.8, ge=0, le=2, description="Sampling temperature of the call after a reply that repeated an earlier one "
+        "word for word (a small model's loop: the same code, the same empty output); the call after it goes back "
+        "to the run's own.")
     check_answers: bool = Field(
         False, description="Before a FINAL is accepted, one short model call checks it against the printed "
                            "outputs; a 'not supported' returns to the loop with the reason.")

@@ -207,11 +207,16 @@ class RLMEngine:
               trace: RLMTrace, context: Any = None) -> Iteration:
         """One iteration: call the model, run every block in order, then honour a FINAL."""
         t0 = time.monotonic()
-        text, usage = self.client.invoke(messages)
+        client = self.client
+        if trace.iterations and trace.iterations[-1].repeated:  # break the loop: sample, once
+            warmer = max(self.config.repeat_temperature, float(client.options.get("temperature") or 0.0))
+            client = replace(client, options={**client.options, "temperature": warmer})
+        text, usage = client.invoke(messages)
         budget.record(usage)
         parsed = parse_response(text)
         iteration = Iteration(index=budget.iterations, response=text, thinking=parsed.thinking, usage=usage)
         if any(previous.response.strip() == text.strip() for previous in trace.iterations):
+            iteration.repeated = True
             iteration.notes.append("you repeated an earlier reply word for word: write different code")
         trace.iterations.append(iteration)
         for code in parsed.code_blocks:
@@ -241,7 +246,8 @@ class RLMEngine:
         loop drops it from the history and asks for the answer from the output), unless
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
         (None, "", []) is refused while iterations are left, and so is a FINAL_VAR of a reply
-        with notes (a search that found nothing) once per run; the notes never repeat the value.
+        with notes (a search that found nothing) once per run (again when the reply repeats the refused
+        one word for word); the notes never repeat the value.
         An answer that passes goes through :meth:`_accept` (the answer check, when configured).
         """
         last_chance = budget.check("iteration") is not None
@@ -250,7 +256,9 @@ class RLMEngine:
         found_nothing = any(e.notes for e in iteration.executions) and not last_chance
         if final.kind == "variable":
             found, value = sandbox.get_variable(final.value)
-            told = any(it.final and it.final.get("refused") == "notes" for it in trace.iterations[:-1])
+            # refused once per run, but not undone by repeating the refused reply word for word
+            told = any(it.final and it.final.get("refused") == "notes" and not iteration.repeated
+                       for it in trace.iterations[:-1])
             if not found:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
             elif (found_nothing and not told) or (is_no_answer(value) and not last_chance):

@@ -121,7 +121,8 @@ def anchor_of(pattern: str) -> str:
 
 def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) -> str:
     """For a search that found nothing: the lines holding the pattern's plain part (:func:`anchor_of`),
-    ignoring case, so a small model sees the text's real format: `` its part 'checkout-41' is on 4
+    ignoring case (those holding it as a whole token first: ``checkout-41`` before
+    ``checkout-417``), so a small model sees the text's real format: `` its part 'checkout-41' is on 4
     lines, e.g.: <line> | <line>``; "" when the pattern has no such part or no line holds it."""
     anchor = anchor_of(pattern)
     if not anchor:
@@ -130,6 +131,8 @@ def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) 
     lines = [line.strip() for line in text.splitlines() if key in line.lower()]
     if not lines:
         return ""
+    whole = re.compile(rf"(?<![\w-]){re.escape(anchor)}(?![\w-])", re.IGNORECASE)
+    lines.sort(key=lambda line: whole.search(line) is None)  # the part as a whole token first, else in order
     examples = " | ".join(line[:width] for line in lines[:shown])
     return f"; its part {anchor!r} is on {len(lines):,} line{'s' if len(lines) > 1 else ''}, e.g.: {examples}"
 

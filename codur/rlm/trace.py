@@ -71,12 +71,14 @@ class Iteration:
     check: dict | None = None
     """The answer check of a FINAL of this turn, if one ran: answer, supported (True, False, or None
     for an unreadable reply), value, reason, response, structured, usage."""
+    repeated: bool = False
+    """The reply repeats an earlier one word for word (the next call samples warmer)."""
 
     def to_dict(self) -> dict:
         return {"index": self.index, "response": self.response, "thinking": self.thinking,
                 "executions": [e.to_dict() for e in self.executions], "final": self.final,
                 "usage": self.usage.to_dict(), "duration_s": round(self.duration_s, 3), "notes": self.notes,
-                "extraction": self.extraction, "check": self.check}
+                "extraction": self.extraction, "check": self.check, "repeated": self.repeated}
 
 
 @dataclass

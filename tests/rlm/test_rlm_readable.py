@@ -335,3 +335,18 @@ def test_a_pattern_assigned_to_a_name_and_found_nowhere_questions_the_codes_not_
     # where the search's plain part is, so the model sees the log's real format
     assert "its part 'checkout-41' is on 1 line, e.g.: config service=checkout-41 port=41468" in feedback(model, 1)
     assert result.answer == "41468"
+
+
+def test_a_reply_repeating_a_refused_one_is_refused_again_and_the_next_call_samples_warmer():
+    """The smoke lookup, measured again: the 1.5B model sent the refused reply back word for word and
+    its NOT PRESENT was taken the second time. A repeat is no new search: refused again, and the call
+    after a repeat runs at ``repeat_temperature`` (then back to the run's own)."""
+    code = ("pattern = r'\\berror\\s+code'\nimport re\nm = re.search(pattern, context)\n"
+            "FINAL(m.group(0) if m else 'NOT PRESENT')")
+    reply = f"```repl\n{code}\n```"
+    result, model = run([reply, reply, "```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
+    first, second = result.trace.iterations[:2]
+    assert first.final["refused"] == second.final["refused"] == "notes" and second.repeated
+    assert result.answer == "172"
+    temperatures = [kwargs.get("temperature") for kwargs in model.call_kwargs]
+    assert temperatures == [None, None, 0.8, None]
