@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,6 +34,7 @@ from codur.storage import StorageError, redact
 
 #: Seconds to wait for the server when connecting.
 CONNECT_TIMEOUT_S = 10
+SETUP_WAIT_S = 120.0  # seconds one setup may wait for another process's
 #: The advisory lock key every table setup holds (any fixed 64-bit number; "codur" in ASCII).
 SETUP_LOCK = 0x636F647572
 
@@ -70,8 +72,21 @@ def connect(url: str) -> psycopg.Connection:
 
 @contextmanager
 def _setting_up(conn: psycopg.Connection) -> Iterator[None]:
-    """Hold the setup advisory lock on ``conn`` (session level) for the block."""
-    conn.execute("SELECT pg_advisory_lock(%s)", (SETUP_LOCK,))
+    """Hold the setup advisory lock on ``conn`` (session level) for the block.
+
+    The lock is tried, not waited for: PostgresSaver's migrations build indexes with ``CREATE
+    INDEX CONCURRENTLY``, which waits for every older transaction, and a blocked
+    ``pg_advisory_lock`` is one; two processes setting up a fresh database at once (two tasks of
+    a batch) then deadlock. A try ends at once, so the holder's index build never waits for it.
+
+    Raises:
+        psycopg.errors.LockNotAvailable: another process held the lock for ``SETUP_WAIT_S`` seconds.
+    """
+    deadline = time.monotonic() + SETUP_WAIT_S
+    while not conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (SETUP_LOCK,)).fetchone()["held"]:
+        if time.monotonic() > deadline:
+            raise psycopg.errors.LockNotAvailable(f"codur's setup lock was held for over {SETUP_WAIT_S:g} s")
+        time.sleep(0.05)
     try:
         yield
     finally:
