@@ -247,22 +247,26 @@ class RLMEngine:
         ``confirm_final_with_code`` is off and the code ran without error. An empty answer
         (None, "", []) is refused while iterations are left, and so is a FINAL_VAR of a reply
         with notes (a search that found nothing) once per run (again when the reply repeats the refused
-        one word for word); the notes never repeat the value.
+        one word for word, and on the last iteration, which then ends in the forced answer that
+        reads every output and note); the notes never repeat the value.
         An answer that passes goes through :meth:`_accept` (the answer check, when configured).
         """
         last_chance = budget.check("iteration") is not None
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         failed = [e for e in iteration.executions if e.error]
-        found_nothing = any(e.notes for e in iteration.executions) and not last_chance
+        flagged = any(e.notes for e in iteration.executions)
+        found_nothing = flagged and not last_chance
         if final.kind == "variable":
             found, value = sandbox.get_variable(final.value)
-            # refused once per run, but not undone by repeating the refused reply word for word
+            # refused once per run, but not undone by repeating the refused reply word for word; on
+            # the last iteration not taken either: the forced answer then reads every output and note
             told = any(it.final and it.final.get("refused") == "notes" and not iteration.repeated
                        for it in trace.iterations[:-1])
+            doubted = flagged and (last_chance or not told)
             if not found:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
-            elif (found_nothing and not told) or (is_no_answer(value) and not last_chance):
-                iteration.final["refused"] = "notes" if found_nothing and not told else "empty"
+            elif doubted or (is_no_answer(value) and not last_chance):
+                iteration.final["refused"] = "notes" if doubted else "empty"
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
                                        "above question the search it comes from; search again")
             elif self.config.confirm_final_with_code and not last_chance \

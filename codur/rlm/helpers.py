@@ -134,7 +134,8 @@ def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) 
     whole = re.compile(rf"(?<![\w-]){re.escape(anchor)}(?![\w-])", re.IGNORECASE)
     lines.sort(key=lambda line: whole.search(line) is None)  # the part as a whole token first, else in order
     examples = " | ".join(line[:width] for line in lines[:shown])
-    return f"; its part {anchor!r} is on {len(lines):,} line{'s' if len(lines) > 1 else ''}, e.g.: {examples}"
+    word = "" if whole.search(lines[0]) else ", none of them as a whole word"
+    return f"; its part {anchor!r} is on {len(lines):,} line{'s' if len(lines) > 1 else ''}{word}, e.g.: {examples}"
 
 
 def looks_empty(stdout: str) -> bool:

@@ -350,3 +350,11 @@ def test_a_reply_repeating_a_refused_one_is_refused_again_and_the_next_call_samp
     assert result.answer == "172"
     temperatures = [kwargs.get("temperature") for kwargs in model.call_kwargs]
     assert temperatures == [None, None, 0.8, None]
+
+
+def test_on_the_last_iteration_a_flagged_search_ends_in_the_forced_answer_not_in_its_final():
+    code = "import re\nhits = re.findall(r'\\berror\\s+code', context)\nFINAL(len(hits))"
+    result, model = run([f"```repl\n{code}\n```", '{"answer": "172"}'], max_iterations=1)
+    assert result.trace.iterations[0].final["refused"] == "notes"
+    assert (result.answer, result.answer_source) == ("172", "forced")
+    assert "0 matches in" in str(model.calls[1][-2].content) + str(model.calls[1][-1].content)
