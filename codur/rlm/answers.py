@@ -16,6 +16,28 @@ from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import Iteration, RLMTrace
 
 
+def evidence_of(trace: RLMTrace, chars: int, *, notes: bool = False) -> str:
+    """What the run's code printed, newest kept first within ``chars`` characters, in run order:
+    ``[iteration i block n]`` then the output (and, with ``notes``, the notes on its searches);
+    an output (with its notes) that an earlier block printed already is not repeated."""
+    pieces, used, seen = [], 0, set()
+    blocks = [(it.index, n, e) for it in trace.iterations for n, e in enumerate(it.executions, 1)]
+    for index, n, execution in reversed(blocks):
+        text = execution.stdout.strip()
+        if notes and execution.notes:
+            text = "\n".join([text, *(f"note: {note}" for note in execution.notes)]).strip()
+        if text and used < chars:
+            piece = truncate(text, chars - used)
+            pieces.insert(0, (text, f"[iteration {index} block {n}]\n{piece}"))
+            used += len(piece)
+    kept = []
+    for text, piece in pieces:
+        if text not in seen:
+            seen.add(text)
+            kept.append(piece)
+    return "\n".join(kept)
+
+
 def check_answer(client: ModelClient, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration,
                  check_chars: int) -> dict:
     """One JSON-schema call (:data:`codur.rlm.bridge.CHECK_FORMAT`) asking whether the outputs printed
@@ -24,15 +46,7 @@ def check_answer(client: ModelClient, trace: RLMTrace, answer: str, budget: Budg
     Returns:
         {"supported": bool or None (unreadable reply: the answer stands), "answer", "reason", ...}.
     """
-    evidence, used = [], 0
-    for it in reversed(trace.iterations):
-        for n, execution in reversed(list(enumerate(it.executions, 1))):
-            text = execution.stdout.strip()
-            if text and used < check_chars:
-                piece = truncate(text, check_chars - used)
-                evidence.insert(0, f"[iteration {it.index} block {n}]\n{piece}")
-                used += len(piece)
-    prompt = prompts.check_prompt(trace.task, answer, "\n".join(evidence))
+    prompt = prompts.check_prompt(trace.task, answer, evidence_of(trace, check_chars))
     text, usage, structured = client.invoke_json([HumanMessage(prompt)], CHECK_FORMAT)
     budget.record(usage)
     iteration.usage = iteration.usage + usage

@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codur.core.usage import Usage
 from codur.rlm import prompts, view
-from codur.rlm.answers import check_answer, extract_answer
+from codur.rlm.answers import check_answer, evidence_of, extract_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget, BudgetLimits
 from codur.rlm.config import RLMConfig
@@ -317,11 +317,13 @@ class RLMEngine:
 
     def _forced(self, question: str, reason: str, messages: list[BaseMessage], sandbox: Sandbox,
                 budget: Budget, trace: RLMTrace) -> tuple[str, AnswerSource]:
-        """Budget exhausted without FINAL: one last JSON-schema call asking for the answer (no code runs)."""
+        """Budget exhausted without FINAL: one last JSON-schema call asking for the answer from the
+        run's printed outputs and notes (no code runs, no conversation: :func:`prompts.forced_turn`)."""
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
-        answer = extract_answer(self.client, messages, prompts.forced_turn(question, reason), budget, sandbox,
+        evidence = evidence_of(trace, self.config.check_chars, notes=True)
+        answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
                                 iteration, "forced")
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking

@@ -89,7 +89,11 @@ Answer the question from this output only, as JSON: {{"answer": "..."}} with jus
 FORCED = """\
 The budget is exhausted ({reason}); no more code will run.
 Question: {question}
-Answer from what the outputs above showed, as JSON: {{"answer": "..."}} with just the value."""
+
+What code printed over the text, and the notes on its searches:
+{evidence}
+
+Answer the question from these outputs and notes, as JSON: {{"answer": "..."}} with just the value."""
 
 CHECK = """\
 Question: {question}
@@ -222,9 +226,12 @@ def answer_hint(question: str, stdout: str) -> str:
     return ""
 
 
-def forced_turn(question: str, reason: str) -> str:
-    """The last user turn when the budget ran out: ask for FINAL now."""
-    return FORCED.format(reason=reason, question=_clip(question))
+def forced_turn(question: str, reason: str, evidence: str) -> str:
+    """The one prompt of the forced answer when the budget ran out: the question and the run's
+    printed evidence (outputs and notes, :func:`codur.rlm.answers.evidence_of`), not the
+    conversation, whose replies hold the model's own guesses (a ``FINAL('NOT PRESENT')`` in an
+    else branch) that a small model copies."""
+    return FORCED.format(reason=reason, question=_clip(question), evidence=evidence or "(nothing printed)")
 
 
 def fits_question(question: str, value: str, context: object = None) -> bool:

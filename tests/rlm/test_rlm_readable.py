@@ -357,4 +357,15 @@ def test_on_the_last_iteration_a_flagged_search_ends_in_the_forced_answer_not_in
     result, model = run([f"```repl\n{code}\n```", '{"answer": "172"}'], max_iterations=1)
     assert result.trace.iterations[0].final["refused"] == "notes"
     assert (result.answer, result.answer_source) == ("172", "forced")
-    assert "0 matches in" in str(model.calls[1][-2].content) + str(model.calls[1][-1].content)
+    forced = model.calls[1]  # one prompt: the question and the printed evidence, not the conversation
+    assert len(forced) == 1 and "note: " in forced[0].content and "0 matches in" in forced[0].content
+    assert "FINAL(len(hits))" not in forced[0].content
+
+
+def test_the_forced_answer_reads_outputs_and_notes_once_not_the_models_own_guesses():
+    reply = "```repl\nprint(grep('job=7 '))\nguess = 'NOT PRESENT'\n```"
+    result, model = run([reply, reply, '{"answer": "7"}'], max_iterations=2,
+                        question="Which job number is on the first ERROR line?")
+    prompt = model.calls[2][0].content
+    assert len(model.calls[2]) == 1 and prompt.count("job=7") == 1  # the same output twice is shown once
+    assert "NOT PRESENT" not in prompt and result.answer_source == "forced"
