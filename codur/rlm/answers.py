@@ -19,23 +19,19 @@ from codur.rlm.trace import Iteration, RLMTrace
 def evidence_of(trace: RLMTrace, chars: int, *, notes: bool = False) -> str:
     """What the run's code printed, newest kept first within ``chars`` characters, in run order:
     ``[iteration i block n]`` then the output (and, with ``notes``, the notes on its searches);
-    an output (with its notes) that an earlier block printed already is not repeated."""
+    an output (with its notes) printed again later is shown once, at its latest block."""
     pieces, used, seen = [], 0, set()
     blocks = [(it.index, n, e) for it in trace.iterations for n, e in enumerate(it.executions, 1)]
     for index, n, execution in reversed(blocks):
         text = execution.stdout.strip()
         if notes and execution.notes:
             text = "\n".join([text, *(f"note: {note}" for note in execution.notes)]).strip()
-        if text and used < chars:
-            piece = truncate(text, chars - used)
-            pieces.insert(0, (text, f"[iteration {index} block {n}]\n{piece}"))
-            used += len(piece)
-    kept = []
-    for text, piece in pieces:
-        if text not in seen:
+        if text and text not in seen and used < chars:
             seen.add(text)
-            kept.append(piece)
-    return "\n".join(kept)
+            piece = truncate(text, chars - used)
+            pieces.append(f"[iteration {index} block {n}]\n{piece}")
+            used += len(piece)
+    return "\n".join(reversed(pieces))
 
 
 def check_answer(client: ModelClient, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration,

@@ -201,7 +201,7 @@ class RLMEngine:
                 view.elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
             return done.answer, done.source
-        return self._forced(question, reason, messages, sandbox, budget, trace)
+        return self._forced(question, reason, sandbox, budget, trace)
 
     def _step(self, messages: list[BaseMessage], sandbox: Sandbox, budget: Budget,
               trace: RLMTrace, context: Any = None) -> Iteration:
@@ -260,8 +260,8 @@ class RLMEngine:
             found, value = sandbox.get_variable(final.value)
             # refused once per run, but not undone by repeating the refused reply word for word; on
             # the last iteration not taken either: the forced answer then reads every output and note
-            told = any(it.final and it.final.get("refused") == "notes" and not iteration.repeated
-                       for it in trace.iterations[:-1])
+            told = not iteration.repeated and any(it.final and it.final.get("refused") == "notes"
+                                                  for it in trace.iterations[:-1])
             doubted = flagged and (last_chance or not told)
             if not found:
                 iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
@@ -315,8 +315,8 @@ class RLMEngine:
         return "".join(view.render_execution(i, e, self.config.output_chars)
                        for i, e in enumerate(iteration.executions, 1))
 
-    def _forced(self, question: str, reason: str, messages: list[BaseMessage], sandbox: Sandbox,
-                budget: Budget, trace: RLMTrace) -> tuple[str, AnswerSource]:
+    def _forced(self, question: str, reason: str, sandbox: Sandbox, budget: Budget,
+                trace: RLMTrace) -> tuple[str, AnswerSource]:
         """Budget exhausted without FINAL: one last JSON-schema call asking for the answer from the
         run's printed outputs and notes (no code runs, no conversation: :func:`prompts.forced_turn`)."""
         trace.warn(FORCED_WARNING)
