@@ -158,6 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--vote", type=int, default=1, metavar="K",
                         help="K trajectories at temperatures 0, 0.7, 1.0 and a majority vote (self-consistency)")
     parser.add_argument("--smoke", action="store_true", help="one 50k lookup (seed 0), RLM only, replies printed")
+    parser.add_argument("--show", action="store_true", help="print every reply, output and note of the RLM runs")
     parser.add_argument("--json", type=Path, help="also write every row and the summary to this file")
     args = parser.parse_args(argv)
 
@@ -180,7 +181,8 @@ def main(argv: list[str] | None = None) -> None:
     model = configured_model(args.max_tokens)
     try:
         rows = run_all(model, tasks, config=config, baseline_chars=baseline,
-                       report=lambda row: print(f"  {json.dumps(row)}", flush=True), show=args.smoke, vote=args.vote)
+                       report=lambda row: print(f"  {json.dumps(row)}", flush=True),
+                       show=args.smoke or args.show, vote=args.vote)
     finally:
         stop_shared_server()
     table = summary(rows)

@@ -9,9 +9,7 @@ the model writes FINAL(answer) / FINAL_VAR(name) or the budget runs out.
 
 from __future__ import annotations
 
-import re
 import time
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,15 +18,16 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codur.core.usage import Usage
-from codur.rlm import prompts, view
+from codur.rlm import prompts, provenance, view
 from codur.rlm.answers import check_answer, evidence_of, extract_answer
 from codur.rlm.bridge import Bridge, ModelClient
-from codur.rlm.budget import Budget, BudgetLimits
+from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
 from codur.rlm.helpers import FINAL_NAME, truncate
 from codur.rlm.parser import FinalAnswer, is_no_answer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
+from codur.rlm.vote import voted
 
 FORCED_WARNING = "Budget exhausted, answer was forced"
 
@@ -43,17 +42,6 @@ class RLMResult:
     trace: RLMTrace
     trace_path: Path | None = None
     votes: tuple[str | None, ...] = ()
-
-
-def vote_key(answer: str | None) -> str | None:
-    """The form answers are compared in for a vote: lowercased, spaces collapsed, quotes and end
-    punctuation dropped, thousands commas removed; a short answer holding one number is that number
-    (``"The port is 43,071."`` and ``43071`` vote together). None and empty answers: None."""
-    if answer is None or is_no_answer(answer):
-        return None
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", " ".join(answer.lower().split())).strip(" .!'\"`")
-    numbers = re.findall(r"-?\d+(?:\.\d+)?", text)
-    return numbers[0] if len(numbers) == 1 and len(text) <= 60 else text
 
 
 class _Finished(Exception):
@@ -116,34 +104,7 @@ class RLMEngine:
         Raises:
             ValueError: ``k`` < 1 or no temperature.
         """
-        if k < 1 or not temperatures:
-            raise ValueError("run_voted needs k >= 1 and at least one temperature")
-        limits, t0, used, base = self.config.budget_limits(), time.monotonic(), Usage(), self.client
-        runs: list[tuple[RLMTrace, Path | None]] = []
-        try:
-            for i in range(k):
-                left = _left(limits, used, time.monotonic() - t0)
-                if left is None:
-                    break
-                temperature = temperatures[i % len(temperatures)]
-                self.client = replace(base, options={**base.options, "temperature": temperature})
-                trace = self.execute(question, context, Budget(left))
-                used = used + trace.usage
-                runs.append((trace, trace.save(self.run_dir) if self.run_dir is not None else None))
-                tally = _tally(runs)
-                if tally and tally.most_common(1)[0][1] * 2 > k:  # a majority of k: the rest cannot change it
-                    break
-        finally:
-            self.client = base
-        self.measured = self.measured + used
-        counts = _tally(runs)
-        keys = [vote_key(t.answer) for t, _ in runs]
-        winner = max(counts, key=lambda key: (counts[key], -keys.index(key)), default=None)
-        trace, path = runs[keys.index(winner)] if winner is not None else runs[-1]
-        if len(runs) > 1:
-            trace.warn(f"self-consistency vote over {len(runs)} trajectories: {counts.get(winner, 0)} for this answer")
-            path = trace.save(self.run_dir) if self.run_dir is not None else None  # again, with the vote
-        return RLMResult(trace.answer, trace.answer_source or "error", trace, path, tuple(t.answer for t, _ in runs))
+        return voted(self, question, context, k=k, temperatures=temperatures)
 
     def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
         """Run one executor (root or sub-RLM) under ``budget`` and return its finished trace."""
@@ -169,6 +130,7 @@ class RLMEngine:
     def _loop(self, question: str, context: Any, sandbox: Sandbox, budget: Budget,
               trace: RLMTrace) -> tuple[str, AnswerSource]:
         info = sandbox.context_info
+        preview = view.preview(context, self.config.preview_chars)
         messages: list[BaseMessage] = [
             SystemMessage(prompts.system_prompt(
                 budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
@@ -176,7 +138,7 @@ class RLMEngine:
                     budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
                     prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
                 output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations)),
-            HumanMessage(prompts.first_turn(question, view.preview(context, self.config.preview_chars))),
+            HumanMessage(prompts.first_turn(question, preview)),
         ]
         try:
             while (reason := budget.check("iteration")) is None:
@@ -196,7 +158,13 @@ class RLMEngine:
                         iteration.notes.append("the output above does not hold the answer yet")
                         hint = ""
                     else:
-                        self._accept(answer, "extracted", iteration, trace, budget, last_chance=False)
+                        self._accept(answer, "extracted", iteration, trace, budget, last_chance=False,
+                                     context=context)
+                if stuck := _stuck(iteration):  # a fresh conversation: the evidence, not the replies to copy
+                    iteration.notes.append(f"conversation restarted: {stuck}")
+                    messages[1:] = [HumanMessage(prompts.restart_turn(
+                        question, preview, evidence_of(trace, self.config.check_chars, notes=True), stuck))]
+                    continue
                 messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
                 view.elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
@@ -278,25 +246,36 @@ class RLMEngine:
                 iteration.final["premature"] = True
                 iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} = {value}"
             else:
-                self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance)
+                self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance,
+                             context=context)
         elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
             iteration.final["premature"] = True
             if failed:
                 iteration.notes.append("a code block failed: read its error; your answer must come from an output")
         elif is_no_answer(final.value) and not last_chance:
             iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
+        elif not last_chance and not iteration.executions and any(it.executions for it in trace.iterations) \
+                and provenance.unseen(final.value, _printed(trace), context):  # code ran, but not for this value
+            iteration.notes.append(f"FINAL({view.clip(final.value)}) refused: that value is neither in the text nor "
+                                   "in any output your code printed; write code that finds and prints it")
         else:
-            self._accept(final.value, "final_direct", iteration, trace, budget, last_chance=last_chance)
+            self._accept(final.value, "final_direct", iteration, trace, budget, last_chance=last_chance,
+                         context=context)
 
     def _accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
-                *, last_chance: bool) -> None:
-        """Raise _Finished with ``answer``, unless the answer check (``check_answers``) says the printed
-        outputs do not support it: then a note with the checker's reason, and the loop goes on.
+                *, last_chance: bool, context: Any = None) -> None:
+        """Raise _Finished with ``answer``, unless the line it sits on in ``context`` names a look-alike
+        of the question's name (:func:`provenance.look_alike_source`) or the answer check
+        (``check_answers``) says the printed outputs do not support it: then a note saying why, and
+        the loop goes on. Neither refuses on the last iteration.
 
         No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
         when the budget allows no call (issue 26, item 3; the vote over trajectories is
         :meth:`run_voted`).
         """
+        if not last_chance and (note := provenance.look_alike_source(trace.task, answer, context)):
+            iteration.notes.append(f"your answer was refused: {note}")
+            return
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
                 and budget.check("call") is None):
@@ -330,19 +309,20 @@ class RLMEngine:
         return answer or "", "forced"
 
 
-def _left(limits: BudgetLimits, used: Usage, elapsed_s: float) -> BudgetLimits | None:
-    """``limits`` less what earlier trajectories ``used`` (USD, tokens) and ``elapsed_s`` seconds; None when spent."""
-    def rest(limit: float | None, spent: float) -> float | None:
-        return None if limit is None else limit - spent
-
-    left = replace(limits, max_cost_usd=rest(limits.max_cost_usd, used.cost_usd),
-                   max_tokens=rest(limits.max_tokens, used.total_tokens), max_wall_s=rest(limits.max_wall_s, elapsed_s))
-    spent = any(v is not None and v <= 0 for v in (left.max_cost_usd, left.max_tokens, left.max_wall_s))
-    return None if spent else left
+def _printed(trace: RLMTrace) -> list[str]:
+    """Every output of the run's code so far, the notes, and what was shown of a FINAL_VAR's value."""
+    return [*(e.stdout for it in trace.iterations for e in it.executions),
+            *(note for it in trace.iterations for e in it.executions for note in e.notes),
+            *(note for it in trace.iterations for note in it.notes),
+            *(str(it.final.get("shown")) for it in trace.iterations if it.final and it.final.get("shown"))]
 
 
-def _tally(runs: list[tuple[RLMTrace, Path | None]]) -> Counter:
-    """Votes per :func:`vote_key` of the runs' answers (None does not vote)."""
-    return Counter(key for trace, _ in runs if (key := vote_key(trace.answer)) is not None)
-
-
+def _stuck(iteration: Iteration) -> str:
+    """Why the conversation should start afresh after ``iteration`` ("" when it should not): the
+    reply repeated an earlier one word for word, or held neither code nor a FINAL. A small model
+    copies its own earlier replies from the history; a restart shows it the evidence instead."""
+    if iteration.repeated:
+        return "a reply repeated an earlier one word for word"
+    if not iteration.executions and iteration.final is None:
+        return "a reply held no ```repl block and no FINAL"
+    return ""

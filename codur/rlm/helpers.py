@@ -138,6 +138,36 @@ def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) 
     return f"; its part {anchor!r} is on {len(lines):,} line{'s' if len(lines) > 1 else ''}{word}, e.g.: {examples}"
 
 
+def look_alike_note(call: str, pattern: str, lines: list[str], *, shown: int = 3, width: int = 120) -> str:
+    """For a search that found lines: a note when some of them hold the pattern's plain part
+    (the pattern itself when it has no regex syntax, else :func:`anchor_of`) only inside a longer
+    name (``billing-460``, ``prebilling-46``, ``billing-46-canary`` for ``billing-46``), so a small
+    model does not take a look-alike's value: which lines hold the part as a whole name, or that
+    none does (the name itself may be absent). "" when every line holds it whole, or it has no
+    plain part. A side of the part that ends in a non-word character (``port=``) is not checked."""
+    part = anchor_of(pattern) if _REGEX_SYNTAX.search(pattern) else pattern.strip()
+    if len(part) < 3 or not lines or not all(isinstance(line, str) for line in lines):
+        return ""
+    left = r"(?<![\w-])" if re.match(r"\w", part) else ""
+    right = r"(?![\w-])" if re.search(r"\w$", part) else ""
+    if not left and not right:
+        return ""
+    whole = re.compile(left + re.escape(part) + right, re.IGNORECASE)
+    longer = re.compile((r"[\w-]*" if left else "") + re.escape(part) + (r"[\w-]*" if right else ""), re.IGNORECASE)
+    holding = [line for line in lines if part.lower() in line.lower()]
+    exact = [line.strip()[:width] for line in holding if whole.search(line)]
+    names = list(dict.fromkeys(m.group(0) for line in holding for m in longer.finditer(line)
+                               if not whole.fullmatch(m.group(0))))
+    if not names:
+        return ""
+    others = ", ".join(names[:5])
+    if not exact:
+        return (f"{call} -> {len(lines):,} lines, none with {part!r} as a whole name, only longer names "
+                f"({others}): {part!r} itself may not be in the text")
+    return (f"{call} -> {len(lines):,} lines, but only {len(exact):,} with {part!r} as a whole name; the others "
+            f"name {others}. The whole-name lines: {' | '.join(exact[:shown])}")
+
+
 def looks_empty(stdout: str) -> bool:
     """True when every printed line is an empty value (``0``, ``[]``, ``None``...), a ``label:`` before it allowed."""
     lines = [line.strip() for line in stdout.strip().splitlines()] or [""]

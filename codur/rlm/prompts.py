@@ -69,6 +69,19 @@ Question: {question}
 Write one ```repl block that finds the answer with grep/count/lines_with and puts it in a \
 variable, then FINAL_VAR(that variable) outside the block."""
 
+RESTART = """\
+Question: {question}
+
+`context` begins with:
+{preview}
+
+Your earlier replies went nowhere ({why}); they are not shown. What their code printed, and the \
+notes on its searches:
+{evidence}
+
+Write one new ```repl block that finds the answer with grep/count/lines_with (print what you \
+find) and puts it in a variable, then FINAL_VAR(that variable) outside the block."""
+
 NEXT_TURN = """\
 Output of your code:
 {outputs}{notes}{hint}
@@ -181,6 +194,13 @@ def system_prompt(budget: Budget, *, context_type: str, context_len: int, estima
 def first_turn(question: str, preview: str) -> str:
     """The first user turn: the question, the start of the context and the protocol."""
     return FIRST_TURN.format(question=question, preview=preview)
+
+
+def restart_turn(question: str, preview: str, evidence: str, why: str) -> str:
+    """The one user turn of a restarted conversation (the model repeated itself, or wrote no code):
+    the question, the start of the context, and the run's printed evidence instead of the replies
+    a small model would copy again."""
+    return RESTART.format(question=question, preview=preview, why=why, evidence=evidence or "(nothing printed)")
 
 
 def next_turn(question: str, outputs: str, notes: list[str], budget: Budget, hint: str = "") -> str:

@@ -113,6 +113,39 @@ class _Capture(io.TextIOBase):
         return text
 
 
+DISPLAY = "__rlm_display__"  # the REPL's function printing an expression statement's value
+
+
+def _display(value) -> None:
+    if value is not None:
+        print(repr(value))
+
+
+_PURE = ("len", "sorted", "set", "list", "tuple", "dict", "sum", "min", "max", "str", "int", "repr", "type")
+
+
+def _shown(stmt: ast.stmt, last: bool) -> bool:
+    """Whether a top-level statement's value is printed: the last one if an expression (as in any
+    REPL), and earlier ones that are a name, an index, a computation, a helper's search
+    (``grep("u-7502")`` alone on a line) or a builtin's value (``len(hits)``); not a call of
+    anything else (``f.write(...)``), not a bare string (a comment)."""
+    if not isinstance(stmt, ast.Expr) or isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+        return False
+    value = stmt.value
+    return last or not isinstance(value, ast.Call) or isinstance(value.func, ast.Name) \
+        and value.func.id in helpers.HELPER_NAMES + _PURE
+
+
+def _displayed(tree: ast.Module) -> ast.Module:
+    """``tree`` with each top-level expression statement :func:`_shown` wrapped in
+    ``__rlm_display__(...)``, which prints its value's repr unless it is None."""
+    for i, stmt in enumerate(tree.body):
+        if _shown(stmt, i == len(tree.body) - 1):
+            call = ast.Call(ast.Name(DISPLAY, ast.Load()), [stmt.value], [])
+            tree.body[i] = ast.copy_location(ast.Expr(ast.copy_location(call, stmt.value)), stmt)
+    return ast.fix_missing_locations(tree)
+
+
 def _format_error(exc: BaseException) -> str:
     """The exception as a traceback of the model's own code only (no worker frames)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith("<repl block")]
@@ -188,18 +221,27 @@ class Worker:
                     self.notes.append(note)
             return result
 
+        def note_alike(call, pattern, result):
+            if isinstance(result, list) and isinstance(pattern, str):
+                note = helpers.look_alike_note(call, pattern, result)
+                if note and note not in self.notes:
+                    self.notes.append(note)
+            return result
+
         def flagged(name, search):
-            """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``, noting a zero result."""
+            """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``, noting a zero
+            result and (for the line search ``grep``) lines naming only look-alikes."""
             def call(pattern, text=None, *rest, **kwargs):
-                searched = text_or_context(text)
-                return note_zero(f"{name}({pattern!r})", searched, search(searched, pattern, *rest, **kwargs))
+                searched, shown = text_or_context(text), f"{name}({pattern!r})"
+                result = note_zero(shown, searched, search(searched, pattern, *rest, **kwargs))
+                return note_alike(shown, pattern, result) if name == "grep" else result
             call.__name__ = name
             return call
 
         def lines_with(*words, text=None):
-            searched = text_or_context(text)
-            return note_zero(f"lines_with({', '.join(map(repr, words))})", searched,
-                             helpers.lines_with(searched, *words))
+            searched, shown = text_or_context(text), f"lines_with({', '.join(map(repr, words))})"
+            result = note_zero(shown, searched, helpers.lines_with(searched, *words))
+            return note_alike(shown, max(map(str, words), key=len, default=""), result)
 
         def submit(kind):
             """FINAL(value) / FINAL_VAR(variable or its name) called in code: the value is kept in
@@ -213,7 +255,7 @@ class Worker:
             return final
 
         return {
-            "__name__": "__rlm__", "__builtins__": builtins, "context": context,
+            "__name__": "__rlm__", "__builtins__": builtins, "context": context, DISPLAY: _display,
             "BudgetExceeded": BudgetExceeded, "BridgeError": BridgeError,
             "llm_query": lambda prompt: self.bridge("llm_query", prompt=str(prompt)),
             "rlm_query": lambda task, context=None: self.bridge(
@@ -236,7 +278,9 @@ class Worker:
         }
 
     def execute(self, code: str) -> dict:
-        """Run one block; a trailing expression's value is printed, as in an interactive REPL."""
+        """Run one block; a trailing expression's value is printed, as in an interactive REPL, and so
+        is an earlier one's that is a search or a value (:func:`_shown`): a small model often writes
+        ``grep("u-7502")`` without print."""
         self.blocks += 1
         self.notes = []
         name = f"<repl block {self.blocks}>"
@@ -247,13 +291,7 @@ class Worker:
         sys.stdout, sys.stderr = out, err
         linecache.cache[name] = (len(code), None, code.splitlines(True), name)
         try:
-            tree = ast.parse(code, name, "exec")
-            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-            exec(compile(tree, name, "exec"), self.ns)  # noqa: S102 - this process IS the sandbox
-            if last is not None:
-                value = eval(compile(ast.Expression(last.value), name, "eval"), self.ns)
-                if value is not None:
-                    print(repr(value))
+            exec(compile(_displayed(ast.parse(code, name, "exec")), name, "exec"), self.ns)  # noqa: S102 - the sandbox
         except Submitted as done:  # FINAL / FINAL_VAR called in code: the block ends without error
             submitted = done.kind
         except BaseException as exc:

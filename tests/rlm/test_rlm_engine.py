@@ -107,15 +107,20 @@ def test_final_inside_a_code_fence_is_run_not_read():
     assert result.answer == "done" and len(result.trace.iterations) == 2  # the code failed before its FINAL
 
 
-def test_a_repeated_reply_gets_a_note():
-    _, model = run(["```repl\nx = 1\n```", "```repl\nx = 1\n```", "FINAL(x)"])
-    assert "repeated an earlier reply" in model.calls[2][-1].content
-    assert "repeated" not in model.calls[1][-1].content
+def test_a_repeated_reply_restarts_the_conversation_from_the_evidence():
+    """A small model copies its own replies: after a repeat, the history is dropped and one turn
+    shows the question, the context's start and what the code printed so far."""
+    _, model = run(["```repl\nx = 41\nprint(x + 1)\n```", "```repl\nx = 41\nprint(x + 1)\n```", "FINAL(x)"])
+    assert "repeated" not in model.calls[1][-1].content and len(model.calls[1]) == 4
+    restart = model.calls[2]
+    assert len(restart) == 2 and "repeated an earlier one word for word" in restart[-1].content
+    assert "[iteration 2 block 1]\n42" in restart[-1].content and "x = 41" not in restart[-1].content
 
 
-def test_a_reply_without_code_or_final_gets_a_reminder():
-    _, model = run(["I think the answer is somewhere.", "FINAL(x)"])
-    assert "no ```repl block and no FINAL" in model.calls[1][-1].content
+def test_a_reply_without_code_restarts_the_conversation():
+    _, model = run(["The answer is 12345.\n\nFINAL_VAR(12345)", "FINAL(x)"])
+    assert len(model.calls[1]) == 2 and "no ```repl block and no FINAL" in model.calls[1][-1].content
+    assert "12345" not in model.calls[1][-1].content
 
 
 def test_budget_exhausted_forces_an_answer_with_a_warning():

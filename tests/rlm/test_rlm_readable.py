@@ -31,6 +31,59 @@ def test_empty_output_is_said_in_words():
     assert "[block 1] (your code printed nothing: print() the values you want to see)" in feedback(model, 1)
 
 
+def test_a_search_written_without_print_shows_its_lines():
+    """The join case: the model wrote grep("u-7502") on a line of its own and never saw the order."""
+    code = "grep('job=15$')\nlen(grep('job=15$'))\nopen('n.txt', 'w').write('x')\nhits = 2\nhits"
+    _, model = run([f"```repl\n{code}\n```", "FINAL(172)"])
+    assert "[block 1] ['2026-01-07 10:00:15 INFO job=15']\n1\n2\n" in feedback(model, 1)  # not write()
+
+
+LOOK_ALIKES = ("x\n" * 600 + "config service=billing-460 port=11111\nconfig service=prebilling-46 port=33333\n"
+               "config service=billing-46-canary port=22222\n" + "y\n" * 600)
+
+
+def test_a_search_finding_only_look_alikes_is_flagged_and_its_final_not_taken():
+    """The absent case: a loose search found a look-alike's line and the model answered its port."""
+    code = "line = grep('billing-46')[0]\nport = line.split('port=')[1]"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(NOT PRESENT)"], context=LOOK_ALIKES,
+                        question="Which port does the service billing-46 listen on?")
+    text = feedback(model, 1)
+    assert "grep('billing-46') -> 3 lines, none with 'billing-46' as a whole name" in text
+    assert "billing-460, prebilling-46, billing-46-canary" in text and "may not be in the text" in text
+    assert result.trace.iterations[0].final["refused"] == "notes" and result.answer == "NOT PRESENT"
+
+
+def test_an_answer_from_a_look_alikes_line_is_refused():
+    """The lookup case: the code took the first port= in the log (a look-alike's) and handed it in."""
+    log = LOOK_ALIKES.replace("y\n" * 600, "config service=billing-46 port=43071\n" + "y\n" * 600)
+    code = "import re\nport = re.search(r'port=(\\d+)', context).group(1)"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(43071)"], context=log,
+                        question="Which port does the service billing-46 listen on?")
+    assert ("11111 is on the line 'config service=billing-460 port=11111', which names billing-460, not "
+            "billing-46: that is a look-alike's value") in feedback(model, 1)
+    assert (result.answer, result.answer_source) == ("43071", "final_direct")
+
+
+def test_a_made_up_number_after_code_ran_is_refused():
+    """The join case: a failed block, then FINAL(12345) in prose, a number nothing printed."""
+    result, model = run(["```repl\nprint(lines_with('warehouse')[0])\n```", "It is 12345.\nFINAL(12345)",
+                         "```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
+    assert "FINAL(12345) refused: that value is neither in the text nor in any output" in feedback(model, 2)
+    assert result.answer == "172" and result.trace.iterations[1].final["accepted"] is False
+
+
+def test_a_search_with_look_alikes_shows_the_whole_name_lines():
+    log = LOOK_ALIKES.replace("y\n" * 600, "config service=billing-46 port=43071\n" + "y\n" * 600)
+    code = "print(grep('billing-46'))"
+    _, model = run([f"```repl\n{code}\n```", "FINAL(43071)"], context=log,
+                   question="Which port does the service billing-46 listen on?")
+    assert ("but only 1 with 'billing-46' as a whole name; the others name billing-460, prebilling-46, "
+            "billing-46-canary. The whole-name lines: config service=billing-46 port=43071") in feedback(model, 1)
+    clean, model = run(["```repl\nprint(grep('service=billing-46 '))\n```", "FINAL(43071)"], context=log,
+                       question="Which port does the service billing-46 listen on?")
+    assert "whole name" not in feedback(model, 1)
+
+
 def test_a_case_sensitive_search_finding_nothing_is_flagged_with_the_count_ignoring_case():
     """The count case: `\\berror\\b` over a log that says ERROR printed 0 and the model answered 0."""
     code = "import re\nprint(len(re.findall(r'\\berror\\b', context)))"
@@ -156,7 +209,7 @@ def test_a_final_var_of_several_items_is_shown_and_the_answer_asked_from_it():
     """The model put every look-alike line in its variable without seeing them: they are shown first."""
     log = ("x\n" * 600 + "config service=billing-460 port=11111\nconfig service=billing-46 port=43071\n"
            "config service=billing-4 port=22222\n" + "y\n" * 600)
-    result, model = run(["```repl\nanswer = grep('billing-4')\n```\nFINAL_VAR(answer)", '{"answer": "43071"}'],
+    result, model = run(["```repl\nanswer = grep('config service')\n```\nFINAL_VAR(answer)", '{"answer": "43071"}'],
                         context=log, question="Which port does the service billing-46 listen on?")
     assert (result.answer, result.answer_source) == ("43071", "extracted")
     shown = str(model.calls[1][-1].content)
@@ -224,7 +277,7 @@ def test_the_json_answer_reaches_an_openai_compatible_server_as_a_json_schema_re
 # -- item 3, optional part: a vote over trajectories (self-consistency) ------------------------------
 
 def test_vote_over_trajectories_at_different_temperatures():
-    from codur.rlm.engine import vote_key
+    from codur.rlm.vote import vote_key
 
     model = ScriptedChatModel(replies=["FINAL(The count is 1,172.)", "FINAL(8)", "FINAL(1172)"])
     result = RLMEngine(model, RLMConfig()).run_voted("How many?", LOG, k=3)

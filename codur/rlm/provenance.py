@@ -1,0 +1,77 @@
+"""Where an answer comes from: two checks on a FINAL before it is accepted, no model call.
+
+A small model's commonest wrong answers in bench/rlm were not miscomputed values but values
+from the wrong place: a number it never saw (``FINAL(12345)`` in prose after a failed block),
+and a look-alike's value (the port on ``service=billing-46-canary`` for a question about
+``billing-46``). Both are visible in the text, so the engine says so instead of accepting.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+#: the names a question asks about: a token with a digit or an inner hyphen (``billing-46``, ``u-7502``)
+_KEY_NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:\d|\w-\w))[A-Za-z0-9][\w-]*[A-Za-z0-9](?![\w-])")
+_ABSENT = re.compile(r"\b(?:not (?:present|found|in the (?:text|log|context))|absent|no such|none|unknown)\b",
+                     re.IGNORECASE)
+
+
+def key_names(question: str) -> list[str]:
+    """The names ``question`` asks about: tokens holding a digit or an inner hyphen, in order, once each."""
+    return list(dict.fromkeys(m.group(0) for m in _KEY_NAME.finditer(question)))
+
+
+def says_absent(value: str) -> bool:
+    """True for an answer saying the thing is not there ("NOT PRESENT", "not found", "none")."""
+    return _ABSENT.search(value) is not None
+
+
+def _whole(token: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
+
+
+def unseen(value: str, printed: Iterable[str], context: object = None) -> bool:
+    """True when ``value`` (a direct FINAL of at most 40 characters) holds a token with a digit
+    that is in none of ``printed`` (what the code printed, the notes, what was shown of a
+    FINAL_VAR) and not a whole token of ``context`` (the input): a number the model made up
+    (``FINAL(12345)`` in prose after a failed block). Compared ignoring case, quotes and
+    thousands commas. A word answer ("yes", a summary) and one saying "not present" are never
+    unseen: they may come from reading."""
+    text = value.strip().strip("'\"` .").replace(",", "")
+    if not text or len(text) > 40 or says_absent(text):
+        return False
+    seen = [out.replace(",", "").lower() for out in printed]
+
+    def made_up(token: str) -> bool:
+        in_text = isinstance(context, str) and _whole(token).search(context) is not None
+        return not in_text and not any(token.lower() in out for out in seen)
+    return any(made_up(t) for t in re.findall(r"[\w-]*\d[\w-]*", text))
+
+
+def look_alike_source(question: str, value: str, context: object, *, width: int = 120) -> str:
+    """A note when every line of ``context`` holding ``value`` (a whole token of at most 40
+    characters) names one of the question's :func:`key_names` only inside a longer name
+    (``billing-46-canary`` for ``billing-46``) and none names it whole: that value belongs to a
+    look-alike. "" otherwise (also for a value on no line, or a question with no such name)."""
+    text = value.strip().strip("'\"")
+    if not isinstance(context, str) or not text or len(text) > 40 or "\n" in text:
+        return ""
+    names = key_names(question)
+    if not names:
+        return ""
+    found = _whole(text)
+    lines = [line for line in context.splitlines() if text.lower() in line.lower() and found.search(line)]
+    if not lines or len(lines) > 20:
+        return ""
+    for name in names:
+        whole = _whole(name)
+        longer = re.compile(rf"[\w-]*{re.escape(name)}[\w-]*", re.IGNORECASE)
+        if any(whole.search(line) for line in lines):
+            return ""
+        others = [m.group(0) for line in lines for m in longer.finditer(line) if m.group(0).lower() != name.lower()]
+        if others:
+            return (f"{text} is on the line {lines[0].strip()[:width]!r}, which names {others[0]}, not {name}: "
+                    f"that is a look-alike's value; find the line naming {name} itself, or answer NOT PRESENT "
+                    "if there is none")
+    return ""
