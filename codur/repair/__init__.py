@@ -50,7 +50,7 @@ from codur.repair.mutants import Mutant
 from codur.repair.mutants import generate as generate_mutants
 from codur.repair.site import Change
 from codur.repair.statements import changes_for
-from codur.repair.worker import close_warm_runners
+from codur.testing.forkserver import close_warm_runners
 
 __all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for", "close_warm_runners",
            "generate_mutants", "is_source_file", "localize_faults", "ochiai", "repair"]

@@ -25,7 +25,8 @@ from typing import Protocol
 
 from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
-from codur.testing.report import read_report, report_env
+from codur.testing.report import read_report
+from codur.testing.runner import report_env
 
 
 class CandidateVerdict(StrEnum):

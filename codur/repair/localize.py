@@ -34,13 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.repair.source import is_source_file
-from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker, can_fork_server, keep_runner, take_runner
+from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
+from codur.testing.forkserver import can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
-from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report, report_env
+from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
+from codur.testing.runner import argv_of, report_env, run_tests
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
 
@@ -231,25 +233,24 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         elif can_fork_server(command):
             runner = take_runner(command.python, repo)
             try:
-                code, timed_out = runner.run(repo, [*args, *plugin], env,
-                                             run_timeout_s, lambda pid: None)
+                done = run_tests(command, repo, argv_of(command, [*args, *plugin]), env, run_timeout_s, server=runner)
             except BaseException:
                 runner.close()
                 raise
             keep_runner(runner)
-            output = f"exit {code}" + (" (over the time limit)" if timed_out else "")
+            code = -9 if done.exit_code is None else done.exit_code  # killed: a confined run of its own
+            output = f"exit {code}" + (" (over the time limit)" if done.timed_out else "")
         else:
-            argv = [*command.pytest_argv()[:3], *args, *plugin] if command.is_pytest else list(command.argv)
+            argv = argv_of(command, [*args, *plugin])
             data = tmp / "coverage"
             if not command.is_pytest and _can_cover(argv[0]):
                 argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
-            proc = run_process(argv, cwd=repo, env=testcmd.plugin_env(command.python, **env), timeout_s=run_timeout_s,
-                               memory_mb=memory_mb)
-            if proc.timed_out:
+            done = run_tests(command, repo, argv, env, run_timeout_s, confined=False)
+            if done.timed_out:
                 raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s")
-            output = (proc.stdout + proc.stderr)[-4000:]
+            output = done.output[-4000:]
             if not command.is_pytest:
-                code = -1 if proc.exit_code is None else proc.exit_code
+                code = -1 if done.exit_code is None else done.exit_code
                 report = _whole_command_report(repo, code, output, command.argv, data)
         if command.is_pytest:
             report = read_report(out)

@@ -20,9 +20,10 @@ from codur.repair.evaluate import Candidate, Checks, Evaluation
 from codur.repair.search import CandidateQueue, search
 from codur.repair.selection import related_test_files
 from codur.repair.source import read_source
-from codur.repair.worker import Runner, Worker, can_fork_server, keep_runner, take_runner
+from codur.repair.worker import Worker
 from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
+from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
 
 

@@ -91,11 +91,6 @@ class TestCommand:
     def is_pytest(self) -> bool:
         return self.pytest_args is not None
 
-    def pytest_argv(self, *extra: str) -> list[str]:
-        """``python -m pytest <user args> <extra>`` (only for pytest commands)."""
-        assert self.python is not None and self.pytest_args is not None
-        return [self.python, "-m", "pytest", *self.pytest_args, *extra]
-
     def run_argv(self, repo: Path, extra: list[str], selection: list[str] | None = None) -> list[str]:
         """The command with pytest's ``extra`` options and a ``selection`` of test ids or paths
         (which replaces the command's own path arguments), when the command takes them; else the

@@ -3,21 +3,19 @@
 :class:`TestRun` of :class:`TestRecord` keyed by test id (pytest's node id,
 :mod:`codur.testing.ids`); :class:`TestReport`, what observe, verify and the ``run_pytest``
 tool say of a run (passed and failed ids, the failures' tracebacks, built by
-:func:`report_from`); and why a suite could not even start (:func:`setup_problem`). The
-tool path's run itself: :func:`codur.tools.testing.run_tests`; repair's:
-:mod:`codur.repair.evaluate`, :mod:`codur.repair.localize`.
+:func:`report_from`); and why a suite could not even start (:func:`setup_problem`). Every
+run that writes it starts through :func:`codur.testing.runner.run_tests`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.sandbox.secrets import redact
-from codur.testing.command import PLUGIN, RUNTIME_DIR, TestCommand
+from codur.testing.command import TestCommand
 
 NO_TESTS_COLLECTED = 5
 #: The one test of a command that reports no test ids (``make test``): passed or failed by its exit code.
@@ -180,32 +178,6 @@ def report_of(passed: list[str], failed: list[str], skipped: int, tracebacks: di
     counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
     summary = ", ".join(f"{n} {w}" for n, w in counts if n)
     return TestReport(passed, failed, skipped, tracebacks, exit_code, summary or "no tests ran", output, duration_s)
-
-
-#: Environment variable naming the file the plugin writes its report to.
-REPORT_ENV = "CODUR_REPAIR_OUT"
-
-
-def report_env(out: Path, *, coverage: bool = False) -> dict[str, str]:
-    """Environment that makes the repair plugin write its report to ``out``, with per-test
-    line coverage (of ``CODUR_REPAIR_SOURCE``, else the run's folder) only when ``coverage``."""
-    return {REPORT_ENV: str(out), **({} if coverage else {"CODUR_REPAIR_NO_COVERAGE": "1"})}
-
-
-def plugin_options(out: Path, test_timeout_s: float, *, by_option: bool = True) -> tuple[list[str], dict[str, str]]:
-    """pytest options and environment that load the repair plugin to write its report (no
-    coverage) to ``out``, with a per-test limit of ``test_timeout_s`` seconds (0: none): a test
-    running longer fails with a TimeoutError raised where it loops. ``by_option`` False loads
-    it through ``PYTEST_PLUGINS`` instead of ``-p`` (a command that passes pytest's options
-    through a wrapper, ``tox -e py --``: a wrapper that drops the environment then runs
-    without it, and writes no report, where ``-p`` would stop pytest)."""
-    path = os.pathsep.join(p for p in (str(RUNTIME_DIR), os.environ.get("PYTHONPATH", "")) if p)
-    env = {"PYTHONPATH": path, **report_env(out)}
-    if test_timeout_s:
-        env["CODUR_REPAIR_TEST_TIMEOUT"] = f"{test_timeout_s:g}"
-    if by_option:
-        return ["-p", PLUGIN], env
-    return [], {**env, "PYTEST_PLUGINS": ",".join(filter(None, [os.environ.get("PYTEST_PLUGINS", ""), PLUGIN]))}
 
 
 _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")

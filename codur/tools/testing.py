@@ -1,8 +1,9 @@
 """Running the repo's tests in the run's tool context: the shared engine of run_pytest, observe and verify.
 
-The command is the run's one test command (:mod:`codur.testing.command`); results come from
-the repair plugin's report, the one report every test run of codur writes, read by
-:func:`codur.testing.report.read_report`, not from scraping pytest's console.
+The command is the run's one test command (:mod:`codur.testing.command`), started by the one
+test runner (:func:`codur.testing.runner.run_tests`) through the tool context's confined
+process; results come from the repair plugin's report, the one report every test run of
+codur writes, not from scraping pytest's console.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import tempfile
 from pathlib import Path
 
 from codur.sandbox.lifetime import temp_dir
-from codur.testing.command import TEST_TIMEOUT_S, TestCommand, own_plugins_off
-from codur.testing.report import WHOLE_COMMAND, TestReport, plugin_options, read_report, report_from, report_of
+from codur.testing import runner
+from codur.testing.command import TEST_TIMEOUT_S, TestCommand
+from codur.testing.report import WHOLE_COMMAND, TestReport, report_from, report_of
 from codur.tools import snapshot
 from codur.tools.context import ToolContext
 
@@ -37,7 +39,7 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
               test_timeout_s: float | None = None) -> TestReport:
     """Run the repo's test command (:meth:`ToolContext.tests`) and read the plugin's report.
 
-    A command that takes pytest's options gets the plugin (:func:`codur.testing.report.plugin_options`)
+    A command that takes pytest's options gets the plugin (:func:`codur.testing.runner.reporting_argv`)
     and ``extra_args``, and ``selection`` replaces its own test paths; any other command
     (``make test``), or a wrapper's (``tox -e py --``) that wrote no report, runs as
     configured and is one test, passed or failed by its exit code.
@@ -90,18 +92,21 @@ def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | No
                extra_args: list[str] | None, env: dict[str, str] | None, test_timeout_s: float) -> TestReport:
     with temp_dir("codur-pytest-") as tmp:
         out = tmp / "report.json"
-        plugin, plugin_env = plugin_options(out, test_timeout_s, by_option=command.is_pytest)
-        flags = ["-q", "--tb=short", "-p", "no:cacheprovider", *plugin, *(extra_args or [])]
-        argv = command.run_argv(ctx.root, flags, selection)
-        env = {**own_plugins_off(command.python), **(plugin_env if command.passes_args else {}), **(env or {})}
-        proc = ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
-        output = (proc.stdout + proc.stderr)[-6000:]
+        argv, plugin_env = runner.reporting_argv(command, ctx.root, out, selection=selection, extra=extra_args,
+                                                 test_timeout_s=test_timeout_s)
+
+        def launch(argv: list[str], env: dict[str, str], timeout_s: float | None):
+            return ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
+
+        proc = runner.run_tests(command, ctx.root, argv, {**plugin_env, **(env or {})}, timeout_s, launch=launch,
+                                report=out if command.passes_args else None)
+        output = proc.output[-6000:]
         if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
             ctx.on_event({"event_type": "tests.run", "duration_s": round(proc.duration_s, 3),
                           "exit_code": proc.exit_code, "timed_out": proc.timed_out})
         if proc.timed_out:
             return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
-        run = read_report(out) if command.passes_args else None
+        run = proc.report
     if run is None and not command.is_pytest:  # a whole command: one test, judged by its exit code
         ok = proc.exit_code == 0
         report = report_of([WHOLE_COMMAND] if ok else [], [] if ok else [WHOLE_COMMAND], 0,

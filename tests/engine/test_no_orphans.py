@@ -131,7 +131,7 @@ def test_sweep_takes_only_old_folders_of_dead_owners(tmp_path: Path):
 HOLDER = """
 import sys, threading, time
 from pathlib import Path
-from codur.repair.worker import take_runner
+from codur.testing.forkserver import take_runner
 from codur.rlm.sandbox import Sandbox
 repo = Path(sys.argv[1])
 runner = take_runner(sys.executable, repo)

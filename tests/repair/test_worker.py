@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from codur.repair.worker import Runner, Worker
+from codur.repair.worker import Worker
 from codur.testing import command as testcmd
+from codur.testing.forkserver import Runner
 
 from .conftest import write_repo
 
@@ -86,7 +87,7 @@ def test_runner_without_pytest_fails_clearly(tmp_path):
 
 def test_warm_runner_is_reused_then_closed(tmp_path):
     from codur.repair import close_warm_runners
-    from codur.repair.worker import keep_runner, take_runner
+    from codur.testing.forkserver import keep_runner, take_runner
 
     python = testcmd.resolve(tmp_path, None).python
     runner = take_runner(python, tmp_path)

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from codur import CodurConfig
-from codur.repair.worker import Runner, Worker
+from codur.repair.worker import Worker
 from codur.sandbox.limits import default_test_memory_mb, machine_memory_mb
 from codur.testing import command as testcmd
+from codur.testing.forkserver import Runner
 from codur.tools import ToolExecutor
 
 GREEDY_TESTS = (

@@ -1,6 +1,6 @@
 """Where repair's test runs are confined: bubblewrap when it works, else the allowlist only.
 
-The warm pytest fork server (:class:`codur.repair.worker.Runner`) starts inside
+The warm pytest fork server (:class:`codur.testing.forkserver.Runner`) starts inside
 bubblewrap, so every test run it forks is confined for the price of a fork:
 
 - the whole filesystem read-only; the scratch area (:func:`scratch_root`), which holds
@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by worker.py through this module)
+from codur.sandbox.bwrap import (
     bwrap_argv,
     bwrap_problem,
     fallback_reason,
@@ -42,7 +42,7 @@ from codur.sandbox.bwrap import (  # noqa: F401  (interpreter_paths: used by wor
 )
 from codur.sandbox.lifetime import make_temp_dir
 from codur.sandbox.limits import MEMORY_ENV
-from codur.sandbox.process import run_process, signal_group
+from codur.sandbox.process import ProcessResult, run_process, signal_group
 from codur.testing import command as testcmd
 
 _lock = threading.Lock()
@@ -128,27 +128,25 @@ def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str
 
 def run_confined(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
                  on_start: Callable[[Callable[[], None]], None], origin: Path,
-                 interpreter: str = sys.executable) -> tuple[int, bool]:
+                 interpreter: str = sys.executable, *, confined: bool = True) -> ProcessResult:
     """Run ``argv`` in ``cwd`` with the whole environment ``env`` through codur's one process
     runner (:func:`codur.sandbox.process.run_process`: its own process group, killed with it,
-    at most ``timeout_s`` seconds); return (exit code, timed out; -9 when it was killed). Under
-    bwrap when it works: the scratch area read-write, ``origin`` (the repo), ``argv[0]``'s
-    prefix and the repo's ``interpreter`` (a script may call it) bound back when under /tmp or
-    the home, report files through the spool; its address space limited to ``env``'s
-    :data:`MEMORY_ENV` MiB when set. ``on_start`` gets the function that kills it."""
+    at most ``timeout_s`` seconds); return its result (``exit_code`` None when it was killed).
+    Under bwrap when ``confined`` and it works: the scratch area read-write, ``origin`` (the
+    repo), ``argv[0]``'s prefix and the repo's ``interpreter`` (a script may call it) bound
+    back when under /tmp or the home, report files through the spool. Its address space is
+    limited to ``env``'s :data:`MEMORY_ENV` MiB when set. ``on_start`` gets the function that
+    kills it. Called by :func:`codur.testing.runner.run_tests` alone."""
     finish = None
-    if problem() is None:
+    if confined and problem() is None:
         seen = readable(origin, *interpreter_paths(argv[0]), *interpreter_paths(interpreter))
         env, finish = spool(env, f"{os.getpid()}-{threading.get_ident()}", seen)
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
         argv = confine(argv, cwd, seen)
     try:
-        done = run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s,
+        return run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s,
                            on_start=lambda proc: on_start(functools.partial(signal_group, proc.pid)),
                            memory_mb=int(env.get(MEMORY_ENV) or 0) or None)
     finally:
         if finish is not None:
             finish()
-    return (-9 if done.exit_code is None else done.exit_code), done.timed_out
-
-
