@@ -138,6 +138,8 @@ def _find_final(prose: str) -> tuple[FinalAnswer | None, str]:
         if match.group("name") == "FINAL_VAR":
             if _IDENTIFIER.match(value):
                 final = FinalAnswer("variable", value)
+            elif re.fullmatch(r"[\w.,:/-]*\d[\w.,:/-]*", value):  # FINAL_VAR(41468): a value, written as one
+                final = FinalAnswer("direct", value)
         else:
             final = FinalAnswer("direct", value)
     kept.append(prose[pos:])
@@ -152,7 +154,8 @@ def parse_response(text: str) -> ParsedResponse:
 
     Returns:
         The :class:`ParsedResponse`. ``FINAL()`` with nothing inside and
-        ``FINAL_VAR`` of something that is not an identifier are not answers;
+        ``FINAL_VAR`` of something that is neither an identifier nor a value holding a digit
+        (``FINAL_VAR(41468)`` is read as ``FINAL(41468)``) are not answers;
         a marker inside any code fence is ignored.
     """
     blocks: list[str] = []

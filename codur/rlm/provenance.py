@@ -75,3 +75,17 @@ def look_alike_source(question: str, value: str, context: object, *, width: int 
                     f"that is a look-alike's value; find the line naming {name} itself, or answer NOT PRESENT "
                     "if there is none")
     return ""
+
+
+def names_in_code(codes: Iterable[str]) -> set[str]:
+    """The names the run's code blocks use (assigned or read): ``FINAL(warehouse_id)`` hands in
+    one of them instead of its value."""
+    import ast
+
+    names: set[str] = set()
+    for code in codes:
+        try:
+            names.update(node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name))
+        except SyntaxError:
+            continue
+    return names

@@ -118,9 +118,9 @@ def test_a_repeated_reply_restarts_the_conversation_from_the_evidence():
 
 
 def test_a_reply_without_code_restarts_the_conversation():
-    _, model = run(["The answer is 12345.\n\nFINAL_VAR(12345)", "FINAL(x)"])
+    _, model = run(["The answer is in the port line.\n\nFINAL_VAR(the port)", "FINAL(x)"])
     assert len(model.calls[1]) == 2 and "no ```repl block and no FINAL" in model.calls[1][-1].content
-    assert "12345" not in model.calls[1][-1].content
+    assert "port line" not in model.calls[1][-1].content
 
 
 def test_budget_exhausted_forces_an_answer_with_a_warning():

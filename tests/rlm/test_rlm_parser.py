@@ -35,6 +35,7 @@ CASES = [
     ("unclosed-block-runs-to-end", "```repl\nprint('cut by max_tokens'", ["print('cut by max_tokens'"], None, ""),
     ("empty-final-ignored", "I will call FINAL() once I know.", [], None, "I will call  once I know."),
     ("final-var-not-identifier", "FINAL_VAR(the result)", [], None, ""),
+    ("final-var-of-a-value", "The port is 41468. FINAL_VAR(41468)", [], F("direct", "41468"), "The port is 41468."),
     ("first-final-wins", "FINAL(a)\nFINAL(b)", [], F("direct", "a"), ""),
     ("not-a-marker", "MY_FINAL(3) and obj.FINAL(4)", [], None, "MY_FINAL(3)"),
     ("tilde-fence", "~~~python\nprint(1)\n~~~", ["print(1)"], None, ""),

@@ -40,13 +40,15 @@ def test_a_search_written_without_print_shows_its_lines():
 
 LOOK_ALIKES = ("x\n" * 600 + "config service=billing-460 port=11111\nconfig service=prebilling-46 port=33333\n"
                "config service=billing-46-canary port=22222\n" + "y\n" * 600)
+WITH_46 = LOOK_ALIKES.replace("y\n" * 600, "config service=billing-46 port=43071\n" + "y\n" * 600)
+PORT = "Which port does the service billing-46 listen on?"
 
 
 def test_a_search_finding_only_look_alikes_is_flagged_and_its_final_not_taken():
     """The absent case: a loose search found a look-alike's line and the model answered its port."""
     code = "line = grep('billing-46')[0]\nport = line.split('port=')[1]"
     result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(NOT PRESENT)"], context=LOOK_ALIKES,
-                        question="Which port does the service billing-46 listen on?")
+                        question=PORT)
     text = feedback(model, 1)
     assert "grep('billing-46') -> 3 lines, none with 'billing-46' as a whole name" in text
     assert "billing-460, prebilling-46, billing-46-canary" in text and "may not be in the text" in text
@@ -55,10 +57,8 @@ def test_a_search_finding_only_look_alikes_is_flagged_and_its_final_not_taken():
 
 def test_an_answer_from_a_look_alikes_line_is_refused():
     """The lookup case: the code took the first port= in the log (a look-alike's) and handed it in."""
-    log = LOOK_ALIKES.replace("y\n" * 600, "config service=billing-46 port=43071\n" + "y\n" * 600)
     code = "import re\nport = re.search(r'port=(\\d+)', context).group(1)"
-    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(43071)"], context=log,
-                        question="Which port does the service billing-46 listen on?")
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(43071)"], context=WITH_46, question=PORT)
     assert ("11111 is on the line 'config service=billing-460 port=11111', which names billing-460, not "
             "billing-46: that is a look-alike's value") in feedback(model, 1)
     assert (result.answer, result.answer_source) == ("43071", "final_direct")
@@ -70,17 +70,18 @@ def test_a_made_up_number_after_code_ran_is_refused():
                          "```repl\nprint(count('ERROR'))\n```", "FINAL(172)"])
     assert "FINAL(12345) refused: that value is neither in the text nor in any output" in feedback(model, 2)
     assert result.answer == "172" and result.trace.iterations[1].final["accepted"] is False
+    named, model = run(["```repl\nanswer = count('ERROR')\nprint(warehouse_id)\n```", "FINAL(warehouse_id)",
+                        "FINAL(answer)"])
+    assert "FINAL(warehouse_id) refused: warehouse_id is a name in your code" in feedback(model, 2)
+    assert (named.answer, named.answer_source) == ("172", "final_var")  # FINAL(answer): the variable's value
 
 
 def test_a_search_with_look_alikes_shows_the_whole_name_lines():
-    log = LOOK_ALIKES.replace("y\n" * 600, "config service=billing-46 port=43071\n" + "y\n" * 600)
-    code = "print(grep('billing-46'))"
-    _, model = run([f"```repl\n{code}\n```", "FINAL(43071)"], context=log,
-                   question="Which port does the service billing-46 listen on?")
+    _, model = run(["```repl\nprint(grep('billing-46'))\n```", "FINAL(43071)"], context=WITH_46, question=PORT)
     assert ("but only 1 with 'billing-46' as a whole name; the others name billing-460, prebilling-46, "
             "billing-46-canary. The whole-name lines: config service=billing-46 port=43071") in feedback(model, 1)
-    clean, model = run(["```repl\nprint(grep('service=billing-46 '))\n```", "FINAL(43071)"], context=log,
-                       question="Which port does the service billing-46 listen on?")
+    clean, model = run(["```repl\nprint(grep('service=billing-46 '))\n```", "FINAL(43071)"], context=WITH_46,
+                       question=PORT)
     assert "whole name" not in feedback(model, 1)
 
 
