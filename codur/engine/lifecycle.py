@@ -1,5 +1,6 @@
-"""A run's lifecycle helpers: its id and folder, the signal handlers that cancel it, and the
-bounded wait for its graph thread (no graph import here: :mod:`codur.engine.local` uses them)."""
+"""A run's lifecycle helpers: its folder (its id and git-ignore: :mod:`codur.tools.run_folder`),
+the signal handlers that cancel it, and the bounded wait for its graph thread (no graph import
+here: :mod:`codur.engine.local` uses them)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ import signal
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from codur.core.budget import Limits
@@ -22,10 +21,6 @@ from codur.tools.journal import ChangeJournal, atomic_write_bytes
 
 #: A failed run's attempted diff, in its folder.
 ATTEMPT = "attempt.patch"
-
-
-def new_run_id() -> str:
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
@@ -46,19 +41,6 @@ def run_folder(repo: Path, run_id: str, dry_run: bool) -> tuple[Path, str]:
     note = f"the repo cannot hold the run's folder ({run_dir}: {problem}); this dry run's folder is {elsewhere}"
     logging.getLogger("codur").warning(note)
     return elsewhere, note
-
-
-def ignore_in_git(repo: Path) -> None:
-    """Make git ignore ``<repo>/.codur/`` without touching the user's ``.gitignore``: the folder
-    gets its own ``.gitignore`` holding ``*`` (itself included), written once, atomically.
-
-    Raises:
-        OSError: the folder cannot be created or written (a read-only repo).
-    """
-    folder = repo / ".codur"
-    folder.mkdir(exist_ok=True)
-    if not (folder / ".gitignore").exists():
-        atomic_write_bytes(folder / ".gitignore", b"*\n")
 
 
 def stop_worker(worker: threading.Thread, tools: ToolExecutor, timeout_s: float) -> bool:

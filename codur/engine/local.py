@@ -38,7 +38,7 @@ from codur.core.events import TraceWriter, envelope
 from codur.engine.checkpoints import RECURSION_LIMIT, ResumeError, open_checkpointer, resume_point
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, ignore_in_git, new_run_id, revert_failed, run_folder, stop_worker
+from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.report import RunReport
 from codur.llm.factory import ConfigModelProvider, ModelProvider
@@ -47,6 +47,7 @@ from codur.sandbox.lifetime import sweep
 from codur.storage import StorageError, postgres_module
 from codur.tools.executor import ToolExecutor
 from codur.tools.journal import atomic_write_bytes
+from codur.tools.run_folder import ignore_in_git, new_run_id
 
 #: After a second Ctrl-C, how long the tool calls in flight and the graph thread get to stop
 #: before the result is written, seconds.

@@ -1,9 +1,12 @@
 """The candidate-patch pipeline: fixes as candidates in one ranked queue, judged by the tests.
 
-- ``pipeline.py``: :class:`PatchPipeline`, the fixers in cost order (mutation under a
-  time box, model samples, mutants of near misses, the rest of the mutants) on one
+- ``pipeline.py``: :class:`PatchPipeline`, the fixers' phases in cost order (the records of
+  :data:`codur.core.contracts.FIXERS`), then the candidates they left untried, on one
   repair session (private copies, warm pytest fork server, parallel workers).
-- ``contracts.py``: :class:`PatchSettings` (how it searches) and :class:`PatchResult` (what it found).
+- ``phases.py``: the mutation phase (under a time box) and the sampling phase (model samples,
+  the untried mutants beside them); ``hybrid.py`` holds the hybrid phase.
+- ``contracts.py``: :class:`PatchSettings` (how it searches), :class:`PatchResult` (what it found)
+  and :class:`PhaseRun` (what the phases of one search share).
 - ``ranking.py``: the suspicious functions across files (what a sample rewrites, what
   the agent is shown).
 - ``prompt.py``: a sample's prompt (variants: plain, tests, marked, file, pair).

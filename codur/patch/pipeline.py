@@ -4,19 +4,15 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
 
 1. **Localize.** The repair session copies the repo into private workers, starts the
    warm pytest fork server and runs the suite once with per-test coverage (Ochiai).
-2. **Mutation, time-boxed.** The mutation engine's mutants, best first, for at most
-   ``time_box_s`` seconds (no model, ~0.3 s a candidate).
-3. **Model samples.** The most suspicious function rewritten whole by the model, K
-   samples (:mod:`codur.patch.sampling`); each is tested while the next one is drawn.
-   A *pair* sample rewrites the two most suspicious functions together (across files:
-   :mod:`codur.patch.ranking`) when they sit in different files, or once a sample was
-   a near miss. Meanwhile the mutants the time box left are tested on one worker
-   (:data:`BACKFILL_WORKERS`), after any sample waiting: the model keeps the other cores
-   (not when a test hung, and no more once such a mutant times out).
-4. **Hybrid.** The union of two near misses that changed different places, then
-   mutants of the best near misses (:mod:`codur.patch.hybrid`).
-5. **The rest of the mutants** (those the sampling phase did not reach), on every
-   worker, until the search budget runs out.
+2. **The fixers' phases**, in cost order: each pipeline fixer of the settings' ``fixers``, by
+   its record in :data:`codur.core.contracts.FIXERS`, runs its phase function
+   ``(pipeline, session, run) -> SearchOutcome | None``: mutation under a time box and the
+   model samples (:mod:`codur.patch.phases`), then the hybrid of near misses
+   (:mod:`codur.patch.hybrid`). A phase searches its candidates with :meth:`PatchPipeline.search`;
+   the phases share a :class:`codur.patch.contracts.PhaseRun`.
+3. **The rest.** The candidates a phase left untried (the mutants past the time box that the
+   sampling phase did not reach) are tested on every worker once every fixer had its turn
+   (phase ``"<fixer> (rest)"``), until the search budget runs out.
 
 The first plausible patch wins (failing tests pass, passing tests still pass). A
 candidate may change several files; nothing in the repo is written here: the result
@@ -27,7 +23,6 @@ with the best near miss as context.
 
 from __future__ import annotations
 
-import contextvars
 import threading
 import time
 from collections.abc import Callable
@@ -35,24 +30,18 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
+from codur.core import contracts
+from codur.core.contracts import PatchStatus
 from codur.patch import ranking
-from codur.patch.contracts import PatchResult, PatchSettings
+from codur.patch.contracts import PatchResult, PatchSettings, PhaseRun
 from codur.patch.conversation import Judged
-from codur.patch.hybrid import hybrid_candidates
-from codur.patch.prompt import PromptParts, test_source
-from codur.patch.sampling import draw, judged_mutants
 from codur.patch.splice import FunctionSpan
-from codur.repair import mutants as mutation
-from codur.repair.evaluate import MAX_FAILURES, Candidate, CandidateVerdict, Evaluation, apply_files, files_of
+from codur.repair.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
 from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 
-#: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
-#: reply stops at its next token; a call with no token yet is left behind, not waited for).
-SAMPLER_GRACE_S = 2.0
 #: Workers the untried mutants may hold while the model writes samples: the model server
 #: keeps the other cores (on 2 cores, one test process beside it).
 BACKFILL_WORKERS = 1
@@ -61,11 +50,6 @@ Event = Callable[[dict], None]
 
 #: The verdicts of a sample the conversational feedback answers (a plausible one ends the search).
 _JUDGED = (CandidateVerdict.FAILED, CandidateVerdict.NEAR_MISS, CandidateVerdict.TIMEOUT)
-
-
-def _is_backfill(key: Any) -> bool:
-    """A sampling-phase queue key of a mutant (samples have (0, k), mutants (1, index))."""
-    return key[0] == 1
 
 
 class PatchPipeline:
@@ -89,6 +73,11 @@ class PatchPipeline:
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
+
+    A fixer's phase reads the settings' figures here (``fixers``, ``models``, ``deadline``,
+    ``samples``...), adds to what the search found (``near``, ``judged``, ``mutant_near``,
+    ``llm_calls``, ``tokens``; ``budget_hit`` when ``over_budget`` said so) and tests
+    candidates with :meth:`search`.
     """
 
     def __init__(self, repo, settings: PatchSettings, *,
@@ -98,7 +87,7 @@ class PatchPipeline:
                  over_budget: Callable[[], bool] = lambda: False, on_event: Event | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
                  suite_s: float = 0.0) -> None:
-        self.repo, self.settings, self.fixers, self._models = repo, settings, tuple(settings.fixers), models
+        self.repo, self.settings, self.fixers, self.models = repo, settings, tuple(settings.fixers), models
         self.failures, self.workers = failures, settings.workers
         self.time_box_s, self.samples = settings.time_box_s, settings.samples
         self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
@@ -109,13 +98,13 @@ class PatchPipeline:
         self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
         self.memory_mb, self.max_pairs = settings.memory_mb, settings.max_pairs
         self.mutant_timeout_s = settings.mutant_timeout_s
-        self.tried: dict[str, int] = dict.fromkeys(PIPELINE_FIXERS, 0)
+        self.tried: dict[str, int] = dict.fromkeys((f.name for f in contracts.FIXERS if f.phase), 0)
         self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
         self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
         self.mutant_near: list[tuple[Any, Evaluation]] = []  # near-miss mutants, with their verdicts
         self.ranked: list[tuple[FunctionSpan, float]] = []
         self.tokens = self.llm_calls = 0
-        self._budget_hit = False
+        self.budget_hit = False
 
     # -- the phases --------------------------------------------------------------------
 
@@ -161,133 +150,36 @@ class PatchPipeline:
                 self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
                            "diff": result.diff})
                 return self._end(result, start, phases, session)
-            status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self._budget_hit
+            status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
             return self._end(PatchResult(status, message=self._why(status), **info), start, phases, session)
 
     def _phases(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
-        loc = session.loc
-        assert loc is not None
-        left: list = []
-        outcome = None
-        if "mutation" in self.fixers or "hybrid" in self.fixers:
-            found, texts = mutation.generate(session.repo, loc.scores, limit=self.max_mutants,
-                                                max_pairs=self.max_pairs, hung_loops=loc.hung_loops)
-            session.texts.update(texts)
-            left = [(i, m) for i, m in enumerate(found)] if "mutation" in self.fixers else []
-        later = bool(self._models) and "sampling" in self.fixers
-        if left:
-            box = min(self.deadline, time.monotonic() + self.time_box_s) if later else self.deadline
-            outcome = self._search(session, "mutation", CandidateQueue(left, closed=True), box, phases)
-            if outcome.best is not None:
-                return outcome
-            left = outcome.left
-        if later and not self._stopped():
-            outcome, left = self._sample(session, phases, left)
-            if outcome is not None and outcome.best is not None:
-                return outcome
-        if "hybrid" in self.fixers and self.near and not self._stopped():
-            queue = CandidateQueue(hybrid_candidates(self.near, session.original), closed=True)
-            if len(queue):
-                outcome = self._search(session, "hybrid", queue, self.deadline, phases)
+        """Each pipeline fixer's phase in cost order, then the candidates they left untried; the
+        first outcome with a plausible patch, else the last one (None: nothing was tried)."""
+        run, outcome = PhaseRun(phases), None
+        for fixer in contracts.FIXERS:  # read now: a fixer is its record there
+            if fixer.phase and fixer.name in self.fixers:
+                outcome = fixer.phase_function()(self, session, run) or outcome
+                if outcome is not None and outcome.best is not None:
+                    return outcome
+        for source, left in run.untried.items():
+            if left and not self.stopped():
+                outcome = self.search(session, source, CandidateQueue(left, closed=True), self.deadline, phases,
+                                      phase=f"{source} (rest)")
                 if outcome.best is not None:
                     return outcome
-        if left and not self._stopped():
-            outcome = self._search(session, "mutation", CandidateQueue(left, closed=True), self.deadline, phases,
-                                   phase="mutation (rest)")
         return outcome
 
-    def _sample(self, session: RepairSession, phases: dict[str, float],
-                left: list) -> tuple[SearchOutcome | None, list]:
-        """The sampling phase; ``left``: the mutants not tried yet, (index, mutant), tested
-        on one worker while the model writes (:data:`BACKFILL_WORKERS`). Returns the
-        outcome and the mutants still not tried."""
-        loc = session.loc
-        assert loc is not None
-
-        try:
-            models = self._models() if callable(self._models) else list(self._models or [])
-        except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
-            self.emit({"event_type": "patch.phase", "phase": "sampling",
-                       "skipped": f"{type(exc).__name__}: {exc}"[:300]})
-            return None, left
-        chosen = ranking.choose(self.ranked)
-        if not chosen:
-            self.emit({"event_type": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
-            return None, left
-        spans = [span for span, _ in chosen]
-        both, cross = ranking.pair(self.ranked, spans)
-        first = spans[0]
-        lines = sorted({ln for (f, ln), _ in loc.scores.items() if f == first.file
-                        and any(s.start <= ln <= s.end for s in spans)},
-                       key=lambda ln: -loc.scores[(first.file, ln)])
-        parts = PromptParts(spans, session.original(first.file), self.failures or "\n".join(loc.failing[:5]),
-                            test_source(session.original, loc.failing), lines, self.sample_format, self.task,
-                            texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross,
-                            verdict=tuple((t.nodeid, t.message) for t in loc.tests
-                                          if t.outcome == "failed")[:MAX_FAILURES])
-        # samples first (key (0, k)); the mutants not tried yet fill a worker while the model writes,
-        # unless a test hung (a hanging mutant holds a core for its whole limit: the model slows 2-3x)
-        hung = any(t.timed_out for t in loc.tests)
-        self.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
-                   "file": first.file, "samples": self.samples, "backfill": 0 if hung else len(left),
-                   "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
-        queue = CandidateQueue([] if hung else [((1, i), m) for i, m in left])
-        rest: list = list(left) if hung else []
-
-        def stop_backfill() -> None:
-            rest.extend(queue.take(_is_backfill))
-        found, left_behind = threading.Event(), threading.Event()
-        lock = threading.Lock()
-
-        def stop() -> bool:
-            return found.is_set() or self._stopped()
-
-        def produce() -> None:
-            try:
-                for drawn in draw(models, parts, self.samples, stop=stop, want_pair=lambda: bool(self.near),
-                                  judged=lambda: [*judged_mutants(self.mutant_near, parts, session.original,
-                                                                  len(loc.failing)), *self.judged]):
-                    with lock:
-                        if left_behind.is_set():  # run() has returned: report nothing more
-                            return
-                        self.llm_calls += 1
-                        self.tokens += drawn.tokens
-                        self.emit({"event_type": "patch.sample", "k": drawn.k, "variant": drawn.variant,
-                                   "temperature": drawn.temperature, "outcome": drawn.outcome,
-                                   "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
-                                   "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
-                        if drawn.sample is not None:
-                            queue.push((0, drawn.k), drawn.sample)
-                        if self.over_budget():
-                            self._budget_hit = True
-                            return
-            finally:  # no more samples: the mutants wait for the hybrid step, then run on every worker
-                stop_backfill()
-                queue.close()
-
-        # the sampler's events go through the graph's stream writer: run it in this context
-        producer = threading.Thread(target=contextvars.copy_context().run, args=(produce,), name="codur-sampler",
-                                    daemon=True)
-        start = time.monotonic()
-        producer.start()
-        try:
-            outcome = self._search(session, "sampling", queue, self.deadline, phases, announce=False,
-                                   background=_is_backfill, on_hang=stop_backfill)
-        finally:
-            found.set()  # found, or the search ended: the sampler stops at its next token
-            producer.join(SAMPLER_GRACE_S)  # a call that blocks must not hold the search past its deadline
-            with lock:
-                left_behind.set()
-        phases["sampling"] = round(time.monotonic() - start, 3)
-        rest += [(k, m) for k, m in outcome.left if _is_backfill(k)] + queue.take(_is_backfill)
-        return outcome, sorted(((k[1], m) if isinstance(k, tuple) else (k, m) for k, m in rest),
-                               key=lambda im: im[0])
-
-    def _search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
-                phases: dict[str, float], *, phase: str = "", announce: bool = True,
-                background: Callable[[Any], bool] = lambda key: False,
-                on_hang: Callable[[], None] = lambda: None) -> SearchOutcome:
+    def search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
+               phases: dict[str, float], *, phase: str = "", announce: bool = True,
+               background: Callable[[Any], bool] = lambda key: False,
+               on_hang: Callable[[], None] = lambda: None) -> SearchOutcome:
+        """Test ``queue``'s candidates (each counted, and its near miss kept, under its
+        ``provenance["source"]``, else ``source``) on the workers until ``deadline``
+        (``time.monotonic()``); the seconds add to ``phases[phase or source]``. ``announce``: emit
+        the ``patch.phase`` event; ``background(key)``: the candidate is a backfill, held to
+        :data:`BACKFILL_WORKERS` workers; ``on_hang()``: called when a backfill timed out."""
         phase = phase or source
         if announce:
             self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
@@ -323,8 +215,9 @@ class PatchPipeline:
         originals = {f: session.original(f) for f in files_of(candidate)}
         return unified_diffs(originals, apply_files(candidate, originals))
 
-    def _stopped(self) -> bool:
-        return self.cancel.is_set() or self._budget_hit or time.monotonic() > self.deadline
+    def stopped(self) -> bool:
+        """Cancelled, over the token budget, or past the deadline: no phase starts."""
+        return self.cancel.is_set() or self.budget_hit or time.monotonic() > self.deadline
 
     def _why(self, status: PatchStatus) -> str:
         if status is PatchStatus.CANCELLED:

@@ -35,8 +35,10 @@ Pipeline (``repair(repo)``):
    costs about a second. The best-ranked plausible mutant wins, whatever the number of
    workers. Without one, the result says why the search stopped: "budget", "exhausted" or
    "cancelled".
-5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is
-   replaced atomically. Nothing in the repo is written otherwise.
+5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is written as a
+   run of its own (:func:`codur.tools.run_folder.write_as_run`: atomic, journaled in
+   ``.codur/runs/<run id>``, so ``codur undo`` puts it back). Nothing in the repo is written
+   otherwise.
 
 A non-pytest ``test_cmd`` is one test: it is wrapped in ``coverage run`` when possible,
 the scripts it names are never mutated, and mutants run it whole in a subprocess.

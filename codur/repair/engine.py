@@ -16,6 +16,8 @@ from codur.repair.evaluate import Evaluation
 from codur.repair.search import CandidateQueue, SearchStop
 from codur.repair.session import RepairSession
 from codur.testing import command as testcmd
+from codur.tools.errors import ToolError
+from codur.tools.run_folder import write_as_run
 
 Event = Callable[[dict], None]
 
@@ -30,7 +32,9 @@ class RepairResult:
     with mutants left), "exhausted" (every mutant was tried), "cancelled", or "" when no search ran; ``message`` says it
     in words. ``diff``: unified diff (``a/``, ``b/`` paths relative to the repo), "" if
     none. ``suspicious``: top 10 (file, line, score). ``pairs``: second-order mutants
-    queued, at most ``pair_budget``. ``elapsed_s``: wall time in seconds.
+    queued, at most ``pair_budget``. ``elapsed_s``: wall time in seconds. ``run_id``: the run
+    whose change journal holds the written patch (``codur undo <run_id>`` puts it back), "" when
+    nothing was written.
     """
 
     status: PatchStatus
@@ -45,6 +49,7 @@ class RepairResult:
     stopped: SearchStop | str = ""
     pairs: int = 0
     pair_budget: int = 0
+    run_id: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", PatchStatus(self.status))
@@ -66,7 +71,9 @@ def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = Non
     with the counts and the pair budget, "repair.mutant", "repair.patch", "repair.done"
     with ``stopped``); setting ``cancel`` stops the search (status "cancelled"). Why the
     search ended is :attr:`RepairResult.stopped`. The repo is written only
-    when a patch is accepted, and atomically; on KeyboardInterrupt every subprocess is
+    when a patch is accepted, as a run of its own (:func:`codur.tools.run_folder.write_as_run`:
+    checked, atomic, its original in the change journal of the run folder
+    ``.codur/runs/<RepairResult.run_id>``, so ``codur undo`` puts it back); on KeyboardInterrupt every subprocess is
     killed, temp dirs are removed and the interrupt is re-raised. After a normal end the
     idle pytest fork server is kept for the next call (``codur.repair.close_warm_runners()``
     ends it; so does exit). Raises NotADirectoryError if ``repo`` is not a directory and
@@ -173,8 +180,9 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     message = "patch found (dry run: repository unchanged)"
     if apply:
         try:
-            patch.write_atomic(repo / best.file, new, texts[best.file])
-        except (OSError, RuntimeError, ValueError) as exc:
+            patch.check_unchanged(repo / best.file, texts[best.file])
+            info["run_id"] = write_as_run(repo, {best.file: new}).name
+        except (OSError, RuntimeError, ToolError) as exc:
             return done(PatchStatus.ERROR, diff=diff, stopped=SearchStop.FOUND, message=str(exc), **info)
         message = f"patched {best.file}"
     return done(PatchStatus.PATCHED, diff=diff, files_changed=[best.file], patch_description=best.label,

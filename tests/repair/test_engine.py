@@ -304,3 +304,27 @@ def test_runner_dying_mid_search_is_an_error_status(tmp_path):
     result = repair(repo, workers=2, on_event=on_event)
     assert result.status == "error"
     assert snapshot(repo) == before
+
+
+def test_an_applied_repair_is_a_run_of_its_own_that_codur_undo_puts_back(off_by_one_repo):
+    """``repair(apply=True)`` writes through the tools' journaled write: its run folder holds the
+    change journal (the original, the manifest, the diff) and ``codur undo`` restores the file."""
+    from codur.cli import app as codur_app
+
+    before = snapshot(off_by_one_repo)
+    result = repair(off_by_one_repo, workers=2)
+    assert result.status == "patched" and result.run_id, result.message
+    assert "for i in range(len(xs)):" in (off_by_one_repo / "calc.py").read_text()
+    run_dir = off_by_one_repo / ".codur" / "runs" / result.run_id
+    assert "calc.py" in (run_dir / "journal.json").read_text()
+    assert (run_dir / "diff.patch").read_text() == EXPECTED_DIFF
+    assert (off_by_one_repo / ".codur" / ".gitignore").read_text() == "*\n"
+    undone = CliRunner().invoke(codur_app, ["undo", result.run_id, "--repo", str(off_by_one_repo)])
+    assert undone.exit_code == 0, undone.output
+    assert snapshot(off_by_one_repo) == before
+
+
+def test_a_dry_run_repair_leaves_no_run_folder(off_by_one_repo):
+    result = repair(off_by_one_repo, workers=1, apply=False)
+    assert result.status == "patched" and result.run_id == ""
+    assert not (off_by_one_repo / ".codur" / "runs").exists()

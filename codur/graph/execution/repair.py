@@ -36,7 +36,8 @@ def _attempt_local_repair(repo: str | Path, *, workers: int = CodurConfig.defaul
             ``repair_workers``; each default is the setting's).
         time_budget_s: the whole search's wall-time limit, seconds (``patch_time_budget_s``).
         mutant_timeout_s: per test stage of one mutant, seconds (``mutant_timeout_s``).
-        apply: write the patch into ``repo`` (atomically); False leaves it unchanged.
+        apply: write the patch into ``repo`` (atomically, journaled in a run folder of its own:
+            ``codur undo`` puts it back); False leaves it unchanged.
 
     Returns:
         ``{"success": True, "message": "patched billing.py: billing.py:19 replaced `>` with `>=`"}`` when a
