@@ -282,6 +282,10 @@ class RLMEngine:
         if not last_chance and (note := provenance.look_alike_source(trace.task, answer, context)):
             iteration.notes.append(f"your answer was refused: {note}")
             return
+        if not last_chance and (note := provenance.unconnected(trace.task, answer, context, _printed(trace))) \
+                and not any(f"your answer was refused: {note}" in it.notes for it in trace.iterations[:-1]):
+            iteration.notes.append(f"your answer was refused: {note}")  # once: a two-step link may be unprinted
+            return
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
                 and budget.check("call") is None):
@@ -316,10 +320,10 @@ class RLMEngine:
 
 
 def _printed(trace: RLMTrace) -> list[str]:
-    """Every output of the run's code so far, the notes, and what was shown of a FINAL_VAR's value."""
+    """Every output of the run's code so far, the notes on its searches, and what was shown of a
+    FINAL_VAR's value (not the engine's notes on refused answers: they quote the model's values)."""
     return [*(e.stdout for it in trace.iterations for e in it.executions),
             *(note for it in trace.iterations for e in it.executions for note in e.notes),
-            *(note for it in trace.iterations for note in it.notes),
             *(str(it.final.get("shown")) for it in trace.iterations if it.final and it.final.get("shown"))]
 
 

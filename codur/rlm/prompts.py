@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from codur.core.usage import Usage
 from codur.llm.pricing import cost_usd
+from codur.rlm import provenance
 from codur.rlm.budget import Budget
 
 SYSTEM = """\
@@ -217,6 +218,15 @@ def answer_turn(question: str, outputs: str, hint: str = "") -> str:
     return ANSWER_TURN.format(outputs=outputs.rstrip("\n"), hint=f"\n{hint}" if hint else "", question=_clip(question))
 
 
+def whole_name_hint(lines: list[str]) -> str:
+    """The answer hint after a search among look-alikes: the printed lines that name the question's
+    name itself (:func:`codur.rlm.provenance.whole_name_lines`)."""
+    shown = " | ".join(_clip(line, 200) for line in lines)
+    return (f"Of the lines printed, only {'this one names' if len(lines) == 1 else 'these name'} the name of the "
+            f"question itself (the others are look-alikes): {shown}. If it answers the question, reply with just "
+            "FINAL(the value from it).")
+
+
 _NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
 _HOW_MANY = re.compile(r"\bhow (?:many|much|often)\b|\bcount\b|\bnumber of\b|\btotal\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|what|who|where|when)\b", re.IGNORECASE)
@@ -227,8 +237,11 @@ def answer_hint(question: str, stdout: str) -> str:
     """A line saying the last output is a single value of the kind the question asks for, else "".
 
     A number answers "how many / count / number of / total"; one line (or a list of one
-    line) answers "which / what / who / where / when".
+    line) answers "which / what / who / where / when". After a search among look-alikes, the
+    line(s) naming the question's name itself (:func:`whole_name_hint`).
     """
+    if named := provenance.whole_name_lines(question, stdout):
+        return whole_name_hint(named)
     value = stdout.strip()
     if not value or "\n" in value or len(value) > 300:
         return ""

@@ -89,3 +89,59 @@ def names_in_code(codes: Iterable[str]) -> set[str]:
         except SyntaxError:
             continue
     return names
+
+
+def _items(stdout: str) -> list[str]:
+    """The lines of an output, a printed list of strings split into its items."""
+    import ast
+
+    items: list[str] = []
+    for line in stdout.splitlines():
+        text = line.strip()
+        if text.startswith("[") and text.endswith("]"):
+            try:
+                value = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                value = None
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                items.extend(value)
+                continue
+        items.append(text)
+    return [item for item in items if item]
+
+
+def whole_name_lines(question: str, stdout: str, *, most: int = 3) -> list[str]:
+    """The printed lines (or items of a printed list) naming one of the question's
+    :func:`key_names` as a whole name, when others name it only inside a longer name (the output
+    of a loose search among look-alikes), at most ``most`` of them; [] otherwise."""
+    items = _items(stdout)
+    for name in key_names(question):
+        whole = _whole(name)
+        holding = [item for item in items if name.lower() in item.lower()]
+        exact = [item for item in holding if whole.search(item)]
+        if exact and len(exact) < len(holding) and len(exact) <= most:
+            return exact
+    return []
+
+
+def unconnected(question: str, value: str, context: object, printed: Iterable[str], *, width: int = 120) -> str:
+    """A note when ``value`` (at most 40 characters) is on at most 20 lines of ``context`` and none
+    of them names one of the question's :func:`key_names`, nor a token with a digit that the code
+    printed (the link of a two-step answer: the order id of a join): the value was taken from a
+    line unrelated to the question (the first ``port=`` of the log). "" otherwise."""
+    text = value.strip().strip("'\"")
+    names = key_names(question)
+    if not isinstance(context, str) or not names or not text or len(text) > 40 or "\n" in text:
+        return ""
+    found = _whole(text)
+    lines = [line for line in context.splitlines() if text.lower() in line.lower() and found.search(line)]
+    if not lines or len(lines) > 20:
+        return ""
+    links = {t.lower() for out in printed for t in re.findall(r"[\w-]*\d[\w-]*", out) if len(t) >= 3}
+    links.discard(text.lower())
+    for line in lines:
+        tokens = {t.lower() for t in re.findall(r"[\w-]+", line)}
+        if any(_whole(name).search(line) for name in names) or tokens & links:
+            return ""
+    return (f"{text} is on the line {lines[0].strip()[:width]!r}, which names no {' or '.join(names)}: "
+            "that line does not answer the question")

@@ -64,6 +64,23 @@ def test_an_answer_from_a_look_alikes_line_is_refused():
     assert (result.answer, result.answer_source) == ("43071", "final_direct")
 
 
+def test_after_a_search_among_look_alikes_the_whole_name_line_is_the_hint():
+    _, model = run(["```repl\nprint(grep('billing-46'))\n```", "FINAL(43071)"], context=WITH_46, question=PORT)
+    assert ("only this one names the name of the question itself (the others are look-alikes): "
+            "config service=billing-46 port=43071. If it answers the question") in feedback(model, 1)
+
+
+def test_an_answer_from_a_line_unrelated_to_the_question_is_refused_once():
+    """The absent case: the first port= of the log, on a line naming another service, handed in unseen."""
+    log = WITH_46.replace("x\n" * 600, "x\n" * 300 + "config service=ledger port=19999\n" + "x\n" * 300)
+    code = "import re\nport = re.search(r'port=(\\d+)', context).group(1)"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)"] * 2 + ["FINAL(43071)"], context=log,
+                        question=PORT)
+    assert ("19999 is on the line 'config service=ledger port=19999', which names no billing-46: that line "
+            "does not answer the question") in feedback(model, 1)
+    assert (result.answer, result.answer_source) == ("19999", "final_var")  # insisted: a link may be unprinted
+
+
 def test_a_made_up_number_after_code_ran_is_refused():
     """The join case: a failed block, then FINAL(12345) in prose, a number nothing printed."""
     result, model = run(["```repl\nprint(lines_with('warehouse')[0])\n```", "It is 12345.\nFINAL(12345)",
