@@ -131,6 +131,8 @@ class RLMEngine:
               trace: RLMTrace) -> tuple[str, AnswerSource]:
         info = sandbox.context_info
         preview = view.preview(context, self.config.preview_chars)
+        if found := provenance.key_lines(question, context):
+            preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"
         messages: list[BaseMessage] = [
             SystemMessage(prompts.system_prompt(
                 budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
@@ -154,7 +156,7 @@ class RLMEngine:
                 if premature and view.readable(iteration, shown) and budget.check("call") is None:
                     answer = extract_answer(self.client, messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")
-                    if answer is None:
+                    if answer is None or not prompts.fits_question(question, answer, context):  # a whole line
                         iteration.notes.append("the output above does not hold the answer yet")
                         hint = ""
                     else:

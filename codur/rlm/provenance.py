@@ -145,3 +145,33 @@ def unconnected(question: str, value: str, context: object, printed: Iterable[st
             return ""
     return (f"{text} is on the line {lines[0].strip()[:width]!r}, which names no {' or '.join(names)}: "
             "that line does not answer the question")
+
+
+def key_lines(question: str, context: object, *, most: int = 5, width: int = 160) -> str:
+    """What the input says of each name the question asks about (:func:`key_names`), for the first
+    turn: the lines naming it as a whole name (at most ``most``), the look-alike names of the lines
+    holding it only inside a longer name, or that no line holds it. "" for a question with no such
+    name or an input that is not text. A retrieval step before the loop: the 1.5B model's first
+    searches were loose (``re.search(r"port=(\\d+)", context)``, the log's first port)."""
+    names = key_names(question)
+    if not isinstance(context, str) or not names:
+        return ""
+    lines = context.splitlines()
+    said = []
+    for name in names[:3]:
+        whole, key = _whole(name), name.lower()
+        holding = [line for line in lines if key in line.lower()]
+        exact = [line.strip()[:width] for line in holding if whole.search(line)]
+        longer = re.compile(rf"[\w-]*{re.escape(name)}[\w-]*", re.IGNORECASE)
+        alike = list(dict.fromkeys(m.group(0) for line in holding for m in longer.finditer(line)
+                                   if m.group(0).lower() != key))[:6]
+        others = f"; look-alike names on other lines: {', '.join(alike)}" if alike else ""
+        if exact:
+            shown = "\n".join(f"  {line}" for line in exact[:most])
+            more = f" (first {most})" if len(exact) > most else ""
+            said.append(f"Lines naming {name} ({len(exact):,}){more}{others}:\n{shown}")
+        elif alike:
+            said.append(f"No line names {name} as a whole name{others}.")
+        else:
+            said.append(f"No line holds {name}.")
+    return "\n".join(said)

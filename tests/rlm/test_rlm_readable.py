@@ -64,6 +64,19 @@ def test_an_answer_from_a_look_alikes_line_is_refused():
     assert (result.answer, result.answer_source) == ("43071", "final_direct")
 
 
+def test_the_first_turn_shows_what_the_whole_text_says_of_the_questions_names():
+    _, model = run(["FINAL(43071)"], context=WITH_46, question=PORT)
+    first = str(model.calls[0][-1].content)
+    assert ("Lines naming billing-46 (1); look-alike names on other lines: billing-460, prebilling-46, "
+            "billing-46-canary:\n  config service=billing-46 port=43071") in first
+    _, model = run(["FINAL(NOT PRESENT)"], context=LOOK_ALIKES, question=PORT.replace("46", "47"))
+    assert "No line holds billing-47." in str(model.calls[0][-1].content)
+    _, model = run(["FINAL(NOT PRESENT)"], context=LOOK_ALIKES, question=PORT)
+    assert "No line names billing-46 as a whole name; look-alike names" in str(model.calls[0][-1].content)
+    _, model = run(["FINAL(1)"])
+    assert "question's names" not in str(model.calls[0][-1].content)  # "How many ERROR lines": no such name
+
+
 def test_after_a_search_among_look_alikes_the_whole_name_line_is_the_hint():
     _, model = run(["```repl\nprint(grep('billing-46'))\n```", "FINAL(43071)"], context=WITH_46, question=PORT)
     assert ("only this one names the name of the question itself (the others are look-alikes): "
