@@ -258,10 +258,10 @@ class RLMEngine:
             iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
         elif final.value.isidentifier() and sandbox.get_variable(final.value)[0]:  # FINAL(port): the variable
             self._finish(FinalAnswer("variable", final.value), iteration, sandbox, trace, budget, context)
-        elif not last_chance and final.value in provenance.names_in_code(e.code for it in trace.iterations
-                                                                          for e in it.executions):
-            iteration.notes.append(f"FINAL({final.value}) refused: {final.value} is a name in your code, not a "
-                                   f"value, and it is not defined; compute it, then FINAL_VAR({final.value})")
+        elif not last_chance and (provenance.is_placeholder(final.value) or final.value in provenance.names_in_code(
+                e.code for it in trace.iterations for e in it.executions)):
+            iteration.notes.append(f"FINAL({final.value}) refused: {final.value} is a name, not a value, and no "
+                                   f"variable holds it; compute it, then FINAL_VAR({final.value})")
         elif not last_chance and not iteration.executions and any(it.executions for it in trace.iterations) \
                 and provenance.unseen(final.value, _printed(trace), context):  # code ran, but not for this value
             iteration.notes.append(f"FINAL({view.clip(final.value)}) refused: that value is neither in the text nor "

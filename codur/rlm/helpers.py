@@ -309,3 +309,18 @@ def extract_sections(text: str, pattern: str = DEFAULT_SECTION_PATTERN) -> dict[
             key = f"{key} ({sum(1 for k in sections if k == key or k.startswith(key + ' (')) + 1})"
         sections[key] = text[head.end():end].strip("\n")
     return sections
+
+
+def need_text(name: str, value) -> None:
+    """A helper's pattern or word must be a str: a list (a small model's commonest slip, the result
+    of an earlier grep) raises a TypeError saying what to pass instead."""
+    if not isinstance(value, str):
+        kind = f"a list of {len(value)} items" if isinstance(value, list | tuple) else type(value).__name__
+        raise TypeError(f"{name}() takes a str pattern, not {kind}: pass one string, e.g. {name}(items[0]) or "
+                        f"a name from it, or loop: for line in items: ...")
+
+
+def display(value) -> None:
+    """Print ``value``'s repr unless it is None: the REPL's display of an expression statement."""
+    if value is not None:
+        print(repr(value))

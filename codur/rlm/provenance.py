@@ -175,3 +175,13 @@ def key_lines(question: str, context: object, *, most: int = 5, width: int = 160
         else:
             said.append(f"No line holds {name}.")
     return "\n".join(said)
+
+
+#: answers that name where an answer would be, not an answer: ``FINAL(answer)``
+PLACEHOLDERS = frozenset({"answer", "result", "value", "final_answer", "the answer", "your answer", "the_answer",
+                          "variable_name", "output", "answer_variable", "the value"})
+
+
+def is_placeholder(value: str) -> bool:
+    """True for an answer that names a placeholder (``answer``, ``result``...), not a value."""
+    return value.strip().strip("'\"`").lower() in PLACEHOLDERS

@@ -116,11 +116,6 @@ class _Capture(io.TextIOBase):
 DISPLAY = "__rlm_display__"  # the REPL's function printing an expression statement's value
 
 
-def _display(value) -> None:
-    if value is not None:
-        print(repr(value))
-
-
 _PURE = ("len", "sorted", "set", "list", "tuple", "dict", "sum", "min", "max", "str", "int", "repr", "type")
 
 
@@ -232,6 +227,7 @@ class Worker:
             """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``, noting a zero
             result and (for the line search ``grep``) lines naming only look-alikes."""
             def call(pattern, text=None, *rest, **kwargs):
+                helpers.need_text(name, pattern)
                 searched, shown = text_or_context(text), f"{name}({pattern!r})"
                 result = note_zero(shown, searched, search(searched, pattern, *rest, **kwargs))
                 return note_alike(shown, pattern, result) if name == "grep" else result
@@ -239,6 +235,8 @@ class Worker:
             return call
 
         def lines_with(*words, text=None):
+            for word in words:
+                helpers.need_text("lines_with", word)
             searched, shown = text_or_context(text), f"lines_with({', '.join(map(repr, words))})"
             result = note_zero(shown, searched, helpers.lines_with(searched, *words))
             return note_alike(shown, max(map(str, words), key=len, default=""), result)
@@ -255,7 +253,7 @@ class Worker:
             return final
 
         return {
-            "__name__": "__rlm__", "__builtins__": builtins, "context": context, DISPLAY: _display,
+            "__name__": "__rlm__", "__builtins__": builtins, "context": context, DISPLAY: helpers.display,
             "BudgetExceeded": BudgetExceeded, "BridgeError": BridgeError,
             "llm_query": lambda prompt: self.bridge("llm_query", prompt=str(prompt)),
             "rlm_query": lambda task, context=None: self.bridge(

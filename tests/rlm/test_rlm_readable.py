@@ -94,6 +94,14 @@ def test_an_answer_from_a_line_unrelated_to_the_question_is_refused_once():
     assert (result.answer, result.answer_source) == ("19999", "final_var")  # insisted: a link may be unprinted
 
 
+def test_a_placeholder_answer_and_a_list_passed_to_a_helper_are_said_plainly():
+    result, model = run(["```repl\nhits = grep('job=15$')\nprint(lines_with(hits))\n```", "FINAL(answer)",
+                         "FINAL(172)"])
+    assert "error: TypeError: lines_with() takes a str pattern, not a list of 1 items" in feedback(model, 1)
+    assert "FINAL(answer) refused: answer is a name, not a value" in feedback(model, 2)
+    assert result.answer == "172"
+
+
 def test_a_made_up_number_after_code_ran_is_refused():
     """The join case: a failed block, then FINAL(12345) in prose, a number nothing printed."""
     result, model = run(["```repl\nprint(lines_with('warehouse')[0])\n```", "It is 12345.\nFINAL(12345)",
@@ -102,7 +110,7 @@ def test_a_made_up_number_after_code_ran_is_refused():
     assert result.answer == "172" and result.trace.iterations[1].final["accepted"] is False
     named, model = run(["```repl\nanswer = count('ERROR')\nprint(warehouse_id)\n```", "FINAL(warehouse_id)",
                         "FINAL(answer)"])
-    assert "FINAL(warehouse_id) refused: warehouse_id is a name in your code" in feedback(model, 2)
+    assert "FINAL(warehouse_id) refused: warehouse_id is a name, not a value" in feedback(model, 2)
     assert (named.answer, named.answer_source) == ("172", "final_var")  # FINAL(answer): the variable's value
 
 
