@@ -153,7 +153,10 @@ class RLMEngine:
                 hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
-                if premature and view.readable(iteration, shown) and budget.check("call") is None:
+                # no FINAL, but the output holds the line naming the question's name among look-alikes: ask too
+                unanswered = iteration.final is None and last is not None and not last.error \
+                    and bool(provenance.whole_name_lines(question, last.stdout))
+                if (premature and view.readable(iteration, shown) or unanswered) and budget.check("call") is None:
                     answer = extract_answer(self.client, messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")
                     if answer is None or not prompts.fits_question(question, answer, context):  # a whole line
@@ -171,7 +174,7 @@ class RLMEngine:
                 view.elide_old_outputs(messages, self.config.history_chars)
         except _Finished as done:
             return done.answer, done.source
-        return self._forced(question, reason, sandbox, budget, trace)
+        return self._forced(question, reason, sandbox, budget, trace, context)
 
     def _step(self, messages: list[BaseMessage], sandbox: Sandbox, budget: Budget,
               trace: RLMTrace, context: Any = None) -> Iteration:
@@ -307,15 +310,21 @@ class RLMEngine:
                        for i, e in enumerate(iteration.executions, 1))
 
     def _forced(self, question: str, reason: str, sandbox: Sandbox, budget: Budget,
-                trace: RLMTrace) -> tuple[str, AnswerSource]:
+                trace: RLMTrace, context: Any = None) -> tuple[str, AnswerSource]:
         """Budget exhausted without FINAL: one last JSON-schema call asking for the answer from the
-        run's printed outputs and notes (no code runs, no conversation: :func:`prompts.forced_turn`)."""
+        run's printed outputs and notes (no code runs, no conversation: :func:`prompts.forced_turn`);
+        asked once more, with the reason, when that answer sits on a look-alike's line."""
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
         evidence = evidence_of(trace, self.config.check_chars, notes=True)
         answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
                                 iteration, "forced")
+        if answer and (note := provenance.look_alike_source(question, answer, context)):
+            iteration.notes.append(f"forced answer refused: {note}")
+            evidence = f"{evidence}\nnote: {answer} was refused: {note}"
+            answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget,
+                                    sandbox, iteration, "forced") or answer
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"

@@ -83,6 +83,22 @@ def test_after_a_search_among_look_alikes_the_whole_name_line_is_the_hint():
             "config service=billing-46 port=43071. If it answers the question") in feedback(model, 1)
 
 
+def test_a_search_among_look_alikes_without_final_is_answered_from_its_output():
+    """The lookup case: the model grepped the service, saw its line among look-alikes, wrote no FINAL."""
+    result, model = run(["```repl\nprint(grep('billing-46'))\n```", '{"answer": "43071"}'], context=WITH_46,
+                        question=PORT)
+    assert (result.answer, result.answer_source) == ("43071", "extracted")
+    assert "only this one names the name of the question itself" in feedback(model, 1)
+
+
+def test_a_forced_answer_on_a_look_alikes_line_is_asked_again():
+    result, model = run(["```repl\nprint(grep('billing-46'))\n```", '{"answer": "11111"}',
+                         '{"answer": "NOT PRESENT"}'], context=LOOK_ALIKES, question=PORT, max_iterations=1)
+    assert (result.answer, result.answer_source) == ("NOT PRESENT", "forced")
+    assert "note: 11111 was refused: 11111 is on the line 'config service=billing-460 port=11111'" in \
+        feedback(model, 2)
+
+
 def test_an_answer_from_a_line_unrelated_to_the_question_is_refused_once():
     """The absent case: the first port= of the log, on a line naming another service, handed in unseen."""
     log = WITH_46.replace("x\n" * 600, "x\n" * 300 + "config service=ledger port=19999\n" + "x\n" * 300)
