@@ -132,6 +132,7 @@ class RLMEngine:
         info = sandbox.context_info
         preview = view.preview(context, self.config.preview_chars)
         if found := provenance.key_lines(question, context):
+            trace.retrieved = found
             preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"
         messages: list[BaseMessage] = [
             SystemMessage(prompts.system_prompt(
@@ -331,9 +332,9 @@ class RLMEngine:
 
 
 def _printed(trace: RLMTrace) -> list[str]:
-    """Every output of the run's code so far, the notes on its searches, and what was shown of a
-    FINAL_VAR's value (not the engine's notes on refused answers: they quote the model's values)."""
-    return [*(e.stdout for it in trace.iterations for e in it.executions),
+    """What the first turn retrieved, the code's outputs, the notes on its searches, what was shown
+    of a FINAL_VAR (not the engine's notes on refused answers: they quote the model's values)."""
+    return [trace.retrieved, *(e.stdout for it in trace.iterations for e in it.executions),
             *(note for it in trace.iterations for e in it.executions for note in e.notes),
             *(str(it.final.get("shown")) for it in trace.iterations if it.final and it.final.get("shown"))]
 

@@ -147,6 +147,27 @@ def unconnected(question: str, value: str, context: object, printed: Iterable[st
             "that line does not answer the question")
 
 
+#: an id a line may share with another: letters, a hyphen, then a digit (``o-28982``, ``W-17``), not a date
+_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*-\d[\w-]*(?![\w-])")
+
+
+def _linked(found: list[str], skip: set[str], lines: list[str], *, most: int, width: int, ids: int = 2) -> list[str]:
+    """For the lines naming a question's name: the other lines naming an id they hold (the second
+    step of a join: the order ``o-28982`` a user placed, then the line that ships it), at most
+    ``ids`` ids and ``most`` lines each, the found lines themselves left out."""
+    linked = [i for i in dict.fromkeys(m.group(0) for line in found for m in _ID.finditer(line))
+              if i.lower() not in skip][:ids]
+    said = []
+    for ident in linked:
+        whole = _whole(ident)
+        more = [line.strip()[:width] for line in lines if ident.lower() in line.lower() and whole.search(line)
+                and line.strip()[:width] not in found]
+        if more:
+            said.append(f"Lines naming {ident}, which those lines name ({len(more):,}):\n"
+                        + "\n".join(f"  {line}" for line in more[:most]))
+    return said
+
+
 def key_lines(question: str, context: object, *, most: int = 5, width: int = 160) -> str:
     """What the input says of each name the question asks about (:func:`key_names`), for the first
     turn: the lines naming it as a whole name (at most ``most``), the look-alike names of the lines
@@ -170,6 +191,7 @@ def key_lines(question: str, context: object, *, most: int = 5, width: int = 160
             shown = "\n".join(f"  {line}" for line in exact[:most])
             more = f" (first {most})" if len(exact) > most else ""
             said.append(f"Lines naming {name} ({len(exact):,}){more}{others}:\n{shown}")
+            said.extend(_linked(exact[:most], {n.lower() for n in names}, lines, most=most, width=width))
         elif alike:
             said.append(f"No line names {name} as a whole name{others}.")
         else:

@@ -121,6 +121,8 @@ class RLMTrace:
         error: what went wrong when answer_source is error.
         usage: this executor's usage including its sub-calls.
         warnings: e.g. 'Budget exhausted, answer was forced'.
+        retrieved: what the first turn showed of the question's names, found in the whole input
+            (:func:`codur.rlm.provenance.key_lines`), "" when nothing.
         budget: the budget snapshot at the end.
     """
 
@@ -135,6 +137,7 @@ class RLMTrace:
     error: str | None = None
     usage: Usage = field(default_factory=Usage)
     warnings: list[str] = field(default_factory=list)
+    retrieved: str = ""
     budget: dict = field(default_factory=dict)
     started_at: float = field(default_factory=time.time)
     duration_s: float = 0.0
@@ -154,7 +157,8 @@ class RLMTrace:
         return {
             "id": self.id, "parent_id": self.parent_id, "depth": self.depth, "task": self.task,
             "answer": self.answer, "answer_source": self.answer_source, "error": self.error,
-            "usage": self.usage.to_dict(), "warnings": list(self.warnings), "budget": self.budget,
+            "usage": self.usage.to_dict(), "warnings": list(self.warnings), "retrieved": self.retrieved,
+            "budget": self.budget,
             "started_at": self.started_at, "duration_s": round(self.duration_s, 3),
             "iterations": [i.to_dict() for i in self.iterations],
             "subcalls": [s.to_dict() for s in self.subcalls],

@@ -69,6 +69,12 @@ def test_the_first_turn_shows_what_the_whole_text_says_of_the_questions_names():
     first = str(model.calls[0][-1].content)
     assert ("Lines naming billing-46 (1); look-alike names on other lines: billing-460, prebilling-46, "
             "billing-46-canary:\n  config service=billing-46 port=43071") in first
+    orders = LOG.replace("job=5\n", "orders user=u-7502 placed order=o-289 items=4\n").replace(
+        "job=900\n", "shipping order=o-289 shipped from warehouse=W-17\n")
+    result, model = run(["FINAL(W-17)"], context=orders, question="Which warehouse shipped the order of u-7502?")
+    assert ("Lines naming o-289, which those lines name (1):\n  2026-01-01 10:00:00 INFO shipping order=o-289 "
+            "shipped from warehouse=W-17") in str(model.calls[0][-1].content)
+    assert result.answer == "W-17" and "o-289" in result.trace.retrieved
     _, model = run(["FINAL(NOT PRESENT)"], context=LOOK_ALIKES, question=PORT.replace("46", "47"))
     assert "No line holds billing-47." in str(model.calls[0][-1].content)
     _, model = run(["FINAL(NOT PRESENT)"], context=LOOK_ALIKES, question=PORT)
