@@ -45,6 +45,11 @@ SCHEDULE: tuple[tuple[str, float], ...] = (
     ("plain", 0.0), ("tests", 0.0), ("file", 0.0), ("missing", 0.0), ("marked", 0.7), ("tests", 0.7),
     ("file", 0.8), ("missing", 0.8), ("plain", 1.0), ("marked", 1.0),
 )
+#: Whether a failed or unchanged sample gets a feedback sample too (from :data:`FEEDBACK_FROM` on,
+#: every other slot). Off: only a near miss is answered (at once). On bench/agent (2026-11-26,
+#: 40 tasks) no task was solved by a feedback sample, and answering failed samples took the
+#: slots of the whole-file samples that solved a_13 and b_09 (sample 5, ``file`` at T=0.8).
+FEEDBACK_ANY = False
 #: Feedback samples start at this sample index (the earlier answers a feedback sample continues,
 #: at most: :data:`codur.patch.conversation.FEEDBACK_TURNS`).
 FEEDBACK_FROM = 2
@@ -239,10 +244,10 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
 
     ``judged()`` returns what the tests said so far about this sampler's candidates
     (:class:`codur.patch.conversation.Judged`); the first function reply that returns the code unchanged counts as
-    judged too, with the original's verdict (``parts.verdict``). From sample
-    :data:`FEEDBACK_FROM` on (from the first, while a near miss is not answered: a mutant's
-    near miss is known before sample 0), every other sample is a ``feedback`` one while a judged
-    function-prompt sample is not answered yet: the conversation
+    judged too, with the original's verdict (``parts.verdict``). A near miss not answered yet
+    gets the next sample as a ``feedback`` one (a mutant's near miss is known before sample 0);
+    with :data:`FEEDBACK_ANY`, from sample :data:`FEEDBACK_FROM` on every other sample is one
+    while any judged function-prompt sample is not answered yet: the conversation
     (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
     :data:`codur.patch.conversation.FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
     the latest) last; the schedule's next entry waits for the sample after it. Such a slot
@@ -272,7 +277,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         # judged before the first sample, at k = 0): it says which change was half right
         early = previous != "feedback" and any(j.status == CandidateVerdict.NEAR_MISS and j.sample.k not in used
                                                for j in seen_so_far)
-        if early or (variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback"):
+        if early or (FEEDBACK_ANY and variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback"):
             until = time.monotonic() + (0 if early else FEEDBACK_WAIT_S)
             while (time.monotonic() < until and not stop()
                    and set(answers) - used - {j.sample.k for j in [*echoed, *judged()]}):

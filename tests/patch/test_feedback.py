@@ -6,10 +6,11 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from codur.llm import ScriptedChatModel
-from codur.patch import PatchPipeline
+from codur.patch import PatchPipeline, sampling
 from codur.patch.conversation import Judged
 from codur.patch.prompt import REST_ASK, RETRY_ASK, PromptParts, feedback
 from codur.patch.sampling import draw
@@ -19,6 +20,12 @@ from .conftest import patch_settings, snapshot
 
 PRICE = ("def bulk_price(quantity, unit):\n    gross = {gross}\n    if quantity {cmp} 10:\n"
          "        return gross * 0.9\n    return gross")
+
+
+@pytest.fixture
+def answer_any(monkeypatch):
+    """Feedback samples for failed and unchanged samples too (``sampling.FEEDBACK_ANY``, off by default)."""
+    monkeypatch.setattr(sampling, "FEEDBACK_ANY", True)
 
 
 def fenced(code: str) -> str:
@@ -61,6 +68,7 @@ def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_samp
     assert snapshot(shop_repo) == before
 
 
+@pytest.mark.usefixtures("answer_any")
 def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_asked_for(off_by_one_repo: Path):
     pipeline: list[PatchPipeline] = []
     wrong = fenced("def total(xs):\n    return len(xs)")
@@ -96,6 +104,7 @@ def returns(n: int) -> list[str]:
     return [fenced(f"def price(quantity, unit):\n    return {k}") for k in range(n)]
 
 
+@pytest.mark.usefixtures("answer_any")
 def test_feedback_samples_alternate_with_the_schedule_and_answer_the_best_near_miss_first():
     model = ScriptedChatModel(replies=returns(6))
     verdicts: list[Judged] = []
@@ -135,6 +144,7 @@ def test_feedback_words():
         "It also breaks tests that passed before:", "- test_b: KeyError: 'x'"]
 
 
+@pytest.mark.usefixtures("answer_any")
 def test_a_reply_returning_the_code_unchanged_is_answered_with_what_the_tests_say_of_the_original():
     verdict = (("t.py::test_price", "AssertionError: assert 5 == 6\n +  where 5 = price(2, 3)"),)
     p = PromptParts([function_at(SRC, 2, "shop.py")], SRC, "shop.py::test_price FAILED", verdict=verdict)
@@ -152,6 +162,7 @@ def test_a_reply_returning_the_code_unchanged_is_answered_with_what_the_tests_sa
     assert sum(isinstance(m, AIMessage) for m in conversation) == 1  # one unchanged answer, not two
 
 
+@pytest.mark.usefixtures("answer_any")
 def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path):
     original = (off_by_one_repo / "calc.py").read_text()
     unchanged = fenced(original.strip())
@@ -163,6 +174,7 @@ def test_the_originals_verdict_comes_from_the_baseline_run(off_by_one_repo: Path
     assert " == " in said.split("\n")[1]  # the values compared: the baseline ran with assertions rewritten
 
 
+@pytest.mark.usefixtures("answer_any")
 def test_a_feedback_slot_waits_for_the_verdict_of_a_candidate_still_being_tested():
     replies = returns(3)
     verdicts: list[Judged] = []
@@ -244,3 +256,17 @@ def test_a_near_miss_mutant_is_continued_by_the_model(tmp_path: Path):
     assert said.startswith("With this version 1 of the 2 failing tests pass, but these still fail:\n- test_slug:")
     assert "Keep the change that made those tests pass" in said and "`slugify`" in said
     assert '+    return "-".join(words)\n' in result.diff
+
+
+def test_by_default_a_failed_sample_is_followed_by_the_schedule_not_by_feedback():
+    """FEEDBACK_ANY off: only near misses are answered; a failed sample leaves its slot to the
+    schedule (bench/agent: the whole-file samples that solved a_13 and b_09)."""
+    wrong = fenced("def price(quantity, unit):\n    return 0")
+    model = ScriptedChatModel(replies=[wrong, wrong.replace("0", "1"), wrong.replace("0", "2")])
+    judged: list[Judged] = []
+    drawn = []
+    for d in draw([model], parts(), 3, judged=lambda: judged, schedule=(("plain", 0.0), ("plain", 0.0),
+                                                                       ("plain", 0.0))):
+        drawn.append(d)
+        judged.append(Judged(d.sample, "failed", 0, 1))
+    assert [d.variant for d in drawn] == ["plain", "plain", "plain"]

@@ -201,8 +201,8 @@ def test_draw_without_a_small_file_falls_back_to_plain_and_the_task_leads_every_
     assert p.whole == []  # too long to be shown whole
     model = ScriptedChatModel(replies=[ORIGINAL, ORIGINAL, ORIGINAL, FIXED])
     drawn = list(draw([model], p, 4, schedule=(("file", 0.0), ("plain", 0.0), ("plain", 0.0), ("plain", 0.0))))
-    # no whole-file prompt: a plain one; the first unchanged reply is answered with the original's verdict
-    assert [d.variant for d in drawn] == ["plain", "plain", "feedback", "plain"]
+    # no whole-file prompt: a plain one (an unchanged reply gets no feedback sample: FEEDBACK_ANY is off)
+    assert [d.variant for d in drawn] == ["plain", "plain", "plain", "plain"]
     assert [d.outcome for d in drawn] == ["unchanged", "unchanged", "unchanged", "candidate"]
     # after two unchanged replies, greedy decoding is not tried again
     assert [kw["temperature"] for kw in model.call_kwargs] == [0.0, 0.0, sampling.UNCHANGED_MIN_T,
