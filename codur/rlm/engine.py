@@ -285,12 +285,9 @@ class RLMEngine:
         when the budget allows no call (issue 26, item 3; the vote over trajectories is
         :meth:`run_voted`).
         """
-        if not last_chance and (note := provenance.look_alike_source(trace.task, answer, context)):
-            iteration.notes.append(f"your answer was refused: {note}")
-            return
-        if not last_chance and (note := provenance.unconnected(trace.task, answer, context, _printed(trace))) \
-                and not any(f"your answer was refused: {note}" in it.notes for it in trace.iterations[:-1]):
-            iteration.notes.append(f"your answer was refused: {note}")  # once: a two-step link may be unprinted
+        told = [note for it in trace.iterations[:-1] for note in it.notes]
+        if not last_chance and (note := provenance.refusal(trace.task, answer, context, _printed(trace), told)):
+            iteration.notes.append(note)
             return
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals

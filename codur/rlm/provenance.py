@@ -207,3 +207,32 @@ PLACEHOLDERS = frozenset({"answer", "result", "value", "final_answer", "the answ
 def is_placeholder(value: str) -> bool:
     """True for an answer that names a placeholder (``answer``, ``result``...), not a value."""
     return value.strip().strip("'\"`").lower() in PLACEHOLDERS
+
+
+def echoes_question(question: str, value: str) -> str:
+    """The question's name (:func:`key_names`) that a short answer (at most 60 characters) repeats
+    as a whole name with no digit beside it, "" otherwise: ``pricing-22 port`` answers nothing about ``pricing-22``
+    (a ``split("=")[1]`` one field too early)."""
+    text = value.strip()
+    if not text or len(text) > 60:
+        return ""
+    for name in key_names(question):
+        rest = _whole(name).sub("", text)
+        if rest != text and not re.search(r"\d", rest):  # the name, and no value beside it
+            return name
+    return ""
+
+
+def refusal(question: str, answer: str, context: object, printed: Iterable[str], told: Iterable[str]) -> str:
+    """The note refusing ``answer`` for where it comes from, "" to accept it: it repeats the
+    question's name (:func:`echoes_question`), sits on a look-alike's line
+    (:func:`look_alike_source`), or, once per run (``told``: the notes given so far), on a line
+    linked to nothing the question names or the code printed (:func:`unconnected`: the link of a
+    two-step answer may be unprinted)."""
+    if name := echoes_question(question, answer):
+        return (f"your answer was refused: {answer.strip()[:80]} repeats the question's {name}; answer with the "
+                "value itself")
+    if note := look_alike_source(question, answer, context):
+        return f"your answer was refused: {note}"
+    note = unconnected(question, answer, context, printed)
+    return f"your answer was refused: {note}" if note and f"your answer was refused: {note}" not in told else ""

@@ -124,6 +124,15 @@ def test_a_placeholder_answer_and_a_list_passed_to_a_helper_are_said_plainly():
     assert result.answer == "172"
 
 
+def test_an_answer_repeating_the_questions_name_is_refused():
+    """A split('=')[1] one field too early handed in 'billing-46 port' for the port of billing-46."""
+    code = "port = grep('billing-46 port=')[0].split('=')[1]"
+    log = "x\n" * 600 + "config service=billing-46 port=43071\n" + "y\n" * 600
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(43071)"], context=log, question=PORT)
+    assert "billing-46 port repeats the question's billing-46; answer with the value itself" in feedback(model, 1)
+    assert result.answer == "43071"
+
+
 def test_a_made_up_number_after_code_ran_is_refused():
     """The join case: a failed block, then FINAL(12345) in prose, a number nothing printed."""
     result, model = run(["```repl\nprint(lines_with('warehouse')[0])\n```", "It is 12345.\nFINAL(12345)",
