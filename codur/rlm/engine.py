@@ -311,14 +311,16 @@ class RLMEngine:
                 trace: RLMTrace, context: Any = None) -> tuple[str, AnswerSource]:
         """Budget exhausted without FINAL: one last JSON-schema call asking for the answer from the
         run's printed outputs and notes (no code runs, no conversation: :func:`prompts.forced_turn`);
-        asked once more, with the reason, when that answer sits on a look-alike's line."""
+        asked once more, with the reason, when that answer sits on a look-alike's line or is a value
+        for a name the text does not hold."""
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
         evidence = evidence_of(trace, self.config.check_chars, notes=True)
         answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
                                 iteration, "forced")
-        if answer and (note := provenance.look_alike_source(question, answer, context)):
+        if answer and (note := provenance.look_alike_source(question, answer, context)
+                       or provenance.nameless(question, answer, context)):
             iteration.notes.append(f"forced answer refused: {note}")
             evidence = f"{evidence}\nnote: {answer} was refused: {note}"
             answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget,

@@ -228,7 +228,9 @@ def whole_name_hint(lines: list[str]) -> str:
 
 
 _NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
-_HOW_MANY = re.compile(r"\bhow (?:many|much|often)\b|\bcount\b|\bnumber of\b|\btotal\b", re.IGNORECASE)
+_HOW_MANY = provenance.HOW_MANY
+#: a question naming the answer's form as a number: "Answer with the port number."
+_ASKS_NUMBER = re.compile(r"\banswer with (?:the|a|its) (?:[\w-]+ )?number\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|what|who|where|when)\b", re.IGNORECASE)
 _ONE_ITEM = re.compile(r"""\[(['"])(.*)\1\]""")
 
@@ -269,12 +271,15 @@ def forced_turn(question: str, reason: str, evidence: str) -> str:
 
 def fits_question(question: str, value: str, context: object = None) -> bool:
     """False when ``value`` is plainly not the kind of answer ``question`` asks for: not a number
-    for "how many / count / number of / total"; for "which / what / who / where / when", a line of
+    for "how many / count / number of / total"; neither a number nor "not present" for "answer
+    with the port number"; for "which / what / who / where / when", a line of
     over 40 characters copied whole from ``context`` (the input text: a raw line, not the value in
     it). True otherwise."""
     text = value.strip()
     if _HOW_MANY.search(question):
         return _NUMBER.fullmatch(text) is not None
+    if _ASKS_NUMBER.search(question):  # a number, or that there is none
+        return _NUMBER.fullmatch(text) is not None or provenance.says_absent(text)
     if _WHICH.search(question):
         return not (len(text) > 40 and isinstance(context, str) and text in context)
     return True

@@ -17,9 +17,14 @@ _ABSENT = re.compile(r"\b(?:not (?:present|found|in the (?:text|log|context))|ab
                      re.IGNORECASE)
 
 
+#: a question asking for a count: its answer may be about a name the text never holds (0)
+HOW_MANY = re.compile(r"\bhow (?:many|much|often)\b|\bcount\b|\bnumber of\b|\btotal\b", re.IGNORECASE)
+
+
 def key_names(question: str) -> list[str]:
-    """The names ``question`` asks about: tokens holding a digit or an inner hyphen, in order, once each."""
-    return list(dict.fromkeys(m.group(0) for m in _KEY_NAME.finditer(question)))
+    """The names ``question`` asks about: tokens of 3 characters or more holding a digit or an inner
+    hyphen, in order, once each."""
+    return list(dict.fromkeys(m.group(0) for m in _KEY_NAME.finditer(question) if len(m.group(0)) >= 3))
 
 
 def says_absent(value: str) -> bool:
@@ -226,13 +231,28 @@ def echoes_question(question: str, value: str) -> str:
 def refusal(question: str, answer: str, context: object, printed: Iterable[str], told: Iterable[str]) -> str:
     """The note refusing ``answer`` for where it comes from, "" to accept it: it repeats the
     question's name (:func:`echoes_question`), sits on a look-alike's line
-    (:func:`look_alike_source`), or, once per run (``told``: the notes given so far), on a line
-    linked to nothing the question names or the code printed (:func:`unconnected`: the link of a
-    two-step answer may be unprinted)."""
+    (:func:`look_alike_source`), is a value for a name the text never holds (:func:`nameless`),
+    or, once per run (``told``: the notes given so far), sits on a line linked to nothing the
+    question names or the code printed (:func:`unconnected`: a two-step link may be unprinted)."""
     if name := echoes_question(question, answer):
         return (f"your answer was refused: {answer.strip()[:80]} repeats the question's {name}; answer with the "
                 "value itself")
-    if note := look_alike_source(question, answer, context):
+    if note := look_alike_source(question, answer, context) or nameless(question, answer, context):
         return f"your answer was refused: {note}"
     note = unconnected(question, answer, context, printed)
     return f"your answer was refused: {note}" if note and f"your answer was refused: {note}" not in told else ""
+
+
+def nameless(question: str, value: str, context: object) -> str:
+    """A note when the question asks about names (:func:`key_names`) of which no line of
+    ``context`` holds one as a whole name, and ``value`` is a value all the same, not "not
+    present": a value for something the text does not name cannot come from it. "" for a count
+    question (:data:`HOW_MANY`: 0 is its answer then), or when a name is there."""
+    names = key_names(question)
+    if not isinstance(context, str) or not names or HOW_MANY.search(question) or says_absent(value) \
+            or not value.strip():
+        return ""
+    if any(_whole(name).search(context) for name in names):
+        return ""
+    return (f"no line of the text names {' or '.join(names)} itself (only longer names, or none): a value for it "
+            "cannot come from the text; say that it is not there")

@@ -133,6 +133,23 @@ def test_an_answer_repeating_the_questions_name_is_refused():
     assert result.answer == "43071"
 
 
+def test_a_value_for_a_name_the_text_never_holds_is_refused():
+    """The absent case: the question's service is not in the log (only look-alikes), the model handed in a port."""
+    code = "port = grep('billing-46')[0].split('port=')[1]\nprint(port)"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(port)", "FINAL(55555)", "FINAL(NOT PRESENT)"],
+                        context=LOOK_ALIKES + "config service=ledger port=55555\n", question=PORT)
+    assert "no line of the text names billing-46 itself" in feedback(model, 2)
+    assert result.answer == "NOT PRESENT"
+
+
+def test_a_question_asking_for_a_number_takes_a_number_or_not_present():
+    from codur.rlm.prompts import fits_question
+
+    asked = PORT + " Answer with the port number. If there is none, answer NOT PRESENT."
+    assert fits_question(asked, "43071") and fits_question(asked, "NOT PRESENT")
+    assert not fits_question(asked, "scheduler-57 port") and fits_question(PORT, "scheduler-57 port")
+
+
 def test_a_made_up_number_after_code_ran_is_refused():
     """The join case: a failed block, then FINAL(12345) in prose, a number nothing printed."""
     result, model = run(["```repl\nprint(lines_with('warehouse')[0])\n```", "It is 12345.\nFINAL(12345)",
