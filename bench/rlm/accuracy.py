@@ -93,11 +93,13 @@ def run_baseline(model: Any, task: Task, chars: int) -> dict:
 
 
 def run_all(model: Any, tasks: Iterable[Task], *, config: RLMConfig, baseline_chars: int | None,
-            report: Callable[[dict], None] = lambda row: None, show: bool = False, vote: int = 1) -> list[dict]:
-    """The RLM (and, unless ``baseline_chars`` is None, the baseline) on every task; ``report`` sees each row."""
+            report: Callable[[dict], None] = lambda row: None, show: bool = False, vote: int = 1,
+            rlm: bool = True) -> list[dict]:
+    """The RLM (unless ``rlm`` is False) and, unless ``baseline_chars`` is None, the baseline on every
+    task; ``report`` sees each row."""
     rows = []
     for task in tasks:
-        runs = [lambda t=task: run_rlm(model, t, config, show=show, vote=vote)]
+        runs = [lambda t=task: run_rlm(model, t, config, show=show, vote=vote)] if rlm else []
         if baseline_chars is not None:
             runs.append(lambda t=task: run_baseline(model, t, baseline_chars))
         for run in runs:
@@ -153,6 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--baseline-chars", type=int, default=12_000,
                         help="characters of the log the bare model sees (the head)")
     parser.add_argument("--no-baseline", action="store_true", help="RLM only")
+    parser.add_argument("--baseline-only", action="store_true", help="the baseline only, no RLM run")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first seed (seeds first..first+n-1)")
     parser.add_argument("--check-answers", action="store_true",
                         help="RLMConfig.check_answers: one model call checks each FINAL against the outputs")
     parser.add_argument("--vote", type=int, default=1, metavar="K",
@@ -170,7 +174,8 @@ def main(argv: list[str] | None = None) -> None:
         seeds, baseline = args.seeds, None if args.no_baseline else args.baseline_chars
     config = RLMConfig(max_iterations=args.max_iterations, max_depth=0, max_wall_s=args.max_wall,
                        sub_call_chars=4000, check_answers=args.check_answers)
-    tasks = (make_task(kind, size, seed) for kind in kinds for size in sizes for seed in range(seeds))
+    seed_range = range(args.first_seed, args.first_seed + seeds)
+    tasks = (make_task(kind, size, seed) for kind in kinds for size in sizes for seed in seed_range)
     print(f"RLM accuracy: kinds {kinds}, sizes {sizes}, {seeds} seed(s), max {args.max_iterations} iterations, "
           f"{args.max_tokens}-token replies, answer check {'on' if args.check_answers else 'off'}, "
           f"{args.vote} trajectory(ies) per task; baseline: "
@@ -182,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rows = run_all(model, tasks, config=config, baseline_chars=baseline,
                        report=lambda row: print(f"  {json.dumps(row)}", flush=True),
-                       show=args.smoke or args.show, vote=args.vote)
+                       show=args.smoke or args.show, vote=args.vote, rlm=not args.baseline_only)
     finally:
         stop_shared_server()
     table = summary(rows)
