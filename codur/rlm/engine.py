@@ -154,9 +154,10 @@ class RLMEngine:
                 hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
-                # no FINAL, but the output holds the line naming the question's name among look-alikes: ask too
+                # no FINAL, but the output holds the line naming the question's name among look-alikes, or
+                # the model repeated a block whose output is a value of the kind asked (a count): ask too
                 unanswered = iteration.final is None and last is not None and not last.error \
-                    and bool(provenance.whole_name_lines(question, last.stdout))
+                    and bool(provenance.whole_name_lines(question, last.stdout) or iteration.repeated and hint)
                 if (premature and view.readable(iteration, shown) or unanswered) and budget.check("call") is None:
                     answer = extract_answer(self.client, messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")

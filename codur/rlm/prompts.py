@@ -97,8 +97,9 @@ Output of your code:
 {outputs}{hint}
 
 Question: {question}
-Answer the question from this output only, as JSON: {{"answer": "..."}} with just the value \
-(a number, a name, a line). If the output does not contain the answer, reply {{"answer": ""}}."""
+Answer the question from this output only, as JSON: {{"answer": "..."}} with just the value the \
+question asks for (a number, an id, a name), not the whole line it is on. If the output does not \
+contain the answer, reply {{"answer": ""}}."""
 
 FORCED = """\
 The budget is exhausted ({reason}); no more code will run.
@@ -107,7 +108,8 @@ Question: {question}
 What code printed over the text, and the notes on its searches:
 {evidence}
 
-Answer the question from these outputs and notes, as JSON: {{"answer": "..."}} with just the value."""
+Answer the question from these outputs and notes, as JSON: {{"answer": "..."}} with just the value \
+the question asks for (a number, an id, a name), not the whole line it is on."""
 
 CHECK = """\
 Question: {question}
@@ -245,7 +247,7 @@ def answer_hint(question: str, stdout: str) -> str:
     if named := provenance.whole_name_lines(question, stdout):
         return whole_name_hint(named)
     value = stdout.strip()
-    if not value or "\n" in value or len(value) > 300:
+    if not value or "\n" in value or len(value) > 300 or value in ("[]", "{}", "()", "set()", "None", "''", '""'):
         return ""
     if one := _ONE_ITEM.fullmatch(value):
         value = one.group(2)

@@ -110,9 +110,12 @@ def test_final_inside_a_code_fence_is_run_not_read():
 def test_a_repeated_reply_restarts_the_conversation_from_the_evidence():
     """A small model copies its own replies: after a repeat, the history is dropped and one turn
     shows the question, the context's start and what the code printed so far."""
-    _, model = run(["```repl\nx = 41\nprint(x + 1)\n```", "```repl\nx = 41\nprint(x + 1)\n```", "FINAL(x)"])
+    _, model = run(["```repl\nx = 41\nprint(x + 1)\n```", "```repl\nx = 41\nprint(x + 1)\n```", '{"answer": ""}',
+                    "FINAL(x)"])
     assert "repeated" not in model.calls[1][-1].content and len(model.calls[1]) == 4
-    restart = model.calls[2]
+    # the repeated block printed a single value of the kind asked: the answer is asked from it first
+    assert "Answer the question from this output only" in model.calls[2][-1].content
+    restart = model.calls[3]
     assert len(restart) == 2 and "repeated an earlier one word for word" in restart[-1].content
     assert "[iteration 2 block 1]\n42" in restart[-1].content and "x = 41" not in restart[-1].content
 

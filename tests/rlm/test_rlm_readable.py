@@ -150,6 +150,13 @@ def test_a_question_asking_for_a_number_takes_a_number_or_not_present():
     assert not fits_question(asked, "scheduler-57 port") and fits_question(PORT, "scheduler-57 port")
 
 
+def test_a_repeated_count_is_answered_from_its_output():
+    """The count case: count('ERROR') printed 32 twice and the model never wrote FINAL."""
+    block = "```repl\nprint(count('ERROR'))\n```"
+    result, model = run([block, block, '{"answer": "172"}'])
+    assert (result.answer, result.answer_source) == ("172", "extracted") and len(model.calls) == 3
+
+
 def test_a_made_up_number_after_code_ran_is_refused():
     """The join case: a failed block, then FINAL(12345) in prose, a number nothing printed."""
     result, model = run(["```repl\nprint(lines_with('warehouse')[0])\n```", "It is 12345.\nFINAL(12345)",
