@@ -7,7 +7,7 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from codur.llm.replies import json_objects
-from codur.rlm import prompts
+from codur.rlm import prompts, provenance
 from codur.rlm.bridge import CHECK_FORMAT, ModelClient
 from codur.rlm.budget import Budget
 from codur.rlm.helpers import truncate
@@ -81,4 +81,29 @@ def extract_answer(client: ModelClient, messages: list[BaseMessage], prompt: str
     answer = None if answer is None or (kind != "forced" and is_no_answer(answer)) else answer.strip()
     iteration.extraction = {"kind": kind, "response": text, "answer": answer, "structured": structured,
                             "usage": usage.to_dict()}
+    return answer
+
+
+def forced_answer(client: ModelClient, question: str, reason: str, evidence: str, budget: Budget, sandbox: Sandbox,
+                  iteration: Iteration, context: object = None) -> str | None:
+    """The forced answer when the budget is spent: one JSON-schema call on ``evidence`` (the run's
+    printed outputs and notes, :func:`prompts.forced_turn`), asked once more with the reason when
+    the answer sits on a look-alike's line or is a value for a name the text does not hold
+    (:mod:`codur.rlm.provenance`). When the text holds none of the question's names and the model
+    still gives a value, the answer is what the engine's search of the whole text found, "NOT
+    PRESENT: no line of the text names ...", and a note saying so ("the forced answer was
+    replaced ...") is the iteration's last."""
+    answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
+                            iteration, "forced")
+    if answer and (note := provenance.look_alike_source(question, answer, context)
+                   or provenance.nameless(question, answer, context)):
+        iteration.notes.append(f"forced answer refused: {note}")
+        evidence = f"{evidence}\nnote: {answer} was refused: {note}"
+        answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
+                                iteration, "forced") or answer
+    if answer and provenance.nameless(question, answer, context):
+        names = " or ".join(provenance.key_names(question))
+        iteration.notes.append(f"the forced answer was replaced: the model answered {answer[:80]!r} twice, but no "
+                               f"line of the text names {names}")
+        answer = f"NOT PRESENT: no line of the text names {names}"
     return answer

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codur.core.usage import Usage
 from codur.rlm import prompts, provenance, view
-from codur.rlm.answers import check_answer, evidence_of, extract_answer
+from codur.rlm.answers import check_answer, evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
@@ -310,22 +310,15 @@ class RLMEngine:
 
     def _forced(self, question: str, reason: str, sandbox: Sandbox, budget: Budget,
                 trace: RLMTrace, context: Any = None) -> tuple[str, AnswerSource]:
-        """Budget exhausted without FINAL: one last JSON-schema call asking for the answer from the
-        run's printed outputs and notes (no code runs, no conversation: :func:`prompts.forced_turn`);
-        asked once more, with the reason, when that answer sits on a look-alike's line or is a value
-        for a name the text does not hold."""
+        """Budget exhausted without FINAL: :func:`codur.rlm.answers.forced_answer` from the run's
+        printed outputs and notes (no code runs, no conversation)."""
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
         evidence = evidence_of(trace, self.config.check_chars, notes=True)
-        answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
-                                iteration, "forced")
-        if answer and (note := provenance.look_alike_source(question, answer, context)
-                       or provenance.nameless(question, answer, context)):
-            iteration.notes.append(f"forced answer refused: {note}")
-            evidence = f"{evidence}\nnote: {answer} was refused: {note}"
-            answer = extract_answer(self.client, [], prompts.forced_turn(question, reason, evidence), budget,
-                                    sandbox, iteration, "forced") or answer
+        answer = forced_answer(self.client, question, reason, evidence, budget, sandbox, iteration, context)
+        if iteration.notes[-1].startswith("the forced answer was replaced"):
+            trace.warn(iteration.notes[-1])
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"

@@ -227,6 +227,8 @@ class Worker:
             """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``, noting a zero
             result and (for the line search ``grep``) lines naming only look-alikes."""
             def call(pattern, text=None, *rest, **kwargs):
+                if name == "count" and text is None and isinstance(pattern, list | tuple):
+                    return len(pattern)  # count(grep(...)): the lines found, what a small model means
                 helpers.need_text(name, pattern)
                 searched, shown = text_or_context(text), f"{name}({pattern!r})"
                 result = note_zero(shown, searched, search(searched, pattern, *rest, **kwargs))

@@ -105,6 +105,14 @@ def test_a_forced_answer_on_a_look_alikes_line_is_asked_again():
         feedback(model, 2)
 
 
+def test_a_forced_value_for_a_name_the_text_never_holds_becomes_not_present():
+    """The absent case at the iteration limit: the model gave a look-alike's port twice."""
+    result, model = run(["```repl\nprint(grep('billing-46'))\n```", '{"answer": "11111"}', '{"answer": "11111"}'],
+                        context=LOOK_ALIKES, question=PORT, max_iterations=1)
+    assert (result.answer, result.answer_source) == ("NOT PRESENT: no line of the text names billing-46", "forced")
+    assert any("the forced answer was replaced: the model answered '11111' twice" in w for w in result.trace.warnings)
+
+
 def test_an_answer_from_a_line_unrelated_to_the_question_is_refused_once():
     """The absent case: the first port= of the log, on a line naming another service, handed in unseen."""
     log = WITH_46.replace("x\n" * 600, "x\n" * 300 + "config service=ledger port=19999\n" + "x\n" * 300)
@@ -120,6 +128,8 @@ def test_a_placeholder_answer_and_a_list_passed_to_a_helper_are_said_plainly():
     result, model = run(["```repl\nhits = grep('job=15$')\nprint(lines_with(hits))\n```", "FINAL(answer)",
                          "FINAL(172)"])
     assert "error: TypeError: lines_with() takes a str pattern, not a list of 1 items" in feedback(model, 1)
+    _, counted = run(["```repl\nhits = grep('ERROR')\nprint(count(hits))\n```", "FINAL(172)"])
+    assert "[block 1] 172\n" in feedback(counted, 1)  # count(a list of lines) is how many there are
     assert "FINAL(answer) refused: answer is a name, not a value" in feedback(model, 2)
     assert result.answer == "172"
 
