@@ -277,17 +277,17 @@ class RLMEngine:
 
     def _accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
                 *, last_chance: bool, context: Any = None) -> None:
-        """Raise _Finished with ``answer``, unless the line it sits on in ``context`` names a look-alike
-        of the question's name (:func:`provenance.look_alike_source`) or the answer check
-        (``check_answers``) says the printed outputs do not support it: then a note saying why, and
-        the loop goes on. Neither refuses on the last iteration.
+        """Raise _Finished with ``answer``, unless :func:`provenance.refusal` refuses it for where it comes
+        from (on the last iteration only for facts about the text: then the forced answer follows) or
+        the answer check (``check_answers``) says the printed outputs do not support it: then a note
+        saying why, and the loop goes on.
 
         No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
         when the budget allows no call (issue 26, item 3; the vote over trajectories is
         :meth:`run_voted`).
         """
         told = [note for it in trace.iterations[:-1] for note in it.notes]
-        if not last_chance and (note := provenance.refusal(trace.task, answer, context, _printed(trace), told)):
+        if note := provenance.refusal(trace.task, answer, context, _printed(trace), told, last=last_chance):
             iteration.notes.append(note)
             return
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)

@@ -228,18 +228,21 @@ def echoes_question(question: str, value: str) -> str:
     return ""
 
 
-def refusal(question: str, answer: str, context: object, printed: Iterable[str], told: Iterable[str]) -> str:
+def refusal(question: str, answer: str, context: object, printed: Iterable[str], told: Iterable[str], *,
+            last: bool = False) -> str:
     """The note refusing ``answer`` for where it comes from, "" to accept it: it repeats the
     question's name (:func:`echoes_question`), sits on a look-alike's line
     (:func:`look_alike_source`), is a value for a name the text never holds (:func:`nameless`),
     or, once per run (``told``: the notes given so far), sits on a line linked to nothing the
-    question names or the code printed (:func:`unconnected`: a two-step link may be unprinted)."""
+    question names or the code printed (:func:`unconnected`: a two-step link may be unprinted).
+    On the ``last`` iteration only the first three, facts about the text, refuse (the forced
+    answer follows)."""
     if name := echoes_question(question, answer):
         return (f"your answer was refused: {answer.strip()[:80]} repeats the question's {name}; answer with the "
                 "value itself")
     if note := look_alike_source(question, answer, context) or nameless(question, answer, context):
         return f"your answer was refused: {note}"
-    note = unconnected(question, answer, context, printed)
+    note = "" if last else unconnected(question, answer, context, printed)
     return f"your answer was refused: {note}" if note and f"your answer was refused: {note}" not in told else ""
 
 

@@ -14,8 +14,11 @@ from codur.rlm.trace import RLMTrace
 class FakeSpawn:
     """Stands in for the engine: records each child's (task, context, budget) and spends a little."""
 
-    def __init__(self, answer="child answer", delay=0.0, fail_on=None, source="final_direct"):
+    def __init__(self, answer="child answer", delay=0.0, fail_on=None, source="final_direct", together=0):
+        """``together``: a child waits (at most 10 s) until that many run at once, so a loaded
+        machine that starts the threads late does not make the overlap look smaller."""
         self.answer, self.delay, self.fail_on, self.source = answer, delay, fail_on, source
+        self.together = together
         self.calls = []
         self.running = self.max_running = 0
         self.lock = threading.Lock()
@@ -25,6 +28,9 @@ class FakeSpawn:
             self.calls.append((task, context, budget))
             self.running += 1
             self.max_running = max(self.max_running, self.running)
+        deadline = time.monotonic() + 10
+        while self.running < self.together and time.monotonic() < deadline:
+            time.sleep(0.01)
         time.sleep(self.delay)
         with self.lock:
             self.running -= 1
@@ -170,7 +176,7 @@ def test_fallback_truncates_a_long_context_and_warns():
 # -- batch_rlm_query ---------------------------------------------------------------------------
 
 def test_batch_runs_sub_executors_concurrently_and_records_combined_usage():
-    spawn = FakeSpawn(delay=0.2)
+    spawn = FakeSpawn(delay=0.2, together=3)
     bridge, _, budget, trace, _ = make(spawn=spawn, max_parallel=3, max_tokens=100_000)
     answers = bridge("batch_rlm_query", {"tasks": ["a", "b", "c"], "contexts": ["A", "B", "C"]})
     assert answers == ["child answer: a", "child answer: b", "child answer: c"]
@@ -184,7 +190,7 @@ def test_batch_runs_sub_executors_concurrently_and_records_combined_usage():
 
 
 def test_batch_parallelism_is_limited_by_the_budget_left():
-    spawn = FakeSpawn(delay=0.1)
+    spawn = FakeSpawn(delay=0.1, together=2)
     bridge, _, budget, _, _ = make(spawn=spawn, max_parallel=4, max_tokens=100_000)
     budget.record(Usage(50_000, 0))  # half left: 2 at once
     bridge.batch_rlm_query(["a", "b", "c", "d"])
