@@ -263,8 +263,8 @@ class RLMEngine:
             iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
         elif final.value.isidentifier() and sandbox.get_variable(final.value)[0]:  # FINAL(port): the variable
             self._finish(FinalAnswer("variable", final.value), iteration, sandbox, trace, budget, context)
-        elif not last_chance and (provenance.is_placeholder(final.value) or final.value in provenance.names_in_code(
-                e.code for it in trace.iterations for e in it.executions)):
+        elif provenance.is_placeholder(final.value) or not last_chance and final.value in provenance.names_in_code(
+                e.code for it in trace.iterations for e in it.executions):  # a placeholder: even last, forced next
             iteration.notes.append(f"FINAL({final.value}) refused: {final.value} is a name, not a value, and no "
                                    f"variable holds it; compute it, then FINAL_VAR({final.value})")
         elif not last_chance and not iteration.executions and any(it.executions for it in trace.iterations) \

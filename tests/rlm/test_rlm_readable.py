@@ -132,6 +132,8 @@ def test_a_placeholder_answer_and_a_list_passed_to_a_helper_are_said_plainly():
     assert "[block 1] 172\n" in feedback(counted, 1)  # count(a list of lines) is how many there are
     assert "FINAL(answer) refused: answer is a name, not a value" in feedback(model, 2)
     assert result.answer == "172"
+    last, _ = run(["```repl\nprint(count('ERROR'))\n```", "FINAL(answer)", '{"answer": "172"}'], max_iterations=2)
+    assert (last.answer, last.answer_source) == ("172", "forced")  # not 'answer', even on the last iteration
 
 
 def test_an_answer_repeating_the_questions_name_is_refused():
