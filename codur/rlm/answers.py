@@ -85,14 +85,14 @@ def extract_answer(client: ModelClient, messages: list[BaseMessage], prompt: str
 
 
 def forced_answer(client: ModelClient, question: str, reason: str, evidence: str, budget: Budget, sandbox: Sandbox,
-                  iteration: Iteration, context: object = None) -> str | None:
+                  iteration: Iteration, context: object = None) -> tuple[str | None, str]:
     """The forced answer when the budget is spent: one JSON-schema call on ``evidence`` (the run's
     printed outputs and notes, :func:`prompts.forced_turn`), asked once more with the reason when
     the answer sits on a look-alike's line or is a value for a name the text does not hold
     (:mod:`codur.rlm.provenance`). When the text holds none of the question's names and the model
     still gives a value, the answer is what the engine's search of the whole text found, "NOT
-    PRESENT: no line of the text names ...", and a note saying so ("the forced answer was
-    replaced ...") is the iteration's last."""
+    PRESENT: no line of the text names ...". Returns the answer and, when it was replaced, the
+    warning saying so ("" otherwise)."""
     answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
                             iteration, "forced")
     if answer and (note := provenance.look_alike_source(question, answer, context)
@@ -103,7 +103,8 @@ def forced_answer(client: ModelClient, question: str, reason: str, evidence: str
                                 iteration, "forced") or answer
     if answer and provenance.nameless(question, answer, context):
         names = " or ".join(provenance.key_names(question))
-        iteration.notes.append(f"the forced answer was replaced: the model answered {answer[:80]!r} twice, but no "
-                               f"line of the text names {names}")
-        answer = f"NOT PRESENT: no line of the text names {names}"
-    return answer
+        warning = (f"the forced answer was replaced: the model answered {answer[:80]!r} twice, but no line of the "
+                   f"text names {names}")
+        iteration.notes.append(warning)
+        return f"NOT PRESENT: no line of the text names {names}", warning
+    return answer, ""

@@ -316,9 +316,9 @@ class RLMEngine:
         iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
         evidence = evidence_of(trace, self.config.check_chars, notes=True)
-        answer = forced_answer(self.client, question, reason, evidence, budget, sandbox, iteration, context)
-        if iteration.notes[-1].startswith("the forced answer was replaced"):
-            trace.warn(iteration.notes[-1])
+        answer, replaced = forced_answer(self.client, question, reason, evidence, budget, sandbox, iteration, context)
+        if replaced:
+            trace.warn(replaced)
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"

@@ -119,6 +119,12 @@ def anchor_of(pattern: str) -> str:
     return best if len(best) >= 3 and best != pattern else ""
 
 
+def whole_name(token: str) -> re.Pattern[str]:
+    """``token`` as a whole name, ignoring case: not inside a longer name of word characters and
+    hyphens (``billing-46`` matches in ``service=billing-46 port=1``, not in ``billing-460``)."""
+    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
+
+
 def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) -> str:
     """For a search that found nothing: the lines holding the pattern's plain part (:func:`anchor_of`),
     ignoring case (those holding it as a whole token first: ``checkout-41`` before
@@ -131,7 +137,7 @@ def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) 
     lines = [line.strip() for line in text.splitlines() if key in line.lower()]
     if not lines:
         return ""
-    whole = re.compile(rf"(?<![\w-]){re.escape(anchor)}(?![\w-])", re.IGNORECASE)
+    whole = whole_name(anchor)
     lines.sort(key=lambda line: whole.search(line) is None)  # the part as a whole token first, else in order
     examples = " | ".join(line[:width] for line in lines[:shown])
     word = "" if whole.search(lines[0]) else ", none of them as a whole word"

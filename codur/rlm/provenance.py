@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from codur.rlm.helpers import whole_name
+
 #: the names a question asks about: a token with a digit or an inner hyphen (``billing-46``, ``u-7502``)
 _KEY_NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:\d|\w-\w))[A-Za-z0-9][\w-]*[A-Za-z0-9](?![\w-])")
 _ABSENT = re.compile(r"\b(?:not (?:present|found|in the (?:text|log|context))|absent|no such|none|unknown)\b",
@@ -32,8 +34,7 @@ def says_absent(value: str) -> bool:
     return _ABSENT.search(value) is not None
 
 
-def _whole(token: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
+_whole = whole_name
 
 
 def unseen(value: str, printed: Iterable[str], context: object = None) -> bool:
