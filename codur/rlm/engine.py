@@ -151,13 +151,15 @@ class RLMEngine:
                 shown = (iteration.final or {}).get("shown")  # a FINAL_VAR of several items, shown as an output
                 outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
                 last = next((e for e in reversed(iteration.executions) if e.stdout.strip()), None)
-                hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout)
+                hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout, context)
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
                 # no FINAL, but the output holds the line naming the question's name among look-alikes, or
-                # the model repeated a block whose output is a value of the kind asked (a count): ask too
+                # the model repeated a block whose output is a value of the kind asked (a count), or it printed only
+                # look-alikes of a name the text lacks: ask too
                 unanswered = iteration.final is None and last is not None and not last.error \
-                    and bool(provenance.whole_name_lines(question, last.stdout) or iteration.repeated and hint)
+                    and bool(provenance.whole_name_lines(question, last.stdout) or iteration.repeated and hint
+                             or provenance.look_alikes_only(question, last.stdout, context)[0])
                 if (premature and view.readable(iteration, shown) or unanswered) and budget.check("call") is None:
                     answer = extract_answer(self.client, messages, prompts.answer_turn(question, outputs, hint), budget,
                                            sandbox, iteration, "after_output")

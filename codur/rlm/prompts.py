@@ -109,7 +109,8 @@ What code printed over the text, and the notes on its searches:
 {evidence}
 
 Answer the question from these outputs and notes, as JSON: {{"answer": "..."}} with just the value \
-the question asks for (a number, an id, a name), not the whole line it is on."""
+the question asks for (a number, an id, a name), not the whole line it is on; {{"answer": "NOT PRESENT"}} \
+if they show the text does not hold it."""
 
 CHECK = """\
 Question: {question}
@@ -237,15 +238,27 @@ _WHICH = re.compile(r"\b(?:which|what|who|where|when)\b", re.IGNORECASE)
 _ONE_ITEM = re.compile(r"""\[(['"])(.*)\1\]""")
 
 
-def answer_hint(question: str, stdout: str) -> str:
+def absent_hint(name: str, alikes: list[str]) -> str:
+    """The answer hint after a search that printed only look-alikes of the question's name, which
+    no line of the whole text names (:func:`codur.rlm.provenance.look_alikes_only`)."""
+    return (f"The lines printed name only longer names ({', '.join(alikes)}), and no line of the whole text names "
+            f"{name} itself: their values are not {name}'s. If the question asks about {name}, the text does not "
+            "hold it: reply with just FINAL(NOT PRESENT).")
+
+
+def answer_hint(question: str, stdout: str, context: object = None) -> str:
     """A line saying the last output is a single value of the kind the question asks for, else "".
 
     A number answers "how many / count / number of / total"; one line (or a list of one
     line) answers "which / what / who / where / when". After a search among look-alikes, the
-    line(s) naming the question's name itself (:func:`whole_name_hint`).
+    line(s) naming the question's name itself (:func:`whole_name_hint`), or, when neither they nor
+    any line of ``context`` (the whole input) names it, that it is not there (:func:`absent_hint`).
     """
     if named := provenance.whole_name_lines(question, stdout):
         return whole_name_hint(named)
+    name, alikes = provenance.look_alikes_only(question, stdout, context)
+    if name:
+        return absent_hint(name, alikes)
     value = stdout.strip()
     if not value or "\n" in value or len(value) > 300 or value in ("[]", "{}", "()", "set()", "None", "''", '""'):
         return ""

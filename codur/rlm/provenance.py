@@ -130,6 +130,40 @@ def whole_name_lines(question: str, stdout: str, *, most: int = 3) -> list[str]:
     return []
 
 
+def look_alikes_only(question: str, stdout: str, context: object) -> tuple[str, list[str]]:
+    """For a printed search among look-alikes: the question's name (:func:`key_names`) and the
+    longer names the printed lines (or items of a printed list) hold it in, when none of them names
+    it whole and no line of ``context`` (the whole input) does either: the text does not hold it
+    (``pricing-21`` with only ``pricing-214``, ``pricing-21-canary`` printed). ("", []) otherwise,
+    and for a count question (:data:`HOW_MANY`)."""
+    if not isinstance(context, str) or HOW_MANY.search(question):
+        return "", []
+    items = _items(stdout)
+    for name in key_names(question):
+        longer = re.compile(rf"[\w-]*{re.escape(name)}[\w-]*", re.IGNORECASE)
+        holding = [item for item in items if name.lower() in item.lower()]
+        if not holding or any(_whole(name).search(item) for item in holding) or _whole(name).search(context):
+            continue
+        return name, list(dict.fromkeys(m.group(0) for item in holding for m in longer.finditer(item)))[:5]
+    return "", []
+
+
+def named_after_all(question: str, value: str, context: object, *, width: int = 120) -> str:
+    """A note when ``value`` says "not present" (:func:`says_absent`) but a line of ``context`` names
+    one of the question's :func:`key_names` as a whole name: that line may hold the answer. ""
+    otherwise. Given once per run: a line may name it without what was asked."""
+    if not isinstance(context, str) or not says_absent(value) or len(value.strip()) > 80:
+        return ""
+    for name in key_names(question):
+        whole = _whole(name)
+        lines = [line.strip()[:width] for line in context.splitlines()
+                 if name.lower() in line.lower() and whole.search(line)]
+        if lines:
+            return (f"{len(lines):,} line(s) of the text name {name} itself, the first: {lines[0]!r}; read what "
+                    "they say before answering that it is not there")
+    return ""
+
+
 def unconnected(question: str, value: str, context: object, printed: Iterable[str], *, width: int = 120) -> str:
     """A note when ``value`` (at most 40 characters) is on at most 20 lines of ``context`` and none
     of them names one of the question's :func:`key_names`, nor a token with a digit that the code
@@ -235,7 +269,8 @@ def refusal(question: str, answer: str, context: object, printed: Iterable[str],
     question's name (:func:`echoes_question`), sits on a look-alike's line
     (:func:`look_alike_source`), is a value for a name the text never holds (:func:`nameless`),
     or, once per run (``told``: the notes given so far), sits on a line linked to nothing the
-    question names or the code printed (:func:`unconnected`: a two-step link may be unprinted).
+    question names or the code printed (:func:`unconnected`: a two-step link may be unprinted), or
+    says "not present" of a name the text names (:func:`named_after_all`).
     On the ``last`` iteration only the first three, facts about the text, refuse (the forced
     answer follows)."""
     if name := echoes_question(question, answer):
@@ -243,7 +278,7 @@ def refusal(question: str, answer: str, context: object, printed: Iterable[str],
                 "value itself")
     if note := look_alike_source(question, answer, context) or nameless(question, answer, context):
         return f"your answer was refused: {note}"
-    note = "" if last else unconnected(question, answer, context, printed)
+    note = "" if last else unconnected(question, answer, context, printed) or named_after_all(question, answer, context)
     return f"your answer was refused: {note}" if note and f"your answer was refused: {note}" not in told else ""
 
 

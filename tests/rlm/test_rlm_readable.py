@@ -98,16 +98,44 @@ def test_a_search_among_look_alikes_without_final_is_answered_from_its_output():
 
 
 def test_a_forced_answer_on_a_look_alikes_line_is_asked_again():
-    result, model = run(["```repl\nprint(grep('billing-46'))\n```", '{"answer": "11111"}',
+    result, model = run(["```repl\nprint(len(grep('billing-46')))\n```", '{"answer": "11111"}',
                          '{"answer": "NOT PRESENT"}'], context=LOOK_ALIKES, question=PORT, max_iterations=1)
     assert (result.answer, result.answer_source) == ("NOT PRESENT", "forced")
     assert "note: 11111 was refused: 11111 is on the line 'config service=billing-460 port=11111'" in \
         feedback(model, 2)
 
 
+def test_a_search_printing_only_look_alikes_of_a_name_the_text_lacks_asks_for_not_present():
+    """The absent case: the model printed pricing-21's look-alikes and handed in nothing (or their lines)."""
+    result, model = run(["```repl\nprint(grep('billing-46'))\n```", '{"answer": "NOT PRESENT"}'],
+                        context=LOOK_ALIKES, question=PORT)
+    hint = ("The lines printed name only longer names (billing-460, prebilling-46, billing-46-canary), and no line "
+            "of the whole text names billing-46 itself: their values are not billing-46's. If the question asks "
+            "about billing-46, the text does not hold it: reply with just FINAL(NOT PRESENT).")
+    assert hint in feedback(model, 1)  # the JSON answer turn
+    assert (result.answer, result.answer_source) == ("NOT PRESENT", "extracted")
+    code = "answer = grep('billing-46')\nprint(answer)"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(answer)", "FINAL(NOT PRESENT)"],
+                        context=WITH_46.replace("service=billing-46 port", "service=billing-45 port"), question=PORT)
+    assert hint in feedback(model, 1) and result.answer == "NOT PRESENT"  # the next turn, FINAL_VAR refused
+    _, model = run(["```repl\nprint(grep('billing-46'))\n```", "FINAL(43071)"],
+                   context=WITH_46.replace("config service=billing-46 port", "billing-46 moved to port"),
+                   question=PORT)
+    assert "FINAL(NOT PRESENT)" not in feedback(model, 1)  # a line the search missed names it: no such hint
+
+
+def test_not_present_for_a_name_the_text_holds_is_refused_once():
+    result, model = run(["FINAL(NOT PRESENT)", "FINAL(43071)"], context=WITH_46, question=PORT)
+    assert ("your answer was refused: 1 line(s) of the text name billing-46 itself, the first: 'config "
+            "service=billing-46 port=43071'; read what they say") in feedback(model, 1)
+    assert result.answer == "43071"
+    result, _ = run(["FINAL(not found)"] * 2, context=WITH_46, question=PORT)
+    assert (result.answer, len(result.trace.iterations)) == ("not found", 2)  # insisted: accepted
+
+
 def test_a_forced_value_for_a_name_the_text_never_holds_becomes_not_present():
     """The absent case at the iteration limit: the model gave a look-alike's port twice."""
-    result, model = run(["```repl\nprint(grep('billing-46'))\n```", '{"answer": "11111"}', '{"answer": "11111"}'],
+    result, model = run(["```repl\nprint(len(grep('billing-46')))\n```", '{"answer": "11111"}', '{"answer": "11111"}'],
                         context=LOOK_ALIKES, question=PORT, max_iterations=1)
     assert (result.answer, result.answer_source) == ("NOT PRESENT: no line of the text names billing-46", "forced")
     assert any("the forced answer was replaced: the model answered '11111' twice" in w for w in result.trace.warnings)
@@ -527,4 +555,4 @@ def test_the_forced_answer_reads_outputs_and_notes_once_not_the_models_own_guess
                         question="Which job number is on the first ERROR line?")
     prompt = model.calls[2][0].content
     assert len(model.calls[2]) == 1 and prompt.count("job=7") == 1  # the same output twice is shown once
-    assert "NOT PRESENT" not in prompt and result.answer_source == "forced"
+    assert "guess" not in prompt and result.answer_source == "forced"  # the code's guess is not shown
