@@ -6,9 +6,12 @@
     .venv/bin/python bench/rlm/accuracy.py --json out.json         # also every row and the table as JSON
     .venv/bin/python bench/rlm/accuracy.py --check-answers         # each FINAL checked against the outputs
     .venv/bin/python bench/rlm/accuracy.py --vote 3                # 3 trajectories per task and a vote
+    .venv/bin/python bench/rlm/accuracy.py --family tickets        # the held-out ticket log (ticket_tasks.py)
 
 Tasks come from ``log_tasks.py`` (lookup among look-alike lines, counting over every line, a join of
-two facts far apart, a "not present" question). For each task the RLM engine runs with the
+two facts far apart, a "not present" question), or, with ``--family tickets``, from
+``ticket_tasks.py`` (the same kinds over a support desk's ticket log, written after the engine's
+checks and never tuned on). For each task the RLM engine runs with the
 configured model (CodurConfig: the embedded 1.5B model by default), and, as the baseline, the same
 model answers once from the first ``--baseline-chars`` characters of the log (the bare model on a
 truncated input). Prints accuracy per kind and size for both, the median wall time (seconds) and
@@ -28,7 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from log_tasks import KINDS, Task, make_task, score
+import log_tasks
+import ticket_tasks
+from log_tasks import KINDS, Task, score
 from niah import parse_size
 
 from codur.rlm import RLMConfig, RLMEngine
@@ -146,6 +151,8 @@ def render(table: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--family", choices=("logs", "tickets"), default="logs",
+                        help="the task generator: logs (log_tasks.py) or tickets (ticket_tasks.py, held out)")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"task kinds, of {', '.join(KINDS)}")
     parser.add_argument("--sizes", default="50k,400k,2m", help="log sizes in characters, e.g. 50k,400k,2m")
     parser.add_argument("--seeds", type=int, default=5, help="tasks per kind and size (seeds 0..n-1)")
@@ -175,8 +182,10 @@ def main(argv: list[str] | None = None) -> None:
     config = RLMConfig(max_iterations=args.max_iterations, max_depth=0, max_wall_s=args.max_wall,
                        sub_call_chars=4000, check_answers=args.check_answers)
     seed_range = range(args.first_seed, args.first_seed + seeds)
+    make_task = (ticket_tasks if args.family == "tickets" else log_tasks).make_task
     tasks = (make_task(kind, size, seed) for kind in kinds for size in sizes for seed in seed_range)
-    print(f"RLM accuracy: kinds {kinds}, sizes {sizes}, {seeds} seed(s), max {args.max_iterations} iterations, "
+    print(f"RLM accuracy: {args.family} family, kinds {kinds}, sizes {sizes}, {seeds} seed(s), "
+          f"max {args.max_iterations} iterations, "
           f"{args.max_tokens}-token replies, answer check {'on' if args.check_answers else 'off'}, "
           f"{args.vote} trajectory(ies) per task; baseline: "
           f"{'none' if baseline is None else f'the bare model on the first {baseline:,} characters'}", flush=True)

@@ -46,6 +46,7 @@ class Task:
         kind: one of :data:`KINDS`. size: the log's length asked for, characters. seed: the generator's seed.
         question: the question asked. answer: the right answer (a port, a count, a warehouse, NOT PRESENT).
         context: the log. wrong: values of distractors; an answer naming one of them is wrong.
+        family: which generator wrote it (``logs`` here, ``tickets`` in ticket_tasks.py).
     """
 
     kind: str
@@ -55,10 +56,12 @@ class Task:
     answer: str
     context: str = field(repr=False)
     wrong: tuple[str, ...] = ()
+    family: str = "logs"
 
     @property
     def id(self) -> str:
-        return f"{self.kind}-{self.size}-{self.seed}"
+        own = f"{self.kind}-{self.size}-{self.seed}"
+        return own if self.family == "logs" else f"{self.family}:{own}"
 
 
 class _Log:

@@ -113,3 +113,48 @@ def test_runner_rows_summary_and_table_with_the_scripted_model():
     assert [(e["method"], e["right"], e["runs"]) for e in table] == [("baseline", 0, 1), ("rlm", 1, 1)]
     text = accuracy.render(table)
     assert "| lookup | 50,000 | 1/1 (100%) |" in text and "| 0/1 (0%) |" in text
+
+
+tickets = sys.modules["ticket_tasks"]  # the held-out family accuracy.py runs with --family tickets
+
+
+def _ticket(task):
+    return re.search(r"ticket (T-\d+) assigned", task.question).group(1)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_ticket_tasks_are_deterministic_their_own_and_about_the_size_asked(kind):
+    task = tickets.make_task(kind, 50_000, 2)
+    assert task == tickets.make_task(kind, 50_000, 2) and task.id == f"tickets:{kind}-50000-2"
+    assert 50_000 <= len(task.context) < 52_500 and "service=" not in task.context
+    assert task.context != make_task(kind, 50_000, 2).context
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ticket_lookup_has_one_team_among_look_alike_tickets_and_absent_none(seed):
+    task = tickets.make_task("lookup", 400_000, seed)
+    name = _ticket(task)
+    assert re.findall(rf"(?<![\w-]){name} assigned to team (\w+)\n", task.context) == [task.answer]
+    alikes = [line for line in task.context.splitlines() if name.lower() in line.lower()
+              and not re.search(rf"(?<![\w-]){name}(?![\w-])", line)]
+    assert len(alikes) >= 4 and task.answer not in task.wrong and score(task, task.answer)
+    absent = tickets.make_task("absent", 400_000, seed)
+    name = _ticket(absent)
+    assert absent.answer == NOT_PRESENT and not re.search(rf"(?<![\w-]){name}(?![\w-])", absent.context)
+    assert any(name in line for line in absent.context.splitlines())
+    assert score(absent, "NOT PRESENT") and not score(absent, absent.wrong[0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ticket_count_and_join(seed):
+    task = tickets.make_task("count", 400_000, seed)
+    lines = task.context.splitlines()
+    assert sum(1 for line in lines if re.search(r"resolution=duplicate$", line, re.IGNORECASE)) == int(task.answer)
+    assert sum(1 for line in lines if "duplicate" in line.lower()) > int(task.answer) > 50  # comments say it too
+    assert sum(1 for line in lines if "resolution=duplicate" in line) < int(task.answer)  # case matters
+    join = tickets.make_task("join", 400_000, seed)
+    source = re.search(r"Ticket (T-\d+) was merged", join.question).group(1)
+    merged = re.search(rf"{source} merged into (T-\d+)", join.context)
+    assigned = re.search(rf"{merged.group(1)} assigned to team (\w+)", join.context)
+    assert assigned.group(1) == join.answer and join.answer not in join.wrong
+    assert merged.start() < 0.25 * len(join.context) and assigned.start() > 0.75 * len(join.context)
