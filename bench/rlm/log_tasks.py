@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 KINDS = ("lookup", "count", "join", "absent")
@@ -172,18 +173,32 @@ def make_task(kind: str, size: int, seed: int) -> Task:
     Raises:
         ValueError: an unknown kind, or a size under 5,000 characters.
     """
+    return family_task("logs", (_lookup, _count, _join), kind, size, seed)
+
+
+Generator = Callable[..., tuple[str, str, str, tuple[str, ...]]]
+
+
+def family_task(family: str, generators: tuple[Generator, Generator, Generator], kind: str, size: int,
+                seed: int) -> Task:
+    """A task of ``family`` from its (lookup, count, join) generators: ``lookup(rng, size, present)``
+    (present False: the ``absent`` kind), ``count(rng, size)``, ``join(rng, size)``, each returning
+    (question, answer, context, wrong). Seeded by family, kind, size and seed.
+
+    Raises:
+        ValueError: an unknown kind, or a size under 5,000 characters.
+    """
     if kind not in KINDS:
         raise ValueError(f"unknown task kind {kind!r}; known: {', '.join(KINDS)}")
     if size < 5_000:
         raise ValueError("a task log needs at least 5,000 characters")
-    rng = random.Random(f"{kind}:{size}:{seed}")
+    rng = random.Random(f"{kind}:{size}:{seed}" if family == "logs" else f"{family}:{kind}:{size}:{seed}")
+    lookup, count, join = generators
     if kind in ("lookup", "absent"):
-        question, answer, context, wrong = _lookup(rng, size, present=kind == "lookup")
-    elif kind == "count":
-        question, answer, context, wrong = _count(rng, size)
+        question, answer, context, wrong = lookup(rng, size, present=kind == "lookup")
     else:
-        question, answer, context, wrong = _join(rng, size)
-    return Task(kind, size, seed, question, answer, context, wrong)
+        question, answer, context, wrong = (count if kind == "count" else join)(rng, size)
+    return Task(kind, size, seed, question, answer, context, wrong, family)
 
 
 def _has(value: str, text: str) -> bool:

@@ -18,9 +18,8 @@ The same four kinds, asked another way:
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
-from log_tasks import KINDS, NOT_PRESENT, Task, _Log, score
+from log_tasks import KINDS, NOT_PRESENT, Task, _Log, family_task, score
 
 __all__ = ["KINDS", "NOT_PRESENT", "Task", "make_task", "score"]
 
@@ -124,15 +123,4 @@ def make_task(kind: str, size: int, seed: int) -> Task:
     Raises:
         ValueError: an unknown kind, or a size under 5,000 characters.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown task kind {kind!r}; known: {', '.join(KINDS)}")
-    if size < 5_000:
-        raise ValueError("a task log needs at least 5,000 characters")
-    rng = random.Random(f"tickets:{kind}:{size}:{seed}")
-    if kind in ("lookup", "absent"):
-        question, answer, context, wrong = _lookup(rng, size, present=kind == "lookup")
-    elif kind == "count":
-        question, answer, context, wrong = _count(rng, size)
-    else:
-        question, answer, context, wrong = _join(rng, size)
-    return replace(Task(kind, size, seed, question, answer, context, wrong), family="tickets")
+    return family_task("tickets", (_lookup, _count, _join), kind, size, seed)
