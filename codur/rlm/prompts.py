@@ -235,7 +235,6 @@ _HOW_MANY = provenance.HOW_MANY
 #: a question naming the answer's form as a number: "Answer with the port number."
 _ASKS_NUMBER = re.compile(r"\banswer with (?:the|a|its) (?:[\w-]+ )?number\b", re.IGNORECASE)
 _WHICH = re.compile(r"\b(?:which|what|who|where|when)\b", re.IGNORECASE)
-_ONE_ITEM = re.compile(r"""\[(['"])(.*)\1\]""")
 
 
 def absent_hint(name: str, alikes: list[str]) -> str:
@@ -262,8 +261,7 @@ def answer_hint(question: str, stdout: str, context: object = None) -> str:
     value = stdout.strip()
     if not value or "\n" in value or len(value) > 300 or value in ("[]", "{}", "()", "set()", "None", "''", '""'):
         return ""
-    if one := _ONE_ITEM.fullmatch(value):
-        value = one.group(2)
+    value = provenance.unwrap(value)
     if _NUMBER.fullmatch(value):
         if _HOW_MANY.search(question):
             return (f"Your last output is a single number, {value}: the kind of answer this "
@@ -287,16 +285,17 @@ def forced_turn(question: str, reason: str, evidence: str) -> str:
 def fits_question(question: str, value: str, context: object = None) -> bool:
     """False when ``value`` is plainly not the kind of answer ``question`` asks for: not a number
     for "how many / count / number of / total"; neither a number nor "not present" for "answer
-    with the port number"; for "which / what / who / where / when", a line of
-    over 40 characters copied whole from ``context`` (the input text: a raw line, not the value in
-    it). True otherwise."""
+    with the port number"; for "which / what / who / where / when", a line of over 40 characters
+    copied whole from ``context`` (the input text), alone or as a printed list of that one line: a
+    raw line, not the value in it. True otherwise."""
     text = value.strip()
     if _HOW_MANY.search(question):
         return _NUMBER.fullmatch(text) is not None
     if _ASKS_NUMBER.search(question):  # a number, or that there is none
         return _NUMBER.fullmatch(text) is not None or provenance.says_absent(text)
-    if _WHICH.search(question):
-        return not (len(text) > 40 and isinstance(context, str) and text in context)
+    if _WHICH.search(question):  # a line copied whole, alone or as a list of one line
+        line = provenance.unwrap(text)
+        return not (len(line) > 40 and isinstance(context, str) and line in context)
     return True
 
 

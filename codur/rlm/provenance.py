@@ -23,6 +23,18 @@ _ABSENT = re.compile(r"\b(?:not (?:present|found|in the (?:text|log|context))|ab
 HOW_MANY = re.compile(r"\bhow (?:many|much|often)\b|\bcount\b|\bnumber of\b|\btotal\b", re.IGNORECASE)
 
 
+#: a list of one quoted item, as Python prints it: ``['config service=billing-46 port=43071']``
+_ONE_ITEM = re.compile(r"""\[(['"])(.*)\1\]""")
+
+
+def unwrap(value: str) -> str:
+    """``value`` stripped of spaces and quotes, and of the brackets of a printed list of one item."""
+    text = value.strip()
+    if one := _ONE_ITEM.fullmatch(text):
+        text = one.group(2)
+    return text.strip().strip("'\"")
+
+
 def key_names(question: str) -> list[str]:
     """The names ``question`` asks about: tokens of 3 characters or more holding a digit or an inner
     hyphen, in order, once each."""
@@ -59,15 +71,21 @@ def look_alike_source(question: str, value: str, context: object, *, width: int 
     """A note when every line of ``context`` holding ``value`` (a whole token of at most 40
     characters) names one of the question's :func:`key_names` only inside a longer name
     (``billing-46-canary`` for ``billing-46``) and none names it whole: that value belongs to a
-    look-alike. "" otherwise (also for a value on no line, or a question with no such name)."""
-    text = value.strip().strip("'\"")
-    if not isinstance(context, str) or not text or len(text) > 40 or "\n" in text:
+    look-alike. A value that is a whole line of ``context`` (at most 300 characters, or a printed
+    list of that one line) is judged as that line. "" otherwise (also for a value on no line, or a
+    question with no such name)."""
+    text = unwrap(value)
+    if not isinstance(context, str) or not text or len(text) > 300 or "\n" in text:
         return ""
     names = key_names(question)
     if not names:
         return ""
-    found = _whole(text)
-    lines = [line for line in context.splitlines() if text.lower() in line.lower() and found.search(line)]
+    copied = f"\n{text}\n" in f"\n{context}\n"  # a copied line: that line is where the answer comes from
+    if copied or len(text) > 40:
+        lines = [text] if copied else []
+    else:
+        found = _whole(text)
+        lines = [line for line in context.splitlines() if text.lower() in line.lower() and found.search(line)]
     if not lines or len(lines) > 20:
         return ""
     for name in names:
@@ -77,7 +95,9 @@ def look_alike_source(question: str, value: str, context: object, *, width: int 
             return ""
         others = [m.group(0) for line in lines for m in longer.finditer(line) if m.group(0).lower() != name.lower()]
         if others:
-            return (f"{text} is on the line {lines[0].strip()[:width]!r}, which names {others[0]}, not {name}: "
+            line = lines[0].strip()[:width]
+            where = f"the line {line!r}" if copied else f"{text} is on the line {line!r}, which"
+            return (f"{where} names {others[0]}, not {name}: "
                     f"that is a look-alike's value; find the line naming {name} itself, or answer NOT PRESENT "
                     "if there is none")
     return ""

@@ -64,6 +64,29 @@ def test_an_answer_from_a_look_alikes_line_is_refused():
     assert (result.answer, result.answer_source) == ("43071", "final_direct")
 
 
+def test_a_look_alikes_whole_line_is_refused_even_on_the_last_iteration():
+    """lookup 50k seed 4: FINAL_VAR of grep(...)[0], the prepayments-24 line, on the last iteration."""
+    code = "line = grep('port=')[0]\nprint(line)"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(line)", '{"answer": "43071"}'], context=WITH_46,
+                        question=PORT, max_iterations=1)
+    assert result.trace.iterations[0].notes[-1] == (
+        "your answer was refused: the line 'config service=billing-460 port=11111' names billing-460, not "
+        "billing-46: that is a look-alike's value; find the line naming billing-46 itself, or answer NOT PRESENT "
+        "if there is none")
+    assert (result.answer, result.answer_source) == ("43071", "forced")
+
+
+def test_a_final_var_of_one_copied_line_is_answered_from_not_taken_whole():
+    """The joins handed in ['... shipped from warehouse=W-17']: the value is asked for from it."""
+    log = LOG.replace("job=900\n", "shipping order=o-289 shipped from warehouse=W-17\n")
+    code = "hits = grep('o-289')\nprint(hits)"
+    result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(hits)", '{"answer": "W-17"}'], context=log,
+                        question="Which warehouse shipped the order o-289?")
+    assert "hits = ['2026-01-01 10:00:00 INFO shipping order=o-289 shipped from warehouse=W-17']" in \
+        feedback(model, 1)
+    assert (result.answer, result.answer_source) == ("W-17", "extracted")
+
+
 def test_the_first_turn_shows_what_the_whole_text_says_of_the_questions_names():
     _, model = run(["FINAL(43071)"], context=WITH_46, question=PORT)
     first = str(model.calls[0][-1].content)
