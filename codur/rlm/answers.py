@@ -88,15 +88,16 @@ def forced_answer(client: ModelClient, question: str, reason: str, evidence: str
                   iteration: Iteration, context: object = None) -> tuple[str | None, str]:
     """The forced answer when the budget is spent: one JSON-schema call on ``evidence`` (the run's
     printed outputs and notes, :func:`prompts.forced_turn`), asked once more with the reason when
-    the answer sits on a look-alike's line or is a value for a name the text does not hold
-    (:mod:`codur.rlm.provenance`). When the text holds none of the question's names and the model
-    still gives a value, the answer is what the engine's search of the whole text found, "NOT
-    PRESENT: no line of the text names ...". Returns the answer and, when it was replaced, the
-    warning saying so ("" otherwise)."""
+    the answer sits on a look-alike's line, is a value for a name the text does not hold, or says
+    "not present" of a name the text holds (:mod:`codur.rlm.provenance`). When the text holds none
+    of the question's names and the model still gives a value, the answer is what the engine's
+    search of the whole text found, "NOT PRESENT: no line of the text names ...". Returns the
+    answer and, when it was replaced, the warning saying so ("" otherwise)."""
     answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
                             iteration, "forced")
     if answer and (note := provenance.look_alike_source(question, answer, context)
-                   or provenance.nameless(question, answer, context)):
+                   or provenance.nameless(question, answer, context)
+                   or provenance.named_after_all(question, answer, context)):
         iteration.notes.append(f"forced answer refused: {note}")
         evidence = f"{evidence}\nnote: {answer} was refused: {note}"
         answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,

@@ -164,6 +164,15 @@ def test_a_forced_value_for_a_name_the_text_never_holds_becomes_not_present():
     assert any("the forced answer was replaced: the model answered '11111' twice" in w for w in result.trace.warnings)
 
 
+def test_a_forced_not_present_for_a_name_the_text_holds_is_asked_again_with_its_line():
+    """A held-out join (tickets): the model's searches missed, and the forced answer said NOT PRESENT."""
+    result, model = run(["```repl\nprint(len(grep('billing-46 ')))\n```", '{"answer": "NOT PRESENT"}',
+                         '{"answer": "43071"}'], context=WITH_46, question=PORT, max_iterations=1)
+    assert "note: NOT PRESENT was refused: 1 line(s) of the text name billing-46 itself, the first: 'config " \
+        "service=billing-46 port=43071'" in feedback(model, 2)
+    assert (result.answer, result.answer_source) == ("43071", "forced")
+
+
 def test_an_answer_from_a_line_unrelated_to_the_question_is_refused_once():
     """The absent case: the first port= of the log, on a line naming another service, handed in unseen."""
     log = WITH_46.replace("x\n" * 600, "x\n" * 300 + "config service=ledger port=19999\n" + "x\n" * 300)
