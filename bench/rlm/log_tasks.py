@@ -85,6 +85,20 @@ class _Log:
         return (f"{self.stamp()} {rng.choice(LEVELS)} {service} {rng.choice(EVENTS)} "
                 f"req={rng.getrandbits(32):08x} path={rng.choice(PATHS)} latency_ms={rng.randint(1, 900)}")
 
+    def counted(self, rate: float, make_line) -> tuple[str, int]:
+        """About ``size`` characters of filler where each line is, with probability ``rate``, one of
+        ``make_line()`` instead: the log and how many of those lines it holds."""
+        made = 0
+
+        def line() -> str:
+            nonlocal made
+            if self.rng.random() >= rate:
+                return self.filler()
+            made += 1
+            return make_line()
+
+        return self.build([], line), made
+
     def build(self, special: list[tuple[float, str]], make_line=None) -> str:
         """About ``size`` characters of lines; each (fraction, line body) of ``special`` goes at that
         fraction, stamped with the time of the line before it."""
@@ -132,18 +146,9 @@ def _lookup(rng: random.Random, size: int, present: bool) -> tuple[str, str, str
 
 def _count(rng: random.Random, size: int) -> tuple[str, str, str, tuple[str, ...]]:
     log = _Log(rng, size)
-    rate = rng.uniform(0.03, 0.08)
-    errors = 0
-
-    def line() -> str:
-        nonlocal errors
-        if rng.random() >= rate:
-            return log.filler()
-        errors += 1
-        return (f"{log.stamp()} {rng.choice(ERROR_FORMS)} {rng.choice(SERVICES)} {rng.choice(ERROR_EVENTS)} "
-                f"req={rng.getrandbits(32):08x}")
-
-    context = log.build([], line)
+    context, errors = log.counted(rng.uniform(0.03, 0.08), lambda: (
+        f"{log.stamp()} {rng.choice(ERROR_FORMS)} {rng.choice(SERVICES)} {rng.choice(ERROR_EVENTS)} "
+        f"req={rng.getrandbits(32):08x}"))
     question = ("How many log lines have the level ERROR? The level may be written in any case, "
                 "in brackets or as level=error. Answer with the number.")
     return question, str(errors), context, ()

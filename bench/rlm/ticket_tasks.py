@@ -83,17 +83,8 @@ def _lookup(rng: random.Random, size: int, present: bool) -> tuple[str, str, str
 
 def _count(rng: random.Random, size: int) -> tuple[str, str, str, tuple[str, ...]]:
     desk = _Desk(rng, size)
-    rate = rng.uniform(0.02, 0.05)
-    duplicates = 0
-
-    def line() -> str:
-        nonlocal duplicates
-        if rng.random() >= rate:
-            return desk.filler()
-        duplicates += 1
-        return f"{desk.stamp()} {desk.ticket()} status open -> resolved resolution={rng.choice(DUPLICATE_FORMS)}"
-
-    context = desk.build([], line)
+    context, duplicates = desk.counted(rng.uniform(0.02, 0.05), lambda: (
+        f"{desk.stamp()} {desk.ticket()} status open -> resolved resolution={rng.choice(DUPLICATE_FORMS)}"))
     question = ("How many times was a ticket resolved with the resolution duplicate? The resolution may be "
                 "written in any case. Answer with the number.")
     return question, str(duplicates), context, ()

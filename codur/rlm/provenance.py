@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from codur.rlm.helpers import whole_name
+from codur.rlm.helpers import whole_name as _whole
 
 #: the names a question asks about: a token with a digit or an inner hyphen (``billing-46``, ``u-7502``)
 _KEY_NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:\d|\w-\w))[A-Za-z0-9][\w-]*[A-Za-z0-9](?![\w-])")
@@ -46,8 +46,6 @@ def says_absent(value: str) -> bool:
     return _ABSENT.search(value) is not None
 
 
-_whole = whole_name
-
 
 def unseen(value: str, printed: Iterable[str], context: object = None) -> bool:
     """True when ``value`` (a direct FINAL of at most 40 characters) holds a token with a digit
@@ -81,8 +79,10 @@ def look_alike_source(question: str, value: str, context: object, *, width: int 
     if not names:
         return ""
     copied = f"\n{text}\n" in f"\n{context}\n"  # a copied line: that line is where the answer comes from
-    if copied or len(text) > 40:
-        lines = [text] if copied else []
+    if copied:
+        lines = [text]
+    elif len(text) > 40:
+        return ""
     else:
         found = _whole(text)
         lines = [line for line in context.splitlines() if text.lower() in line.lower() and found.search(line)]

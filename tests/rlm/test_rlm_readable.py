@@ -141,10 +141,11 @@ def test_a_search_printing_only_look_alikes_of_a_name_the_text_lacks_asks_for_no
     result, model = run([f"```repl\n{code}\n```\nFINAL_VAR(answer)", "FINAL(NOT PRESENT)"],
                         context=WITH_46.replace("service=billing-46 port", "service=billing-45 port"), question=PORT)
     assert hint in feedback(model, 1) and result.answer == "NOT PRESENT"  # the next turn, FINAL_VAR refused
-    _, model = run(["```repl\nprint(grep('billing-46'))\n```", "FINAL(43071)"],
+    _, model = run(["```repl\nprint(grep('service=billing-46'))\n```", "FINAL(43071)"],
                    context=WITH_46.replace("config service=billing-46 port", "billing-46 moved to port"),
                    question=PORT)
-    assert "FINAL(NOT PRESENT)" not in feedback(model, 1)  # a line the search missed names it: no such hint
+    text = feedback(model, 1)  # the search printed only look-alikes, but a line it missed names billing-46
+    assert "billing-46-canary port=22222" in text and "FINAL(NOT PRESENT)" not in text
 
 
 def test_not_present_for_a_name_the_text_holds_is_refused_once():
