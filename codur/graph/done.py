@@ -41,6 +41,9 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
     tests = observation_of(state).tests
     if not summary and tests is not None and tests.setup_problem:
         summary = f"the tests could not start: {tests.setup_problem}"
+    if tests is not None and tests.outside_suite:
+        summary = (f"{summary}\nnot run: {', '.join(tests.outside_suite[:5])} (named in the task, but the "
+                   "project's test configuration does not collect it)").strip()
     if state.get("task_type") == TaskType.CODE_GENERATION.value and repo:
         verdict = verdict_of(state)
         unrelated = verdict.ignored_tests if verdict is not None else unrelated_tests(state, ctx)

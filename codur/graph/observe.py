@@ -15,9 +15,10 @@ from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
 from codur.memory import recall, tolerant
-from codur.repair.selection import imported_modules, named_tests
+from codur.repair.selection import bare_test_names, imported_modules, named_tests
 from codur.testing.ids import file_of, is_test_file
 from codur.testing.report import TestReport, setup_problem
+from codur.testing.suite import suite_of
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.testing import run_tests
 
@@ -66,6 +67,29 @@ def sources_under_test(ctx: ToolContext, files: list[str], failing: list[str]) -
     return out
 
 
+def task_named(task: str, ctx: ToolContext) -> tuple[list[str], list[str]]:
+    """The tests the task names (``tests/test_x.py::test_y``, a test file, or a bare
+    ``test_y`` the suite has) that the project's own test command collects, and those it
+    names that the command does not collect (its configuration excludes them: they are never
+    run, and a ``tests.outside_suite`` event says so). ([], []) when it names none."""
+    named = named_tests(task, ctx.root)
+    bare = [] if named else bare_test_names(task)
+    command = ctx.tests()
+    if not (named or bare) or not command.is_pytest:
+        return named, []
+    suite = suite_of(ctx.root, command)
+    if suite is None:  # not collected: the named ones run as named
+        return named, []
+    if bare:
+        named = [i for name in bare for i in suite.named(name)]
+    kept, outside = suite.split(named)
+    if outside:
+        emit({"event_type": "tests.outside_suite", "tests": outside[:20],
+              "message": "named in the task but not collected by the project's test command "
+                         f"({command.describe(ctx.root)}): not run"})
+    return kept, outside
+
+
 @node("observe")
 def observe_node(state: CodurState, ctx: RunContext) -> dict:
     """Observe the repo (:func:`observe_repo`) and load the session's earlier runs from memory
@@ -96,7 +120,8 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     command = tools.ctx.tests()
     said = command.describe(tools.ctx.root)
     emit({"event_type": "tests.command", "command": said, "argv": list(command.argv), "origin": command.origin})
-    focus = (ctx.config.tests or named_tests(state["task"], tools.ctx.root)) if command.passes_args else []
+    focus, outside = ((list(ctx.config.tests), []) if ctx.config.tests else task_named(state["task"], tools.ctx)) \
+        if command.passes_args else ([], [])
     try:
         # a hanging test fails at its per-test limit (TEST_TIMEOUT_S) with a traceback into the
         # loop, instead of the whole run timing out with no result
@@ -107,7 +132,8 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
     tests = TestRun(summary=report.summary, exit_code=report.exit_code, failed=failed[:MAX_FAILED_IDS],
                     passed_count=len(report.passed), report=report.render(max_tracebacks=2, max_chars=1200),
-                    command=said, setup_problem=problem or "", selection=focus, duration_s=round(report.duration_s, 3))
+                    command=said, setup_problem=problem or "", selection=focus, outside_suite=outside,
+                    duration_s=round(report.duration_s, 3))
     # the suspicious lines for the agent's prompt come later: from the patch node's own
     # localization when it runs, else from delegate (one coverage run, not two)
     observation = observation.model_copy(update={

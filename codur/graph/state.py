@@ -43,6 +43,8 @@ class TestRun(Record):
         command: the test command, as said to the user (``.venv/bin/python -m pytest (.venv)``).
         setup_problem: why the suite could not even start ("" when it ran).
         selection: the tests observe ran when the user or the task named some ([]: the whole suite).
+        outside_suite: tests the task named that the project's own test command does not
+            collect (its configuration excludes them): never run, said in the summary.
         duration_s: the run's wall time, seconds.
     """
 
@@ -54,6 +56,7 @@ class TestRun(Record):
     command: str = ""
     setup_problem: str = ""
     selection: list[str] = Field(default_factory=list)
+    outside_suite: list[str] = Field(default_factory=list)
     duration_s: float = 0.0
 
 

@@ -117,7 +117,7 @@ class PatchPipeline:
         session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline,
                                 mutant_timeout_s=self.mutant_timeout_s,
                                 focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s,
-                                memory_mb=self.memory_mb)
+                                memory_mb=self.memory_mb, on_event=self.emit)
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:

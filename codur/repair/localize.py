@@ -22,12 +22,15 @@ lines plus the whole boost: a hanging loop ranks its header first, its body next
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import dataclasses
 import json
 import logging
 import math
 import os
 import re
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -39,6 +42,7 @@ from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
+from codur.testing.confine import scratch_root
 from codur.testing.forkserver import can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
 from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
@@ -48,6 +52,11 @@ from codur.tools.reading import decode_source
 
 FRAME_BOOST = 0.3
 IMPORT_WEIGHT = 0.5
+#: Seconds between two progress reports of a localization run (``on_progress``).
+PROGRESS_EVERY_S = 5.0
+#: Lines that may share the best score before localization calls its ranking tied (see
+#: :func:`tied_at_top`): then the tests related to the failing ones are run too, to break it.
+TIE_LINES = 3
 _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
 
 
@@ -80,6 +89,53 @@ class Localization:
     def suspicious(self) -> list[tuple[str, int, float]]:
         ranked = sorted(self.scores.items(), key=lambda kv: (-kv[1], kv[0]))
         return [(f, line, round(s, 4)) for (f, line), s in ranked]
+
+
+def tied_at_top(loc: Localization) -> int:
+    """How many lines share ``loc``'s best score (0: nothing scored)."""
+    values = list(loc.scores.values())
+    if not values:
+        return 0
+    best = max(values)
+    return sum(1 for v in values if v >= best - 1e-9)
+
+
+class Progress:
+    """Reports how far a test run is, every :data:`PROGRESS_EVERY_S` seconds, while it runs.
+
+    ``report(done, collected, seconds)`` is called from a thread of its own (in the caller's
+    context, so events reach the caller's run); the run's plugin writes the counts to
+    :attr:`path` (``CODUR_REPAIR_PROGRESS``), a file in the scratch area every confined run
+    sees. Use as a context manager around the run."""
+
+    def __init__(self, report, every_s: float = PROGRESS_EVERY_S):
+        self.report, self.every_s = report, every_s
+        self.path = scratch_root() / "spool" / f"progress-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+        self._stop = threading.Event()
+        self._start = time.monotonic()
+        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._loop,),
+                                         name="codur-localize-progress", daemon=True)
+
+    def counts(self) -> tuple[int, int]:
+        """(tests done, tests collected) so far; (0, 0) before the run wrote any."""
+        try:
+            done, total = self.path.read_text().split()
+            return int(done), int(total)
+        except (OSError, ValueError):
+            return 0, 0
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.report(*self.counts(), round(time.monotonic() - self._start, 1))
+
+    def __enter__(self) -> Progress:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.path.unlink(missing_ok=True)
 
 
 def _rel(repo: Path, path: str) -> str | None:
@@ -195,7 +251,7 @@ def score(repo: Path, run: TestRun) -> Localization:
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                     test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
                     worker: Worker | None = None, select: list[str] | None = None,
-                    memory_mb: int | None = None) -> Localization:
+                    memory_mb: int | None = None, on_progress=None) -> Localization:
     """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
 
     ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
@@ -206,13 +262,16 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     ``repo`` through the warm pytest fork server (started if needed, kept for the next
     call), which saves the interpreter and pytest start-up. ``repo`` is never written to
     (no bytecode, no pytest cache). ``memory_mb``: the run's address-space limit, MiB, when
-    it runs in ``repo`` (a worker has its own). Raises RuntimeError when the run yields no
-    report (pytest missing, run over ``run_timeout_s``).
+    it runs in ``repo`` (a worker has its own). ``on_progress(done, collected, seconds)``:
+    called every :data:`PROGRESS_EVERY_S` seconds while a pytest suite runs (see
+    :class:`Progress`). Raises RuntimeError when the run yields no report (pytest missing,
+    run over ``run_timeout_s``).
     """
     repo = Path(repo).resolve()
     command = command or testcmd.resolve(repo, None)
     start = time.monotonic()
-    with temp_dir("codur-localize-") as tmp:
+    progress = Progress(on_progress) if on_progress is not None and command.is_pytest else None
+    with temp_dir("codur-localize-") as tmp, progress or contextlib.nullcontext():
         out = tmp / "report.json"
         root = worker.root if worker is not None and command.is_pytest else repo
         env = {**report_env(out, coverage=True), "CODUR_REPAIR_SOURCE": str(root),
@@ -220,6 +279,8 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         if memory_mb:
             env[MEMORY_ENV] = str(memory_mb)
+        if progress is not None:
+            env["CODUR_REPAIR_PROGRESS"] = str(progress.path)
         plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
         args = list(command.pytest_args or ())
         if select and command.is_pytest:

@@ -12,6 +12,10 @@ Repair via Bytecode Mutation", 2019). Only two edits of one file on the same or
 adjacent lines (``|line difference| <= 1``) are paired, both on suspicious statements;
 a pair's suspiciousness is the lower of the two, its prior their product, and at most
 ``max_pairs`` of them (the best ranked) are kept.
+
+Only the most suspicious functions are mutated (:func:`ranked_units`, at most
+:data:`MUTATED_FUNCTIONS`): the cost of generating mutants follows the bug, not the size
+of the module holding it.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from codur.repair import statements
 from codur.repair.site import MutationSite
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
-#: Default budget of second-order mutants (pairs) per search.
+#: Functions (or module-level statements) mutated at most, the most suspicious first.
+MUTATED_FUNCTIONS = 8
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -197,28 +202,64 @@ def valid(mutants: list[Mutant], texts: dict[str, str], limit: int) -> list[Muta
     return out
 
 
+def units(tree: ast.Module) -> list[tuple[int, int]]:
+    """(first, last) lines of every function of ``tree`` (nested ones too) and of every
+    top-level statement that is not a class or function: the units :func:`ranked_units` ranks."""
+    out = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(n, _FUNCS)]
+    out += [(n.lineno, n.end_lineno or n.lineno) for n in tree.body
+            if not isinstance(n, (*_FUNCS, ast.ClassDef))]
+    return out
+
+
+def ranked_units(scores: dict[tuple[str, int], float], trees: dict[str, ast.Module],
+                 limit: int = MUTATED_FUNCTIONS) -> dict[tuple[str, int], float]:
+    """``scores`` kept to the lines of the ``limit`` most suspicious units (:func:`units`: the
+    innermost function holding a line, else its top-level statement; a class body's own
+    lines are their own unit), ranked by their best line, then by their summed score.
+    ``trees``: the parsed files (a file missing there keeps none of its lines)."""
+    spans = {rel: sorted(units(tree), key=lambda s: s[1] - s[0]) for rel, tree in trees.items()}
+    best: dict[tuple[str, int, int], float] = {}
+    mass: dict[tuple[str, int, int], float] = {}
+    unit_of: dict[tuple[str, int], tuple[str, int, int]] = {}
+    for (rel, line), value in scores.items():
+        if rel not in spans:
+            continue
+        first, last = next(((a, b) for a, b in spans[rel] if a <= line <= b), (line, line))
+        key = unit_of[(rel, line)] = (rel, first, last)
+        best[key] = max(best.get(key, 0.0), value)
+        mass[key] = mass.get(key, 0.0) + value
+    kept = set(sorted(best, key=lambda k: (-round(best[k], 6), -mass[k], k))[:limit])
+    return {k: v for k, v in scores.items() if unit_of.get(k) in kept}
+
+
 def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
              max_pairs: int = CodurConfig.default("max_pairs"),
-             hung_loops: frozenset[tuple[str, int]] = frozenset()) -> tuple[list[Mutant], dict[str, str]]:
+             hung_loops: frozenset[tuple[str, int]] = frozenset(),
+             max_functions: int = MUTATED_FUNCTIONS) -> tuple[list[Mutant], dict[str, str]]:
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 
-    ``scores`` maps (file relative to repo, line) -> suspiciousness. ``hung_loops``: the
-    (file, header line) of loops a test hung in (:attr:`codur.repair.localize.Localization.hung_loops`):
+    ``scores`` maps (file relative to repo, line) -> suspiciousness; only the lines of the
+    ``max_functions`` most suspicious functions are mutated (:func:`ranked_units`).
+    ``hung_loops``: the (file, header line) of loops a test hung in
+    (:attr:`codur.repair.localize.Localization.hung_loops`):
     the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
     goes first, since the run saw the loop not end. Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
     the original texts of the files they touch (read in their declared coding, as the
     tools read them). Test files and files that do not parse or decode are skipped.
     """
-    texts, singles = {}, []
+    texts, sources = {}, {}
     for rel in sorted({f for f, _ in scores if is_source_file(f)}):
         try:
             text = read_source(Path(repo) / rel, rel)
-            src = Source(text)
+            sources[rel] = Source(text)
         except (OSError, SyntaxError, ValueError):
             continue
         texts[rel] = text
-        singles += candidates(rel, src, scores)
+    kept = ranked_units(scores, {rel: src.tree for rel, src in sources.items()}, max_functions)
+    singles = []
+    for rel in sorted({f for f, _ in kept}):
+        singles += candidates(rel, sources[rel], kept)
     singles.sort(key=lambda m: (not (m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops),
                                 m.rank))
     first = valid(singles, texts, limit)

@@ -24,10 +24,10 @@ from pathlib import Path
 
 from codur.core.files import IGNORED_DIRS
 from codur.testing.ids import file_of, is_test_module
+from codur.testing.suite import Suite
 
-#: Tests (``def test`` lines) of the related files localization runs besides the failing tests' own files.
+#: Collected test cases of the related files localization runs besides the failing tests' own files.
 RELATED_TEST_BUDGET = 200
-_TEST_DEF = re.compile(r"^\s*(?:async\s+)?def test", re.MULTILINE)
 _SKIP_DIRS = IGNORED_DIRS | {"build", "dist"}
 
 
@@ -72,14 +72,6 @@ def _own_modules(repo: Path, path: str) -> set[str]:
     return own
 
 
-def _test_count(repo: Path, path: str) -> int:
-    """A cheap count of a file's tests: its ``def test`` lines (parametrized cases count once)."""
-    try:
-        return len(_TEST_DEF.findall((repo / path).read_text(encoding="utf-8", errors="replace")))
-    except OSError:
-        return 0
-
-
 def module_name(path: str) -> str:
     """The dotted module of a source file: ``src/pkg/sub/mod.py`` → ``pkg.sub.mod``,
     ``pkg/__init__.py`` → ``pkg``."""
@@ -89,21 +81,22 @@ def module_name(path: str) -> str:
 
 
 def related_test_files(repo: Path, failing: list[str], sources: set[str] | frozenset[str],
-                       budget: int = RELATED_TEST_BUDGET) -> list[str]:
-    """Test files beside the failing tests' own that import a module the failing tests ran
-    (``sources``: the source files a failing test ran a line of), best first: the files
-    importing the most of them first. Files are taken while their tests (``def test``
-    lines, a cheap count) fit in ``budget``. The failing tests' own files are not listed."""
+                       suite: Suite, budget: int = RELATED_TEST_BUDGET) -> list[str]:
+    """Test files of the project's ``suite`` (:mod:`codur.testing.suite`: what its own test
+    command collects; a file it excludes is never listed) beside the failing tests' own that
+    import a module the failing tests ran (``sources``: the source files a failing test ran a
+    line of), best first: the files importing the most of them first. Files are taken while
+    their collected test cases fit in ``budget``. The failing tests' own files are not listed."""
     repo = Path(repo)
     own_files = {file_of(t) for t in failing}
     wanted = {module_name(p) for p in sources}
     ranked = []
-    for path in test_files(repo):
+    for path in suite.files():
         if path not in own_files and (shared := _own_modules(repo, path) & wanted):
             ranked.append((-len(shared), path))
     out, left = [], budget
     for _, path in sorted(ranked):
-        count = _test_count(repo, path)
+        count = suite.counts[path]
         if count <= left:
             out.append(path)
             left -= count
@@ -111,6 +104,7 @@ def related_test_files(repo: Path, failing: list[str], sources: set[str] | froze
 
 
 _NAMED = re.compile(r"[\w./-]+\.py(?:::[\w\[\]\-.]+)*")
+_BARE = re.compile(r"(?<![\w./:-])(test_\w+|Test\w+)(?![\w.]*\.py)(?![\w/])")
 
 
 def named_tests(task: str, repo: Path) -> list[str]:
@@ -123,3 +117,9 @@ def named_tests(task: str, repo: Path) -> list[str]:
         if is_test_module(Path(path).name) and (Path(repo) / path).is_file():
             out.append(found)
     return list(dict.fromkeys(out))
+
+
+def bare_test_names(task: str) -> list[str]:
+    """Test function or class names a task gives without their file (``make test_parse_dates
+    pass``), in order; :meth:`codur.testing.suite.Suite.named` finds their ids."""
+    return list(dict.fromkeys(_BARE.findall(task)))

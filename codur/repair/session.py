@@ -25,6 +25,11 @@ from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
 from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
+from codur.testing.suite import Suite, suite_of
+
+#: Collected test cases of a failing test's own file the baseline runs whole; a bigger file
+#: is represented by its failing tests alone.
+OWN_TEST_BUDGET = 300
 
 
 def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list) -> None:
@@ -70,14 +75,18 @@ class RepairSession:
     names the tests that failed in a whole-suite run before any change (None: unknown, so
     the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
     that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
-    suite). ``memory_mb``: each test run's address-space limit, MiB (None: none).
+    suite), :attr:`suite` the project's collected suite (None: not collected, or not pytest).
+    ``memory_mb``: each test run's address-space limit, MiB (None: none). ``on_event`` gets
+    the session's events: ``patch.suite`` (the suite collected, the first run's ties) and
+    ``patch.localizing`` (a localization run's progress, every few seconds).
     """
 
     def __init__(self, repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = None,
                  workers: int = CodurConfig.default("repair_workers"),
                  mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"), deadline: float | None = None,
                  focus: list[str] | None = None,
-                 failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None):
+                 failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None,
+                 on_event: Callable[[dict], object] = lambda event: None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self.memory_mb = memory_mb
@@ -85,6 +94,8 @@ class RepairSession:
         self.command = test_cmd if isinstance(test_cmd, testcmd.TestCommand) else testcmd.resolve(self.repo, test_cmd)
         self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
         self.selection: list[str] | None = None
+        self.suite: Suite | None = None
+        self.on_event = on_event
         self.n_workers, self.cap = workers, mutant_timeout_s
         if deadline is None:
             deadline = time.monotonic() + CodurConfig.default("patch_time_budget_s")
@@ -112,29 +123,70 @@ class RepairSession:
         return self
 
     def _localize(self) -> None:
-        """The baseline: localization and the checks, on the focus tests and their related test
-        files when there are focus tests (else, or when they do not fail here, the whole suite)."""
+        """The baseline: localization and the checks (see :mod:`codur.repair.selection`).
+
+        With focus tests (a pytest command), localization starts from them alone, with their
+        coverage, while the project's suite is collected (:func:`codur.testing.suite.suite_of`)
+        on another copy; then the baseline runs their own test files (those the suite collects,
+        within :data:`OWN_TEST_BUDGET` cases, else the focus tests alone), plus the related
+        test files of the suite only when the failing tests' own ranking is tied
+        (:func:`codur.repair.localize.tied_at_top` over :data:`localize.TIE_LINES`). Without
+        focus tests, or when they do not fail here, the whole suite runs."""
         select = None
         focus = [t for t in self.focus if (self.repo / file_of(t)).is_file()]
-        if focus and self.command.is_pytest:  # what the failing tests run, then who else runs it
-            ran = localize.localize_faults(self.repo, self.command,
-                                           test_timeout_s=min(self.cap, testcmd.TEST_TIMEOUT_S),
-                                           run_timeout_s=max(1.0, self.deadline - time.monotonic()),
-                                           worker=self.copies[0], select=focus).failing_files
-            own = dict.fromkeys(file_of(t) for t in focus)  # their passing neighbours too
-            select = [*own, *related_test_files(self.repo, focus, ran)]
+        if focus and self.command.is_pytest:
+            first, suite = self._first_run(focus)
+            if suite is not None:
+                focus = suite.split(focus)[0] or focus
+            select = self._selection(focus, first, suite)
         whole = select is not None and self.failing_before is None
         self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
-                                                select=select, whole=whole)
+                                                select=select, whole=whole, on_progress=self._progress)
         if select is not None and not self.loc.failing:  # the focus ids did not match: the whole suite
             select = None
-            self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline)
+            self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
+                                                    on_progress=self._progress)
         self.selection = select
         before = set(self.failing_before or ()) | {t for t, o in (seen or {}).items() if o == "failed"}
         assert self._tmp is not None
         self.checks = checks_for(self.loc, self.command, self._tmp, self.cap, plugin_free,
                                  selected=select is not None, may_fail=frozenset(before - set(self.loc.failing)),
                                  suite_s=self.suite_s)
+
+    def _first_run(self, focus: list[str]) -> tuple[localize.Localization, Suite | None]:
+        """The focus tests alone with coverage (on the first copy), and the project's suite
+        (collected on the last copy meanwhile, or after on a single one)."""
+        left = max(1.0, self.deadline - time.monotonic())
+        with ThreadPoolExecutor(1) as ex:
+            pending = (ex.submit(suite_of, self.repo, self.command, worker=self.copies[-1], timeout_s=left)
+                       if len(self.copies) > 1 else None)
+            first = localize.localize_faults(self.repo, self.command,
+                                             test_timeout_s=min(self.cap, testcmd.TEST_TIMEOUT_S),
+                                             run_timeout_s=left, worker=self.copies[0], select=focus,
+                                             on_progress=self._progress)
+            suite = pending.result() if pending is not None else suite_of(
+                self.repo, self.command, worker=self.copies[0], timeout_s=max(1.0, self.deadline - time.monotonic()))
+        self.suite = suite
+        self.on_event({"event_type": "patch.suite", "collected": len(suite.ids) if suite else None,
+                       "files": len(suite.counts) if suite else None, "tied": localize.tied_at_top(first),
+                       "seconds": round(first.elapsed_s, 3)})
+        return first, suite
+
+    def _selection(self, focus: list[str], first: localize.Localization, suite: Suite | None) -> list[str]:
+        """What the baseline runs: the focus tests' own files that the suite collects and that
+        fit :data:`OWN_TEST_BUDGET` (else the focus tests themselves; with no suite known, their
+        files, which observe's run of the configured command ran), then, when ``first``'s
+        ranking is tied, the suite's related test files."""
+        own: list[str] = []
+        for path in dict.fromkeys(file_of(t) for t in focus):
+            fits = suite is None or (path in suite.counts and suite.counts[path] <= OWN_TEST_BUDGET)
+            own += [path] if fits else [t for t in focus if file_of(t) == path]
+        if suite is None or localize.tied_at_top(first) <= localize.TIE_LINES:
+            return own
+        return [*own, *related_test_files(self.repo, focus, first.failing_files, suite)]
+
+    def _progress(self, done: int, collected: int, seconds: float) -> None:
+        self.on_event({"event_type": "patch.localizing", "tests_done": done, "tests": collected, "seconds": seconds})
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(keep=exc_type is None)
@@ -178,7 +230,7 @@ class RepairSession:
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,
               deadline: float, *, select: list[str] | None = None,
-              whole: bool = False) -> tuple[localize.Localization, bool, dict[str, str] | None]:
+              whole: bool = False, on_progress=None) -> tuple[localize.Localization, bool, dict[str, str] | None]:
     """Localize on the first copy (the tests ``select`` names, or all) while the last one checks,
     when the tests run in the fork server, whether they give the same outcomes without the
     installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
@@ -195,7 +247,8 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
         elif not whole and copies[0].runner is not None and len(copies) > 1:
             probe = ex.submit(localize.outcomes, copies[-1], command, env, left, select)
         loc = localize.localize_faults(repo, command, test_timeout_s=test_timeout,
-                                       run_timeout_s=left, worker=copies[0], select=select)
+                                       run_timeout_s=left, worker=copies[0], select=select,
+                                       on_progress=on_progress)
         if probe is not None:
             seen = probe.result()
         elif whole:

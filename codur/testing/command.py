@@ -45,7 +45,8 @@ PROBE_FLAGS = ["-q", "--tb=no", "-p", "no:cacheprovider"]
 #: Environment of a run without the installed (auto-loaded) pytest plugins.
 NO_PLUGINS = (("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),)
 #: The plugin's file arguments (environment variable -> "in" (read) or "out" (written)).
-PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_TEST_LIMITS": "in", "CODUR_REPAIR_OUT": "out"}
+PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_TEST_LIMITS": "in", "CODUR_REPAIR_OUT": "out",
+                "CODUR_REPAIR_COLLECT": "out"}
 #: Per-test time limit, seconds, of a test run with no baseline to scale from (observe, verify,
 #: the ``run_pytest`` tool, localization): a test running longer fails with a TimeoutError
 #: raised inside it (the repair plugin's SIGALRM), its traceback pointing into the loop.

@@ -217,6 +217,16 @@ class Progress:
             ran = f" ({event['tests_run']} tests run, a selection)" if event.get("selection") else ""
             return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests{ran}; suspicious "
                     f"{escape(top) or '-'} [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
+        if name == "patch.suite":
+            if event.get("collected") is None:
+                return "   ↳ suite: not collected (the tests the command was seen to run are used)"
+            return (f"   ↳ suite: {event['collected']} tests in {event.get('files')} files collected; failing tests' "
+                    f"own run {float(event.get('seconds') or 0):.1f}s, {event.get('tied')} lines tied at the top")
+        if name == "patch.localizing":
+            total = f"/{event['tests']}" if event.get("tests") else ""
+            self._activity.set(f"localizing: {event.get('tests_done', 0)}{total} tests", restart=False)
+            return (f"     [dim]localizing: {event.get('tests_done', 0)}{total} tests, "
+                    f"{float(event.get('seconds') or 0):.0f}s[/]")
         if name == "patch.phase":
             what = (event.get("skipped") or ", ".join(event.get("functions") or [])
                     or f"{event.get('candidates', 0)} candidates")

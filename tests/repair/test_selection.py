@@ -11,6 +11,8 @@ import pytest
 from codur.repair.evaluate import evaluate
 from codur.repair.selection import named_tests, related_test_files
 from codur.repair.session import RepairSession
+from codur.testing.command import resolve
+from codur.testing.suite import suite_of
 
 PRICES = '''"""Prices of a basket, in cents."""
 
@@ -73,12 +75,14 @@ def shop_repo(tmp_path: Path) -> Path:
 
 def test_related_and_named_tests(shop_repo):
     ran = {"shop/prices.py"}  # what the failing test runs
-    assert related_test_files(shop_repo, [FAILING], ran) == []  # test_report imports report.receipt only
+    suite = suite_of(shop_repo, resolve(shop_repo))
+    assert related_test_files(shop_repo, [FAILING], ran, suite) == []  # test_report imports report.receipt only
     (shop_repo / "tests" / "test_bulk.py").write_text("from shop.prices import subtotal\n\n\ndef test_bulk():\n"
                                                       "    assert subtotal([(1, 3)]) == 3\n")
     (shop_repo / "tests" / "test_pkg.py").write_text("import shop\n")
-    assert related_test_files(shop_repo, [FAILING], ran) == ["tests/test_bulk.py"]
-    assert related_test_files(shop_repo, [FAILING], ran, budget=0) == []  # its one test is over the budget
+    suite = suite_of(shop_repo, resolve(shop_repo))
+    assert related_test_files(shop_repo, [FAILING], ran, suite) == ["tests/test_bulk.py"]
+    assert related_test_files(shop_repo, [FAILING], ran, suite, budget=0) == []  # its one test is over the budget
     task = f"make {FAILING} pass (see also tests/test_nothere.py and shop/prices.py)."
     assert named_tests(task, shop_repo) == [FAILING]
 

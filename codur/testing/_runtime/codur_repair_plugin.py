@@ -28,6 +28,13 @@ is chosen per run by environment variables, read at configure time:
   exits with ``<code>`` at once. Without it such a test gets a TestHung every ``GRACE_S``.
 - ``CODUR_REPAIR_SELECT=<path>``: JSON list of node ids; only those (and their children)
   run, in the order of the list.
+- ``CODUR_REPAIR_COLLECT=<path>``: write, once collection ends, the JSON list of the node
+  ids the run collected (after the project's own deselection: ``-k``, ``-m``, its
+  conftest hooks), then the ids of test modules that failed to collect. Used with
+  ``--collect-only``: the project's suite, as its configuration defines it.
+- ``CODUR_REPAIR_PROGRESS=<path>``: the file holds ``<tests done> <tests collected>``,
+  rewritten as tests end (at most every ``PROGRESS_EVERY_S`` seconds), so a caller can
+  say how far a long run is.
 """
 import json
 import os
@@ -35,6 +42,7 @@ import re
 import signal
 import sys
 import threading
+import time
 
 import pytest
 
@@ -42,6 +50,7 @@ _state = {"tests": {}}
 _FRAME_RES = (re.compile(r'File "([^"]+\.py)", line (\d+)'), re.compile(r"^(\S+\.py):(\d+)", re.MULTILINE))
 MESSAGE_CHARS = 600  # longest failure message kept per test
 GRACE_S = 1.0  # after the time limit: how long a test may take to let the interruption out
+PROGRESS_EVERY_S = 0.5  # least seconds between two writes of the progress file
 
 
 class TestHung(BaseException):  # noqa: N818  (the name a hung test's traceback shows)
@@ -238,8 +247,25 @@ def _longrepr(report):
         return ""
 
 
+def _progress(done, force=False):
+    path = os.environ.get("CODUR_REPAIR_PROGRESS")
+    now = time.monotonic()
+    if not path or (not force and now - _state.get("progress_at", 0.0) < PROGRESS_EVERY_S):
+        return
+    _state["progress_at"] = now
+    try:
+        with open(path + ".part", "w") as fh:
+            fh.write(f"{done} {_state.get('collected', 0)}")
+        os.replace(path + ".part", path)
+    except OSError:
+        pass
+
+
 def pytest_runtest_logreport(report):
     """Outcome, duration and traceback of each phase (the controller's view under xdist)."""
+    if report.when == "teardown":
+        _state["done"] = _state.get("done", 0) + 1
+        _progress(_state["done"])
     if "tracer" not in _state:
         return
     rec = _record(report.nodeid)
@@ -252,6 +278,8 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_collectreport(report):
+    if report.failed and not report.skipped:
+        _state.setdefault("broken", []).append(report.nodeid or "<collection>")
     if "tracer" not in _state or report.passed:
         return
     rec = _record(report.nodeid or "<collection>")
@@ -283,6 +311,16 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
+
+
+def pytest_collection_finish(session):
+    _state["collected"] = len(session.items)
+    _progress(0, force=True)
+    path = os.environ.get("CODUR_REPAIR_COLLECT")
+    if path:
+        ids = [item.nodeid for item in session.items] + _state.get("broken", [])
+        with open(path, "w") as fh:
+            json.dump(ids, fh)
 
 
 def _write_report():
