@@ -44,7 +44,7 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
     if tests is not None and tests.outside_suite:
         summary = (f"{summary}\nnot run: {', '.join(tests.outside_suite[:5])} (named in the task, but the "
                    "project's test configuration does not collect it)").strip()
-    if state.get("task_type") == TaskType.CODE_GENERATION.value and repo:
+    if repo and (state.get("task_type") == TaskType.CODE_GENERATION.value or (tests is not None and tests.targets)):
         verdict = verdict_of(state)
         unrelated = verdict.ignored_tests if verdict is not None else unrelated_tests(state, ctx)
         if line := unrelated_line(unrelated):  # still failing, and not the task's: said, not "fixed"

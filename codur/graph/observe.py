@@ -8,6 +8,8 @@ spending its iterations reading files.
 
 from __future__ import annotations
 
+import dataclasses
+
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.graph.context import RunContext
@@ -15,6 +17,7 @@ from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
 from codur.memory import recall, tolerant
+from codur.repair.localize import aimed_at
 from codur.repair.selection import bare_test_names, imported_modules, named_tests
 from codur.testing.ids import file_of, is_test_file
 from codur.testing.report import TestReport, setup_problem
@@ -104,8 +107,13 @@ def observe_node(state: CodurState, ctx: RunContext) -> dict:
 def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     """List the Python files, run the test suite once (when there is one), read the code under test.
 
-    When the user (setting ``tests``, ``--tests``) or the task (``make tests/test_x.py::test_y
-    pass``) names tests, only those run: the patch search starts from them.
+    When the user names tests (setting ``tests``, ``--tests``), only those run: the patch search
+    starts from them. When the task names tests (``make tests/test_x.py::test_y pass``, or a bare
+    ``test_y`` the project's suite has), the whole suite still runs, so the tests that fail
+    before any change are known: the named ones that fail are the run's ``targets`` (the
+    patch search starts from them, the agent's prompt shows them), the others are the
+    baseline, reported and never required to pass (:func:`codur.graph.task_scope.scoped_verdict`).
+    Named tests the project's test command does not collect are said and not run.
 
     The test command is said once (event ``tests.command``). A suite that cannot even start
     (:func:`codur.testing.report.setup_problem`) ends the run: status error, reason
@@ -120,8 +128,8 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     command = tools.ctx.tests()
     said = command.describe(tools.ctx.root)
     emit({"event_type": "tests.command", "command": said, "argv": list(command.argv), "origin": command.origin})
-    focus, outside = ((list(ctx.config.tests), []) if ctx.config.tests else task_named(state["task"], tools.ctx)) \
-        if command.passes_args else ([], [])
+    focus = list(ctx.config.tests) if command.passes_args else []
+    named, outside = task_named(state["task"], tools.ctx) if command.passes_args and not focus else ([], [])
     try:
         # a hanging test fails at its per-test limit (TEST_TIMEOUT_S) with a traceback into the
         # loop, instead of the whole run timing out with no result
@@ -130,14 +138,17 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     except ToolError as exc:  # the command did not start
         report, problem = TestReport(exit_code=-1, summary="did not start"), f"{exc} (tests run with: {said})"
     failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
+    targets = [t for t in report.failed if aimed_at(t, named)] if named else []
+    shown = report if not targets else dataclasses.replace(
+        report, failed=targets, tracebacks={t: v for t, v in report.tracebacks.items() if t in targets})
     tests = TestRun(summary=report.summary, exit_code=report.exit_code, failed=failed[:MAX_FAILED_IDS],
-                    passed_count=len(report.passed), report=report.render(max_tracebacks=2, max_chars=1200),
-                    command=said, setup_problem=problem or "", selection=focus, outside_suite=outside,
-                    duration_s=round(report.duration_s, 3))
+                    passed_count=len(report.passed), report=shown.render(max_tracebacks=2, max_chars=1200),
+                    command=said, setup_problem=problem or "", selection=focus, targets=targets[:MAX_FAILED_IDS],
+                    outside_suite=outside, duration_s=round(report.duration_s, 3))
     # the suspicious lines for the agent's prompt come later: from the patch node's own
     # localization when it runs, else from delegate (one coverage run, not two)
     observation = observation.model_copy(update={
-        "tests": tests, "sources": sources_under_test(tools.ctx, files, report.failed)})
+        "tests": tests, "sources": sources_under_test(tools.ctx, files, targets or report.failed)})
     if problem:
         emit({"event_type": "tests.setup_failed", "problem": problem})
         return {"observation": observation, "status": RunStatus.ERROR.value, "reason": "test_setup_failed"}

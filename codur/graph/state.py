@@ -42,7 +42,9 @@ class TestRun(Record):
         report: failures and tracebacks, cut for a prompt.
         command: the test command, as said to the user (``.venv/bin/python -m pytest (.venv)``).
         setup_problem: why the suite could not even start ("" when it ran).
-        selection: the tests observe ran when the user or the task named some ([]: the whole suite).
+        selection: the tests observe ran when the user named some (``--tests``; []: the whole suite).
+        targets: the failing tests the task names ([]: every failing test is the task's); the
+            other failing tests failed before any change and are not held against the run.
         outside_suite: tests the task named that the project's own test command does not
             collect (its configuration excludes them): never run, said in the summary.
         duration_s: the run's wall time, seconds.
@@ -56,6 +58,7 @@ class TestRun(Record):
     command: str = ""
     setup_problem: str = ""
     selection: list[str] = Field(default_factory=list)
+    targets: list[str] = Field(default_factory=list)
     outside_suite: list[str] = Field(default_factory=list)
     duration_s: float = 0.0
 

@@ -139,10 +139,14 @@ def unrelated_tests(state: CodurState, ctx: RunContext) -> list[str]:
 
 
 def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verdict:
-    """``verdict`` as a feature task (code_generation) is judged (:func:`feature_verdict`);
-    any other task's unchanged."""
+    """``verdict`` as a feature task (code_generation) is judged (:func:`feature_verdict`); a
+    task that names its failing tests (observe's ``targets``) is judged by them: the tests that
+    failed before the run and are not named are not held against it; any other unchanged."""
     if state.get("task_type") != "code_generation":
-        return verdict
+        tests = observation_of(state).tests
+        if tests is None or not tests.targets:
+            return verdict
+        return feature_verdict(verdict, [], [t for t in tests.failed if t not in tests.targets])
     tools = ctx.tools
     return feature_verdict(verdict, missing(tools.ctx, requested(state.get("task", ""))), unrelated_tests(state, ctx))
 

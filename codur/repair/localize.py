@@ -199,12 +199,26 @@ def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str,
     return None
 
 
-def score(repo: Path, run: TestRun) -> Localization:
+def aimed_at(nodeid: str, targets: list[str]) -> bool:
+    """``nodeid`` is one of ``targets`` (test ids, or files and classes holding tests)."""
+    return any(nodeid == t or nodeid.startswith(t + "::") or nodeid.startswith(t + "[") for t in targets)
+
+
+def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localization:
     """Turn the plugin's report (``run``, :func:`codur.testing.report.read_report`) into a
-    :class:`Localization` for ``repo``."""
+    :class:`Localization` for ``repo``. With ``targets`` (the tests the task is about), a test
+    that fails and is not one of them is left out (:func:`aimed_at`): a failure that was
+    there before and is not the task's (a network test in the sandbox, an old failure)
+    neither steers the ranking nor becomes a test a candidate must fix. Targets that match no
+    failing test of the run (renamed since) leave every failure in."""
     repo = repo.resolve()
     tests, frames, hangs = [], {}, {}
+    failing = [n for n, rec in run.tests.items() if rec.outcome == "failed"]
+    if targets is not None and not any(aimed_at(n, targets) for n in failing):
+        targets = None
     for nodeid, rec in run.tests.items():
+        if targets is not None and rec.outcome == "failed" and not aimed_at(nodeid, targets):
+            continue
         path = _rel(repo, rec.path) if rec.path else None
         tests.append(dataclasses.replace(rec, path=path or ""))
         frames[nodeid] = rec.frames
@@ -251,7 +265,8 @@ def score(repo: Path, run: TestRun) -> Localization:
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                     test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
                     worker: Worker | None = None, select: list[str] | None = None,
-                    memory_mb: int | None = None, on_progress=None) -> Localization:
+                    memory_mb: int | None = None, on_progress=None,
+                    targets: list[str] | None = None) -> Localization:
     """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
 
     ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
@@ -264,8 +279,8 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     (no bytecode, no pytest cache). ``memory_mb``: the run's address-space limit, MiB, when
     it runs in ``repo`` (a worker has its own). ``on_progress(done, collected, seconds)``:
     called every :data:`PROGRESS_EVERY_S` seconds while a pytest suite runs (see
-    :class:`Progress`). Raises RuntimeError when the run yields no report (pytest missing,
-    run over ``run_timeout_s``).
+    :class:`Progress`). ``targets``: the tests the task is about (see :func:`score`). Raises
+    RuntimeError when the run yields no report (pytest missing, run over ``run_timeout_s``).
     """
     repo = Path(repo).resolve()
     command = command or testcmd.resolve(repo, None)
@@ -317,7 +332,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             report = read_report(out)
             if report is None:
                 raise RuntimeError(f"test run produced no report: {output}")
-    loc = score(root, report)
+    loc = score(root, report, targets)
     return dataclasses.replace(loc, elapsed_s=time.monotonic() - start, output=output)
 
 

@@ -141,7 +141,8 @@ class RepairSession:
             select = self._selection(focus, first, suite)
         whole = select is not None and self.failing_before is None
         self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
-                                                select=select, whole=whole, on_progress=self._progress)
+                                                select=select, whole=whole, on_progress=self._progress,
+                                                targets=focus if select is not None else None)
         if select is not None and not self.loc.failing:  # the focus ids did not match: the whole suite
             select = None
             self.loc, plugin_free, seen = _baseline(self.repo, self.command, self.copies, self.cap, self.deadline,
@@ -230,12 +231,14 @@ class RepairSession:
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,
               deadline: float, *, select: list[str] | None = None,
-              whole: bool = False, on_progress=None) -> tuple[localize.Localization, bool, dict[str, str] | None]:
+              whole: bool = False, on_progress=None,
+              targets: list[str] | None = None) -> tuple[localize.Localization, bool, dict[str, str] | None]:
     """Localize on the first copy (the tests ``select`` names, or all) while the last one checks,
     when the tests run in the fork server, whether they give the same outcomes without the
     installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
     instead runs the whole suite, for the outcomes before any change. Returns (localization,
-    plugin_free, the whole suite's outcomes or None)."""
+    plugin_free, the whole suite's outcomes or None). ``targets``: the tests the task is about
+    (:func:`codur.repair.localize.score`: other failing tests are left out of the ranking)."""
     test_timeout = min(cap, testcmd.TEST_TIMEOUT_S)
     left = max(1.0, deadline - time.monotonic())
     env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
@@ -248,7 +251,7 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
             probe = ex.submit(localize.outcomes, copies[-1], command, env, left, select)
         loc = localize.localize_faults(repo, command, test_timeout_s=test_timeout,
                                        run_timeout_s=left, worker=copies[0], select=select,
-                                       on_progress=on_progress)
+                                       on_progress=on_progress, targets=targets)
         if probe is not None:
             seen = probe.result()
         elif whole:
@@ -262,4 +265,5 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
             seen = None
     if whole:
         return loc, False, seen
-    return loc, seen == {t.nodeid: t.outcome for t in loc.tests}, None
+    kept = {t.nodeid: t.outcome for t in loc.tests}
+    return loc, seen is not None and {k: v for k, v in seen.items() if k in kept} == kept, None

@@ -120,3 +120,19 @@ def test_no_focus_or_unknown_ids_judge_by_the_whole_suite(shop_repo):
         assert session.selection is None and session.checks.gate is None
         assert set(session.loc.failing) == {FAILING, ELSEWHERE}
         assert session.judged(("shop/prices.py",)) == "2 failing tests, then the whole suite"
+
+
+def test_failures_beside_the_named_tests_are_baseline_not_targets(shop_repo):
+    """A test of the same file that already fails, and is not the one the task names, neither
+    steers localization nor must pass: the named test is the target."""
+    old = "tests/test_prices.py::test_money_in_euros"
+    with (shop_repo / "tests" / "test_prices.py").open("a") as fh:
+        fh.write("\n\ndef test_money_in_euros():\n    from shop.prices import money\n"
+                 "    assert money(5) == '0.05 EUR'\n")
+    with RepairSession(shop_repo, workers=2, focus=[FAILING], suite_s=1.0) as session:
+        assert session.loc.failing == [FAILING]
+        top_file, top_line, _ = session.loc.suspicious[0]
+        assert top_file == "shop/prices.py" and 6 <= top_line <= 9  # subtotal's body, not money()
+        assert old in session.checks.gate.may_fail
+        text = session.original("shop/prices.py")
+        assert evaluate(session.copies[0], Edit("shop/prices.py", (FIX,)), text, session.checks).status == "plausible"

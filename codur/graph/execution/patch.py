@@ -27,12 +27,12 @@ from codur.tools.registry import TaskType
 
 
 def selection(tests: TestRun | None, select: bool, focus: list[str] | None = None) -> dict:
-    """The pipeline's test selection from observe's run: start from ``focus`` (default: its
-    failing tests); the tests that failed before any change are known when observe ran the
-    whole suite (those outside ``focus`` may still fail)."""
+    """The pipeline's test selection from observe's run: start from ``focus`` (default: the
+    failing tests the task names, else all its failing tests); the tests that failed before any
+    change are known when observe ran the whole suite (those outside ``focus`` may still fail)."""
     if not select or tests is None or not tests.failed or tests.exit_code is None:
         return {}
-    return {"focus": list(tests.failed if focus is None else focus),
+    return {"focus": list((tests.targets or tests.failed) if focus is None else focus),
             "failing_before": None if tests.selection else list(tests.failed),
             "suite_s": 0.0 if tests.selection else tests.duration_s}
 
