@@ -38,8 +38,8 @@ from codur.sandbox.bwrap import (
     fallback_reason,
     hidden,
     hidden_in_sandbox,
-    interpreter_paths,
 )
+from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.lifetime import make_temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import ProcessResult, run_process, signal_group
@@ -91,7 +91,7 @@ def visible(path: Path, seen: Sequence[Path]) -> bool:
     """True when a run confined with ``seen`` bound back (see :func:`readable`) sees ``path``."""
     full = Path(path).resolve()
     return (not hidden_in_sandbox(full) or full.is_relative_to(scratch_root())
-            or any(full.is_relative_to(s) for s in seen))
+            or any(full.is_relative_to(s.resolve()) for s in seen))
 
 
 def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str, str], Callable[[], None]]:
