@@ -220,17 +220,18 @@ def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
 
 def bind_back(paths: Iterable[Path], bound: Iterable[Path] = ()) -> list[str]:
     """bwrap's options that show ``paths`` (see :func:`hidden`) inside the private /tmp and
-    home as they are outside: each path's real location bound read-only at itself, and each
-    symbolic link on the way that lies there made again (``--symlink``), unless the folder
-    it is in is bound whole already (one of those real locations, or ``bound``: the
-    repo). A program started by a linked path (``<repo>/.venv/bin/python`` with ``.venv`` a
-    link to ``~/.cache/venvs/x``) then starts by that path: the link leads to the bound
-    target."""
+    home as they are outside: each path's real location bound read-only at itself (never the
+    home or /tmp whole: a program in ``~/bin`` has ``~`` as its prefix), and each symbolic
+    link on the way that lies there made again (``--symlink``), unless the folder it is in
+    is bound whole already (one of those real locations, or ``bound``: the repo). A program
+    started by a linked path (``<repo>/.venv/bin/python``, ``.venv`` a link to
+    ``~/.cache/venvs/x``) then starts by that path: the link leads to the bound target."""
+    whole = (Path("/tmp"), private_home())
     reals: list[Path] = []
     links: list[tuple[Path, str]] = []
     for path in paths:
         real, met = _walk(Path(path).absolute())
-        if _private(real) and real.exists() and real not in reals:
+        if _private(real) and real not in whole and real.exists() and real not in reals:
             reals.append(real)
         links += [(at, text) for at, text in met if _private(at) and (at, text) not in links]
     reals = [r for r in reals if not any(r != o and r.is_relative_to(o) for o in reals)]  # the outermost
