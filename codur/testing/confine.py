@@ -6,8 +6,9 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 - the whole filesystem read-only; the scratch area (:func:`scratch_root`), which holds
   the workers' copies of the repo and the spool of report files, read-write;
 - a private /tmp and a private, empty home (``~/.ssh``, ``~/.aws`` unreadable); the repo,
-  the interpreter's prefix and ``sys.path`` folders and the repair plugin bound back
-  read-only when they lie under /tmp or the home;
+  the interpreter's prefixes, ``bin/`` and ``sys.path`` folders
+  (:func:`codur.sandbox.interpreter.interpreter_paths`) and the repair plugin bound back
+  read-only, with the links on the way to them, when they lie under /tmp or the home;
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
 - the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
