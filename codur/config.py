@@ -175,7 +175,8 @@ class CodurConfig(BaseSettings):
     test_command: Annotated[list[str] | None, NoDecode] = Field(
         None, description="How the repo's tests run, e.g. [\"pytest\", \"tests/unit\"], \"python -m unittest\" or "
         "\"tox -e py311 --\" (a string is split as a shell would); a bare python or pytest is the repo's. Unset: the "
-        "repo's interpreter ($VIRTUAL_ENV inside the repo, .venv or venv, uv, poetry, else codur's) -m pytest.")
+        "repo's interpreter (an activated $VIRTUAL_ENV or $CONDA_PREFIX, $UV_PROJECT_ENVIRONMENT, .venv or venv, uv, "
+        "poetry, else codur's) -m pytest.")
     tests: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="Test files or ids the fix starts from (a string: space-separated); "
         "unset: the tests the task names, else the failing tests of the first run.")

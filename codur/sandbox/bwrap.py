@@ -20,7 +20,6 @@ timeout and process-group kill only, and :func:`bwrap_problem` says why.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import queue
 import shutil
@@ -145,19 +144,20 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
     namespace.
 
-    ``readable``: paths the private /tmp or home would hide, bound back read-only (see
-    :func:`hidden`), e.g. an interpreter's venv under ``~``. ``network``: keep the host's
+    ``readable``: paths the private /tmp or home would hide, bound back read-only with the
+    links on the way to them (:func:`hidden`, :func:`bind_back`), e.g. an interpreter's venv
+    under ``~`` or a repo's ``.venv`` linked there. ``network``: keep the host's
     network (the setting ``sandbox_network``) instead of none. ``--die-with-parent`` is tied
     by the kernel to the *thread* that started bwrap: a server that outlives that thread
     must be started from one that lives as long as codur (see :func:`spawn`).
     """
+    writable = list(writable)
     cmd = [bwrap_executable() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
            "--tmpfs", "/tmp"]
     home = private_home()
     if home is not None and not home.is_relative_to(Path(root).resolve()):
         cmd += ["--tmpfs", str(home)]
-    for path in readable:
-        cmd += ["--ro-bind", str(path), str(path)]
+    cmd += bind_back(readable, [root, *writable])
     cmd += ["--bind", str(root), str(root)]
     for name in READ_ONLY_IN_REPO:
         if (root / name).is_dir():
@@ -170,54 +170,18 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     return cmd
 
 
-def interpreter_paths(python: str) -> tuple[Path, ...]:
-    """The prefix (venv) of ``python`` and of the interpreter it links to, and, for a Python
-    interpreter, the folders on its ``sys.path`` (user site, editable installs' sources)."""
-    exe = Path(shutil.which(python) or python)
-    prefixes = (exe.absolute().parent.parent, exe.resolve().parent.parent)
-    return prefixes + (_sys_path(str(exe.absolute())) if exe.name.lower().startswith("python") else ())
-
-
-#: Prints sys.path and the folders setuptools' editable finders map packages to (their
-#: ``__editable___*_finder`` modules' MAPPING), as JSON.
-_SYS_PATH = ("import sys, json\n"
-             "mapped = [v for m in list(sys.modules.values()) if getattr(m, '__name__', '').startswith('__editable__')"
-             " for v in getattr(m, 'MAPPING', {}).values()]\n"
-             "print(json.dumps(sys.path + mapped))")
-
-
-@functools.cache
-def _sys_path(python: str) -> tuple[Path, ...]:
-    """The folders on ``python``'s ``sys.path``, and those its editable installs map packages
-    to (asked once per process; () when it cannot say).
-
-    Asking runs the interpreter's start-up (its ``.pth`` files may run code): under bwrap
-    when one works, with the whole filesystem read-only and no network, so that code can
-    neither change nor send anything."""
-    argv = [python, "-c", _SYS_PATH]
-    bwrap = None if sandbox_disabled() else bwrap_executable()
-    if bwrap is not None:
-        argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
-                "--die-with-parent", "--", *argv]
-    try:
-        res = subprocess.run(argv, cwd="/",
-                             capture_output=True, text=True, timeout=20, check=False, env=allowed_env(),
-                             stdin=subprocess.DEVNULL)
-        entries = json.loads(res.stdout) if res.returncode == 0 else []
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return ()
-    return tuple(Path(e) for e in entries if isinstance(e, str) and os.path.isabs(e) and os.path.isdir(e))
-
-
 def hidden(paths: Iterable[Path | str]) -> tuple[Path, ...]:
-    """Those of ``paths`` (existing, absolute, deduplicated) that the private /tmp or the
-    private home would hide: what a sandboxed child must have bound back read-only to see
-    them (``bwrap_argv(readable=)``; bwrap refuses to bind a path that does not exist)."""
+    """Those of ``paths`` (existing, absolute, unresolved, deduplicated) that the private /tmp
+    or the private home would hide: the path itself, or a symbolic link on the way to it (a
+    ``.venv`` linked to ``~/.cache/...``, a ``~/.virtualenvs`` link), lies there. What a
+    sandboxed child must have bound back to see them (``bwrap_argv(readable=)``)."""
     out: list[Path] = []
     for path in paths:
         full = Path(path).absolute()
-        if full.exists() and hidden_in_sandbox(full) and full not in out:
-            out.append(full)
+        if full not in out and full.exists():
+            real, links = _walk(full)
+            if _private(real) or any(_private(at) for at, _ in links):
+                out.append(full)
     return tuple(out)
 
 
@@ -225,11 +189,69 @@ def hidden_in_sandbox(path: Path) -> bool:
     """True when ``path`` lies under /tmp or the user's home (:func:`private_home`), which
     the sandbox replaces with private ones (so it must be bound back to be seen there)."""
     try:
-        full = Path(path).resolve()
+        return _private(Path(path).resolve())
     except OSError:
         return False
+
+
+def _private(real: Path) -> bool:
+    """True when the resolved path ``real`` lies in the sandbox's private /tmp or home."""
     home = private_home()
-    return full.is_relative_to("/tmp") or (home is not None and full.is_relative_to(home))
+    return real.is_relative_to("/tmp") or (home is not None and real.is_relative_to(home))
+
+
+def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
+    """Where the absolute ``path`` really is, and the symbolic links met on the way, each as
+    (where it is, resolved; its text), followed as the kernel does (at most 40)."""
+    real, todo, links = Path("/"), list(path.parts[1:]), []
+    while todo:
+        name = todo.pop(0)
+        here = real.parent if name == ".." else real / name
+        if name != ".." and len(links) < 40 and here.is_symlink():
+            text = os.readlink(here)
+            links.append((here, text))
+            if os.path.isabs(text):
+                real = Path("/")
+            todo[:0] = Path(text).parts[1:] if os.path.isabs(text) else Path(text).parts
+        else:
+            real = here
+    return real, links
+
+
+def bind_back(paths: Iterable[Path], bound: Iterable[Path] = ()) -> list[str]:
+    """bwrap's options that show ``paths`` (see :func:`hidden`) inside the private /tmp and
+    home as they are outside: each path's real location bound read-only at itself (never the
+    home or /tmp whole: a program in ``~/bin`` has ``~`` as its prefix), and each symbolic
+    link on the way that lies there made again (``--symlink``), unless the folder it is in
+    is bound whole already (one of those real locations, or ``bound``: the repo). A program
+    started by a linked path (``<repo>/.venv/bin/python``, ``.venv`` a link to
+    ``~/.cache/venvs/x``) then starts by that path: the link leads to the bound target."""
+    whole = (Path("/tmp"), private_home())
+    reals: list[Path] = []
+    links: list[tuple[Path, str]] = []
+    for path in paths:
+        real, met = _walk(Path(path).absolute())
+        if _private(real) and real not in whole and real.exists() and real not in reals:
+            reals.append(real)
+        links += [(at, text) for at, text in met if _private(at) and (at, text) not in links]
+    reals = [r for r in reals if not any(r != o and r.is_relative_to(o) for o in reals)]  # the outermost
+    shown = [*reals, *(Path(b).resolve() for b in bound)]
+    args = [arg for real in reals for arg in ("--ro-bind", str(real), str(real))]
+    for at, text in links:
+        if not any(at.parent.is_relative_to(folder) for folder in shown):
+            args += ["--symlink", text, str(at)]
+    return args
+
+
+def cannot_see(program: str, what: str) -> str:
+    """What a run says when bwrap could not start ``program`` (``bwrap: execvp <program>: No
+    such file or directory``): the path the sandbox could not see, where it really is, what it
+    is (``what``: "the interpreter of .venv"), and the settings that fix it."""
+    real = Path(os.path.realpath(Path(program).parent)) / Path(program).name
+    where = program if str(real) == program else f"{program} (really {real})"
+    return (f"the sandbox could not see {where}, {what}, or the interpreter its #! line names; set "
+            f"{SANDBOX_ENV}=off to run without bubblewrap, or test_command (CODUR_TEST_COMMAND, --test-cmd) "
+            "to an interpreter the sandbox sees")
 
 
 def fallback_reason(problem: str) -> str:

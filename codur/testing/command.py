@@ -4,11 +4,18 @@ candidate evaluator, entry points).
 
 The interpreter (:func:`find_interpreter`), first found:
 
-1. ``$VIRTUAL_ENV`` when it lies inside the repo;
-2. the repo's ``.venv`` or ``venv``;
-3. a uv project (``uv.lock``, ``uv`` on PATH): the interpreter ``uv run`` uses;
-4. a poetry project (``poetry.lock``, ``poetry`` on PATH): ``poetry env info -p``;
-5. codur's own interpreter.
+1. an activated environment, wherever it lies: ``$VIRTUAL_ENV``, then ``$CONDA_PREFIX``
+   (not codur's own environment, which is the active one when codur is started from its own
+   venv, nor conda's base environment);
+2. ``$UV_PROJECT_ENVIRONMENT`` in a uv project (``uv.lock``), relative to the repo or absolute;
+3. the repo's ``.venv`` or ``venv``, a folder or a link to one elsewhere;
+4. a uv project (``uv.lock``, ``uv`` on PATH): the interpreter ``uv run`` uses;
+5. a poetry project (``poetry.lock``, ``poetry`` on PATH): ``poetry env info -p``, in
+   the project or in poetry's cache (``~/.cache/pypoetry/virtualenvs``);
+6. codur's own interpreter.
+
+An activated environment comes first because activating one is the user saying which to
+use; the sandbox sees every one of them (:mod:`codur.sandbox.interpreter`).
 
 The test command (:func:`resolve`) is the configured ``test_command`` when there is one
 (``codur.toml`` / ``[tool.codur]`` / ``CODUR_TEST_COMMAND`` / ``--test-cmd``), its bare
@@ -75,7 +82,8 @@ class TestCommand:
         pytest_args: the arguments after ``pytest`` for such a command; None otherwise.
         interpreter: the repo's interpreter (entry points and ``run_python_file`` use it).
         origin: where the command came from: ``test_command`` or the interpreter rule's step
-            (``$VIRTUAL_ENV``, ``.venv``, ``venv``, ``uv``, ``poetry``, ``codur's interpreter``).
+            (``$VIRTUAL_ENV``, ``$CONDA_PREFIX``, ``$UV_PROJECT_ENVIRONMENT``, ``.venv``,
+            ``venv``, ``uv``, ``poetry``, ``codur's interpreter``).
         passes_args: pytest options may be appended (a pytest command, or one ending in ``--``).
     """
 
@@ -134,11 +142,15 @@ def _probe(argv: list[str], repo: Path) -> str:
 
 
 def find_interpreter(repo: Path) -> tuple[str, str]:
-    """The repo's interpreter by the module's rule, as (path, origin)."""
+    """The repo's interpreter by the module's rule, as (path, origin). The path is as found
+    (a linked ``.venv`` is not resolved): the sandbox binds what it links to
+    (:func:`codur.sandbox.interpreter.interpreter_paths`)."""
     repo = Path(repo).resolve()
-    active = os.environ.get("VIRTUAL_ENV")
-    if active and Path(active).resolve().is_relative_to(repo) and (python := _python_in(Path(active))):
-        return str(python), "$VIRTUAL_ENV"
+    if active := _activated():
+        return str(active[1]), active[0]
+    uv_env = os.environ.get("UV_PROJECT_ENVIRONMENT")
+    if uv_env and (repo / "uv.lock").is_file() and (python := _python_in(repo / uv_env)):
+        return str(python), "$UV_PROJECT_ENVIRONMENT"
     for name in (".venv", "venv"):
         if python := _python_in(repo / name):
             return str(python), name
@@ -151,6 +163,24 @@ def find_interpreter(repo: Path) -> tuple[str, str]:
         if found and (python := _python_in(Path(found))):
             return str(python), "poetry"
     return sys.executable, "codur's interpreter"
+
+
+def _activated() -> tuple[str, Path] | None:
+    """The innermost activated environment, as (variable, interpreter): ``$VIRTUAL_ENV``,
+    else ``$CONDA_PREFIX``; neither when it is codur's own environment (``sys.prefix``, or the
+    base ``sys.base_prefix`` codur's venv was made from), nor conda's base environment (active
+    in every shell by default: it says nothing about the project)."""
+    own = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        value = os.environ.get(variable, "")
+        if not value or not os.path.isabs(value) or Path(value).resolve() in own:
+            continue
+        if variable == "CONDA_PREFIX" and (os.environ.get("CONDA_DEFAULT_ENV") == "base"
+                                           or (Path(value) / "condabin").is_dir()):
+            continue
+        if python := _python_in(Path(value)):
+            return f"${variable}", python
+    return None
 
 
 def default_python(repo: Path) -> str:

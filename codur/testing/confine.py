@@ -6,8 +6,9 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 - the whole filesystem read-only; the scratch area (:func:`scratch_root`), which holds
   the workers' copies of the repo and the spool of report files, read-write;
 - a private /tmp and a private, empty home (``~/.ssh``, ``~/.aws`` unreadable); the repo,
-  the interpreter's prefix and ``sys.path`` folders and the repair plugin bound back
-  read-only when they lie under /tmp or the home;
+  the interpreter's prefixes, ``bin/`` and ``sys.path`` folders
+  (:func:`codur.sandbox.interpreter.interpreter_paths`) and the repair plugin bound back
+  read-only, with the links on the way to them, when they lie under /tmp or the home;
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
 - the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
@@ -38,8 +39,8 @@ from codur.sandbox.bwrap import (
     fallback_reason,
     hidden,
     hidden_in_sandbox,
-    interpreter_paths,
 )
+from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.lifetime import make_temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import ProcessResult, run_process, signal_group
@@ -91,7 +92,7 @@ def visible(path: Path, seen: Sequence[Path]) -> bool:
     """True when a run confined with ``seen`` bound back (see :func:`readable`) sees ``path``."""
     full = Path(path).resolve()
     return (not hidden_in_sandbox(full) or full.is_relative_to(scratch_root())
-            or any(full.is_relative_to(s) for s in seen))
+            or any(full.is_relative_to(s.resolve()) for s in seen))
 
 
 def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str, str], Callable[[], None]]:

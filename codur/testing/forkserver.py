@@ -19,7 +19,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from codur.sandbox.bwrap import bwrap_problem, interpreter_paths, spawn
+from codur.sandbox.bwrap import bwrap_problem, cannot_see, spawn
+from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.process import signal_group
 from codur.testing import command as testcmd
 from codur.testing import confine as sandbox
@@ -61,7 +62,8 @@ class Runner:
             self._errors.seek(0)
             tail = self._errors.read().decode(errors="replace").strip().splitlines()[-1:]
             self.close()
-            raise RuntimeError(f"{python} could not start the pytest runner: {' '.join(tail)}")
+            why = cannot_see(python, "the tests' interpreter") if tail and tail[0].startswith("bwrap: execvp") else ""
+            raise RuntimeError(f"{python} could not start the pytest runner: {' '.join(tail)} {why}".rstrip())
         threading.Thread(target=self._read, name="codur-repair-runner", daemon=True).start()
 
     def _read(self) -> None:

@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, fallback_reason, hidden, interpreter_paths
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, cannot_see, fallback_reason, hidden
+from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.process import ProcessResult, run_process
 from codur.sandbox.secrets import redact
 from codur.tools.errors import ToolError
@@ -66,7 +67,10 @@ def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, 
     if res.cancelled:
         raise ToolError(f"the run was cancelled; {argv[0]} was killed")
     if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
-        raise ToolError(f"cannot start {argv[0]} in the sandbox: {res.stderr.strip()[:200]}")
+        tests = ctx.test_command
+        what = (f"the interpreter of {tests.origin}" if tests and exe in (tests.interpreter, tests.python)
+                else f"the program {argv[0]}")
+        raise ToolError(f"{cannot_see(exe, what)} ({res.stderr.strip()[:200]})")
     return _redacted(ctx, res, argv[0])
 
 

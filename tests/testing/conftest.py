@@ -61,18 +61,25 @@ def write_repo(root: Path) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def venv_repo(tmp_path_factory) -> Path:
-    """The thermo project with its own ``.venv`` (pytest and the ``tempconv`` dependency in it,
-    neither imported from codur's environment). Built once per module: tests restore alerts.py."""
-    root = write_repo(tmp_path_factory.mktemp("venv-repo") / "thermo-project")
-    subprocess.run([sys.executable, "-m", "venv", str(root / ".venv")], check=True)
-    python = root / ".venv" / "bin" / "python"
+def make_venv(prefix: Path) -> Path:
+    """A virtual environment at ``prefix`` with pytest and the thermo project's ``tempconv``
+    dependency (neither importable from codur's environment); returns its interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True)
+    python = prefix / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "pytest"],
                    check=True, capture_output=True)
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           check=True, capture_output=True, text=True).stdout.strip()
     (Path(site) / "tempconv.py").write_text(TEMPCONV)
+    return python
+
+
+@pytest.fixture(scope="module")
+def venv_repo(tmp_path_factory) -> Path:
+    """The thermo project with its own ``.venv`` (:func:`make_venv`). Built once per module:
+    tests restore alerts.py."""
+    root = write_repo(tmp_path_factory.mktemp("venv-repo") / "thermo-project")
+    make_venv(root / ".venv")
     return root
 
 

@@ -27,7 +27,8 @@ def env(root: Path, name: str, *scripts: str) -> Path:
 
 
 def test_the_interpreter_rule_in_order(tmp_path, monkeypatch):
-    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "UV_PROJECT_ENVIRONMENT"):
+        monkeypatch.delenv(name, raising=False)
     repo = tmp_path / "repo"
     repo.mkdir()
     assert find_interpreter(repo) == (sys.executable, "codur's interpreter")
@@ -39,7 +40,14 @@ def test_the_interpreter_rule_in_order(tmp_path, monkeypatch):
     monkeypatch.setenv("VIRTUAL_ENV", str(active.parent.parent))
     assert find_interpreter(repo) == (str(active), "$VIRTUAL_ENV")
     outside = env(tmp_path, "elsewhere")
-    monkeypatch.setenv("VIRTUAL_ENV", str(outside.parent.parent))  # codur's own venv: not the repo's
+    monkeypatch.setenv("VIRTUAL_ENV", str(outside.parent.parent))  # activated anywhere: the user's choice
+    assert find_interpreter(repo) == (str(outside), "$VIRTUAL_ENV")
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)  # codur's own venv, active when it runs from it: not the repo's
+    assert find_interpreter(repo) == (str(dot), ".venv")
+    conda = env(tmp_path, "conda/envs/proj")
+    monkeypatch.setenv("CONDA_PREFIX", str(conda.parent.parent))
+    assert find_interpreter(repo) == (str(conda), "$CONDA_PREFIX")
+    monkeypatch.setenv("CONDA_DEFAULT_ENV", "base")  # conda's base env, active in every shell: not a choice
     assert find_interpreter(repo) == (str(dot), ".venv")
 
 
