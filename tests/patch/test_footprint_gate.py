@@ -4,14 +4,18 @@ though the tests would pass with it (codur/repair/footprint.py, codur/repair/eva
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
+
+from rich.console import Console
 
 from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
 from codur.repair.evaluate import CandidateVerdict, Checks, Stage, evaluate
 from codur.repair.worker import Worker
 from codur.testing import command as testcmd
+from codur.ui.progress import Progress
 
 from .conftest import patch_settings, snapshot, write_repo
 
@@ -110,3 +114,18 @@ def test_a_candidate_that_edits_a_test_is_refused_before_any_test_runs(tmp_path:
         assert (worker.root / "tests/test_orders.py").read_text() == originals["tests/test_orders.py"]
     assert evaluation.status is CandidateVerdict.REFUSED and evaluation.reason == "edited tests/test_orders.py"
     assert ran == []  # refused before its tests ran
+
+
+def test_the_progress_lines_say_what_was_refused_whatever_the_verbosity():
+    buffer = io.StringIO()
+    progress = Progress(Console(file=buffer, width=200, highlight=False))
+    progress({"event_type": "patch.candidate", "source": "mutation", "label": "orders.py:4 deleted `raise`",
+              "result": "refused", "reason": "emptied check_order()", "seconds": 0.0})
+    progress({"event_type": "patch.done", "status": "patched", "tried": {"sampling": 2}, "elapsed_s": 3.0,
+              "refused": ["emptied check_order()"]})
+    progress({"event_type": "verify.verdict", "passed": False, "strategy": "tests",
+              "refused": "edited tests/test_orders.py"})
+    lines = buffer.getvalue().splitlines()
+    assert "     #1 mutation: orders.py:4 deleted `raise` → refused: emptied check_order()" in lines
+    assert "   ↳ patch search patched: tried 2 sampling, refused 1 3.0s" in lines
+    assert "   ! refused the change: edited tests/test_orders.py" in lines
