@@ -105,9 +105,10 @@ def refusal(originals: Mapping[str, str | None], new: Mapping[str, str | None], 
 def advice(why: str) -> str:
     """What the model is told after its change was refused for ``why`` (a :func:`refusal` reason)."""
     verb, _, rest = why.partition(" ")
-    if verb in ("edited", "added") or (verb == "deleted" and not rest.split(" ")[0].isdigit()):
-        return ("put the test files back as they were: this task fixes the code, and the tests say what the code "
-                "must do")
+    if verb == "added":
+        return f"delete {rest}: this task fixes the code, and a new test module is no part of that"
+    if verb == "edited" or (verb == "deleted" and not rest.split(" ")[0].isdigit()):
+        return f"put {rest} back as it was: this task fixes the code, and the tests say what the code must do"
     return "keep the code and change only what is wrong: the smallest edit that makes the failing tests pass"
 
 

@@ -60,7 +60,8 @@ def test_the_next_turn_is_told_and_a_fix_of_the_code_then_passes(tmp_path: Path)
         call("write_file", path="shapes.py", content=fixed), "Fixed the code."], 2)
     assert result.status is RunStatus.SUCCESS and result.reason == "verified", result.reason
     second_turn = "\n".join(str(m.content) for m in actor.calls[2])
-    assert "the change was refused: it edited tests/test_shapes.py; put the test files back" in second_turn
+    assert "the change was refused: it edited tests/test_shapes.py; put tests/test_shapes.py back as it was" \
+        in second_turn
     assert result.files_changed == ["shapes.py"]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair.footprint import MAX_NET_DELETED, asks_for_tests, refusal, refused_line
+from codur.repair.footprint import MAX_NET_DELETED, advice, asks_for_tests, refusal, refused_line
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -151,3 +151,11 @@ def test_no_reference_fix_of_the_benches_is_refused():
         fix = json.loads((bug / "meta.json").read_text())["fix"]
         old = (bug / fix["file"]).read_text()
         assert refusal({fix["file"]: old}, {fix["file"]: old.replace(fix["old"], fix["new"], 1)}) is None, bug.name
+
+
+def test_what_the_model_is_told():
+    assert advice("edited tests/test_x.py").startswith("put tests/test_x.py back as it was")
+    assert advice("deleted conftest.py").startswith("put conftest.py back as it was")
+    assert advice("added tests/test_new.py").startswith("delete tests/test_new.py")
+    assert advice("deleted 34 lines (a.py)").startswith("keep the code and change only what is wrong")
+    assert advice("emptied parse()").startswith("keep the code")
