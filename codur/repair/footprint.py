@@ -23,7 +23,7 @@ Only Python files are judged; test files are judged by the first rule alone. A f
 not parse is judged by its lines only (its tests fail it anyway).
 
 The bounds: a mutant changes one line; a model sample rewrites one function (two for a pair);
-the reference fixes of ``bench/agent`` (40 tasks) and ``bench/repair`` (41 bugs) delete nothing
+the reference fixes of ``bench/agent`` (38 tasks with a solution) and ``bench/repair`` (41 bugs) delete nothing
 net and empty nothing (``tests/repair/test_footprint.py`` checks every one); the one refused is
 b_11's, whose bug is a wrong fixture in ``conftest.py`` under the task "The tests fail; find out
 why and fix it." (a task naming the file may change it). Of the 7,097 mutants the mutation
