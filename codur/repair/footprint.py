@@ -22,17 +22,17 @@ refused when it
 Only Python files are judged; test files are judged by the first rule alone. A file that does
 not parse is judged by its lines only (its tests fail it anyway).
 
-The bounds: a mutant changes one line; a model sample rewrites one function (two for a pair);
-the reference fixes of ``bench/agent`` (38 tasks with a solution) and ``bench/repair`` (41 bugs) delete nothing
-net and empty nothing (``tests/repair/test_footprint.py`` checks every one); the one refused is
-b_11's, whose bug is a wrong fixture in ``conftest.py`` under the task "The tests fail; find out
-why and fix it." (a task naming the file may change it). Of the 7,097 mutants the mutation
-engine makes of ``bench/repair``'s files, 2 are refused (a statement deleted from a body of one,
-leaving ``pass``). A net deletion past 20 lines is the
-removal of a feature; keeping fewer than half of a function of five or more statements is a
-rewrite the failing tests alone cannot justify. Below five statements a legitimate fix may
-well drop two of three (a wrong guard and its ``raise``), so small functions are judged by the
-emptied-body rule only.
+The bounds: a mutant changes one line; a model sample rewrites one function (two for a pair).
+The reference fixes of ``bench/agent`` (38 tasks with a solution) and ``bench/repair`` (41
+bugs) delete nothing net and empty nothing (``tests/repair/test_footprint.py`` checks every
+one); the one refused is b_11's, whose bug is a wrong fixture in ``conftest.py`` under the task
+"The tests fail; find out why and fix it." (a task naming the file may change it). Of the 7,097
+mutants the mutation engine makes of ``bench/repair``'s files (every line scored), 2 are
+refused: a statement deleted from a body of one, leaving ``pass``. A net deletion past 20
+lines is the removal of a feature; keeping fewer than half of a function of five or more
+statements is a rewrite the failing tests alone cannot justify. Below five statements a
+legitimate fix may well drop two of three (a wrong guard and its ``raise``), so small
+functions are judged by the emptied-body rule only.
 """
 
 from __future__ import annotations
