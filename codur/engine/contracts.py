@@ -151,7 +151,8 @@ class RunResult(BaseModel):
     Attributes:
         run_id: the run's id; its folder is ``<repo>/.codur/runs/<run_id>/``.
         status / reason: how it ended and why: ``success`` (verified / answered), ``failed``
-            (max_turns, stuck, ...), ``timeout`` (timeout), ``budget_exceeded`` (token_budget),
+            (max_turns, stuck, ``refused: edited tests/test_x.py`` for a change the footprint
+            check refused, ...), ``timeout`` (timeout), ``budget_exceeded`` (token_budget),
             ``cancelled`` (cancelled), ``rate_limited`` / ``quota_exhausted``, ``error``.
         output_text: the agent's last words (the answer, for a question).
         turns: Plan→Act→Verify cycles started.

@@ -1,4 +1,10 @@
-"""done (engine state Done): the run's final status, diff and summary."""
+"""done (engine state Done): the run's final status, diff and summary.
+
+The summary says what was refused whatever the tests said (:mod:`codur.repair.footprint`):
+the patch search's candidates (``refused 2 candidates: 1 edited tests/test_x.py, 1 emptied
+parse()``) and the agent's change at its last verification (``refused the change: edited
+tests/test_x.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
+from codur.repair.footprint import refused_line
 from codur.tools.registry import TaskType
 
 
@@ -49,5 +56,8 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
         unrelated = verdict.ignored_tests if verdict is not None else unrelated_tests(state, ctx)
         if line := unrelated_line(unrelated):  # still failing, and not the task's: said, not "fixed"
             summary = f"{summary}\n{line}".strip()
-    update["summary"] = summary
+    verdict = verdict_of(state)
+    refused = [refused_line((state.get("patch") or {}).get("refused") or []),
+               f"refused the change: {verdict.refused}" if verdict is not None and verdict.refused else ""]
+    update["summary"] = "\n".join(filter(None, [summary, *refused]))
     return update

@@ -53,10 +53,11 @@ def route_after_patch(state: CodurState) -> Route:
 
 def target_tests(state: CodurState, ctx: RunContext) -> list[str]:
     """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
-    tests); for a feature task (code_generation) only those that belong to the task
+    tests and did not refuse the change: an edited test may pass); for a feature task
+    (code_generation) only those that belong to the task
     (:func:`codur.graph.task_scope.task_tests`), never an unrelated failing test."""
     obs, verdict = observation_of(state), verdict_of(state)
-    if verdict is not None:
+    if verdict is not None and not verdict.refused:
         failing = verdict.failing_tests if verdict.strategy in ("tests", "hybrid") else []
     else:
         failing = obs.tests.failed if obs.tests else []

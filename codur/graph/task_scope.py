@@ -15,6 +15,13 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   by the run, or using a name the task asks for (``word_count``). Any other test that failed
   before the run is *unrelated*: the patch pipeline is not run for it, verification does
   not hold it against the task, and the run's summary names it (:func:`unrelated_line`).
+- **The change's footprint** (:func:`change_refusal`, :func:`refused_verdict`): for a fix or a
+  feature task, a run whose change edits a test, empties a function or deletes too much
+  (:func:`codur.repair.footprint.refusal`) does not pass verification, whatever the tests say.
+  Test files may change when the task asks for tests (:func:`codur.repair.footprint.asks_for_tests`:
+  "add a test for X", "fix the test in tests/test_x.py"), and a feature task may add new test
+  files (its own tests, as above), not change the existing ones. Other task types (refactor,
+  documentation, file operations, test writing classified as validation) are not judged.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from codur.graph.state import CodurState, observation_of
 from codur.graph.verification.verdict import Evidence, Verdict
+from codur.repair import footprint
 from codur.testing.ids import file_of, is_test_file
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
@@ -178,4 +186,37 @@ def feature_verdict(verdict: Verdict, absent: list[str], unrelated: list[str]) -
         out.evidence.append(Evidence(command="requested change", output=f"not found: {what}", ok=False))
         out.reasoning = f"the task asked for {what}, which does not exist; {out.reasoning}"
         out.signature = f"missing: {what}\n{out.signature}".strip()
+    return out
+
+
+def change_refusal(state: CodurState, ctx: RunContext) -> str | None:
+    """Why the run's change (the change journal's files, original against now) is refused
+    whatever the tests say (:func:`codur.repair.footprint.refusal`), or None; see the module
+    docstring for the tasks judged and when tests may change."""
+    task_type = state.get("task_type", "code_fix")
+    if task_type not in ("code_fix", "code_generation"):
+        return None
+    tools = ctx.tools
+    originals = tools.journal.originals()
+
+    def text(data: bytes | None) -> str | None:
+        return None if data is None else data.decode("utf-8", "replace")
+
+    changed = tools.journal.changed_files
+    now = {rel: (tools.root / rel).read_bytes() if (tools.root / rel).is_file() else None for rel in changed}
+    return footprint.refusal({rel: text(originals.get(rel)) for rel in changed},
+                             {rel: text(data) for rel, data in now.items()},
+                             tests=footprint.asks_for_tests(state.get("task", "")),
+                             new_tests=task_type == "code_generation")
+
+
+def refused_verdict(verdict: Verdict, why: str) -> Verdict:
+    """``verdict`` failed because the change was refused for ``why`` (a
+    :func:`codur.repair.footprint.refusal` reason): its evidence says so, its reasoning tells the
+    next turn what to do instead, its signature starts with ``refused: <why>``."""
+    out = verdict.model_copy(deep=True)
+    out.passed, out.refused = False, why
+    out.evidence.append(Evidence(command="footprint check", output=f"refused: {why}", ok=False))
+    out.reasoning = f"the change was refused: it {why}; {footprint.advice(why)}. {out.reasoning}".strip()
+    out.signature = f"refused: {why}\n{out.signature}".strip()
     return out

@@ -14,8 +14,15 @@ A feature task (code_generation) passes only when what it names exists after the
 test that failed before the run and does not belong to the task is not held against it
 (:func:`codur.graph.task_scope.scoped_verdict`).
 
+A fix or feature task whose change edits a test (unless the task asks for tests), empties a
+function or class, guts a function or deletes more than 20 lines fails, whatever the tests
+say: the same check as every candidate of the patch pipeline
+(:func:`codur.graph.task_scope.change_refusal`, :mod:`codur.repair.footprint`). The suite still
+runs (its figures stay honest); the critic model is not asked; the verdict's ``refused``
+names the refusal and its reasoning tells the next turn what to do instead.
+
 Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
-overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback}.
+overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback, refused}.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from codur.core.events import emit
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of
-from codur.graph.task_scope import scoped_verdict
+from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import unusable, with_tests, without_tests
 from codur.graph.verification.llm import ModelRun, run_model_verifier
@@ -74,8 +81,9 @@ def verify_node(state: CodurState, ctx: RunContext) -> dict:
         return verify_repo(tools.ctx, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
                            answer=outcome.summary if outcome else "", ended=loop_ending(outcome))
 
+    refused = change_refusal(state, ctx)
     run = ModelRun()
-    if not use_model:
+    if not use_model or refused:
         verdict = scoped_verdict(state, ctx, deterministic())
     elif has_tests:
         verdict = scoped_verdict(state, ctx, deterministic())
@@ -86,11 +94,14 @@ def verify_node(state: CodurState, ctx: RunContext) -> dict:
         run = model_verification(state, ctx, changed)
         verdict = scoped_verdict(state, ctx, without_tests(run, syntax_checks(tools.ctx, changed),
                                                            deterministic() if unusable(run) else None))
+    if refused:
+        verdict = refused_verdict(verdict, refused)
     if verdict.overruled:
         emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
               "overruled": verdict.overruled})
     emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
-          "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback})
+          "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback,
+          "refused": verdict.refused})
     update: dict = {"verification": verdict}
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]

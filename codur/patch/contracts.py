@@ -61,8 +61,9 @@ class PatchResult:
     unified diff (every file it changes); ``file``: its first file, ``files``: all of
     them. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its details
     (operator, sample index, temperature, prompt variant). ``tried``: candidates tested
-    per source. ``near_miss``: the best near miss (label, fixed, failing, diff) or
-    None. ``functions``: the most suspicious functions across files
+    per source; ``refused``: why each refused candidate was refused (``edited tests/test_x.py``,
+    ``emptied parse()``: :mod:`codur.repair.footprint`), in the order tested. ``near_miss``:
+    the best near miss (label, fixed, failing, diff) or None. ``functions``: the most suspicious functions across files
     (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
     sampler's model calls; seconds are wall time.
     """
@@ -75,6 +76,7 @@ class PatchResult:
     source: str = ""
     provenance: dict = field(default_factory=dict)
     tried: dict[str, int] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
     near_miss: dict | None = None
     failing: list[str] = field(default_factory=list)
     suspicious: list[tuple[str, int, float]] = field(default_factory=list)

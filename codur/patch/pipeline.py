@@ -14,7 +14,9 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
    sampling phase did not reach) are tested on every worker once every fixer had its turn
    (phase ``"<fixer> (rest)"``), until the search budget runs out.
 
-The first plausible patch wins (failing tests pass, passing tests still pass). A
+The first plausible patch wins (failing tests pass, passing tests still pass). A candidate
+that edits a test or deletes too much is refused before its tests run
+(:mod:`codur.repair.footprint`); the result lists what was refused (``refused``). A
 candidate may change several files; nothing in the repo is written here: the result
 carries the diff of every file, and the graph's patch node applies it through the
 ToolExecutor. What is left unsolved goes to the tool-loop agent,
@@ -103,6 +105,7 @@ class PatchPipeline:
         self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
         self.mutant_near: list[tuple[Any, Evaluation]] = []  # near-miss mutants, with their verdicts
         self.ranked: list[tuple[FunctionSpan, float]] = []
+        self.refused: list[str] = []  # why each refused candidate was refused (codur.repair.footprint)
         self.tokens = self.llm_calls = 0
         self.budget_hit = False
 
@@ -198,9 +201,12 @@ class PatchPipeline:
                                           evaluation.failures, evaluation.broke))
             if background(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the mutants hang: no more of them beside the model
+            if evaluation.status is CandidateVerdict.REFUSED:
+                self.refused.append(evaluation.reason)
             self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
                        "provenance": candidate.provenance, "result": evaluation.status.value, "fixed": evaluation.fixed,
-                       "seconds": round(evaluation.seconds, 2)})
+                       "seconds": round(evaluation.seconds, 2),
+                       **({"reason": evaluation.reason} if evaluation.reason else {})})
 
         outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
                                  background=background, background_width=BACKFILL_WORKERS)
@@ -228,7 +234,7 @@ class PatchPipeline:
 
     def _end(self, result: PatchResult, start: float, phases: dict[str, float],
              session: RepairSession | None = None) -> PatchResult:
-        result.tried = dict(self.tried)
+        result.tried, result.refused = dict(self.tried), list(self.refused)
         result.llm_calls, result.tokens = self.llm_calls, self.tokens
         result.elapsed_s = round(time.monotonic() - start, 3)
         result.phases = phases
@@ -239,5 +245,6 @@ class PatchPipeline:
                                 "diff": self._diff(session, sample)}
         self.emit({"event_type": "patch.done", "status": result.status.value, "source": result.source,
                    "tried": result.tried, "llm_calls": result.llm_calls, "tokens": result.tokens,
-                   "elapsed_s": result.elapsed_s, "phases": phases, "message": result.message})
+                   "elapsed_s": result.elapsed_s, "phases": phases, "message": result.message,
+                   "refused": result.refused})
         return result

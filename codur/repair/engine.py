@@ -162,7 +162,8 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
 
     def on_result(index, m, evaluation: Evaluation) -> None:
         emit({"event_type": "repair.mutant", "index": index, "file": m.file, "line": m.line,
-              "operator": m.operator, "description": m.description, "result": evaluation.status.value})
+              "operator": m.operator, "description": m.description, "result": evaluation.status.value,
+              **({"reason": evaluation.reason} if evaluation.reason else {})})
 
     outcome = session.search(CandidateQueue.ranked(candidates), deadline=deadline, cancel=cancel,
                              on_result=on_result)

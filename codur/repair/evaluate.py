@@ -5,7 +5,10 @@ miss, the union of two near misses); each names the files it changes (one, or se
 and how it rewrites them. Every candidate runs in a worker's
 private copy: the failing tests first, then (only if they pass) the full suite, each
 stage under a timeout. Acceptance: the failing tests pass and the tests that passed
-before still pass (a *plausible patch*).
+before still pass (a *plausible patch*). Before any test runs, a candidate that edits a test,
+empties a function or class, guts a function or deletes more than a bounded number of lines
+is *refused*, whatever its tests would say (:func:`codur.repair.footprint.refusal`; status
+"refused", ``reason`` naming what it did).
 
 The queue and the search over a pool of workers: :mod:`codur.repair.search`.
 
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from codur.repair.footprint import refusal
 from codur.repair.source import source_bytes
 from codur.repair.worker import Worker
 from codur.testing.report import read_report
@@ -37,6 +41,7 @@ class CandidateVerdict(StrEnum):
     FAILED = "failed"
     TIMEOUT = "timeout"  # a test stage ran past its limit
     ABORTED = "aborted"  # killed by the search (a better candidate won, the deadline passed)
+    REFUSED = "refused"  # not run: it edits a test or deletes too much (:mod:`codur.repair.footprint`)
 
 
 class Candidate(Protocol):
@@ -137,7 +142,8 @@ class Evaluation:
     conversational sampling, :mod:`codur.patch.sampling`): ``failures``, (test id,
     exception) of the failing tests it leaves failing; ``broke``, the same of tests that
     passed before it and fail with it. At most :data:`MAX_FAILURES` each; the message is
-    pytest's short form of the exception ("" when the test run gave none).
+    pytest's short form of the exception ("" when the test run gave none). ``reason``: why a
+    refused candidate was refused (``edited tests/test_x.py``, ``emptied parse()``), else "".
     """
 
     status: CandidateVerdict
@@ -145,6 +151,7 @@ class Evaluation:
     seconds: float = 0.0
     failures: tuple[tuple[str, str], ...] = ()
     broke: tuple[tuple[str, str], ...] = ()
+    reason: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", CandidateVerdict(self.status))  # a worker's run status is a plain word
@@ -190,8 +197,9 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
 
     ``originals``: path -> original text of the candidate's files (:func:`files_of`), or
     the one file's text. ``on_first_pass`` is called once the failing tests passed. A
-    candidate whose ``apply`` / ``apply_files`` raises counts as "failed". The files are
-    restored whatever happens (a failed write, a test run that raises).
+    candidate whose ``apply`` / ``apply_files`` raises counts as "failed"; one the footprint
+    check refuses is "refused" and runs no test. The files are restored whatever happens (a
+    failed write, a test run that raises).
     """
     start = time.monotonic()
     if isinstance(originals, str):
@@ -204,6 +212,8 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
         data = {rel: source_bytes(text, rel) for rel, text in new.items()}  # in the declared coding
     except (ValueError, SyntaxError, KeyError):
         return Evaluation(CandidateVerdict.FAILED)
+    if why := refusal(originals, new):
+        return Evaluation(CandidateVerdict.REFUSED, seconds=time.monotonic() - start, reason=why)
     try:
         for rel in new:
             (worker.root / rel).write_bytes(data[rel])

@@ -170,6 +170,8 @@ class Progress:
             verdict = "approved, written" if event.get("approved") else "not written: not approved"
             return (f"   [red]! risky change to {escape(str(event.get('path', '')))}: "
                     f"{escape('; '.join(event.get('findings') or []))[:300]} ({verdict})[/]")
+        if name == "verify.verdict" and event.get("refused"):  # the agent's change (codur.repair.footprint)
+            return f"   [yellow]! refused the change: {escape(str(event['refused']))}[/]"
         if name == "tests.changed_files":
             return f"   [yellow]! {escape(str(event.get('message', ''))[:300])}[/]"
         if name == "tests.setup_failed":
@@ -243,6 +245,10 @@ class Progress:
                 self._best, self._best_fixed = str(event.get("label", "")), int(event.get("fixed") or 0)
             self._activity.set(f"patch search: {tried} candidates tried"
                                + (f", best so far {self._best[:60]}" if self._best else ""), restart=False)
+            if event.get("result") == "refused":  # codur.repair.footprint: said whatever the verbosity
+                label, why = str(event.get("label", ""))[:90], str(event.get("reason", ""))
+                return (f"     [yellow]#{tried} {escape(str(event.get('source')))}: {escape(label)}"
+                        f" → refused: {escape(why)}[/]")
             if not self.verbose and event.get("source") == "mutation" and event.get("result") != "near_miss":
                 return None
             fixed = f", fixed {event['fixed']}" if event.get("fixed") else ""
@@ -252,7 +258,8 @@ class Progress:
             return f"   ↳ [green]plausible patch[/] ({escape(self.tally.fixer)}): {escape(str(event.get('label')))}"
         if name == "patch.done":
             tried = ", ".join(f"{n} {s}" for s, n in (event.get("tried") or {}).items() if n) or "nothing"
-            return (f"   ↳ patch search {escape(str(event.get('status')))}: tried {escape(tried)}"
+            refused = f", refused {len(event['refused'])}" if event.get("refused") else ""
+            return (f"   ↳ patch search {escape(str(event.get('status')))}: tried {escape(tried)}{refused}"
                     f" [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
         if name == "patch.reverted":
             return f"   ↳ reverted the agent's edits of {escape(', '.join(event.get('files') or []))}"

@@ -7,8 +7,10 @@ through the ToolExecutor's ``apply_patch``, so it is atomic and journaled and sh
 the run's diff like any other edit; verify then runs. When nothing is plausible the
 tool-loop agent takes over with the best near miss as context. When the node runs
 after the agent (review's "repair" route) and the agent's edits made no more tests
-pass, they are reverted first (from the change journal): the search starts from the
-original code, not from a failed attempt.
+pass, or were refused (``Verdict.refused``: a test edited, a function emptied), they are
+reverted first (from the change journal): the search starts from the original code, not
+from a failed attempt. The candidates the search refused (:mod:`codur.repair.footprint`)
+are kept in ``state["patch"]["refused"]`` for the summary.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def patch_node(state: CodurState, ctx: RunContext) -> dict:
     tests, verdict = observation_of(state).tests, verdict_of(state)
     baseline = tests.passed_count if tests else 0
     now = verdict.passed_tests if verdict else 0
-    reverted = tools.journal.changed_files if tools.journal.changed_files and now <= baseline else []
+    refused = verdict is not None and verdict.refused
+    reverted = tools.journal.changed_files if tools.journal.changed_files and (now <= baseline or refused) else []
     if reverted:
         tools.journal.restore()
         emit({"event_type": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
@@ -76,6 +79,7 @@ def patch_node(state: CodurState, ctx: RunContext) -> dict:
                            files=applied, edits=len(applied), reverted=reverted)
     update: dict = {"patch_attempted": True, "agent_outcome": outcome,
                     "patch": {"status": status.value, "near_miss": result.near_miss, "tried": result.tried,
+                              "refused": result.refused,
                               "phases": result.phases, "source": result.source, "label": result.label,
                               "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)

@@ -18,6 +18,10 @@
   turn rescued no task;
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
+A run that ends ``failed`` after a verdict that refused the change (it edited a test, emptied
+a function, deleted too much: ``Verdict.refused``) has the reason ``refused: <why>`` (e.g.
+``refused: edited tests/test_x.py``) in place of ``stuck``, ``max_turns``, ``no_progress`` or
+``verification_failed``: the tests may well pass, and the reason says why that is no success.
 The route is the next node's name (:class:`codur.graph.routing.Route`): retry is
 ``delegate``, replan ``plan``, repair ``patch``. Repair goes to the patch node (the
 candidate-patch pipeline) when it has not run yet: a fix task verified by tests, with
@@ -118,6 +122,9 @@ def review_node(state: CodurState, ctx: RunContext) -> dict:
         update.update(status=status.value, reason=reason)
         if stop is not None:
             update.update(stop.update())
+        verdict = verdict_of(state)
+        if update["status"] == RunStatus.FAILED.value and verdict is not None and verdict.refused:
+            update["reason"] = f"refused: {verdict.refused}"
         outcome = outcome_of(state)
         if not ok and outcome is not None and outcome.status == TurnStatus.FAILED and outcome.quota in OUTAGE_STATUS:
             update.update(outage_end(outcome.quota, outcome.summary))

@@ -64,6 +64,9 @@ class Verdict(FieldAccess, BaseModel):
         passed_tests: how many tests passed.
         ignored_tests: failing tests a feature task's verdict did not hold against it: they failed
             before the run and do not belong to the task (:mod:`codur.graph.task_scope`).
+        refused: why the run's change was refused whatever the tests say (it edited a test,
+            emptied a function, deleted too much: :mod:`codur.repair.footprint`), e.g.
+            ``edited tests/test_x.py``; None when it was not.
     """
 
     passed: bool
@@ -78,6 +81,7 @@ class Verdict(FieldAccess, BaseModel):
     failing_tests: list[str] = Field(default_factory=list)
     passed_tests: int = 0
     ignored_tests: list[str] = Field(default_factory=list)
+    refused: str | None = None
 
     def as_dict(self) -> dict:
         """The verdict as plain JSON-serialisable data (evidence as dicts)."""
