@@ -143,11 +143,13 @@ class PromptParts:
     pair: list[FunctionSpan] = field(default_factory=list)
     pair_first: bool = False
     verdict: tuple[tuple[str, str], ...] = ()  # (test id, exception) of the failing tests on the original
-    window_min_lines: int = windows.WINDOW_MIN_LINES  # a longer first function is shown as a window
+    window_min_lines: int | None = None  # a longer first function is shown as a window (None: WINDOW_MIN_LINES)
     window: Window | None = field(init=False, default=None)  # the first function's window, when it is long
 
     def __post_init__(self) -> None:
         self.texts = {self.spans[0].file: self.text, **self.texts}
+        if self.window_min_lines is None:
+            self.window_min_lines = windows.WINDOW_MIN_LINES
         if self.fmt in ("function", "search_replace") and self.spans[0].lines > self.window_min_lines:
             self.window = windows.window_of(self.text, self.spans[0], self.suspicious)
         if self.window is None and not self.whole and self.fmt == "function" \
