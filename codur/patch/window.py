@@ -18,6 +18,7 @@ whole-function generation) and aider's edit formats (whole vs. search/replace).
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import textwrap
 from dataclasses import dataclass
@@ -153,22 +154,31 @@ def excerpt(text: str, window: Window) -> str:
 def _trim(block: list[str], original: list[str], window: Window) -> tuple[list[str], int, int]:
     """The reply's lines without ``...`` lines at either end, and the lines of the file they
     replace: the window, widened to the function's lines the reply repeats at either end
-    (a model often copies a line of context before or after the window)."""
+    (a model often copies a line of context before or after the window), or narrowed when
+    the reply leaves out unchanged lines at either end (found by aligning the reply's lines
+    with the window's, :class:`difflib.SequenceMatcher`)."""
     while block and (not block[0].strip() or _ELLIPSIS.match(block[0])):
         block.pop(0)
     while block and (not block[-1].strip() or _ELLIPSIS.match(block[-1])):
         block.pop()
     start, end = window.start, window.end
-    if block and block[0].strip() != original[start - 1].strip():
-        for n in range(start - 1, max(window.span.def_line, start - MARGIN_BEFORE) - 1, -1):
-            if original[n - 1].strip() and original[n - 1].strip() == block[0].strip():
-                start = n
-                break
-    if block and block[-1].strip() != original[end - 1].strip():
-        for n in range(end + 1, min(window.span.end, end + MARGIN_AFTER) + 1):
-            if original[n - 1].strip() and original[n - 1].strip() == block[-1].strip():
-                end = n
-                break
+    if not block:
+        return block, start, end
+    first, last = block[0].strip(), block[-1].strip()
+    inside = {x.strip() for x in original[start - 1: end]}
+    before = range(start - 1, max(window.span.def_line, start - MARGIN_BEFORE) - 1, -1)
+    after = range(end + 1, min(window.span.end, end + MARGIN_AFTER) + 1)
+    wide_start = next((n for n in before if first not in inside and original[n - 1].strip() == first), None)
+    wide_end = next((n for n in after if last not in inside and original[n - 1].strip() == last), None)
+    if wide_start is not None or wide_end is not None:
+        return block, wide_start or start, wide_end or end
+    ours = [x.strip() or f"\0{i}" for i, x in enumerate(original[start - 1: end])]  # blank lines never match
+    theirs = [x.strip() or f"\1{i}" for i, x in enumerate(block)]
+    matched = [m for m in difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_matching_blocks() if m.size]
+    if matched:
+        head = max(0, matched[0].a - matched[0].b)  # window lines before the reply's first line
+        tail = max(0, (len(ours) - matched[-1].a - matched[-1].size) - (len(theirs) - matched[-1].b - matched[-1].size))
+        start, end = start + head, max(start + head, end - tail)
     return block, start, end
 
 
