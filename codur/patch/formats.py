@@ -40,7 +40,7 @@ SYSTEM = {
              "context lines) in one ```diff block, no explanation.",
     "lines": "You fix bugs in Python functions. Reply with the corrected lines you are asked for in one ```python "
              "block, with their indentation, no explanation. An import or a helper function you need goes in a "
-             "second ```python block.",
+             "second ```python block right after it.",
 }
 ASK = {
     "function": "Write the corrected {names} in full.",
@@ -58,8 +58,9 @@ def complete(fmt: str, reply: str, names: list[str], every: bool = False) -> boo
         return bool(_BLOCK_RE.search(reply)) and reply.rstrip().endswith(("REPLACE", "```"))
     if reply.count("```") < 2:
         return False
-    if fmt == "lines":
-        return True
+    if fmt == "lines":  # the first block, and a second one when it follows at once (an import, a helper)
+        after = reply[reply.index("```", reply.index("```") + 3) + 3:].lstrip(" \t\r\n")
+        return bool(after) and (not after.startswith("`") or reply.count("```") >= 4)
     closed = code_blocks(reply[: reply.rfind("```")] + "```")
     if fmt == "udiff":
         return any("@@" in b for b in closed)

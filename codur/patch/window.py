@@ -43,12 +43,14 @@ class NotApplied(ValueError):
 @dataclass(frozen=True)
 class Window:
     """Lines ``start``..``end`` (1-based, inclusive) of ``span``'s file, inside ``span``:
-    whole statements, none indented less than the first (``indent``)."""
+    whole statements, none indented less than the first (``indent``). ``head_end``: the last
+    line of the function's signature."""
 
     span: FunctionSpan
     start: int
     end: int
     indent: str
+    head_end: int
 
     @property
     def lines(self) -> int:
@@ -98,8 +100,10 @@ def window_of(text: str, span: FunctionSpan, suspicious: list[int], size: int = 
     starts = sorted({s.lineno for s in stmts})
     ends = sorted({s.end_lineno or s.lineno for s in stmts})
     text_lines = _lines(text)
-    holder = min((s for s in stmts if s.lineno <= line <= (s.end_lineno or s.lineno)),
-                 key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
+    around = [s for s in stmts if s.lineno <= line <= (s.end_lineno or s.lineno)]
+    if not around:  # a comment or a blank line: the statement nearest to it
+        around = [min(stmts, key=lambda s: abs(s.lineno - line))]
+    holder = min(around, key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
     start, end = holder.lineno, holder.end_lineno or holder.lineno
     base = len(_indent(text_lines[start - 1]))
 
@@ -119,7 +123,7 @@ def window_of(text: str, span: FunctionSpan, suspicious: list[int], size: int = 
         if above:
             start, grew = above[0], True
             base = len(_indent(text_lines[start - 1]))
-    return Window(span, start, end, _indent(text_lines[start - 1]))
+    return Window(span, start, end, _indent(text_lines[start - 1]), node.body[0].lineno - 1)
 
 
 def source(text: str, window: Window) -> str:
@@ -134,9 +138,7 @@ def excerpt(text: str, window: Window) -> str:
     dedented by the function's indentation."""
     span, lines = window.span, _lines(text)
     cut = len(span.indent)
-    head_end = span.def_line
-    while head_end < span.end and not lines[head_end - 1].rstrip().endswith(":"):
-        head_end += 1  # a signature over several lines
+    head_end = max(span.def_line, window.head_end)  # a signature may take several lines
     show = list(range(span.start, head_end + 1))
     show += [n for n in range(max(head_end + 1, window.start - MARGIN_BEFORE),
                               min(span.end, window.end + MARGIN_AFTER) + 1) if n not in show]
@@ -195,7 +197,7 @@ def apply_lines(text: str, window: Window, reply: str) -> tuple[str, list[str]]:
     """
     span = window.span
     blocks = [b for b in code_blocks(reply) if b.strip()]
-    if not blocks or reply.count("```") == 0 and not reply.strip():
+    if not blocks:
         raise NotApplied("no code in the reply")
     newline = "\r\n" if "\r\n" in text else "\n"
     original = _lines(text)
@@ -223,6 +225,8 @@ def apply_lines(text: str, window: Window, reply: str) -> tuple[str, list[str]]:
     try:
         compile(new, span.file or "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
+        if "```" not in reply:
+            raise NotApplied("no code block in the reply (its text does not compile as the lines)") from exc
         raise NotApplied(f"the window's rewrite does not compile: {exc.msg if isinstance(exc, SyntaxError) else exc}"
                          f" (line {getattr(exc, 'lineno', '?')})") from exc
     return (new.replace("\n", newline) if newline != "\n" else new), [span.qualname]

@@ -9,7 +9,7 @@ import pytest
 
 from codur.llm import ScriptedChatModel
 from codur.patch import window as windows
-from codur.patch.formats import NotApplied, apply
+from codur.patch.formats import NotApplied, apply, complete
 from codur.patch.prompt import PromptParts
 from codur.patch.sampling import draw
 from codur.patch.splice import function_at
@@ -200,3 +200,32 @@ def test_draw_on_a_long_function_asks_for_the_window_and_splices_the_reply():
     assert "step0 = total" not in model.calls[0][-1].content  # the function is not shown whole
     assert drawn[0].sample.new_text == REPORT.replace("total * unit\n", "total * unit * 10\n")
     assert drawn[0].sample.functions == ("report",)
+
+
+def test_a_window_reply_keeps_an_import_and_a_helper_it_adds():
+    p = parts()
+    reply = ("```python\n    scaled = _scale(total, unit)\n    if scaled > SCALE:\n        scaled = SCALE\n"
+             "    return math.floor(scaled)\n```\n```python\nimport operator\n\n\ndef _scale(total, unit):\n"
+             "    return operator.mul(total, unit) * 10\n```")
+    new, _ = apply_lines(REPORT, p.window, reply)
+    ns: dict = {}
+    exec(compile(new, "report.py", "exec"), ns)
+    assert ns["report"]([1], 1) == 10
+    assert new.index("import operator") < new.index("def _scale") < new.index("def report")
+
+
+@pytest.mark.parametrize("reply, done", [
+    ("```python\n    x = 1\n```", False),  # the stream may hold a second block yet
+    ("```python\n    x = 1\n```\nThe unit was wrong.", True),  # prose follows: cut
+    ("```python\n    x = 1\n```\n```python\nimport re\n", False),  # a second block, open
+    ("```python\n    x = 1\n```\n```python\nimport re\n```", True),
+])
+def test_a_lines_reply_is_complete_after_its_block_or_its_second_block(reply, done):
+    assert complete("lines", reply, ["report"]) is done
+
+
+def test_a_suspicious_comment_line_gives_the_window_of_the_statement_nearest_to_it():
+    text = REPORT.replace("    scaled = total * unit\n", "    # scale it\n    scaled = total * unit\n")
+    s = function_at(text, BUG, "report.py")
+    w = window_of(text, s, [BUG])  # the comment line
+    assert w is not None and w.start <= BUG + 1 <= w.end
