@@ -19,7 +19,8 @@ variant's extra comes after it. Variants (:meth:`PromptParts.messages`):
 A function longer than :data:`codur.patch.window.WINDOW_MIN_LINES` is shown as an excerpt
 around its most suspicious lines, and every variant asks for those lines rewritten (the
 ``lines`` format, :mod:`codur.patch.window`), not the function: its reply is a tenth as
-long. Such a function gets no ``file`` variant, and no ``pair`` with a function as long.
+long. The prompt then shows that function alone (a second function of the same file is
+left out), and there is no ``file`` nor ``pair`` variant (both rewrite it whole).
 
 A conversation (:meth:`PromptParts.conversation`) continues a prompt with earlier
 samples as the model's answers, each followed by what the tests said about it, and asks
@@ -156,10 +157,10 @@ class PromptParts:
                 and self.text.count("\n") < FILE_MAX_LINES:
             self.whole = whole_file_spans(self.text, self.spans[0].file)
         if self.window is not None:
+            self.spans = self.spans[:1]  # the window's lines are what a reply changes
             self.whole = []  # the whole file is longer still than the function
-        if (self.fmt != "function" or any(s.file not in self.texts for s in self.pair)
-                or self.window is not None and any(s.lines > self.window_min_lines for s in self.pair)):
-            self.pair = []
+        if self.fmt != "function" or any(s.file not in self.texts for s in self.pair) or self.window is not None:
+            self.pair = []  # a pair reply rewrites its functions whole, the long one too
 
     @property
     def answer_format(self) -> str:

@@ -229,3 +229,10 @@ def test_a_suspicious_comment_line_gives_the_window_of_the_statement_nearest_to_
     s = function_at(text, BUG, "report.py")
     w = window_of(text, s, [BUG])  # the comment line
     assert w is not None and w.start <= BUG + 1 <= w.end
+
+
+def test_a_window_prompt_shows_the_long_function_alone():
+    other = function_at(REPORT, LINES.index("    return len(rows)") + 1, "report.py")
+    p = PromptParts([span(), other], REPORT, FAILURES, suspicious=[BUG], pair=[span(), other])
+    assert p.window is not None and p.spans == [span()] and p.pair == []  # a pair rewrites functions whole
+    assert "def other" not in p.messages("plain")[1].content
