@@ -70,7 +70,7 @@ def run(bug: bugs.Bug, config: str, samples: int, budget: float, models: list) -
     phase = next((e for e in events if e.get("event_type") == "patch.phase" and e.get("phase") == "sampling"), {})
     return {"bug": bug.id, "config": config, "fixed": fixed, "judge": why[:200], "status": result.status.value,
             "functions": phase.get("functions", []), "seconds": round(seconds, 1),
-            "samples": [{k: e.get(k) for k in ("k", "variant", "outcome", "seconds", "tokens", "error")}
+            "samples": [{k: e.get(k) for k in ("k", "variant", "outcome", "seconds", "tokens", "error", "reply")}
                         for e in drawn],
             "load": os.getloadavg()[0]}
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             recs.append(r)
             print(json.dumps({k: r[k] for k in ("bug", "config", "fixed", "status", "seconds", "load")}), flush=True)
             for x in r["samples"]:
-                print("   ", x, flush=True)
+                print("   ", {k: v for k, v in x.items() if k != "reply"}, flush=True)
             with out.open("a") as f:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
     table(recs)
