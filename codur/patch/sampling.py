@@ -190,13 +190,15 @@ def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], t
 def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[int],
             want_pair: bool) -> tuple[str, float]:
     """Sample ``k``'s (variant, temperature): the schedule's entry ``slot``, a variant with
-    nothing to add falling back to plain; or ``pair`` when due (``pairs``: the earlier pair
-    samples' k)."""
+    nothing to add falling back to plain (``file`` of a window: ``marked``); or ``pair`` when
+    due (``pairs``: the earlier pair samples' k)."""
     variant, temperature = schedule[slot % len(schedule)]
     due = (parts.pair and (parts.pair_first or want_pair) and k > 0 and len(pairs) < MAX_PAIRS
            and (not pairs or k - pairs[-1] >= PAIR_EVERY))
     if due:
         return "pair", (0.0 if not pairs else max(temperature, UNCHANGED_MIN_T))
+    if variant == "file" and parts.window is not None and parts.suspicious:
+        variant = "marked"  # a window's sample: not plain again (at T = 0 it would repeat sample 0)
     if (variant == "tests" and not parts.tests or variant == "marked" and not parts.suspicious
             or variant == "file" and not parts.whole or variant == "missing" and parts.fmt != "function"):
         variant = "plain"

@@ -236,3 +236,10 @@ def test_a_window_prompt_shows_the_long_function_alone():
     p = PromptParts([span(), other], REPORT, FAILURES, suspicious=[BUG], pair=[span(), other])
     assert p.window is not None and p.spans == [span()] and p.pair == []  # a pair rewrites functions whole
     assert "def other" not in p.messages("plain")[1].content
+
+
+def test_the_file_slot_of_a_window_draws_the_marked_variant():
+    model = ScriptedChatModel(default_reply="no idea")
+    drawn = list(draw([model], parts(), 3))
+    assert [d.variant for d in drawn] == ["plain", "plain", "marked"]  # no tests' source: plain; no file: marked
+    assert "The most suspicious lines" in model.calls[2][-1].content
