@@ -153,41 +153,69 @@ def excerpt(text: str, window: Window) -> str:
     return "\n".join(out)
 
 
-def _trim(block: list[str], original: list[str], window: Window) -> tuple[list[str], int, int]:
-    """The reply's lines without ``...`` lines at either end, and the lines of the file they
-    replace: the window, widened to the function's lines the reply repeats at either end
-    (a model often copies a line of context before or after the window), or narrowed when
-    the reply leaves out unchanged lines at either end (found by aligning the reply's lines
-    with the window's, :class:`difflib.SequenceMatcher`)."""
-    while block and (not block[0].strip() or _ELLIPSIS.match(block[0])):
-        block.pop(0)
-    while block and (not block[-1].strip() or _ELLIPSIS.match(block[-1])):
-        block.pop()
-    start, end = window.start, window.end
-    if not block:
-        return block, start, end
-    first, last = block[0].strip(), block[-1].strip()
-    inside = {x.strip() for x in original[start - 1: end]}
-    before = range(start - 1, max(window.span.def_line, start - MARGIN_BEFORE) - 1, -1)
-    after = range(end + 1, min(window.span.end, end + MARGIN_AFTER) + 1)
-    wide_start = next((n for n in before if first not in inside and original[n - 1].strip() == first), None)
-    wide_end = next((n for n in after if last not in inside and original[n - 1].strip() == last), None)
-    if wide_start is not None or wide_end is not None:
-        return block, wide_start or start, wide_end or end
-    ours = [x.strip() or f"\0{i}" for i, x in enumerate(original[start - 1: end])]  # blank lines never match
+def _chunk(block: list[str], shown: list[str]) -> list[str]:
+    """The part of the reply's lines that rewrites the window: split at ``...`` lines (a
+    model may echo the excerpt, imports and signature included), the part sharing most lines
+    with the lines the excerpt ``shown``; blank lines at either end dropped."""
+    chunks, part = [], []
+    for x in block:
+        if _ELLIPSIS.match(x):
+            chunks.append(part)
+            part = []
+        else:
+            part.append(x)
+    chunks.append(part)
+    known = {x.strip() for x in shown if x.strip()}
+    best = max(chunks, key=lambda c: (sum(x.strip() in known for x in c), len(c)))
+    while best and not best[0].strip():
+        best.pop(0)
+    while best and not best[-1].strip():
+        best.pop()
+    return best
+
+
+def _align(block: list[str], original: list[str], window: Window) -> tuple[list[str], int, int]:
+    """The reply's lines re-indented, and the lines of the file they replace: aligned with
+    the lines the excerpt shows (:class:`difflib.SequenceMatcher`), the reply's first and
+    last lines that match give where it starts and ends (a model may repeat a line of context
+    before or after the window, or leave out its unchanged lines at either end), the reply's
+    lines before the first match (after the last) replacing as many lines of the window;
+    with no line in common, the window. The indentation shift is the first matched line's
+    (else the first line's against the window's)."""
+    lo = max(window.head_end + 1, window.start - MARGIN_BEFORE)
+    hi = min(window.span.end, window.end + MARGIN_AFTER)
+    shown = original[lo - 1: hi]
+    ours = [x.strip() or f"\0{i}" for i, x in enumerate(shown)]  # blank lines never match
     theirs = [x.strip() or f"\1{i}" for i, x in enumerate(block)]
     matched = [m for m in difflib.SequenceMatcher(None, ours, theirs, autojunk=False).get_matching_blocks() if m.size]
+    start, end = window.start, window.end
+    shift = len(_indent(original[start - 1])) - len(_indent(block[0]))
     if matched:
-        head = max(0, matched[0].a - matched[0].b)  # window lines before the reply's first line
-        tail = max(0, (len(ours) - matched[-1].a - matched[-1].size) - (len(theirs) - matched[-1].b - matched[-1].size))
-        start, end = start + head, max(start + head, end - tail)
-    return block, start, end
+        head, last = matched[0], matched[-1]
+        # the reply's unmatched first (last) lines replace as many lines, but only lines of the
+        # window: before it, they are more likely a statement the fix adds
+        start = lo + head.a - head.b
+        start = max(start, window.start) if head.b else max(lo, start)
+        tail = len(theirs) - last.b - last.size
+        end = lo + last.a + last.size - 1 + tail
+        end = max(start - 1, min(end, window.end) if tail else min(hi, end))
+        shift = len(_indent(shown[head.a])) - len(_indent(block[head.b]))
+        if start > window.end or end < window.start - 1:  # it rewrites context only: the window stays
+            start, end = window.start, window.end
+    tabs = "\t" in "".join(_indent(x) for x in original[start - 1: end + 1])
+    fixed = []
+    for x in block:
+        width = len(_indent(x)) + shift
+        fixed.append("" if not x.strip() else (_indent(original[start - 1]) + x.lstrip()) if tabs or width < 0
+                     else " " * width + x.lstrip())
+    return fixed, start, end
 
 
 def apply_lines(text: str, window: Window, reply: str) -> tuple[str, list[str]]:
-    """``text`` with the window's lines replaced by the reply's first fenced block,
-    re-indented to the window (the block's first line's indentation becomes the window's).
-    A block that defines the whole function is spliced as the function
+    """``text`` with the window's lines replaced by the reply's first fenced block, aligned
+    with the excerpt and re-indented (:func:`_align`; a reply that echoes the excerpt is cut
+    to its part around the window, :func:`_chunk`). A block that defines the whole function
+    (no ``...`` in it) is spliced as the function
     (:func:`codur.patch.splice.splice`); imports written before the window's lines, and
     every later block that parses (a helper, a constant, an import), are added to the
     module (:func:`codur.patch.additions.merge`). Returns (new text, functions changed).
@@ -202,8 +230,8 @@ def apply_lines(text: str, window: Window, reply: str) -> tuple[str, list[str]]:
     newline = "\r\n" if "\r\n" in text else "\n"
     original = _lines(text)
     first = blocks[0].replace("\r\n", "\n")
-    if re.search(rf"^\s*(async\s+)?def\s+{re.escape(span.name)}\s*\(", first, re.M) and not re.match(
-            rf"\s*(async\s+)?def\s+{re.escape(span.name)}\s*\(", original[window.start - 1]):
+    if re.search(rf"^\s*(async\s+)?def\s+{re.escape(span.name)}\s*\(", first, re.M) and not any(
+            _ELLIPSIS.match(x) for x in first.split("\n")):  # a whole function, not the excerpt echoed
         whole = splice(text, span, f"```python\n{first}\n```")  # the function rewritten whole after all
         if whole is not None:
             return _with_additions(whole, span, blocks[1:], newline), [span.qualname]
@@ -213,13 +241,11 @@ def apply_lines(text: str, window: Window, reply: str) -> tuple[str, list[str]]:
     if window.indent:  # unindented imports before the window's (indented) lines belong to the module
         while block and (not block[0].strip() or re.match(r"(import|from)\s+\w", block[0])):
             extra.append(block.pop(0))
-    block, start, end = _trim(block, original, window)
+    shown = original[max(window.head_end, window.start - MARGIN_BEFORE - 1): window.end + MARGIN_AFTER]
+    block = _chunk(block, shown)
     if not block:
         raise NotApplied("the reply's block holds no code for the window")
-    own = _indent(block[0])
-    target = _indent(original[start - 1])
-    fixed = [(target + x[len(own):] if x.startswith(own) else target + x.lstrip()) if x.strip() else ""
-             for x in block]
+    fixed, start, end = _align(block, original, window)
     new = "\n".join(original[: start - 1] + fixed + original[end:])
     new = _with_additions(new, span, ["\n".join(extra), *blocks[1:]], "\n")
     try:

@@ -243,3 +243,22 @@ def test_the_file_slot_of_a_window_draws_the_marked_variant():
     drawn = list(draw([model], parts(), 3))
     assert [d.variant for d in drawn] == ["plain", "plain", "marked"]  # no tests' source: plain; no file: marked
     assert "The most suspicious lines" in model.calls[2][-1].content
+
+
+def test_a_window_reply_aligns_an_echoed_excerpt_a_fragment_and_an_added_statement():
+    p = parts()
+    w = p.window
+    fixed = REPORT.replace("    scaled = total * unit\n", "    scaled = total * unit * 10\n")
+    # the excerpt echoed whole: imports, "...", the signature, the lines around the window
+    echoed = p.messages("plain")[1].content.split("```python\n")[1].split("\n```")[0]
+    reply = "```python\n" + echoed.replace("scaled = total * unit", "scaled = total * unit * 10") + "\n```"
+    assert apply_lines(REPORT, w, reply) == (fixed, ["report"])
+    # a fragment from the middle of the window, less indented than the file, its last line dedented
+    reply = "```python\nif scaled > SCALE:\n    scaled = SCALE // 2\nreturn math.floor(scaled)\n```"
+    new, _ = apply_lines(REPORT, w, reply)
+    assert new == REPORT.replace("        scaled = SCALE\n", "        scaled = SCALE // 2\n")
+    # a statement added at the window's top replaces nothing before it
+    top = LINES[w.start - 1].strip()
+    reply = "```python\nunit = unit or 1\n" + "\n".join(x[4:] for x in LINES[w.start - 1: w.end]) + "\n```"
+    new, _ = apply_lines(REPORT, w, reply)
+    assert new == REPORT.replace(f"    {top}\n", f"    unit = unit or 1\n    {top}\n", 1)
