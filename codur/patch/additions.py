@@ -118,7 +118,14 @@ def merge(text: str, anchor: FunctionSpan, code: str, done: set[str] = frozenset
         block = ast.parse(code)
     except SyntaxError:
         return None
-    code_lines = code.split("\n")
+    try:
+        return _merge(text, anchor, block, code.split("\n"), done, module)
+    except SyntaxError:  # an insertion left the module unparsable
+        return None
+
+
+def _merge(text: str, anchor: FunctionSpan, block: ast.Module, code_lines: list[str], done: set[str],
+           module: bool) -> str | None:
     for node in block.body:
         try:
             tree = ast.parse(text)

@@ -359,6 +359,10 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         except NotApplied as exc:
             yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply, error=str(exc)[:300])
             continue
+        except (SyntaxError, ValueError, IndexError, RecursionError) as exc:  # a reply no rule foresaw
+            yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply,
+                        error=f"could not apply the reply: {type(exc).__name__}: {exc}"[:300])
+            continue
         key = key_of(news)
         if key in seen:
             outcome = "unchanged" if key == original else "duplicate"
