@@ -201,7 +201,8 @@ class PromptParts:
             return [system, HumanMessage("\n\n".join(parts))]
         if variant == "marked" and self.suspicious:
             lines = self.text.replace("\r\n", "\n").split("\n")
-            marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in self.suspicious[:4] if 0 < n <= len(lines)]
+            shown = [n for n in self.suspicious if self.window is None or self.window.start <= n <= self.window.end]
+            marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in shown[:4] if 0 < n <= len(lines)]
             parts.append("The most suspicious lines (fault localization):\n" + "\n".join(marked))
         if retry:
             parts.append(UNCHANGED_NOTE.format(names=names))

@@ -262,3 +262,9 @@ def test_a_window_reply_aligns_an_echoed_excerpt_a_fragment_and_an_added_stateme
     reply = "```python\nunit = unit or 1\n" + "\n".join(x[4:] for x in LINES[w.start - 1: w.end]) + "\n```"
     new, _ = apply_lines(REPORT, w, reply)
     assert new == REPORT.replace(f"    {top}\n", f"    unit = unit or 1\n    {top}\n", 1)
+
+
+def test_the_marked_variant_of_a_window_lists_its_lines_only():
+    p = PromptParts([span()], REPORT, FAILURES, suspicious=[BUG, LINES.index("    return len(rows)") + 1])
+    text = p.messages("marked")[1].content
+    assert f"line {BUG}: `scaled = total * unit`" in text and "len(rows)" not in text
