@@ -268,3 +268,12 @@ def test_the_marked_variant_of_a_window_lists_its_lines_only():
     p = PromptParts([span()], REPORT, FAILURES, suspicious=[BUG, LINES.index("    return len(rows)") + 1])
     text = p.messages("marked")[1].content
     assert f"line {BUG}: `scaled = total * unit`" in text and "len(rows)" not in text
+
+
+def test_a_search_replace_block_with_an_empty_search_adds_its_code_to_the_module():
+    p = parts("search_replace")
+    reply = ("<<<<<<< SEARCH\n=======\nimport fractions\n>>>>>>> REPLACE\n"
+             "<<<<<<< SEARCH\n    scaled = total * unit\n=======\n    scaled = fractions.Fraction(total * unit)\n"
+             ">>>>>>> REPLACE")
+    new, _ = apply("search_replace", REPORT, p.spans, reply, p.window)
+    assert new.index("import fractions") < new.index("SCALE = 10") and "fractions.Fraction(total * unit)" in new
