@@ -105,7 +105,8 @@ def codur_command() -> list[str]:
 def run_codur(repo: Path, timeout: float) -> dict:
     """Run codur's main job on ``repo``; the fields of its ``run.result`` JSON line (or an error)."""
     cmd = [*codur_command(), TASK, "--repo", str(repo), "--json", "--timeout", str(timeout)]
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    # PYTHONPATH is this checkout (as in bench/startup): the codur measured is this tree's, a worktree's too
+    env = {**{k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}, "PYTHONPATH": str(RESULTS.parents[2])}
     proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             start_new_session=True)
     try:

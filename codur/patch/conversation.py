@@ -38,9 +38,12 @@ class Judged:
         return feedback(self.status, self.fixed, self.failing, self.failures, self.broke)
 
 
-def answer(sample: Sample, reply: str) -> str:
+def answer(sample: Sample, reply: str, edit: bool = False) -> str:
     """The code of ``sample`` as the model's answer in a conversation: the functions it
-    rewrote, as the tests ran them (the reply's blocks when they cannot be found)."""
+    rewrote, as the tests ran them (the reply's blocks when they cannot be found); with
+    ``edit`` (a window's lines were asked for), the reply's first block, as written."""
+    if edit and reply.strip():
+        return f"```python\n{code_blocks(reply)[0].strip()}\n```"
     try:
         spans = [f for f in functions(sample.new_text, sample.file) if f.qualname in sample.functions]
     except SyntaxError:

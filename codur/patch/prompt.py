@@ -16,6 +16,12 @@ variant's extra comes after it. Variants (:meth:`PromptParts.messages`):
   file's name right after the first: the reply rewrites both, each in its own block
   (spliced by name and file, :func:`codur.patch.splice.splice_files`).
 
+A function longer than :data:`codur.patch.window.WINDOW_MIN_LINES` is shown as an excerpt
+around its most suspicious lines, and every variant asks for those lines rewritten (the
+``lines`` format, :mod:`codur.patch.window`), not the function: its reply is a tenth as
+long. The prompt then shows that function alone (a second function of the same file is
+left out), and there is no ``file`` nor ``pair`` variant (both rewrite it whole).
+
 A conversation (:meth:`PromptParts.conversation`) continues a prompt with earlier
 samples as the model's answers, each followed by what the tests said about it, and asks
 for a different fix (ChatRepair, Xia & Zhang 2023: "Keep the conversation going").
@@ -30,7 +36,9 @@ from dataclasses import dataclass, field
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codur.patch import formats
+from codur.patch import window as windows
 from codur.patch.splice import FunctionSpan, functions, source_of
+from codur.patch.window import Window
 from codur.repair.evaluate import CandidateVerdict
 
 SYSTEM = formats.SYSTEM["function"]
@@ -54,6 +62,13 @@ MISSING_ASK = ("A statement may be missing from {name}: an update inside a loop,
 RETRY_ASK = "This fix is wrong. Write a different fix: the corrected {names} in full."
 #: After a near miss (some failing tests pass with it): fix on fix.
 REST_ASK = "Keep the change that made those tests pass and fix what still fails: the corrected {names} in full."
+#: The same two asks for a window (:mod:`codur.patch.window`): its lines, not the function.
+WINDOW_RETRY_ASK = "This fix is wrong. Write a different fix of the same lines of {names}."
+WINDOW_REST_ASK = "Keep the change that made those tests pass and fix what still fails, in the same lines of {names}."
+WINDOW_MISSING_ASK = ("A statement may be missing from these lines of {name}: an update inside a loop, a base case, a "
+                      "guard, a return, a final append after a loop. The lines:\n{lines}\nSay in one sentence which "
+                      "statement is missing and after which line, then write the corrected lines (without their "
+                      "numbers) in one ```python block.")
 #: Lines of one exception shown in feedback.
 FEEDBACK_LINES = 4
 
@@ -97,9 +112,12 @@ def test_source(read: Callable[[str], str], failing: list[str]) -> str:
     return "\n".join(out[:MAX_TEST_LINES]).strip()
 
 
-def _block(file: str, text: str, spans: list[FunctionSpan], context: bool = True) -> str:
-    """``file:`` then a python block: the module's imports and constants, ``...``, the functions."""
-    code = "\n\n".join(source_of(text, s) for s in spans)
+def _block(file: str, text: str, spans: list[FunctionSpan], context: bool = True,
+           window: Window | None = None) -> str:
+    """``file:`` then a python block: the module's imports and constants, ``...``, the functions
+    (the first as an excerpt around ``window`` when given)."""
+    code = "\n\n".join(windows.excerpt(text, window) if window is not None and s == window.span
+                       else source_of(text, s) for s in spans)
     head = module_context(text, spans) if context else ""
     return f"{file}:\n```python\n" + (f"{head}\n...\n\n" if head else "") + code + "\n```"
 
@@ -126,13 +144,29 @@ class PromptParts:
     pair: list[FunctionSpan] = field(default_factory=list)
     pair_first: bool = False
     verdict: tuple[tuple[str, str], ...] = ()  # (test id, exception) of the failing tests on the original
+    window_min_lines: int | None = None  # a longer first function is shown as a window (None: WINDOW_MIN_LINES)
+    window: Window | None = field(init=False, default=None)  # the first function's window, when it is long
 
     def __post_init__(self) -> None:
         self.texts = {self.spans[0].file: self.text, **self.texts}
-        if not self.whole and self.fmt == "function" and self.text.count("\n") < FILE_MAX_LINES:
+        if self.window_min_lines is None:
+            self.window_min_lines = windows.WINDOW_MIN_LINES
+        if self.fmt in ("function", "search_replace") and self.spans[0].lines > self.window_min_lines:
+            self.window = windows.window_of(self.text, self.spans[0], self.suspicious)
+        if self.window is None and not self.whole and self.fmt == "function" \
+                and self.text.count("\n") < FILE_MAX_LINES:
             self.whole = whole_file_spans(self.text, self.spans[0].file)
-        if self.fmt != "function" or any(s.file not in self.texts for s in self.pair):
-            self.pair = []
+        if self.window is not None:
+            self.spans = self.spans[:1]  # the window's lines are what a reply changes
+            self.whole = []  # the whole file is longer still than the function
+        if self.fmt != "function" or any(s.file not in self.texts for s in self.pair) or self.window is not None:
+            self.pair = []  # a pair reply rewrites its functions whole, the long one too
+
+    @property
+    def answer_format(self) -> str:
+        """The format a reply to a one-function variant is read in: ``lines`` for a window
+        asked in the ``function`` format, else :attr:`fmt`."""
+        return "lines" if self.window is not None and self.fmt == "function" else self.fmt
 
     def variant_spans(self, variant: str) -> list[FunctionSpan]:
         """The functions a reply to ``variant`` may rewrite."""
@@ -145,7 +179,7 @@ class PromptParts:
         if variant == "file":
             return self._file_messages(retry)
         parts = ([f"Task: {self.task.strip()}"] if self.task.strip() else [])
-        parts.append(_block(self.spans[0].file, self.text, self.spans))
+        parts.append(_block(self.spans[0].file, self.text, self.spans, window=self.window))
         if variant == "pair":
             others = [s for s in self.pair if s not in self.spans]
             for file in dict.fromkeys(s.file for s in others):
@@ -154,24 +188,37 @@ class PromptParts:
         parts.append("Failing tests:\n" + self.failures.strip())
         if variant == "tests" and self.tests:
             parts.append("The failing tests:\n```python\n" + self.tests + "\n```")
+        system = SystemMessage(formats.SYSTEM[self.answer_format])
         if variant == "missing":
-            source = source_of(self.text, self.spans[0]).split("\n")
+            window = self.window is not None
+            source = (windows.source(self.text, self.window) if window
+                      else source_of(self.text, self.spans[0])).split("\n")
             numbered = "\n".join(f"{i:>3}: {line}" for i, line in enumerate(source, 1))
             if retry:
                 parts.append(UNCHANGED_NOTE.format(names=names))
-            parts.append(MISSING_ASK.format(name=f"`{self.spans[0].name}`", lines=numbered))
-            return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
+            ask = WINDOW_MISSING_ASK if window else MISSING_ASK
+            parts.append(ask.format(name=f"`{self.spans[0].name}`", lines=numbered))
+            return [system, HumanMessage("\n\n".join(parts))]
         if variant == "marked" and self.suspicious:
             lines = self.text.replace("\r\n", "\n").split("\n")
-            marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in self.suspicious[:4] if 0 < n <= len(lines)]
+            shown = [n for n in self.suspicious if self.window is None or self.window.start <= n <= self.window.end]
+            marked = [f"line {n}: `{lines[n - 1].strip()}`" for n in shown[:4] if 0 < n <= len(lines)]
             parts.append("The most suspicious lines (fault localization):\n" + "\n".join(marked))
         if retry:
             parts.append(UNCHANGED_NOTE.format(names=names))
         if variant == "pair":
             parts.append(PAIR_ASK.format(names=" and ".join(f"`{s.name}` ({s.file})" for s in self.pair)))
         else:
-            parts.append(formats.ASK[self.fmt].format(names=names, file=self.spans[0].file))
-        return [SystemMessage(formats.SYSTEM[self.fmt]), HumanMessage("\n\n".join(parts))]
+            parts.append(self.ask(names))
+        return [system, HumanMessage("\n\n".join(parts))]
+
+    def ask(self, names: str) -> str:
+        """The last line of a one-function prompt: the format's ask; for a window in the
+        ``lines`` format, with the window's lines to rewrite."""
+        ask = formats.ASK[self.answer_format].format(names=names, file=self.spans[0].file)
+        if self.answer_format == "lines" and self.window is not None:
+            ask += f"\n```python\n{windows.source(self.text, self.window)}\n```"
+        return ask
 
     def conversation(self, variant: str, turns: list[tuple[str, str]], near: bool) -> list[BaseMessage]:
         """The messages of ``variant`` continued by ``turns``, (earlier answer, what the
@@ -182,9 +229,10 @@ class PromptParts:
         holds it from the earlier samples."""
         out = self.messages(variant)
         names = " and ".join(f"`{s.name}`" for s in self.spans)
+        rest, retry = (WINDOW_REST_ASK, WINDOW_RETRY_ASK) if self.window is not None else (REST_ASK, RETRY_ASK)
         for i, (answer, said) in enumerate(turns):
             out.append(AIMessage(answer))
-            ask = (REST_ASK if near else RETRY_ASK).format(names=names) if i == len(turns) - 1 else ""
+            ask = (rest if near else retry).format(names=names) if i == len(turns) - 1 else ""
             out.append(HumanMessage(f"{said}\n\n{ask}".strip()))
         return out
 

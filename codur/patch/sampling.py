@@ -3,7 +3,10 @@
 A small model is far better at writing one function than at planning exact-match edits
 over several turns, so the model sees the most suspicious function(s) (chosen by fault
 localization) with the failing tests' tracebacks and writes the corrected function in
-one fenced block. Samples vary the temperature, the seed and the prompt
+one fenced block; a long function is shown as a window around its suspicious lines and
+only those lines are rewritten (:mod:`codur.patch.window`). Code a reply adds beside
+the function (an import, a constant, a helper) is merged into the module
+(:mod:`codur.patch.additions`). Samples vary the temperature, the seed and the prompt
 (:mod:`codur.patch.prompt`: with and without the failing tests' source, with the
 suspicious lines listed, the whole file, or a *pair*: two functions, maybe of two
 files, rewritten in one reply); the tests, not the model, judge each one. The common
@@ -31,9 +34,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from codur.patch import conversation, formats
+from codur.patch.additions import merge
 from codur.patch.conversation import Judged
 from codur.patch.prompt import PromptParts
-from codur.patch.splice import FunctionSpan, functions, normalized, source_of, splice_files
+from codur.patch.splice import FunctionSpan, code_blocks, functions, normalized, source_of, splice_files
+from codur.patch.window import NotApplied
 from codur.repair.evaluate import CandidateVerdict
 
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
@@ -142,8 +147,10 @@ def changed_functions(old: str, new: str, file: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Drawn:
     """One model call of the sampler. ``outcome``: "candidate", "duplicate", "unchanged",
-    "no_code" (no usable function in the reply), "stopped" (cut short) or "error"; ``sample`` is set for a
-    candidate. ``tokens``: prompt + completion (estimated when the stream was cut)."""
+    "no_code" (the reply does not apply: no usable code, a SEARCH that matches nothing, a
+    result that does not compile; ``error`` says which), "stopped" (cut short) or "error"
+    (the call failed, ``error`` says how); ``sample`` is set for a candidate. ``tokens``:
+    prompt + completion (estimated when the stream was cut)."""
 
     k: int
     variant: str
@@ -183,13 +190,15 @@ def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], t
 def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[int],
             want_pair: bool) -> tuple[str, float]:
     """Sample ``k``'s (variant, temperature): the schedule's entry ``slot``, a variant with
-    nothing to add falling back to plain; or ``pair`` when due (``pairs``: the earlier pair
-    samples' k)."""
+    nothing to add falling back to plain (``file`` of a window: ``marked``); or ``pair`` when
+    due (``pairs``: the earlier pair samples' k)."""
     variant, temperature = schedule[slot % len(schedule)]
     due = (parts.pair and (parts.pair_first or want_pair) and k > 0 and len(pairs) < MAX_PAIRS
            and (not pairs or k - pairs[-1] >= PAIR_EVERY))
     if due:
         return "pair", (0.0 if not pairs else max(temperature, UNCHANGED_MIN_T))
+    if variant == "file" and parts.window is not None and parts.suspicious:
+        variant = "marked"  # a window's sample: not plain again (at T = 0 it would repeat sample 0)
     if (variant == "tests" and not parts.tests or variant == "marked" and not parts.suspicious
             or variant == "file" and not parts.whole or variant == "missing" and parts.fmt != "function"):
         variant = "plain"
@@ -197,23 +206,44 @@ def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[
 
 
 def _new_texts(parts: PromptParts, variant: str, spans: list[FunctionSpan], reply: str) \
-        -> tuple[dict[str, str], tuple[str, ...]] | None:
-    """The new text of each file ``reply`` changes and the functions it rewrote; None when
-    nothing in it applies."""
+        -> tuple[dict[str, str], tuple[str, ...]]:
+    """The new text of each file ``reply`` changes and the functions it rewrote.
+
+    Raises:
+        NotApplied: nothing in the reply applies (the message says why).
+    """
+    file = parts.spans[0].file
     if variant == "pair":
         news = splice_files(parts.texts, spans, reply)
         if not news:
-            return None
+            raise NotApplied("no block of the reply defines " + " or ".join(f"`{s.name}`" for s in spans))
         done = tuple(q for f, t in news.items() for q in changed_functions(parts.texts[f], t, f))
         return news, done or tuple(s.qualname for s in spans if s.file in news)
-    applied = formats.apply_reply(parts.fmt, parts.text, spans, reply)
-    if applied is None:
-        return None
-    new, done = applied
-    file = parts.spans[0].file
     if variant == "file":
-        done = list(changed_functions(parts.text, new, file) or done)
+        return {file: (new := _whole_file(parts, reply))}, changed_functions(parts.text, new, file)
+    new, done = formats.apply(parts.answer_format, parts.text, spans, reply, parts.window)
     return {file: new}, tuple(done)
+
+
+def _whole_file(parts: PromptParts, reply: str) -> str:
+    """The file rewritten whole by ``reply``: its longest block merged into the file
+    (:func:`codur.patch.additions.merge`: functions and methods replaced by name, new
+    functions, imports and constants added).
+
+    Raises:
+        NotApplied: the block does not parse (cut at the token limit, most often) or the
+            result does not compile.
+    """
+    code = max(code_blocks(reply), key=len).replace("\r\n", "\n").strip()
+    newline = "\r\n" if "\r\n" in parts.text else "\n"
+    merged = merge(parts.text.replace("\r\n", "\n"), parts.spans[0], code, module=True) if code else None
+    if merged is None:
+        raise NotApplied("the file's rewrite does not parse")
+    try:
+        compile(merged, parts.spans[0].file or "<candidate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise NotApplied(f"the file's rewrite does not compile: {exc}"[:200]) from exc
+    return merged.replace("\n", newline) if newline != "\n" else merged
 
 
 def _sample(parts: PromptParts, news: dict[str, str], k: int, temperature: float, variant: str,
@@ -297,6 +327,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
         pairs += [k] if variant == "pair" else []
         spans = parts.variant_spans(variant)
         names = [s.name for s in spans]
+        fmt = "function" if variant in ("file", "pair") else parts.answer_format
         family = variant if variant in ("file", "pair") else "function"
         if slot > len(schedule):
             temperature = max(temperature, 0.9)
@@ -309,7 +340,7 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
                                               near=target.status == CandidateVerdict.NEAR_MISS or target.fixed > 0)
             else:
                 messages = parts.messages(variant, retry=sum(unchanged.values()) > 0)
-            reply, tokens = _call(models[model_index], messages, names, temperature, k, stop, parts.fmt,
+            reply, tokens = _call(models[model_index], messages, names, temperature, k, stop, fmt,
                                   every=variant == "pair")
         except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
             errors += 1
@@ -320,14 +351,18 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
             continue
         errors = 0
         seconds = time.monotonic() - start
-        if stop() and not formats.complete(parts.fmt, reply, names, variant == "pair"):  # cut short by stop()
+        if stop() and not formats.complete(fmt, reply, names, variant == "pair"):  # cut short by stop()
             yield Drawn(k, variant, temperature, "stopped", seconds, tokens, reply)
             return
-        applied = _new_texts(parts, variant, spans, reply)
-        if applied is None:
-            yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply)
+        try:
+            news, done = _new_texts(parts, variant, spans, reply)
+        except NotApplied as exc:
+            yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply, error=str(exc)[:300])
             continue
-        news, done = applied
+        except (SyntaxError, ValueError, IndexError, RecursionError) as exc:  # a reply no rule foresaw
+            yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply,
+                        error=f"could not apply the reply: {type(exc).__name__}: {exc}"[:300])
+            continue
         key = key_of(news)
         if key in seen:
             outcome = "unchanged" if key == original else "duplicate"
@@ -336,11 +371,11 @@ def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
                 # the code as it is fails: its verdict is the baseline's, answered like a sample's
                 echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(names))
                 echoed.append(Judged(echo, CandidateVerdict.FAILED, 0, len(parts.verdict), parts.verdict))
-                answers[k] = conversation.answer(echo, reply)
+                answers[k] = conversation.answer(echo, reply, edit=parts.window is not None)
             yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
             continue
         seen.add(key)
         sample = _sample(parts, news, k, temperature, variant, done)
         if variant in FEEDBACK_BASES and not sample.extra:
-            answers[k] = conversation.answer(sample, reply)
+            answers[k] = conversation.answer(sample, reply, edit=parts.window is not None)
         yield Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)
