@@ -20,6 +20,7 @@ plain pytest run) is printed for reference. By default only mutation search runs
 Usage:
   .venv/bin/python bench/bigsuite/run.py --check            # each bug applies and fails some tests
   .venv/bin/python bench/bigsuite/run.py [--bugs ID,PROJECT,..] [--modes whole,selected] [--timeout 300]
+                                           [--out FILE] [--keep DIR]
   .venv/bin/python bench/bigsuite/run.py --table bench/bigsuite/results/FILE.jsonl
 """
 
@@ -104,13 +105,18 @@ def suite(repo: Path, timeout: float = 600) -> tuple[int, int, float]:
     return counts.get("failed", 0) + counts.get("error", 0), counts.get("passed", 0), time.monotonic() - t0
 
 
-def run_bug(project: dict, bug: dict, mode: str, fixers: str, timeout: float) -> dict:
-    """One bug in one mode: build, run codur, judge with the whole suite; a results record."""
+def run_bug(project: dict, bug: dict, mode: str, fixers: str, timeout: float, keep: Path | None = None) -> dict:
+    """One bug in one mode: build, run codur, judge with the whole suite; a results record.
+    With ``keep``, the repo as codur left it (its run folder in .codur/ included, .venv not)
+    is copied to ``keep/<bug id>-<mode>``."""
     with tempfile.TemporaryDirectory(prefix=f"bigsuite_{bug['id']}_") as tmp:
         repo = build(project, bug, Path(tmp) / "repo")
         run = events.run_codur(repo, timeout, {"CODUR_FIXERS": fixers,
                                                "CODUR_SELECT_TESTS": "0" if mode == "whole" else "1"},
                                codur_env=False)
+        if keep:
+            shutil.rmtree(keep / f"{bug['id']}-{mode}", ignore_errors=True)
+            shutil.copytree(repo, keep / f"{bug['id']}-{mode}", symlinks=True, ignore=shutil.ignore_patterns(".venv"))
         failed, passed, _ = suite(repo)
     result = run.result()
     fixed = result.get("status") == "success" and failed == 0 and passed > 0
@@ -153,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per codur run")
     ap.add_argument("--check", action="store_true", help="build each bug; how many tests it makes fail")
     ap.add_argument("--out", type=Path, help="results JSONL (default: results/bigsuite-<UTC time>.jsonl)")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each repo as codur left it in DIR/<id>-<mode>")
     ap.add_argument("--table", type=Path, metavar="FILE", help="only print the table of a results file")
     args = ap.parse_args(argv)
     if args.table:
@@ -180,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     recs = []
     for bug in chosen:
         for mode in [m.strip() for m in args.modes.split(",") if m.strip()]:
-            rec = run_bug(data["project"][bug["project"]], bug, mode, args.fixers, args.timeout)
+            rec = run_bug(data["project"][bug["project"]], bug, mode, args.fixers, args.timeout, args.keep)
             recs.append(rec)
             print(f"{'✓' if rec['fixed'] else '✗'} {bug['id']:<24} {mode:<8} first candidate "
                   f"{rec['first_candidate_s']}s, localization {rec['localize_s']}s, mutant generation "
