@@ -1,4 +1,5 @@
-"""bench/real's own code: the manifest is whole, test splicing, venv cloning, outcome parsing.
+"""bench/real's own code: the manifest is whole, test splicing, venv cloning, outcome parsing,
+the per-bug figures read from codur's events.
 
 Nothing here downloads: the bugs themselves are verified by ``bench/real/run.py --check``.
 """
