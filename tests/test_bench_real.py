@@ -1,4 +1,5 @@
-"""bench/real's own code: the manifest is whole, test splicing, venv cloning, outcome parsing.
+"""bench/real's own code: the manifest is whole, test splicing, venv cloning, outcome parsing,
+the per-bug figures read from codur's events.
 
 Nothing here downloads: the bugs themselves are verified by ``bench/real/run.py --check``.
 """
@@ -6,6 +7,7 @@ Nothing here downloads: the bugs themselves are verified by ``bench/real/run.py 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -16,6 +18,7 @@ REAL = Path(__file__).resolve().parents[1] / "bench" / "real"
 sys.path.insert(0, str(REAL))
 
 import bugs  # noqa: E402
+import events  # noqa: E402
 import sdists  # noqa: E402
 import splice  # noqa: E402
 
@@ -134,3 +137,77 @@ def test_run_suite_reads_each_outcome_and_judge_needs_every_failing_test(tmp_pat
     test = repo / "tests" / "test_x.py"
     test.write_text(test.read_text().replace("assert v != 'a b'", "assert v"))
     assert bugs.judge(bug, bugs.run_suite(bug, repo, timeout=60)) == (True, "3 tests pass")
+
+
+# ---------------------------------------------------------------- the per-bug figures (events.py)
+
+def test_codur_command_starts_the_codur_of_its_own_checkout(tmp_path, monkeypatch):
+    fake = tmp_path / "codur"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("")
+    (fake / "_entry.py").write_text("import sys\n\ndef main():\n    print(__file__, sys.argv[1:])\n")
+    monkeypatch.setattr(events, "ROOT", tmp_path)
+    out = subprocess.run([*events.codur_command(), "fix it", "--json"], capture_output=True, text=True,
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout
+    assert out.strip() == f"{fake / '_entry.py'} ['fix it', '--json']"
+
+
+#: codur's --json stdout of bench/real/run.py on humanize-naturalsize-float at a 150 s limit
+#: (2026-11-26): the trace of that run, cut down to the first two of its 400 candidates, with
+#: long fields (suspicious lines, functions, replies) shortened; the run.result line carries
+#: the run's own result.json fields that the figures read. START is the process start.
+START = 1795709391.486
+STDOUT = '''\
+{"event_type": "run.start", "run_id": "20261126-160952-a7d675", "ts": 1795709392.843, "task": "make the failing tests pass"}
+{"event_type": "tests.run", "run_id": "20261126-160952-a7d675", "ts": 1795709394.166, "duration_s": 1.172, "exit_code": 1, "timed_out": false}
+{"event_type": "patch.start", "run_id": "20261126-160952-a7d675", "ts": 1795709394.183, "fixers": ["mutation", "sampling", "hybrid"], "workers": 4}
+{"event_type": "patch.localized", "run_id": "20261126-160952-a7d675", "ts": 1795709394.701, "failing_tests": ["tests/test_filesize.py::test_naturalsize[test_args62-1 Bytes]", "tests/test_filesize.py::test_naturalsize[test_args65-1B]"], "suspicious": [["src/humanize/filesize.py", 97, 0.6325]], "functions": [{"path": "src/humanize/filesize.py", "function": "naturalsize", "start": 34, "end": 105, "score": 0.632}], "elapsed_s": 0.511, "tests_run": 68, "selection": true}
+{"event_type": "patch.mutants", "run_id": "20261126-160952-a7d675", "ts": 1795709394.803, "count": 400, "seconds": 0.1}
+{"event_type": "patch.phase", "run_id": "20261126-160952-a7d675", "ts": 1795709394.803, "phase": "mutation", "candidates": 400}
+{"event_type": "patch.candidate", "run_id": "20261126-160952-a7d675", "ts": 1795709394.856, "source": "mutation", "label": "src/humanize/filesize.py:97 replaced `gnu` with `abs_bytes`", "provenance": {"source": "mutation", "operator": "change_identifier_used", "line": 97, "description": "replaced `gnu` with `abs_bytes`"}, "result": "failed", "fixed": 0, "seconds": 0.05}
+{"event_type": "patch.candidate", "run_id": "20261126-160952-a7d675", "ts": 1795709394.911, "source": "mutation", "label": "src/humanize/filesize.py:97 replaced `bytes_` with `abs_bytes`", "provenance": {"source": "mutation", "operator": "change_identifier_used", "line": 97, "description": "replaced `bytes_` with `abs_bytes`"}, "result": "failed", "fixed": 0, "seconds": 0.05}
+{"event_type": "patch.phase", "run_id": "20261126-160952-a7d675", "ts": 1795709402.267, "phase": "sampling", "functions": ["naturalsize"], "file": "src/humanize/filesize.py", "samples": 6, "backfill": 248}
+{"event_type": "model.call", "run_id": "20261126-160952-a7d675", "ts": 1795709439.916, "model": "qwen2.5-coder-1.5b-instruct", "role": "actor", "node": "patch", "input_tokens": 1237, "output_tokens": 102, "seconds": 37.636, "cost_usd": 0.0, "stream_closed": true}
+{"event_type": "patch.sample", "run_id": "20261126-160952-a7d675", "ts": 1795709439.916, "k": 0, "variant": "plain", "temperature": 0.0, "outcome": "no_code", "seconds": 37.64, "tokens": 1347, "reply": "```python"}
+{"event_type": "model.call", "run_id": "20261126-160952-a7d675", "ts": 1795709466.242, "model": "qwen2.5-coder-1.5b-instruct", "role": "actor", "node": "patch", "input_tokens": 1831, "output_tokens": 102, "seconds": 26.32, "cost_usd": 0.0, "stream_closed": true}
+{"event_type": "patch.sample", "run_id": "20261126-160952-a7d675", "ts": 1795709466.242, "k": 1, "variant": "tests", "temperature": 0.0, "outcome": "no_code", "seconds": 26.33, "tokens": 1941, "reply": "```python"}
+{"event_type": "model.call", "run_id": "20261126-160952-a7d675", "ts": 1795709542.575, "model": "qwen2.5-coder-1.5b-instruct", "role": "actor", "node": "patch", "input_tokens": 1941, "output_tokens": 124, "seconds": 76.332, "cost_usd": 0.0, "stream_closed": true}
+{"event_type": "patch.sample", "run_id": "20261126-160952-a7d675", "ts": 1795709542.575, "k": 2, "variant": "file", "temperature": 0.0, "outcome": "stopped", "seconds": 76.33, "tokens": 2084, "reply": "```python"}
+{"event_type": "patch.done", "run_id": "20261126-160952-a7d675", "ts": 1795709542.585, "status": "budget", "source": "", "tried": {"mutation": 400, "sampling": 0, "hybrid": 0}, "llm_calls": 3, "tokens": 5372, "elapsed_s": 148.402, "phases": {"localize": 0.511, "mutation": 5.099, "sampling": 140.309}, "message": "the search's time or token budget ran out"}
+{"event_type": "run.end", "run_id": "20261126-160952-a7d675", "ts": 1795709542.875, "status": "timeout", "reason": "timeout"}
+{"event_type": "run.result", "run_id": "20261126-160952-a7d675", "ts": 1795709543.1, "status": "timeout", "reason": "timeout", "metadata": {"fixer": "", "usage": {"llm_calls": 3}}}
+'''  # noqa: E501 - the recorded lines, verbatim
+
+
+def test_figures_of_a_recorded_run_with_mutants_and_model_samples():
+    seen = events.read_events("codur: a line that is not JSON\n" + STDOUT, START)
+    assert len(seen) == 18 and seen[6]["t"] == 3.37  # the first candidate, 3.37 s after the start
+    assert events.figures(seen) == {
+        "first_candidate_s": 3.37, "localize_s": 0.511, "localized_tests": 68, "mutants_s": 0.1, "mutants": 400,
+        "samples": 3, "sample_s": 46.8,  # (37.64 + 26.33 + 76.33) / 3
+        "candidates": 2, "fixer": ""}
+    assert events.CodurRun(seen, 151.9, START, 1).result()["status"] == "timeout"
+
+
+def test_figures_of_a_run_that_never_reached_the_pipeline():
+    seen = events.read_events(STDOUT.splitlines()[0] + "\n", START)
+    assert events.figures(seen) == {
+        "first_candidate_s": None, "localize_s": None, "localized_tests": None, "mutants_s": None, "mutants": None,
+        "samples": 0, "sample_s": None, "candidates": 0, "fixer": ""}
+    assert events.CodurRun(seen, 420.0, START, None).result()["status"] == "killed"
+    assert events.CodurRun(seen, 2.0, START, 2, "boom").result()["reason"] == "exit 2, no run.result: boom"
+
+
+def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsys):
+    import run as real_run
+
+    seen = events.read_events(STDOUT, START)
+    common = {"project": "humanize", "fixed": False, "status": "timeout", "llm_calls": 3,
+              "tests": ["t1", "t2"], "fix_hunks": {"src/humanize/filesize.py": 1}}
+    new = {"bug": "humanize-naturalsize-float", "seconds": 151.9, **common, **events.figures(seen)}
+    old = {"bug": "older-record", "seconds": 90.0, "fixer": "", **common}  # written before the figures existed
+    real_run.print_table([new, old])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[2:8] == ["s", "1st", "cand", "loc", "s", "mut"]
+    assert lines[2].split()[1:8] == ["✗", "152", "3.4", "0.5", "0.10", "3", "46.8"]
+    assert lines[3].split()[1:8] == ["✗", "90", "-", "-", "-", "-", "-"]

@@ -8,7 +8,10 @@ Modes:
   (default)  per bug: build the bug repo in a temp dir, run
              ``codur "make the failing tests pass" --repo REPO --json --timeout S``, put the
              bug's test files back, run its suite with the repo's .venv: fixed when the
-             failing tests pass and nothing else fails (codur's own status is not trusted)
+             failing tests pass and nothing else fails (codur's own status is not trusted);
+             beside it the figures of codur's events (events.py): seconds to the first
+             candidate, localization and mutant generation seconds, samples and seconds per
+             sample, the fixer
   --check    no model: per bug, the failing tests fail on the bug (and nothing else does),
              and with the real fix (the newer release's files) every test passes
 
@@ -21,13 +24,9 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,9 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bugs  # noqa: E402
+import events  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
-TASK = "make the failing tests pass"
 
 
 def select(all_bugs: list[bugs.Bug], spec: str) -> list[bugs.Bug]:
@@ -96,34 +95,6 @@ def print_check(rows: list[dict]) -> None:
 
 # ---------------------------------------------------------------- default: codur
 
-def codur_command() -> list[str]:
-    """How to start codur: the ``codur`` script beside this interpreter, else ``python -m codur``."""
-    script = Path(sys.executable).with_name("codur")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "codur"]
-
-
-def run_codur(repo: Path, timeout: float) -> dict:
-    """Run codur's main job on ``repo``; the fields of its ``run.result`` JSON line (or an error)."""
-    cmd = [*codur_command(), TASK, "--repo", str(repo), "--json", "--timeout", str(timeout)]
-    # PYTHONPATH is this checkout (as in bench/startup): the codur measured is this tree's, a worktree's too
-    env = {**{k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}, "PYTHONPATH": str(RESULTS.parents[2])}
-    proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout + 120)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return {"status": "killed", "reason": f"no result {timeout + 120:.0f} s after start"}
-    for line in reversed(out.splitlines()):
-        with contextlib.suppress(json.JSONDecodeError):
-            rec = json.loads(line)
-            if rec.get("event_type") == "run.result":
-                return rec
-    return {"status": "error", "reason": f"exit {proc.returncode}, no run.result: {err.strip()[-300:]}"}
-
-
 def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
     """Build ``bug``, let codur fix it, judge with the bug's own tests; one results record.
     With ``keep``, the repo as codur left it (its run folder in .codur/ included, .venv not)
@@ -132,31 +103,45 @@ def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
         repo = bugs.build(bug, Path(tmp) / bug.id)
         pristine = Path(tmp) / "pristine"
         bugs.copy_tests(bug, repo, pristine)
-        t0 = time.monotonic()
-        res = run_codur(repo, timeout)
-        seconds = time.monotonic() - t0
+        run = events.run_codur(repo, timeout)
         if keep:
             shutil.rmtree(keep / bug.id, ignore_errors=True)
             shutil.copytree(repo, keep / bug.id, symlinks=True, ignore=shutil.ignore_patterns(".venv"))
         bugs.copy_tests(bug, pristine, repo)
         fixed, why = bugs.judge(bug, bugs.run_suite(bug, repo))
+    res = run.result()
     meta = res.get("metadata") or {}
     return {"bug": bug.id, "project": bug.project, "old": bug.old, "new": bug.new, "fixed": fixed, "judge": why,
             "status": res.get("status", ""), "reason": str(res.get("reason", ""))[:200],
-            "fixer": meta.get("fixer", ""), "seconds": round(seconds, 1),
+            "seconds": run.seconds, **events.figures(run.events),
             "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "timings": meta.get("timings", {}),
             "tests": bug.failing,
             "fix_hunks": bugs.fix_hunks(bug), "files_changed": meta.get("files_changed", [])}
 
 
+def figures_text(r: dict) -> str:
+    """The per-bug figures of a results record, for its progress line."""
+    c = events.cell
+    return (f"1st candidate {c(r.get('first_candidate_s'))}s, localization {c(r.get('localize_s'))}s, "
+            f"mutants {c(r.get('mutants_s'), 2)}s, samples {r.get('samples', 0)} x {c(r.get('sample_s'))}s")
+
+
 def print_table(recs: list[dict]) -> None:
+    """Per bug: fixed, wall seconds, seconds to the first candidate, localization seconds,
+    mutant generation seconds, model patch samples and seconds per sample, model calls,
+    failing tests, the fixer and the real fix; then the totals. A figure a record lacks
+    (a run that never got there, or a results file older than the figure) is ``-``."""
     if not recs:
         print("no results")
         return
+    c = events.cell
     w = max(len(r["bug"]) for r in recs)
-    print(f"\n{'bug':<{w}}  {'fixed':<5} {'s':>5} {'calls':>5} {'tests':>5}  {'fixer':<24} real fix (file:hunks)")
+    print(f"\n{'bug':<{w}}  {'fixed':<5} {'s':>5} {'1st cand':>8} {'loc s':>6} {'mut s':>6} {'samples':>7} "
+          f"{'s/sample':>8} {'calls':>5} {'tests':>5}  {'fixer':<24} real fix (file:hunks)")
     for r in recs:
-        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {r['seconds']:>5.0f} {r['llm_calls']:>5} "
+        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {r['seconds']:>5.0f} "
+              f"{c(r.get('first_candidate_s')):>8} {c(r.get('localize_s')):>6} {c(r.get('mutants_s'), 2):>6} "
+              f"{r.get('samples', '-'):>7} {c(r.get('sample_s')):>8} {r['llm_calls']:>5} "
               f"{len(r['tests']):>5}  {(r['fixer'] or r['status'])[:24]:<24} {fix_text(r['fix_hunks'])}")
     ok = [r for r in recs if r["fixed"]]
     multi = [r for r in recs if len(r["fix_hunks"]) > 1 or any(n > 1 for n in r["fix_hunks"].values())]
@@ -199,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         r = run_bug(bug, args.timeout, args.keep)
         recs.append(r)
         print(f"{'✓' if r['fixed'] else '✗'} {bug.id:<36} {r['seconds']:>6.0f}s  {r['status']}/{r['reason'][:50]}  "
-              f"fixer={r['fixer'] or '-'}  judge: {r['judge'][:60]}", flush=True)
+              f"fixer={r['fixer'] or '-'}  {figures_text(r)}  judge: {r['judge'][:60]}", flush=True)
         with out.open("a") as f:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     print_table(recs)

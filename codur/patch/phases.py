@@ -51,8 +51,10 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
     model samples next; those not tried go to ``run.untried["mutation"]`` as (index, mutant)."""
     loc = session.loc
     assert loc is not None
+    start = time.monotonic()
     found, texts = mutation.generate(session.repo, loc.scores, limit=pipeline.max_mutants,
                                      max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops)
+    pipeline.emit({"event_type": "patch.mutants", "count": len(found), "seconds": round(time.monotonic() - start, 3)})
     session.texts.update(texts)
     if not found:
         return None

@@ -132,6 +132,9 @@ def test_mutation_runs_first_and_the_model_is_never_built(off_by_one_repo: Path)
     assert "+    for i in range(len(xs)):\n" in result.diff
     assert built == [] and result.llm_calls == 0 and result.tried["sampling"] == 0
     assert not of(events, "patch.sample")
+    generated = of(events, "patch.mutants")  # the mutants' count and generation seconds, before any is tested
+    assert len(generated) == 1 and generated[0]["count"] > 0 and generated[0]["seconds"] >= 0
+    assert events.index(generated[0]) < events.index(of(events, "patch.candidate")[0])
 
 
 def test_mutants_left_after_the_time_box_are_tested_on_one_worker_while_the_model_writes(off_by_one_repo: Path):
