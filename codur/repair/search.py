@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from codur.core.cpu import CpuBudget
+from codur.core.cpu import budget as cpu_budget
 from codur.repair.evaluate import Candidate, CandidateVerdict, Checks, Evaluation, evaluate, files_of
 from codur.repair.worker import Worker
 
@@ -124,16 +126,20 @@ class SearchOutcome:
 def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
            deadline: float, cancel: threading.Event,
            on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
-           background: Callable[[Any], bool] = lambda key: False, background_width: int = 1) -> SearchOutcome:
+           background: Callable[[Any], bool] = lambda key: False, cpu: CpuBudget | None = None) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
     ``texts`` maps each file to its original text (every file of every candidate).
     ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
-    is called from this thread for each finished candidate. Candidates whose key
-    ``background`` accepts hold at most ``background_width`` workers at a time (mutants
-    tested while a model writes: the model keeps the other cores). Exceptions of a worker (its
-    runner died) propagate after every run in flight is killed; so does KeyboardInterrupt.
+    is called from this thread for each finished candidate. Runs at once: as many as the CPU
+    budget ``cpu`` (default the process's, :func:`codur.core.cpu.budget`) gives, asked before
+    each start: the cores the embedded model leaves while it generates, else every core.
+    Candidates whose key ``background`` accepts (mutants tested while a model writes) get the
+    budget's background slots, and start at ``SCHED_IDLE`` when it says so. Exceptions of a
+    worker (its runner died) propagate after every run in flight is killed; so does
+    KeyboardInterrupt.
     """
+    cpu = cpu or cpu_budget()
     idle = list(reversed(workers))
     inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
     promising: set[int] = set()  # ids of in-flight candidates past their failing tests
@@ -149,17 +155,19 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     stopped = SearchStop.CANCELLED if cancel.is_set() else SearchStop.BUDGET
                     _abort(inflight, lambda k: True)
                 hold = bool(promising) and false_alarms < 2
-                width = min(len(workers), 1 + finished)  # ramp up: the top candidates often win
+                width = min(cpu.test_slots(len(workers)), 1 + finished)  # ramp up: the top candidates often win
                 while best is None and stopped is SearchStop.EXHAUSTED and len(inflight) < width and not hold:
                     item = queue.pop()
                     if item is None:
                         break
                     key, candidate = item
-                    if background(key) and sum(background(k) for k, _, _ in inflight.values()) >= background_width:
+                    behind = background(key)
+                    if behind and sum(background(k) for k, _, _ in inflight.values()) >= cpu.test_slots(
+                            len(workers), background=True):
                         queue.push(key, candidate)  # the best item waits: nothing better is queued
                         break
                     worker = idle.pop()
-                    worker.reset()
+                    worker.reset(idle=behind and cpu.background_idle())
                     originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
                     future = pool.submit(evaluate, worker, candidate, originals, checks,
                                          lambda c=candidate: promising.add(id(c)))

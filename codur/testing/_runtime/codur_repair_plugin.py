@@ -28,7 +28,11 @@ is chosen per run by environment variables, read at configure time:
   exits with ``<code>`` at once. Without it such a test gets a TestHung every ``GRACE_S``.
 - ``CODUR_REPAIR_SELECT=<path>``: JSON list of node ids; only those (and their children)
   run, in the order of the list.
+- ``CODUR_REPAIR_IDLE=1``: the test process switches itself to ``SCHED_IDLE`` before it
+  collects (Linux; the processes its tests start inherit it): it takes only the cycles no
+  other process wants (a mutant tested while the embedded model generates).
 """
+import contextlib
 import json
 import os
 import re
@@ -165,6 +169,9 @@ def _test_timeout(nodeid):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
+    if os.environ.get("CODUR_REPAIR_IDLE") == "1" and hasattr(os, "SCHED_IDLE"):
+        with contextlib.suppress(OSError):  # one way: an unprivileged process cannot switch back
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
     limits = os.environ.get("CODUR_REPAIR_TEST_LIMITS")
     if limits:
