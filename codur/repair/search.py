@@ -41,6 +41,7 @@ class CandidateQueue:
         self._seq = itertools.count()
         self._cond = threading.Condition()
         self._closed = closed
+        self._pushes = 0
         for key, candidate in items or []:
             self._heap.append((key, next(self._seq), candidate))
         heapq.heapify(self._heap)
@@ -53,6 +54,7 @@ class CandidateQueue:
     def push(self, key: Any, candidate: Candidate) -> None:
         with self._cond:
             heapq.heappush(self._heap, (key, next(self._seq), candidate))
+            self._pushes += 1
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -76,10 +78,14 @@ class CandidateQueue:
             heapq.heapify(self._heap)
             return [(k, c) for k, _, c in taken]
 
-    def wait(self, timeout: float) -> None:
-        """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass."""
+    def wait(self, timeout: float, *, held: bool = False) -> None:
+        """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass; with
+        ``held`` (the items waiting may not start yet), until the next push or ``timeout``."""
         with self._cond:
-            if not self._heap and not self._closed:
+            if held:
+                pushes = self._pushes
+                self._cond.wait_for(lambda: self._pushes != pushes, timeout)
+            elif not self._heap and not self._closed:
                 self._cond.wait(timeout)
 
     def drain(self) -> list[tuple[Any, Candidate]]:
@@ -156,6 +162,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     _abort(inflight, lambda k: True)
                 hold = bool(promising) and false_alarms < 2
                 width = min(cpu.test_slots(len(workers)), 1 + finished)  # ramp up: the top candidates often win
+                held = False  # the best item waits for the budget
                 while best is None and stopped is SearchStop.EXHAUSTED and len(inflight) < width and not hold:
                     item = queue.pop()
                     if item is None:
@@ -165,6 +172,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     if behind and sum(background(k) for k, _, _ in inflight.values()) >= cpu.test_slots(
                             len(workers), background=True):
                         queue.push(key, candidate)  # the best item waits: nothing better is queued
+                        held = True
                         break
                     worker = idle.pop()
                     worker.reset(idle=behind and cpu.background_idle())
@@ -175,7 +183,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                 if not inflight:
                     if best is not None or stopped is not SearchStop.EXHAUSTED or queue.exhausted:
                         break
-                    queue.wait(0.1)
+                    queue.wait(0.1, held=held)  # held: a sample's push wakes it, not the held items
                     continue
                 done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
                 for future in done:

@@ -71,7 +71,8 @@ def _most_at_once(runs: list[tuple[float, float, int]]) -> int:
 def _search_beside_a_model_call(tmp_path: Path, fault_server, faults: ModuleType, budget: cpu.CpuBudget,
                                 monkeypatch: pytest.MonkeyPatch, seconds: float = 4.0):
     """Search 14 background candidates, started while a model call streams for ``seconds``;
-    returns (the runs the log saw, the call's start and end, time.time())."""
+    returns (the runs the log saw, {the call's start and end (time.time()), the search
+    thread's CPU seconds})."""
     monkeypatch.setattr(cpu, "_budget", budget)
     log = confine.scratch_root() / f"runs-{tmp_path.name}.log"
     (tmp_path / "calc.py").write_text("def double(x):\n    return x + 1\n")
@@ -98,8 +99,10 @@ def _search_beside_a_model_call(tmp_path: Path, fault_server, faults: ModuleType
         while budget.model_threads_busy == 0:
             time.sleep(0.01)
         queue = CandidateQueue([((1, n), Comment(n)) for n in range(14)], closed=True)
+        own = time.thread_time()
         outcome = session.search(queue, deadline=time.monotonic() + 60, cancel=threading.Event(),
                                  background=lambda key: True)
+        window["search_cpu_s"] = time.thread_time() - own
         caller.join()
     assert outcome.tried == 14 and outcome.best is None
     return _runs(log), window
@@ -122,4 +125,5 @@ def test_a_paused_backfill_waits_for_the_model_call_to_end(
     runs, window = _search_beside_a_model_call(tmp_path, fault_server, faults, cpu.CpuBudget(2, "pause"),
                                                monkeypatch, seconds=2.0)
     assert min(s for s, _, _ in runs) >= window["end"] - 0.2  # none started while the model generated
+    assert window["search_cpu_s"] < 1.0  # the held search waited; it did not spin beside the model
     assert {p for _, _, p in runs} == {0} and _most_at_once(runs) == 2
