@@ -184,11 +184,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"run.py: no bug {args.bug}")
     out = args.out or RESULTS / f"cpu-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows, head = [], commit()  # the code this process imported
     with tempfile.TemporaryDirectory(prefix="bench_cpu_") as tmp:
         repo = bugs.build(bug, Path(tmp) / bug.id)
         for mode in modes:
-            row = {**run_mode(mode, bug, repo, args.samples, args.time_box), "commit": commit(),
+            row = {**run_mode(mode, bug, repo, args.samples, args.time_box), "commit": head,
                    "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
             rows.append(row)
             print(json.dumps(row), flush=True)
