@@ -13,12 +13,15 @@ One place answers every question of parallelism (AGENTIC_LOGIC.md, "One CPU budg
   (a model call in flight, :meth:`CpuBudget.generating`, entered around every call to it),
   the cores its threads leave; else every core.
 
-llama.cpp's threads wait for each other at every step of a token by spinning; a test process
-on a core they use makes one of them miss a scheduler tick at each wait. Measured on 2 cores
-(bench/cpu): one test worker beside the model's 2 threads more than tripled the seconds per
-sample, so while the model generates a *background* test (a mutant tested beside the model)
-gets no core of its own: it runs at ``SCHED_IDLE`` (:data:`IDLE_ENV`, set in the test process),
-which takes only the cycles the model leaves.
+llama.cpp's threads wait for each other at every step of a token by spinning; a process on a
+core they use makes one of them miss a scheduler tick at each wait. Measured on 2 cores with 2
+model threads (bench/cpu, a real bug of cachetools): with one mutant at a time tested beside the
+model, the model's first sample took 30-38 s instead of 9-12 s alone, and codur's process (the
+model's threads) got 1.15-1.4 cores instead of 1.8-2.0. Started at ``SCHED_IDLE`` the mutants
+took as much (32 s, 1.36-1.4 cores): the scheduling class does not keep them off the model's
+cores here. So while the model generates and leaves no core, the *background* tests (mutants
+tested beside the model) wait (:data:`WHILE_GENERATING` ``pause``); they run between samples
+and after the sampling phase, on every core.
 """
 
 from __future__ import annotations
@@ -120,11 +123,11 @@ def model_threads(cores: int) -> int:
     return max(1, min(cores, max(2, cores // 2), MAX_MODEL_THREADS))
 
 
-#: What a background test run does while the model generates and leaves it no core:
-#: ``idle`` starts it at ``SCHED_IDLE``, ``pause`` starts none, ``share`` starts one at normal
-#: priority (codur before the budget; kept for bench/cpu's comparison).
+#: What a background test run does while the model generates and leaves it no core: ``pause``
+#: starts none (measured best, see the module doc), ``idle`` starts one at ``SCHED_IDLE``,
+#: ``share`` one at normal priority (codur before the budget); bench/cpu compares them.
 WhileGenerating = Literal["idle", "pause", "share"]
-WHILE_GENERATING: WhileGenerating = "idle"
+WHILE_GENERATING: WhileGenerating = "pause"
 
 
 class CpuBudget:

@@ -13,9 +13,8 @@ to try.
   sample rewrites the two most suspicious functions together (across files:
   :mod:`codur.patch.ranking`) when they sit in different files, or once a sample was a near
   miss. Meanwhile the untried mutants are tested, after any sample waiting, on the cores the
-  model's threads leave (:class:`codur.core.cpu.CpuBudget`: at ``SCHED_IDLE`` when it leaves
-  none; every core between samples), not when a test hung, and no more once such a mutant
-  times out.
+  model's threads leave (:class:`codur.core.cpu.CpuBudget`: none on 2 cores with 2 threads;
+  every core between samples), not when a test hung, and no more once such a mutant times out.
 """
 
 from __future__ import annotations

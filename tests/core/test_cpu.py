@@ -85,16 +85,19 @@ def test_model_threads_take_half_the_cores_past_two():
 
 
 def test_test_slots_while_the_model_generates_and_waits():
-    budget = cpu.CpuBudget(2)
+    budget = cpu.CpuBudget(2, "idle")
     assert budget.test_slots(4) == 2 and budget.test_slots(4, background=True) == 2  # all cores, not 4
     with budget.generating(2):
         assert budget.model_threads_busy == 2
         assert budget.test_slots(4) == 1  # a sample is still tested
         assert budget.test_slots(4, background=True) == 1 and budget.background_idle()  # at SCHED_IDLE
     assert budget.test_slots(4, background=True) == 2 and not budget.background_idle()
-    pause = cpu.CpuBudget(2, "pause")
+    pause = cpu.CpuBudget(2)  # the default
+    assert pause.while_generating == "pause"
     with pause.generating(2):
+        assert pause.test_slots(4) == 1
         assert pause.test_slots(4, background=True) == 0 and not pause.background_idle()
+    assert pause.test_slots(4, background=True) == 2
     big = cpu.CpuBudget(8)
     with big.generating(4), big.generating(4):  # two calls, one server: its 4 threads
         assert big.test_slots(6) == 4 and big.test_slots(6, background=True) == 4
