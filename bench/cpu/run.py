@@ -7,8 +7,8 @@ mutants left over are tested beside the model (the backfill), as the CPU budget
 
   alone   fixers = sampling only: no mutant runs beside the model
   share   one background test at normal priority beside the model (codur before the budget)
-  pause   no background test while the model's threads hold every core
-  idle    background tests at SCHED_IDLE while the model's threads hold every core (the default)
+  pause   no background test while the model's threads hold every core (the default)
+  idle    background tests at SCHED_IDLE while the model's threads hold every core
 
 Printed per mode: seconds per sample (each model call, mean and per k), samples per minute of
 the sampling phase, mutants tested during it, its ratio to ``alone``; one JSON line per mode
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bug", default="cachetools-tlru-expired-overwrite", help="a bench/real bug id")
     ap.add_argument("--samples", type=int, default=3, help="model samples per mode (K)")
     ap.add_argument("--time-box", type=float, default=3.0, help="seconds of mutation search before the model")
-    ap.add_argument("--modes", default="alone,idle", help=f"comma list of {', '.join(MODES)}")
+    ap.add_argument("--modes", default="alone,pause", help=f"comma list of {', '.join(MODES)}")
     ap.add_argument("--out", type=Path, help="results JSONL (default: results/cpu-<UTC time>.jsonl)")
     ap.add_argument("--table", type=Path, metavar="FILE", help="only print the table of a results file")
     args = ap.parse_args(argv)
