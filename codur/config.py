@@ -161,7 +161,9 @@ class CodurConfig(BaseSettings):
     sample_max_lines: int = Field(80, ge=1, description="Longest function shown whole to the sampling model, lines.")
     patch_time_budget_s: float = Field(
         300.0, ge=0, description="Wall-clock limit of the candidate-patch search, seconds.")
-    repair_workers: int = Field(4, ge=1, description="Parallel workers that test candidate patches.")
+    repair_workers: int = Field(4, ge=1, description="Workers (private copies of the repo) that test candidate "
+                                "patches; how many test at once is the CPU budget's: at most the cores codur may use, "
+                                "fewer while the embedded model generates.")
     max_mutants: int = Field(400, ge=1, description="Mutants (candidate single edits) the mutation search tries "
                              "at most.")
     max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines) "

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 
+from codur.core import cpu
+
 
 def _default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -41,7 +43,10 @@ class LocalModelSettings(BaseModel):
     """The embedded Qwen2.5-Coder served by xllamacpp on 127.0.0.1."""
 
     n_ctx: int = Field(8192, ge=512, description="Context window, tokens.")
-    threads: int = Field(2, ge=1, description="CPU threads for generation and prompt processing.")
+    threads: int = Field(
+        default_factory=lambda: cpu.model_threads(cpu.budget().cores), ge=1,
+        description="CPU threads for generation and prompt processing; default: the CPU budget's (all the cores "
+        "codur may use up to 2, half of them past that, at most 8).")
     cache_dir: Path = Field(default_factory=_default_cache_dir, description="Where the GGUF is rebuilt.")
     start_timeout_s: float = Field(120.0, gt=0, description="Wait for /health at most this long, seconds.")
     timeout_s: float = Field(

@@ -9,7 +9,6 @@ batch loop (:mod:`codur.batch.runner`) is one loop for both. Ray is imported onl
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -17,11 +16,12 @@ from typing import Any, Protocol
 
 from codur.batch.tasks import BatchTask
 from codur.batch.worker import execute_task, source_path, worker_env
+from codur.core import cpu
 
 
 def default_workers() -> int:
-    """Half the machine's cores, at least 1."""
-    return max(1, (os.cpu_count() or 1) // 2)
+    """Half the cores codur may use (:func:`codur.core.cpu.budget`: affinity and CPU quota), at least 1."""
+    return max(1, cpu.budget().cores // 2)
 
 
 class Pool(Protocol):

@@ -23,7 +23,10 @@ server drops the request instead of generating to ``max_tokens``.
 Every call in flight is counted per base URL (:func:`wait_idle`): the embedded server is
 released only once no call to it is in flight, because releasing it waits for its open
 requests while holding the interpreter lock, and the call that would close its request then
-never runs (a run cancelled during a model call hung at exit).
+never runs (a run cancelled during a model call hung at exit). A call to a model on this
+machine (``cpu_threads``: the embedded server's threads) is also counted in the process's CPU
+budget (:mod:`codur.core.cpu`) while it is in flight: test runs beside it get the cores its
+threads leave.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 from pydantic import Field
 
+from codur.core import cpu
 from codur.core.ports import QuotaStatus
 from codur.llm.quota import quota_from_exception
 
@@ -65,11 +69,14 @@ _idle = threading.Condition()
 
 
 @contextlib.contextmanager
-def _counted(base_url: str) -> Iterator[None]:
+def _counted(base_url: str, cpu_threads: int = 0) -> Iterator[None]:
+    """The call in flight, counted per base URL and, for a model on this machine (``cpu_threads``
+    > 0: its server's threads), in the process's CPU budget (:meth:`codur.core.cpu.CpuBudget.generating`)."""
     with _idle:
         _in_flight[base_url] += 1
     try:
-        yield
+        with cpu.budget().generating(cpu_threads):
+            yield
     finally:
         with _idle:
             _in_flight[base_url] -= 1
@@ -114,12 +121,16 @@ class DeadlineChatOpenAI(ChatOpenAI):
         deadline: ``time.monotonic()`` value after which no call is made; None: no deadline.
         retry_after_cap_s: longest Retry-After waited for, seconds.
         cancel: the run's cancel event, or None: a call in flight ends when it is set.
+        stream_replies: a plain call streams its reply (so a cancel closes the stream).
+        cpu_threads: threads of the model's server on this machine (the embedded one), counted
+            in the CPU budget while a call is in flight; 0 for a model elsewhere.
     """
 
     deadline: float | None = Field(None, exclude=True)
     retry_after_cap_s: float = Field(30.0, exclude=True)
     cancel: threading.Event | None = Field(None, exclude=True)
     stream_replies: bool = Field(False, exclude=True)
+    cpu_threads: int = Field(0, exclude=True)
 
     def _timeout(self) -> tuple[float | None, bool]:
         """(timeout for this call in seconds or None for the client's own, cut to the time left?)."""
@@ -163,7 +174,7 @@ class DeadlineChatOpenAI(ChatOpenAI):
                 time.sleep(wait)
 
     def _count(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any]) -> T:
-        with _counted(str(self.openai_api_base)):
+        with _counted(str(self.openai_api_base), self.cpu_threads):
             return call(kwargs)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
@@ -196,7 +207,7 @@ class DeadlineChatOpenAI(ChatOpenAI):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            with _counted(str(self.openai_api_base)):
+            with _counted(str(self.openai_api_base), self.cpu_threads):
                 yield from self._checked(super()._stream(messages, stop, run_manager, **kwargs))
         except openai.APITimeoutError as exc:
             if cut:

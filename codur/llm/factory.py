@@ -61,8 +61,10 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
         from codur.llm.local import MODEL_ALIAS, shared_server
 
         server = shared_server(local)
+        threads = getattr(server, "settings", local or LocalModelSettings()).threads  # its calls hold these cores
         return DeadlineChatOpenAI(
             base_url=server.base_url, api_key="local", model=MODEL_ALIAS, **limits, stream_replies=True,
+            cpu_threads=threads,
             callbacks=[ledger_callback(ledger)] if ledger else None,
             metadata={NATIVE_TOOLS: bool(profile.native_tools)},
         )

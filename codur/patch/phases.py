@@ -12,9 +12,9 @@ to try.
   (:mod:`codur.patch.sampling`); each is tested while the next one is drawn. A *pair*
   sample rewrites the two most suspicious functions together (across files:
   :mod:`codur.patch.ranking`) when they sit in different files, or once a sample was a near
-  miss. Meanwhile the untried mutants are tested on one worker
-  (:data:`codur.patch.pipeline.BACKFILL_WORKERS`), after any sample waiting: the model keeps
-  the other cores (not when a test hung, and no more once such a mutant times out).
+  miss. Meanwhile the untried mutants are tested, after any sample waiting, on the cores the
+  model's threads leave (:class:`codur.core.cpu.CpuBudget`: none on 2 cores with 2 threads;
+  every core between samples), not when a test hung, and no more once such a mutant times out.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
 
 def sampling_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRun) -> SearchOutcome | None:
     """The model's samples, with the untried mutants (``run.untried["mutation"]``, (index,
-    mutant)) on one worker beside the model; those still untried are put back there."""
+    mutant)) beside the model, on the cores it leaves; those still untried are put back there."""
     loc = session.loc
     assert loc is not None
     if not pipeline.models or pipeline.stopped():
@@ -95,7 +95,7 @@ def sampling_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
                         texts={s.file: session.original(s.file) for s in both}, pair=both, pair_first=cross,
                         verdict=tuple((t.nodeid, t.message) for t in loc.tests
                                       if t.outcome == "failed")[:MAX_FAILURES])
-    # samples first (key (0, k)); the mutants not tried yet fill a worker while the model writes,
+    # samples first (key (0, k)); the mutants not tried yet run beside the model (the CPU budget says how),
     # unless a test hung (a hanging mutant holds a core for its whole limit: the model slows 2-3x)
     hung = any(t.timed_out for t in loc.tests)
     pipeline.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],

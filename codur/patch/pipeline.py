@@ -44,9 +44,6 @@ from codur.repair.search import CandidateQueue, SearchOutcome
 from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 
-#: Workers the untried mutants may hold while the model writes samples: the model server
-#: keeps the other cores (on 2 cores, one test process beside it).
-BACKFILL_WORKERS = 1
 Event = Callable[[dict], None]
 
 
@@ -181,8 +178,9 @@ class PatchPipeline:
         """Test ``queue``'s candidates (each counted, and its near miss kept, under its
         ``provenance["source"]``, else ``source``) on the workers until ``deadline``
         (``time.monotonic()``); the seconds add to ``phases[phase or source]``. ``announce``: emit
-        the ``patch.phase`` event; ``background(key)``: the candidate is a backfill, held to
-        :data:`BACKFILL_WORKERS` workers; ``on_hang()``: called when a backfill timed out."""
+        the ``patch.phase`` event; ``background(key)``: the candidate is a backfill, given the
+        cores the embedded model leaves (:class:`codur.core.cpu.CpuBudget`); ``on_hang()``: called
+        when a backfill timed out."""
         phase = phase or source
         if announce:
             self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
@@ -209,7 +207,7 @@ class PatchPipeline:
                        **({"reason": evaluation.reason} if evaluation.reason else {})})
 
         outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
-                                 background=background, background_width=BACKFILL_WORKERS)
+                                 background=background)
         phases[phase] = round(phases.get(phase, 0.0) + time.monotonic() - start, 3)
         return outcome
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from codur.core.cpu import CpuBudget
+from codur.core.cpu import budget as cpu_budget
 from codur.repair.evaluate import Candidate, CandidateVerdict, Checks, Evaluation, evaluate, files_of
 from codur.repair.worker import Worker
 
@@ -39,6 +41,7 @@ class CandidateQueue:
         self._seq = itertools.count()
         self._cond = threading.Condition()
         self._closed = closed
+        self._pushes = 0
         for key, candidate in items or []:
             self._heap.append((key, next(self._seq), candidate))
         heapq.heapify(self._heap)
@@ -51,6 +54,7 @@ class CandidateQueue:
     def push(self, key: Any, candidate: Candidate) -> None:
         with self._cond:
             heapq.heappush(self._heap, (key, next(self._seq), candidate))
+            self._pushes += 1
             self._cond.notify_all()
 
     def close(self) -> None:
@@ -74,10 +78,14 @@ class CandidateQueue:
             heapq.heapify(self._heap)
             return [(k, c) for k, _, c in taken]
 
-    def wait(self, timeout: float) -> None:
-        """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass."""
+    def wait(self, timeout: float, *, held: bool = False) -> None:
+        """Block until an item is pushed, the queue closes, or ``timeout`` seconds pass; with
+        ``held`` (the items waiting may not start yet), until the next push or ``timeout``."""
         with self._cond:
-            if not self._heap and not self._closed:
+            if held:
+                pushes = self._pushes
+                self._cond.wait_for(lambda: self._pushes != pushes, timeout)
+            elif not self._heap and not self._closed:
                 self._cond.wait(timeout)
 
     def drain(self) -> list[tuple[Any, Candidate]]:
@@ -124,16 +132,20 @@ class SearchOutcome:
 def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
            deadline: float, cancel: threading.Event,
            on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
-           background: Callable[[Any], bool] = lambda key: False, background_width: int = 1) -> SearchOutcome:
+           background: Callable[[Any], bool] = lambda key: False, cpu: CpuBudget | None = None) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
     ``texts`` maps each file to its original text (every file of every candidate).
     ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
-    is called from this thread for each finished candidate. Candidates whose key
-    ``background`` accepts hold at most ``background_width`` workers at a time (mutants
-    tested while a model writes: the model keeps the other cores). Exceptions of a worker (its
-    runner died) propagate after every run in flight is killed; so does KeyboardInterrupt.
+    is called from this thread for each finished candidate. Runs at once: as many as the CPU
+    budget ``cpu`` (default the process's, :func:`codur.core.cpu.budget`) gives, asked before
+    each start: the cores the embedded model leaves while it generates, else every core.
+    Candidates whose key ``background`` accepts (mutants tested while a model writes) get the
+    budget's background slots, and start at ``SCHED_IDLE`` when it says so. Exceptions of a
+    worker (its runner died) propagate after every run in flight is killed; so does
+    KeyboardInterrupt.
     """
+    cpu = cpu or cpu_budget()
     idle = list(reversed(workers))
     inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
     promising: set[int] = set()  # ids of in-flight candidates past their failing tests
@@ -149,17 +161,21 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                     stopped = SearchStop.CANCELLED if cancel.is_set() else SearchStop.BUDGET
                     _abort(inflight, lambda k: True)
                 hold = bool(promising) and false_alarms < 2
-                width = min(len(workers), 1 + finished)  # ramp up: the top candidates often win
+                width = min(cpu.test_slots(len(workers)), 1 + finished)  # ramp up: the top candidates often win
+                held = False  # the best item waits for the budget
                 while best is None and stopped is SearchStop.EXHAUSTED and len(inflight) < width and not hold:
                     item = queue.pop()
                     if item is None:
                         break
                     key, candidate = item
-                    if background(key) and sum(background(k) for k, _, _ in inflight.values()) >= background_width:
+                    behind = background(key)
+                    if behind and sum(background(k) for k, _, _ in inflight.values()) >= cpu.test_slots(
+                            len(workers), background=True):
                         queue.push(key, candidate)  # the best item waits: nothing better is queued
+                        held = True
                         break
                     worker = idle.pop()
-                    worker.reset()
+                    worker.reset(idle=behind and cpu.background_idle())
                     originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
                     future = pool.submit(evaluate, worker, candidate, originals, checks,
                                          lambda c=candidate: promising.add(id(c)))
@@ -167,7 +183,7 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
                 if not inflight:
                     if best is not None or stopped is not SearchStop.EXHAUSTED or queue.exhausted:
                         break
-                    queue.wait(0.1)
+                    queue.wait(0.1, held=held)  # held: a sample's push wakes it, not the held items
                     continue
                 done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
                 for future in done:

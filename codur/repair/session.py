@@ -221,12 +221,13 @@ class RepairSession:
 
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
                on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None,
-               background: Callable[[object], bool] = lambda key: False, background_width: int = 1):
-        """Run :func:`codur.repair.search.search` on this session's workers and checks.
-        Every candidate's file must already be in :attr:`texts` (see :meth:`original`)."""
+               background: Callable[[object], bool] = lambda key: False):
+        """Run :func:`codur.repair.search.search` on this session's workers and checks (as many
+        runs at once as the process's CPU budget gives). Every candidate's file must already be
+        in :attr:`texts` (see :meth:`original`)."""
         assert self.checks is not None
         return search(queue, self.copies, self.texts, self.checks, deadline=deadline, cancel=cancel,
-                      on_result=on_result, background=background, background_width=background_width)
+                      on_result=on_result, background=background)
 
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from codur.core.cpu import IDLE_ENV
 from codur.core.files import copy_ignore
 from codur.sandbox.limits import MEMORY_ENV
 from codur.testing import command as testcmd
@@ -75,6 +76,7 @@ class Worker:
         self.runner = runner
         self.origin = Path(repo).absolute()
         self.memory_mb: int | None = None  # each run's address-space limit, MiB (set by the session)
+        self.idle = False  # runs at SCHED_IDLE (set by the search, :meth:`reset`)
         self.confined = confine.problem() is None  # says once when not (from the caller's thread: its trace)
         self.tmp = Path(tempfile.mkdtemp(prefix=f"w{index}-", dir=confine.scratch_root()))
         self.root = self.tmp / "repo"
@@ -99,7 +101,7 @@ class Worker:
         ``timeout_s`` is in seconds; a pytest run also ends as "timeout" when a test hit
         the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). With
         :attr:`memory_mb` the run's address space is limited (a test past it fails with a
-        MemoryError). Returns a
+        MemoryError); with :attr:`idle` the test process runs at ``SCHED_IDLE``. Returns a
         :class:`RunResult`; raises RuntimeError if the runner died.
         """
         start = time.monotonic()
@@ -110,6 +112,8 @@ class Worker:
             env = {**(env or {}), "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         if self.memory_mb:
             env = {**(env or {}), MEMORY_ENV: str(self.memory_mb)}
+        if self.idle:
+            env = {**(env or {}), IDLE_ENV: "1"}
         done = run_tests(self.command, self.root, argv_of(self.command, args), env or {}, timeout_s,
                          server=self.runner, on_start=self._started, origin=self.origin, shadow_src=True)
         code = -9 if done.exit_code is None else done.exit_code
@@ -122,10 +126,12 @@ class Worker:
                   else "passed" if code == 0 else "failed")
         return RunResult(status, code, time.monotonic() - start)
 
-    def reset(self) -> None:
-        """Clear an earlier :meth:`abort` before the worker takes a new mutant."""
+    def reset(self, *, idle: bool = False) -> None:
+        """Clear an earlier :meth:`abort` before the worker takes a new mutant; ``idle``: its runs
+        go at ``SCHED_IDLE`` (they take only the cycles no other process wants)."""
         with self._lock:
             self._aborted = False
+            self.idle = idle
 
     def abort(self) -> None:
         """Kill the run in progress (if any); it then reports status "aborted"."""

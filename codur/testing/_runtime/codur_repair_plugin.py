@@ -35,7 +35,11 @@ is chosen per run by environment variables, read at configure time:
 - ``CODUR_REPAIR_PROGRESS=<path>``: the file holds ``<tests done> <tests collected>``,
   rewritten as tests end (at most every ``PROGRESS_EVERY_S`` seconds), so a caller can
   say how far a long run is.
+- ``CODUR_REPAIR_IDLE=1``: the test process switches itself to ``SCHED_IDLE`` before it
+  collects (Linux; the processes its tests start inherit it): it takes only the cycles no
+  other process wants (a mutant tested while the embedded model generates).
 """
+import contextlib
 import json
 import os
 import re
@@ -174,6 +178,9 @@ def _test_timeout(nodeid):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
+    if os.environ.get("CODUR_REPAIR_IDLE") == "1" and hasattr(os, "SCHED_IDLE"):
+        with contextlib.suppress(OSError):  # one way: an unprivileged process cannot switch back
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     _state["timeout"] = float(os.environ.get("CODUR_REPAIR_TEST_TIMEOUT") or 0)
     limits = os.environ.get("CODUR_REPAIR_TEST_LIMITS")
     if limits:

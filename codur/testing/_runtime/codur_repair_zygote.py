@@ -36,6 +36,8 @@ import time
 JOB_TAG = "CODUR_REPAIR_JOB"
 #: A run's address-space limit in MiB (codur.sandbox.limits.MEMORY_ENV), set in the forked child.
 MEMORY_ENV = "CODUR_REPAIR_MEMORY_MB"
+#: Run the job at SCHED_IDLE (codur.core.cpu.IDLE_ENV), set in the forked child before pytest starts.
+IDLE_ENV = "CODUR_REPAIR_IDLE"
 
 def _send(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
@@ -65,6 +67,9 @@ def _child(job, server):
         sys.path[:0] = [job["cwd"]] + ([src] if os.path.isdir(src) else [])
         os.environ.update(job.get("env") or {})
         os.environ[JOB_TAG] = str(job["id"])
+        if os.environ.get(IDLE_ENV) == "1" and hasattr(os, "SCHED_IDLE"):  # before pytest starts
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         memory_mb = int(os.environ.get(MEMORY_ENV) or 0)
         if memory_mb > 0:  # past it an allocation fails: a MemoryError, a failing test
             import resource
