@@ -253,6 +253,7 @@ def where(settings_cls: type[BaseSettings], loc: tuple, flags: dict[str, Any], f
 #: repair engine sets for its own child processes.
 OTHER_VARIABLES = frozenset({
     "CODUR_SANDBOX", "CODUR_REPAIR_TEST_TIMEOUT", "CODUR_REPAIR_TEST_LIMITS", "CODUR_REPAIR_SELECT", "CODUR_REPAIR_OUT",
+    "CODUR_REPAIR_COLLECT", "CODUR_REPAIR_PROGRESS",
     "CODUR_REPAIR_NO_COVERAGE", "CODUR_REPAIR_TIMEOUT_EXIT", "CODUR_REPAIR_SOURCE", "CODUR_REPAIR_JOB",
     "CODUR_REPAIR_MEMORY_MB", "CODUR_REPAIR_IDLE",
 })
