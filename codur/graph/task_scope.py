@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codur.core.pyast import parse_ast
 from codur.graph.state import CodurState, observation_of
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.repair import footprint
@@ -82,7 +83,7 @@ def missing(ctx: ToolContext, asked: Requested) -> list[str]:
             continue
         try:
             text = ctx.read_text(rel)
-            tree = ast.parse(text)
+            tree = parse_ast(text)
         except (ToolError, SyntaxError, ValueError):
             continue
         texts.append(text)

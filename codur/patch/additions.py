@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from codur.core.pyast import parse_ast
 from codur.patch.splice import FunctionSpan, _indent_like, functions, normalized, source_of, splice
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -115,7 +116,7 @@ def merge(text: str, anchor: FunctionSpan, code: str, done: set[str] = frozenset
     is the whole module rewritten (its top-level functions are module functions, never
     methods of the anchor's class). None when ``code`` or ``text`` does not parse."""
     try:
-        block = ast.parse(code)
+        block = parse_ast(code)
     except SyntaxError:
         return None
     try:
@@ -128,7 +129,7 @@ def _merge(text: str, anchor: FunctionSpan, block: ast.Module, code_lines: list[
            module: bool) -> str | None:
     for node in block.body:
         try:
-            tree = ast.parse(text)
+            tree = parse_ast(text)
         except SyntaxError:
             return None
         have = {ast.dump(s) for s in tree.body}

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from codur.core.pyast import parse_ast
 from codur.patch import formats
 from codur.patch import window as windows
 from codur.patch.splice import FunctionSpan, functions, source_of
@@ -76,7 +77,7 @@ FEEDBACK_LINES = 4
 def module_context(text: str, spans: list[FunctionSpan]) -> str:
     """Top-level imports and constant assignments of the module (names the function may
     use), at most :data:`MAX_CONTEXT_LINES` lines."""
-    tree = ast.parse(text)
+    tree = parse_ast(text)
     lines = text.replace("\r\n", "\n").split("\n")
     out: list[str] = []
     for stmt in tree.body:
@@ -98,7 +99,7 @@ def test_source(read: Callable[[str], str], failing: list[str]) -> str:
         name = parts[-1].split("[")[0]
         try:
             text = read(parts[0])
-            tree = ast.parse(text)
+            tree = parse_ast(text)
         except (OSError, ValueError, SyntaxError):  # ValueError: not decodable (UnicodeDecodeError too)
             continue
         lines = text.replace("\r\n", "\n").split("\n")

@@ -16,6 +16,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from codur.core.pyast import parse_ast
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
@@ -42,7 +44,7 @@ class FunctionSpan:
 def functions(text: str, file: str = "") -> list[FunctionSpan]:
     """Every function and method of ``text`` (nested ones too), outermost first.
     Raises SyntaxError when ``text`` does not parse."""
-    tree = ast.parse(text)
+    tree = parse_ast(text)
     lines = text.splitlines()
     out: list[FunctionSpan] = []
 
@@ -93,7 +95,7 @@ def _find_def(code: str, name: str) -> tuple[str, ast.AST] | None:
     """The outermost ``def name`` in ``code`` (its source dedented, and its node), or None."""
     code = textwrap.dedent(code.replace("\r\n", "\n"))
     try:
-        tree = ast.parse(code)
+        tree = parse_ast(code)
     except SyntaxError:
         return None
     found = None
@@ -135,9 +137,9 @@ def _keep_docstring(code: str, lines: list[str], span: FunctionSpan) -> str:
     """Put the original's docstring back into a rewrite that dropped it (a small model
     often does), so the patch shows only the change in behaviour."""
     try:
-        new_def = ast.parse(code).body[0]
+        new_def = parse_ast(code).body[0]
         old_src = textwrap.dedent("\n".join(lines[span.start - 1: span.end]))
-        old_def = ast.parse(old_src).body[0]
+        old_def = parse_ast(old_src).body[0]
     except (SyntaxError, IndexError):
         return code
     old_doc = _docstring(old_def)
@@ -187,7 +189,7 @@ def normalized(text: str) -> str:
     """A key equal for texts with the same AST (formatting and comments ignored), for
     deduplicating candidates; the text itself when it does not parse."""
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except SyntaxError:
         return text
     for node in ast.walk(tree):  # docstrings do not change behaviour

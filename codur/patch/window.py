@@ -23,6 +23,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from codur.core.pyast import parse_ast
 from codur.patch.additions import merge
 from codur.patch.splice import FunctionSpan, code_blocks, splice
 
@@ -80,7 +81,7 @@ def window_of(text: str, span: FunctionSpan, suspicious: list[int], size: int = 
     ``size`` gives its header and the first statements of its body. None when no
     suspicious line is in the body or ``text`` does not parse."""
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except SyntaxError:
         return None
     node = _function_node(tree, span)

@@ -42,6 +42,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 
+from codur.core.pyast import parse_ast
 from codur.testing.ids import is_test_file
 
 #: A change that removes more lines of code than it adds, by more than this, is refused.
@@ -141,7 +142,7 @@ def _defs(text: str) -> dict[str, list[tuple[bool, bool, int]]] | None:
     ``outer.inner``): (is a class, its body is empty, its statements), in source order;
     None when ``text`` does not parse. Cached: a file's mutants share its original."""
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except (SyntaxError, ValueError):
         return None
     out: dict[str, list[tuple[bool, bool, int]]] = {}

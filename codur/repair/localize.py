@@ -36,6 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.core.pyast import parse_ast
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.sandbox.lifetime import temp_dir
@@ -162,7 +163,7 @@ def loops_around(text: str, line: int) -> list[tuple[int, int]]:
     """(first, last) lines of the loops around ``line`` in the function (or module body)
     holding it, innermost first; [] if there is none or ``text`` does not parse."""
     try:
-        node: ast.AST = ast.parse(text)
+        node: ast.AST = parse_ast(text)
     except (SyntaxError, ValueError):
         return []
     loops: list[tuple[int, int]] = []

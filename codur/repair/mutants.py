@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.config import CodurConfig
+from codur.core.pyast import parse_ast
 from codur.repair import statements
 from codur.repair.site import MutationSite
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
@@ -158,7 +159,7 @@ def top_level_spans(text: str) -> list[tuple[int, int]]:
     """(first, last) line of each top-level statement of ``text`` (decorators included).
     Raises SyntaxError."""
     spans = []
-    for node in ast.parse(text).body:
+    for node in parse_ast(text).body:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         spans.append((first, node.end_lineno or node.lineno))
     return spans

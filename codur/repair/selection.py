@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 from codur.core.files import IGNORED_DIRS
+from codur.core.pyast import parse_ast
 from codur.testing.ids import file_of, is_test_module
 from codur.testing.suite import Suite
 
@@ -35,7 +36,7 @@ def imported_modules(source: str) -> list[str]:
     """Top-level names of the modules a file imports, in order (``a.b`` → ``a.b`` and ``a``;
     ``from a import b`` → ``a`` and ``a.b``). Raises SyntaxError."""
     names: list[str] = []
-    for n in ast.walk(ast.parse(source)):
+    for n in ast.walk(parse_ast(source)):
         if isinstance(n, ast.Import):
             mods = [a.name for a in n.names]
         elif isinstance(n, ast.ImportFrom) and n.module and not n.level:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.core.files import IGNORED_DIRS
+from codur.core.pyast import parse_ast
 from codur.testing.ids import is_test_file
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source, encode_source
@@ -97,7 +98,7 @@ class Source:
 
     def __init__(self, text: str):
         self.text = text
-        self.tree = ast.parse(text)
+        self.tree = parse_ast(text)
         self.lines = _LINE_RE.findall(text)
         self.starts = [0]
         for line in self.lines:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from codur.core.pyast import parse_ast
 from codur.rlm.helpers import whole_name as _whole
 
 #: the names a question asks about: a token with a digit or an inner hyphen (``billing-46``, ``u-7502``)
@@ -111,7 +112,7 @@ def names_in_code(codes: Iterable[str]) -> set[str]:
     names: set[str] = set()
     for code in codes:
         try:
-            names.update(node.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Name))
+            names.update(node.id for node in ast.walk(parse_ast(code)) if isinstance(node, ast.Name))
         except SyntaxError:
             continue
     return names

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from codur.core.pyast import parse_ast
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.registry import TaskType, tool
 
@@ -36,7 +37,7 @@ def parse_module(ctx: ToolContext, path: str) -> ast.Module:
     """
     source = ctx.read_text(path)
     try:
-        return ast.parse(source, filename=path)
+        return parse_ast(source, filename=path)
     except SyntaxError as exc:
         raise ToolError(f"{path}:{exc.lineno}: cannot parse: {exc.msg}") from None
 

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
+from codur.core.pyast import literal, parse_ast
+
 if TYPE_CHECKING:
     from codur.tools.registry import ToolRegistry
 
@@ -125,7 +127,7 @@ def _python_literal(text: str, start: int) -> tuple[Any, int] | None:
     if end is None:
         return None
     try:
-        return ast.literal_eval(text[start:end]), end
+        return literal(text[start:end]), end
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
 
@@ -247,7 +249,7 @@ def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, 
 def _keyword_args(text: str) -> dict | None:
     """``path="a.py", n=2`` as a dict of Python literals; None unless it parses as exactly that."""
     try:
-        call = ast.parse(f"f({text})", mode="eval").body
+        call = parse_ast(f"f({text})", mode="eval").body
         if not isinstance(call, ast.Call) or call.args or any(kw.arg is None for kw in call.keywords):
             return None
         return {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}

@@ -12,6 +12,7 @@ import os
 import tomllib
 from collections.abc import Sequence
 
+from codur.core.pyast import parse_ast
 from codur.sandbox.process import ProcessResult
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.output_match import diverges, first_difference
@@ -143,7 +144,7 @@ def _scripts(ctx: ToolContext) -> list[str]:
 
 def _setup_py_scripts(ctx: ToolContext) -> list[str]:
     try:
-        tree = ast.parse(ctx.read_text("setup.py"))
+        tree = parse_ast(ctx.read_text("setup.py"))
     except (SyntaxError, ToolError):
         return []
     for node in ast.walk(tree):
@@ -182,7 +183,7 @@ def discover_entry_points(ctx: ToolContext) -> str:
             continue
         try:
             text = ctx.read_text(rel)
-            if "__main__" in text and _has_main_guard(ast.parse(text)):
+            if "__main__" in text and _has_main_guard(parse_ast(text)):
                 found.append(f"main guard: python {rel}")
         except (ToolError, SyntaxError, ValueError):
             continue

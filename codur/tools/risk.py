@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from codur.core.pyast import parse_ast
+
 NETWORK = frozenset({"socket", "ssl", "urllib", "urllib2", "urllib3", "requests", "http", "httpx", "aiohttp",
                      "ftplib", "smtplib", "poplib", "imaplib", "telnetlib", "xmlrpc", "websocket", "websockets",
                      "paramiko"})
@@ -35,7 +37,7 @@ FILE_CALLS = frozenset({"open", "Path", "PurePath", "os.open", "os.remove", "os.
 def findings(text: str) -> Counter[str]:
     """The risky constructs of Python source ``text`` (see the module doc), counted."""
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except (SyntaxError, ValueError):
         return Counter()
     found: Counter[str] = Counter()

@@ -8,6 +8,7 @@ import time
 
 import regex
 
+from codur.core.pyast import parse_ast
 from codur.tools.analysis import signature_of, span
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.reading import MAX_READ_BYTES, decode_source, read_bytes_bounded
@@ -120,7 +121,7 @@ def find_definition(ctx: ToolContext, symbol: str, path: str = ".") -> str:
         if parts[-1] not in text:
             continue
         try:
-            tree = ast.parse(text)
+            tree = parse_ast(text)
         except SyntaxError:
             continue
         lines = text.splitlines()

@@ -20,9 +20,9 @@ Strategies, inferred from the repo:
 
 from __future__ import annotations
 
-import ast
 import re
 
+from codur.core.pyast import parse_ast
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.testing.ids import is_test_file
 from codur.testing.report import TestReport
@@ -89,7 +89,7 @@ def syntax_checks(ctx: ToolContext, files: list[str]) -> list[Evidence]:
         if not rel.endswith(".py") or not (ctx.root / rel).is_file():
             continue
         try:
-            ast.parse((ctx.root / rel).read_text(errors="replace"), rel)
+            parse_ast((ctx.root / rel).read_text(errors="replace"), rel)
             evidence.append(Evidence(command=f"syntax check {rel}", output="ok", ok=True))
         except SyntaxError as exc:
             evidence.append(Evidence(command=f"syntax check {rel}", output=f"line {exc.lineno}: {exc.msg}", ok=False))
