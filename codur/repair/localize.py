@@ -45,7 +45,7 @@ from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.testing.confine import scratch_root
 from codur.testing.forkserver import can_fork_server, keep_runner, take_runner
-from codur.testing.ids import file_of
+from codur.testing.ids import file_of, under
 from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
 from codur.testing.runner import argv_of, report_env, run_tests
 from codur.tools.errors import ToolError
@@ -202,7 +202,7 @@ def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str,
 
 def aimed_at(nodeid: str, targets: list[str]) -> bool:
     """``nodeid`` is one of ``targets`` (test ids, or files and classes holding tests)."""
-    return any(nodeid == t or nodeid.startswith(t + "::") or nodeid.startswith(t + "[") for t in targets)
+    return any(under(nodeid, t) for t in targets)
 
 
 def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localization:

@@ -26,3 +26,9 @@ def is_test_file(path: str) -> bool:
 def file_of(test_id: str) -> str:
     """The file a test id names (``tests/test_a.py::T::test_b[1]`` -> ``tests/test_a.py``)."""
     return test_id.split("::")[0]
+
+
+def under(test_id: str, target: str) -> bool:
+    """``test_id`` is ``target`` or one of the tests it stands for (a file, a class, a
+    parametrized test: ``tests/t.py::T`` holds ``tests/t.py::T::test_a[1]``)."""
+    return test_id == target or test_id.startswith(target + "::") or test_id.startswith(target + "[")

@@ -26,7 +26,7 @@ from pathlib import Path
 from codur.core.files import IGNORED_DIRS
 from codur.sandbox.lifetime import temp_dir
 from codur.testing import command as testcmd
-from codur.testing.ids import file_of, is_test_module
+from codur.testing.ids import file_of, is_test_module, under
 from codur.testing.runner import argv_of, run_tests
 
 #: Seconds a collection may take.
@@ -56,7 +56,7 @@ class Suite:
         """``test`` (a node id, a class or parametrized parent of one, or a file) is collected."""
         if test in self.counts or test in self._set:
             return True
-        return any(i.startswith(test + "::") or i.startswith(test + "[") for i in self.ids)
+        return any(under(i, test) for i in self.ids)
 
     def files(self) -> list[str]:
         """The test files the suite collects from, in pytest's order."""
@@ -66,12 +66,6 @@ class Suite:
         """(those of ``tests`` the suite collects, those it does not), each in order."""
         kept = [t for t in tests if t in self]
         return kept, [t for t in tests if t not in kept]
-
-    def size(self, selection: list[str]) -> int:
-        """How many collected test cases ``selection`` (ids or files) runs."""
-        return sum(self.counts[s] if s in self.counts else
-                   sum(1 for i in self.ids if i == s or i.startswith(s + "::") or i.startswith(s + "["))
-                   for s in dict.fromkeys(selection))
 
     def named(self, name: str) -> list[str]:
         """The collected ids whose test function or class is ``name`` (``test_parse`` matches
