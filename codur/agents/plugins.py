@@ -13,9 +13,9 @@ Two ways to register one:
 
 The target is an AgentPort instance, or a class (or factory) called with the agent's name
 as the keyword ``name``, returning one. The agent gets the turn's
-:class:`codur.core.ports.AgentTask` (``repo_root``, ``prompt``, ``task_type``) and edits
+:class:`codur.core.ports.IterationPlan` (``repo_root``, ``prompt``, ``task_type``) and edits
 the repo itself; the graph records its edits in the run's change journal, and the
-:class:`codur.llm.agent_runner.AgentRunner` drives it with the run's retries like any agent.
+:class:`codur.llm.agent_runner.Executor` drives it with the run's retries like any agent.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from codur.core.ports import AgentPort, AgentResult, AgentTask
+from codur.core.ports import AgentPort, ExecutionResult, IterationPlan
 
 GROUP = "codur.agents"
 TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -79,10 +79,10 @@ def load_agent(name: str, target: str | None = None) -> AgentPort:
 
 class UnloadableAgent:
     """Stands in for an agent that failed to load: each run fails at once with the reason
-    (exit code -1, which the AgentRunner does not retry), so the graph replans or ends."""
+    (exit code -1, which the Executor does not retry), so the graph replans or ends."""
 
     def __init__(self, name: str, error: str) -> None:
         self.name, self.error = name, error
 
-    def run(self, plan: AgentTask) -> AgentResult:
-        return AgentResult(success=False, output=self.error, exit_code=-1)
+    def run(self, plan: IterationPlan) -> ExecutionResult:
+        return ExecutionResult(success=False, output=self.error, exit_code=-1)

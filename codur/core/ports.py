@@ -3,8 +3,12 @@
 An *agent* is anything behind the :class:`AgentPort` protocol: the LLM tool loop
 (:class:`codur.graph.execution.agent_executor.AgentExecutor` wrapped as a port),
 or a registered Python class such as the command-line agent in
-``codur.agents.cli_agent``. The :class:`codur.llm.agent_runner.AgentRunner` drives a port
-with retries; the graph's ``execute`` node drives the AgentRunner.
+``codur.agents.cli_agent``. The :class:`codur.llm.agent_runner.Executor` drives a port
+with retries; the graph's ``execute`` node drives the Executor.
+
+The names are the Executor specification's (v0.6: ``Executor``, ``IterationPlan``,
+``ExecutionResult``, ``AgentPort``, ``QuotaState``); ``AgentTask`` and ``AgentResult`` are the
+same classes under the names codur's own modules used before, kept as internal aliases.
 
 Data crossing the port is frozen: an agent never mutates the plan it was given.
 """
@@ -41,7 +45,7 @@ class QuotaState:
 
 
 @dataclass(frozen=True)
-class AgentTask:
+class IterationPlan:
     """What an agent is asked to do in one Act step.
 
     Attributes:
@@ -60,8 +64,8 @@ class AgentTask:
 
 
 @dataclass(frozen=True)
-class AgentResult:
-    """The outcome of one agent invocation (after the AgentRunner's retries).
+class ExecutionResult:
+    """The outcome of one agent invocation (after the Executor's retries).
 
     Attributes:
         success: the agent finished without an error (not: the task is solved).
@@ -91,14 +95,18 @@ class AgentResult:
     messages: tuple[Any, ...] = ()
 
 
+AgentTask = IterationPlan  # internal alias: codur's callers' earlier name
+AgentResult = ExecutionResult  # internal alias: codur's callers' earlier name
+
+
 @runtime_checkable
 class AgentPort(Protocol):
-    """An agent the AgentRunner can run. Implementations must not raise for ordinary
-    failures: they return ``AgentResult(success=False, ...)``. They may raise
-    KeyboardInterrupt, which the AgentRunner re-raises at once."""
+    """An agent the Executor can run. Implementations must not raise for ordinary
+    failures: they return ``ExecutionResult(success=False, ...)``. They may raise
+    KeyboardInterrupt, which the Executor re-raises at once."""
 
     name: str
 
-    def run(self, plan: AgentTask) -> AgentResult:
+    def run(self, plan: IterationPlan) -> ExecutionResult:
         """Run the agent once on ``plan`` and report what happened."""
         ...

@@ -57,7 +57,8 @@ class RunReport:
             fixer = "agent"
         metadata = RunMetadata(
             diff=journal.diff(), files_changed=journal.changed_files, nodes=final.get("nodes", []), usage=usage,
-            timings=timings, fixer=fixer, verdict=_dump(final.get("verification")), stop=final.get("stop") or {},
+            timings=timings, fixer=fixer, verdict=_dump(final.get("verification_details")),
+            stop=final.get("stop") or {},
             limits={"max_turns": limits.max_turns, "timeout_s": limits.timeout_s,
                     "token_budget": limits.token_budget, "max_cost_usd": limits.max_cost_usd},
             session_id=self.request.session_id, resumed_from=resumed_from,

@@ -25,13 +25,13 @@ from codur.graph.execution.delegate import delegate_node
 from codur.graph.execution.execute import execute_node
 from codur.graph.execution.patch import patch_node
 from codur.graph.execution.review import review_node
+from codur.graph.execution.verification_agent import verification_agent_node
 from codur.graph.initialize import initialize_node
 from codur.graph.nodes import ContextSource, guarded
 from codur.graph.observe import observe_node
 from codur.graph.planning.plan import plan_node
 from codur.graph.routing import Route, route_after_patch, route_after_plan, route_after_review
 from codur.graph.state import CodurInput, CodurState
-from codur.graph.verify import verify_node
 
 
 def _to(target: str):
@@ -53,7 +53,7 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur", conte
     """
     builder = StateGraph(CodurState, input_schema=CodurInput, context_schema=StudioSettings)
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),
-                      ("delegate", delegate_node), ("execute", execute_node), ("verify", verify_node),
+                      ("delegate", delegate_node), ("execute", execute_node), ("verify", verification_agent_node),
                       ("review", review_node), ("patch", patch_node), ("done", done_node)]:
         builder.add_node(name_, fn.runnable(context_of))  # sync and async: see nodes.Node.runnable
     builder.add_edge(START, "initialize")

@@ -177,7 +177,7 @@ def outcome_of(state: CodurState) -> AgentOutcome | None:
 
 def verdict_of(state: CodurState) -> Verdict | None:
     """The last verdict, or None before the first verification."""
-    return _read(Verdict, state.get("verification"))
+    return _read(Verdict, state.get("verification_details"))
 
 
 class CodurState(TypedDict, total=False):
@@ -191,7 +191,8 @@ class CodurState(TypedDict, total=False):
         status / reason: "running" until a terminal status is written.
         observation: what observe found (:class:`Observation`).
         agent_outcome: the last Act step (:class:`AgentOutcome`).
-        verification: the last verdict (:class:`codur.graph.verification.verdict.Verdict`).
+        verification_details: the last verdict (:class:`codur.graph.verification.verdict.Verdict`:
+            passed, reasoning, suggestions, evidence).
         Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`.
         route: the next node plan or review chose (:class:`codur.graph.routing.Route`: delegate,
             patch, plan or done).
@@ -221,7 +222,7 @@ class CodurState(TypedDict, total=False):
     reason: str
     observation: Observation
     agent_outcome: AgentOutcome
-    verification: Verdict
+    verification_details: Verdict
     route: str
     feedback: str
     patch_attempted: bool
@@ -259,3 +260,21 @@ def initial_state(task: str, repo: str, run_id: str, *, session: list[str] | Non
     """The input of a run; ``session``: the session's earlier runs, rendered."""
     return CodurState(task=task, repo=repo, run_id=run_id, status="running", reason="", turn=0,
                       session=list(session or []))
+
+
+class ExecuteNodeResult(TypedDict, total=False):
+    """The partial update the execution module's nodes return (its specification's name).
+
+    Keys:
+        agent_outcome: the Act step's record (:class:`AgentOutcome`).
+        llm_calls: model calls the step made (a count).
+        verification_details: the verification agent's verdict
+            (:class:`codur.graph.verification.verdict.Verdict`: ``passed``, ``reasoning``,
+            ``suggestions``, ``strategy``, ``evidence``).
+        failure_signatures: the failed verdict's signature, appended to the state's.
+    """
+
+    agent_outcome: AgentOutcome
+    llm_calls: int
+    verification_details: Verdict
+    failure_signatures: list[str]

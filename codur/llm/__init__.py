@@ -1,6 +1,7 @@
-"""Models: the factory, the embedded local model, the scripted test model, the AgentRunner."""
+"""Models: the factory, the embedded local model, the scripted test model, the Executor
+(the agent runner with retries)."""
 
-from codur.llm.agent_runner import AgentRunner
+from codur.llm.agent_runner import Executor
 from codur.llm.factory import (
     ConfigModelProvider,
     ModelProvider,
@@ -11,7 +12,7 @@ from codur.llm.scripted import ScriptedChatModel, ScriptedRepliesExhausted
 
 __all__ = [
     "ConfigModelProvider",
-    "AgentRunner",
+    "Executor",
     "ModelProvider",
     "ScriptedChatModel",
     "ScriptedRepliesExhausted",

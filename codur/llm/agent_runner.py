@@ -1,6 +1,7 @@
-"""The AgentRunner: every agent invocation goes through it.
+"""The Executor: every agent invocation goes through it.
 
-Contract (the first design's "AgentExecutor"):
+Contract (the Executor specification, v0.6: ``Executor(agent: AgentPort, *, max_retries=2,
+base_delay=2.0)``, ``execute(plan: IterationPlan, dry_run=False) -> ExecutionResult``):
 
 - dry run: log the prompt (first 3000 characters), invoke nothing, write nothing;
 - otherwise save the prompt to ``<repo_root>/.codur/current_prompt.txt`` (atomically), run
@@ -26,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from codur.core.files import atomic_write_bytes
-from codur.core.ports import AgentPort, AgentResult, AgentTask, QuotaStatus
+from codur.core.ports import AgentPort, ExecutionResult, IterationPlan, QuotaStatus
 from codur.llm import policy
 from codur.llm.deadline import DeadlineExceeded
 from codur.llm.quota import quota_from_exception
@@ -37,7 +38,7 @@ MAX_DELAY_S = policy.MAX_DELAY_S
 _NO_RETRY_QUOTA = frozenset({QuotaStatus.RATE_LIMITED, QuotaStatus.QUOTA_EXHAUSTED})
 
 
-class AgentRunner:
+class Executor:
     """Run an :class:`AgentPort` with retries, backoff, quota awareness and dry run.
 
     Args:
@@ -81,18 +82,18 @@ class AgentRunner:
         self.deadline = deadline
         self._out_of_time = False
 
-    def execute(self, plan: AgentTask, dry_run: bool = False) -> AgentResult:
+    def execute(self, plan: IterationPlan, dry_run: bool = False) -> ExecutionResult:
         """Run the agent on ``plan``, retrying failures as described in the module docstring.
 
         Args:
             plan: what to do; ``plan.repo_root`` receives ``.codur/current_prompt.txt``.
-            dry_run: log the prompt and return ``AgentResult(success=True,
+            dry_run: log the prompt and return ``ExecutionResult(success=True,
                 output="(dry run)", dry_run=True, attempts=0)`` without invoking the agent.
 
         Returns:
             The last attempt's result, its quota_state untouched, with ``attempts`` (number of
             invocations) and ``duration_s`` (seconds from the first invocation to the end of
-            the last, backoff included) set by the AgentRunner.
+            the last, backoff included) set by the Executor.
 
         Raises:
             KeyboardInterrupt: from the agent, at once, without retry.
@@ -104,7 +105,7 @@ class AgentRunner:
                 DRY_RUN_PROMPT_CHARS,
                 plan.prompt[:DRY_RUN_PROMPT_CHARS],
             )
-            return AgentResult(success=True, output="(dry run)", dry_run=True, attempts=0)
+            return ExecutionResult(success=True, output="(dry run)", dry_run=True, attempts=0)
 
         self._save_prompt(plan)
         start = self._clock()
@@ -128,20 +129,20 @@ class AgentRunner:
             attempt += 1
         return replace(result, attempts=attempt + 1, duration_s=self._clock() - start)
 
-    def _attempt(self, plan: AgentTask) -> AgentResult:
+    def _attempt(self, plan: IterationPlan) -> ExecutionResult:
         try:
             return self.agent.run(plan)
         except Exception as exc:  # noqa: BLE001 - any error is a failed attempt; Ctrl-C passes
             self._log.debug("agent %s raised", self._agent_name(plan), exc_info=True)
             self._out_of_time = isinstance(exc, DeadlineExceeded)
-            return AgentResult(
+            return ExecutionResult(
                 success=False,
                 output=f"{type(exc).__name__}: {exc}",
                 exit_code=1,
                 quota_state=quota_from_exception(exc),
             )
 
-    def _save_prompt(self, plan: AgentTask) -> None:
+    def _save_prompt(self, plan: IterationPlan) -> None:
         """Write the prompt atomically; a failure to write is logged, not fatal."""
         path = Path(plan.repo_root) / PROMPT_FILE
         try:
@@ -149,11 +150,11 @@ class AgentRunner:
         except OSError as exc:
             self._log.warning("could not save the prompt to %s: %s", path, exc)
 
-    def _agent_name(self, plan: AgentTask) -> str:
+    def _agent_name(self, plan: IterationPlan) -> str:
         return getattr(self.agent, "name", "") or plan.agent
 
 
-def _retryable(result: AgentResult) -> bool:
+def _retryable(result: ExecutionResult) -> bool:
     return result.exit_code != -1 and result.quota_state.status not in _NO_RETRY_QUOTA
 
 
@@ -162,3 +163,6 @@ def _first_line(text: str, limit: int = 200) -> str:
         if line.strip():
             return line.strip()[:limit]
     return "(no output)"
+
+
+AgentRunner = Executor  # internal alias: codur's callers' earlier name

@@ -50,7 +50,7 @@ def test_a_failed_verify_does_not_route_to_the_agent_when_it_is_not_a_fixer(invo
                         limits=Limits(max_turns=3, timeout_s=60, token_budget=1000))
     failed = Verdict(passed=False, strategy="tests", failing_tests=["test_billing.py::test_x"], signature="x")
     state = {"task": TASK, "repo": str(invoice_repo), "task_type": "code_fix", "turn": 0, "patch_attempted": True,
-             "verification": failed, "failure_signatures": ["x"],
+             "verification_details": failed, "failure_signatures": ["x"],
              "agent_outcome": AgentOutcome(agent="patch", status="patched", edits=1, files=["billing.py"]),
              "observation": Observation(files=["billing.py"], tests=SuiteRun(failed=["test_billing.py::test_x"]))}
     assert decide(state, ctx)[:2] == ("done", "verification_failed")

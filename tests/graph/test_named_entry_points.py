@@ -12,9 +12,9 @@ from codur.tools import list_tools_for_tasks
 
 def test_verification_agent_node_is_the_verify_node():
     from codur.graph.execution import delegate_node, execute_node, review_node, verification_agent_node
-    from codur.graph.verify import verify_node
+    from codur.graph.execution.verification_agent import verification_agent_node as defined
 
-    assert verification_agent_node is verify_node
+    assert verification_agent_node is defined and verification_agent_node.name == "verify"
     for node in (delegate_node, execute_node, review_node, verification_agent_node):
         assert callable(node.body)  # the graph node wrapper around the body
 

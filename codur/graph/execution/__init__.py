@@ -4,9 +4,9 @@ Exports (imported on first use, PEP 562, so importing the package pulls in no no
 module and no import cycle can appear through it):
 
 - :func:`delegate_node`, :func:`execute_node`, :func:`review_node`;
-- :func:`verification_agent_node`: the Verify node, which runs the verification agent
-  (:func:`codur.graph.verify.verify_node`, under the name the execution module's
-  specification gives it);
+- :func:`verification_agent_node` (``verification_agent.py``): the graph's node ``verify``
+  (engine state Verify), which runs the verification agent and returns an
+  :class:`ExecuteNodeResult` with ``verification_details``;
 - :func:`patch_node`, the candidate-patch pipeline's node, also exported as
   :func:`repair_node` (its name in the first design: the mutation-repair step);
 - :mod:`codur.graph.execution.repair`: ``_attempt_local_repair``, the mutation repair
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from codur.graph.execution.patch import patch_node
     from codur.graph.execution.patch import patch_node as repair_node
     from codur.graph.execution.review import review_node
-    from codur.graph.verify import verify_node as verification_agent_node
+    from codur.graph.execution.verification_agent import verification_agent_node
+    from codur.graph.state import ExecuteNodeResult
 
 _LAZY = {
     "AgentExecutor": ("codur.graph.execution.agent_executor", "AgentExecutor"),
@@ -37,11 +38,12 @@ _LAZY = {
     "patch_node": ("codur.graph.execution.patch", "patch_node"),
     "repair_node": ("codur.graph.execution.patch", "patch_node"),
     "review_node": ("codur.graph.execution.review", "review_node"),
-    "verification_agent_node": ("codur.graph.verify", "verify_node"),
+    "verification_agent_node": ("codur.graph.execution.verification_agent", "verification_agent_node"),
+    "ExecuteNodeResult": ("codur.graph.state", "ExecuteNodeResult"),
 }
 
-__all__ = ["AgentExecutor", "LLMAgent", "delegate_node", "execute_node", "patch_node", "repair_node",
-           "review_node", "verification_agent_node"]
+__all__ = ["AgentExecutor", "ExecuteNodeResult", "LLMAgent", "delegate_node", "execute_node", "patch_node",
+           "repair_node", "review_node", "verification_agent_node"]
 
 
 def __getattr__(name: str) -> Any:

@@ -5,5 +5,5 @@
 - :mod:`.llm`: the critic model's tool loop that picks the strategy and runs the checks;
 - :mod:`.judge`: the model's verdict combined with the deterministic one (fallback, overrule).
 
-The verify node (:mod:`codur.graph.verify`) decides which runs.
+The verify node (:mod:`codur.graph.execution.verification_agent`) decides which runs.
 """

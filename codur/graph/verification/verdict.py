@@ -2,7 +2,7 @@
 
 :class:`ModelVerdict` is the schema the critic model answers in (the ``response_format``
 JSON schema on an endpoint that supports it); :class:`Verdict` is what the graph keeps
-(``state["verification"]``): the model's fields plus where the verdict came from, an
+(``state["verification_details"]``): the model's fields plus where the verdict came from, an
 overrule by the deterministic checks, and the failure signature the router compares.
 """
 

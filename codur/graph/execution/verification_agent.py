@@ -1,5 +1,10 @@
 """verify (engine state Verify): the verification agent checks the repo after a turn.
 
+:func:`verification_agent_node` is the graph's node ``verify``; it returns an
+:class:`~codur.graph.state.ExecuteNodeResult` whose ``verification_details`` is the
+:class:`~codur.graph.verification.verdict.Verdict` (passed, strategy, evidence, reasoning,
+suggestions) — the names of the execution module's specification.
+
 Which verifier runs:
 
 - a question (no change): the deterministic ``answer`` check (did the loop end with an answer);
@@ -30,7 +35,7 @@ from __future__ import annotations
 from codur.core.events import emit
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of
+from codur.graph.state import AgentOutcome, CodurState, ExecuteNodeResult, observation_of, outcome_of
 from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import unusable, with_tests, without_tests
@@ -66,8 +71,17 @@ def model_verification(state: CodurState, ctx: RunContext, changed: list[str]) -
 
 
 @node("verify")
-def verify_node(state: CodurState, ctx: RunContext) -> dict:
-    """Verify the turn (see the module docstring); write the verdict and its usage."""
+def verification_agent_node(state: CodurState, ctx: RunContext) -> ExecuteNodeResult:
+    """Verify the turn (see the module docstring).
+
+    Args:
+        state: the run's state (its task, observation and the last agent outcome are read).
+        ctx: the run's context (its ToolExecutor, models, limits, config).
+
+    Returns:
+        ``{"verification_details": Verdict}``, plus ``failure_signatures: [signature]`` when
+        the verdict failed (the critic's model calls are in the run's usage ledger).
+    """
     tools = ctx.tools
     has_tests = observation_of(state).has_tests
     task_type = state.get("task_type", "code_fix")
@@ -102,7 +116,7 @@ def verify_node(state: CodurState, ctx: RunContext) -> dict:
     emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
           "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback,
           "refused": verdict.refused})
-    update: dict = {"verification": verdict}
+    update = ExecuteNodeResult(verification_details=verdict)
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]
     return update
