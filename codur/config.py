@@ -44,6 +44,7 @@ from codur.config_tables import (
     RuntimeLimits,
     StorageSettings,
     postgres_url,
+    with_runtime,
 )
 from codur.core.contracts import FIXER_NAMES, MODEL_FIXERS, FixerName
 from codur.sandbox.limits import default_test_memory_mb
@@ -56,6 +57,24 @@ class CodurConfig(BaseSettings):
     config file when built by :func:`load_config`."""
 
     model_config = SettingsConfigDict(env_prefix="CODUR_", env_nested_delimiter="__", extra="ignore")
+
+    def __init__(self, **values: Any) -> None:
+        """Settings given as arguments over the environment and the config files.
+
+        ``runtime`` (a dict or a :class:`RuntimeLimits`) sets the limits under their
+        :attr:`runtime` names, e.g. ``CodurConfig(runtime={"max_iterations": 5})`` is
+        ``CodurConfig(max_turns=5)``; so does a config file's ``[runtime]`` table.
+
+        Raises:
+            ConfigError: ``runtime`` names no limit, is not a table, or contradicts an argument
+                that sets the same setting (``runtime.max_iterations = 5 and max_turns = 3``).
+            pydantic.ValidationError: a value out of range.
+        """
+        try:
+            values = with_runtime(values)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        super().__init__(**values)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
@@ -255,8 +274,8 @@ class CodurConfig(BaseSettings):
 
     @property
     def runtime(self) -> RuntimeLimits:
-        """The run-time limits as one read-only view (:class:`RuntimeLimits`); each is a setting
-        above, so changing one is changing that setting."""
+        """The run-time limits as one view (:class:`RuntimeLimits`); each is a setting above,
+        set by that setting, by ``[runtime]`` in a config file or by ``CodurConfig(runtime=...)``."""
         return RuntimeLimits(max_iterations=self.max_turns, tool_iterations=self.max_iterations,
                              timeout_s=self.timeout_s, token_budget=self.token_budget,
                              max_cost_usd=self.max_cost_usd, max_retries=self.max_retries)

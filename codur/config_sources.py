@@ -37,6 +37,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from codur.config_tables import with_runtime
+
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
 
@@ -67,9 +69,10 @@ class ConfigFile:
         return ".".join((("tool", "codur") if self.kind == "pyproject" else ()) + path)
 
     def source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
-        """The pydantic-settings source reading this file."""
+        """The pydantic-settings source reading this file (its ``[runtime]`` table read as the
+        settings it names: :func:`codur.config_tables.with_runtime`)."""
         header = ("tool", "codur") if self.kind == "pyproject" else None
-        return TomlConfigSettingsSource(settings_cls, self.path, toml_table_header=header)
+        return _FileSource(settings_cls, self.path, toml_table_header=header, where=self)
 
     def check(self, settings_cls: type[BaseSettings]) -> None:
         """Raise ConfigFileError (one line naming the file) when the file is not valid TOML or
@@ -78,10 +81,25 @@ class ConfigFile:
             tomllib.loads(self.path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigFileError(f"{self.label}: not valid TOML ({exc})") from None
-        unknown = unknown_keys(settings_cls, self.source(settings_cls)())
+        unknown = unknown_keys(settings_cls, self.source(settings_cls)())  # a bad [runtime] raises here
         if unknown:
             keys = ", ".join(sorted(self.key(tuple(k.split("."))) for k in unknown))
             raise ConfigFileError(f"{self.label}: not a codur setting: {keys}")
+
+
+class _FileSource(TomlConfigSettingsSource):
+    """A config file's TOML source whose ``[runtime]`` table sets the settings it names."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path, *, toml_table_header: tuple[str, ...] | None,
+                 where: ConfigFile) -> None:
+        self._where = where
+        super().__init__(settings_cls, path, toml_table_header=toml_table_header)
+
+    def __call__(self) -> dict[str, Any]:
+        try:
+            return with_runtime(super().__call__(), f"{self._where.label}: {self._where.key(('runtime',))}")
+        except ValueError as exc:
+            raise ConfigFileError(str(exc)) from None
 
 
 def unknown_keys(model: type[BaseModel], values: dict, prefix: tuple[str, ...] = ()) -> list[str]:

@@ -6,10 +6,11 @@ and how they are read: :mod:`codur.config`.
 
 from __future__ import annotations
 
+import difflib
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 
@@ -129,3 +130,37 @@ class RuntimeLimits:
     token_budget: int
     max_cost_usd: float | None
     max_retries: int
+
+
+#: The ``[runtime]`` table's keys (``RuntimeLimits``' names) -> the setting each one sets.
+RUNTIME_SETTINGS = {"max_iterations": "max_turns", "tool_iterations": "max_iterations", "timeout_s": "timeout_s",
+                    "token_budget": "token_budget", "max_cost_usd": "max_cost_usd", "max_retries": "max_retries"}
+
+
+def with_runtime(values: dict[str, Any], where: str = "runtime") -> dict[str, Any]:
+    """``values`` (a config file's table, or ``CodurConfig``'s arguments) with its ``runtime``
+    table (a dict or a :class:`RuntimeLimits`) written as the settings it names, e.g.
+    ``{"runtime": {"max_iterations": 5}}`` -> ``{"max_turns": 5}``. ``values`` is not changed.
+
+    Raises:
+        ValueError: ``runtime`` is not a table, names a key :data:`RUNTIME_SETTINGS` lacks, or sets
+            a setting ``values`` also sets to another value (one line naming both, after ``where``).
+    """
+    if "runtime" not in values:
+        return values
+    out = dict(values)
+    table = out.pop("runtime")
+    if isinstance(table, RuntimeLimits):
+        table = asdict(table)
+    if not isinstance(table, dict):
+        raise ValueError(f"{where}: a table of {', '.join(RUNTIME_SETTINGS)} (got {type(table).__name__})")
+    for key, value in table.items():
+        setting = RUNTIME_SETTINGS.get(key)
+        if setting is None:
+            close = difflib.get_close_matches(str(key), list(RUNTIME_SETTINGS), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else f" (one of {', '.join(RUNTIME_SETTINGS)})"
+            raise ValueError(f"{where}.{key}: not a runtime limit{hint}")
+        if setting in out and out[setting] != value:
+            raise ValueError(f"{where}.{key} = {value!r} and {setting} = {out[setting]!r} set the same limit")
+        out[setting] = value
+    return out

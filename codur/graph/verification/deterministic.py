@@ -5,8 +5,9 @@ Strategies, inferred from the repo:
 
 - ``tests``: the repo has pytest tests → run the whole suite; passed = every test passes.
   ``hybrid`` adds the syntax check of the changed files.
-- ``entry_points``: no tests but entry points (``if __name__ == "__main__"``, ``__main__.py``)
-  → run them as the run_python_file tool does (a package's ``__main__.py`` with ``-m``);
+- ``entry_points``: no tests but entry points (the repo's ``main.py`` / ``app.py`` at its root,
+  guarded or not; ``if __name__ == "__main__"`` modules; ``__main__.py``) → run them in the
+  sandbox with a time limit as the run_python_file tool does (a package's ``__main__.py`` with ``-m``);
   passed = exit code 0 and, when the task quotes an expected output, that output; when the
   repo has an ``expected.txt`` at its root, one entry point's stdout must be exactly it (line
   by line, trailing spaces aside: :func:`codur.tools.output_match.first_difference`), and a
@@ -38,12 +39,18 @@ CHANGE_TASKS = {TaskType.CODE_FIX.value, TaskType.CODE_GENERATION.value}  # veri
 # agent that does not report how it ended (a command-line agent: "").
 ANSWER_ENDINGS = {"done", "no_tool_call", ""}
 EXPECTED_FILE = "expected.txt"  # at the repo's root: the output an entry point must print
+ENTRY_SCRIPTS = ("main.py", "app.py")  # at the repo's root: run as scripts, with or without a __main__ guard
+ENTRY_TIMEOUT_S = 30.0  # one entry point's run, seconds (its process group is killed past it)
 
 
 def entry_points(ctx: ToolContext, limit: int = 3) -> list[str]:
-    """Repo-relative paths of modules with a ``__main__`` guard and ``__main__.py`` files (tests excluded)."""
-    out = []
+    """Repo-relative paths of the entry points, at most ``limit``: the root's ``main.py`` and
+    ``app.py`` first (a plain script is an entry point too), then modules with a ``__main__``
+    guard and ``__main__.py`` files (tests excluded)."""
+    out = [name for name in ENTRY_SCRIPTS if (ctx.root / name).is_file()]
     for p in ctx.walk("."):
+        if ctx.rel(p) in out:
+            continue
         if p.suffix != ".py" or is_test_file(ctx.rel(p)):
             continue
         try:
@@ -149,9 +156,12 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
         expected = expected_output(task)
         evidence, stdout = [], {}
         for rel in entries:
-            proc = run_entry_point(ctx, rel, timeout_s=30)
+            proc = run_entry_point(ctx, rel, timeout_s=ENTRY_TIMEOUT_S)
             ok = proc.exit_code == 0 and (expected is None or expected in proc.stdout)
-            evidence.append(Evidence(command=f"python {rel}", output=(proc.stdout + proc.stderr)[-1500:], ok=ok))
+            said = (proc.stdout + proc.stderr)[-1500:]
+            if proc.timed_out:
+                said += f"\n(killed: still running after {ENTRY_TIMEOUT_S:g} s)"
+            evidence.append(Evidence(command=f"python {rel}", output=said, ok=ok))
             stdout[rel] = proc.stdout
         if (compared := expected_file_check(ctx, stdout, changed)) is not None:
             evidence.append(compared)
