@@ -180,7 +180,8 @@ class Flaky:
     calls = 0
     def run(self, plan):
         Flaky.calls += 1
-        return ExecutionResult(success=Flaky.calls > 1, output=f"call {Flaky.calls}", exit_code=0 if Flaky.calls > 1 else 1)
+        ok = Flaky.calls > 1
+        return ExecutionResult(success=ok, output=f"call {Flaky.calls}", exit_code=0 if ok else 1)
 
 result = Executor(Flaky(), max_retries=2, base_delay=0.01).execute(IterationPlan(prompt="go", repo_root=Path(".")))
 print(result.success, result.output, result.attempts, Path(".codur/current_prompt.txt").read_text())
