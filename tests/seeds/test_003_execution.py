@@ -144,6 +144,44 @@ def test_tool_result_only_continues_to_planning_then_success_is_accepted(script_
     assert models["planner"].calls  # the replan asked the planner
 
 
+def test_fix_tasks_are_detected_once_by_plan_and_review_reads_the_task_type():
+    """Deviation: the task type is decided once, by plan (its wording's fast path, else the
+    planner model), not by review re-reading the message; review reads ``task_type``."""
+    from codur.graph.planning.plan import classify
+    from codur.tools.registry import TaskType
+
+    assert classify("fix the crash in main.py", failing_tests=True) is TaskType.CODE_FIX
+    assert classify("why does main.py print 5?", failing_tests=False) in (TaskType.EXPLANATION,
+                                                                          TaskType.CODE_ANALYSIS)
+
+
+def test_with_tests_the_suite_is_the_verification_and_entry_scripts_are_not_run(tmp_path: Path):
+    """Deviation: ``python main.py or app.py`` with ``expected.txt`` is the verification of a repo
+    without tests; where the repo has tests, they decide."""
+    (tmp_path / "main.py").write_text("print('wrong')\n")
+    (tmp_path / "expected.txt").write_text("right\n")
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1\n")
+    verdict = verify_repo(ToolExecutor(tmp_path).ctx, task="fix", task_type="code_fix", changed=[],
+                          has_tests=True)
+    assert verdict.passed and verdict.strategy == "tests"
+    assert all("main.py" not in e.command for e in verdict.evidence)
+
+
+def test_local_repair_runs_first_as_the_patch_node_not_as_a_last_resort(script_repo: Path):
+    """Deviation: the mutation search (the patch node) runs right after plan for a fix task with
+    failing tests, the cheapest fixer first; ``_attempt_local_repair`` stays for callers."""
+    from codur.graph.routing import patch_eligible
+    from codur.graph.state import Observation, TestRun
+
+    ctx = build_context(script_repo, CodurConfig(critic=False),
+                        models=StaticModelProvider({"actor": ScriptedChatModel(replies=[])}))
+    state = {**initial_state("fix the failing test", str(script_repo), "r-1"), "task_type": "code_fix",
+             "observation": Observation(files=["calc.py", "test_calc.py"], has_tests=True,
+                                        tests=TestRun(failed=["test_calc.py::test_area"]))}
+    assert patch_eligible(state, ctx)
+    assert not patch_eligible({**state, "patch_attempted": True}, ctx)  # once per run
+
+
 # -- delegate_node ---------------------------------------------------------------------------------
 
 def test_delegate_node_routes_to_the_selected_agent_or_the_configured_default(script_repo: Path):
