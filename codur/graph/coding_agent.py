@@ -40,7 +40,8 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
         parts.append("Earlier in this session (the task may build on these runs):\n" + "\n".join(session))
     if obs.files:
         parts.append("Python files: " + ", ".join(obs.files[:25]))
-    if obs.tests and not state.get("feedback"):
+    fresh = state.get("retry") == "fresh_retry"  # the files are back as they were: the first report holds
+    if obs.tests and (fresh or not state.get("feedback")):
         parts.append("Test results before any change:\n" + obs.tests.report)
     for path, numbered in (current or obs.sources).items():
         parts.append(f"{path} (now):\n{numbered}")
@@ -55,7 +56,12 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
                      f"the others; build on it if it helps (it is not applied):\n```diff\n{near['diff'][:1500]}```")
     if steps := plan_of(state).steps:
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
-    if feedback := state.get("feedback"):
+    if fresh:
+        parts.append("An earlier attempt made none of the failing tests pass and was reverted (the files above "
+                     f"are as they were). It changed:\n```diff\n{state.get('tried', '')}\n```\nAfter it:\n"
+                     f"{state.get('feedback', '')}\nFix the bug a different way: re-read the failing test's "
+                     "assertion and the most suspicious functions before editing.")
+    elif feedback := state.get("feedback"):
         parts.append("Your previous attempt did not pass verification:\n" + feedback)
     parts.append("Reply with one tool call in a ```json block.")
     return "\n\n".join(parts)
