@@ -121,8 +121,13 @@ class CodurConfig(BaseSettings):
 
     max_turns: int = Field(3, ge=1, description="Plan→Act→Verify cycles before status failed/max_turns.")
     stop_without_progress: bool = Field(
-        True, description="After the patch pipeline found no plausible patch, an agent turn that makes none of the "
-        "tests failing at the start pass ends the run (failed, no_progress) instead of starting another turn.")
+        True, description="After the patch pipeline found no plausible patch, agent turns that make none of the "
+        "tests failing at the start pass are retried with a different strategy (a fresh retry: the edits reverted, "
+        "the prompt told what was tried) until no_progress_turns such turns, then the run ends (failed, "
+        "no_progress); false: every turn until max_turns, edits kept.")
+    no_progress_turns: int = Field(
+        2, ge=1, description="Agent turns in a row without progress (after a failed patch pipeline) before the run "
+        "gives up (failed, no_progress); each turn but the first is a fresh retry. Bounded by max_turns.")
     timeout_s: float = Field(1200.0, ge=0, description="Wall-clock limit of a run, seconds (0: stop at the first "
                               "check); every model call's HTTP timeout is cut to the time left.")
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")

@@ -22,6 +22,7 @@ from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState, observation_of, plan_of
 from codur.llm.factory import models_for_profile
 from codur.llm.policy import CallPolicy
+from codur.patch.splice import functions
 from codur.tools.context import ToolError
 from codur.tools.executor import ToolExecutor
 from codur.tools.registry import TaskType
@@ -40,7 +41,8 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
         parts.append("Earlier in this session (the task may build on these runs):\n" + "\n".join(session))
     if obs.files:
         parts.append("Python files: " + ", ".join(obs.files[:25]))
-    if obs.tests and not state.get("feedback"):
+    fresh = state.get("retry") == "fresh_retry"  # the files are back as they were: the first report holds
+    if obs.tests and (fresh or not state.get("feedback")):
         parts.append("Test results before any change:\n" + obs.tests.report)
     for path, numbered in (current or obs.sources).items():
         parts.append(f"{path} (now):\n{numbered}")
@@ -55,7 +57,12 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
                      f"the others; build on it if it helps (it is not applied):\n```diff\n{near['diff'][:1500]}```")
     if steps := plan_of(state).steps:
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
-    if feedback := state.get("feedback"):
+    if fresh:
+        parts.append("An earlier attempt made none of the failing tests pass and was reverted (the files above "
+                     f"are as they were). It changed:\n```diff\n{state.get('tried', '')}\n```\nAfter it:\n"
+                     f"{state.get('feedback', '')}\nFix the bug a different way: re-read the failing test's "
+                     "assertion and the most suspicious functions before editing.")
+    elif feedback := state.get("feedback"):
         parts.append("Your previous attempt did not pass verification:\n" + feedback)
     parts.append("Reply with one tool call in a ```json block.")
     return "\n\n".join(parts)
@@ -74,9 +81,48 @@ def current_sources(state: CodurState, ctx: RunContext) -> dict[str, str]:
     return out
 
 
+#: Lines of the most suspicious functions' code the prompt shows from files too long to show whole.
+SUSPECT_LINES = 120
+#: Suspicious functions (best first) whose code the prompt may show.
+SUSPECT_FUNCTIONS = 3
+
+
+def suspect_sources(state: CodurState, ctx: RunContext, shown: dict[str, str]) -> dict[str, str]:
+    """The code of the most suspicious functions (fault localization's best, at most
+    :data:`SUSPECT_FUNCTIONS`, :data:`SUSPECT_LINES` lines in all) whose files ``shown`` does not
+    hold whole (observe shows files of at most 160 lines in all), numbered as in their file
+    and re-found by name as the file is now; keyed ``"<path> lines <a>–<b>, <function>"``.
+
+    On a real project the module under test is often thousands of lines: without this the
+    first prompt names the function but shows none of it, and a small model's first tool
+    calls go to finding it."""
+    out: dict[str, str] = {}
+    budget = SUSPECT_LINES
+    for f in (observation_of(state).functions or [])[:SUSPECT_FUNCTIONS]:
+        if f["path"] in shown or budget <= 0:
+            continue
+        try:
+            text = ctx.tools.ctx.read_text(f["path"])
+            spans = [s for s in functions(text, f["path"]) if s.qualname == f["function"]]
+        except (ToolError, SyntaxError):
+            continue
+        start, end = (spans[0].start, spans[0].end) if spans else (f["start"], f["end"])
+        lines = text.splitlines()
+        end = min(end, start + budget - 1, len(lines))
+        if end < start:
+            continue
+        budget -= end - start + 1
+        out[f"{f['path']} lines {start}–{end}, {f['function']}"] = "\n".join(
+            f"{i:4d}| {lines[i - 1]}" for i in range(start, end + 1))
+    return out
+
+
 def execution_plan(state: CodurState, ctx: RunContext, agent: str) -> AgentTask:
-    """The Act step's plan: the turn prompt with the current code."""
-    return AgentTask(prompt=turn_prompt(state, current_sources(state, ctx)), repo_root=Path(state["repo"]),
+    """The Act step's plan: the turn prompt with the current code (whole files, and the most
+    suspicious functions of files too long for that: :func:`suspect_sources`)."""
+    current = current_sources(state, ctx)
+    current.update(suspect_sources(state, ctx, current))
+    return AgentTask(prompt=turn_prompt(state, current), repo_root=Path(state["repo"]),
                          agent=agent, task_type=state.get("task_type", TaskType.CODE_FIX.value),
                          run_id=state.get("run_id", ""))
 

@@ -31,6 +31,11 @@ class Route(StrEnum):
     DONE = "done"
 
 
+#: review's retry strategy after an agent turn without progress (``state["retry"]``): the
+#: delegate node reverts the earlier turns' edits, the prompt says what was tried.
+FRESH = "fresh_retry"
+
+
 def route_after_plan(state: CodurState) -> Route:
     """The plan's route: patch (the candidate-patch pipeline) or delegate (the agent)."""
     return Route.PATCH if state.get("route") == Route.PATCH else Route.DELEGATE

@@ -121,7 +121,8 @@ class AgentOutcome(Record):
             tool_calls, dry_run: the AgentRunner's report; edits: files this step changed.
         stop_reason: how the agent's loop ended (done, no_tool_call, max_iterations, repeating,
             stopped: <limit>); '' when the agent does not say.
-        source, provenance, tried, elapsed_s (seconds), files, reverted: the patch pipeline's.
+        elapsed_s: how long the step took, seconds (an agent's turn or the patch pipeline).
+        source, provenance, tried, files, reverted: the patch pipeline's.
     """
 
     agent: str
@@ -197,6 +198,11 @@ class CodurState(TypedDict, total=False):
         route: the next node plan or review chose (:class:`codur.graph.routing.Route`: delegate,
             patch, plan or done).
         feedback: failure context handed to the next Act step.
+        retry: the next turn's strategy when it is not a plain retry: "fresh_retry" (review, after a
+            turn without progress: its edits reverted, the prompt told what was tried).
+        tried: the diff of the turns a fresh retry reverted (delegate writes it; the prompt shows it).
+        turns_without_progress: agent turns in a row, after a failed patch pipeline, that made none
+            of the tests failing at the start pass (review counts them; the give-up rule reads them).
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
         patch: what it found: status, source, provenance, tried per source, phases (seconds),
             near_miss (the best near miss: label, fixed, failing, diff) or None.
@@ -225,6 +231,9 @@ class CodurState(TypedDict, total=False):
     verification_details: Verdict
     route: str
     feedback: str
+    retry: str
+    tried: str
+    turns_without_progress: int
     patch_attempted: bool
     patch: dict[str, Any]
     nodes: Annotated[list[str], operator.add]

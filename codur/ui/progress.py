@@ -180,8 +180,14 @@ class Progress:
             if self._sandbox_said:
                 return None
             self._sandbox_said = True
-        if name in ("agent.fallback", "plan.fallback", "sandbox.fallback"):
+        if name == "agent.retry":
+            undone = ", ".join(event.get("reverted") or []) or "nothing"
+            return (f"   [yellow]↻ fresh retry (turn {event.get('turn')}): the last attempt fixed no failing test; "
+                    f"reverted {escape(undone)[:200]}[/]")
+        if name in ("model.fallback", "plan.fallback", "sandbox.fallback"):
             what = event.get("error") or event.get("reason") or ""
+            if name == "model.fallback":  # the model-call policy went on to the chain's next profile
+                what = f"{event.get('role', 'model')}: profile {event.get('from_profile')} → {event.get('to_profile')}"
             return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"
         if name.startswith("patch."):
             return self._patch_line(name, event)

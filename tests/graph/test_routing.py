@@ -278,20 +278,64 @@ def test_no_plausible_patch_hands_over_to_the_agent_with_the_near_miss(tmp_path:
 DOC_EDIT = call("replace_in_file", path="shop.py", old="10% off from 10 items.", new="10% off from ten items.")
 
 
-@pytest.mark.parametrize("stop_without_progress", [True, False])
-def test_an_agent_turn_without_progress_after_the_pipeline_ends_the_run(tmp_path: Path, stop_without_progress):
+#: a second wrong turn: a different failure (the discount changed too), still none of the failing tests pass
+RATE_EDIT = call("replace_in_file", path="shop.py", old="return gross * 0.9", new="return gross * 0.8")
+#: the right fix, written against the original code (a fresh retry starts from it)
+SHOP_FIX = call("replace_in_file", path="shop.py", old="gross = quantity + unit\n    if quantity > 10:",
+                new="gross = quantity * unit\n    if quantity >= 10:")
+
+
+def trace(result, kind: str) -> list[dict]:
+    events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+    return [e for e in events if e["event_type"] == kind]
+
+
+def test_a_turn_without_progress_gets_a_fresh_retry_from_the_original_code(tmp_path: Path):
+    """Seed 003: "different error → retry with agent". The docstring edit fixed nothing: it is
+    reverted, and the next turn, told what was tried, fixes the bug from the original code."""
+    repo = write_repo(tmp_path / "shop", SHOP)
+    result, models = run_with(repo, [SHOP_NEAR, DOC_EDIT, "Done.", SHOP_FIX, "Fixed."], repair=True,
+                              repair_workers=2, fixers=["sampling", "agent"], samples=1)
+    assert result.status is RunStatus.SUCCESS, result.reason
+    assert result.nodes.count("delegate") == 2 and result.turns == 2
+    text = (repo / "shop.py").read_text()
+    assert "10% off from 10 items." in text and "gross = quantity * unit" in text  # the doc edit was put back
+    assert "ten items" not in result.diff
+    retry_prompt = models["actor"].calls[3][1].content
+    assert "An earlier attempt made none of the failing tests pass and was reverted" in retry_prompt
+    assert "+    \"\"\"Price of quantity items: 10% off from ten items.\"\"\"" in retry_prompt  # what was tried
+    assert "Test results before any change" in retry_prompt  # the files are as they were: so is the report
+    [retry] = trace(result, "agent.retry")
+    assert retry["strategy"] == "fresh_retry" and retry["turn"] == 2 and retry["reverted"] == ["shop.py"]
+
+
+def test_the_give_up_rule_counts_the_fresh_retries(tmp_path: Path):
+    repo = write_repo(tmp_path / "shop", SHOP)
+    result, models = run_with(repo, [SHOP_NEAR, DOC_EDIT, "Done.", RATE_EDIT, "Done.", "never played"],
+                              repair=True, repair_workers=2, fixers=["sampling", "agent"], samples=1, max_turns=5)
+    assert result.status is RunStatus.FAILED and result.reason == "no_progress"
+    assert result.nodes.count("delegate") == 2 and result.nodes[-2:] == ["review", "done"]
+    assert models["actor"].remaining == 1
+    assert result.metadata["stop"]["turns_without_progress"] == 2
+    assert (repo / "shop.py").read_text() == SHOP["shop.py"]  # a failed run leaves the files as they were
+
+
+def test_the_same_failure_after_a_fresh_retry_is_stuck(tmp_path: Path):
+    """Seed 003: "same error repeats: agent is stuck, exit"."""
+    repo = write_repo(tmp_path / "shop", SHOP)
+    result, _ = run_with(repo, [SHOP_NEAR, DOC_EDIT, "Done.", "Done."], repair=True, repair_workers=2,
+                         fixers=["sampling", "agent"], samples=1, no_progress_turns=5)
+    assert result.status is RunStatus.FAILED and result.reason == "stuck"
+    assert result.nodes.count("delegate") == 2
+
+
+def test_without_stop_without_progress_the_turns_go_on_with_the_edits_kept(tmp_path: Path):
     repo = write_repo(tmp_path / "shop", SHOP)
     result, models = run_with(repo, [SHOP_NEAR, DOC_EDIT, "Done.", "Done."], repair=True, repair_workers=2,
-                              fixers=["sampling", "agent"], samples=1, stop_without_progress=stop_without_progress)
-    assert result.status is RunStatus.FAILED
-    if stop_without_progress:  # one turn, then the run gives up: no second turn of the same
-        assert result.reason == "no_progress"
-        assert result.nodes.count("delegate") == 1 and result.nodes[-2:] == ["review", "done"]
-        assert len(models["actor"].calls) == 3
-    else:  # the agent gets its next turn (here the same failure twice: stuck)
-        assert result.reason == "stuck"
-        assert result.nodes.count("delegate") == 2
-    assert "10% off from 10 items." in (repo / "shop.py").read_text()  # a failed run leaves the files as they were
+                              fixers=["sampling", "agent"], samples=1, stop_without_progress=False)
+    assert result.status is RunStatus.FAILED and result.reason == "stuck"  # the same failure twice
+    assert result.nodes.count("delegate") == 2 and trace(result, "agent.retry") == []
+    assert "did not pass verification" in models["actor"].calls[3][-1].content  # the edits are kept: a plain retry
 
 
 def test_no_plausible_patch_and_no_agent_ends_failed(invoice_repo: Path):

@@ -8,6 +8,8 @@ run its whole turn again; a command-line or Python agent is retried by the Agent
 
 from __future__ import annotations
 
+import time
+
 from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import RunContext
@@ -33,6 +35,7 @@ def execute_node(state: CodurState, ctx: RunContext) -> dict:
     deadline = ctx.limits.started_at + ctx.limits.timeout_s if ctx.limits is not None else None
     executor = AgentRunner(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
                         base_delay=ctx.config.retry_base_delay_s, deadline=deadline)
+    started = time.monotonic()
     result = executor.execute(plan, dry_run=ctx.config.dry_run)
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
     # "" for an agent that does not say (a command-line agent); "failed" when the turn itself
@@ -50,7 +53,7 @@ def execute_node(state: CodurState, ctx: RunContext) -> dict:
         # files this turn changed, from the change journal: whoever wrote them (tools or a
         # command-line agent), and an edit undone in the same turn does not count
         edits=len(journal.changed_since(before)),
-        stop_reason=ended,
+        stop_reason=ended, elapsed_s=round(time.monotonic() - started, 3),
     )
     emit({"event_type": "agent.outcome", **outcome.model_dump(include={"agent", "status", "attempts", "quota",
                                                                         "exit_code", "tool_calls", "edits"})})

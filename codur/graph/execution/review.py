@@ -13,9 +13,12 @@
 - the agent not among the fixers (``CodurConfig.fixers``): repair if eligible, else done
   (failed, verification_failed): retry and replan would both reach the agent;
 - after a failed patch pipeline, an agent turn that made none of the tests failing at the
-  start pass → done (failed, no_progress), when ``stop_without_progress`` (the default):
-  the cheap fixers and the model's samples had their chance, and on bench/agent a later
-  turn rescued no task;
+  start pass (a different failure: the same one is stuck, above) → a **fresh retry**
+  (seed 003: "different error → retry"): the turn's edits are reverted and the next turn
+  starts from the original code, told what was tried (:data:`FRESH`); after
+  ``no_progress_turns`` such turns in a row (default 2), or when the time left is shorter
+  than the last turn took, → done (failed, no_progress), when ``stop_without_progress``
+  (the default);
 - the agent's turn changed nothing (a tool-result-only turn) → replan;
 - otherwise → retry the agent with the failure as context.
 A run that ends ``failed`` after a verdict that refused the change (it edited a test, emptied
@@ -35,7 +38,7 @@ from codur.core.budget import Stop
 from codur.core.contracts import PatchStatus, RunStatus, StopReason
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.routing import OUTAGE_STATUS, Route, outage_end, patch_eligible
+from codur.graph.routing import FRESH, OUTAGE_STATUS, Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, TurnStatus, observation_of, outcome_of, verdict_of
 from codur.graph.verification.verdict import Verdict
 
@@ -79,6 +82,8 @@ def decide(state: CodurState, ctx: RunContext) -> tuple[Route, str, Stop | None]
         return Route.DONE, "stuck" if stuck else stop.reason, stop
     no_progress = _no_progress(state, ctx, verdict)
     if no_progress is not None:
+        if no_progress.reason == FRESH:
+            return Route.DELEGATE, FRESH, None
         return Route.DONE, no_progress.reason, no_progress
     if "agent" not in ctx.config.fixers:  # retry and replan both lead to the agent: not for this run
         if patch_eligible(state, ctx):
@@ -91,31 +96,55 @@ def decide(state: CodurState, ctx: RunContext) -> tuple[Route, str, Stop | None]
     return Route.DELEGATE, "verification_failed", None
 
 
-def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) -> Stop | None:
-    """The stop for an agent turn after a failed patch pipeline that fixed no failing test.
-
-    Progress is a test that failed when the run started (observe's run) and passes now; a
-    verdict not from tests, or a start with no failing test known, is never judged here.
-    """
+def without_progress(state: CodurState, verdict: Verdict | None) -> bool:
+    """Whether the last agent turn, after a patch pipeline that applied nothing, made none of
+    the tests failing at the start (observe's run) pass. A verdict not from tests, the patch
+    node's own turn, or a start with no failing test known is never judged (False)."""
     patched = (state.get("patch") or {}).get("status") == PatchStatus.PATCHED
-    if not ctx.config.stop_without_progress or not state.get("patch_attempted") or patched:
-        return None
     outcome = outcome_of(state)
-    if verdict is None or verdict.strategy not in ("tests", "hybrid") or outcome is None or outcome.agent == "patch":
-        return None
+    if not state.get("patch_attempted") or patched or verdict is None or outcome is None or outcome.agent == "patch":
+        return False
+    if verdict.strategy not in ("tests", "hybrid"):
+        return False
     tests = observation_of(state).tests
     at_start = set(tests.failed) if tests else set()
-    if not at_start or at_start - set(verdict.failing_tests):
+    return bool(at_start) and not at_start - set(verdict.failing_tests)
+
+
+def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) -> Stop | None:
+    """After an agent turn without progress (:func:`without_progress`): a :class:`Stop` whose
+    reason is :data:`FRESH` when a fresh retry may start, else the ``no_progress`` stop.
+
+    A retry may start while fewer than ``no_progress_turns`` turns in a row made no progress,
+    the agent is among the fixers, and the time left is at least what the last turn took (a
+    turn that cannot finish only spends the user's time). None: progress was made, or
+    ``stop_without_progress`` is off.
+    """
+    if not ctx.config.stop_without_progress or not without_progress(state, verdict):
         return None
-    return Stop(RunStatus.FAILED, "no_progress",
-                {"failing_at_start": len(at_start), "failing_now": len(verdict.failing_tests)})
+    assert verdict is not None
+    streak = state.get("turns_without_progress", 0) + 1
+    _, seconds_left = ctx.limits.remaining()
+    last_turn_s = outcome_of(state).elapsed_s
+    figures = {"failing_at_start": len(observation_of(state).tests.failed),
+               "failing_now": len(verdict.failing_tests), "turns_without_progress": streak}
+    if streak < ctx.config.no_progress_turns and "agent" in ctx.config.fixers and seconds_left >= last_turn_s:
+        return Stop(RunStatus.FAILED, FRESH, figures)
+    if seconds_left < last_turn_s:
+        figures.update(seconds_left=round(seconds_left, 1), last_turn_s=round(last_turn_s, 1))
+    return Stop(RunStatus.FAILED, "no_progress", figures)
 
 
 @node("review")
 def review_node(state: CodurState, ctx: RunContext) -> dict:
     """Write the route; a terminal route also writes status and reason."""
     route, reason, stop = decide(state, ctx)
-    update: dict = {"route": route.value, "feedback": feedback_from(verdict_of(state))}
+    update: dict = {"route": route.value, "feedback": feedback_from(verdict_of(state)),
+                    "retry": FRESH if reason == FRESH else ""}
+    if without_progress(state, verdict_of(state)):
+        update["turns_without_progress"] = state.get("turns_without_progress", 0) + 1
+    elif outcome_of(state) is not None and outcome_of(state).agent != "patch":
+        update["turns_without_progress"] = 0
     if route is Route.DONE:
         ok = reason in ("verified", "answered")
         status = RunStatus.DRY_RUN if reason == "dry_run" else RunStatus.SUCCESS if ok else RunStatus.FAILED
