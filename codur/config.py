@@ -10,6 +10,7 @@ the precedence (flags > environment > file > defaults): :mod:`codur.config_sourc
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shlex
@@ -33,6 +34,7 @@ from codur.config_sources import (
     active_files,
     env_variable,
     find_config_files,
+    ignored_settings,
     reading,
     served_model,
     where,
@@ -109,9 +111,9 @@ class CodurConfig(BaseSettings):
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
     model_timeout_s: float = Field(
         60.0, gt=0, description="How long one request to a model endpoint may wait, seconds (CODUR_MODEL_TIMEOUT_S), "
-        "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a plain call's "
-        "whole wait for its reply; a streamed reply's wait for each chunk. Cut to the run's time left; retries stop "
-        "at the run's deadline.")
+        "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a call's whole "
+        "time, its streamed or dripped reply included (a wall-clock timer, codur.llm.deadline.hard_limit). Cut to the "
+        "run's time left; retries stop at the run's deadline.")
     max_cost_usd: float | None = Field(
         None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
         "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
@@ -289,6 +291,17 @@ class CodurConfig(BaseSettings):
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_ignored(files: tuple) -> None:
+    """Log once per process and file content the repo file keys that were ignored (untrusted)."""
+    for warning in ignored_settings(CodurConfig, files):
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            logging.getLogger("codur").warning("codur: warning: %s", warning)
+
+
 class ConfigError(ValueError):
     """A setting could not be read; the message is one line naming the flag, the environment
     variable or the config file and key."""
@@ -297,7 +310,9 @@ class ConfigError(ValueError):
 def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
     """CodurConfig for ``repo``: ``flags`` over ``CODUR_*`` variables over the repo's config file
     over the user's (:func:`codur.config_sources.find_config_files`; merged key by key) over the
-    defaults. One-line errors.
+    defaults. One-line errors. The settings a repo file may not choose (the endpoint, the key
+    variable, the sandbox's allowances: :data:`codur.config_trust.USER_ONLY`) are dropped from
+    an untrusted repo file, with one warning per file on the ``codur`` logger.
 
     Args:
         repo: the repository whose ``codur.toml`` / ``pyproject.toml [tool.codur]`` applies.
@@ -318,6 +333,7 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
     try:
         for file in files:
             file.check(CodurConfig)
+        _warn_ignored(files)
         with reading(files):
             config = CodurConfig(**given)
         if repo is not None and config.test_command is not None:

@@ -13,6 +13,7 @@ The lock file itself is also opened with ``O_NOFOLLOW`` (:mod:`codur.engine.lock
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -20,8 +21,8 @@ FOLDER = ".codur"
 
 
 class LinkedCodurFolder(RuntimeError):
-    """``.codur`` or something under it is a symbolic link (or ``.codur`` is not a folder); the
-    message is one line naming the link, its target and what to do."""
+    """``.codur`` or something under it is a symbolic link; the message is one line naming the
+    link, its target and what to do."""
 
 
 def _refuse(path: Path, repo: Path) -> None:
@@ -29,7 +30,7 @@ def _refuse(path: Path, repo: Path) -> None:
     if path.is_symlink():
         raise LinkedCodurFolder(f"{rel} is a symbolic link (to {os.readlink(path)}); codur writes only into a real "
                                 f"{FOLDER} folder inside the repo and does not follow links: remove the link")
-    raise LinkedCodurFolder(f"{rel} is not a folder; codur keeps its files in {FOLDER}/: move it away")
+    raise NotADirectoryError(errno.ENOTDIR, f"{rel} is not a folder; codur keeps its files in {FOLDER}/", str(path))
 
 
 def codur_path(repo: Path, *parts: str, folder: bool = False) -> Path:
@@ -42,8 +43,9 @@ def codur_path(repo: Path, *parts: str, folder: bool = False) -> Path:
             created, and the file itself, when it exists, must not be a link.
 
     Raises:
-        LinkedCodurFolder: a component is a link, or a folder on the way is not a folder.
-        OSError: a folder cannot be created (a read-only repo).
+        LinkedCodurFolder: a component is a link.
+        OSError: a folder cannot be created (a read-only repo); NotADirectoryError: a folder on
+            the way is a file.
     """
     repo = Path(repo)
     path = repo / FOLDER
@@ -63,14 +65,15 @@ def codur_path(repo: Path, *parts: str, folder: bool = False) -> Path:
 
 def check_codur_tree(repo: Path) -> None:
     """Refuse a ``.codur`` that is a link, or holds one anywhere below it (links are not followed).
-    A repo without ``.codur`` passes.
+    A repo without ``.codur`` passes, and so does a ``.codur`` that is a file (the writers' own
+    OSError says it cannot hold codur's folder).
 
     Raises:
         LinkedCodurFolder: naming the first link found.
     """
     repo = Path(repo)
     root = repo / FOLDER
-    if root.is_symlink() or root.exists() and not root.is_dir():
+    if root.is_symlink():
         _refuse(root, repo)
     for folder, dirs, files in os.walk(root, followlinks=False):
         for name in (*dirs, *files):

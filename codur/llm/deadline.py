@@ -13,6 +13,15 @@
 
 Streams get the same timeout; a stream is never made again (part of it may have been used).
 
+**A hard wall-clock limit per call.** The HTTP timeout is httpx's, per read: a server that
+drips a byte every few seconds never trips it (measured: one call held 898 s under a 300 s
+run). So every call also runs under :func:`hard_limit`: a timer of the same seconds (the
+profile's timeout, cut to the run's time left) that, when it fires, shuts down the sockets of
+the call's responses (recorded by an httpx response hook on the client every model gets,
+:func:`shared_http_client`), so the read in progress fails at once; the call then raises
+``openai.APITimeoutError`` or, when the limit was the run's time left, :class:`DeadlineExceeded`.
+A reply streamed chunk by chunk is bounded the same way, from the request to the last chunk.
+
 With the run's ``cancel`` event, a plain call waits for its reply in a helper thread and
 raises :class:`ModelCallCancelled` as soon as the event is set (Ctrl-C during a call to a
 model that never answers ends the run at once; the helper is a daemon thread, left to its
@@ -34,12 +43,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
+import httpx
 import openai
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import generate_from_stream
@@ -66,6 +77,75 @@ class ModelCallCancelled(RuntimeError):
 
 _in_flight: Counter[str] = Counter()  # calls in flight per base URL
 _idle = threading.Condition()
+#: The responses of the call running in this context (set by :func:`hard_limit`).
+_responses: contextvars.ContextVar[list[httpx.Response] | None] = contextvars.ContextVar(
+    "codur_model_call_responses", default=None)
+
+
+def _record_response(response: httpx.Response) -> None:
+    """httpx response hook: note the response (headers read, body not yet) for the call's timer."""
+    kept = _responses.get()
+    if kept is not None:
+        kept.append(response)
+
+
+@functools.lru_cache(maxsize=1)
+def shared_http_client() -> httpx.Client:
+    """The one httpx client every model call goes through: openai's defaults (its timeouts,
+    connection limits, redirects) plus the response hook :func:`hard_limit` needs."""
+    return openai.DefaultHttpxClient(event_hooks={"response": [_record_response]})
+
+
+class _Limit:
+    """The timer of one call: :meth:`fire` shuts down the sockets of its responses."""
+
+    def __init__(self, responses: list[httpx.Response]) -> None:
+        self.responses, self.fired = responses, threading.Event()
+
+    def fire(self) -> None:
+        self.fired.set()
+        for response in list(self.responses):
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)  # the blocked read in the call's thread fails now
+
+
+@contextlib.contextmanager
+def hard_limit(seconds: float | None, base_url: str, cut: bool) -> Iterator[None]:
+    """Bound the model call made inside the block to ``seconds`` of wall-clock time, however the
+    server sends its reply (all at once, chunk by chunk, a byte at a time).
+
+    Args:
+        seconds: the limit; None: no limit.
+        base_url: the endpoint, for the error.
+        cut: the limit is the run's time left (then the error is DeadlineExceeded).
+
+    Raises:
+        DeadlineExceeded: ``cut`` and the limit was reached.
+        openai.APITimeoutError: the limit was reached otherwise.
+    """
+    responses: list[httpx.Response] = []
+    token = _responses.set(responses)
+    limit = _Limit(responses)
+    timer = threading.Timer(seconds, limit.fire) if seconds is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    except Exception as exc:
+        if not limit.fired.is_set():
+            raise
+        if cut:
+            raise DeadlineExceeded(f"the run's time was up during the model call ({seconds:.1f}s)") from exc
+        raise openai.APITimeoutError(request=httpx.Request("POST", base_url)) from exc
+    finally:
+        if timer is not None:
+            timer.cancel()
+        with contextlib.suppress(ValueError):  # a generator closed in another context
+            _responses.reset(token)
 
 
 @contextlib.contextmanager
@@ -124,6 +204,8 @@ class DeadlineChatOpenAI(ChatOpenAI):
         stream_replies: a plain call streams its reply (so a cancel closes the stream).
         cpu_threads: threads of the model's server on this machine (the embedded one), counted
             in the CPU budget while a call is in flight; 0 for a model elsewhere.
+        http_client: the httpx client (default :func:`shared_http_client`, whose response hook
+            lets :func:`hard_limit` end a call that overruns).
     """
 
     deadline: float | None = Field(None, exclude=True)
@@ -131,15 +213,17 @@ class DeadlineChatOpenAI(ChatOpenAI):
     cancel: threading.Event | None = Field(None, exclude=True)
     stream_replies: bool = Field(False, exclude=True)
     cpu_threads: int = Field(0, exclude=True)
+    http_client: Any = Field(default_factory=shared_http_client, exclude=True)
 
     def _timeout(self) -> tuple[float | None, bool]:
-        """(timeout for this call in seconds or None for the client's own, cut to the time left?)."""
+        """(timeout for this call in seconds, the HTTP timeout and the wall-clock limit, or None for
+        none; was it cut to the run's time left?)."""
+        own = self.request_timeout if isinstance(self.request_timeout, int | float) else None
         if self.deadline is None:
-            return None, False
+            return (float(own) if own is not None else None), False
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise DeadlineExceeded("the run's time was up before the model call")
-        own = self.request_timeout if isinstance(self.request_timeout, int | float) else None
         return (left, True) if own is None or left < own else (float(own), False)
 
     def _retry_after(self, exc: Exception) -> float | None:
@@ -157,7 +241,7 @@ class DeadlineChatOpenAI(ChatOpenAI):
         while True:
             timeout, cut = self._timeout()
             given = {**kwargs, "timeout": timeout} if timeout is not None else kwargs
-            counted = functools.partial(self._count, call, given)
+            counted = functools.partial(self._count, call, given, timeout, cut)
             try:
                 if self.cancel is None:
                     return counted()
@@ -173,8 +257,10 @@ class DeadlineChatOpenAI(ChatOpenAI):
                 waits += 1
                 time.sleep(wait)
 
-    def _count(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any]) -> T:
-        with _counted(str(self.openai_api_base), self.cpu_threads):
+    def _count(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any], timeout: float | None = None,
+               cut: bool = False) -> T:
+        with _counted(str(self.openai_api_base), self.cpu_threads), \
+                hard_limit(timeout, str(self.openai_api_base), cut):
             return call(kwargs)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
@@ -207,7 +293,8 @@ class DeadlineChatOpenAI(ChatOpenAI):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            with _counted(str(self.openai_api_base), self.cpu_threads):
+            with _counted(str(self.openai_api_base), self.cpu_threads), \
+                    hard_limit(timeout, str(self.openai_api_base), cut):
                 yield from self._checked(super()._stream(messages, stop, run_manager, **kwargs))
         except openai.APITimeoutError as exc:
             if cut:

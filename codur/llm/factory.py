@@ -44,7 +44,8 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
             to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
         retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
         model_timeout_s: the request timeout, seconds, when the profile sets no ``timeout_s``
-            (``CodurConfig.model_timeout_s``); None: only the deadline bounds the call.
+            (``CodurConfig.model_timeout_s``): the wall-clock limit of each call, its streamed
+            reply included (:func:`codur.llm.deadline.hard_limit`); None: only the deadline bounds it.
         cancel: the run's cancel event: a call in flight ends when it is set
             (:class:`codur.llm.deadline.ModelCallCancelled`).
 
