@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import ToolMessage
 
+from codur.sandbox.secrets import redact
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.journal import ChangeJournal
 from codur.tools.registry import REGISTRY, SideEffect, ToolRegistry
@@ -220,8 +221,19 @@ class ToolExecutor:
             output = f"Error: {name} failed: {type(exc).__name__}: {exc}"
         finally:
             self.ctx.gate.leave()
+        output = self._redacted(name, output)
         return self._finish(ToolResult(name, call_id, ok, cap_output(output, self.output_chars),
                                        time.monotonic() - t0, args))
+
+    def _redacted(self, name: str, output: str) -> str:
+        """Every tool's output (``read_file`` of a ``.git/config`` too) through the one set of
+        secret detectors (:func:`codur.sandbox.secrets.redact`), with a ``secret.redacted`` event
+        naming their kinds (never their values); code runs' output was redacted already."""
+        found = redact(output)
+        if found.kinds and self.on_event:
+            self.on_event({"event_type": "secret.redacted", "tool": name, "count": len(found.kinds),
+                           "kinds": sorted(set(found.kinds))})
+        return found.text
 
     def _finish(self, result: ToolResult) -> ToolResult:
         name, args, ok = result.name, result.args, result.ok
