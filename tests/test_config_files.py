@@ -38,7 +38,7 @@ def repo(tmp_path: Path) -> Path:
 
 def user_file(xdg: Path, text: str) -> Path:
     path = xdg / "codur" / "config.toml"
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)  # codur trust may have made it
     path.write_text(text)
     return path
 

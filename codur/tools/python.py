@@ -12,7 +12,7 @@ import os
 import tomllib
 from collections.abc import Sequence
 
-from codur.core.pyast import parse_ast
+from codur.core.pyast import BOM, parse_ast
 from codur.sandbox.process import ProcessResult
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.output_match import diverges, first_difference
@@ -34,7 +34,7 @@ def validate_python_syntax(ctx: ToolContext, path: str = ".") -> str:
     for p in files:
         rel = ctx.rel(p)
         try:
-            compile(ctx.read_text(rel), rel, "exec", dont_inherit=True)
+            compile(ctx.read_text(rel).removeprefix(BOM), rel, "exec", dont_inherit=True)
         except SyntaxError as exc:  # IndentationError included
             caret = f"\n    {(exc.text or '').rstrip()}\n    {' ' * max((exc.offset or 1) - 1, 0)}^" if exc.text else ""
             errors.append(f"{rel}:{exc.lineno}:{exc.offset}: {type(exc).__name__}: {exc.msg}{caret}")
