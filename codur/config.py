@@ -114,6 +114,10 @@ class CodurConfig(BaseSettings):
         "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a call's whole "
         "time, its streamed or dripped reply included (a wall-clock timer, codur.llm.deadline.hard_limit). Cut to the "
         "run's time left; retries stop at the run's deadline.")
+    endpoint_failure_limit: int = Field(
+        2, ge=1, description="Timeouts or connection failures in a row after which a run calls that model endpoint "
+        "no more, for any role (a circuit breaker, codur.llm.deadline.CircuitBreaker); the run then ends "
+        "model_unavailable unless a fixer without a model solves it.")
     max_cost_usd: float | None = Field(
         None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
         "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
