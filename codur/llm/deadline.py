@@ -21,6 +21,8 @@ the call's responses (recorded by an httpx response hook on the client every mod
 :func:`shared_http_client`), so the read in progress fails at once; the call then raises
 ``openai.APITimeoutError`` or, when the limit was the run's time left, :class:`DeadlineExceeded`.
 A reply streamed chunk by chunk is bounded the same way, from the request to the last chunk.
+The same client asks for uncompressed replies, refuses a compressed one and stops reading a
+body past :data:`MAX_REPLY_BYTES` (16 MiB), so no reply can take the machine's memory.
 
 With the run's ``cancel`` event, a plain call waits for its reply in a helper thread and
 raises :class:`ModelCallCancelled` as soon as the event is set (Ctrl-C during a call to a
@@ -50,8 +52,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-import httpx
 import openai
+
+try:  # the HTTP library openai's client is built on: httpx2 in this openai, httpx before
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - an older openai
+    import httpx  # type: ignore[no-redef]
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import generate_from_stream
 from langchain_core.messages import BaseMessage
@@ -82,18 +88,57 @@ _responses: contextvars.ContextVar[list[httpx.Response] | None] = contextvars.Co
     "codur_model_call_responses", default=None)
 
 
-def _record_response(response: httpx.Response) -> None:
-    """httpx response hook: note the response (headers read, body not yet) for the call's timer."""
+#: The largest reply body a model call reads, bytes: a chat completion is kilobytes; past it the
+#: call fails instead of taking the machine's memory (a gzip reply inflating to 400 MB took 2.1 GB).
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+
+
+class ReplyTooLarge(httpx.DecodingError):
+    """A model reply over :data:`MAX_REPLY_BYTES`, or compressed although codur asked for none."""
+
+
+class _CappedStream(httpx.SyncByteStream):
+    """A response body that fails once more than ``cap`` bytes came."""
+
+    def __init__(self, inner: Any, cap: int) -> None:
+        self.inner, self.cap = inner, cap
+
+    def __iter__(self) -> Iterator[bytes]:
+        seen = 0
+        for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.cap:
+                raise ReplyTooLarge(f"the model's reply is over {self.cap} bytes; not read further")
+            yield chunk
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
+
+
+def _on_response(response: httpx.Response) -> None:
+    """httpx response hook (headers read, body not yet): note the response for the call's timer
+    (:func:`hard_limit`), refuse a compressed body (the client asks for ``identity``: a
+    decompression bomb never inflates), and cap the body at :data:`MAX_REPLY_BYTES`."""
     kept = _responses.get()
     if kept is not None:
         kept.append(response)
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        response.close()
+        raise ReplyTooLarge(f"the model's reply is compressed ({encoding}) although codur asked for none; "
+                            "not decompressed")
+    response.stream = _CappedStream(response.stream, MAX_REPLY_BYTES)
 
 
 @functools.lru_cache(maxsize=1)
 def shared_http_client() -> httpx.Client:
     """The one httpx client every model call goes through: openai's defaults (its timeouts,
-    connection limits, redirects) plus the response hook :func:`hard_limit` needs."""
-    return openai.DefaultHttpxClient(event_hooks={"response": [_record_response]})
+    connection limits, redirects), ``Accept-Encoding: identity``, and the response hook
+    (:func:`_on_response`: the hard limit's sockets, no compressed body, a size cap)."""
+    return openai.DefaultHttpxClient(event_hooks={"response": [_on_response]},
+                                     headers={"Accept-Encoding": "identity"})
 
 
 class _Limit:

@@ -171,6 +171,31 @@ def drip(every_s: float, hung_up: threading.Event, content: str = "late") -> Fau
     return fault
 
 
+def gzip_bomb(inflated_bytes: int, seen: list[str]) -> Fault:
+    """A gzip body (whatever the client asked for) that inflates to ``inflated_bytes``; the
+    request's Accept-Encoding is kept in ``seen``."""
+    import gzip
+
+    body = gzip.compress(b" " * inflated_bytes, compresslevel=9)
+
+    def fault(handler: BaseHTTPRequestHandler, request: dict) -> None:
+        seen.append(handler.headers.get("Accept-Encoding", ""))
+        with contextlib.suppress(OSError):
+            _send(handler, 200, body, headers={"Content-Encoding": "gzip"})
+
+    return fault
+
+
+def huge(size_bytes: int) -> Fault:
+    """A plain (uncompressed) body of ``size_bytes`` spaces: valid JSON padding, too much of it."""
+
+    def fault(handler: BaseHTTPRequestHandler, request: dict) -> None:
+        with contextlib.suppress(OSError):
+            _send(handler, 200, b" " * size_bytes)
+
+    return fault
+
+
 @dataclass
 class FaultServer:
     """The server. ``script``: faults for the next requests, in order; ``default``: after them."""
