@@ -135,6 +135,10 @@ class CodurConfig(BaseSettings):
     sandbox_network: bool = Field(
         False, description="Under bubblewrap, let the code the tools run (the repo's tests in observe and verify, "
         "run_pytest, run_python_file) reach the network; repair's candidate runs and the RLM worker stay offline.")
+    sandbox_tmp_mb: int | None = Field(
+        None, ge=0, description="Size of the private /tmp the code codur runs gets under bubblewrap, MiB (a tmpfs: "
+        "memory that the test memory limit does not count). Unset: an eighth of the machine's memory, at least 256 "
+        "(codur.sandbox.limits.default_tmp_mb); 0: bwrap's own (half the memory).")
     allow_risky_patches: bool = Field(
         False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
         "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "

@@ -44,6 +44,7 @@ USER_ONLY: dict[tuple[str, ...], str] = {
     ("allow_risky_patches",): "writing network/process/eval code without asking",
     ("allow_secrets",): "reading .env files and keys",
     ("test_memory_mb",): "the tests' memory limit",
+    ("sandbox_tmp_mb",): "the size of the sandbox's /tmp",
     ("tool_policy",): "what the agent's tools may do",
     ("max_cost_usd",): "how much may be spent",
     ("mock_replies",): "the model's replies",
