@@ -23,8 +23,10 @@ import functools
 import os
 import queue
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -139,6 +141,25 @@ def private_home() -> Path | None:
 
 
 @functools.cache
+def empty_file() -> Path:
+    """An empty, read-only regular file of this user's (``$TMPDIR/codur-empty-<uid>``), bound over
+    the files the sandbox masks (``/dev/null`` cannot be: bwrap's binds are ``nodev``).
+
+    Raises:
+        OSError: it cannot be made, or what is there is not an empty file of this user's.
+    """
+    path = Path(tempfile.gettempdir()) / f"codur-empty-{os.getuid()}"
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW, 0o444)
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if info.st_size or info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode):
+        raise OSError(f"{path} is not an empty file of this user's; remove it")
+    return path
+
+
+@functools.cache
 def supports_tmpfs_size(bwrap: str) -> bool:
     """Whether ``bwrap`` takes ``--size`` for a tmpfs (bubblewrap 0.10 and later; the packaged one does)."""
     try:
@@ -149,7 +170,8 @@ def supports_tmpfs_size(bwrap: str) -> bool:
 
 
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
-               readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None) -> list[str]:
+               readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None,
+               masked: Iterable[Path] = ()) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
@@ -158,7 +180,9 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     ``readable``: paths the private /tmp or home would hide, bound back read-only with the
     links on the way to them (:func:`hidden`, :func:`bind_back`), e.g. an interpreter's venv
     under ``~`` or a repo's ``.venv`` linked there. ``network``: keep the host's
-    network (the setting ``sandbox_network``) instead of none. ``tmp_mb``: the private /tmp's
+    network (the setting ``sandbox_network``) instead of none. ``masked``: files of ``root``
+    the code sees as empty (``/dev/null`` bound over them: the repo's ``.env`` unless the setting
+    ``allow_secrets``; an empty file of codur's is bound over them, :func:`empty_file`). ``tmp_mb``: the private /tmp's
     size, MiB (the setting ``sandbox_tmp_mb``; None: :func:`codur.sandbox.limits.default_tmp_mb`,
     0: bwrap's own), so a test cannot fill the machine's memory through /tmp (a tmpfs is RAM
     that RLIMIT_AS does not count); a bwrap without ``--size`` gets none. ``--die-with-parent`` is tied
@@ -180,6 +204,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
             cmd += ["--ro-bind", str(root / name), str(root / name)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
+    for path in masked:
+        cmd += ["--ro-bind", str(empty_file()), str(path)]
     cmd += [] if network else ["--unshare-net"]
     cmd += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
             "--", *argv]
