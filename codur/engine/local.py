@@ -272,8 +272,9 @@ class _Run:
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
         journal = self.tools.journal
-        result = revert_failed(self.report.result(box["final"], journal, resumed_from), journal, self.run_dir,
-                               keep=self.config.keep_failed or self.config.dry_run)
+        breaker = getattr(self.provider, "breaker", None)  # the configured models' (codur.llm.deadline)
+        final = self.report.result(box["final"], journal, resumed_from, breaker.down() if breaker else None)
+        result = revert_failed(final, journal, self.run_dir, keep=self.config.keep_failed or self.config.dry_run)
         if result.reverted:
             self._on_event(envelope("run.reverted", self.run_id, files=result.files_changed,
                                     attempt=str(result.attempt_path)))

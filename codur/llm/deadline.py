@@ -249,6 +249,7 @@ class CircuitBreaker:
     def __init__(self, limit: int = 2) -> None:
         self.limit = limit
         self._failures: Counter[str] = Counter()
+        self._last: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def check(self, base_url: str) -> None:
@@ -260,10 +261,20 @@ class CircuitBreaker:
                 message=f"{base_url}: not called again in this run after {failed} timeouts or connection failures "
                         "in a row (circuit breaker)", request=httpx.Request("POST", base_url))
 
-    def record(self, base_url: str, failed: bool) -> None:
-        """Count a failed call (a timeout, a connection failure), or reset on a success."""
+    def record(self, base_url: str, failed: bool, error: str = "") -> None:
+        """Count a failed call (a timeout, a connection failure; ``error``: what it raised), or reset
+        on a success."""
         with self._lock:
             self._failures[base_url] = self._failures[base_url] + 1 if failed else 0
+            if failed:
+                self._last[base_url] = error
+
+    def down(self) -> dict[str, str]:
+        """The endpoints given up, each with why: ``{url: "2 timeouts or connection failures in a
+        row; last: APIConnectionError: Connection error."}``."""
+        with self._lock:
+            return {url: f"{n} timeouts or connection failures in a row; last: {self._last.get(url, '')}"
+                    for url, n in self._failures.items() if n >= self.limit}
 
 
 class DeadlineChatOpenAI(ChatOpenAI):
@@ -348,8 +359,8 @@ class DeadlineChatOpenAI(ChatOpenAI):
         self.breaker.check(url)
         try:
             yield
-        except openai.APIConnectionError:  # APITimeoutError included
-            self.breaker.record(url, failed=True)
+        except openai.APIConnectionError as exc:  # APITimeoutError included
+            self.breaker.record(url, failed=True, error=f"{type(exc).__name__}: {str(exc)[:120]}")
             raise
         self.breaker.record(url, failed=False)
 

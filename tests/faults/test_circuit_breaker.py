@@ -39,3 +39,22 @@ def test_a_refused_endpoint_ends_model_unavailable(ages_repo: Path) -> None:
     result = run(RunRequest(task=TASK, repo=ages_repo), config=_config(f"http://127.0.0.1:{port}/v1"))
     assert result.status is RunStatus.FAILED and result.reason.startswith("model_unavailable"), result.reason
     assert time.monotonic() - t0 < 30
+
+
+def test_a_refused_endpoint_with_every_fixer_ends_model_unavailable_not_no_progress(tmp_path: Path) -> None:
+    """Mutation search cannot fix this bug, the model fixers meet a refused endpoint: the run's
+    ``no_progress`` was the endpoint's doing, and the end says so."""
+    repo = tmp_path / "sums"
+    repo.mkdir()
+    (repo / "calc.py").write_text('def total(xs):\n    """Sum of xs, 0 for none."""\n    return None\n')
+    (repo / "test_calc.py").write_text("from calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n")
+    (repo / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = _config(f"http://127.0.0.1:{port}/v1", fixers=["mutation", "sampling", "agent"])
+    result = run(RunRequest(task="make the failing tests pass", repo=repo), config=config)
+    assert result.status is RunStatus.FAILED, result.reason
+    assert result.reason.startswith(f"model_unavailable (http://127.0.0.1:{port}/v1: 2 timeouts or connection"), \
+        result.reason
+    assert result.metadata.stop["before_model_unavailable"] == "no_progress"
