@@ -7,6 +7,7 @@
     codur rlm QUESTION --context F  recursive language model over a long input
     codur tools [--task-type T]     the tool registry
     codur runs / show ID / undo [ID] / config   run history, undo, effective settings
+    codur trust [PATH]              let a repo's own codur.toml choose endpoint, key and sandbox
     codur graph                     the compiled graph as Mermaid
     codur --version
 
@@ -44,6 +45,8 @@ SUBCOMMANDS = {
     "show": ("codur.history.commands", "show_command", "Show a run's trace as a tree, then its diff."),
     "undo": ("codur.history.commands", "undo_command", "Put back the files of the last (or the named) run."),
     "config": ("codur.history.commands", "config_command", "Show every effective setting and where it came from."),
+    "trust": ("codur.history.commands", "trust_command",
+              "Let the repo's own config file choose the endpoint, key and sandbox settings."),
 }
 
 

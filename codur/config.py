@@ -10,6 +10,7 @@ the precedence (flags > environment > file > defaults): :mod:`codur.config_sourc
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shlex
@@ -33,6 +34,7 @@ from codur.config_sources import (
     active_files,
     env_variable,
     find_config_files,
+    ignored_settings,
     reading,
     served_model,
     where,
@@ -133,9 +135,13 @@ class CodurConfig(BaseSettings):
     token_budget: int = Field(300_000, ge=1, description="Total tokens a run may use.")
     model_timeout_s: float = Field(
         60.0, gt=0, description="How long one request to a model endpoint may wait, seconds (CODUR_MODEL_TIMEOUT_S), "
-        "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a plain call's "
-        "whole wait for its reply; a streamed reply's wait for each chunk. Cut to the run's time left; retries stop "
-        "at the run's deadline.")
+        "for every profile that sets no timeout_s (the embedded model has its own, local.timeout_s): a call's whole "
+        "time, its streamed or dripped reply included (a wall-clock timer, codur.llm.deadline.hard_limit). Cut to the "
+        "run's time left; retries stop at the run's deadline.")
+    endpoint_failure_limit: int = Field(
+        2, ge=1, description="Timeouts or connection failures in a row after which a run calls that model endpoint "
+        "no more, for any role (a circuit breaker, codur.llm.deadline.CircuitBreaker); the run then ends "
+        "model_unavailable unless a fixer without a model solves it.")
     max_cost_usd: float | None = Field(
         None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "
         "embedded model costs 0); past it the run ends budget_exceeded / cost_budget. Unset: no limit.")
@@ -153,6 +159,10 @@ class CodurConfig(BaseSettings):
     sandbox_network: bool = Field(
         False, description="Under bubblewrap, let the code the tools run (the repo's tests in observe and verify, "
         "run_pytest, run_python_file) reach the network; repair's candidate runs and the RLM worker stay offline.")
+    sandbox_tmp_mb: int | None = Field(
+        None, ge=0, description="Size of the private /tmp the code codur runs gets under bubblewrap, MiB (a tmpfs: "
+        "memory that the test memory limit does not count). Unset: an eighth of the machine's memory, at least 256 "
+        "(codur.sandbox.limits.default_tmp_mb); 0: bwrap's own (half the memory).")
     allow_risky_patches: bool = Field(
         False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
         "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "
@@ -313,6 +323,17 @@ class CodurConfig(BaseSettings):
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 
 
+_WARNED: set[str] = set()
+
+
+def _warn_ignored(files: tuple) -> None:
+    """Log once per process and file content the repo file keys that were ignored (untrusted)."""
+    for warning in ignored_settings(CodurConfig, files):
+        if warning not in _WARNED:
+            _WARNED.add(warning)
+            logging.getLogger("codur").warning("codur: warning: %s", warning)
+
+
 class ConfigError(ValueError):
     """A setting could not be read; the message is one line naming the flag, the environment
     variable or the config file and key."""
@@ -321,7 +342,9 @@ class ConfigError(ValueError):
 def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
     """CodurConfig for ``repo``: ``flags`` over ``CODUR_*`` variables over the repo's config file
     over the user's (:func:`codur.config_sources.find_config_files`; merged key by key) over the
-    defaults. One-line errors.
+    defaults. One-line errors. The settings a repo file may not choose (the endpoint, the key
+    variable, the sandbox's allowances: :data:`codur.config_trust.USER_ONLY`) are dropped from
+    an untrusted repo file, with one warning per file on the ``codur`` logger.
 
     Args:
         repo: the repository whose ``codur.toml`` / ``pyproject.toml [tool.codur]`` applies.
@@ -342,6 +365,7 @@ def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
     try:
         for file in files:
             file.check(CodurConfig)
+        _warn_ignored(files)
         with reading(files):
             config = CodurConfig(**given)
         if repo is not None and config.test_command is not None:

@@ -14,6 +14,11 @@ Both are read by pydantic-settings' TOML sources. The repo is only known at run 
 ``CodurConfig.settings_customise_sources`` reads, so a plain ``CodurConfig()`` reads the
 environment alone. A ``CODUR_*`` variable that is no setting is reported by
 :func:`unknown_variables` (the CLI warns with the nearest setting's variable).
+
+A repo's file is someone else's: the settings that choose where code and secrets go or how
+much the sandbox allows are not read from it unless the user trusts the repo
+(:mod:`codur.config_trust`, ``codur trust PATH``); :func:`ignored_settings` names what was
+dropped, and :func:`origins` gives each value's level (``user``, ``repo``, ``default``).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from pydantic_settings import (
 )
 
 from codur.config_tables import with_runtime
+from codur.config_trust import is_trusted, user_only_keys, without
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
@@ -54,10 +60,18 @@ class ConfigFileError(ValueError):
 
 @dataclass(frozen=True)
 class ConfigFile:
-    """The config file in use: its path, its kind, and the name errors and origins give it."""
+    """The config file in use: its path, its kind, the name errors and origins give it, and
+    whether it is trusted (the user's file always; a repo's only after ``codur trust``: an
+    untrusted repo file's user-only settings are dropped, :mod:`codur.config_trust`)."""
 
     path: Path
     kind: Literal["codur.toml", "pyproject", "user"]
+    trusted: bool = True
+
+    @property
+    def level(self) -> str:
+        """``user``, ``repo`` or ``repo (trusted)``: whose file this is, as ``codur config`` shows it."""
+        return "user" if self.kind == "user" else "repo (trusted)" if self.trusted else "repo"
 
     @property
     def label(self) -> str:
@@ -68,11 +82,21 @@ class ConfigFile:
         """A setting's dotted key as written in this file, e.g. ``tool.codur.local.n_ctx`` in pyproject."""
         return ".".join((("tool", "codur") if self.kind == "pyproject" else ()) + path)
 
-    def source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
-        """The pydantic-settings source reading this file (its ``[runtime]`` table read as the
-        settings it names: :func:`codur.config_tables.with_runtime`)."""
+    def raw_source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
+        """The pydantic-settings source reading every key of this file (its ``[runtime]`` table read
+        as the settings it names: :func:`codur.config_tables.with_runtime`)."""
         header = ("tool", "codur") if self.kind == "pyproject" else None
         return _FileSource(settings_cls, self.path, toml_table_header=header, where=self)
+
+    def source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
+        """The source codur's settings read: every key of a trusted file; an untrusted repo file's
+        without the user-only keys (:func:`codur.config_trust.user_only_keys`)."""
+        raw = self.raw_source(settings_cls)
+        return raw if self.trusted else _WithoutUserOnly(settings_cls, raw)
+
+    def ignored(self, settings_cls: type[BaseSettings]) -> list[str]:
+        """The dotted keys of this file that are ignored (user-only keys of an untrusted repo file)."""
+        return [] if self.trusted else user_only_keys(field_names(settings_cls, self.raw_source(settings_cls)()))
 
     def check(self, settings_cls: type[BaseSettings]) -> None:
         """Raise ConfigFileError (one line naming the file) when the file is not valid TOML or
@@ -81,7 +105,7 @@ class ConfigFile:
             tomllib.loads(self.path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigFileError(f"{self.label}: not valid TOML ({exc})") from None
-        unknown = unknown_keys(settings_cls, self.source(settings_cls)())  # a bad [runtime] raises here
+        unknown = unknown_keys(settings_cls, self.raw_source(settings_cls)())
         if unknown:
             keys = ", ".join(sorted(self.key(tuple(k.split("."))) for k in unknown))
             raise ConfigFileError(f"{self.label}: not a codur setting: {keys}")
@@ -100,6 +124,30 @@ class _FileSource(TomlConfigSettingsSource):
             return with_runtime(super().__call__(), f"{self._where.label}: {self._where.key(('runtime',))}")
         except ValueError as exc:
             raise ConfigFileError(str(exc)) from None
+
+
+class _WithoutUserOnly(PydanticBaseSettingsSource):
+    """A repo file's source without the keys a repo file may not set."""
+
+    def __init__(self, settings_cls: type[BaseSettings], inner: PydanticBaseSettingsSource) -> None:
+        super().__init__(settings_cls)
+        self.inner = inner
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        values = field_names(self.settings_cls, self.inner())
+        return without(values, user_only_keys(values))
+
+
+def field_names(settings_cls: type[BaseSettings], values: dict) -> dict:
+    """``values`` (a source's) keyed by field name: the TOML source keys an aliased field by its
+    first alias (``CODUR_BASE_URL`` for ``base_url``)."""
+    aliases = {choice: name for name, field in settings_cls.model_fields.items()
+               if isinstance(field.validation_alias, AliasChoices)
+               for choice in field.validation_alias.choices if isinstance(choice, str)}
+    return {aliases.get(k, k): v for k, v in values.items()}
 
 
 def unknown_keys(model: type[BaseModel], values: dict, prefix: tuple[str, ...] = ()) -> list[str]:
@@ -138,8 +186,8 @@ def user_config_path() -> Path:
 
 def find_config_files(repo: Path | None) -> tuple[ConfigFile, ...]:
     """The config files for ``repo``, highest precedence first: the repo's (``codur.toml``, else a
-    ``pyproject.toml`` with a ``[tool.codur]`` table), then the user's; each only when it exists.
-    ``repo=None``: the user's file alone.
+    ``pyproject.toml`` with a ``[tool.codur]`` table; trusted when ``codur trust`` recorded it as
+    it is now), then the user's; each only when it exists. ``repo=None``: the user's file alone.
 
     A pyproject.toml counts only when it has a ``[tool.codur]`` table; one that is not valid
     TOML counts when its text mentions ``[tool.codur`` (then reading it fails, naming it).
@@ -149,9 +197,9 @@ def find_config_files(repo: Path | None) -> tuple[ConfigFile, ...]:
         toml = repo / "codur.toml"
         pyproject = repo / "pyproject.toml"
         if toml.is_file():
-            files.append(ConfigFile(toml, "codur.toml"))
+            files.append(ConfigFile(toml, "codur.toml", trusted=is_trusted(repo, toml)))
         elif pyproject.is_file() and _has_codur_table(pyproject):
-            files.append(ConfigFile(pyproject, "pyproject"))
+            files.append(ConfigFile(pyproject, "pyproject", trusted=is_trusted(repo, pyproject)))
     user = user_config_path()
     if user.is_file():
         files.append(ConfigFile(user, "user"))
@@ -190,11 +238,8 @@ def source_values(settings_cls: type[BaseSettings],
                   files: tuple[ConfigFile, ...]) -> tuple[dict, list[tuple[ConfigFile, dict]]]:
     """(values from the environment, [(file, its values)] in precedence order), keyed by field
     name, nested as read."""
-    aliases = {choice: name for name, field in settings_cls.model_fields.items()
-               if isinstance(field.validation_alias, AliasChoices)
-               for choice in field.validation_alias.choices if isinstance(choice, str)}
-    env = {aliases.get(k, k): v for k, v in EnvSettingsSource(settings_cls)().items()}
-    from_files = [(file, {aliases.get(k, k): v for k, v in file.source(settings_cls)().items()}) for file in files]
+    env = field_names(settings_cls, EnvSettingsSource(settings_cls)())
+    from_files = [(file, field_names(settings_cls, file.source(settings_cls)())) for file in files]
     return env, from_files
 
 
@@ -226,11 +271,15 @@ def env_variable(path: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class Origin:
-    """One effective setting: dotted key, value as shown (secrets masked), where it came from."""
+    """One setting: dotted key, value as shown (secrets masked), where it came from, and the
+    trust level of that source: ``user`` (a flag, a variable, the user's file), ``repo``,
+    ``repo (trusted)``, ``default``, or ``ignored (untrusted repo)`` for a repo file's user-only
+    value that was dropped."""
 
     key: str
     value: str
     origin: str
+    level: str = ""
 
 
 def origins(config: Any, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -> list[Origin]:
@@ -239,17 +288,39 @@ def origins(config: Any, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -
     env, from_files = source_values(type(config), files)
     out = []
     for path, value in _leaves(config.model_dump()):
+        level = "user"
         if path[0] in flags:
             origin = f"flag {FLAGS.get(path[0], path[0])}"
         elif has_path(env, path):
             origin = f"env {env_variable(path)}"
         elif (file := file_setting(from_files, path)) is not None:
-            origin = file.label
+            origin, level = file.label, file.level
         else:
-            origin = "default"
+            origin = level = "default"
         shown = "********" if isinstance(value, SecretStr) else str(value)
-        out.append(Origin(".".join(path), shown, origin))
+        out.append(Origin(".".join(path), shown, origin, level))
+    for file in files:
+        raw = field_names(type(config), file.raw_source(type(config))())
+        for key in file.ignored(type(config)):
+            value = _get(raw, tuple(key.split(".")))
+            shown = "********" if key.split(".")[0] in ("api_key", "database_url", "storage") else str(value)
+            out.append(Origin(key, shown, file.label, "ignored (untrusted repo)"))
     return out
+
+
+def ignored_settings(settings_cls: type[BaseSettings], files: tuple[ConfigFile, ...]) -> list[str]:
+    """One warning per repo file whose user-only keys were dropped (:func:`codur.config_trust.refusal`)."""
+    from codur.config_trust import refusal
+
+    return [refusal(file.label, keys, file.path.parent) for file in files
+            if (keys := file.ignored(settings_cls))]
+
+
+def _get(values: dict, path: tuple[str, ...]) -> Any:
+    node: Any = values
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
 
 
 def where(settings_cls: type[BaseSettings], loc: tuple, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -> str:

@@ -146,7 +146,14 @@ class SqliteSessionStore:
 
     @classmethod
     def for_repo(cls, repo: Path) -> SqliteSessionStore:
-        return cls(Path(repo) / ".codur" / "sessions.sqlite")
+        """The store in ``<repo>/.codur/sessions.sqlite`` (no link on the way: :mod:`codur.core.codur_folder`).
+
+        Raises:
+            codur.core.codur_folder.LinkedCodurFolder: ``.codur`` or the file is a symbolic link.
+        """
+        from codur.core.codur_folder import codur_path
+
+        return cls(codur_path(Path(repo), "sessions.sqlite"))
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=10)

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
 from codur.config_sources import find_config_files, unknown_variables
+from codur.config_trust import trust
 
 
 @pytest.fixture(autouse=True)
@@ -37,7 +38,7 @@ def repo(tmp_path: Path) -> Path:
 
 def user_file(xdg: Path, text: str) -> Path:
     path = xdg / "codur" / "config.toml"
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)  # codur trust may have made it
     path.write_text(text)
     return path
 
@@ -60,6 +61,7 @@ actor = ["fast"]
 
 def test_codur_toml_with_nested_sections(repo: Path):
     (repo / "codur.toml").write_text(NESTED)
+    trust(repo, repo / "codur.toml")  # base_url, profiles and roles are user-only: the user trusts this repo
     config = load_config(repo)
     assert config.max_turns == 5 and config.base_url == "http://127.0.0.1:9/v1"
     assert config.local.n_ctx == 4096 and config.local.threads == 2  # the rest of [local] keeps its defaults
@@ -149,13 +151,14 @@ def config_table(repo: Path, *args: str, env: dict[str, str] | None = None) -> d
     rows = {}
     for line in result.stdout.splitlines():
         cells = [c.strip() for c in line.strip("│┃ ").split("│")]
-        if len(cells) == 3:
+        if len(cells) == 4:
             rows[cells[0]] = (cells[1], cells[2])
     return rows
 
 
 def test_codur_config_shows_each_value_and_its_origin(repo: Path, clean_env: Path):
     (repo / "codur.toml").write_text(NESTED)
+    trust(repo, repo / "codur.toml")
     rows = config_table(repo, "--timeout", "30", env={"CODUR_LOCAL__THREADS": "4", "CODUR_API_KEY": "sk-secret-1"})
     assert rows["max_turns"] == ("5", "codur.toml")
     assert rows["local.n_ctx"] == ("4096", "codur.toml")
@@ -179,6 +182,8 @@ def test_secrets_never_printed(repo: Path):
     from codur.cli import app
 
     (repo / "codur.toml").write_text('api_key = "sk-from-file"\n')
+    assert load_config(repo).api_key is None  # user-only: an untrusted repo file's key is not sent
+    trust(repo, repo / "codur.toml")
     result = CliRunner().invoke(app, ["config", "--repo", str(repo)], env={"COLUMNS": "250"})
     assert result.exit_code == 0 and "sk-from-file" not in result.output
     assert load_config(repo).api_key.get_secret_value() == "sk-from-file"

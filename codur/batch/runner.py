@@ -31,9 +31,39 @@ from codur.batch.model_server import shared_model_server
 from codur.batch.pools import Pool, default_workers, open_pool
 from codur.batch.results import ResultStore
 from codur.batch.tasks import BatchTask
+from codur.engine.lock import FileLock, LockHeld
+from codur.engine.lock import holder_text as _holder
 
 #: How often the loop wakes to report progress while tasks run, seconds.
 TICK_S = 1.0
+#: The lock file of a batch's working folder (inside it).
+WORKDIR_LOCK = ".batch.lock"
+
+
+class BatchLocked(RuntimeError):
+    """Another ``codur batch`` holds the results file or the working folder; the message names
+    its pid, host and start, and what to do."""
+
+
+def hold_batch_lock(folder: Path, name: str, option: str) -> FileLock:
+    """Take the lock ``<folder>/<name>`` (created with ``folder``) for this batch, without waiting.
+
+    Args:
+        folder: the results file's folder or the working folder; ``name``: the lock file's name;
+        option: the option that chooses another one, for the message (``--out``, ``--workdir``).
+
+    Raises:
+        BatchLocked: another batch holds it: ``results.jsonl is in use by another codur batch
+            (pid 812 on host, since 18:52:01); wait for it to end or give another --out``.
+        OSError: the folder cannot be created, or the lock file is a link (not followed).
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        return FileLock.acquire(folder / name, what="codur batch")
+    except LockHeld as exc:
+        what = name.removesuffix(".lock") if name != WORKDIR_LOCK else f"the working folder {folder}"
+        raise BatchLocked(f"{what} is in use by another codur batch ({_holder(exc.holder)}); wait for it to end "
+                          f"or give another {option}") from None
 
 
 @dataclass(frozen=True)
@@ -118,7 +148,8 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
     Args:
         tasks: the valid tasks of a task file (:func:`codur.batch.tasks.read_tasks`).
         store: where records go (:func:`codur.batch.results.open_results`); it is not closed here.
-        workdir: the folder holding the working copies, ``<workdir>/<id>``.
+        workdir: the folder holding the working copies, ``<workdir>/<id>``; one batch at a time
+            works in it (an flock on ``<workdir>/.batch.lock`` that names the holder).
         workers: tasks run at once (default: half the cores, at least 1; with Ray ``auto`` or a
             ``ray://`` address, the cluster's CPUs).
         caps: global limits on tokens, cost (USD) and time (seconds); see :class:`Caps`.
@@ -133,10 +164,22 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
 
     Raises:
         RuntimeError: ``ray`` is given and Ray is missing or cannot connect.
+        BatchLocked: another batch works in ``workdir`` (a RuntimeError naming its pid and host).
         KeyboardInterrupt: after the tasks in flight are killed (their records are not stored).
     """
     caps = caps or Caps()
     emit = on_event or (lambda event: None)
+    lock = hold_batch_lock(Path(workdir), WORKDIR_LOCK, "--workdir")
+    try:
+        return _run(tasks, store, workdir=workdir, workers=workers, caps=caps, ray=ray, in_place=in_place,
+                    redo=redo, emit=emit, pool=pool)
+    finally:
+        lock.release()
+
+
+def _run(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None, caps: Caps,
+         ray: str | None, in_place: bool, redo: bool, emit: Callable[[dict[str, Any]], None],
+         pool: Pool | None) -> BatchSummary:
     ids = {t.id for t in tasks}
     earlier = [r for r in store.records() if str(r.get("id")) in ids]
     done = set() if redo else {str(r["id"]) for r in earlier}

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 
 class BatchTask(BaseModel):
@@ -15,7 +15,9 @@ class BatchTask(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(min_length=1, description="Unique task id; names its result line.")
+    id: str = Field(min_length=1, max_length=200,
+                    description="Unique task id; names its result line and its working copy's folder, so it is a "
+                    "plain file name: no '/' or '\\', not '.' or '..', no control character.")
     repo: str = Field(min_length=1, description="A folder path, or a git URL (then `commit`).")
     task: str = Field(min_length=1, description="What to fix, as given to `codur \"...\"`.")
     commit: str | None = Field(None, description="Commit to check out after cloning a git URL.")
@@ -25,6 +27,15 @@ class BatchTask(BaseModel):
     max_turns: int | None = Field(None, gt=0, description="Limit on agent turns.")
     settings: dict[str, Any] | None = Field(
         None, description="Other codur settings for this run, as in codur.toml, e.g. {\"sample_format\": \"udiff\"}.")
+
+    @field_validator("id")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        """A task id names the folder ``<workdir>/<id>``: one path component that stays there."""
+        if not is_plain_name(value):
+            raise ValueError(f"a task id is a plain name (no '/', '\\', '..', control characters), it names the "
+                             f"task's working folder: got {value!r}")
+        return value
 
     @model_validator(mode="after")
     def _commit_needs_url(self) -> BatchTask:
@@ -44,6 +55,12 @@ class BatchTask(BaseModel):
         return self
 
 
+def is_plain_name(name: str) -> bool:
+    """True when ``name`` is one path component that stays in its folder: not empty, not ``.`` or
+    ``..``, without ``/``, ``\\`` or a control character (NUL included), so not absolute either."""
+    return bool(name) and name not in (".", "..") and not any(c in "/\\" or ord(c) < 32 or c == "\x7f" for c in name)
+
+
 def is_git_url(repo: str) -> bool:
     """True for a repo given as a URL to clone (scheme://, git@host:, or a .git path)."""
     return "://" in repo or repo.startswith("git@") or repo.endswith(".git")
@@ -58,7 +75,8 @@ class TaskLineError:
 
 
 def read_tasks(path: Path) -> tuple[list[BatchTask], list[TaskLineError]]:
-    """Parse a TASKS.jsonl file; bad lines are returned as errors, never raised.
+    """Parse a TASKS.jsonl file; bad lines (not UTF-8, not JSON, not a task, a repeated id) are
+    returned as errors with their number, never raised: the other lines still count.
 
     A relative folder ``repo`` is taken from the task file's folder (and made absolute),
     so the file can be run from anywhere.
@@ -69,8 +87,14 @@ def read_tasks(path: Path) -> tuple[list[BatchTask], list[TaskLineError]]:
     tasks: list[BatchTask] = []
     errors: list[TaskLineError] = []
     seen: set[str] = set()
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
+    for number, raw in enumerate(Path(path).read_bytes().splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            bad = f"byte {raw[exc.start]:#04x} at column {exc.start + 1}"
+            errors.append(TaskLineError(number, f"not UTF-8 text ({bad})"))
             continue
         try:
             task = BatchTask.model_validate(json.loads(line))

@@ -114,7 +114,7 @@ def run_task(task: BatchTask, root: Path, *, in_place: bool = False) -> dict[str
         config = load_config(copy, **(task.settings or {}), test_command=task.test_command, fixers=task.fixers)
         request = RunRequest(task=task.task, repo=copy, timeout_s=task.timeout_s, max_turns=task.max_turns,
                              metadata={"batch_task": task.id})
-    except (OSError, RuntimeError, ConfigError, ValidationError) as exc:
+    except (OSError, RuntimeError, ValueError, ConfigError, ValidationError) as exc:  # ValueError: an id out of root
         return _record(task, copy, {"run_id": "", "status": "error", "reason": f"task_setup_failed: {exc}",
                                     "output_text": "", "turns": 0,
                                     "duration_s": round(time.monotonic() - started, 3), "metadata": {}})

@@ -17,11 +17,17 @@ import ast
 import threading
 
 _lock = threading.RLock()
+#: The byte order mark as a character: a UTF-8 file with a BOM decodes to a text starting with it.
+BOM = "\ufeff"
 
 
 def parse_ast(source: str | bytes, filename: str = "<unknown>", mode: str = "exec", **kwargs) -> ast.AST:
     """``ast.parse(source, filename, mode, **kwargs)`` under the process's one parse lock.
+    A text that starts with a byte order mark (a UTF-8 file with a BOM, read as the tools read it)
+    is parsed without it, as Python reads the file; line 1's columns then count from after it.
     Raises what ``ast.parse`` raises (SyntaxError, ValueError for a NUL byte)."""
+    if isinstance(source, str) and source.startswith(BOM):
+        source = source[1:]
     with _lock:
         return ast.parse(source, filename, mode, **kwargs)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.config import CodurConfig
+from codur.core.codur_folder import codur_path
 from codur.engine.contracts import RunStatus
 from codur.storage import postgres_module
 
@@ -50,8 +51,7 @@ def open_checkpointer(given: Any, config: CodurConfig, repo: Path,
         return postgres_module().open_checkpointer(url, serde=serde())
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    path = repo / ".codur" / "checkpoints.sqlite"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = codur_path(repo, "checkpoints.sqlite")  # no link on the way (codur.core.codur_folder)
     conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
     return SqliteSaver(conn, serde=serde()), conn.close
 

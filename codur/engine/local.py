@@ -34,6 +34,7 @@ from typing import Any
 
 from codur.config import CodurConfig, load_config
 from codur.core.budget import Limits
+from codur.core.codur_folder import LinkedCodurFolder, check_codur_tree
 from codur.core.events import TraceWriter, envelope
 from codur.engine.checkpoints import RECURSION_LIMIT, ResumeError, open_checkpointer, resume_point
 from codur.engine.components import EngineComponents, ExecutionEngine
@@ -112,7 +113,10 @@ class LocalEngine:
 
         Returns:
             The RunResult; status error with reason ``repo_locked: ...`` (naming the other run's
-            pid) when another run holds ``<repo>/.codur/run.lock`` (dry runs take no lock).
+            pid) when another run holds ``<repo>/.codur/run.lock`` (dry runs take no lock); status
+            error with reason ``unsafe_codur_folder: ...`` (naming the link) when ``<repo>/.codur``
+            or anything in it is a symbolic link (:mod:`codur.core.codur_folder`): nothing is
+            written then.
 
         Settings: the components' config, else the engine's, else :func:`codur.config.load_config`
         for the repo (its ``codur.toml`` / ``pyproject.toml [tool.codur]`` or the user's file,
@@ -136,6 +140,11 @@ class LocalEngine:
             updates["tool_policy"] = components.policies.tool_policy
         config = config.model_copy(update=updates)
         run_id = request.run_id or new_run_id()
+        try:  # a repo that ships .codur as a link, or links inside it: nothing is written through them
+            check_codur_tree(request.repo)
+        except LinkedCodurFolder as exc:
+            return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=f"unsafe_codur_folder: {exc}",
+                             metadata=RunMetadata())
         run_dir, note = run_folder(request.repo, run_id, config.dry_run)
         if run_dir.is_relative_to(request.repo):
             with contextlib.suppress(OSError):  # a repo codur cannot write: the run's own failure says so
@@ -263,8 +272,9 @@ class _Run:
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
         journal = self.tools.journal
-        result = revert_failed(self.report.result(box["final"], journal, resumed_from), journal, self.run_dir,
-                               keep=self.config.keep_failed or self.config.dry_run)
+        breaker = getattr(self.provider, "breaker", None)  # the configured models' (codur.llm.deadline)
+        final = self.report.result(box["final"], journal, resumed_from, breaker.down() if breaker else None)
+        result = revert_failed(final, journal, self.run_dir, keep=self.config.keep_failed or self.config.dry_run)
         if result.reverted:
             self._on_event(envelope("run.reverted", self.run_id, files=result.files_changed,
                                     attempt=str(result.attempt_path)))

@@ -42,11 +42,16 @@ class RunReport:
         elif kind == "patch.risky":
             self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
 
-    def result(self, final: dict[str, Any], journal: ChangeJournal, resumed_from: str | None) -> RunResult:
+    def result(self, final: dict[str, Any], journal: ChangeJournal, resumed_from: str | None,
+               endpoints_down: dict[str, str] | None = None) -> RunResult:
         """The run's result from the graph's ``final`` state (``{}`` when it ended before one) and
         the ``journal`` of its writes. A cancel ends it ``cancelled`` wherever it found the run
         (what the graph would have said is kept in ``metadata.stop["before_cancel"]``); a graph
-        that stopped while still running ends ``error``."""
+        that stopped while still running ends ``error``. A run that failed (not refused) while a
+        model endpoint was given up (``endpoints_down``: the circuit breaker's
+        :meth:`codur.llm.deadline.CircuitBreaker.down`) ends ``model_unavailable`` naming it: its
+        ``no_progress`` or ``max_turns`` was the endpoint's doing (the graph's reason is kept in
+        ``metadata.stop["before_model_unavailable"]``)."""
         limits = self.limits
         total_s = limits.elapsed_s()
         usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
@@ -72,6 +77,10 @@ class RunReport:
             status, reason = RunStatus.CANCELLED, StopReason.CANCELLED.value
         if status is RunStatus.RUNNING:
             status, reason = RunStatus.ERROR, "the graph stopped before done"
+        if status is RunStatus.FAILED and endpoints_down and not reason.startswith(("refused", "model_unavailable")):
+            metadata.stop = {**metadata.stop, "before_model_unavailable": reason}
+            url, why = next(iter(endpoints_down.items()))
+            reason = f"model_unavailable ({url}: {why})"
         return RunResult(run_id=self.run_id, status=status, reason=reason, output_text=final.get("summary", ""),
                          turns=final.get("turn", 0), duration_s=round(total_s, 3), metadata=metadata)
 

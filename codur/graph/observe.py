@@ -134,7 +134,7 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
         # a hanging test fails at its per-test limit (TEST_TIMEOUT_S) with a traceback into the
         # loop, instead of the whole run timing out with no result
         report = run_tests(tools.ctx, focus or None)
-        problem = setup_problem(report, command, tools.ctx.root)
+        problem = setup_problem(report, command, tools.ctx.root, tools.ctx.memory_mb)
     except ToolError as exc:  # the command did not start
         report, problem = TestReport(exit_code=-1, summary="did not start"), f"{exc} (tests run with: {said})"
     failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])

@@ -4,7 +4,8 @@
     codur runs --database                           the runs kept in PostgreSQL (database_url)
     codur show RUN_ID [--repo PATH]                 a run's trace as a tree, then its diff
     codur undo [RUN_ID] [--repo PATH] [--force]     put back the files of the last (or named) run
-    codur config [--repo PATH]                      every effective setting and its origin
+    codur config [--repo PATH]                      every effective setting, its origin and trust level
+    codur trust [PATH] [--revoke]                   let the repo's own config file set every setting
 
 Exit codes: 0 done; 1 refused (undo: files changed since the run, already undone, nothing
 to undo); 2 bad input (no such repo or run, an ambiguous id, a setting that does not parse).
@@ -193,34 +194,71 @@ def config_command(
     api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
                                            help="As codur run's flag: the variable holding the API key."),
 ) -> None:
-    """Print every effective setting for the repo and where it came from (flag, env, file, default),
-    then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``). ``CODUR_*``
-    variables that are no setting are named first, with the nearest one."""
+    """Print every effective setting for the repo, where it came from (flag, env, file, default) and
+    its level (``user``, ``repo``, ``repo (trusted)``, ``default``; a repo file's value that is
+    not taken: ``ignored (untrusted repo)``), then the test command it gives (``tests:
+    .venv/bin/python -m pytest (.venv)``). ``CODUR_*`` variables that are no setting and the repo
+    file's ignored keys are named first."""
     from codur.config import CodurConfig, ConfigError, load_config
-    from codur.config_sources import find_config_files, origins, unknown_variables
+    from codur.config_sources import find_config_files, ignored_settings, origins, unknown_variables
     from codur.testing.command import resolve as resolve_tests
 
     root = _repo(repo)
     given = {"max_turns": max_turns, "timeout_s": timeout, "model": model, "base_url": base_url,
              "api_key_env": api_key_env}
     flags = {k: v for k, v in given.items() if v is not None}
-    for warning in unknown_variables(CodurConfig):
+    files = find_config_files(root)
+    for warning in [*unknown_variables(CodurConfig), *ignored_settings(CodurConfig, files)]:
         console.print(Text(f"warning: {warning}", style="yellow"))
     try:
         config = load_config(root, **flags)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    files = find_config_files(root)
-    where = " over ".join(str(f.path) for f in files) or "no config file"
+    where = " over ".join(f"{f.path} ({f.level})" for f in files) or "no config file"
     table = Table(title=f"codur config · {where}", title_justify="left")
     table.add_column("setting", no_wrap=True)
     table.add_column("value", overflow="fold")
     table.add_column("from", overflow="fold")  # a user file's full path folds, never crops
+    table.add_column("level", overflow="fold")
     for item in origins(config, flags, files):
-        style = "dim" if item.origin == "default" else ""
-        table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
+        style = "dim" if item.origin == "default" else "yellow" if item.level.startswith("ignored") else ""
+        table.add_row(Text(item.key), Text(item.value), Text(item.origin), Text(item.level),
+                      style=style)  # no markup from values
     console.print(table)
     console.print(Text(f"tests: {resolve_tests(root, config.test_command).describe(root)}"))
+
+
+def trust_command(
+    repo: Path = typer.Argument(Path("."), help="The repository whose codur.toml / [tool.codur] to trust."),
+    revoke: bool = typer.Option(False, "--revoke", help="Forget the repo: its file's user-only settings are "
+                                "ignored again."),
+) -> None:
+    """Trust the repo's own config file as it is now: its endpoint, key variable, sandbox and other
+    user-only settings (:data:`codur.config_trust.USER_ONLY`) apply. Recorded with the file's
+    SHA-256 in the user's config folder (``trusted.json``); a changed file is not trusted until
+    trusted again. Exit 2: no such folder, no config file in it, or a file that does not parse."""
+    from codur.config import CodurConfig, ConfigError
+    from codur.config_sources import ConfigFileError, find_config_files
+    from codur.config_trust import trust, trust_store_path
+
+    root = _repo(repo)
+    own = next((f for f in find_config_files(root) if f.kind != "user"), None)
+    if revoke:
+        trust(root, None)
+        console.print(Text(f"{root}: not trusted; its config file's user-only settings are ignored"), soft_wrap=True)
+        return
+    if own is None:
+        raise _fail(f"{root} has no codur.toml and no [tool.codur] table in pyproject.toml: nothing to trust")
+    try:
+        own.check(CodurConfig)
+    except (ConfigFileError, ConfigError) as exc:
+        raise _fail(str(exc)) from None
+    keys = own.ignored(CodurConfig) if not own.trusted else []
+    entry = trust(root, own.path)
+    assert entry is not None
+    console.print(Text(f"trusted {own.path} (sha256 {entry['sha256'][:12]}…, in {trust_store_path()})"
+                       + (f"; now taken from it: {', '.join(keys)}" if keys else "")
+                       + "; a change to the file needs `codur trust` again"), soft_wrap=True)
 
 
 COMMANDS = {
@@ -228,6 +266,7 @@ COMMANDS = {
     "show": (show_command, "Show a run's trace as a tree, then its diff."),
     "undo": (undo_command, "Put back the files of the last (or the named) run."),
     "config": (config_command, "Show every effective setting and where it came from."),
+    "trust": (trust_command, "Let the repo's own config file choose the endpoint, key and sandbox settings."),
 }
 
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from codur.core.codur_folder import LinkedCodurFolder, codur_path
 from codur.core.files import atomic_write_bytes
 from codur.core.ports import AgentPort, ExecutionResult, IterationPlan, QuotaStatus
 from codur.llm import policy
@@ -146,8 +147,9 @@ class Executor:
         """Write the prompt atomically; a failure to write is logged, not fatal."""
         path = Path(plan.repo_root) / PROMPT_FILE
         try:
+            path = codur_path(Path(plan.repo_root), PROMPT_FILE.name)
             atomic_write_bytes(path, plan.prompt.encode("utf-8"))
-        except OSError as exc:
+        except (OSError, LinkedCodurFolder) as exc:
             self._log.warning("could not save the prompt to %s: %s", path, exc)
 
     def _agent_name(self, plan: IterationPlan) -> str:

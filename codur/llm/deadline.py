@@ -13,6 +13,17 @@
 
 Streams get the same timeout; a stream is never made again (part of it may have been used).
 
+**A hard wall-clock limit per call.** The HTTP timeout is httpx's, per read: a server that
+drips a byte every few seconds never trips it (measured: one call held 898 s under a 300 s
+run). So every call also runs under :func:`hard_limit`: a timer of the same seconds (the
+profile's timeout, cut to the run's time left) that, when it fires, shuts down the sockets of
+the call's responses (recorded by an httpx response hook on the client every model gets,
+:func:`shared_http_client`), so the read in progress fails at once; the call then raises
+``openai.APITimeoutError`` or, when the limit was the run's time left, :class:`DeadlineExceeded`.
+A reply streamed chunk by chunk is bounded the same way, from the request to the last chunk.
+The same client asks for uncompressed replies, refuses a compressed one and stops reading a
+body past :data:`MAX_REPLY_BYTES` (16 MiB), so no reply can take the machine's memory.
+
 With the run's ``cancel`` event, a plain call waits for its reply in a helper thread and
 raises :class:`ModelCallCancelled` as soon as the event is set (Ctrl-C during a call to a
 model that never answers ends the run at once; the helper is a daemon thread, left to its
@@ -34,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import socket
 import threading
 import time
 from collections import Counter
@@ -41,6 +53,11 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import openai
+
+try:  # the HTTP library openai's client is built on: httpx2 in this openai, httpx before
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - an older openai
+    import httpx  # type: ignore[no-redef]
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import generate_from_stream
 from langchain_core.messages import BaseMessage
@@ -66,6 +83,114 @@ class ModelCallCancelled(RuntimeError):
 
 _in_flight: Counter[str] = Counter()  # calls in flight per base URL
 _idle = threading.Condition()
+#: The responses of the call running in this context (set by :func:`hard_limit`).
+_responses: contextvars.ContextVar[list[httpx.Response] | None] = contextvars.ContextVar(
+    "codur_model_call_responses", default=None)
+
+
+#: The largest reply body a model call reads, bytes: a chat completion is kilobytes; past it the
+#: call fails instead of taking the machine's memory (a gzip reply inflating to 400 MB took 2.1 GB).
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+
+
+class ReplyTooLarge(httpx.DecodingError):
+    """A model reply over :data:`MAX_REPLY_BYTES`, or compressed although codur asked for none."""
+
+
+class _CappedStream(httpx.SyncByteStream):
+    """A response body that fails once more than ``cap`` bytes came."""
+
+    def __init__(self, inner: Any, cap: int) -> None:
+        self.inner, self.cap = inner, cap
+
+    def __iter__(self) -> Iterator[bytes]:
+        seen = 0
+        for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.cap:
+                raise ReplyTooLarge(f"the model's reply is over {self.cap} bytes; not read further")
+            yield chunk
+
+    def close(self) -> None:
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
+
+
+def _on_response(response: httpx.Response) -> None:
+    """httpx response hook (headers read, body not yet): note the response for the call's timer
+    (:func:`hard_limit`), refuse a compressed body (the client asks for ``identity``: a
+    decompression bomb never inflates), and cap the body at :data:`MAX_REPLY_BYTES`."""
+    kept = _responses.get()
+    if kept is not None:
+        kept.append(response)
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        response.close()
+        raise ReplyTooLarge(f"the model's reply is compressed ({encoding}) although codur asked for none; "
+                            "not decompressed")
+    response.stream = _CappedStream(response.stream, MAX_REPLY_BYTES)
+
+
+@functools.lru_cache(maxsize=1)
+def shared_http_client() -> httpx.Client:
+    """The one httpx client every model call goes through: openai's defaults (its timeouts,
+    connection limits, redirects), ``Accept-Encoding: identity``, and the response hook
+    (:func:`_on_response`: the hard limit's sockets, no compressed body, a size cap)."""
+    return openai.DefaultHttpxClient(event_hooks={"response": [_on_response]},
+                                     headers={"Accept-Encoding": "identity"})
+
+
+class _Limit:
+    """The timer of one call: :meth:`fire` shuts down the sockets of its responses."""
+
+    def __init__(self, responses: list[httpx.Response]) -> None:
+        self.responses, self.fired = responses, threading.Event()
+
+    def fire(self) -> None:
+        self.fired.set()
+        for response in list(self.responses):
+            stream = response.extensions.get("network_stream")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)  # the blocked read in the call's thread fails now
+
+
+@contextlib.contextmanager
+def hard_limit(seconds: float | None, base_url: str, cut: bool) -> Iterator[None]:
+    """Bound the model call made inside the block to ``seconds`` of wall-clock time, however the
+    server sends its reply (all at once, chunk by chunk, a byte at a time).
+
+    Args:
+        seconds: the limit; None: no limit.
+        base_url: the endpoint, for the error.
+        cut: the limit is the run's time left (then the error is DeadlineExceeded).
+
+    Raises:
+        DeadlineExceeded: ``cut`` and the limit was reached.
+        openai.APITimeoutError: the limit was reached otherwise.
+    """
+    responses: list[httpx.Response] = []
+    token = _responses.set(responses)
+    limit = _Limit(responses)
+    timer = threading.Timer(seconds, limit.fire) if seconds is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    except Exception as exc:
+        if not limit.fired.is_set():
+            raise
+        if cut:
+            raise DeadlineExceeded(f"the run's time was up during the model call ({seconds:.1f}s)") from exc
+        raise openai.APITimeoutError(request=httpx.Request("POST", base_url)) from exc
+    finally:
+        if timer is not None:
+            timer.cancel()
+        with contextlib.suppress(ValueError):  # a generator closed in another context
+            _responses.reset(token)
 
 
 @contextlib.contextmanager
@@ -114,6 +239,44 @@ def _cancellable(call: Callable[[], T], cancel: threading.Event) -> T:
     return box["value"]
 
 
+class CircuitBreaker:
+    """One run's count of timeouts and connection failures per endpoint: once an endpoint has
+    failed ``limit`` calls in a row, no role calls it again in the run (a call raises at once),
+    so a dead or hung endpoint costs ``limit`` timeouts, not one per role and retry
+    (measured before: 8 sequential 60 s attempts, 502 s, where a refused endpoint ended in 17 s).
+    Thread-safe; a success resets the count."""
+
+    def __init__(self, limit: int = 2) -> None:
+        self.limit = limit
+        self._failures: Counter[str] = Counter()
+        self._last: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def check(self, base_url: str) -> None:
+        """Raise ``openai.APIConnectionError`` (the endpoint given up) when ``base_url`` is open."""
+        with self._lock:
+            failed = self._failures[base_url]
+        if failed >= self.limit:
+            raise openai.APIConnectionError(
+                message=f"{base_url}: not called again in this run after {failed} timeouts or connection failures "
+                        "in a row (circuit breaker)", request=httpx.Request("POST", base_url))
+
+    def record(self, base_url: str, failed: bool, error: str = "") -> None:
+        """Count a failed call (a timeout, a connection failure; ``error``: what it raised), or reset
+        on a success."""
+        with self._lock:
+            self._failures[base_url] = self._failures[base_url] + 1 if failed else 0
+            if failed:
+                self._last[base_url] = error
+
+    def down(self) -> dict[str, str]:
+        """The endpoints given up, each with why: ``{url: "2 timeouts or connection failures in a
+        row; last: APIConnectionError: Connection error."}``."""
+        with self._lock:
+            return {url: f"{n} timeouts or connection failures in a row; last: {self._last.get(url, '')}"
+                    for url, n in self._failures.items() if n >= self.limit}
+
+
 class DeadlineChatOpenAI(ChatOpenAI):
     """ChatOpenAI with the run's deadline and Retry-After handling (see the module docstring).
 
@@ -124,6 +287,9 @@ class DeadlineChatOpenAI(ChatOpenAI):
         stream_replies: a plain call streams its reply (so a cancel closes the stream).
         cpu_threads: threads of the model's server on this machine (the embedded one), counted
             in the CPU budget while a call is in flight; 0 for a model elsewhere.
+        http_client: the httpx client (default :func:`shared_http_client`, whose response hook
+            lets :func:`hard_limit` end a call that overruns).
+        breaker: the run's :class:`CircuitBreaker` (shared by every role's model), or None.
     """
 
     deadline: float | None = Field(None, exclude=True)
@@ -131,15 +297,18 @@ class DeadlineChatOpenAI(ChatOpenAI):
     cancel: threading.Event | None = Field(None, exclude=True)
     stream_replies: bool = Field(False, exclude=True)
     cpu_threads: int = Field(0, exclude=True)
+    http_client: Any = Field(default_factory=shared_http_client, exclude=True)
+    breaker: CircuitBreaker | None = Field(None, exclude=True)
 
     def _timeout(self) -> tuple[float | None, bool]:
-        """(timeout for this call in seconds or None for the client's own, cut to the time left?)."""
+        """(timeout for this call in seconds, the HTTP timeout and the wall-clock limit, or None for
+        none; was it cut to the run's time left?)."""
+        own = self.request_timeout if isinstance(self.request_timeout, int | float) else None
         if self.deadline is None:
-            return None, False
+            return (float(own) if own is not None else None), False
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise DeadlineExceeded("the run's time was up before the model call")
-        own = self.request_timeout if isinstance(self.request_timeout, int | float) else None
         return (left, True) if own is None or left < own else (float(own), False)
 
     def _retry_after(self, exc: Exception) -> float | None:
@@ -157,7 +326,7 @@ class DeadlineChatOpenAI(ChatOpenAI):
         while True:
             timeout, cut = self._timeout()
             given = {**kwargs, "timeout": timeout} if timeout is not None else kwargs
-            counted = functools.partial(self._count, call, given)
+            counted = functools.partial(self._count, call, given, timeout, cut)
             try:
                 if self.cancel is None:
                     return counted()
@@ -173,9 +342,27 @@ class DeadlineChatOpenAI(ChatOpenAI):
                 waits += 1
                 time.sleep(wait)
 
-    def _count(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any]) -> T:
-        with _counted(str(self.openai_api_base), self.cpu_threads):
+    def _count(self, call: Callable[[dict[str, Any]], T], kwargs: dict[str, Any], timeout: float | None = None,
+               cut: bool = False) -> T:
+        with self._broken(), _counted(str(self.openai_api_base), self.cpu_threads), \
+                hard_limit(timeout, str(self.openai_api_base), cut):
             return call(kwargs)
+
+    @contextlib.contextmanager
+    def _broken(self) -> Iterator[None]:
+        """The call, through the run's circuit breaker: refused at once when the endpoint is given
+        up; a timeout or connection failure counted, a success resets."""
+        url = str(self.openai_api_base)
+        if self.breaker is None:
+            yield
+            return
+        self.breaker.check(url)
+        try:
+            yield
+        except openai.APIConnectionError as exc:  # APITimeoutError included
+            self.breaker.record(url, failed=True, error=f"{type(exc).__name__}: {str(exc)[:120]}")
+            raise
+        self.breaker.record(url, failed=False)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
@@ -207,7 +394,8 @@ class DeadlineChatOpenAI(ChatOpenAI):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            with _counted(str(self.openai_api_base), self.cpu_threads):
+            with self._broken(), _counted(str(self.openai_api_base), self.cpu_threads), \
+                    hard_limit(timeout, str(self.openai_api_base), cut):
                 yield from self._checked(super()._stream(messages, stop, run_manager, **kwargs))
         except openai.APITimeoutError as exc:
             if cut:

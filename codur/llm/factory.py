@@ -33,7 +33,7 @@ def wants_native_tools(model: BaseChatModel) -> bool:
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
                    ledger: UsageLedger | None = None, *, deadline: float | None = None,
                    retry_after_cap_s: float = 30.0, model_timeout_s: float | None = None,
-                   cancel: threading.Event | None = None) -> BaseChatModel:
+                   cancel: threading.Event | None = None, breaker: Any = None) -> BaseChatModel:
     """Return a chat model for ``profile``.
 
     Args:
@@ -44,9 +44,11 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
             to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
         retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
         model_timeout_s: the request timeout, seconds, when the profile sets no ``timeout_s``
-            (``CodurConfig.model_timeout_s``); None: only the deadline bounds the call.
+            (``CodurConfig.model_timeout_s``): the wall-clock limit of each call, its streamed
+            reply included (:func:`codur.llm.deadline.hard_limit`); None: only the deadline bounds it.
         cancel: the run's cancel event: a call in flight ends when it is set
             (:class:`codur.llm.deadline.ModelCallCancelled`).
+        breaker: the run's :class:`codur.llm.deadline.CircuitBreaker`, shared by its models.
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
@@ -54,7 +56,7 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
     from codur.llm.deadline import DeadlineChatOpenAI
 
     timeout = profile.timeout_s if profile.timeout_s is not None else model_timeout_s
-    limits = {"timeout": timeout, "max_retries": 0, "deadline": deadline, "cancel": cancel,
+    limits = {"timeout": timeout, "max_retries": 0, "deadline": deadline, "cancel": cancel, "breaker": breaker,
               "retry_after_cap_s": retry_after_cap_s, "temperature": profile.temperature,
               "max_tokens": profile.max_tokens}
     if profile.base_url is None:
@@ -110,6 +112,9 @@ class ConfigModelProvider:
             timeout is cut to the time left.
         cancel: the run's cancel event: a model call in flight ends when it is set.
         ledger: records every call of these models (default: a new one).
+
+    Its models share one :class:`codur.llm.deadline.CircuitBreaker` (``endpoint_failure_limit``):
+    an endpoint that timed out or refused that many calls in a row is not called again.
     """
 
     def __init__(self, config: CodurConfig, *, deadline: float | None = None,
@@ -118,13 +123,17 @@ class ConfigModelProvider:
         self.deadline = deadline if deadline is not None else time.monotonic() + config.timeout_s
         self.ledger = ledger or UsageLedger()
         self._cache: dict[str, BaseChatModel] = {}
+        from codur.llm.deadline import CircuitBreaker
+
+        self.breaker = CircuitBreaker(config.endpoint_failure_limit)
 
     def _model(self, profile: ModelProfile) -> BaseChatModel:
         key = profile.model_dump_json()
         if key not in self._cache:
             self._cache[key] = get_chat_model(profile, self.config.local, self.ledger, deadline=self.deadline,
                                               retry_after_cap_s=self.config.retry_after_cap_s,
-                                              model_timeout_s=self.config.model_timeout_s, cancel=self.cancel)
+                                              model_timeout_s=self.config.model_timeout_s, cancel=self.cancel,
+                                              breaker=self.breaker)
         return self._cache[key]
 
     def models_for(self, role: str) -> list[BaseChatModel]:

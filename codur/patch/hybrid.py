@@ -19,6 +19,7 @@ import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codur.core.pyast import BOM
 from codur.patch.contracts import PhaseRun
 from codur.patch.sampling import Sample, changed_functions
 from codur.patch.splice import functions
@@ -173,7 +174,7 @@ def union(first: Sample, second: Sample, originals: dict[str, str]) -> Union | N
             if merged is None:
                 return None
             try:
-                compile(merged, file, "exec", dont_inherit=True)
+                compile(merged.removeprefix(BOM), file, "exec", dont_inherit=True)
             except (SyntaxError, ValueError):
                 return None
             news[file] = merged

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from codur.core.pyast import BOM
 from codur.patch import conversation, formats
 from codur.patch.additions import merge
 from codur.patch.conversation import Judged
@@ -240,7 +241,7 @@ def _whole_file(parts: PromptParts, reply: str) -> str:
     if merged is None:
         raise NotApplied("the file's rewrite does not parse")
     try:
-        compile(merged, parts.spans[0].file or "<candidate>", "exec", dont_inherit=True)
+        compile(merged.removeprefix(BOM), parts.spans[0].file or "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise NotApplied(f"the file's rewrite does not compile: {exc}"[:200]) from exc
     return merged.replace("\n", newline) if newline != "\n" else merged

@@ -16,7 +16,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from codur.core.pyast import parse_ast
+from codur.core.pyast import BOM, parse_ast
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -179,7 +179,7 @@ def splice(text: str, span: FunctionSpan, reply: str) -> str | None:
     new_lines = lines[: span.start - 1] + _indent_like(code, span.indent).split("\n") + lines[span.end:]
     new = "\n".join(new_lines)
     try:
-        compile(new, span.file or "<candidate>", "exec", dont_inherit=True)
+        compile(new.removeprefix(BOM), span.file or "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
     return new.replace("\n", newline) if newline != "\n" else new

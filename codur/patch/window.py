@@ -23,7 +23,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from codur.core.pyast import parse_ast
+from codur.core.pyast import BOM, parse_ast
 from codur.patch.additions import merge
 from codur.patch.splice import FunctionSpan, code_blocks, splice
 
@@ -250,7 +250,7 @@ def apply_lines(text: str, window: Window, reply: str) -> tuple[str, list[str]]:
     new = "\n".join(original[: start - 1] + fixed + original[end:])
     new = _with_additions(new, span, ["\n".join(extra), *blocks[1:]], "\n")
     try:
-        compile(new, span.file or "<candidate>", "exec", dont_inherit=True)
+        compile(new.removeprefix(BOM), span.file or "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         if "```" not in reply:
             raise NotApplied("no code block in the reply (its text does not compile as the lines)") from exc

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.config import CodurConfig
-from codur.core.pyast import parse_ast
+from codur.core.pyast import BOM, parse_ast
 from codur.repair import statements
 from codur.repair.site import MutationSite
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
@@ -178,7 +178,7 @@ def _compiles(m: Mutant, old: str, new: str, spans: list[tuple[int, int]]) -> bo
         delta = sum(e.new.count("\n") - old.count("\n", e.start, e.end) for e in m.edits)
         code = "\n".join(new.splitlines()[span[0] - 1:span[1] + delta])
     try:
-        compile(code, m.file, "exec", dont_inherit=True)
+        compile(code.removeprefix(BOM), m.file, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
     return True

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codur.core.files import IGNORED_DIRS
-from codur.core.pyast import parse_ast
+from codur.core.pyast import BOM, parse_ast
 from codur.testing.ids import is_test_file
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source, encode_source
@@ -105,11 +105,14 @@ class Source:
             self.starts.append(self.starts[-1] + len(line))
 
     def offset(self, lineno: int, col: int) -> int:
-        """Character offset of (1-based line, UTF-8 byte column)."""
+        """Character offset of (1-based line, UTF-8 byte column). Line 1 of a text with a byte
+        order mark counts its columns from after the mark (:func:`codur.core.pyast.parse_ast`)."""
         line = self.lines[lineno - 1] if lineno <= len(self.lines) else ""
+        bom = lineno == 1 and line.startswith(BOM)
+        line = line[1:] if bom else line
         if not line.isascii():
             col = len(line.encode()[:col].decode(errors="ignore"))
-        return self.starts[lineno - 1] + col
+        return self.starts[lineno - 1] + col + bom
 
     def span(self, node: ast.AST) -> tuple[int, int]:
         return (self.offset(node.lineno, node.col_offset),

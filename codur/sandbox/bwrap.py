@@ -23,8 +23,10 @@ import functools
 import os
 import queue
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.sandbox.lifetime import die_with_parent
+from codur.sandbox.limits import default_tmp_mb
 
 #: The variables of codur's environment a child gets (exact names, no prefixes: a
 #: ``PYTHON_SECRET_TOKEN`` or ``LC_API_KEY`` is not one of them): the search path and
@@ -137,8 +140,38 @@ def private_home() -> Path | None:
     return path
 
 
+@functools.cache
+def empty_file() -> Path:
+    """An empty, read-only regular file of this user's (``$TMPDIR/codur-empty-<uid>``), bound over
+    the files the sandbox masks (``/dev/null`` cannot be: bwrap's binds are ``nodev``).
+
+    Raises:
+        OSError: it cannot be made, or what is there is not an empty file of this user's.
+    """
+    path = Path(tempfile.gettempdir()) / f"codur-empty-{os.getuid()}"
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW, 0o444)
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if info.st_size or info.st_uid != os.getuid() or not stat.S_ISREG(info.st_mode):
+        raise OSError(f"{path} is not an empty file of this user's; remove it")
+    return path
+
+
+@functools.cache
+def supports_tmpfs_size(bwrap: str) -> bool:
+    """Whether ``bwrap`` takes ``--size`` for a tmpfs (bubblewrap 0.10 and later; the packaged one does)."""
+    try:
+        res = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in res.stdout + res.stderr
+
+
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
-               readable: Iterable[Path] = (), network: bool = False) -> list[str]:
+               readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None,
+               masked: Iterable[Path] = ()) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
@@ -147,13 +180,20 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     ``readable``: paths the private /tmp or home would hide, bound back read-only with the
     links on the way to them (:func:`hidden`, :func:`bind_back`), e.g. an interpreter's venv
     under ``~`` or a repo's ``.venv`` linked there. ``network``: keep the host's
-    network (the setting ``sandbox_network``) instead of none. ``--die-with-parent`` is tied
+    network (the setting ``sandbox_network``) instead of none. ``masked``: files of ``root``
+    the code sees as empty (``/dev/null`` bound over them: the repo's ``.env`` unless the setting
+    ``allow_secrets``; an empty file of codur's is bound over them, :func:`empty_file`). ``tmp_mb``: the private /tmp's
+    size, MiB (the setting ``sandbox_tmp_mb``; None: :func:`codur.sandbox.limits.default_tmp_mb`,
+    0: bwrap's own), so a test cannot fill the machine's memory through /tmp (a tmpfs is RAM
+    that RLIMIT_AS does not count); a bwrap without ``--size`` gets none. ``--die-with-parent`` is tied
     by the kernel to the *thread* that started bwrap: a server that outlives that thread
     must be started from one that lives as long as codur (see :func:`spawn`).
     """
     writable = list(writable)
-    cmd = [bwrap_executable() or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-           "--tmpfs", "/tmp"]
+    bwrap = bwrap_executable() or "bwrap"
+    size = default_tmp_mb() if tmp_mb is None else tmp_mb
+    sized = ["--size", str(size * 2**20)] if size and supports_tmpfs_size(bwrap) else []
+    cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *sized, "--tmpfs", "/tmp"]
     home = private_home()
     if home is not None and not home.is_relative_to(Path(root).resolve()):
         cmd += ["--tmpfs", str(home)]
@@ -164,6 +204,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
             cmd += ["--ro-bind", str(root / name), str(root / name)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
+    for path in masked:
+        cmd += ["--ro-bind", str(empty_file()), str(path)]
     cmd += [] if network else ["--unshare-net"]
     cmd += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
             "--", *argv]

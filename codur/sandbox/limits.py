@@ -41,6 +41,20 @@ def default_test_memory_mb(workers: int) -> int | None:
     return max(MIN_DEFAULT_MB, int(total * MACHINE_SHARE) // max(1, workers))
 
 
+#: The share of the machine's memory the sandbox's private /tmp may fill by default (a tmpfs is
+#: RAM that RLIMIT_AS does not count: a test filled an unsized one with 4 GiB).
+TMP_SHARE = 0.125
+#: No default /tmp size below this many MiB.
+MIN_TMP_MB = 256
+
+
+def default_tmp_mb() -> int | None:
+    """The default size of the sandbox's private /tmp, MiB: :data:`TMP_SHARE` of the machine's
+    memory, at least :data:`MIN_TMP_MB`; None (bwrap's own: half the memory) when unknown."""
+    total = machine_memory_mb()
+    return None if total is None else max(MIN_TMP_MB, int(total * TMP_SHARE))
+
+
 def address_space_limit(memory_mb: int | None) -> Callable[[], None] | None:
     """A ``preexec_fn`` that sets RLIMIT_AS (soft and hard) to ``memory_mb`` MiB in the child,
     or None for no limit (``memory_mb`` None or 0, or no ``resource`` module here). It is

@@ -183,10 +183,16 @@ def report_of(passed: list[str], failed: list[str], skipped: int, tracebacks: di
 _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 
 
-def setup_problem(report: TestReport, command: TestCommand, root: Path) -> str | None:
+#: What a process that cannot get memory at start prints (the loader, CPython, the kernel's errno).
+_NO_MEMORY_RE = re.compile(r"MemoryError|failed to map segment|Cannot allocate memory|out of memory", re.I)
+
+
+def setup_problem(report: TestReport, command: TestCommand, root: Path, memory_mb: int | None = None) -> str | None:
     """Why the suite could not even start, in one line naming the command; None when it ran.
 
-    The suite did not start when pytest is missing from the interpreter, pytest stopped with
+    The suite did not start when no test ran and the output says memory could not be had under
+    the address-space limit ``memory_mb`` (MiB; the setting ``test_memory_mb``: named in the
+    message), when pytest is missing from the interpreter, pytest stopped with
     an internal or usage error (exit 3 or 4: a bad option in the test command), or no test
     passed and every failure (collection errors included) is a module that is not the repo's
     own and is not installed (a missing dependency). A failure in the repo's own code, even
@@ -195,6 +201,11 @@ def setup_problem(report: TestReport, command: TestCommand, root: Path) -> str |
     where = f"tests run with: {command.describe(root)}"
     if report.exit_code is None:
         return None
+    nothing_ran = not (report.passed or report.failed) and report.exit_code not in (0, 5)
+    if memory_mb and nothing_ran and (found := _NO_MEMORY_RE.search(report.output)):
+        line = next((ln.strip() for ln in report.output.splitlines() if found.group(0) in ln), found.group(0))
+        return (f"the test command cannot start under the memory limit of {memory_mb} MiB (test_memory_mb; raise "
+                f"it, or 0 for none): {line[:200]} ({where})")
     if "No module named pytest" in report.output and not (report.passed or report.failed):
         return f"pytest is not installed for {command.interpreter}; install it there or set test_command ({where})"
     if report.exit_code in (3, 4) and not report.passed:

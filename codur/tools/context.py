@@ -65,6 +65,8 @@ class ToolContext:
             ``patch.risky`` event names the path, the findings and whether it was approved.
         network: under bubblewrap, let the processes :meth:`run` starts reach the network
             (config ``sandbox_network``); default none.
+        tmp_mb: the size of their private /tmp, MiB (config ``sandbox_tmp_mb``; None: a share of
+            the machine's memory, :func:`codur.sandbox.limits.default_tmp_mb`).
     """
 
     root: Path
@@ -83,6 +85,7 @@ class ToolContext:
     memory_mb: int | None = None
     allow_risky: bool = False
     network: bool = False
+    tmp_mb: int | None = None
     confirm_risky: Callable[[str, list[str]], bool] | None = None
     fallback_noted: bool = field(default=False, repr=False)  # the sandbox.fallback event was sent
 

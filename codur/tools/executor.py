@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import ToolMessage
 
+from codur.sandbox.secrets import redact
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.journal import ChangeJournal
 from codur.tools.registry import REGISTRY, SideEffect, ToolRegistry
@@ -78,6 +79,7 @@ class ToolSettings:
         memory_mb: address-space limit of every process a tool starts, MiB; None: none.
         allow_risky: write risky code without asking (see :class:`ToolContext`).
         network: under bubblewrap, let the processes a tool starts reach the network.
+        tmp_mb: their private /tmp's size, MiB (None: a share of the machine's memory; 0: bwrap's own).
     """
 
     policy: Policy = "auto"
@@ -88,15 +90,17 @@ class ToolSettings:
     memory_mb: int | None = None
     allow_risky: bool = False
     network: bool = False
+    tmp_mb: int | None = None
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> ToolSettings:
         """The settings ``tool_policy``, ``tool_timeout_s``, ``tool_output_chars``, ``allow_secrets``,
-        ``tool_env_allow``, ``test_memory_mb`` (0: none), ``allow_risky_patches``, ``sandbox_network``."""
+        ``tool_env_allow``, ``test_memory_mb`` (0: none), ``allow_risky_patches``, ``sandbox_network``,
+        ``sandbox_tmp_mb``."""
         return cls(policy=config.tool_policy, timeout_s=config.tool_timeout_s, output_chars=config.tool_output_chars,
                    allow_secrets=config.allow_secrets, env_allow=tuple(config.tool_env_allow),
                    memory_mb=config.test_memory_mb or None, allow_risky=config.allow_risky_patches,
-                   network=config.sandbox_network)
+                   network=config.sandbox_network, tmp_mb=config.sandbox_tmp_mb)
 
 
 class ToolExecutor:
@@ -143,7 +147,7 @@ class ToolExecutor:
                                model_factory=model_factory, budget_left=budget_left, run_dir=run_dir,
                                env_allow=settings.env_allow, cancel=cancel or threading.Event(), on_event=on_event,
                                test_command=test_command, memory_mb=settings.memory_mb,
-                               allow_risky=settings.allow_risky, network=settings.network,
+                               allow_risky=settings.allow_risky, network=settings.network, tmp_mb=settings.tmp_mb,
                                confirm_risky=getattr(confirm, "risky", None))
         self.calls = 0
 
@@ -220,8 +224,19 @@ class ToolExecutor:
             output = f"Error: {name} failed: {type(exc).__name__}: {exc}"
         finally:
             self.ctx.gate.leave()
+        output = self._redacted(name, output)
         return self._finish(ToolResult(name, call_id, ok, cap_output(output, self.output_chars),
                                        time.monotonic() - t0, args))
+
+    def _redacted(self, name: str, output: str) -> str:
+        """Every tool's output (``read_file`` of a ``.git/config`` too) through the one set of
+        secret detectors (:func:`codur.sandbox.secrets.redact`), with a ``secret.redacted`` event
+        naming their kinds (never their values); code runs' output was redacted already."""
+        found = redact(output)
+        if found.kinds and self.on_event:
+            self.on_event({"event_type": "secret.redacted", "tool": name, "count": len(found.kinds),
+                           "kinds": sorted(set(found.kinds))})
+        return found.text
 
     def _finish(self, result: ToolResult) -> ToolResult:
         name, args, ok = result.name, result.args, result.ok

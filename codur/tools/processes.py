@@ -17,14 +17,33 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codur.core.files import IGNORED_DIRS
 from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, cannot_see, fallback_reason, hidden
 from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.process import ProcessResult, run_process
 from codur.sandbox.secrets import redact
 from codur.tools.errors import ToolError
+from codur.tools.visibility import is_secret
 
 if TYPE_CHECKING:
     from codur.tools.context import ToolContext
+
+
+def secret_files(root: Path) -> list[Path]:
+    """The files at the repo's top and one folder down that commonly hold credentials
+    (:func:`codur.tools.visibility.is_secret`: ``.env``, ``.env.*``, keys, ``.netrc``...), not links."""
+    out = []
+    for folder in [root, *(d for d in _entries(root) if d.is_dir() and not d.is_symlink() and
+                          d.name not in IGNORED_DIRS)]:
+        out += [p for p in _entries(folder) if is_secret(p.name) and p.is_file() and not p.is_symlink()]
+    return out
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
 
 
 def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, stdin: str | None,
@@ -48,7 +67,9 @@ def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, 
         # what the private /tmp and home would hide: the program's prefix, the interpreters a
         # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
         pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
+        secrets = [] if ctx.allow_secrets else secret_files(ctx.root)  # a .env reads as empty in the sandbox
         command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=where, writable=writable, network=ctx.network,
+                             tmp_mb=ctx.tmp_mb, masked=secrets,
                              readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                          interpreter_paths(py)),
                                               *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))

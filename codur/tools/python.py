@@ -12,8 +12,9 @@ import os
 import tomllib
 from collections.abc import Sequence
 
-from codur.core.pyast import parse_ast
+from codur.core.pyast import BOM, parse_ast
 from codur.sandbox.process import ProcessResult
+from codur.tools import snapshot
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.output_match import diverges, first_difference
 from codur.tools.registry import SideEffect, TaskType, tool
@@ -34,7 +35,7 @@ def validate_python_syntax(ctx: ToolContext, path: str = ".") -> str:
     for p in files:
         rel = ctx.rel(p)
         try:
-            compile(ctx.read_text(rel), rel, "exec", dont_inherit=True)
+            compile(ctx.read_text(rel).removeprefix(BOM), rel, "exec", dont_inherit=True)
         except SyntaxError as exc:  # IndentationError included
             caret = f"\n    {(exc.text or '').rstrip()}\n    {' ' * max((exc.offset or 1) - 1, 0)}^" if exc.text else ""
             errors.append(f"{rel}:{exc.lineno}:{exc.offset}: {type(exc).__name__}: {exc.msg}{caret}")
@@ -100,8 +101,9 @@ def run_entry_point(ctx: ToolContext, path: str, *, args: Sequence[str] = (), st
     if expected_output is not None:  # compare as it is printed: unbuffered, or a pipe holds it back
         env["PYTHONUNBUFFERED"] = "1"
         stop = lambda out: diverges(out, expected_output)  # noqa: E731
-    return ctx.run([*python_argv(ctx, path), *args], timeout_s=timeout_s, stdin=stdin, env=env,
-                   stop_on_output=stop)
+    with snapshot.noted(ctx, by=f"running {path}"):  # what it writes in the repo is journaled
+        return ctx.run([*python_argv(ctx, path), *args], timeout_s=timeout_s, stdin=stdin, env=env,
+                       stop_on_output=stop)
 
 
 @tool(scenarios=CHECK_TASKS, side_effects=[SideEffect.CODE_EXECUTION])

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from codur.core.codur_folder import codur_path
 from codur.core.files import atomic_write_bytes
 from codur.tools.context import ToolContext
 from codur.tools.journal import ChangeJournal
@@ -24,11 +25,12 @@ def ignore_in_git(repo: Path) -> None:
 
     Raises:
         OSError: the folder cannot be created or written (a read-only repo).
+        codur.core.codur_folder.LinkedCodurFolder: ``.codur`` or its ``.gitignore`` is a symbolic link.
     """
-    folder = repo / ".codur"
-    folder.mkdir(exist_ok=True)
-    if not (folder / ".gitignore").exists():
-        atomic_write_bytes(folder / ".gitignore", b"*\n")
+    codur_path(repo, folder=True)
+    gitignore = codur_path(repo, ".gitignore")
+    if not gitignore.exists():
+        atomic_write_bytes(gitignore, b"*\n")
 
 
 def write_as_run(repo: Path, changes: Mapping[str, str]) -> Path:
@@ -49,8 +51,7 @@ def write_as_run(repo: Path, changes: Mapping[str, str]) -> Path:
         OSError: the folder or a file cannot be written (a failed batch puts back what it wrote).
     """
     ignore_in_git(repo)
-    run_dir = repo / ".codur" / "runs" / new_run_id()
-    run_dir.mkdir(parents=True)
+    run_dir = codur_path(repo, "runs", new_run_id(), folder=True)
     journal = ChangeJournal(repo, run_dir)
     ToolContext(repo, journal, run_dir=run_dir, allow_risky=True).write_many(changes)
     journal.write_manifest()

@@ -1,7 +1,9 @@
 """What a test run in the repo itself changed: the repo's files before and after it.
 
-The repo's own tests run in place (observe, verify, ``run_pytest``) and may write,
-delete or create files. Before each such run every file of the repo, tracked or not
+The repo's own tests run in place (observe, verify, ``run_pytest``), and so do the agent's
+scripts and entry points (``run_python_file``, :func:`codur.tools.python.run_entry_point`);
+each may write, delete or create files (:func:`noted` wraps every such run). Before each
+such run every file of the repo, tracked or not
 (:meth:`ToolContext.walk`: not .git, .codur, virtualenvs, caches), is noted by path,
 size and mtime, with its bytes and SHA-256 when it is at most :data:`KEEP_BYTES` (and
 :data:`KEEP_TOTAL_BYTES` in all are not yet kept); after it, a file whose size or mtime
@@ -12,9 +14,13 @@ journal, so the run's diff shows it and ``codur undo`` puts it back.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
+import logging
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -49,10 +55,40 @@ class FileChange:
     path: str
     change: Change
     restorable: bool
+    by: str = "the test suite"
 
     @property
     def message(self) -> str:
-        return f"the test suite {self.change} {self.path}" + ("" if self.restorable else " (too large to keep)")
+        return f"{self.by} {self.change} {self.path}" + ("" if self.restorable else " (too large to keep)")
+
+
+@contextlib.contextmanager
+def noted(ctx: ToolContext, by: str = "the test suite") -> Iterator[None]:
+    """Run the block (code run in the repo in place: the tests, an agent's script, an entry
+    point) between a :func:`take` and :func:`note`, so each change it makes is reported and its
+    before-content kept in the change journal (a failed run puts it back, ``codur undo`` can)."""
+    before = take(ctx)
+    try:
+        yield
+    finally:
+        note(ctx, before, by)
+
+
+def note(ctx: ToolContext, before: dict[str, FileState], by: str = "the test suite") -> None:
+    """Report what changed since ``before``: a ``tests.changed_files`` event (``by`` names the
+    code that ran), and each before-content kept in the change journal."""
+    found = [dataclasses.replace(c, by=by) for c in changes(ctx, before)]
+    if not found:
+        return
+    for change in found:
+        if change.restorable:
+            ctx.journal.record_original(change.path, None if change.change == "created" else before[change.path].data)
+    message = "; ".join(c.message for c in found)
+    if ctx.on_event is None:
+        logging.getLogger("codur.tools").warning(message)
+        return
+    ctx.on_event({"event_type": "tests.changed_files", "message": message, "by": by,
+                  "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
 
 
 def take(ctx: ToolContext) -> dict[str, FileState]:

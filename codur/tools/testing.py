@@ -8,7 +8,6 @@ codur writes, not from scraping pytest's console.
 
 from __future__ import annotations
 
-import logging
 import os
 import tempfile
 from pathlib import Path
@@ -64,28 +63,8 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
     """
     command = ctx.tests()
     test_timeout_s = TEST_TIMEOUT_S if test_timeout_s is None else test_timeout_s
-    before = snapshot.take(ctx)
-    try:
+    with snapshot.noted(ctx):
         return _run_tests(ctx, command, selection, timeout_s, extra_args, env, test_timeout_s)
-    finally:
-        _note_changes(ctx, before)
-
-
-def _note_changes(ctx: ToolContext, before: dict[str, snapshot.FileState]) -> None:
-    """Report what the run changed in the repo (:mod:`codur.tools.snapshot`): a
-    ``tests.changed_files`` event, and each before-content kept in the change journal."""
-    found = snapshot.changes(ctx, before)
-    if not found:
-        return
-    for change in found:
-        if change.restorable:
-            ctx.journal.record_original(change.path, None if change.change == "created" else before[change.path].data)
-    message = "; ".join(c.message for c in found)
-    if ctx.on_event is None:
-        logging.getLogger("codur.tools").warning(message)
-        return
-    ctx.on_event({"event_type": "tests.changed_files", "message": message,
-                  "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
 
 
 def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None, timeout_s: float | None,

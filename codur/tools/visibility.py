@@ -17,7 +17,8 @@ import pathspec
 
 from codur.core.files import IGNORED_DIRS
 
-SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", ".pypirc")
+SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", "_netrc", ".pypirc",
+                   ".git-credentials", "credentials")
 
 
 def is_secret(rel: str) -> bool:

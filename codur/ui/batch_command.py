@@ -7,7 +7,7 @@ table; with ``--json`` one JSON object per event on stdout instead (``batch.fini
 
 Exit codes: 0 every task has a result; 1 a task line was bad, a cap stopped the batch or a
 task was lost (a restart runs what is missing); 2 bad input (no task file, a results file or
-working folder that cannot be used, Ray missing or unreachable); 130 Ctrl-C (the tasks in
+working folder that cannot be used or that another batch holds, Ray missing or unreachable); 130 Ctrl-C (the tasks in
 flight are killed and run again on restart).
 """
 
@@ -146,7 +146,7 @@ def batch_command(
 ) -> None:
     """Run many codur tasks, each a normal run on its own working copy; results kept line by line."""
     from codur.batch.results import open_results
-    from codur.batch.runner import Caps, run_batch
+    from codur.batch.runner import Caps, hold_batch_lock, run_batch
     from codur.batch.tasks import read_tasks
 
     console = Console(highlight=False)
@@ -171,6 +171,12 @@ def batch_command(
         raise typer.Exit(2) from None
     view = _json_lines if json_out else LiveView(console)
     caps = Caps(max_total_tokens, max_total_cost, max_total_time)
+    try:  # one batch at a time per results file: a second one would run every task again
+        results_lock = hold_batch_lock(out.parent, f"{out.name}.lock", "--out")
+    except (RuntimeError, OSError) as exc:
+        store.close()
+        err.print(f"codur batch: {exc}", markup=False)
+        raise typer.Exit(2) from None
     try:
         summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
                             caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view)
@@ -186,6 +192,7 @@ def batch_command(
         raise typer.Exit(130) from None
     finally:
         store.close()
+        results_lock.release()
         if isinstance(view, LiveView):
             view.progress.stop()  # the cursor comes back after an error or a Ctrl-C too
     if not json_out:

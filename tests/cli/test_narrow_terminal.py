@@ -90,6 +90,6 @@ def test_runs_and_config_fold_instead_of_cropping(long_line_repo: Path, tmp_path
     rows = in_terminal([str(CODUR), "config", "--repo", str(long_line_repo)], XDG_CONFIG_HOME=str(xdg))
     assert all(cell_len(row) <= 80 for row in rows)
     samples = next(i for i, row in enumerate(rows) if row.startswith("│ samples "))
-    origin = "".join(row.split("│")[3].strip() for row in rows[samples:samples + 8]
+    origin = "".join(row.split("│")[3].strip() for row in rows[samples:samples + 20]
                      if row.startswith("│ ") and (row is rows[samples] or row.split("│")[1].strip() == ""))
     assert origin == str(xdg / "codur" / "config.toml")

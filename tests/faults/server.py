@@ -147,6 +147,55 @@ def trickle(pieces: list[str], every_s: float, hung_up: threading.Event) -> Faul
     return fault
 
 
+def drip(every_s: float, hung_up: threading.Event, content: str = "late") -> Fault:
+    """A whole reply (a completion, or its events for stream=True) sent one byte every ``every_s``
+    seconds: every read gets a byte before any read timeout; sets ``hung_up`` when the client
+    closes the connection before the end."""
+
+    def fault(handler: BaseHTTPRequestHandler, request: dict) -> None:
+        stream = bool(request.get("stream"))
+        body = _sse(request, [content]) if stream else json.dumps(_completion(request, content)).encode()
+        try:
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.flush()
+            for i in range(len(body)):
+                handler.wfile.write(body[i:i + 1])
+                handler.wfile.flush()
+                time.sleep(every_s)
+        except OSError:
+            hung_up.set()
+
+    return fault
+
+
+def gzip_bomb(inflated_bytes: int, seen: list[str]) -> Fault:
+    """A gzip body (whatever the client asked for) that inflates to ``inflated_bytes``; the
+    request's Accept-Encoding is kept in ``seen``."""
+    import gzip
+
+    body = gzip.compress(b" " * inflated_bytes, compresslevel=9)
+
+    def fault(handler: BaseHTTPRequestHandler, request: dict) -> None:
+        seen.append(handler.headers.get("Accept-Encoding", ""))
+        with contextlib.suppress(OSError):
+            _send(handler, 200, body, headers={"Content-Encoding": "gzip"})
+
+    return fault
+
+
+def huge(size_bytes: int) -> Fault:
+    """A plain (uncompressed) body of ``size_bytes`` spaces: valid JSON padding, too much of it."""
+
+    def fault(handler: BaseHTTPRequestHandler, request: dict) -> None:
+        with contextlib.suppress(OSError):
+            _send(handler, 200, b" " * size_bytes)
+
+    return fault
+
+
 @dataclass
 class FaultServer:
     """The server. ``script``: faults for the next requests, in order; ``default``: after them."""

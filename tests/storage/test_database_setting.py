@@ -10,12 +10,16 @@ from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
 from codur.config_sources import unknown_variables
+from codur.config_trust import trust
 
 
 def test_database_url_from_the_environment_or_the_storage_table(tmp_path: Path, monkeypatch):
     monkeypatch.delenv("CODUR_DATABASE_URL", raising=False)
     assert CodurConfig().database() is None
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     (tmp_path / "codur.toml").write_text('[storage]\nurl = "postgresql://team:pw@db.internal:5432/codur"\n')
+    assert load_config(tmp_path).database() is None  # where runs go is user-only: a repo file needs codur trust
+    trust(tmp_path, tmp_path / "codur.toml")
     config = load_config(tmp_path)
     assert config.database() == "postgresql://team:pw@db.internal:5432/codur"
     assert "pw" not in str(config.database_url) and "pw" not in repr(config)  # a secret, like the API key
@@ -32,6 +36,8 @@ def test_a_url_that_is_not_postgresql_is_a_one_line_config_error(tmp_path: Path,
         expected = "CODUR_DATABASE_URL: not a PostgreSQL URL"
     else:
         (tmp_path / "codur.toml").write_text('[storage]\nurl = "sqlite:///x.db"\n')
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+        trust(tmp_path, tmp_path / "codur.toml")
         expected = "codur.toml: storage.url: not a PostgreSQL URL"
     with pytest.raises(ConfigError, match=expected):
         load_config(tmp_path)

@@ -70,7 +70,7 @@ def test_test_command_from_flag_file_and_variable(fresh_venv_repo):
     row = next(line for line in shown.stdout.splitlines() if line.strip("│ ").startswith("test_command"))
     assert "python" in row and "codur.toml" in row
     assert "tests: .venv/bin/python -m pytest tests (test_command)" in shown.stdout
-    shown = codur("config", "-r", str(repo), env={"CODUR_TEST_COMMAND": "pytest -x"})
+    shown = codur("config", "-r", str(repo), env={"CODUR_TEST_COMMAND": "pytest -x", "COLUMNS": "200"})
     row = next(line for line in shown.stdout.splitlines() if line.strip("│ ").startswith("test_command"))
     assert "pytest" in row and "CODUR_TEST_COMMAND" in row
 
@@ -84,8 +84,10 @@ def test_a_bad_test_command_is_one_line_and_exit_2(fresh_venv_repo):
         proc = codur(TASK, "--repo", str(repo), *flags, env=env)
         assert proc.returncode == 2, (flags, env, proc.stderr)
         assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
-    (repo / "codur.toml").write_text('test_command = ["./missing.sh"]\n')
-    proc = codur(TASK, "--repo", str(repo))
+    (repo / "codur.toml").write_text('test_command = ["./missing.sh"]\n')  # not pytest: only a trusted file's
+    xdg = {"XDG_CONFIG_HOME": str(repo.parent / "xdg-trust")}
+    assert codur("trust", str(repo), env=xdg).returncode == 0
+    proc = codur(TASK, "--repo", str(repo), env=xdg)
     assert proc.returncode == 2 and "codur.toml: test_command: command not found: ./missing.sh" in proc.stderr
     assert (repo / "thermo" / "alerts.py").read_text() == ALERTS
 
