@@ -7,7 +7,9 @@ handles clear cases (one kind of wording, or failing tests and a fix-like task).
 plan is made without a model too when no model fixer is enabled, or when the tests fail
 and the candidate-patch pipeline can take the task (:func:`skip_planner`): mutation search
 starts without waiting for the planner.
-Otherwise, and on every replan, the planner role's model answers in JSON. No keyword
+Otherwise, and on every replan, the planner role's model answers in JSON. A read-only run
+(tool policy ``read_only``) of a task that needs an edit ends here, with the plan and a
+proposed diff (:mod:`codur.graph.planning.proposal`, reason ``read_only_proposal``). No keyword
 ends a run: the plan only classifies.
 
 A model outage does not end the run as an error. When the planner cannot answer (every
@@ -31,6 +33,7 @@ from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
+from codur.graph.planning.proposal import read_only_end
 from codur.graph.planning.scope import decide_scope
 from codur.graph.planning.task import read_task
 from codur.graph.prompts import build_system_prompt
@@ -42,6 +45,9 @@ from codur.llm.replies import json_objects
 from codur.tools.registry import TaskType
 
 TASK_TYPES = {t.value for t in TaskType}
+#: Task types that need an edit: in a read-only run they end with a proposal (:mod:`.proposal`).
+EDIT_TASKS = (TaskType.CODE_FIX, TaskType.CODE_GENERATION, TaskType.REFACTOR, TaskType.DOCUMENTATION,
+              TaskType.FILE_OPERATION)
 
 
 def classify(task: str, failing_tests: bool) -> TaskType | None:
@@ -194,6 +200,8 @@ def plan_node(state: CodurState, ctx: RunContext) -> dict:
     update: dict = {"task_type": task_type.value, "plan": plan}
     if scope is not None:
         update["scope"] = scope
+    if ctx.config.tool_policy == "read_only" and not ctx.config.dry_run and task_type in EDIT_TASKS:
+        return {**update, **read_only_end(state, ctx, task_type.value, plan), "route": Route.DONE.value}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
         update["route"] = Route.PATCH.value  # mutation search needs no model: an outage still gets here
