@@ -3,7 +3,10 @@
 The summary says what was refused whatever the tests said (:mod:`codur.repair.footprint`):
 the patch search's candidates (``refused 2 candidates: 1 edited tests/test_x.py, 1 emptied
 parse()``) and the agent's change at its last verification (``refused the change: edited
-tests/test_x.py``).
+tests/test_x.py``). A fix or feature task that passed without a test exercising what it asked
+ends ``success`` with reason ``unverified`` (:func:`codur.graph.task_scope.behaviour_checked`),
+its summary saying why. A run with no engine behind it (Studio) writes its record here
+(:mod:`codur.graph.record`).
 """
 
 from __future__ import annotations
@@ -64,4 +67,7 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
                f"refused the change: {verdict.refused}" if verdict is not None and verdict.refused else ""]
     unproven = f"unverified: {verdict.unverified}" if update.get("reason") == "unverified" and verdict else ""
     update["summary"] = "\n".join(filter(None, [summary, *refused, unproven]))
+    if ctx.record is not None and repo:  # no engine keeps this run's record: the graph writes it
+        final = {**state, **update, "nodes": [*state.get("nodes", []), "done"]}
+        ctx.record.finish(final, ctx.tools.journal, ctx.models.ledger.usage_figures())
     return update

@@ -48,7 +48,8 @@ def test_read_only_on_a_fix_task_ends_with_the_plan_and_a_proposed_diff(invoice_
     assert time.monotonic() - started < 60
     assert "read-only: nothing will be written" in res.stdout  # said at the start
     assert "status: success" in res.stdout and "read_only_proposal" in res.stdout
-    assert "proposed diff (not applied, not tested)" in res.stdout and "+    if quantity >= BULK_THRESHOLD:" in res.stdout
+    assert "proposed diff (not applied, not tested)" in res.stdout
+    assert "+    if quantity >= BULK_THRESHOLD:" in res.stdout
     assert (invoice_repo / "billing.py").read_text() == before
     assert len(models["actor"].calls) == 1 and not models["actor"].bound_tools  # one call, no tool offered
 
