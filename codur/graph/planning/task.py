@@ -11,7 +11,9 @@ whether it reports a bug, and what it names (functions, flags, files, tests).
 3. the tests in test files added or changed in the working tree (the user's, or the run's);
 4. tests that use a name the task asks for that does not exist yet (a test of the feature);
 5. for a bug report ("X crashes", "fix limiter.py"), tests whose file uses a name or imports
-   a module the task names, or whose name shares a word with the task.
+   a module the task names; for any task but a feature or a question, tests whose name shares
+   a word with the task ("billing total for 10 items should include the discount" and
+   ``test_discount_starts_at_threshold``).
 
 Any other failing test is *unrelated*: no fixer is run for it and it is never the proof that
 the task is done. When nothing above links a failing test to the task but the task is no
@@ -194,11 +196,13 @@ def relate(reading: TaskReading, failing: Iterable[str], *, test_text: Callable[
     texts = {f: _words(test_text(f)) for f in dict.fromkeys(file_of(t) for t in failing)}
     new = {n for n in reading.asked.names if not defined(n)}
     related += [t for t in failing if t not in related and texts[file_of(t)] & new]
+    feature = reading.kinds[:1] == (TaskType.CODE_GENERATION,) and not reading.bug_report
     if reading.bug_report:
         related += [t for t in failing if t not in related and _linked(reading, t, texts[file_of(t)], by_words=True)]
+    elif not feature and not reading.question:
+        related += [t for t in failing if t not in related and _named_alike(reading, t)]
     if related:
-        return _split(failing, related, "changed, or using what the task names")
-    feature = reading.kinds[:1] == (TaskType.CODE_GENERATION,) and not reading.bug_report
+        return _split(failing, related, "changed, or testing what the task names")
     if feature and not any(texts[file_of(t)] & set(reading.asked.names) for t in failing):
         return _split(failing, [], "a feature task, and no failing test uses what it names")
     if reading.question:
@@ -227,8 +231,12 @@ def _linked(reading: TaskReading, test_id: str, words: set[str], *, by_words: bo
     stems = {m.rsplit(".", 1)[-1] for m in modules}
     if words & stems:  # the test's file imports or mentions a module the task names
         return True
-    if not by_words:
-        return False
+    return by_words and _named_alike(reading, test_id)
+
+
+def _named_alike(reading: TaskReading, test_id: str) -> bool:
+    """Whether the test's name shares a word of 4+ letters with the task (``test_discount_starts_at
+    _threshold`` and "billing total for 10 items should include the discount"); common words aside."""
     name = test_id.split("::")[-1].split("[")[0].lower()
     parts = {p for p in re.split(r"[_\W]+", name) if len(p) >= 4 and p not in _COMMON}
     task_words = {w for w in re.findall(r"[a-z]+", reading.text.lower()) if len(w) >= 4}
