@@ -135,7 +135,7 @@ TASKS: list[Task] = [
     Task("w02_reverse_words", "wrong_feature", "text",
          "add a function reverse_words(s) to text.py that reverses the order of the words in s",
          ("failed/max_turns", "failed/verification_failed"), check="from text import reverse_words\n\n\n"
-         "def test_it():\n    assert reverse_words('a b c') == 'c b a'\n",
+         "def test_it():\n    assert reverse_words('ab cd') == 'cd ab'\n",
          actor=tuple(write("text.py", TEXT + "\n\ndef reverse_words(s):\n    return s[::-1]\n")),
          critic=(call("read_file", path="text.py"), CRITIC_FAILED), config={**FEATURE, "critic": True}),
     Task("w03_kelvin", "wrong_feature", "temps", "add a function k_to_c(k) to temps.py that converts kelvin to celsius",
@@ -160,9 +160,9 @@ TASKS: list[Task] = [
     Task("r02_reverse_words", "right_feature", "text",
          "add a function reverse_words(s) to text.py that reverses the order of the words in s",
          ("success/verified",), check="from text import reverse_words\n\n\ndef test_it():\n"
-         "    assert reverse_words('a b c') == 'c b a'\n",
+         "    assert reverse_words('ab cd') == 'cd ab'\n",
          working={"test_reverse.py": "def test_reverse():\n    from text import reverse_words\n\n"
-                  "    assert reverse_words('a b c') == 'c b a'\n"},
+                  "    assert reverse_words('ab cd') == 'cd ab'\n"},
          actor=tuple(write("text.py", TEXT + "\n\ndef reverse_words(s):\n    return ' '.join(reversed(s.split()))\n")),
          config=FEATURE),
     Task("r03_kelvin", "right_feature", "temps", "add a function k_to_c(k) to temps.py that converts kelvin to celsius",

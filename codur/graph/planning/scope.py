@@ -54,9 +54,14 @@ def decide_scope(state: CodurState, ctx: RunContext) -> TaskScope:
         related, unrelated = list(tests.targets), [t for t in failing if t not in tests.targets]
         scope = TaskScope(plain_fix=reading.plain_fix, related=related, unrelated=unrelated, why="the task names them")
     else:
-        defined = defined_names(tools.ctx) if reading.asked.names and failing else set()
-        rel = relate(reading, failing, test_text=text, changed_tests=obs.changed_tests,
-                     defined=lambda name: name in defined)
+        known: list[set[str]] = []  # the repo's definitions, read once and only when a rule asks
+
+        def defined(name: str) -> bool:
+            if not known:
+                known.append(defined_names(tools.ctx))
+            return name in known[0]
+
+        rel = relate(reading, failing, test_text=text, changed_tests=obs.changed_tests, defined=defined)
         scope = TaskScope(plain_fix=reading.plain_fix, related=list(rel.related), unrelated=list(rel.unrelated),
                           why=rel.why)
         if not rel.decided:
