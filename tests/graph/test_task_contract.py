@@ -61,6 +61,8 @@ def test_which_failing_tests_are_about_the_task():
     feature = relate(read_task("add a function word_count(text) to grades.py"), [UNRELATED], test_text=text,
                      defined=lambda n: n == "passed")
     assert feature.decided and feature.unrelated == (UNRELATED,)
+    said = relate(read_task("passed(50) should be True"), [UNRELATED], test_text=text)  # a bug report
+    assert said.decided and said.related == (UNRELATED,)
     named = relate(read_task("make test_pass_mark pass"), [UNRELATED, "test_grades.py::test_low"], test_text=text)
     assert named.related == (UNRELATED,) and named.unrelated == ("test_grades.py::test_low",)
 

@@ -58,6 +58,9 @@ PLAIN_FIX = re.compile("|".join([
     r"\b(?:fix|repair|resolve)\s+(?:the\s+|this\s+|these\s+)?(?:bugs?|test\s+failures?|failures?)\s*[.!]?\s*$",
     r"\btests?\s+(?:are\s+|is\s+)?(?:fail\w*|broken|red)\b.{0,60}\bfix\b",
 ]), re.IGNORECASE)
+#: A task that says what *should* happen reports a bug ("is_adult(18) should be True"), though no
+#: CODE_FIX word says so: its failing tests that use what it names are the task's.
+_EXPECTS = re.compile(r"\b(?:should|must|expected to|supposed to|ought to)\b", re.IGNORECASE)
 _CALLED = re.compile(r"`?(?<![.\w])([A-Za-z_]\w*)\(")  # not an attribute call: functools.lru_cache( is a library's
 _DEFINED = re.compile(r"\b(?:function|method|def|class|called|named)\s+(?:(?:called|named)\s+)?`?([A-Za-z_]\w*)`?")
 _FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)")
@@ -97,7 +100,7 @@ class TaskReading:
         text: the task as given.
         kinds: the kinds of wording it has (:data:`KINDS` order); greeting: it is one.
         plain_fix: it says "make the (failing) tests pass" / "fix the failing test(s)" / "fix the bug".
-        bug_report: it reports a bug or asks for a fix (a CODE_FIX word).
+        bug_report: it reports a bug or asks for a fix (a CODE_FIX word, or what "should" happen).
         asked: the functions, flags and files it names (:func:`requested`).
         tests: the test ids, test files and bare test names it names, as written.
         asks_for_tests: it asks to change tests (:func:`codur.repair.footprint.asks_for_tests`).
@@ -139,7 +142,8 @@ def read_task(task: str) -> TaskReading:
     plain = bool(PLAIN_FIX.search(task))
     tests = [t.rstrip(".") for t in _TEST_ID.findall(task)] + bare_test_names(task)
     return TaskReading(text=task, kinds=kinds, greeting=bool(re.match(GREETING, text)), plain_fix=plain,
-                       bug_report=plain or TaskType.CODE_FIX in kinds, asked=requested(task),
+                       bug_report=plain or TaskType.CODE_FIX in kinds or bool(_EXPECTS.search(task)),
+                       asked=requested(task),
                        tests=tuple(dict.fromkeys(tests)), asks_for_tests=footprint.asks_for_tests(task))
 
 
