@@ -28,7 +28,8 @@ passes without one is ``unverified``: the critic model, unless switched off, jud
 against the task (its "failed" sends the run back to the agent), and a run that ends on it
 is ``success`` with reason ``unverified``, never ``verified``.
 
-Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
+Events: ``verify.unverified`` {why, passed, judged} (a passed change no test exercised),
+``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
 overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback, refused}.
 """
 
@@ -112,12 +113,15 @@ def verify_node(state: CodurState, ctx: RunContext) -> dict:
     elif verdict.passed and verdict.unverified and run.verdict is None and judge_allowed(ctx):
         run = model_verification(state, ctx, changed)  # no test shows it: the critic reads the diff
         verdict = judged_unproven(verdict, run)
+    if verdict.unverified:
+        emit({"event_type": "verify.unverified", "why": verdict.unverified, "passed": verdict.passed,
+              "judged": run.verdict is not None})
     if verdict.overruled:
         emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
               "overruled": verdict.overruled})
     emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
           "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback,
-          "refused": verdict.refused, "checked": verdict.checked, "unverified": verdict.unverified})
+          "refused": verdict.refused})
     update: dict = {"verification": verdict}
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]
