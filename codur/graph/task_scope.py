@@ -142,7 +142,8 @@ def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verd
     the task (the plan's scope, or observe's ``targets``) are not held against it; a feature
     task (code_generation) fails when what it names does not exist (:func:`feature_verdict`);
     and a fix or feature task that passes is marked ``unverified`` unless a test exercised what
-    it asked (:func:`behaviour_checked`)."""
+    it asked (:func:`behaviour_checked`), or fails when it changed nothing (an unchanged repo
+    whose failing tests are all unrelated proves nothing)."""
     task_type = state.get("task_type")
     tests = observation_of(state).tests
     if task_type == "code_generation":
@@ -159,6 +160,12 @@ def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verd
     how = behaviour_checked(state, ctx, out)
     if how:
         return out.model_copy(update={"checked": how})
+    if not ctx.tools.journal.changed_files:  # nothing changed, and no test the task is about passes now
+        out = out.model_copy(deep=True)
+        out.passed, out.signature = False, "no change"
+        out.evidence.append(Evidence(command="changed files", output="no file was changed", ok=False))
+        out.reasoning = f"nothing was changed, and no test shows the task was already done; {out.reasoning}"
+        return out
     return out.model_copy(update={"unverified": "no test exercises what the task asks (" + (
         "the tests that pass were passing before the run" if out.strategy in ("tests", "hybrid")
         else f"checked by {out.strategy} only") + ")"})

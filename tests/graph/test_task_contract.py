@@ -161,3 +161,17 @@ def test_a_feature_with_the_users_test_is_verified(grades: Path):
                  config=CodurConfig(critic=False, max_turns=1, fixers=["agent"], retry_base_delay_s=0))
     assert result.status is RunStatus.SUCCESS and result.reason == "verified", (result.reason, result.metadata.verdict)
     assert "about the task" in result.metadata.verdict["checked"]
+
+
+def test_a_change_request_that_changed_nothing_is_no_success(grades: Path):
+    """The unrelated failing test is not held against the run, but nothing changed: failed, not
+    success/unverified."""
+    planner = ScriptedChatModel(replies=[
+        '{"about_task": false, "tests": [], "why": "not the pass mark"}', '{"task_type": "code_generation"}'])
+    actor = ScriptedChatModel(replies=["I made passed() raise for negative scores."])
+    result = run(RunRequest(task=CHANGES[0], repo=grades),
+                 models=StaticModelProvider({"planner": planner, "actor": actor}),
+                 config=CodurConfig(critic=False, max_turns=1, repair_workers=1, retry_base_delay_s=0))
+    assert result.status is RunStatus.FAILED, (result.status, result.reason)
+    assert {"command": "changed files", "output": "no file was changed", "ok": False} in result.metadata.verdict[
+        "evidence"]
