@@ -17,6 +17,7 @@ import pytest
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.graph.planning.task import PLAIN_FIX, read_task, relate
 from codur.llm import ScriptedChatModel, StaticModelProvider
+from codur.tools.registry import TaskType
 
 GRADES = ('PASS_MARK = 50\n\n\ndef passed(score):\n    """True when ``score`` reaches the pass mark."""\n'
           '    return score > PASS_MARK\n\n\ndef report(scores):\n    for score in scores:\n'
@@ -175,3 +176,22 @@ def test_a_change_request_that_changed_nothing_is_no_success(grades: Path):
     assert result.status is RunStatus.FAILED, (result.status, result.reason)
     assert {"command": "changed files", "output": "no file was changed", "ok": False} in result.metadata.verdict[
         "evidence"]
+
+
+def test_every_bug_fix_of_bench_agent_reads_as_a_plain_fix():
+    """bench/agent's fix tasks ("... Fix limiter.py so the tests in test_limiter.py pass.") are
+    plain fixes: their failing tests are the task's by rule, no model call, the cheap fixers
+    first as before; its features ("Implement ... so the tests pass") stay features."""
+    import tomllib
+
+    tasks = Path(__file__).resolve().parents[2] / "bench" / "agent" / "tasks"
+    for toml in sorted(tasks.glob("*/task.toml")):
+        meta = tomllib.loads(toml.read_text())
+        reading = read_task(meta["task"])
+        if meta["kind"] == "question":
+            continue
+        assert reading.plain_fix, toml.parent.name
+        if meta["kind"] == "feature":
+            assert reading.kind(True) in (None, TaskType.CODE_GENERATION), toml.parent.name
+        else:
+            assert reading.kind(True) is TaskType.CODE_FIX, toml.parent.name

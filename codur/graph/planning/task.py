@@ -130,7 +130,8 @@ class TaskReading:
         for ask in (TaskType.EXPLANATION, TaskType.CODE_ANALYSIS):
             if ask in self.kinds:
                 return ask if len(self.kinds) == 1 else None
-        if failing_tests and (self.plain_fix or TaskType.CODE_FIX in self.kinds):
+        plain = self.plain_fix and TaskType.CODE_GENERATION not in self.kinds  # "implement X so ...": a feature
+        if failing_tests and (plain or TaskType.CODE_FIX in self.kinds):
             return TaskType.CODE_FIX
         return self.kinds[0] if len(self.kinds) == 1 else None
 
