@@ -43,10 +43,15 @@ __getattr__ = lazy_exports("codur", _LAZY, globals())
 
 
 def build_graph(checkpointer=None, *, name: str = "codur"):
-    """The compiled codur graph; see :func:`codur.graph.builder.build_graph`."""
+    """The compiled codur graph (:func:`codur.graph.builder.build_graph`), runnable on its own:
+    ``build_graph().invoke({"task": ..., "repo": "/abs/path"}, context={...settings})`` builds
+    the run's object from the settings and writes the run's record (folder, trace, journal,
+    result: :mod:`codur.graph.record`), so ``codur runs`` and ``codur undo`` see it; a
+    :class:`codur.graph.context.RunContext` given as ``context`` is used as it is."""
     from codur.graph.builder import build_graph as _build
+    from codur.graph.context import StudioRun
 
-    return _build(checkpointer, name=name)
+    return _build(checkpointer, name=name, context_of=StudioRun())
 
 
 __all__ = ["AgentPort", "CodurConfig", "EngineComponents", "ExecutionResult", "Executor", "IterationPlan",

@@ -10,15 +10,34 @@ Every event is a dict with the same envelope::
 ``run_id`` is the run's id; ``ts`` is Unix time, seconds. :func:`emit` fills ``ts``
 and ``run_id`` (from the graph's run config: ``configurable.codur_run_id``, else the
 thread id, which is what LangGraph Studio sets). Outside a graph run events go nowhere
-(``get_stream_writer`` is only available inside a node).
+(``get_stream_writer`` is only available inside a node). A graph run with no engine behind it
+(Studio) also writes each event to its own trace (:func:`recording`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
+
+#: Where the events of this context go besides the stream: a graph run without an engine
+#: (Studio) writes its own trace (:func:`recording`).
+_SINK: ContextVar[Callable[[dict[str, Any]], None] | None] = ContextVar("codur_event_sink", default=None)
+
+
+@contextlib.contextmanager
+def recording(sink: Callable[[dict[str, Any]], None] | None) -> Iterator[None]:
+    """Within the block, every event :func:`emit` sends also goes to ``sink`` (None: nowhere);
+    threads started with a copy of this context (as LangGraph's are) send there too."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
 
 #: node -> engine state (the LocalEngine state machine), as ``engine.state`` events write it.
 ENGINE_STATES = {
@@ -60,8 +79,11 @@ def emit(event: dict[str, Any]) -> bool:
         writer = get_stream_writer()
     except (RuntimeError, ImportError):
         return False
-    writer({"event_type": event.get("event_type", ""), "run_id": event.get("run_id") or current_run_id(),
-            "ts": round(time.time(), 3), **{k: v for k, v in event.items() if k not in ("event_type", "run_id")}})
+    full = {"event_type": event.get("event_type", ""), "run_id": event.get("run_id") or current_run_id(),
+            "ts": round(time.time(), 3), **{k: v for k, v in event.items() if k not in ("event_type", "run_id")}}
+    writer(full)
+    if (sink := _SINK.get()) is not None:
+        sink(full)
     return True
 
 

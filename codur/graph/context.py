@@ -44,6 +44,8 @@ class RunContext:
         session_id: the run's session ('' for none): Initialize records the run in ``memory``,
             Observe loads the session's earlier runs from it.
         executor: the run's ToolExecutor for ``repo`` (None without a repo); read it as :attr:`tools`.
+        record: the run's own record (:class:`codur.graph.record.RunRecord`) when no engine
+            keeps one (a Studio run, ``codur.build_graph().invoke``); None for the engine's runs.
     """
 
     repo: Path | None
@@ -55,6 +57,7 @@ class RunContext:
     memory: Any = None
     session_id: str = ""
     executor: ToolExecutor | None = None
+    record: Any = None
 
     @property
     def tools(self) -> ToolExecutor:
@@ -82,7 +85,7 @@ class RunContext:
 def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
                   limits: Limits | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
-                  session_id: str = "") -> RunContext:
+                  session_id: str = "", record: Any = None) -> RunContext:
     """The run object, built once per run (the engine's runs and Studio's alike).
 
     Args:
@@ -98,6 +101,8 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
             ``risky``, when set, approves writes that add risky code).
         memory, session_id: the session store and the run's session (see :class:`RunContext`);
             without a session no memory is kept.
+        record: the run's own record (a :class:`codur.graph.record.RunRecord`; its folder is
+            then the run's folder), or None when the caller keeps the record (the engine).
 
     Raises:
         codur.testing.command.TestCommandError: the configured ``test_command`` is not found.
@@ -105,6 +110,8 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
     from codur.core.events import emit
 
     config = config or CodurConfig()
+    if record is not None:
+        run_dir = record.run_dir
     if models is None and config.mock_replies is not None:
         from codur.llm.scripted import MockProvider
 
@@ -126,7 +133,8 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
                                 model_factory=lambda: provider.models_for("actor")[0], budget_left=limits.remaining,
                                 test_command=resolve_tests(root, config.test_command))
     return RunContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
-                        memory=memory if session_id else None, session_id=session_id, executor=executor)
+                        memory=memory if session_id else None, session_id=session_id, executor=executor,
+                        record=record)
 
 
 class StudioSettings(TypedDict, total=False):
@@ -148,12 +156,18 @@ class StudioSettings(TypedDict, total=False):
 
 
 class StudioRun:
-    """The run object of one ``langgraph dev`` run (see :func:`codur.graph.builder.studio_graph`,
-    which makes one per run): built by the run's first node from the run's settings (a
-    :class:`StudioSettings` dict, or none) and the state's repo, then handed to every node."""
+    """The run objects of the graph run without an engine: ``langgraph dev`` / Studio (see
+    :func:`codur.graph.builder.studio_graph`), or ``codur.build_graph().invoke(...)``. Each
+    run's object is built by its first node from the run's settings (a :class:`StudioSettings`
+    dict, or none) and the state's repo, with the run's own record
+    (:class:`codur.graph.record.RunRecord`: folder, trace, journal, result, as the CLI's), and
+    handed to every later node of that run (found by the state's ``run_id``)."""
+
+    #: Run objects kept at most (the oldest is dropped: its run has ended long ago).
+    KEEP = 32
 
     def __init__(self) -> None:
-        self._ctx: RunContext | None = None
+        self._runs: dict[str, RunContext] = {}
         self._lock = threading.Lock()
 
     def __call__(self, given: Any, state: dict) -> RunContext:
@@ -161,13 +175,32 @@ class StudioRun:
         if isinstance(given, RunContext):
             return given
         with self._lock:
-            if self._ctx is None:
-                from codur.config import load_config
+            run_id = str(state.get("run_id") or "")
+            if run_id in self._runs:
+                return self._runs[run_id]
+            ctx = self._build(given, state, run_id)
+            key = run_id or (ctx.record.run_id if ctx.record is not None else "")
+            self._runs[key] = ctx
+            while len(self._runs) > self.KEEP:
+                self._runs.pop(next(iter(self._runs)))
+            return ctx
 
-                repo = Path(state.get("repo") or "").expanduser() if (state.get("repo") or "").strip() else None
-                repo = repo if repo is not None and repo.is_dir() else None
-                self._ctx = build_context(repo, load_config(repo, **(given if isinstance(given, dict) else {})))
-            return self._ctx
+    @staticmethod
+    def _build(given: Any, state: dict, run_id: str) -> RunContext:
+        from codur.config import load_config
+        from codur.graph.record import RunRecord
+
+        repo = Path(state.get("repo") or "").expanduser() if (state.get("repo") or "").strip() else None
+        repo = repo.resolve() if repo is not None and repo.is_dir() else None
+        config = load_config(repo, **(given if isinstance(given, dict) else {}))
+        record = None
+        if repo is not None and (state.get("task") or "").strip() and not config.dry_run:
+            safe = run_id if run_id and all(c.isalnum() or c in "-_." for c in run_id) else None
+            try:
+                record = RunRecord(repo, str(state.get("task")), safe)
+            except OSError:  # a repo it cannot write: the run's own failure says so
+                record = None
+        return build_context(repo, config, record=record)
 
 
 def given_context(given: Any, state: dict) -> RunContext:

@@ -3,7 +3,10 @@
 The summary says what was refused whatever the tests said (:mod:`codur.repair.footprint`):
 the patch search's candidates (``refused 2 candidates: 1 edited tests/test_x.py, 1 emptied
 parse()``) and the agent's change at its last verification (``refused the change: edited
-tests/test_x.py``).
+tests/test_x.py``). A fix or feature task that passed without a test exercising what it asked
+ends ``success`` with reason ``unverified`` (:func:`codur.graph.task_scope.behaviour_checked`),
+its summary saying why. A run with no engine behind it (Studio) writes its record here
+(:mod:`codur.graph.record`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, verdict_of
+from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
 from codur.repair.footprint import refused_line
 from codur.tools.registry import TaskType
@@ -29,11 +32,13 @@ def fixed_by(outcome: AgentOutcome) -> str:
 def done_node(state: CodurState, ctx: RunContext) -> dict:
     """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
     update: dict = {}
+    verdict = verdict_of(state)
     if state.get("status", RunStatus.RUNNING) == RunStatus.RUNNING:
-        verdict = verdict_of(state)
         passed = verdict is not None and verdict.passed
         update.update(status=(RunStatus.SUCCESS if passed else RunStatus.FAILED).value,
                       reason="verified" if passed else state.get("reason") or "unverified")
+    if (update.get("reason") or state.get("reason")) == "verified" and verdict is not None and verdict.unverified:
+        update["reason"] = "unverified"  # it passed, but no test exercised what the task asked
     repo = state.get("repo")
     if repo:
         try:
@@ -51,7 +56,8 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
     if tests is not None and tests.outside_suite:
         summary = (f"{summary}\nnot run: {', '.join(tests.outside_suite[:5])} (named in the task, but the "
                    "project's test configuration does not collect it)").strip()
-    if repo and (state.get("task_type") == TaskType.CODE_GENERATION.value or (tests is not None and tests.targets)):
+    if repo and (state.get("task_type") == TaskType.CODE_GENERATION.value or scope_of(state) is not None
+                 or (tests is not None and tests.targets)):
         verdict = verdict_of(state)
         unrelated = verdict.ignored_tests if verdict is not None else unrelated_tests(state, ctx)
         if line := unrelated_line(unrelated):  # still failing, and not the task's: said, not "fixed"
@@ -59,5 +65,9 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
     verdict = verdict_of(state)
     refused = [refused_line((state.get("patch") or {}).get("refused") or []),
                f"refused the change: {verdict.refused}" if verdict is not None and verdict.refused else ""]
-    update["summary"] = "\n".join(filter(None, [summary, *refused]))
+    unproven = f"unverified: {verdict.unverified}" if update.get("reason") == "unverified" and verdict else ""
+    update["summary"] = "\n".join(filter(None, [summary, *refused, unproven]))
+    if ctx.record is not None and repo:  # no engine keeps this run's record: the graph writes it
+        final = {**state, **update, "nodes": [*state.get("nodes", []), "done"]}
+        ctx.record.finish(final, ctx.tools.journal, ctx.models.ledger.usage_figures())
     return update

@@ -28,4 +28,7 @@ def initialize_node(state: CodurState, ctx: RunContext) -> dict:
     if ctx.memory is not None:  # the run's start, in the session's memory (the engine appends its end)
         start = SessionEntry(run_id=state.get("run_id", ""), task=task, status="running", reason="started")
         tolerant(lambda: ctx.memory.append(ctx.session_id, start), None)
-    return {"repo": str(repo), "task": task, "status": RunStatus.RUNNING.value, "turn": state.get("turn", 0)}
+    update = {"repo": str(repo), "task": task, "status": RunStatus.RUNNING.value, "turn": state.get("turn", 0)}
+    if ctx.record is not None and not state.get("run_id"):  # a Studio run: its id is its record's
+        update["run_id"] = ctx.record.run_id
+    return update

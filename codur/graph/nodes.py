@@ -26,7 +26,7 @@ except ImportError:  # langgraph < 1.0
     from langgraph.utils.runnable import RunnableCallable  # type: ignore[no-redef]
 
 from codur.core.contracts import RunStatus
-from codur.core.events import ENGINE_STATES, emit
+from codur.core.events import ENGINE_STATES, emit, recording
 from codur.graph.context import RunContext, given_context
 from codur.graph.state import CodurState
 
@@ -64,7 +64,12 @@ class Node:
 
     def run(self, state: CodurState, ctx: RunContext) -> dict[str, Any]:
         """The body with the events, the budget check (not for done, nor a run already ended) and
-        the node's name appended to ``nodes``."""
+        the node's name appended to ``nodes``; a run that keeps its own record (no engine
+        behind it: :class:`codur.graph.record.RunRecord`) writes the events to its trace."""
+        with recording(ctx.record.write if ctx.record is not None else None):
+            return self._run(state, ctx)
+
+    def _run(self, state: CodurState, ctx: RunContext) -> dict[str, Any]:
         name = self.name
         stop = None
         if name != "done" and not is_terminal(state):

@@ -11,7 +11,7 @@ from enum import StrEnum
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus, RunStatus
 from codur.core.ports import QuotaStatus
 from codur.graph.context import RunContext
-from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
+from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import scope_test_files, task_tests
 from codur.testing.ids import is_test_file
 from codur.tools.registry import TaskType
@@ -58,14 +58,18 @@ def route_after_patch(state: CodurState) -> Route:
 
 def target_tests(state: CodurState, ctx: RunContext) -> list[str]:
     """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
-    tests and did not refuse the change: an edited test may pass); for a feature task
-    (code_generation) only those that belong to the task
-    (:func:`codur.graph.task_scope.task_tests`), never an unrelated failing test."""
+    tests and did not refuse the change: an edited test may pass), never one the plan found
+    unrelated to the task (:class:`codur.graph.state.TaskScope`); without the plan's scope, for
+    a feature task (code_generation) only those that belong to the task
+    (:func:`codur.graph.task_scope.task_tests`)."""
     obs, verdict = observation_of(state), verdict_of(state)
     if verdict is not None and not verdict.refused:
         failing = verdict.failing_tests if verdict.strategy in ("tests", "hybrid") else []
     else:
         failing = obs.tests.failed if obs.tests else []
+    if (scope := scope_of(state)) is not None:
+        unrelated = set(scope.unrelated)
+        return [t for t in failing if t not in unrelated]
     if state.get("task_type") != TaskType.CODE_GENERATION.value or not failing:
         return list(failing)
     return task_tests(state.get("task", ""), failing, scope_test_files(state, ctx))

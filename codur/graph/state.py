@@ -101,6 +101,28 @@ class PlanInfo(Record):
     model_error: str | None = None
 
 
+class TaskScope(Record):
+    """Which failing tests are about the task, decided once by the first plan
+    (:mod:`codur.graph.planning.scope`); routing, scope and verification read it.
+
+    Attributes:
+        plain_fix: the task says "make the failing tests pass" (or "fix the failing test", "fix the bug").
+        related: the tests failing at the start that are about the task (the fixers work on them,
+            and their passing is the task's proof).
+        unrelated: the other tests failing at the start: never fixed for the task, never held against it.
+        decided_by: "rules" (:func:`codur.graph.planning.task.relate`), "planner" (the planner
+            model's short call), "no_model" (the rules could not tell and no model may decide:
+            the tests in doubt are unrelated) or "planner_failed" (the call failed: the same).
+        why: one line, for the trace and the summary.
+    """
+
+    plain_fix: bool = False
+    related: list[str] = Field(default_factory=list)
+    unrelated: list[str] = Field(default_factory=list)
+    decided_by: str = "rules"
+    why: str = ""
+
+
 class TurnStatus(StrEnum):
     """How an agent's turn ended (:attr:`AgentOutcome.status` of an agent; the patch pipeline's
     is a :class:`codur.core.contracts.PatchStatus` word)."""
@@ -144,7 +166,7 @@ class AgentOutcome(Record):
 
 
 #: The record classes kept in state (the checkpointer's serializer is told it may load them).
-RECORDS = (TestRun, Observation, PlanInfo, AgentOutcome, Verdict)
+RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict)
 
 
 def state_serializer() -> Any:
@@ -171,6 +193,11 @@ def plan_of(state: CodurState) -> PlanInfo:
     return _read(PlanInfo, state.get("plan")) or PlanInfo()
 
 
+def scope_of(state: CodurState) -> TaskScope | None:
+    """Which failing tests are about the task, or None before the first plan decided it."""
+    return _read(TaskScope, state.get("scope"))
+
+
 def outcome_of(state: CodurState) -> AgentOutcome | None:
     """The last Act step's outcome, or None before the first."""
     return _read(AgentOutcome, state.get("agent_outcome"))
@@ -188,6 +215,7 @@ class CodurState(TypedDict, total=False):
         task, repo, run_id: the request (repo is an absolute path).
         task_type: the planner's TaskType value; agent: the agent it chose; plan: its details
             (:class:`PlanInfo`).
+        scope: which failing tests are about the task (:class:`TaskScope`, the first plan's).
         turn: Plan→Act→Verify cycles started (incremented by delegate).
         status / reason: "running" until a terminal status is written.
         observation: what observe found (:class:`Observation`).
@@ -223,6 +251,7 @@ class CodurState(TypedDict, total=False):
     task_type: str
     agent: str
     plan: PlanInfo
+    scope: TaskScope
     turn: int
     status: str
     reason: str

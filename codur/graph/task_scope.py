@@ -1,4 +1,4 @@
-"""What a feature task asks for, and which failing tests belong to it.
+"""What a task asks for, which failing tests belong to it, and whether its success was checked.
 
 A ``code_generation`` task ("add a function word_count(text) to textkit/wrap.py") is done
 when what it names exists, not when the suite passes: a repo may have a failing test that
@@ -9,12 +9,18 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   (``--verbose``) and files (``textkit/wrap.py``); after the run each must exist: a ``def``
   or ``class`` of that name in a source file of the repo's own (not a test), the flag's text
   in one, the file on disk.
-- **The task's tests** (:func:`task_tests`, :func:`scope_test_files`): the failing tests the
-  task names (id, function name or file), and those in test files added or changed in the
-  working tree against git HEAD when the run started (:func:`changed_test_files`), written
-  by the run, or using a name the task asks for (``word_count``). Any other test that failed
+- **The task's tests**: the first plan decides which failing tests are about the task, for
+  every kind of task (:class:`codur.graph.state.TaskScope`, by the rules of
+  :func:`codur.graph.planning.task.relate`, or the planner model when they cannot tell).
+  Without that decision (a node called alone), :func:`task_tests` and :func:`scope_test_files`
+  say it: the failing tests the task names, those in test files added or changed in the
+  working tree against git HEAD when the run started (:func:`changed_test_files`), written by
+  the run, or using a name the task asks for (``word_count``). Any other test that failed
   before the run is *unrelated*: the patch pipeline is not run for it, verification does
   not hold it against the task, and the run's summary names it (:func:`unrelated_line`).
+- **Verified means the behaviour was checked** (:func:`behaviour_checked`): a fix or feature
+  task whose verdict passes without a test that exercises what it asked gets
+  ``Verdict.unverified``; the run then ends ``success`` with reason ``unverified``.
 - **The change's footprint** (:func:`change_refusal`, :func:`refused_verdict`): for a fix or a
   feature task, a run whose change edits a test, empties a function or deletes too much
   (:func:`codur.repair.footprint.refusal`) does not pass verification, whatever the tests say.
@@ -27,14 +33,13 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
 from __future__ import annotations
 
 import ast
-import builtins
-import keyword
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from codur.core.pyast import parse_ast
-from codur.graph.state import CodurState, observation_of
+from codur.graph.planning.task import Requested, read_task, requested
+from codur.graph.state import CodurState, observation_of, scope_of
+from codur.graph.verification.deterministic import expected_output
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.repair import footprint
 from codur.testing.ids import file_of, is_test_file
@@ -44,37 +49,12 @@ from codur.tools.git import git
 if TYPE_CHECKING:
     from codur.graph.context import RunContext
 
-_CALLED = re.compile(r"`?(?<![.\w])([A-Za-z_]\w*)\(")  # not an attribute call: functools.lru_cache( is a library's
-_DEFINED = re.compile(r"\b(?:function|method|def|class|called|named)\s+(?:(?:called|named)\s+)?`?([A-Za-z_]\w*)`?")
-_FLAG = re.compile(r"(?<![\w-])(--[a-z][\w-]*)")
-_FILE = re.compile(r"(?<![\w./-])([\w./-]+\.(?:py|toml|cfg|ini|json|ya?ml|md|txt|rst))\b")
-#: Words that follow "function", "called" and the like in plain English, not names.
-_WORDS = frozenset({"a", "an", "the", "that", "which", "to", "for", "in", "of", "with", "and", "or", "is", "it",
-                    "its", "this", "called", "named"})
+def defined_names(ctx: ToolContext) -> set[str]:
+    """The functions and classes defined in the repo's own source files (tests excluded)."""
+    return _defined(ctx)[0]
 
 
-@dataclass(frozen=True)
-class Requested:
-    """What a task names: ``names`` (functions, methods, classes), ``flags``, ``files`` (repo-relative)."""
-
-    names: tuple[str, ...] = ()
-    flags: tuple[str, ...] = ()
-    files: tuple[str, ...] = ()
-
-
-def requested(task: str) -> Requested:
-    """The names, flags and files ``task`` asks for (see the module docstring); builtins
-    (``print(``), attribute calls (``text.split(``, ``functools.lru_cache(``), keywords and
-    plain words are not names."""
-    found = [m for m in _CALLED.findall(task) + _DEFINED.findall(task)
-             if m.lower() not in _WORDS and not keyword.iskeyword(m) and not hasattr(builtins, m)]
-    return Requested(names=tuple(dict.fromkeys(found)), flags=tuple(dict.fromkeys(_FLAG.findall(task))),
-                     files=tuple(dict.fromkeys(f.removeprefix("./") for f in _FILE.findall(task))))
-
-
-def missing(ctx: ToolContext, asked: Requested) -> list[str]:
-    """What of ``asked`` does not exist in the repo now, in words ("function word_count",
-    "flag --verbose", "file textkit/wrap.py"); [] when everything does."""
+def _defined(ctx: ToolContext) -> tuple[set[str], list[str]]:
     defined: set[str] = set()
     texts: list[str] = []
     for path in ctx.walk("."):
@@ -89,6 +69,13 @@ def missing(ctx: ToolContext, asked: Requested) -> list[str]:
         texts.append(text)
         defined |= {n.name for n in ast.walk(tree)
                     if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    return defined, texts
+
+
+def missing(ctx: ToolContext, asked: Requested) -> list[str]:
+    """What of ``asked`` does not exist in the repo now, in words ("function word_count",
+    "flag --verbose", "file textkit/wrap.py"); [] when everything does."""
+    defined, texts = _defined(ctx)
     out = [f"function {n}" for n in asked.names if n not in defined]
     out += [f"flag {f}" for f in asked.flags if not any(f in t for t in texts)]
     return out + [f"file {f}" for f in asked.files if not (ctx.root / f).exists()]
@@ -140,7 +127,10 @@ def scope_test_files(state: CodurState, ctx: RunContext) -> list[str]:
 
 
 def unrelated_tests(state: CodurState, ctx: RunContext) -> list[str]:
-    """The tests that failed before the run (observe's) and do not belong to the task."""
+    """The tests that failed before the run (observe's) and are not about the task: the plan's
+    :class:`codur.graph.state.TaskScope` when it decided, else by :func:`task_tests`."""
+    if (scope := scope_of(state)) is not None:
+        return list(scope.unrelated)
     tests = observation_of(state).tests
     before = tests.failed if tests else []
     related = set(task_tests(state.get("task", ""), before, scope_test_files(state, ctx)))
@@ -148,16 +138,82 @@ def unrelated_tests(state: CodurState, ctx: RunContext) -> list[str]:
 
 
 def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verdict:
-    """``verdict`` as a feature task (code_generation) is judged (:func:`feature_verdict`); a
-    task that names its failing tests (observe's ``targets``) is judged by them: the tests that
-    failed before the run and are not named are not held against it; any other unchanged."""
-    if state.get("task_type") != "code_generation":
-        tests = observation_of(state).tests
-        if tests is None or not tests.targets:
-            return verdict
-        return feature_verdict(verdict, [], [t for t in tests.failed if t not in tests.targets])
-    tools = ctx.tools
-    return feature_verdict(verdict, missing(tools.ctx, requested(state.get("task", ""))), unrelated_tests(state, ctx))
+    """``verdict`` as the task is judged: the tests that failed before the run and are not about
+    the task (the plan's scope, or observe's ``targets``) are not held against it; a feature
+    task (code_generation) fails when what it names does not exist (:func:`feature_verdict`);
+    and a fix or feature task that passes is marked ``unverified`` unless a test exercised what
+    it asked (:func:`behaviour_checked`), or fails when it changed nothing (an unchanged repo
+    whose failing tests are all unrelated proves nothing)."""
+    task_type = state.get("task_type")
+    tests = observation_of(state).tests
+    if task_type == "code_generation":
+        out = feature_verdict(verdict, missing(ctx.tools.ctx, requested(state.get("task", ""))),
+                              unrelated_tests(state, ctx))
+    elif scope_of(state) is not None:
+        out = feature_verdict(verdict, [], unrelated_tests(state, ctx))
+    elif tests is not None and tests.targets:
+        out = feature_verdict(verdict, [], [t for t in tests.failed if t not in tests.targets])
+    else:
+        out = verdict
+    if not out.passed or task_type not in CHANGE_TASKS:
+        return out
+    how = behaviour_checked(state, ctx, out)
+    if how:
+        return out.model_copy(update={"checked": how})
+    if not ctx.tools.journal.changed_files:  # nothing changed, and no test the task is about passes now
+        out = out.model_copy(deep=True)
+        out.passed, out.signature = False, "no change"
+        out.evidence.append(Evidence(command="changed files", output="no file was changed", ok=False))
+        out.reasoning = f"nothing was changed, and no test shows the task was already done; {out.reasoning}"
+        return out
+    return out.model_copy(update={"unverified": "no test exercises what the task asks (" + (
+        "the tests that pass were passing before the run" if out.strategy in ("tests", "hybrid")
+        else f"checked by {out.strategy} only") + ")"})
+
+
+#: The task types whose success needs a check of the behaviour asked for.
+CHANGE_TASKS = ("code_fix", "code_generation")
+
+
+def behaviour_checked(state: CodurState, ctx: RunContext, verdict: Verdict) -> str:
+    """How the behaviour the task asks for was checked by ``verdict`` (a passed one), in words;
+    "" when it was not. A check is: a test that failed at the start and is about the task
+    (the plan's scope, observe's targets) passing now; a test the task names passing; a test
+    file added or changed in the working tree before the run (the user's) that uses a name the
+    task asks for, or imports a changed module, with no failing test; an entry point's output
+    compared with the output the task quotes or the repo's ``expected.txt``. Tests written by
+    the run itself are not a check (the run could write a test its own wrong code passes)."""
+    obs = observation_of(state)
+    scope = scope_of(state)
+    failing_now = set(verdict.failing_tests)
+    if verdict.strategy in ("tests", "hybrid"):
+        about = list(scope.related) if scope is not None else list(obs.tests.targets if obs.tests else [])
+        if scope is None and obs.tests is not None and not about and state.get("task_type") == "code_fix":
+            about = list(obs.tests.failed)  # a run without a scope (a node called alone): observe's failures
+        if about and not failing_now & set(about):
+            n = len(about)
+            return f"{n} failing test{'s' if n > 1 else ''} about the task pass{'es' if n == 1 else ''} now"
+        reading = read_task(state.get("task", ""))
+        files = {file_of(t) for t in reading.tests}
+        if reading.tests and any((ctx.tools.root / f).is_file() for f in files if f.endswith(".py")) \
+                and not {file_of(t) for t in failing_now} & files:
+            return f"the tests the task names pass ({', '.join(reading.tests[:3])})"
+        names = set(reading.asked.names)
+        modules = {f.removesuffix(".py").rsplit("/", 1)[-1] for f in ctx.tools.journal.changed_files
+                   if f.endswith(".py") and not is_test_file(f)}
+        for rel in obs.changed_tests:
+            try:
+                words = set(re.findall(r"\w+", ctx.tools.ctx.read_text(rel)))
+            except ToolError:
+                continue
+            if (words & names or (not names and words & modules)) and rel not in {file_of(t) for t in failing_now}:
+                return f"{rel} (changed in the working tree) exercises it and passes"
+        return ""
+    if verdict.strategy == "entry_points":
+        compared = [e for e in verdict.evidence if e.command.startswith("compare with") and e.ok]
+        if compared or expected_output(state.get("task", "")) is not None:
+            return "the entry point printed the expected output"
+    return ""
 
 
 def unrelated_line(tests: list[str], shown: int = 3) -> str:

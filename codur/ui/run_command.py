@@ -3,8 +3,10 @@
 Output modes: default (a line per event, a spinner on a terminal, the summary), ``--quiet``
 (the summary only), ``--verbose`` (also the model's replies and tool output), ``--json``
 (one JSON event per line on stdout, the trace's envelope, then ``run.result``; nothing else
-on stdout). Safe modes: ``--read-only`` (no tool that writes or runs code is offered),
-``--confirm`` (each write's diff is shown and answered y/n/a/q), ``--dry-run``.
+on stdout). Safe modes: ``--read-only`` (no tool that writes or runs code is offered; a task
+that needs an edit ends at once with the plan and a proposed diff, status ``success``, reason
+``read_only_proposal``), ``--confirm`` (each write's diff is shown and answered y/n/a/q; refused
+with exit 2 when stdin is no terminal), ``--dry-run``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,15 @@ def exit_if_held(code: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+
+
+def stdin_is_terminal() -> bool:
+    """Whether the user can answer ``--confirm``'s questions: stdin is a terminal. A stdin without
+    a file descriptor (an embedder's stream, a test's) is taken as one: it is read directly."""
+    try:
+        return os.isatty(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return True
 
 
 def _fail(err: Console, message: str) -> typer.Exit:
@@ -123,6 +134,10 @@ def run_command(
         raise _fail(err, "--read-only and --confirm exclude each other (read-only makes no write to confirm)")
     if quiet and verbose:
         raise _fail(err, "--quiet and --verbose exclude each other")
+    if confirm and not stdin_is_terminal():
+        raise _fail(err, "--confirm asks before each write, but stdin is no terminal to answer on (CI, a pipe, "
+                         "< /dev/null); use --read-only to get the plan and a proposed diff without writing, "
+                         "or run without --confirm")
     cancel = threading.Event()
     fields: dict[str, Any] = {"task": task, "repo": repo, "max_turns": max_turns, "timeout_s": timeout,
                               "dry_run": dry_run}
@@ -159,6 +174,9 @@ def run_command(
                                   pause=progress.paused, cancel=cancel)
     if not quiet and not json_out:
         console.print(f"[bold]codur[/] · {escape(request.task)} · [dim]{escape(str(request.repo))}[/]")
+        if read_only:
+            console.print("[dim]read-only: nothing will be written; a task that needs an edit ends with the plan "
+                          "and a proposed diff[/]")
     kwargs: dict[str, Any] = {"config": config, "on_event": on_event, "confirm": asker}
     if provide_models is not None:
         kwargs["models"] = provide_models(config)

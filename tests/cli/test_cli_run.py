@@ -81,7 +81,8 @@ def test_json_is_one_event_per_line_and_the_result_last(invoice_repo: Path, scri
 def test_read_only_offers_no_tool_that_writes_or_runs_code(invoice_repo: Path, scripted, invoke):
     before = (invoice_repo / "billing.py").read_text()
     models = scripted([fix_call(), call("run_pytest"), "The bug: > should be >= on line 19."])
-    res = invoke(TASK, "--repo", str(invoice_repo), "--read-only")
+    # a question: the agent's read-only loop (a task that needs an edit ends with a proposal: test_safe_modes)
+    res = invoke("explain how the bulk discount is computed", "--repo", str(invoice_repo), "--read-only")
     bound = {t.name for t in models["actor"].bound_tools}
     assert {"read_file", "grep"} <= bound
     assert not bound & {"write_file", "replace_in_file", "apply_patch", "move_file", "delete_file", "run_pytest",

@@ -67,7 +67,8 @@ def test_the_feature_written_passes_with_the_unrelated_failure_reported(textkit:
     actor = ScriptedChatModel(replies=[call("write_file", path="textkit/wrap.py", content=new_text), "Added."])
     result = run(RunRequest(task=TASK, repo=textkit), models=StaticModelProvider({"actor": actor}),
                  config=CodurConfig(critic=False, repair_workers=1, retry_base_delay_s=0))
-    assert result.status is RunStatus.SUCCESS and result.reason == "verified", result.reason
+    # no test exercises word_count and the critic is off: success, but never "verified"
+    assert result.status is RunStatus.SUCCESS and result.reason == "unverified", result.reason
     assert "patch" not in result.nodes  # the pipeline never ran for the unrelated test
     assert BUG in (textkit / "textkit" / "wrap.py").read_text()  # left as it was
     assert result.metadata.verdict["ignored_tests"] == [UNRELATED]

@@ -26,7 +26,15 @@ say: the same check as every candidate of the patch pipeline
 runs (its figures stay honest); the critic model is not asked; the verdict's ``refused``
 names the refusal and its reasoning tells the next turn what to do instead.
 
-Events: ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
+A fix or feature task is verified only when a test exercised what it asked
+(:func:`codur.graph.task_scope.behaviour_checked`: a failing test about the task that passes
+now, a test the task names, a test file the user changed before the run). A verdict that
+passes without one is ``unverified``: the critic model, unless switched off, judges the diff
+against the task (its "failed" sends the run back to the agent), and a run that ends on it
+is ``success`` with reason ``unverified``, never ``verified``.
+
+Events: ``verify.unverified`` {why, passed, judged} (a passed change no test exercised),
+``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
 overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback, refused}.
 """
 
@@ -38,7 +46,7 @@ from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, ExecuteNodeResult, observation_of, outcome_of
 from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
-from codur.graph.verification.judge import unusable, with_tests, without_tests
+from codur.graph.verification.judge import judged_unproven, unusable, with_tests, without_tests
 from codur.graph.verification.llm import ModelRun, run_model_verifier
 from codur.graph.verification.verdict import Verdict
 from codur.llm.policy import CallPolicy
@@ -68,6 +76,12 @@ def model_verification(state: CodurState, ctx: RunContext, changed: list[str]) -
             should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits))
     except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
+
+
+def judge_allowed(ctx: RunContext) -> bool:
+    """Whether the critic model may judge a change no test exercised: a fixer that calls a model
+    is enabled, the critic is not switched off (``critic = false``) and the run is no dry run."""
+    return bool(ctx.config.model_fixers()) and ctx.config.critic is not False and not ctx.config.dry_run
 
 
 @node("verify")
@@ -110,6 +124,12 @@ def verification_agent_node(state: CodurState, ctx: RunContext) -> ExecuteNodeRe
                                                            deterministic() if unusable(run) else None))
     if refused:
         verdict = refused_verdict(verdict, refused)
+    elif verdict.passed and verdict.unverified and run.verdict is None and judge_allowed(ctx):
+        run = model_verification(state, ctx, changed)  # no test shows it: the critic reads the diff
+        verdict = judged_unproven(verdict, run)
+    if verdict.unverified:
+        emit({"event_type": "verify.unverified", "why": verdict.unverified, "passed": verdict.passed,
+              "judged": run.verdict is not None})
     if verdict.overruled:
         emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
               "overruled": verdict.overruled})

@@ -1,10 +1,15 @@
 """plan (engine state Plan): classify the task into a TaskType and choose the agent.
 
-A fast path without a model handles clear cases (one category of keywords, or
-failing tests and a fix-like task). The first plan is made without a model too when no
-model fixer is enabled, or when the tests fail and the candidate-patch pipeline can take
-the task (:func:`skip_planner`): mutation search starts without waiting for the planner.
-Otherwise, and on every replan, the planner role's model answers in JSON. No keyword
+The task is read once (:mod:`codur.graph.planning.task`), and the first plan decides which
+failing tests are about it (:mod:`codur.graph.planning.scope`: the rules, else the planner's
+short call, else none); "failing tests" below means those. A fast path without a model
+handles clear cases (one kind of wording, or failing tests and a fix-like task). The first
+plan is made without a model too when no model fixer is enabled, or when the tests fail
+and the candidate-patch pipeline can take the task (:func:`skip_planner`): mutation search
+starts without waiting for the planner.
+Otherwise, and on every replan, the planner role's model answers in JSON. A read-only run
+(tool policy ``read_only``) of a task that needs an edit ends here, with the plan and a
+proposed diff (:mod:`codur.graph.planning.proposal`, reason ``read_only_proposal``). No keyword
 ends a run: the plan only classifies.
 
 A model outage does not end the run as an error. When the planner cannot answer (every
@@ -20,8 +25,6 @@ the planner is not asked (retrying cannot help).
 
 from __future__ import annotations
 
-import re
-
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.core.contracts import RunStatus
@@ -30,40 +33,28 @@ from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
+from codur.graph.planning.proposal import read_only_end
+from codur.graph.planning.scope import decide_scope
+from codur.graph.planning.task import read_task
 from codur.graph.prompts import build_system_prompt
 from codur.graph.routing import Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of
+from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of, scope_of
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
 from codur.llm.replies import json_objects
 from codur.tools.registry import TaskType
 
 TASK_TYPES = {t.value for t in TaskType}
-
-KEYWORDS: dict[TaskType, str] = {
-    TaskType.CODE_FIX: r"\b(fix|bug|fail\w*|broken|error|crash\w*|wrong|make .* pass)\b",
-    TaskType.CODE_GENERATION: r"\b(add|implement|create|write|support|new)\b",
-    TaskType.REFACTOR: r"\b(refactor|rename|extract|simplify|clean ?up|restructure)\b",
-    TaskType.DOCUMENTATION: r"\b(docs?|docstrings?|readme|comment\w*|document)\b",
-    TaskType.EXPLANATION: r"(^(where|what|how|why|which|explain)\b|\?\s*$)",
-    TaskType.CODE_ANALYSIS: r"^(analy[sz]e|review|audit|inspect|assess)\b",  # a question about the code
-}
-#: A greeting on its own ("Hello", "hi there!") is a conversation: answered, read-only, like a question.
-GREETING = r"^\s*(hello|hi|hey|good (morning|afternoon|evening))\b[\s\w,!.]{0,20}$"
+#: Task types that need an edit: in a read-only run they end with a proposal (:mod:`.proposal`).
+EDIT_TASKS = (TaskType.CODE_FIX, TaskType.CODE_GENERATION, TaskType.REFACTOR, TaskType.DOCUMENTATION,
+              TaskType.FILE_OPERATION)
 
 
 def classify(task: str, failing_tests: bool) -> TaskType | None:
-    """The fast path: a TaskType when the task's wording is unambiguous, else None."""
-    text = task.lower()
-    if re.match(GREETING, text):
-        return TaskType.EXPLANATION
-    hits = [t for t, pattern in KEYWORDS.items() if re.search(pattern, text)]
-    for question in (TaskType.EXPLANATION, TaskType.CODE_ANALYSIS):
-        if question in hits:
-            return question if len(hits) == 1 else None
-    if TaskType.CODE_FIX in hits and failing_tests:
-        return TaskType.CODE_FIX
-    return hits[0] if len(hits) == 1 else None
+    """The fast path: a TaskType when the task's wording is unambiguous, else None
+    (:meth:`codur.graph.planning.task.TaskReading.kind`); ``failing_tests``: tests about the
+    task fail (not merely some test)."""
+    return read_task(task).kind(failing_tests)
 
 
 def _ask_planner(state: CodurState, ctx: RunContext, agents: list[str]) -> dict:
@@ -115,18 +106,18 @@ class PlannerMalformed(Exception):
 
 def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     """The task type without the planner: the one so far, else the fast path's classification,
-    else the first kind of wording the task has (code_fix first when tests fail), else
-    code_fix with failing tests and code_generation without."""
+    else the first kind of wording the task has (code_fix first when tests about the task
+    fail), else code_fix when tests about the task fail and code_generation (a change) when
+    none do: "log a warning when the score is above 100" is a change, whatever else fails."""
     if state.get("task_type"):
         return TaskType(state["task_type"])
-    if (fast := classify(state["task"], failing)) is not None:
+    reading = read_task(state["task"])
+    if (fast := reading.kind(failing)) is not None:
         return fast
-    text = state["task"].lower()
-    hits = [t for t, pattern in KEYWORDS.items() if re.search(pattern, text)]
-    if failing and TaskType.CODE_FIX in hits:
+    if failing and TaskType.CODE_FIX in reading.kinds:
         return TaskType.CODE_FIX
-    if hits and hits[0] is not TaskType.EXPLANATION:
-        return hits[0]
+    if reading.kinds and reading.kinds[0] is not TaskType.EXPLANATION:
+        return reading.kinds[0]
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
@@ -175,8 +166,12 @@ def plan_node(state: CodurState, ctx: RunContext) -> dict:
     """Choose task_type and agent; on replan ask the planner model for new steps."""
     agents = agent_names(ctx)
     tests = observation_of(state).tests
-    failing = bool(tests and tests.failed)
     replanning = bool(state.get("feedback"))
+    scope = scope_of(state)
+    if scope is None and tests is not None and tests.failed and not replanning:
+        scope = decide_scope(state, ctx)  # once: which failing tests are the task's
+        state = {**state, "scope": scope}  # type: ignore[typeddict-item]
+    failing = bool(scope.related) if scope is not None else bool(tests and tests.failed)
     fast = None if replanning else classify(state["task"], failing)
     if fast is None and not replanning and skip_planner(state, ctx, failing):
         fast = fallback_task_type(state, failing)
@@ -203,6 +198,10 @@ def plan_node(state: CodurState, ctx: RunContext) -> dict:
     if plan.agent is None:
         plan = plan.model_copy(update={"agent": state.get("agent") or ctx.config.default_agent})
     update: dict = {"task_type": task_type.value, "plan": plan}
+    if scope is not None:
+        update["scope"] = scope
+    if ctx.config.tool_policy == "read_only" and not ctx.config.dry_run and task_type in EDIT_TASKS:
+        return {**update, **read_only_end(state, ctx, task_type.value, plan), "route": Route.DONE.value}
     # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
         update["route"] = Route.PATCH.value  # mutation search needs no model: an outage still gets here

@@ -94,3 +94,24 @@ def without_tests(run: ModelRun, static: list[Evidence], fallback: Verdict | Non
         verdict.evidence += broken
         verdict.signature = "\n".join(e.output for e in broken)
     return verdict
+
+
+def judged_unproven(verdict: Verdict, run: ModelRun) -> Verdict:
+    """A passed but ``unverified`` verdict (no test exercised what the task asked), after the
+    critic model judged the diff against the task: failed when the model says so (its reasoning
+    and suggestions go to the next turn); still passed and ``unverified`` when it agrees or its
+    verdict is :func:`unusable` (``fallback`` says why) — a model's word is no test."""
+    out = verdict.model_copy(deep=True)
+    if problem := unusable(run):
+        out.fallback = problem
+        return out
+    assert run.verdict is not None
+    if run.verdict.passed:
+        out.reasoning = f"{out.reasoning}; the critic model judged the diff against the task: passed".strip("; ")
+        return out
+    judged = from_model(run, run.verdict)
+    judged.evidence = out.evidence + judged.evidence
+    judged.failing_tests, judged.passed_tests, judged.ignored_tests = (out.failing_tests, out.passed_tests,
+                                                                        out.ignored_tests)
+    judged.strategy = out.strategy
+    return judged

@@ -67,6 +67,11 @@ class Verdict(FieldAccess, BaseModel):
         refused: why the run's change was refused whatever the tests say (it edited a test,
             emptied a function, deleted too much: :mod:`codur.repair.footprint`), e.g.
             ``edited tests/test_x.py``; None when it was not.
+        checked: how the behaviour the task asks for was checked, when it was (e.g. ``2 failing
+            tests about the task pass now``); "" otherwise.
+        unverified: why a passed verdict of a fix or feature task is no proof (no test exercises
+            what was asked: :func:`codur.graph.task_scope.behaviour_checked`); the run then ends
+            ``success`` with reason ``unverified``, never ``verified``. None when proven or failed.
     """
 
     passed: bool
@@ -82,6 +87,8 @@ class Verdict(FieldAccess, BaseModel):
     passed_tests: int = 0
     ignored_tests: list[str] = Field(default_factory=list)
     refused: str | None = None
+    checked: str = ""
+    unverified: str | None = None
 
     def as_dict(self) -> dict:
         """The verdict as plain JSON-serialisable data (evidence as dicts)."""

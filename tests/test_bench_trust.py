@@ -1,0 +1,38 @@
+"""bench/trust: at least 20 tasks of our own over the five kinds, and its harness judges a run
+by the hidden check (a change request beside an unrelated failing test, a plain fix)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "trust"
+
+
+def load():
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec = importlib.util.spec_from_file_location("trust_run", BENCH / "run.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_the_bench_has_twenty_tasks_of_every_kind():
+    bench = load()
+    tasks = bench.TASKS
+    assert len(tasks) >= 20 and len({t.id for t in tasks}) == len(tasks)
+    assert {t.kind for t in tasks} == {"change", "wrong_feature", "right_feature", "question", "plain_fix"}
+
+
+def test_a_change_request_and_a_plain_fix_end_as_expected_with_no_false_success():
+    bench = load()
+    chosen = {t.id: t for t in bench.TASKS if t.id in ("c07_no_model", "f01_grades")}
+    lines = [bench.run_task(task, "scripted", 120) for task in chosen.values()]
+    assert all(line["as_expected"] and not line["false_success"] for line in lines), lines
+    fix = next(line for line in lines if line["task"] == "f01_grades")
+    assert fix["done"] and fix["llm_calls"] == 0
+    assert "**0 false successes**" in bench.table(lines)
