@@ -285,7 +285,7 @@ def echoes_question(question: str, value: str) -> str:
 
 
 def refusal(question: str, answer: str, context: object, printed: Iterable[str], told: Iterable[str], *,
-            last: bool = False) -> str:
+            last: bool = False, whole_text: bool = True) -> str:
     """The note refusing ``answer`` for where it comes from, "" to accept it: it repeats the
     question's name (:func:`echoes_question`), sits on a look-alike's line
     (:func:`look_alike_source`), is a value for a name the text never holds (:func:`nameless`),
@@ -293,13 +293,16 @@ def refusal(question: str, answer: str, context: object, printed: Iterable[str],
     question names or the code printed (:func:`unconnected`: a two-step link may be unprinted), or
     says "not present" of a name the text names (:func:`named_after_all`).
     On the ``last`` iteration only the first three, facts about the text, refuse (the forced
-    answer follows)."""
+    answer follows). ``whole_text=False`` leaves out the two rules that look the value up in the
+    whole text (:func:`look_alike_source`, :func:`unconnected`): the engine's evidence checks judge
+    it by the lines the code printed instead (:mod:`codur.rlm.evidence`, ``RLMConfig.check_evidence``)."""
     if name := echoes_question(question, answer):
         return (f"your answer was refused: {answer.strip()[:80]} repeats the question's {name}; answer with the "
                 "value itself")
-    if note := look_alike_source(question, answer, context) or nameless(question, answer, context):
+    if note := whole_text and look_alike_source(question, answer, context) or nameless(question, answer, context):
         return f"your answer was refused: {note}"
-    note = "" if last else unconnected(question, answer, context, printed) or named_after_all(question, answer, context)
+    linked = whole_text and unconnected(question, answer, context, printed)
+    note = "" if last else linked or named_after_all(question, answer, context)
     return f"your answer was refused: {note}" if note and f"your answer was refused: {note}" not in told else ""
 
 
