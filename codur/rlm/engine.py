@@ -352,7 +352,7 @@ class RLMEngine:
         ``max_evidence_asks`` times per run, then the answer stands.
 
         - "not present": only after the code searched for the question's id and printed no line of it;
-        - a word of the question (``team``, ``failed``) is not a value;
+        - the field the question asks for (``team`` for "which team") is not its value;
         - an aggregate (how many, most, total...): two programs that work differently must agree
           (:class:`evidence.SecondProgram`);
         - any other value: on a printed line naming the question's id, or every hop of a join printed.
@@ -379,8 +379,8 @@ class RLMEngine:
         if provenance.says_absent(answer):
             return ask("absence", evidence.absence_unsearched(question, blocks))
         if evidence.echoes_words(question, answer):
-            return ask("echo", f"{view.clip(answer, 60)} is a word of the question, not a value: answer with the "
-                               "value the question asks for, from a line your code printed")
+            return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
+                               "with the value itself, from a line your code printed")
         if evidence.is_aggregate(question) and self.config.second_program:
             if not any(it.executions for it in trace.iterations):
                 return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "

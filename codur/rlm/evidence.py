@@ -198,16 +198,24 @@ def absence_unsearched(question: str, codes_and_outputs: Iterable[tuple[str, str
             f"print(grep(r\"(?<![\\w-]){re.escape(names[0])}(?![\\w-])\")) and answer from what it prints")
 
 
+#: the words naming what a question asks for: after "which / what" and "answer with the"
+_ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
+                    r"|\banswer with (?:the|a|an|its)\s+([\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
+_NOT_NOUNS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "had", "have", "of", "in", "the", "a"})
+
+
 def echoes_words(question: str, answer: str) -> bool:
-    """True when every word of a short ``answer`` (at most 3 words, no digit) is a word of the question:
-    ``team`` for "Which team was T-5631 assigned to?", ``failed`` for "the most payments with the status
-    failed": a word of the question, not a value. "not present" and yes / no are never echoes."""
+    """True when a short ``answer`` (at most 3 words, no digit) is made only of the words naming what the
+    question asks for (after "which / what" or "answer with the"): ``team`` for "Which team was T-5631
+    assigned to? Answer with the team name", ``name``, ``method`` for "Which payment method ...": the
+    field, not its value. "not present" and yes / no are never echoes."""
     text = unwrap(answer)
     words = _WORD.findall(text)
     if not words or len(words) > 3 or re.search(r"\d", text) or says_absent(text) \
             or text.lower() in ("yes", "no", "true", "false"):
         return False
-    asked = {w.lower() for w in _WORD.findall(question)}
+    asked = {w.lower() for m in _ASKED.finditer(question) for group in m.groups() if group
+             for w in group.split()} - _NOT_NOUNS
     return all(w.lower() in asked for w in words)
 
 

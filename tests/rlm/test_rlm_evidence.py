@@ -127,15 +127,17 @@ def test_not_present_with_no_search_for_the_key_is_not_accepted_and_after_one_th
     assert absence_unsearched("Which method failed most?", []) == ""  # no id asked: nothing to search
 
 
-def test_a_word_of_the_question_is_not_a_value():
+def test_the_field_the_question_asks_for_is_not_its_value():
     log = "T-5631 assigned to team meridian\n" + "noise\n" * 300
     question = "Which team was ticket T-5631 assigned to? Answer with the team name."
     code = "```repl\nline = grep('T-5631')[0]\nprint(line)\nt = line.split()[3]\n```\nFINAL_VAR(t)"
     fixed = "```repl\nline = grep('T-5631')[0]\nprint(line)\nt = line.split()[-1]\n```\nFINAL_VAR(t)"
     result, model = run([code, fixed], log, question)
     assert (result.answer, result.answer_source) == ("meridian", "final_var")
-    assert "team is a word of the question, not a value" in str(model.calls[1][-1].content)
+    assert "team names what the question asks for, not its value" in str(model.calls[1][-1].content)
     assert echoes_words("Which payment method failed most?", "method") and not echoes_words("Which?", "wallet")
+    assert not echoes_words("Which is used more, wallet or card?", "wallet")  # an option named by the question
+    assert echoes_words(question, "team name") and not echoes_words(question, "ticket")
     assert not echoes_words(question, "NOT PRESENT") and not echoes_words(question, "T-5631 team 4")
 
 
