@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from codur.core.pyast import parse_ast
 from codur.rlm.helpers import whole_name
-from codur.rlm.provenance import HOW_MANY, _items, key_names, says_absent, unwrap
+from codur.rlm.provenance import HOW_MANY, key_names, printed_items, says_absent, unwrap
 
 #: a question whose answer is computed over many lines: a count, a sum, an extreme, distinct values, a mean
 AGGREGATE = re.compile(
@@ -48,7 +48,7 @@ def is_aggregate(question: str) -> bool:
 
 def printed_lines(outputs: Iterable[str]) -> list[str]:
     """The lines of ``outputs`` (what code printed), a printed list of strings split into its items."""
-    return [line for out in outputs for line in _items(out or "")]
+    return [line for out in outputs for line in printed_items(out or "")]
 
 
 def string_literals(code: str) -> list[str]:
@@ -263,7 +263,7 @@ class SecondProgram:
             return ""
         first = self.programs[0]
         if _same_code(code, first.code):
-            return (f"{view_clip(answer)} must be checked by a second program that works differently from the "
+            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
                     "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the result")
         self.programs.append(Program(answer, code, printed, iteration))
         if key(answer) == key(first.answer):
@@ -277,13 +277,11 @@ class SecondProgram:
                              for p in self.programs]}
 
 
-def _same_code(a: str, b: str) -> bool:
-    norm = lambda s: re.sub(r"\s+", "", s)  # noqa: E731
-    return not a.strip() or norm(a) == norm(b) or norm(a) in norm(b)
-
-
-def view_clip(text: str, limit: int = 60) -> str:
-    return _clip(text, limit)
+def _same_code(new: str, first: str) -> bool:
+    """True when ``new`` is no second program: empty, or ``first`` again up to white space."""
+    def bare(code: str) -> str:
+        return re.sub(r"\s+", "", code)
+    return not new.strip() or bare(new) == bare(first) or bare(new) in bare(first)
 
 
 def second_program_note(answer: str, code: str) -> str:
@@ -293,7 +291,7 @@ def second_program_note(answer: str, code: str) -> str:
     else:
         other = ("a parse of the fields of each line (json.loads, or split on the separator), testing each "
                  "constraint of the question on its own field")
-    return (f"before {view_clip(answer)} is taken, check it with a second program that works differently: {other}. "
+    return (f"before {_clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
             "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
 
 
@@ -301,7 +299,7 @@ def disagreement_note(first: Program, second: Program, *, code_chars: int = 400,
     """Both programs, their answers and samples of what they printed, and the question which
     constraint each missed."""
     def show(n: int, p: Program) -> str:
-        return (f"program {n} answered {view_clip(p.answer)}:\n{_clip(p.code, code_chars)}\nit printed: "
+        return (f"program {n} answered {_clip(p.answer, 60)}:\n{_clip(p.code, code_chars)}\nit printed: "
                 f"{_clip(p.printed, sample_chars)}")
     return ("two programs disagree. " + show(1, first) + "\n" + show(2, second) + "\nWhich constraint of the "
             "question did each one miss (a word matched in the wrong field, a case, a form of the value)? Write "

@@ -118,7 +118,7 @@ def names_in_code(codes: Iterable[str]) -> set[str]:
     return names
 
 
-def _items(stdout: str) -> list[str]:
+def printed_items(stdout: str) -> list[str]:
     """The lines of an output, a printed list of strings split into its items."""
     import ast
 
@@ -141,7 +141,7 @@ def whole_name_lines(question: str, stdout: str, *, most: int = 3) -> list[str]:
     """The printed lines (or items of a printed list) naming one of the question's
     :func:`key_names` as a whole name, when others name it only inside a longer name (the output
     of a loose search among look-alikes), at most ``most`` of them; [] otherwise."""
-    items = _items(stdout)
+    items = printed_items(stdout)
     for name in key_names(question):
         whole = _whole(name)
         holding = [item for item in items if name.lower() in item.lower()]
@@ -159,7 +159,7 @@ def look_alikes_only(question: str, stdout: str, context: object) -> tuple[str, 
     and for a count question (:data:`HOW_MANY`)."""
     if not isinstance(context, str) or HOW_MANY.search(question):
         return "", []
-    items = _items(stdout)
+    items = printed_items(stdout)
     for name in key_names(question):
         longer = re.compile(rf"[\w-]*{re.escape(name)}[\w-]*", re.IGNORECASE)
         holding = [item for item in items if name.lower() in item.lower()]
