@@ -7,8 +7,8 @@ Recursion through sub-RLMs follows Zhang, Kraska & Khattab, "Recursive Language 
 rlm_query decides, in this order:
   1. no model call is allowed by this executor's budget (cost, tokens or time spent): one
      direct answer (a single llm_query, mode ``direct``) when an ancestor's budget still allows
-     one call, charged to it; at the root, whose cost or tokens are spent, one direct answer
-     too, once per run (:meth:`Budget.claim_final_answer`: the only call past the root's limit,
+     one call, charged to it; at the root, whose cost or tokens are spent, a direct answer too,
+     each time (:meth:`Budget.claim_final_answer`: the only calls past the root's limit, each
      said in the trace's warnings; a spent wall-clock limit allows none); otherwise no call and
      no exception: the string :data:`NO_BUDGET` (mode ``refused``), which the REPL code can read
      and the model answer from;
@@ -225,8 +225,8 @@ class Bridge:
                        duration_s=time.monotonic() - t0, trace=child)
 
     def _spent(self, task: str, context: str | None) -> SubCall:
-        """rlm_query with this budget spent: one direct answer on an ancestor's budget, or the root's
-        one final direct answer, else none."""
+        """rlm_query with this budget spent: one direct answer on an ancestor's budget, or at the root
+        (time left) a direct answer past its cost or token limit, each time; else none."""
         ancestor = self.budget.parent
         while ancestor is not None and ancestor.check("call"):
             ancestor = ancestor.parent
@@ -234,7 +234,8 @@ class Bridge:
             return self._fallback("direct", task, context, gate=ancestor)
         reason = self.budget.exhausted_reason() or "budget exhausted"
         if self.budget.claim_final_answer():
-            self.trace.warn(f"rlm_query at the root past its budget ({reason}): one direct answer, over the limit")
+            self.trace.warn(f"rlm_query at the root past its budget ({reason}): direct answer "
+                            f"{self.budget.final_answers}, over the limit")
             return self._fallback("direct", task, context, checked=False)
         return SubCall("rlm_query", "refused", task, NO_BUDGET.format(reason=reason),
                        error=f"budget exhausted: {reason}")

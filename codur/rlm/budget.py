@@ -63,7 +63,7 @@ class Budget:
         self.ledger = UsageLedger()
         self.iterations = 0
         self._lock = threading.Lock()
-        self._final_answer_claimed = False
+        self.final_answers = 0  # direct answers rlm_query gave past the root's cost or token limit
 
     def record(self, usage: Usage) -> None:
         """Charge ``usage`` to this budget and every ancestor."""
@@ -123,14 +123,15 @@ class Budget:
         return None
 
     def claim_final_answer(self) -> bool:
-        """True once, for a root budget (depth 0) whose time is not spent: the one direct answer
-        rlm_query may give past the root's cost or token limit (:mod:`codur.rlm.bridge`); False
-        after that, at depth, and past the wall-clock limit. Thread-safe."""
+        """True for a root budget (depth 0) whose wall-clock time is not spent: rlm_query may give a
+        direct answer past the root's cost or token limit (:mod:`codur.rlm.bridge`), each time it is
+        called so (seed 001: "rlm_query ... budget exceeded → fall back to direct answer"); False at
+        depth and past the wall-clock limit. Counts the claims in ``final_answers``. Thread-safe."""
         if self.parent is not None or (self.limits.max_wall_s is not None and self.remaining_wall_s() <= 0):
             return False
         with self._lock:
-            claimed, self._final_answer_claimed = self._final_answer_claimed, True
-        return not claimed
+            self.final_answers += 1
+        return True
 
     def check(self, kind: Kind) -> str | None:
         """Why ``kind`` may not proceed, or None when it may.

@@ -64,6 +64,29 @@ def build_model(**flags: Any) -> tuple[Any, dict[str, tuple[float, float]]]:
     return get_chat_model(profile, config.local, model_timeout_s=config.model_timeout_s), prices
 
 
+#: the context window assumed for an endpoint's model, tokens (an endpoint does not say its own)
+ENDPOINT_WINDOW_TOKENS = 8192
+
+
+def window_tokens(**flags: Any) -> tuple[int, int]:
+    """The configured actor model's context window and completion cap, tokens: the embedded model's
+    ``n_ctx`` per server slot (``n_ctx / parallel``), an endpoint's :data:`ENDPOINT_WINDOW_TOKENS`;
+    for :attr:`RLMConfig.context_window_tokens` and ``direct_answer_tokens`` (the direct path).
+
+    Args:
+        flags: as :func:`build_model`'s.
+
+    Raises:
+        codur.config.ConfigError: a setting is wrong.
+    """
+    from codur.config import load_config
+
+    config = load_config(**flags)
+    profile = config.profiles_for("actor")[0]
+    window = ENDPOINT_WINDOW_TOKENS if profile.base_url else config.local.n_ctx // config.local.parallel
+    return window, profile.max_tokens
+
+
 def rlm_command(
     question: str = typer.Argument(..., help="The question to answer about the context."),
     context: str = typer.Option(..., "--context", "-c", help="file path or - for stdin"),
@@ -103,6 +126,8 @@ def rlm_command(
 
     try:
         chat_model, prices = build_model(model=model, base_url=base_url, api_key_env=api_key_env)
+        window, answer_tokens = window_tokens(model=model, base_url=base_url, api_key_env=api_key_env)
+        config = config.model_copy(update={"context_window_tokens": window, "direct_answer_tokens": answer_tokens})
     except (LocalModelUnavailable, ConfigError) as exc:
         raise _fail(str(exc)) from None
     try:

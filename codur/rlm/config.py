@@ -43,6 +43,20 @@ class RLMConfig(BaseModel):
     max_check_refusals: int = Field(1, ge=0, description="Answers a run's checks may send back; later ones stand.")
     check_chars: int = Field(3_000, ge=200, description="Printed evidence the answer check sees, characters.")
 
+    check_evidence: bool = Field(
+        True, description="Judge an answer by the lines the run's code printed (codur.rlm.evidence): the value on a "
+        "printed line naming the question's id or every hop of a join printed, 'not present' only after a search "
+        "for the id that printed none; off: the whole-text look-alike and unconnected rules instead.")
+    second_program: bool = Field(
+        True, description="An aggregate answer (how many, total, most, distinct...) is taken when a second program "
+                          "written differently agrees (needs check_evidence).")
+    max_evidence_asks: int = Field(2, ge=0, description="Times per run each evidence check may send an answer back.")
+    context_window_tokens: int | None = Field(
+        None, ge=256, description="The model's context window, tokens: an input that fits it whole with "
+        "direct_answer_tokens to spare is answered in one direct call (trace.path 'direct'); None: always the REPL "
+        "(`codur rlm` and ask_codebase set it from the configured model: codur.rlm.command.window_tokens).")
+    direct_answer_tokens: int = Field(512, ge=1, description="Room kept for the direct answer, tokens.")
+
     def budget_limits(self) -> BudgetLimits:
         return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,
                             self.max_wall_s, self.downgrade_threshold, self.max_parallel)

@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codur.core.usage import Usage
-from codur.rlm import prompts, provenance, view
+from codur.rlm import evidence, prompts, provenance, view
 from codur.rlm.answers import check_answer, evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
@@ -27,7 +27,7 @@ from codur.rlm.helpers import FINAL_NAME, truncate
 from codur.rlm.parser import FinalAnswer, is_no_answer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
-from codur.rlm.vote import voted
+from codur.rlm.vote import vote_key, voted
 
 FORCED_WARNING = "Budget exhausted, answer was forced"
 
@@ -117,8 +117,11 @@ class RLMEngine:
                         sub_max_iterations=self.config.sub_max_iterations, rlm_share=self.config.rlm_share,
                         batch_share=self.config.batch_share, sub_call_chars=self.config.sub_call_chars)
         try:
-            with Sandbox(context, bridge=bridge, limits=self.config.sandbox_limits()) as sandbox:
-                answer, source = self._loop(question, context, sandbox, budget, trace)
+            if parent_id is None and self.fits_context(question, context):
+                answer, source = self._direct(question, context, budget, trace)
+            else:
+                with Sandbox(context, bridge=bridge, limits=self.config.sandbox_limits()) as sandbox:
+                    answer, source = self._loop(question, context, sandbox, budget, trace)
         except Exception as exc:  # noqa: BLE001 - a failed run is a trace with answer_source error
             answer, source = None, "error"
             trace.error = f"{type(exc).__name__}: {exc}"
@@ -127,6 +130,45 @@ class RLMEngine:
         trace.duration_s = time.monotonic() - t0
         return trace
 
+    def fits_context(self, question: str, context: Any) -> bool:
+        """True when ``context`` (a str) fits the model's window whole with room for the answer: the
+        direct path (issue 40, item 4). Its tokens are estimated at
+        :data:`prompts.DIRECT_CHARS_PER_TOKEN` characters each (dense logs and JSON run ~3, prose ~4);
+        the prompt's own words, the question and ``direct_answer_tokens`` must fit beside it in
+        ``context_window_tokens`` (None: never direct)."""
+        window = self.config.context_window_tokens
+        if window is None or not isinstance(context, str):
+            return False
+        need = prompts.direct_tokens(question, context) + self.config.direct_answer_tokens
+        return need <= window
+
+    def _direct(self, question: str, context: str, budget: Budget, trace: RLMTrace) -> tuple[str, AnswerSource]:
+        """The whole input and the question in one call: a short input needs no REPL, and a small
+        model loses accuracy in one (issue 40, item 4). ``trace.path`` is ``direct``; the answer
+        is the reply's ``FINAL(...)`` when it writes one, else the reply itself (answer_source
+        ``final_direct``)."""
+        trace.path = "direct"
+        budget.start_iteration()
+        text, usage = self.client.invoke([HumanMessage(prompts.direct_answer_prompt(question, context))])
+        budget.record(usage)
+        parsed = parse_response(text)
+        iteration = Iteration(index=1, response=text, thinking=parsed.thinking, usage=usage,
+                              notes=[f"direct: the input ({len(context):,} chars) fits the model's window"])
+        answer = parsed.final.value if parsed.final is not None and parsed.final.kind == "direct" else text.strip()
+        iteration.final = {"kind": "direct", "value": answer, "accepted": True}
+        trace.iterations.append(iteration)
+        return answer, "final_direct"
+
+    def _system(self, budget: Budget, info: Mapping[str, Any]) -> SystemMessage:
+        """The system prompt with the budget left and the estimates measured so far (rebuilt before
+        every call: the time per call is measured from this run's first call on)."""
+        return SystemMessage(prompts.system_prompt(
+            budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
+            estimate=prompts.CallEstimate.from_budget(
+                budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
+                prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
+            output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations))
+
     def _loop(self, question: str, context: Any, sandbox: Sandbox, budget: Budget,
               trace: RLMTrace) -> tuple[str, AnswerSource]:
         info = sandbox.context_info
@@ -134,17 +176,10 @@ class RLMEngine:
         if found := provenance.key_lines(question, context):
             trace.retrieved = found
             preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"
-        messages: list[BaseMessage] = [
-            SystemMessage(prompts.system_prompt(
-                budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
-                estimate=prompts.CallEstimate.from_budget(
-                    budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
-                    prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
-                output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations)),
-            HumanMessage(prompts.first_turn(question, preview)),
-        ]
+        messages: list[BaseMessage] = [self._system(budget, info), HumanMessage(prompts.first_turn(question, preview))]
         try:
             while (reason := budget.check("iteration")) is None:
+                messages[0] = self._system(budget, info)
                 budget.start_iteration()
                 iteration = self._step(messages, sandbox, budget, trace, context)
                 premature = bool(iteration.final and iteration.final.get("premature"))
@@ -289,8 +324,14 @@ class RLMEngine:
         :meth:`run_voted`).
         """
         told = [note for it in trace.iterations[:-1] for note in it.notes]
-        if note := provenance.refusal(trace.task, answer, context, _printed(trace), told, last=last_chance):
+        checked = self.config.check_evidence
+        if note := provenance.refusal(trace.task, answer, context, _printed(trace), told, last=last_chance,
+                                      whole_text=not checked):
             iteration.notes.append(note)
+            return
+        if checked and (note := self._evidence_note(answer, trace, last_chance, computed=source == "final_var")):
+            iteration.notes.append(f"your answer was refused: {note}")
+            iteration.evidence = {**(iteration.evidence or {}), "answer": answer, "refused": note}
             return
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
@@ -303,6 +344,56 @@ class RLMEngine:
         if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
             iteration.final["accepted"] = True
         raise _Finished(answer, source)
+
+    def _evidence_note(self, answer: str, trace: RLMTrace, last_chance: bool, *, computed: bool = False) -> str:
+        """Why ``answer`` is not taken yet, judged by what the run's code printed
+        (:mod:`codur.rlm.evidence`), "" to take it. On the last iteration only a look-alike's printed
+        line refuses (the forced answer follows); otherwise each check asks at most
+        ``max_evidence_asks`` times per run, then the answer stands.
+
+        - "not present": only after the code searched for the question's id and printed no line of it;
+        - the field the question asks for (``team`` for "which team") is not its value;
+        - an aggregate (how many, most, total...): two programs that work differently must agree
+          (:class:`evidence.SecondProgram`);
+        - any other value: on a printed line naming the question's id, or every hop of a join printed.
+
+        ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
+        """
+        question = trace.task
+        blocks = [(e.code, e.stdout, bool(e.error)) for it in trace.iterations for e in it.executions]
+        outputs = [e.stdout for it in trace.iterations for e in it.executions]
+        outputs += [str(it.final["shown"]) for it in trace.iterations if it.final and it.final.get("shown")]
+        outputs += [answer] if computed else []
+        asked = [it.evidence.get("check") for it in trace.iterations if it.evidence and it.evidence.get("refused")]
+        limit = self.config.max_evidence_asks
+
+        def ask(check: str, note: str) -> str:
+            if not note or asked.count(check) >= limit:
+                return ""
+            trace.iterations[-1].evidence = {"check": check}
+            return note
+
+        if last_chance:
+            note = evidence.unsupported(question, answer, outputs)
+            return note if "look-alike" in note else ""
+        if provenance.says_absent(answer):
+            return ask("absence", evidence.absence_unsearched(question, blocks))
+        if evidence.echoes_words(question, answer):
+            return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
+                               "with the value itself, from a line your code printed")
+        if evidence.is_aggregate(question) and self.config.second_program:
+            if not any(it.executions for it in trace.iterations):
+                return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "
+                                       "computes it and prints 3 lines it counts and its result")
+            check = trace.second_program
+            since = check.programs[-1].iteration if check.programs else 0
+            mine = [e for it in trace.iterations if it.index > since for e in it.executions]
+            note = check.offer(answer, "\n".join(e.code for e in mine), "\n".join(e.stdout for e in mine),
+                               vote_key, iteration=trace.iterations[-1].index)
+            if note:
+                trace.iterations[-1].evidence = {"check": "second_program"}
+            return note
+        return ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
 
     def _outputs(self, iteration: Iteration) -> str:
         if not iteration.executions:

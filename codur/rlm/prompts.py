@@ -51,8 +51,17 @@ print(answer)
 ```
 FINAL_VAR(answer)
 
-Several ```repl blocks in one reply run in order and save iterations. When an output you have \
-seen shows the answer, write FINAL(the answer) on its own line OUTSIDE code blocks.
+Several ```repl blocks in one reply run in order, one after the other, in the same REPL: one reply \
+with several blocks costs one iteration, several replies cost several. For example:
+```repl
+lines = grep("timeout")
+print(len(lines), lines[:3])
+```
+```repl
+services = sorted({{line.split()[3] for line in lines}})
+print(services)
+```
+When an output you have seen shows the answer, write FINAL(the answer) on its own line OUTSIDE code blocks.
 Budget left: {iterations_left} iterations, {cost_left}, depth {depth} of max {max_depth}."""
 
 SUB_RLM = """
@@ -132,6 +141,7 @@ Text:
 
 
 CHARS_PER_TOKEN = 4  # a prompt's tokens, estimated from its characters before it is sent
+DIRECT_CHARS_PER_TOKEN = 3  # the same for the direct path's fit: dense logs and JSON run ~3 chars a token
 FIRST_ANSWER_TOKENS = 500  # an answer's assumed length, tokens, until one has been measured
 
 
@@ -307,6 +317,12 @@ def check_prompt(question: str, answer: str, evidence: str) -> str:
 def direct_answer_prompt(task: str, text: str) -> str:
     """The prompt of a direct answer (rlm_query without budget for a sub-RLM)."""
     return DIRECT.format(task=task, text=text or "(none)")
+
+
+def direct_tokens(task: str, text: str) -> int:
+    """The tokens of :func:`direct_answer_prompt` for ``task`` over ``text``, estimated at
+    :data:`DIRECT_CHARS_PER_TOKEN` characters a token (rounded up)."""
+    return -(-len(direct_answer_prompt(task, text)) // DIRECT_CHARS_PER_TOKEN)
 
 
 def _clip(text: str, limit: int = 600) -> str:

@@ -118,7 +118,7 @@ def names_in_code(codes: Iterable[str]) -> set[str]:
     return names
 
 
-def _items(stdout: str) -> list[str]:
+def printed_items(stdout: str) -> list[str]:
     """The lines of an output, a printed list of strings split into its items."""
     import ast
 
@@ -141,7 +141,7 @@ def whole_name_lines(question: str, stdout: str, *, most: int = 3) -> list[str]:
     """The printed lines (or items of a printed list) naming one of the question's
     :func:`key_names` as a whole name, when others name it only inside a longer name (the output
     of a loose search among look-alikes), at most ``most`` of them; [] otherwise."""
-    items = _items(stdout)
+    items = printed_items(stdout)
     for name in key_names(question):
         whole = _whole(name)
         holding = [item for item in items if name.lower() in item.lower()]
@@ -159,7 +159,7 @@ def look_alikes_only(question: str, stdout: str, context: object) -> tuple[str, 
     and for a count question (:data:`HOW_MANY`)."""
     if not isinstance(context, str) or HOW_MANY.search(question):
         return "", []
-    items = _items(stdout)
+    items = printed_items(stdout)
     for name in key_names(question):
         longer = re.compile(rf"[\w-]*{re.escape(name)}[\w-]*", re.IGNORECASE)
         holding = [item for item in items if name.lower() in item.lower()]
@@ -285,7 +285,7 @@ def echoes_question(question: str, value: str) -> str:
 
 
 def refusal(question: str, answer: str, context: object, printed: Iterable[str], told: Iterable[str], *,
-            last: bool = False) -> str:
+            last: bool = False, whole_text: bool = True) -> str:
     """The note refusing ``answer`` for where it comes from, "" to accept it: it repeats the
     question's name (:func:`echoes_question`), sits on a look-alike's line
     (:func:`look_alike_source`), is a value for a name the text never holds (:func:`nameless`),
@@ -293,13 +293,16 @@ def refusal(question: str, answer: str, context: object, printed: Iterable[str],
     question names or the code printed (:func:`unconnected`: a two-step link may be unprinted), or
     says "not present" of a name the text names (:func:`named_after_all`).
     On the ``last`` iteration only the first three, facts about the text, refuse (the forced
-    answer follows)."""
+    answer follows). ``whole_text=False`` leaves out the two rules that look the value up in the
+    whole text (:func:`look_alike_source`, :func:`unconnected`): the engine's evidence checks judge
+    it by the lines the code printed instead (:mod:`codur.rlm.evidence`, ``RLMConfig.check_evidence``)."""
     if name := echoes_question(question, answer):
         return (f"your answer was refused: {answer.strip()[:80]} repeats the question's {name}; answer with the "
                 "value itself")
-    if note := look_alike_source(question, answer, context) or nameless(question, answer, context):
+    if note := whole_text and look_alike_source(question, answer, context) or nameless(question, answer, context):
         return f"your answer was refused: {note}"
-    note = "" if last else unconnected(question, answer, context, printed) or named_after_all(question, answer, context)
+    linked = whole_text and unconnected(question, answer, context, printed)
+    note = "" if last else linked or named_after_all(question, answer, context)
     return f"your answer was refused: {note}" if note and f"your answer was refused: {note}" not in told else ""
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from codur.rlm.budget import Usage
+from codur.rlm.evidence import SecondProgram
 
 AnswerSource = Literal["final_direct", "final_var", "extracted", "forced", "error"]
 SubCallKind = Literal["llm_query", "rlm_query", "batch_rlm_query"]
@@ -73,12 +74,16 @@ class Iteration:
     for an unreadable reply), value, reason, response, structured, usage."""
     repeated: bool = False
     """The reply repeats an earlier one word for word (the next call samples warmer)."""
+    evidence: dict | None = None
+    """The evidence check that refused this turn's answer, if one did (:mod:`codur.rlm.evidence`):
+    check (``evidence``, ``absence``, ``echo``, ``second_program``), answer, refused (the note)."""
 
     def to_dict(self) -> dict:
         return {"index": self.index, "response": self.response, "thinking": self.thinking,
                 "executions": [e.to_dict() for e in self.executions], "final": self.final,
                 "usage": self.usage.to_dict(), "duration_s": round(self.duration_s, 3), "notes": self.notes,
-                "extraction": self.extraction, "check": self.check, "repeated": self.repeated}
+                "extraction": self.extraction, "check": self.check, "repeated": self.repeated,
+                "evidence": self.evidence}
 
 
 @dataclass
@@ -124,6 +129,8 @@ class RLMTrace:
         retrieved: what the first turn showed of the question's names, found in the whole input
             (:func:`codur.rlm.provenance.key_lines`), "" when nothing.
         budget: the budget snapshot at the end.
+        path: ``repl`` (the REPL loop) or ``direct`` (the whole input fit the model's window: one call).
+        second_program: the two-program check of an aggregate answer (:class:`codur.rlm.evidence.SecondProgram`).
     """
 
     task: str
@@ -139,6 +146,8 @@ class RLMTrace:
     warnings: list[str] = field(default_factory=list)
     retrieved: str = ""
     budget: dict = field(default_factory=dict)
+    path: str = "repl"
+    second_program: SecondProgram = field(default_factory=SecondProgram, compare=False)
     started_at: float = field(default_factory=time.time)
     duration_s: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -158,7 +167,7 @@ class RLMTrace:
             "id": self.id, "parent_id": self.parent_id, "depth": self.depth, "task": self.task,
             "answer": self.answer, "answer_source": self.answer_source, "error": self.error,
             "usage": self.usage.to_dict(), "warnings": list(self.warnings), "retrieved": self.retrieved,
-            "budget": self.budget,
+            "budget": self.budget, "path": self.path, "second_program": self.second_program.to_dict(),
             "started_at": self.started_at, "duration_s": round(self.duration_s, 3),
             "iterations": [i.to_dict() for i in self.iterations],
             "subcalls": [s.to_dict() for s in self.subcalls],
@@ -174,7 +183,7 @@ class RLMTrace:
     def render_tree(self, indent: str = "") -> str:
         """The trace as an indented text tree: iterations, their executions, sub-calls and child traces."""
         usage = self.usage
-        lines = [(f"{indent}{self.id} depth={self.depth} source={self.answer_source} "
+        lines = [(f"{indent}{self.id} depth={self.depth} path={self.path} source={self.answer_source} "
                   f"tokens={usage.total_tokens:,} cost=${usage.cost_usd:.4f} {self.duration_s:.1f}s"
                   f" task={_short(self.task, 80)!r}")]
         for it in self.iterations:

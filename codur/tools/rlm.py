@@ -74,7 +74,7 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     The files become one long ``context`` the model explores in a sandboxed REPL. Use it
     for questions over a whole repo or files too long to read; not for single lookups.
     """
-    from codur.rlm.command import build_model
+    from codur.rlm.command import build_model, window_tokens
     from codur.rlm.config import RLMConfig
     from codur.rlm.engine import RLMEngine
 
@@ -85,7 +85,8 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
         model, prices = ctx.model_factory(), {}
     else:  # outside a run (e.g. `codur tools`): a model from the environment
         model, prices = build_model()
-    config = RLMConfig(max_wall_s=ctx.timeout_s)
+    window, answer_tokens = window_tokens()  # a short context goes to the model directly (issue 40, item 4)
+    config = RLMConfig(max_wall_s=ctx.timeout_s, context_window_tokens=window, direct_answer_tokens=answer_tokens)
     if ctx.budget_left is not None:  # a child of the run's budget: never more than the run has left
         tokens_left, seconds_left = ctx.budget_left()
         if tokens_left <= 0 or seconds_left <= 0:
@@ -97,7 +98,7 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     trace = result.trace
     if result.answer_source == "error":
         raise ToolError(f"the RLM run failed: {trace.error}")
-    notes = [f"{included} files, {len(context):,} chars", f"{len(trace.iterations)} iterations",
+    notes = [f"{included} files, {len(context):,} chars", f"path {trace.path}", f"{len(trace.iterations)} iterations",
              f"{len(trace.subcalls)} sub-calls", f"answer source {result.answer_source}"]
     if left_out:
         notes.append(f"{left_out} files left out past {MAX_CONTEXT_BYTES // 1_000_000} MB")

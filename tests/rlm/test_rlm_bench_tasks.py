@@ -3,7 +3,9 @@ scorer refuses distractors, and the runner works end to end with the scripted mo
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
@@ -158,3 +160,69 @@ def test_ticket_count_and_join(seed):
     assigned = re.search(rf"{merged.group(1)} assigned to team (\w+)", join.context)
     assert assigned.group(1) == join.answer and join.answer not in join.wrong
     assert merged.start() < 0.25 * len(join.context) and assigned.start() > 0.75 * len(join.context)
+
+
+ledger = importlib.import_module("ledger_tasks")  # the held-out family of issue 40 (--family ledger)
+
+
+def _records(task):
+    return [json.loads(line) for line in task.context.splitlines()]
+
+
+@pytest.mark.parametrize("kind", ledger.KINDS)
+def test_ledger_tasks_are_deterministic_json_lines_about_the_size_asked(kind):
+    task = ledger.make_task(kind, 50_000, 2)
+    assert task == ledger.make_task(kind, 50_000, 2) and task.id == f"ledger:{kind}-50000-2"
+    assert 49_000 <= len(task.context) < 52_500 and "service=" not in task.context
+    assert all(record["event"] in ("payment", "account_opened") for record in _records(task))
+    assert task.context != ledger.make_task(kind, 50_000, 3).context
+    with pytest.raises(ValueError, match="unknown task kind"):
+        ledger.make_task("median", 50_000, 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ledger_lookup_one_opening_among_look_alikes_and_absent_none(seed):
+    task = ledger.make_task("lookup", 400_000, seed)
+    name = re.search(r"account (ACC-\d+)\?", task.question).group(1)
+    records = _records(task)
+    opened = [r["holder"] for r in records if r.get("account") == name and r["event"] == "account_opened"]
+    assert opened == [task.answer]
+    assert sum(1 for r in records if r.get("account") == name) == 4  # its payments name it too, with no holder
+    assert sum(1 for line in task.context.splitlines() if name.lower() in line.lower()) > 10  # look-alikes
+    assert score(task, task.answer) and not score(task, f"{task.answer} or {task.wrong[0]}")
+    absent = ledger.make_task("absent", 400_000, seed)
+    name = re.search(r"account (ACC-\d+)\?", absent.question).group(1)
+    assert absent.answer == NOT_PRESENT and not re.search(rf"(?<![\w-]){name}(?![\w-])", absent.context)
+    assert any(name in line for line in absent.context.splitlines())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ledger_count_join_and_aggregate(seed):
+    task = ledger.make_task("count", 400_000, seed)
+    method = re.search(r"How many (\S+) payments", task.question).group(1)
+    lines = task.context.splitlines()
+    exact = sum(1 for r in _records(task) if r["event"] == "payment" and r["method"] == method
+                and r["status"] == "failed")
+    assert exact == int(task.answer) > 10
+    assert sum(1 for line in lines if method in line and "failed" in line) > exact  # memos name both words
+    join = ledger.make_task("join", 400_000, seed)
+    payment = re.search(r"Payment (PAY-\d+)", join.question).group(1)
+    records = _records(join)
+    account = next(r["account"] for r in records if r.get("payment") == payment)
+    opened = [i for i, r in enumerate(records) if r["event"] == "account_opened" and r["account"] == account]
+    paid = next(i for i, r in enumerate(records) if r.get("payment") == payment)
+    assert len(opened) == 1 and records[opened[0]]["city"] == join.answer and join.answer not in join.wrong
+    assert paid < 0.25 * len(records) < 0.7 * len(records) < opened[0]
+    agg = ledger.make_task("aggregate", 400_000, seed)
+    failed = {}
+    for r in _records(agg):
+        if r["status" if "status" in r else "event"] == "failed":
+            failed[r["method"]] = failed.get(r["method"], 0) + 1
+    ranked = sorted(failed, key=failed.get, reverse=True)
+    assert ranked[0] == agg.answer != "card" and failed[ranked[0]] > 1.2 * failed[ranked[1]]
+    uses = {}
+    for r in _records(agg):
+        if r["event"] == "payment":
+            uses[r["method"]] = uses.get(r["method"], 0) + 1
+    assert max(uses, key=uses.get) == "card"  # the most failed is not the most used
+    assert score(agg, agg.answer) and not score(agg, f"{agg.answer}, then card")

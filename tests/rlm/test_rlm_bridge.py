@@ -120,19 +120,19 @@ def test_rlm_query_downgrades_to_llm_query_below_the_threshold():
     assert trace.subcalls[0].mode == "downgraded"
 
 
-def test_rlm_query_at_the_spent_root_answers_directly_once_then_says_so():
-    """Issue 23, item 4: at the root with its budget spent, one direct answer as at depth (the
-    only call past the root's limit); after it, no budget anywhere is an answer the code can
-    read, not BudgetExceeded (issue 14, item 6)."""
-    bridge, model, budget, trace, spawn = make(["the direct answer", "never"], max_cost_usd=0.01)
+def test_rlm_query_at_the_spent_root_answers_directly_each_time_the_budget_is_out():
+    """Issue 38 (seed 001: "rlm_query ... budget exceeded → executor SHALL fall back to direct answer"):
+    at the root with its cost spent, every rlm_query gets a direct answer, not only the first; each
+    is said in the trace (issue 23, item 4), and none is BudgetExceeded (issue 14, item 6)."""
+    bridge, model, budget, trace, spawn = make(["the direct answer", "a second one", "a third"], max_cost_usd=0.01)
     budget.record(Usage(cost_usd=0.01))
     assert bridge("rlm_query", {"task": "sum the column", "context": "1\n2"}) == "the direct answer"
     assert len(model.calls) == 1 and "Answer the task directly" in model.calls[0][0].content
-    assert trace.subcalls[0].mode == "direct" and any("past its budget" in w for w in trace.warnings)
-    answer = bridge("rlm_query", {"task": "task", "context": "ctx"})
-    assert answer.startswith("[no budget: cost limit of $0.0100 reached") and "made no model call" in answer
-    assert len(model.calls) == 1 and spawn.calls == []
-    assert trace.subcalls[1].mode == "refused" and "cost limit" in trace.subcalls[1].error
+    assert bridge("rlm_query", {"task": "task", "context": "ctx"}) == "a second one"
+    assert bridge.rlm_query("and again") == "a third"
+    assert len(model.calls) == 3 and spawn.calls == [] and budget.final_answers == 3
+    assert [c.mode for c in trace.subcalls] == ["direct", "direct", "direct"]
+    assert sum("past its budget" in w for w in trace.warnings) == 3
 
 
 def test_rlm_query_at_the_root_past_its_time_limit_makes_no_call():
@@ -212,14 +212,17 @@ def test_batch_downgrades_below_the_threshold():
     assert spawn.calls == [] and trace.subcalls[0].mode == "downgraded"
 
 
-def test_batch_with_nothing_left_says_so_for_each_task_instead_of_raising():
-    """The root's one direct answer past its budget goes to the first task; the others are told."""
-    bridge, model, budget, trace, spawn = make(["direct a", "never"], max_tokens=10)
+def test_batch_at_the_spent_root_answers_each_task_directly_and_past_the_time_limit_says_so():
+    """A batch falls back as rlm_query does: at the root with its tokens spent, a direct answer for
+    every task (issue 38); past the wall-clock limit none, each task told, nothing raised."""
+    bridge, model, budget, trace, spawn = make(["direct a", "direct b", "direct c"], max_tokens=10)
     budget.record(Usage(10, 0))
-    answers = bridge.batch_rlm_query(["a", "b", "c"])
-    assert answers[0] == "direct a" and all(a.startswith("[no budget: ") for a in answers[1:])
-    assert spawn.calls == [] and len(model.calls) == 1
-    assert trace.subcalls[0].mode == "refused" and len(trace.subcalls[0].children) == 3
+    assert bridge.batch_rlm_query(["a", "b", "c"]) == ["direct a", "direct b", "direct c"]
+    assert spawn.calls == [] and len(model.calls) == 3 and budget.final_answers == 3
+    assert trace.subcalls[0].mode == "refused" and [c.mode for c in trace.subcalls[0].children] == ["direct"] * 3
+    bridge, model, budget, trace, spawn = make(["never"], max_wall_s=0.0)
+    answers = bridge.batch_rlm_query(["a", "b"])
+    assert all(a.startswith("[no budget: time limit") for a in answers) and model.calls == []
 
 
 def test_batch_with_its_own_budget_spent_answers_directly_on_the_parents():

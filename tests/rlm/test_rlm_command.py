@@ -16,10 +16,33 @@ def app():
     return cli
 
 
-def use_model(monkeypatch, replies):
+def use_model(monkeypatch, replies, *, window=256):
+    """The scripted model as the configured one; ``window`` (tokens, None: the configured model's): 256
+    leaves no room for the 512-token answer, so every input runs the REPL."""
     model = ScriptedChatModel(replies=replies)
     monkeypatch.setattr(command, "build_model", lambda **flags: (model, {}))
+    if window is not None:
+        monkeypatch.setattr(command, "window_tokens", lambda **flags: (window, 512))
     return model
+
+
+def test_a_short_input_is_answered_in_one_call_and_the_trace_says_so(app, monkeypatch, tmp_path):
+    """Issue 40, item 4: an input that fits the configured model's window (the embedded one's n_ctx)
+    goes to the model directly; a long one runs the REPL."""
+    model = use_model(monkeypatch, ["It is 48213."], window=None)
+    assert command.window_tokens()[0] == 8192  # the embedded model: n_ctx 8192, one slot
+    ctx = tmp_path / "log.txt"
+    ctx.write_text("noise " * 100 + "needle 48213")
+    result = CliRunner().invoke(app, ["What is the needle?", "--context", str(ctx), "--trace",
+                                      "--run-dir", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "It is 48213." and "path=direct source=final_direct" in result.stdout
+    assert len(model.calls) == 1 and "needle 48213" in str(model.calls[0][0].content)
+    model = use_model(monkeypatch, ["```repl\nprint(context.split()[-1])\n```", "FINAL(48213)"], window=None)
+    ctx.write_text("noise " * 8000 + "needle 48213")  # ~16,000 tokens: past the window
+    result = CliRunner().invoke(app, ["What is the needle?", "--context", str(ctx), "--trace",
+                                      "--run-dir", str(tmp_path / "run")])
+    assert result.stdout.splitlines()[0] == "48213" and "path=repl" in result.stdout
 
 
 def test_answers_from_a_file_and_prints_the_trace_tree(app, monkeypatch, tmp_path):
@@ -86,8 +109,9 @@ def test_no_model_is_exit_2_and_a_failed_run_exit_1(app, monkeypatch, tmp_path):
 
 def test_vote_and_answer_check_flags(app, monkeypatch, tmp_path):
     yes = '{"supported": true, "answer": "7", "reason": "printed"}'
-    model = use_model(monkeypatch, ["FINAL(7)", yes, "FINAL(8)", yes, "FINAL(7)", yes])
-    result = CliRunner().invoke(app, ["How many?", "--context", "-", "--vote", "3", "--check-answers",
+    seven, eight = (f"```repl\nn = {v}\nprint(n)\n```\nFINAL_VAR(n)" for v in (7, 8))
+    model = use_model(monkeypatch, [seven, yes, eight, yes, seven, yes])
+    result = CliRunner().invoke(app, ["Which number?", "--context", "-", "--vote", "3", "--check-answers",
                                       "--run-dir", str(tmp_path)], input="seven")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == "7" and "self-consistency vote over 3" in result.stderr

@@ -1,6 +1,7 @@
 """The RLM loop with the scripted model: code runs, FINAL rules, forced answers, sub-RLMs, traces, prompts."""
 
 import json
+import re
 
 from codur.llm import ScriptedChatModel
 from codur.rlm import FORCED_WARNING, RLMConfig, RLMEngine
@@ -12,6 +13,7 @@ HAYSTACK = "filler line\n" * 200 + "The magic number is 48213.\n" + "more filler
 
 def run(replies, context=HAYSTACK, question="What is the magic number?", **config):
     model = ScriptedChatModel(replies=list(replies))
+    config.setdefault("check_evidence", False)  # the loop's own rules; the evidence checks: test_rlm_evidence.py
     result = RLMEngine(model, RLMConfig(**config)).run(question, context)
     return result, model
 
@@ -148,7 +150,7 @@ def test_model_failure_ends_with_answer_source_error():
 
 def test_trace_is_complete_and_saved_as_json(tmp_path):
     model = ScriptedChatModel(replies=["```repl\nprint(len(context))\n```", "FINAL(yes)"])
-    result = RLMEngine(model, RLMConfig(), run_dir=tmp_path).run("q?", "abc")
+    result = RLMEngine(model, RLMConfig(check_evidence=False), run_dir=tmp_path).run("q?", "abc")
     assert result.trace_path == tmp_path / "rlm" / f"{result.trace.id}.json"
     data = json.loads(result.trace_path.read_text())
     assert {"id", "depth", "task", "iterations", "subcalls", "answer_source", "usage", "warnings"} <= set(data)
@@ -173,7 +175,7 @@ def _by_role(messages):
 
 def test_sub_rlms_run_with_their_own_traces():
     model = ScriptedChatModel(replies=[_by_role] * 6)
-    result = RLMEngine(model, RLMConfig(max_depth=1)).run("What is the magic number?", HAYSTACK)
+    result = RLMEngine(model, RLMConfig(max_depth=1, check_evidence=False)).run("What is the magic number?", HAYSTACK)
     assert (result.answer, result.answer_source) == ("sub found 48213", "final_var")
     kinds = [(c.kind, c.mode) for c in result.trace.subcalls]
     assert kinds == [("batch_rlm_query", "rlm"), ("rlm_query", "rlm")]
@@ -193,7 +195,8 @@ def test_system_prompt_names_functions_budget_and_protocol():
                  "count_matches", "extract_json", "extract_sections", "FINAL(", "FINAL_VAR(", "```repl"):
         assert name in text
     assert "1,000,000 characters" in text and "5 iterations" in text and "$0.5000" in text
-    assert "depth 0 of max 2" in text and "run in order and save iterations" in text
+    assert "depth 0 of max 2" in text and "one reply with several blocks costs one iteration" in text
+    assert re.search(r"```repl\n[^`]+```\n```repl\n[^`]+```", text)  # seed 001: an example of batched blocks
     assert "~1 model call(s), ~4s, ~$0.0010" in text and "~3 model call(s), ~12s" in text
     assert "You are a sub-RLM" not in text
 
@@ -201,7 +204,7 @@ def test_system_prompt_names_functions_budget_and_protocol():
 def test_root_prompt_estimates_come_from_the_models_price_then_its_measured_speed():
     """Issue 23, item 4: no fixed "~5s, ~$0.0000"; the configured price, then measured calls."""
     model = ScriptedChatModel(replies=["FINAL(1)", "FINAL(2)"])
-    engine = RLMEngine(model, RLMConfig(sub_call_chars=12_000), prices={"scripted": (3.0, 15.0)})
+    engine = RLMEngine(model, RLMConfig(sub_call_chars=12_000, check_evidence=False), prices={"scripted": (3.0, 15.0)})
     earlier = engine.run("q1", "text").trace.usage
     first = model.calls[0][0].content
     # 12,000 prompt chars = 3,000 tokens at $3/Mtok + a 500-token answer at $15/Mtok = $0.0165
@@ -212,7 +215,7 @@ def test_root_prompt_estimates_come_from_the_models_price_then_its_measured_spee
     assert earlier.calls == 1 and f"~{earlier.model_s:.0f}s, ~${earlier.cost_usd:.4f}." in second
     assert engine.measured.calls == 2
     unpriced = ScriptedChatModel(replies=["FINAL(3)"], model_name="no-such-model-xyz")
-    RLMEngine(unpriced, RLMConfig()).run("q3", "text")
+    RLMEngine(unpriced, RLMConfig(check_evidence=False)).run("q3", "text")
     assert "cost unknown (no price for the model)" in unpriced.calls[0][0].content
 
 

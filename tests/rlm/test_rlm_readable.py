@@ -18,6 +18,7 @@ LOG = "".join(f"2026-01-0{i % 9 + 1} 10:00:{i % 60:02d} {'ERROR' if i % 7 == 0 e
 
 def run(replies, context=LOG, question="How many ERROR lines are in the log?", **config):
     model = ScriptedChatModel(replies=list(replies))
+    config.setdefault("check_evidence", False)  # the loop's own rules; the evidence checks: test_rlm_evidence.py
     result = RLMEngine(model, RLMConfig(**config)).run(question, context)
     return result, model
 
@@ -447,7 +448,7 @@ def test_vote_over_trajectories_at_different_temperatures():
     from codur.rlm.vote import vote_key
 
     model = ScriptedChatModel(replies=["FINAL(The count is 1,172.)", "FINAL(8)", "FINAL(1172)"])
-    result = RLMEngine(model, RLMConfig()).run_voted("How many?", LOG, k=3)
+    result = RLMEngine(model, RLMConfig(check_evidence=False)).run_voted("How many?", LOG, k=3)
     assert result.votes == ("The count is 1,172.", "8", "1172")
     assert result.answer == "The count is 1,172." and result.answer_source == "final_direct"
     assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.7, 1.0]
@@ -457,10 +458,10 @@ def test_vote_over_trajectories_at_different_temperatures():
 
 def test_vote_stops_at_a_majority_and_at_the_budget():
     model = ScriptedChatModel(replies=["FINAL(7)", "FINAL(7.)"])
-    result = RLMEngine(model, RLMConfig()).run_voted("q?", "text", k=3)
+    result = RLMEngine(model, RLMConfig(check_evidence=False)).run_voted("q?", "text", k=3)
     assert result.votes == ("7", "7.") and len(model.calls) == 2
     spent = ScriptedChatModel(replies=["FINAL(" + "x" * 400 + ")"] * 3)
-    result = RLMEngine(spent, RLMConfig(max_tokens=150)).run_voted("q?", "text", k=3)
+    result = RLMEngine(spent, RLMConfig(max_tokens=150, check_evidence=False)).run_voted("q?", "text", k=3)
     assert len(result.votes) == 1  # the first trajectory spent the tokens the vote had
 
 

@@ -64,14 +64,27 @@ def test_no_match_is_a_readable_error(repo):
         load_repo_context(ctx_for(repo), ["**/*.rs"])
 
 
-def test_answers_through_the_tool_executor(repo, tmp_path):
+def test_answers_through_the_tool_executor(repo, tmp_path, monkeypatch):
+    from codur.rlm import command
+
+    monkeypatch.setattr(command, "window_tokens", lambda **flags: (256, 512))  # no room: the REPL runs
     model = ScriptedChatModel(replies=[
-        "```repl\nprint(search_context('MAX_RETRIES =', window=5))\n```", "FINAL(5, in pkg/retry.py)"])
+        "```repl\nprint(search_context('MAX_RETRIES =', window=5))\n```", "FINAL(5, in pkg/retry.py)",
+        "```repl\nprint(grep('MAX_RETRIES ='))\n```", "FINAL(5, in pkg/retry.py)"])  # "how many": a second program
     executor = ToolExecutor(repo, run_dir=tmp_path / "run", model_factory=lambda: model)
     result = executor.execute("ask_codebase", {"question": "How many retries?", "paths": ["pkg/*.py"]})
     assert result.ok, result.output
     assert result.output.startswith("5, in pkg/retry.py")
-    assert "2 files" in result.output and "answer source final_direct" in result.output
+    assert "2 files" in result.output and "answer source final_direct" in result.output and "path repl" in result.output
     assert list((tmp_path / "run" / "rlm").glob("rlm-*.json"))
     refused = executor.execute("ask_codebase", {"question": "q", "paths": ["../outside/*"]})
     assert not refused.ok and "escapes the repository" in refused.output
+
+
+def test_a_short_repo_context_is_answered_directly(repo, tmp_path):
+    """Issue 40, item 4: the two small files fit the configured (embedded) model's window: one call."""
+    model = ScriptedChatModel(replies=["MAX_RETRIES is 5."])
+    executor = ToolExecutor(repo, run_dir=tmp_path / "run", model_factory=lambda: model)
+    result = executor.execute("ask_codebase", {"question": "How many retries?", "paths": ["pkg/*.py"]})
+    assert result.ok and result.output.startswith("MAX_RETRIES is 5.") and "path direct" in result.output
+    assert len(model.calls) == 1 and "MAX_RETRIES = 5" in str(model.calls[0][0].content)

@@ -1,0 +1,307 @@
+"""Answer checks from the evidence the model's own code printed (issue 40), for any question.
+
+An answer is judged by the lines the run's code printed, not by a search of the whole text:
+
+* **evidence** (:func:`unsupported`): the value must be on a printed line (or printed as the value
+  itself); when the question names ids (:func:`codur.rlm.provenance.key_names`), that line must
+  name one of them as a whole name, or name an id that another printed line links to one of them
+  (every hop of a join printed). A printed line naming only a longer name (``ACC-617451`` for
+  ``ACC-61745``) is a look-alike's.
+* **absence** (:func:`absence_unsearched`): "not present" is taken only after the run's code
+  searched for the question's id (a string literal holding it) and printed no line naming it.
+* **aggregates** (:func:`is_aggregate`, :class:`SecondProgram`): a count, sum, most / least, distinct
+  or average is taken when two programs that work differently agree: program-of-thought answers
+  checked by self-consistency over independent programs (Chen et al. 2022, "Program of Thoughts
+  Prompting: Disentangling Computation from Reasoning in Numerical Reasoning Tasks"; Wang et al.
+  2023, "Self-Consistency Improves Chain of Thought Reasoning in Language Models"), with the second
+  program asked for a different method (a regex over lines versus a parse of fields) and samples of
+  what it counted.
+
+No model call here; the engine (:mod:`codur.rlm.engine`) turns a note into one more turn.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from codur.core.pyast import parse_ast
+from codur.rlm.helpers import whole_name
+from codur.rlm.provenance import HOW_MANY, key_names, printed_items, says_absent, unwrap
+
+#: a question whose answer is computed over many lines: a count, a sum, an extreme, distinct values, a mean
+AGGREGATE = re.compile(
+    rf"{HOW_MANY.pattern}|\b(?:most|least|fewest|highest|lowest|largest|smallest|maximum|minimum|average|mean"
+    r"|median|sum|distinct|unique)\b", re.IGNORECASE)
+#: an id a line may share with another line: letters, a hyphen, then a digit (``o-28982``, ``ACC-4821``)
+_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*-\d[\w-]*(?![\w-])")
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+def is_aggregate(question: str) -> bool:
+    """True for a question whose answer is computed over many lines (how many, total, most, least,
+    distinct, average...): its answer is checked by a second program, not by a line holding it."""
+    return AGGREGATE.search(question) is not None
+
+
+def printed_lines(outputs: Iterable[str]) -> list[str]:
+    """The lines of ``outputs`` (what code printed), a printed list of strings split into its items."""
+    return [line for out in outputs for line in printed_items(out or "")]
+
+
+def string_literals(code: str) -> list[str]:
+    """The string constants of ``code`` (what the code searched for, compared with or filtered on),
+    in order, except the literal arguments of ``print`` (``print("found", n)``; a search inside
+    print, ``print(grep("x"))``, counts); [] for code that does not parse."""
+    try:
+        tree = parse_ast(code)
+    except SyntaxError:
+        return []
+    printed: set[int] = set()  # print's own literal arguments ("found", f"{n} lines"), not a search inside it
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            for arg in node.args:
+                parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+                printed.update(id(part) for part in parts if isinstance(part, ast.Constant))
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in printed and node.value.strip()]
+
+
+def _plain(literal: str) -> str:
+    """A regex literal's plain text: escapes and word-boundary marks dropped (``\\bACC-1\\b`` → ``ACC-1``)."""
+    return re.sub(r"\\[bBdDwWsS]|\(\?[^)]*\)|[\\^$()\[\]?*+{}|]", "", literal)
+
+
+def searched_for(code: str, name: str) -> bool:
+    """True when a string literal of ``code`` (outside print) holds ``name``, ignoring case and a
+    regex's escapes: the code looked for it."""
+    key = name.lower()
+    return any(key in _plain(literal).lower() for literal in string_literals(code))
+
+
+def _names_whole(line: str, names: list[str]) -> bool:
+    return any(whole_name(name).search(line) for name in names)
+
+
+def _longer(line: str, name: str) -> list[str]:
+    return [m.group(0) for m in re.finditer(rf"[\w-]*{re.escape(name)}[\w-]*", line, re.IGNORECASE)
+            if m.group(0).lower() != name.lower()]
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def bounded_search(codes: Iterable[str], name: str) -> bool:
+    """True when a string literal of ``codes`` searches for ``name`` bounded on both sides, so that a
+    longer name cannot match: a character other than a letter, digit, ``_`` or ``-`` beside it
+    (``'service=billing-46 port='``, ``'"account": "ACC-1"'``), or ``\\b`` / ``(?<![\\w-])`` /
+    ``(?![\\w-])``. ``grep('billing-46')`` is not bounded: it finds ``billing-460`` too."""
+    forms = {name.lower(), re.escape(name).lower()}
+    return any(_bounded(literal.lower(), form) for code in codes for literal in string_literals(code)
+               for form in forms)
+
+
+_OPEN = ("\\b", "(?<![\\w-])", "(?<!\\s)", "\\s", " ")
+_CLOSE = ("\\b", "(?![\\w-])", "(?!\\s)", "\\s", " ")
+
+
+def _bounded(literal: str, form: str) -> bool:
+    """True when ``form`` occurs in ``literal`` with a boundary on each side (:func:`bounded_search`)."""
+    start = literal.find(form)
+    while start >= 0:
+        end = start + len(form)
+        head, tail = literal[:start], literal[end:]
+        opened = head.endswith(_OPEN) or bool(head) and not re.match(r"[\w\-(|\[^.*+?\\]", head[-1])
+        closed = tail.startswith(_CLOSE) or bool(tail) and not re.match(r"[\w\-)|\]$.*+?{\\]", tail[0])
+        if opened and closed:
+            return True
+        start = literal.find(form, start + 1)
+    return False
+
+
+def unsupported(question: str, answer: str, outputs: Iterable[str], codes: Iterable[str] = ()) -> str:
+    """A note when no line the run's code printed (``outputs``) supports ``answer``; "" when one
+    does, or the answer is not a short value (a "not present", an empty one, over 80 characters).
+
+    Supported: the value is on a printed line as a whole token (or is the whole line); and when the
+    question names ids (:func:`codur.rlm.provenance.key_names`) and asks no aggregate, that line
+    names one of them whole, or names an id (letters, hyphen, digit) that another printed line naming
+    one of them holds: the intermediate value of a join, printed too (the order of a user, then that
+    order's warehouse); or the value printed alone was computed by code (``codes``) that searched for
+    the question's id bounded as a whole name (:func:`bounded_search`: the constraint stated in code).
+    A line naming the id only inside a longer name is a look-alike's line.
+    """
+    value = unwrap(answer)
+    if not value or len(value) > 80 or "\n" in value or says_absent(value):
+        return ""
+    lines = printed_lines(outputs)
+    token = whole_name(value)
+    support = [line for line in lines if line.strip() == value or token.search(line)]
+    if not support:
+        return (f"{_clip(value, 60)} is on no line your code printed: print the line it comes from (or compute and "
+                "print it), then answer from that output")
+    names = key_names(question)
+    if not names or is_aggregate(question):
+        return ""
+    if any(_names_whole(line, names) for line in support):
+        return ""
+    if any(bounded_search(codes, name) for name in names) and any(line.strip() == value for line in support):
+        return ""  # a value the code computed, from a search for the question's id as a whole name
+    keyed = [line for line in lines if _names_whole(line, names)]
+    hops = {m.group(0).lower() for line in keyed for m in _ID.finditer(line)} - {n.lower() for n in names}
+    if any(m.group(0).lower() in hops for line in support for m in _ID.finditer(line)):
+        return ""  # every hop printed: a line naming the question's id gives an id, whose line gives the value
+    name = names[0]
+    for line in support:
+        for key in names:
+            if others := _longer(line, key):
+                return (f"{_clip(value, 60)} is on the printed line {_clip(line)!r}, which names {others[0]}, not "
+                        f"{key}: a look-alike's value. Find the line naming {key} itself, or answer NOT PRESENT if "
+                        "your search finds none")
+    if keyed:
+        return (f"{_clip(value, 60)} is on printed lines that name no {' or '.join(names)} and no id that the printed "
+                f"line(s) naming it give (the first: {_clip(keyed[0])!r}). For a second step, print the line of the "
+                "id that line gives, then answer from it")
+    return (f"{_clip(value, 60)} is on printed lines that name no {' or '.join(names)}: print the line naming {name} "
+            "first (and, for a second step, the line of the id it gives), then answer from them")
+
+
+def absence_unsearched(question: str, codes_and_outputs: Iterable[tuple[str, str, bool]]) -> str:
+    """A note refusing "not present" unless the run's code searched for the question's id and
+    printed no line naming it; "" to accept (also for a question naming no id).
+
+    ``codes_and_outputs``: (code, stdout, failed) of every block run. A block counts as a search
+    for a name when a string literal of its code holds it (:func:`searched_for`) and it ran without
+    error; it found nothing when no printed line names it as a whole name.
+    """
+    names = key_names(question)
+    if not names:
+        return ""
+    found: list[tuple[str, str]] = []
+    for name in names:
+        for code, stdout, failed in codes_and_outputs:
+            if failed or not searched_for(code, name):
+                continue
+            hits = [line for line in printed_lines([stdout]) if whole_name(name).search(line)]
+            if not hits:
+                return ""
+            found.append((name, hits[0]))
+    if found:
+        name, line = found[0]
+        return (f"your search for {name} printed a line naming it: {_clip(line)!r}; read what it says before "
+                "answering that it is not there")
+    return (f"NOT PRESENT is taken only after a search for {names[0]} that finds no line: run "
+            f"print(grep(r\"(?<![\\w-]){re.escape(names[0])}(?![\\w-])\")) and answer from what it prints")
+
+
+#: the words naming what a question asks for: after "which / what" and "answer with the"
+_ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
+                    r"|\banswer with (?:the|a|an|its)\s+([\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
+_NOT_NOUNS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "had", "have", "of", "in", "the", "a"})
+
+
+def echoes_words(question: str, answer: str) -> bool:
+    """True when a short ``answer`` (at most 3 words, no digit) is made only of the words naming what the
+    question asks for (after "which / what" or "answer with the"): ``team`` for "Which team was T-5631
+    assigned to? Answer with the team name", ``name``, ``method`` for "Which payment method ...": the
+    field, not its value. "not present" and yes / no are never echoes."""
+    text = unwrap(answer)
+    words = _WORD.findall(text)
+    if not words or len(words) > 3 or re.search(r"\d", text) or says_absent(text) \
+            or text.lower() in ("yes", "no", "true", "false"):
+        return False
+    asked = {w.lower() for m in _ASKED.finditer(question) for group in m.groups() if group
+             for w in group.split()} - _NOT_NOUNS
+    return all(w.lower() in asked for w in words)
+
+
+@dataclass
+class Program:
+    """One program that answered an aggregate question: its answer, its code, what it printed, and
+    the iteration it answered in."""
+
+    answer: str
+    code: str
+    printed: str
+    iteration: int = 0
+
+
+@dataclass
+class SecondProgram:
+    """The two-program check of an aggregate answer (:func:`is_aggregate`), one per run.
+
+    :meth:`offer` says what to do with an answer: "" to accept it, or a note for one more turn.
+    The first answer asks for a second program written differently; a second answer from new code
+    equal to the first (by ``key``, e.g. :func:`codur.rlm.vote.vote_key`) is accepted; a different one
+    gets both programs and their samples shown and the question which constraint each missed; the
+    answer after that is accepted. At most ``max_asks`` notes per run, then any answer stands.
+    """
+
+    programs: list[Program] = field(default_factory=list)
+    agreed: bool = False
+    asks: int = 0
+    max_asks: int = 3
+
+    def offer(self, answer: str, code: str, printed: str, key: Callable[[str], str], *, iteration: int = 0) -> str:
+        """"" to accept ``answer`` (computed by ``code``, which printed ``printed``, in ``iteration``),
+        else the note asking for the next program."""
+        note = self._judge(answer, code, printed, key, iteration)
+        if note and self.asks >= self.max_asks:
+            return ""
+        self.asks += bool(note)
+        return note
+
+    def _judge(self, answer: str, code: str, printed: str, key: Callable[[str], str], iteration: int) -> str:
+        if not self.programs:
+            self.programs.append(Program(answer, code, printed, iteration))
+            return second_program_note(answer, code)
+        if len(self.programs) >= 2:
+            return ""
+        first = self.programs[0]
+        if _same_code(code, first.code):
+            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
+                    "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the result")
+        self.programs.append(Program(answer, code, printed, iteration))
+        if key(answer) == key(first.answer):
+            self.agreed = True
+            return ""
+        return disagreement_note(first, self.programs[1])
+
+    def to_dict(self) -> dict:
+        return {"agreed": self.agreed, "asks": self.asks,
+                "programs": [{"answer": p.answer, "iteration": p.iteration, "code": p.code[:2000]}
+                             for p in self.programs]}
+
+
+def _same_code(new: str, first: str) -> bool:
+    """True when ``new`` is no second program: empty, or ``first`` again up to white space."""
+    def bare(code: str) -> str:
+        return re.sub(r"\s+", "", code)
+    return not new.strip() or bare(new) == bare(first) or bare(new) in bare(first)
+
+
+def second_program_note(answer: str, code: str) -> str:
+    """The ask for a second program after a first aggregate answer, naming a different method."""
+    if re.search(r"json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
+        other = "a regex over the lines (grep / count with a pattern holding every constraint)"
+    else:
+        other = ("a parse of the fields of each line (json.loads, or split on the separator), testing each "
+                 "constraint of the question on its own field")
+    return (f"before {_clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
+            "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
+
+
+def disagreement_note(first: Program, second: Program, *, code_chars: int = 400, sample_chars: int = 300) -> str:
+    """Both programs, their answers and samples of what they printed, and the question which
+    constraint each missed."""
+    def show(n: int, p: Program) -> str:
+        return (f"program {n} answered {_clip(p.answer, 60)}:\n{_clip(p.code, code_chars)}\nit printed: "
+                f"{_clip(p.printed, sample_chars)}")
+    return ("two programs disagree. " + show(1, first) + "\n" + show(2, second) + "\nWhich constraint of the "
+            "question did each one miss (a word matched in the wrong field, a case, a form of the value)? Write "
+            "one program that tests every constraint on each line, print 3 lines it counts and its result, then "
+            "FINAL_VAR of the result")

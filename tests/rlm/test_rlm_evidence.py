@@ -1,0 +1,183 @@
+"""Issue 40: answers judged by what the model's own code printed, counts checked by a second program,
+every hop of a join printed, "not present" only after a search that found nothing, short inputs
+answered directly; and issue 38's RLM rows (batched blocks, time measured from the first call).
+Scripted model; the sandbox runs for real."""
+
+from __future__ import annotations
+
+import json
+
+from codur.llm import ScriptedChatModel
+from codur.rlm import RLMConfig, RLMEngine
+from codur.rlm.evidence import (
+    SecondProgram,
+    absence_unsearched,
+    echoes_words,
+    is_aggregate,
+    searched_for,
+    string_literals,
+    unsupported,
+)
+from codur.rlm.vote import vote_key
+
+
+def run(replies, context, question, **config):
+    model = ScriptedChatModel(replies=list(replies))
+    result = RLMEngine(model, RLMConfig(**config)).run(question, context)
+    return result, model
+
+
+def _payments() -> str:
+    """JSON lines: 3 card payments failed, memos saying 'failed card' on 4 settled ones."""
+    rows = []
+    for i in range(40):
+        method = ("card", "wallet", "transfer")[i % 3]
+        status = "failed" if i in (0, 3, 6, 1, 4) else "settled"  # card: 0, 3, 6 -> 3 failed; wallet: 1, 4
+        row = {"payment": f"PAY-{100 + i}", "method": method, "status": status}
+        if i in (9, 12, 15, 18):
+            row["memo"] = "retry of a failed card payment"
+        rows.append(json.dumps(row))
+    return "\n".join(rows) + "\n"
+
+
+COUNT_Q = "How many card payments have the status failed? Answer with the number."
+LOOSE = "```repl\nn = len(lines_with('card', 'failed'))\nprint(n)\n```\nFINAL_VAR(n)"
+PARSED = ("```repl\nimport json\nrows = [json.loads(l) for l in context.splitlines()]\n"
+          "hits = [r for r in rows if r['method'] == 'card' and r['status'] == 'failed']\n"
+          "print(hits[:3])\nm = len(hits)\nprint(m)\n```\nFINAL_VAR(m)")
+
+
+def test_a_count_two_programs_disagree_on_is_asked_again_with_both_programs_and_their_samples():
+    third = ("```repl\nk = sum(1 for l in context.splitlines() if json.loads(l)['method'] == 'card' "
+             "and json.loads(l)['status'] == 'failed')\nprint(k)\n```\nFINAL_VAR(k)")
+    result, model = run([LOOSE, PARSED, third], _payments(), COUNT_Q)
+    assert (result.answer, result.answer_source) == ("3", "final_var")
+    first_ask = str(model.calls[1][-1].content)
+    assert "second program that works differently" in first_ask and "parse of the fields" in first_ask
+    second_ask = str(model.calls[2][-1].content)
+    assert "two programs disagree" in second_ask and "program 1 answered 7" in second_ask
+    assert "lines_with('card', 'failed')" in second_ask and "r['status'] == 'failed'" in second_ask
+    assert "Which constraint" in second_ask
+    check = result.trace.second_program
+    assert [p.answer for p in check.programs] == ["7", "3"] and not check.agreed
+    assert [it.evidence and it.evidence["check"] for it in result.trace.iterations] == \
+        ["second_program", "second_program", None]
+
+
+def test_a_count_two_different_programs_agree_on_is_accepted_and_the_same_program_again_is_not():
+    again = PARSED.replace("m = len(hits)", "m  =  len( hits )")  # the same program, written again
+    result, model = run([PARSED, again, LOOSE.replace("lines_with('card', 'failed')",
+                                                       "grep(r'\"card\".*\"status\": \"failed\"')")],
+                        _payments(), COUNT_Q)
+    assert (result.answer, result.answer_source) == ("3", "final_var") and len(model.calls) == 3
+    assert "regex over the lines" in str(model.calls[1][-1].content)  # the first parsed fields: a regex next
+    assert "must be checked by a second program" in str(model.calls[2][-1].content)  # the same code again
+    assert result.trace.second_program.agreed
+    assert json.loads(json.dumps(result.trace.to_dict()))["second_program"]["agreed"] is True
+
+
+JOIN = ("x filler\n" * 300 + "orders user=u-4821 placed order=o-111 items=2\n" + "y filler\n" * 300
+        + "shipping order=o-222 shipped from warehouse=W-55\n" + "shipping order=o-111 shipped from warehouse=W-17\n")
+JOIN_Q = "From which warehouse was the order placed by user u-4821 shipped? Answer with the warehouse id."
+
+
+def test_a_join_whose_intermediate_id_was_never_printed_is_not_accepted():
+    blind = "```repl\nw = grep('warehouse=W-17')[0].split('=')[-1]\nprint(w)\n```\nFINAL_VAR(w)"
+    hops = ("```repl\nplaced = grep('u-4821')\nprint(placed)\norder = placed[0].split('order=')[1].split()[0]\n"
+            "line = grep(order + ' shipped')[0]\nprint(line)\nw = line.split('=')[-1]\n```\nFINAL_VAR(w)")
+    result, model = run([blind, hops], JOIN, JOIN_Q)
+    assert (result.answer, result.answer_source) == ("W-17", "final_var")
+    refused = str(model.calls[1][-1].content)
+    assert "W-17 is on printed lines that name no u-4821" in refused and "print the line naming u-4821" in refused
+    assert "o-111" in result.trace.retrieved  # the engine's retrieval saw the hop; the model's code had not
+    assert result.trace.iterations[0].evidence["check"] == "evidence"
+    printed = ["['orders user=u-4821 placed order=o-111 items=2']", "shipping order=o-111 shipped from warehouse=W-17"]
+    assert unsupported(JOIN_Q, "W-17", printed) == ""  # both hops printed
+    assert "no id that the printed" in unsupported(JOIN_Q, "W-55", printed[:1] + ["order=o-222 warehouse=W-55"])
+
+
+def test_a_look_alikes_printed_line_is_refused_without_a_whole_text_search():
+    log = "".join(f"config service=billing-46{d} port=4{d}000\n" for d in range(3)) + "z\n" * 50 * 30
+    log += "config service=billing-46 port=43071\n"
+    question = "Which port does the service billing-46 listen on? Answer with the port number."
+    loose = ("```repl\nline = [l for l in context.splitlines() if 'billing-46' in l][0]\nprint(line)\n"
+             "p = line.split('port=')[1]\n```\nFINAL_VAR(p)")
+    exact = loose.replace("'billing-46' in l", "'billing-46 ' in l")
+    result, model = run([loose, exact], log, question)
+    assert (result.answer, result.answer_source) == ("43071", "final_var")
+    assert "which names billing-460, not billing-46: a look-alike's value" in str(model.calls[1][-1].content)
+
+
+ABSENT = "".join(f"config service=billing-46{d} port=4{d}000\n" for d in range(3)) + "z\n" * 400
+ABSENT_Q = ("Which port does the service billing-46 listen on? Answer with the port number. "
+            "If the log gives no port for exactly billing-46, answer NOT PRESENT.")
+
+
+def test_not_present_with_no_search_for_the_key_is_not_accepted_and_after_one_that_found_nothing_it_is():
+    search = "```repl\nhits = grep(r'(?<![\\w-])billing-46(?![\\w-])')\nprint(hits)\n```"
+    result, model = run(["FINAL(NOT PRESENT)", search, "FINAL(NOT PRESENT)"], ABSENT, ABSENT_Q)
+    assert (result.answer, result.answer_source) == ("NOT PRESENT", "final_direct") and len(model.calls) == 3
+    assert "NOT PRESENT is taken only after a search for billing-46" in str(model.calls[1][-1].content)
+    assert result.trace.iterations[0].evidence["check"] == "absence"
+    # a search that printed the name's own line does not support "not present"
+    blocks = [("print(grep('checkout-41'))", "['config service=checkout-41 port=41468']\n", False)]
+    assert "printed a line naming it" in absence_unsearched("Which port does checkout-41 use?", blocks)
+    assert absence_unsearched("Which port does checkout-41 use?", [("print(grep('x'))", "[]", False)])
+    assert absence_unsearched("Which port does checkout-41 use?", [("print(grep('checkout-41'))", "[]", True)])
+    assert absence_unsearched("Which method failed most?", []) == ""  # no id asked: nothing to search
+
+
+def test_the_field_the_question_asks_for_is_not_its_value():
+    log = "T-5631 assigned to team meridian\n" + "noise\n" * 300
+    question = "Which team was ticket T-5631 assigned to? Answer with the team name."
+    code = "```repl\nline = grep('T-5631')[0]\nprint(line)\nt = line.split()[3]\n```\nFINAL_VAR(t)"
+    fixed = "```repl\nline = grep('T-5631')[0]\nprint(line)\nt = line.split()[-1]\n```\nFINAL_VAR(t)"
+    result, model = run([code, fixed], log, question)
+    assert (result.answer, result.answer_source) == ("meridian", "final_var")
+    assert "team names what the question asks for, not its value" in str(model.calls[1][-1].content)
+    assert echoes_words("Which payment method failed most?", "method") and not echoes_words("Which?", "wallet")
+    assert not echoes_words("Which is used more, wallet or card?", "wallet")  # an option named by the question
+    assert echoes_words(question, "team name") and not echoes_words(question, "ticket")
+    assert not echoes_words(question, "NOT PRESENT") and not echoes_words(question, "T-5631 team 4")
+
+
+def test_short_input_is_answered_directly_and_a_long_one_runs_the_repl():
+    short = "config service=billing-46 port=43071\n" * 20
+    question = "Which port does the service billing-46 listen on?"
+    result, model = run(["The port is 43071."], short, question, context_window_tokens=8192)
+    assert (result.answer, result.answer_source, result.trace.path) == ("The port is 43071.", "final_direct", "direct")
+    assert len(model.calls) == 1 and short in str(model.calls[0][0].content)  # the whole input, one call
+    assert "fits the model's window" in result.trace.iterations[0].notes[0]
+    assert result.trace.to_dict()["path"] == "direct"
+    long = short * 400  # ~15,000 tokens: past an 8,192-token window
+    result, model = run(["```repl\nprint(grep('billing-46')[0])\n```", "FINAL(43071)"], long, question,
+                        context_window_tokens=8192)
+    assert (result.answer, result.trace.path) == ("43071", "repl") and "```repl" not in result.answer
+    result, _ = run(["FINAL(43071)"], short, question, context_window_tokens=8192, direct_answer_tokens=8000)
+    assert result.trace.path == "repl" or result.answer_source != "final_direct"  # no room left for the answer
+
+
+def test_the_root_prompt_measures_time_from_its_first_call_in_the_same_run():
+    """Issue 38: `codur rlm` and ask_codebase build a new engine per question, so the estimates must
+    come from this run's first call, not from earlier runs."""
+    log = "The magic number is 48213.\n" + "filler\n" * 300
+    model = ScriptedChatModel(replies=["```repl\nprint(grep('magic'))\n```", "FINAL(48213)"])
+    result = RLMEngine(model, RLMConfig()).run("What is the magic number?", log)
+    assert result.answer == "48213"
+    assert "time not measured yet" in str(model.calls[0][0].content)
+    second = str(model.calls[1][0].content)
+    assert "time not measured yet" not in second and "~1 model call(s), ~0s" in second
+    assert "Budget left: 5 iterations" in second  # the budget line is current too
+
+
+def test_evidence_helpers():
+    assert is_aggregate("How many lines?") and is_aggregate("Which method has the most failures?")
+    assert is_aggregate("How many distinct users?") and not is_aggregate("Which team owns T-1?")
+    code = "import re\nn = len(re.findall(r'\\bACC-61745\\b', context))\nprint('found', n)"
+    assert string_literals(code) == ["\\bACC-61745\\b"] and searched_for(code, "acc-61745")
+    assert not searched_for("print('ACC-61745')", "ACC-61745")  # printing it is not searching for it
+    assert searched_for("print(grep('ACC-61745'))", "ACC-61745")
+    assert searched_for("k = 'ACC-61745'\ngrep(k)", "ACC-61745")
+    check = SecondProgram(max_asks=1)
+    assert check.offer("4", "a = 1", "4", vote_key) and check.offer("5", "b = 2", "5", vote_key) == ""
+    assert unsupported("What is the magic number?", "12", ["the magic number is 48213"]).startswith("12 is on no")
