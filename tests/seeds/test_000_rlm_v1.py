@@ -21,8 +21,18 @@ TEXT = "header\n" + "noise line\n" * 50 + "the key is 7391\n" + "noise line\n" *
 
 
 def run(replies, question="What is the key?", context=TEXT, **config):
+    """The engine as the document describes its loop: the evidence checks codur adds (an answer
+    judged by what the model's own code printed, AGENTIC_LOGIC.md's deviations) are off here."""
     model = ScriptedChatModel(replies=list(replies))
+    config.setdefault("check_evidence", False)
     return RLMEngine(model, RLMConfig(**config)).run(question, context), model
+
+
+def test_final_without_printed_evidence_is_asked_again_once_the_checks_are_on():
+    """The deviation: with the evidence checks (the default), a FINAL the run's code never
+    printed does not end the loop at once; the model is asked again with what it printed."""
+    result, model = run(["FINAL(7391)", "```repl\nprint(context)\n```", "FINAL(7391)"], check_evidence=True)
+    assert len(model.calls) >= 2 and result.answer == "7391"
 
 
 def prompt(budget: Budget) -> str:

@@ -143,7 +143,7 @@ def test_sub_rlms_spawned_by_rlm_query_get_the_sub_rlm_prompt():
 def test_batching_explanation_multiple_blocks_run_sequentially_and_save_iterations():
     text = prompt(Budget(BudgetLimits())).lower()
     assert "several" in text or "multiple" in text
-    assert "run in order" in text and "save iterations" in text
+    assert "run in order" in text and "costs one iteration" in text  # the iterations saved
 
 
 # -- Batch RLM Bridge ------------------------------------------------------------------------------
