@@ -49,6 +49,7 @@ def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, 
         # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
         pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
         command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=where, writable=writable, network=ctx.network,
+                             read_only_root=ctx.read_only,
                              readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                          interpreter_paths(py)),
                                               *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))

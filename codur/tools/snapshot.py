@@ -98,3 +98,16 @@ def _modified(path: Path, old: FileState) -> bool:
         return hashlib.sha256(path.read_bytes()).hexdigest() != old.digest
     except OSError:
         return True
+
+
+def put_back(ctx: ToolContext, rel: str, original: bytes | None) -> None:
+    """Put ``rel`` (repo-relative) back as ``original`` (atomically), or delete it when it
+    did not exist before (``original`` None): what a test run changed under the read-only
+    tool policy, when no sandbox kept it from writing."""
+    from codur.core.files import atomic_write_bytes
+
+    path = ctx.root / rel
+    if original is None:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write_bytes(path, original)

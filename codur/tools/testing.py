@@ -57,7 +57,10 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
             on with the next test.
 
     What the run changed in the repo is reported and kept for ``codur undo``
-    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event).
+    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event). Under the tool policy
+    read_only (``ctx.read_only``) the repo is mounted read-only for the tests
+    (:meth:`ToolContext.run`), and what a run without bubblewrap changed anyway is put back
+    at once (the event says ``"restored": true``): a read-only run leaves the repo as it was.
 
     Raises:
         ToolError: the command is not found or cannot start, or the run was cancelled.
@@ -68,23 +71,28 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
     try:
         return _run_tests(ctx, command, selection, timeout_s, extra_args, env, test_timeout_s)
     finally:
-        _note_changes(ctx, before)
+        note_changes(ctx, before)
 
 
-def _note_changes(ctx: ToolContext, before: dict[str, snapshot.FileState]) -> None:
+def note_changes(ctx: ToolContext, before: dict[str, snapshot.FileState]) -> None:
     """Report what the run changed in the repo (:mod:`codur.tools.snapshot`): a
     ``tests.changed_files`` event, and each before-content kept in the change journal."""
     found = snapshot.changes(ctx, before)
     if not found:
         return
     for change in found:
-        if change.restorable:
-            ctx.journal.record_original(change.path, None if change.change == "created" else before[change.path].data)
-    message = "; ".join(c.message for c in found)
+        if not change.restorable:
+            continue
+        original = None if change.change == "created" else before[change.path].data
+        if ctx.read_only:  # nothing may change the repo: put it back now (no journal: nothing is left changed)
+            snapshot.put_back(ctx, change.path, original)
+        else:
+            ctx.journal.record_original(change.path, original)
+    message = "; ".join(c.message for c in found) + ("; put back (tool policy read_only)" if ctx.read_only else "")
     if ctx.on_event is None:
         logging.getLogger("codur.tools").warning(message)
         return
-    ctx.on_event({"event_type": "tests.changed_files", "message": message,
+    ctx.on_event({"event_type": "tests.changed_files", "message": message, "restored": ctx.read_only,
                   "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
 
 
