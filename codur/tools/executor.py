@@ -232,7 +232,7 @@ class ToolExecutor:
 
     def with_allowed(self, allowed: Collection[str] | None) -> ToolExecutor:
         """A view of this executor limited to ``allowed`` tools, sharing context and journal."""
-        clone = object.__new__(ToolExecutor)
+        clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone.allowed = set(allowed) if allowed is not None else None
         return clone
