@@ -1,11 +1,16 @@
 """plan (engine state Plan): classify the task into a TaskType and choose the agent.
 
-A fast path without a model handles clear cases (one category of keywords, or
-failing tests and a fix-like task). The first plan is made without a model too when no
+When a model is named for the ``planner`` role (a role map's ``planner``, the setting
+``roles.planner``: :func:`planner_configured`), the planner answers every plan in JSON, as the
+engine contract says (Plan calls the planner role), except in a dry run or a run that calls
+no model. Without one, the actor stands in as the planner only where the wording is not
+clear: a fast path without a model handles clear cases (one category of keywords, or
+failing tests and a fix-like task), and the first plan is made without a model too when no
 model fixer is enabled, or when the tests fail and the candidate-patch pipeline can take
-the task (:func:`skip_planner`): mutation search starts without waiting for the planner.
-Otherwise, and on every replan, the planner role's model answers in JSON. No keyword
-ends a run: the plan only classifies.
+the task (:func:`skip_planner`): mutation search starts without waiting for the model (on
+the embedded model a planner call costs seconds a clear task does not need: AGENTIC_LOGIC.md,
+deviations). Every replan asks the planner role's model (the actor's without one). No
+keyword ends a run: the plan only classifies.
 
 A model outage does not end the run as an error. When the planner cannot answer (every
 profile of its role raised: 429, 500, a timeout, a refused connection, a malformed reply),
@@ -33,6 +38,7 @@ from codur.graph.nodes import node
 from codur.graph.prompts import build_system_prompt
 from codur.graph.routing import Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of
+from codur.llm.factory import role_configured
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
 from codur.llm.replies import json_objects
@@ -130,6 +136,12 @@ def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
+def planner_configured(ctx: RunContext) -> bool:
+    """Whether the run names a model for the planner role (then every plan asks it) and calls
+    models at all (a fixer that calls one is enabled, not a dry run)."""
+    return role_configured(ctx.models, "planner") and bool(ctx.config.model_fixers()) and not ctx.config.dry_run
+
+
 def skip_planner(state: CodurState, ctx: RunContext, failing: bool) -> bool:
     """Whether the first plan is made without the planner model: when no fixer that calls a
     model is enabled (``CodurConfig.fixers`` holds only ``mutation``), or when the tests fail,
@@ -177,8 +189,9 @@ def plan_node(state: CodurState, ctx: RunContext) -> dict:
     tests = observation_of(state).tests
     failing = bool(tests and tests.failed)
     replanning = bool(state.get("feedback"))
-    fast = None if replanning else classify(state["task"], failing)
-    if fast is None and not replanning and skip_planner(state, ctx, failing):
+    asked = planner_configured(ctx)  # a planner model named: the contract's Plan asks it every time
+    fast = None if replanning or asked else classify(state["task"], failing)
+    if fast is None and not replanning and not asked and skip_planner(state, ctx, failing):
         fast = fallback_task_type(state, failing)
     plan = PlanInfo()
     task_type = fast
