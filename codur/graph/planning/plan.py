@@ -2,10 +2,11 @@
 
 When a model is named for the ``planner`` role (a role map's ``planner``, the setting
 ``roles.planner``: :func:`planner_configured`), the planner answers every plan in JSON, as the
-engine contract says (Plan calls the planner role), except in a dry run or a run that calls
-no model. Without one, the actor stands in as the planner only where the wording is not
-clear: a fast path without a model handles clear cases (one category of keywords, or
-failing tests and a fix-like task), and the first plan is made without a model too when no
+engine contract says (Plan calls the planner role), except in a dry run, a run that calls
+no model, or a first plan that mutation search can take at once (:func:`skip_planner`).
+Without one, the actor stands in as the planner only where the wording is not clear: a
+fast path without a model handles clear cases (one category of keywords, or failing tests
+and a fix-like task), and the first plan is made without a model too when no
 model fixer is enabled, or when the tests fail and the candidate-patch pipeline can take
 the task (:func:`skip_planner`): mutation search starts without waiting for the model (on
 the embedded model a planner call costs seconds a clear task does not need: AGENTIC_LOGIC.md,
@@ -189,7 +190,9 @@ def plan_node(state: CodurState, ctx: RunContext) -> dict:
     tests = observation_of(state).tests
     failing = bool(tests and tests.failed)
     replanning = bool(state.get("feedback"))
-    asked = planner_configured(ctx)  # a planner model named: the contract's Plan asks it every time
+    # a planner model named: the contract's Plan asks it, clear wording or not, unless mutation
+    # search can start at once (skip_planner: a model that may never answer does not hold it back)
+    asked = not replanning and planner_configured(ctx) and not skip_planner(state, ctx, failing)
     fast = None if replanning or asked else classify(state["task"], failing)
     if fast is None and not replanning and not asked and skip_planner(state, ctx, failing):
         fast = fallback_task_type(state, failing)
