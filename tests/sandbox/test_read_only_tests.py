@@ -102,3 +102,28 @@ def test_a_read_only_run_of_the_engine_leaves_a_writing_repo_byte_identical(mode
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
     callers = [e["args"]["caller"] for e in events if e["event_type"] == "tool.call" and e["tool"] == "run_pytest"]
     assert callers == ["observe", "verify"]
+
+
+def test_candidate_workers_take_the_runs_test_policy(mode: str, writer_repo: Path) -> None:
+    """Repair's workers run on private copies: the run's policy (cancel, read_only) holds there too."""
+    import threading
+
+    from codur.repair.worker import Worker
+    from codur.testing import command as testcmd
+    from codur.tools.executor import TestPolicy
+
+    before = tree(writer_repo)
+    cancel = threading.Event()
+    tools = ToolExecutor(writer_repo, ToolSettings(policy="read_only"), cancel=cancel)
+    assert tools.test_policy() == TestPolicy(read_only=True, cancel=cancel, memory_mb=None)
+    with Worker(writer_repo, testcmd.resolve(writer_repo), 0) as worker:
+        worker.policy = tools.test_policy()
+        if mode == "bwrap":  # confined: the copy runs, the repo stays as it was
+            assert worker.run(["-q", "-p", "no:cacheprovider"], 120).status == "failed"  # test_add fails
+            assert (worker.root / "written.txt").is_file() and tree(writer_repo) == before
+        else:  # read_only without the sandbox: no candidate run starts
+            with pytest.raises(RuntimeError, match="read_only and bubblewrap does not work"):
+                worker.run(["-q"], 120)
+        worker.policy = TestPolicy(cancel=cancel)
+        cancel.set()
+        assert worker.run(["-q"], 120).status == "aborted"  # the run is cancelled: nothing starts
