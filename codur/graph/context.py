@@ -7,7 +7,8 @@ One function builds it, :func:`build_context`, once per run: the engine for its 
 - the model provider, with the run's one usage ledger (every model call recorded and priced);
 - the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
 - the run's one ToolExecutor for its repo (settings from config, the run's cancel event, the
-  actor model and the run's remaining budget for its RLM tool, the repo's test command);
+  actor model and the run's remaining budget for its RLM tool, the repo's test command), or the
+  caller's (``EngineComponents.tools``) bound to the run with :meth:`ToolExecutor.for_run`;
 - the confirm callback of the confirm-writes policy.
 """
 
