@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from codur.engine.contracts import RunRequest, RunResult
     from codur.llm.factory import ModelProvider
+    from codur.tools.executor import ToolExecutor
 
 
 @dataclass
@@ -41,10 +42,18 @@ class EngineComponents:
         models: chat models by role — a ModelProvider (``models_for(role)``), or a mapping
             ``{"planner"|"actor"|"critic": model or [models]}``; a missing role falls back to actor.
             None: built from the config (an endpoint, or the embedded local model).
-        session_store: session memory (:class:`SessionStore`); None: PostgreSQL with the setting
-            ``database_url``, else SQLite in the repo's ``.codur/sessions.sqlite`` (what the ``codur``
-            command uses). Default: one in memory.
+        session_store: session memory (:class:`SessionStore`), written and read by every run: its
+            Initialize adds the user's message (the task, an entry ``running``), Observe loads the
+            session's earlier runs, the end adds the outcome; the session is ``RunRequest.session_id``,
+            else the run's own id. None: only for a run with a ``session_id``, PostgreSQL with the
+            setting ``database_url``, else SQLite in the repo's ``.codur/sessions.sqlite`` (what the
+            ``codur`` command uses). Default: one in memory.
         memory: the engine document's name for ``session_store`` (given, it is the session store).
+        tools: the ToolExecutor every tool call of a run goes through (the model's, the patch's,
+            the repo's own test runs); None: one built from the config. Given, its root must be the
+            request's repo; its class, settings (its policy is the run's ``tool_policy``) and confirm
+            callback hold, and each run binds it to its own journal, cancel event and events
+            (:meth:`ToolExecutor.for_run`).
         policies: tool policy and the confirm callback.
         emitter: called with every event as it happens (the same envelope as the trace).
         config: settings (default: the engine's, else from the environment).
@@ -60,16 +69,27 @@ class EngineComponents:
     config: CodurConfig | None = None
     checkpointer: Any = None
     memory: SessionStore | None = None
+    tools: ToolExecutor | None = None
 
     def __post_init__(self) -> None:
         """``memory`` is ``session_store``; a role map's values are checked now, not at the first call.
 
         Raises:
             TypeError: a role map holds something that is neither a chat model, a list of them, nor
-                a model provider (one naming the role and what to pass).
+                a model provider (one naming the role and what to pass); ``tools`` is not a ToolExecutor.
+            ValueError: ``policies.tool_policy`` differs from the given ToolExecutor's policy.
         """
         if self.memory is not None:
             self.session_store = self.memory
+        if self.tools is not None:
+            from codur.tools.executor import ToolExecutor
+
+            if not isinstance(self.tools, ToolExecutor):
+                raise TypeError(f"EngineComponents.tools: a codur ToolExecutor, not {type(self.tools).__name__}")
+            wanted = self.policies.tool_policy
+            if wanted is not None and wanted != self.tools.policy:
+                raise ValueError(f"EngineComponents: policies.tool_policy is {wanted!r} but the tools' policy is "
+                                 f"{self.tools.policy!r}; give one (the ToolExecutor's settings hold it)")
         if self.models is None or hasattr(self.models, "models_for"):
             return
         if not isinstance(self.models, Mapping):
@@ -97,6 +117,18 @@ class EngineComponents:
 
         self.models = StaticModelProvider(self.models)  # type: ignore[arg-type]
         return self.models
+
+    def memory_for(self, request: RunRequest, database: str | None = None) -> SessionStore | None:
+        """The run's session store: the one given (or the default in-memory one) for every run;
+        when None was given, the database's or the repo's (:meth:`session_store_for`) for a run
+        with a ``session_id`` only (a lone run of the ``codur`` command keeps no session file).
+
+        Raises:
+            codur.storage.StorageError: as :meth:`session_store_for`.
+        """
+        if self.session_store is None and not request.session_id:
+            return None
+        return self.session_store_for(request.repo, database)
 
     def session_store_for(self, repo: Path, database: str | None = None) -> SessionStore:
         """The session store; when none was given, the database's (``database``: a PostgreSQL URL,

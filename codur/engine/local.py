@@ -126,6 +126,7 @@ class LocalEngine:
             codur.config.ConfigError: a setting in a file or a variable does not parse.
             codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
             ResumeError: ``resume`` for a run that has no checkpoint in this repo (a ValueError).
+            ValueError: ``components.tools`` works on another folder than the request's repo.
             codur.storage.StorageError: ``database_url`` is set but the database cannot be used
                 (not reachable, or ``codur[postgres]`` not installed).
         """
@@ -138,6 +139,11 @@ class LocalEngine:
                 updates[key] = getattr(request, key)
         if components.policies.tool_policy is not None:
             updates["tool_policy"] = components.policies.tool_policy
+        if components.tools is not None:  # the caller's executor: its policy is the run's
+            if components.tools.root != request.repo:
+                raise ValueError(f"EngineComponents.tools works on {components.tools.root}, not on the "
+                                 f"request's repo {request.repo}")
+            updates["tool_policy"] = components.tools.policy
         config = config.model_copy(update=updates)
         run_id = request.run_id or new_run_id()
         try:  # a repo that ships .codur as a link, or links inside it: nothing is written through them
@@ -175,12 +181,13 @@ class _Run:
         cancel = request.cancel_event or threading.Event()
         limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
                         token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
+        self.memory = components.memory_for(request, config.database())
+        # the session: the request's, else the run alone (its own id), so the store holds every run
+        self.session_id = request.session_id or run_id
         self.ctx = build_context(request.repo, config,
                                  models=components.model_provider() or ConfigModelProvider(config, cancel=cancel),
                                  limits=limits, run_dir=run_dir, confirm=components.policies.confirm,
-                                 memory=components.session_store_for(request.repo, config.database())
-                                 if request.session_id else None,
-                                 session_id=request.session_id or "")
+                                 memory=self.memory, session_id=self.session_id, tools=components.tools)
         # the run object's provider and limits share the run's one usage ledger, which also keeps the
         # time split and gives the result's figures
         self.provider: ModelProvider = self.ctx.models
@@ -316,13 +323,12 @@ class _Run:
                                     f"{type(exc).__name__}: {exc}"[:300]))
 
     def _remember(self, result: RunResult) -> None:
-        if not self.request.session_id:
+        if self.memory is None:
             return
         entry = SessionEntry(run_id=result.run_id, task=self.request.task, status=result.status.value,
                              reason=result.reason, files_changed=result.files_changed,
                              diff_summary=summarize_diff(result.diff), output_text=result.output_text)
         try:  # as memory.tolerant, said in this run's trace: the graph has ended, the result is still written
-            store = self.components.session_store_for(self.request.repo, self.config.database())
-            store.append(self.request.session_id, entry)
+            self.memory.append(self.session_id, entry)
         except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
             self._on_event(envelope("memory.error", self.run_id, error=f"{type(exc).__name__}: {exc}"[:300]))

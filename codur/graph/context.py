@@ -7,7 +7,8 @@ One function builds it, :func:`build_context`, once per run: the engine for its 
 - the model provider, with the run's one usage ledger (every model call recorded and priced);
 - the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
 - the run's one ToolExecutor for its repo (settings from config, the run's cancel event, the
-  actor model and the run's remaining budget for its RLM tool, the repo's test command);
+  actor model and the run's remaining budget for its RLM tool, the repo's test command), or the
+  caller's (``EngineComponents.tools``) bound to the run with :meth:`ToolExecutor.for_run`;
 - the confirm callback of the confirm-writes policy.
 """
 
@@ -85,7 +86,7 @@ class RunContext:
 def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
                   limits: Limits | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
-                  session_id: str = "", record: Any = None) -> RunContext:
+                  session_id: str = "", record: Any = None, tools: ToolExecutor | None = None) -> RunContext:
     """The run object, built once per run (the engine's runs and Studio's alike).
 
     Args:
@@ -100,12 +101,16 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
             ``risky``, when set, approves writes that add risky code).
         memory, session_id: the session store and the run's session (see :class:`RunContext`);
-            without a session no memory is kept.
+            without a store no memory is kept (the engine gives the run's id as the session of
+            a run without one).
+        tools: the caller's ToolExecutor (``EngineComponents.tools``), bound to this run
+            (:meth:`ToolExecutor.for_run`) instead of a new one; its root must be ``repo``.
         record: the run's own record (a :class:`codur.graph.record.RunRecord`; its folder is
             then the run's folder), or None when the caller keeps the record (the engine).
 
     Raises:
         codur.testing.command.TestCommandError: the configured ``test_command`` is not found.
+        ValueError: ``tools`` works on another folder than ``repo``.
     """
     from codur.core.events import emit
 
@@ -128,10 +133,16 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
     executor = None
     if root is not None and root.is_dir():
         provider = models
-        executor = ToolExecutor(root, ToolSettings.from_config(config), run_dir=run_dir, confirm=confirm,
-                                on_event=emit, cancel=limits.cancel,
-                                model_factory=lambda: provider.models_for("actor")[0], budget_left=limits.remaining,
-                                test_command=resolve_tests(root, config.test_command))
+        services: dict[str, Any] = dict(run_dir=run_dir, on_event=emit, cancel=limits.cancel,
+                                        model_factory=lambda: provider.models_for("actor")[0],
+                                        budget_left=limits.remaining,
+                                        test_command=resolve_tests(root, config.test_command))
+        if tools is not None:
+            if tools.root != root:
+                raise ValueError(f"the ToolExecutor works on {tools.root}, not on the run's repo {root}")
+            executor = tools.for_run(**services)
+        else:
+            executor = ToolExecutor(root, ToolSettings.from_config(config), confirm=confirm, **services)
     return RunContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
                         memory=memory if session_id else None, session_id=session_id, executor=executor,
                         record=record)

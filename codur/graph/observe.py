@@ -23,7 +23,6 @@ from codur.testing.ids import file_of, is_test_file
 from codur.testing.report import TestReport, setup_problem
 from codur.testing.suite import suite_of
 from codur.tools.context import ToolContext, ToolError
-from codur.tools.testing import run_tests
 
 MAX_FILES = 40
 MAX_SOURCE_LINES = 160
@@ -133,7 +132,7 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     try:
         # a hanging test fails at its per-test limit (TEST_TIMEOUT_S) with a traceback into the
         # loop, instead of the whole run timing out with no result
-        report = run_tests(tools.ctx, focus or None)
+        report = tools.run_tests(focus or None, caller="observe")  # the test tool: policy, sandbox, journal
         problem = setup_problem(report, command, tools.ctx.root, tools.ctx.memory_mb)
     except ToolError as exc:  # the command did not start
         report, problem = TestReport(exit_code=-1, summary="did not start"), f"{exc} (tests run with: {said})"

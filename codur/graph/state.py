@@ -1,9 +1,12 @@
 """The graph state: every key declared once, with its reducer.
 
 Nodes return partial updates and never mutate the state they are given. Keys
-without a reducer take the last value written; the node history and failure signatures
-append (operator.add). Model usage is not state (the run's usage ledger records it), nor are
-agent transcripts (they are in the trace), so a checkpoint stays small.
+without a reducer take the last value written; the node history, failure signatures and
+``llm_calls`` add up (operator.add); the agents' message history and their tool calls with
+results append too, bounded (:func:`bounded`: the latest :data:`MAX_STATE_MESSAGES`, each
+text cut to :data:`MAX_MESSAGE_CHARS`), so Studio shows the conversation and a checkpoint
+stays small. Model usage otherwise is the run's usage ledger's, and the whole transcripts
+are in the trace.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import (
     Required,  # pydantic reads only these before Python 3.12
 )
 
+from langchain_core.messages import AnyMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
@@ -165,8 +169,60 @@ class AgentOutcome(Record):
     reverted: list[str] = Field(default_factory=list)
 
 
+class ToolCallRecord(Record):
+    """One tool call of an agent's turn and its result, as the state keeps it.
+
+    Attributes:
+        name: the tool; args: its arguments (string values cut to 200 characters);
+        call_id: the model's tool call id; ok: the tool succeeded (the ToolMessage's status);
+        output: the start of what the model read back (at most :data:`MAX_MESSAGE_CHARS`).
+    """
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    call_id: str = ""
+    ok: bool = True
+    output: str = ""
+
+
+#: Messages (and tool calls) the state keeps, the latest; and each text's length, characters.
+MAX_STATE_MESSAGES = 40
+MAX_MESSAGE_CHARS = 2000
+
+
+def bounded(left: list | None, right: list | None) -> list:
+    """The reducer of ``messages`` and ``tool_calls``: ``right`` appended to ``left``, only the
+    latest :data:`MAX_STATE_MESSAGES` kept (a run of 30 turns keeps its last 40 messages, not all)."""
+    return [*(left or []), *(right or [])][-MAX_STATE_MESSAGES:]
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + f"…[{len(text)} characters]"
+
+
+def state_messages(messages: list[BaseMessage] | tuple[BaseMessage, ...]) -> list[BaseMessage]:
+    """An agent's transcript as the state keeps it: the latest :data:`MAX_STATE_MESSAGES`
+    messages (the system prompt left out), each text cut to :data:`MAX_MESSAGE_CHARS`."""
+    kept = [m for m in messages if m.type != "system"][-MAX_STATE_MESSAGES:]
+    return [m.model_copy(update={"content": _cut(m.content)}) if isinstance(m.content, str) else m for m in kept]
+
+
+def tool_call_records(messages: list[BaseMessage] | tuple[BaseMessage, ...]) -> list[ToolCallRecord]:
+    """The tool calls of a transcript, each with its result (the ToolMessage answering its id)."""
+    results = {m.tool_call_id: m for m in messages if m.type == "tool"}  # type: ignore[attr-defined]
+    out = []
+    for message in messages:
+        for call in getattr(message, "tool_calls", None) or []:
+            answer = results.get(call.get("id") or "")
+            args = {k: (_cut(v)[:200] if isinstance(v, str) else v) for k, v in (call.get("args") or {}).items()}
+            out.append(ToolCallRecord(name=call["name"], args=args, call_id=call.get("id") or "",
+                                      ok=answer is None or getattr(answer, "status", "success") != "error",
+                                      output=_cut(str(answer.content)) if answer is not None else ""))
+    return out[-MAX_STATE_MESSAGES:]
+
+
 #: The record classes kept in state (the checkpointer's serializer is told it may load them).
-RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict)
+RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord)
 
 
 def state_serializer() -> Any:
@@ -236,8 +292,12 @@ class CodurState(TypedDict, total=False):
             near_miss (the best near miss: label, fixed, failing, diff) or None.
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
-        Model usage (calls, tokens, cost, seconds) is not state: the run's usage ledger records
-            every model call (codur.core.usage); the agent's tool calls are its outcome's.
+        messages: the agents' message history (user prompt, replies, tool results; no system
+            prompt), appended by execute, the latest :data:`MAX_STATE_MESSAGES` kept (:func:`bounded`).
+        tool_calls: the agents' tool calls with their results (:class:`ToolCallRecord`), bounded alike.
+        llm_calls: the agents' model calls (execute's, from the run's usage ledger), summed over turns.
+        Model usage otherwise (tokens, cost, seconds) is not state: the run's usage ledger records
+            every model call (codur.core.usage).
         diff, files_changed, summary: written by done: the graph's output (what Studio shows at
             the end; the engine reads the change journal and the result instead).
         stop: the figures behind a limit's reason (elapsed seconds, tokens used), from
@@ -272,6 +332,9 @@ class CodurState(TypedDict, total=False):
     summary: str
     stop: dict[str, Any]
     session: list[str]
+    messages: Annotated[list[AnyMessage], bounded]
+    tool_calls: Annotated[list[ToolCallRecord], bounded]
+    llm_calls: Annotated[int, operator.add]
 
 
 class CodurInput(TypedDict, total=False):

@@ -28,12 +28,31 @@ def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[di
     """The most suspicious source lines by spectrum-based fault localization (Ochiai over
     per-test line coverage, :func:`codur.repair.localize_faults`), with their text
     (lines scoring under half the best left out), and the most suspicious functions
-    across files (:func:`codur.patch.ranking.summary`). ([], []) when localization fails."""
+    across files (:func:`codur.patch.ranking.summary`). ([], []) when localization fails.
+
+    The run in the repo keeps the test tool's rules (:meth:`codur.tools.executor.ToolExecutor.run_tests`):
+    it starts only while the run is not cancelled (the context's call gate); through the warm
+    fork server under bubblewrap the repo is read-only to it; without that sandbox, what the
+    tests changed is journaled like any test run's (:func:`codur.tools.snapshot.note`),
+    and under the tool policy read_only the run is skipped (([], [])): nothing may write the repo."""
     from codur.patch import ranking
     from codur.repair import localize_faults
+    from codur.testing.confine import problem
+    from codur.testing.forkserver import can_fork_server
+    from codur.tools import snapshot
 
+    sandboxed = can_fork_server(ctx.tests()) and problem() is None
+    if ctx.read_only and not sandboxed:
+        return [], []
     try:
-        loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0, memory_mb=ctx.memory_mb)
+        with ctx.busy():
+            before = None if sandboxed else snapshot.take(ctx)
+            try:
+                loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0,
+                                      memory_mb=ctx.memory_mb)
+            finally:
+                if before is not None:
+                    snapshot.note(ctx, before, by="fault localization's test run")
     except Exception:  # noqa: BLE001 - a hint, not a requirement
         return [], []
 

@@ -89,6 +89,14 @@ class ModelProvider(Protocol):
         ...
 
 
+def role_configured(provider: Any, role: str) -> bool:
+    """Whether ``provider`` names a model of its own for ``role`` (a role map's key, the setting
+    ``roles.<role>``), rather than falling back to the actor's; False for a provider that does
+    not say (one without ``has_role``)."""
+    method = getattr(provider, "has_role", None)
+    return bool(method(role)) if method is not None else False
+
+
 def models_for_profile(provider: ModelProvider, name: str) -> list[BaseChatModel]:
     """The chat model of the named profile (``CodurConfig.profiles[name]``), as a chain of one.
 
@@ -139,6 +147,10 @@ class ConfigModelProvider:
     def models_for(self, role: str) -> list[BaseChatModel]:
         return [self._model(profile) for profile in self.config.profiles_for(role)]
 
+    def has_role(self, role: str) -> bool:
+        """Whether the setting ``roles`` names profiles for ``role`` (else it uses the actor's)."""
+        return bool(self.config.roles.get(role))
+
     def models_for_profile(self, name: str) -> list[BaseChatModel]:
         """The model of ``config.profiles[name]``, as a chain of one. Raises KeyError for an unknown name."""
         if name not in self.config.profiles:
@@ -173,6 +185,10 @@ class StaticModelProvider:
             raise KeyError(f"no model for role {role!r} and no 'actor' fallback")
         return chain
 
+    def has_role(self, role: str) -> bool:
+        """Whether models were given for ``role`` (else it uses the actor's)."""
+        return bool(self._models.get(role))
+
     def models_for_profile(self, name: str) -> list[BaseChatModel]:
         """The models given under ``name``, else the actor's chain."""
         return self._models.get(name) or self.models_for("actor")
@@ -200,6 +216,9 @@ class _Recorded:
 
     def models_for_profile(self, name: str) -> list[BaseChatModel]:
         return [record_in(m, self.ledger) for m in models_for_profile(self.provider, name)]
+
+    def has_role(self, role: str) -> bool:
+        return role_configured(self.provider, role)
 
 
 def with_ledger(provider: Any) -> ModelProvider:

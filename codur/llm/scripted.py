@@ -138,6 +138,10 @@ class MockProvider:
         """The scripted model of ``role`` (the actor's when the role has none)."""
         return self._static.models_for(role)
 
+    def has_role(self, role: str) -> bool:
+        """Whether a script was given for ``role`` (``roles=``; the actor's always is)."""
+        return self._static.has_role(role)
+
     def model(self, role: str = "actor") -> ScriptedChatModel:
         """The scripted model of ``role``, to read what it was asked."""
         return self._static.models_for(role)[0]  # type: ignore[return-value]

@@ -43,6 +43,7 @@ from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
 from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
+from codur.tools.executor import TestPolicy
 
 Event = Callable[[dict], None]
 
@@ -72,6 +73,8 @@ class PatchPipeline:
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
+        policy: the run's test policy (:meth:`codur.tools.executor.ToolExecutor.test_policy`),
+            handed to every candidate worker (default: none).
 
     A fixer's phase reads the settings' figures here (``fixers``, ``models``, ``deadline``,
     ``samples``...), adds to what the search found (``near``, ``judged``, ``mutant_near``,
@@ -85,12 +88,13 @@ class PatchPipeline:
                  deadline: float | None = None, cancel: threading.Event | None = None,
                  over_budget: Callable[[], bool] = lambda: False, on_event: Event | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
-                 suite_s: float = 0.0) -> None:
+                 suite_s: float = 0.0, policy: TestPolicy | None = None) -> None:
         self.repo, self.settings, self.fixers, self.models = repo, settings, tuple(settings.fixers), models
         self.failures, self.workers = failures, settings.workers
         self.time_box_s, self.samples = settings.time_box_s, settings.samples
         self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
         self.cancel = cancel or threading.Event()
+        self.policy = policy
         self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
         self.max_mutants, self.max_lines, self.test_cmd = settings.max_mutants, settings.max_lines, test_cmd
         self.sample_format, self.task = settings.sample_format, task
@@ -117,7 +121,7 @@ class PatchPipeline:
         session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline,
                                 mutant_timeout_s=self.mutant_timeout_s,
                                 focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s,
-                                memory_mb=self.memory_mb, on_event=self.emit)
+                                memory_mb=self.memory_mb, on_event=self.emit, policy=self.policy)
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:

@@ -26,6 +26,7 @@ from codur.testing import command as testcmd
 from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
 from codur.testing.suite import Suite, suite_of
+from codur.tools.executor import TestPolicy
 
 #: Collected test cases of a failing test's own file the baseline runs whole; a bigger file
 #: is represented by its failing tests alone.
@@ -76,7 +77,9 @@ class RepairSession:
     the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
     that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
     suite), :attr:`suite` the project's collected suite (None: not collected, or not pytest).
-    ``memory_mb``: each test run's address-space limit, MiB (None: none). ``on_event`` gets
+    ``memory_mb``: each test run's address-space limit, MiB (None: none). ``policy``: the run's
+    test policy (its ToolExecutor's :meth:`~codur.tools.executor.ToolExecutor.test_policy`),
+    handed to every worker (default: none read-only, never cancelled). ``on_event`` gets
     the session's events: ``patch.suite`` (the suite collected, the first run's ties) and
     ``patch.localizing`` (a localization run's progress, every few seconds).
     """
@@ -86,10 +89,11 @@ class RepairSession:
                  mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"), deadline: float | None = None,
                  focus: list[str] | None = None,
                  failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None,
-                 on_event: Callable[[dict], object] = lambda event: None):
+                 on_event: Callable[[dict], object] = lambda event: None, policy: TestPolicy | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self.memory_mb = memory_mb
+        self.policy = policy or TestPolicy(memory_mb=memory_mb)
         self.repo = Path(repo).resolve()
         self.command = test_cmd if isinstance(test_cmd, testcmd.TestCommand) else testcmd.resolve(self.repo, test_cmd)
         self.focus, self.failing_before, self.suite_s = list(focus or []), failing_before, suite_s
@@ -116,6 +120,7 @@ class RepairSession:
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
             for copy in self.copies:
                 copy.memory_mb = self.memory_mb
+                copy.policy = self.policy
             self._localize()
         except BaseException:
             self.close(keep=False)

@@ -26,6 +26,7 @@ from codur.testing import command as testcmd
 from codur.testing import confine
 from codur.testing.forkserver import Runner
 from codur.testing.runner import argv_of, run_tests
+from codur.tools.executor import TestPolicy
 
 #: Exit code of a pytest run in which a test hit its per-test time limit (the repair
 #: plugin's ``CODUR_REPAIR_TIMEOUT_EXIT``, set on every run here): status "timeout".
@@ -77,6 +78,7 @@ class Worker:
         self.origin = Path(repo).absolute()
         self.memory_mb: int | None = None  # each run's address-space limit, MiB (set by the session)
         self.idle = False  # runs at SCHED_IDLE (set by the search, :meth:`reset`)
+        self.policy = TestPolicy()  # the run's test policy (the session's, from the run's ToolExecutor)
         self.confined = confine.problem() is None  # says once when not (from the caller's thread: its trace)
         self.tmp = Path(tempfile.mkdtemp(prefix=f"w{index}-", dir=confine.scratch_root()))
         self.root = self.tmp / "repo"
@@ -101,12 +103,19 @@ class Worker:
         ``timeout_s`` is in seconds; a pytest run also ends as "timeout" when a test hit
         the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). With
         :attr:`memory_mb` the run's address space is limited (a test past it fails with a
-        MemoryError); with :attr:`idle` the test process runs at ``SCHED_IDLE``. Returns a
-        :class:`RunResult`; raises RuntimeError if the runner died.
+        MemoryError); with :attr:`idle` the test process runs at ``SCHED_IDLE``. The run's test
+        policy (:attr:`policy`, :class:`codur.tools.executor.TestPolicy`) holds: once the run is
+        cancelled no run starts (status "aborted"), and under the tool policy read_only a run
+        starts only confined (the repo bound read-only, only the scratch area writable).
+        Returns a :class:`RunResult`; raises RuntimeError if the runner died, or for a
+        read_only run without the sandbox.
         """
         start = time.monotonic()
+        if self.policy.read_only and not self.confined:
+            raise RuntimeError("the tool policy is read_only and bubblewrap does not work here: a candidate's "
+                               "tests could write outside their copy")
         with self._lock:
-            if self._aborted:
+            if self._aborted or (self.policy.cancel is not None and self.policy.cancel.is_set()):
                 return RunResult("aborted", -9, 0.0)
         if self.command.is_pytest:
             env = {**(env or {}), "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}

@@ -171,11 +171,12 @@ def supports_tmpfs_size(bwrap: str) -> bool:
 
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
                readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None,
-               masked: Iterable[Path] = ()) -> list[str]:
+               masked: Iterable[Path] = (), read_only_root: bool = False) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
-    namespace.
+    namespace. ``read_only_root``: ``root`` is mounted read-only too (``--ro-bind``: the tool
+    policy read_only), so the child cannot change a file of the repo; ``writable`` stays writable.
 
     ``readable``: paths the private /tmp or home would hide, bound back read-only with the
     links on the way to them (:func:`hidden`, :func:`bind_back`), e.g. an interpreter's venv
@@ -198,8 +199,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     if home is not None and not home.is_relative_to(Path(root).resolve()):
         cmd += ["--tmpfs", str(home)]
     cmd += bind_back(readable, [root, *writable])
-    cmd += ["--bind", str(root), str(root)]
-    for name in READ_ONLY_IN_REPO:
+    cmd += ["--ro-bind" if read_only_root else "--bind", str(root), str(root)]
+    for name in () if read_only_root else READ_ONLY_IN_REPO:
         if (root / name).is_dir():
             cmd += ["--ro-bind", str(root / name), str(root / name)]
     for path in writable:

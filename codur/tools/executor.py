@@ -4,6 +4,12 @@ It validates the arguments against the tool's schema, refuses paths outside the
 repo, applies the tool policy (auto, read_only, confirm_writes), injects the
 :class:`ToolContext`, caps the output with a visible note, times the call and
 turns every exception into an error result the model can read.
+
+The repo's own tests run through it too: :meth:`ToolExecutor.run_tests` is the test tool's
+typed call (the body of ``run_pytest``) that observe, verify and localization in the repo
+use, so the policy (under ``read_only`` the repo is mounted read-only for the tests), the
+confinement, the cancel gate and the change journal apply to every run of them; repair's
+candidate workers take the same policy from :meth:`ToolExecutor.test_policy`.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from codur.tools.registry import REGISTRY, SideEffect, ToolRegistry
 if TYPE_CHECKING:
     from codur.config import CodurConfig
     from codur.testing.command import TestCommand
+    from codur.testing.report import TestReport
 
 Policy = Literal["auto", "read_only", "confirm_writes"]
 PATH_ARGS = ("path", "paths", "src", "dst", "file", "files", "directory")
@@ -135,6 +142,8 @@ class ToolExecutor:
         if not root.is_dir():
             raise NotADirectoryError(f"repository not found: {root}")
         settings = settings or ToolSettings()
+        self.settings = settings
+        self.confirm_given = confirm
         self.registry = registry or REGISTRY
         self.allowed: set[str] | None = None
         self.policy = settings.policy
@@ -155,9 +164,79 @@ class ToolExecutor:
     def root(self) -> Path:
         return self.ctx.root
 
+    def for_run(self, *, run_dir: Path | None, cancel: threading.Event, on_event: Callable[[dict], None] | None,
+                model_factory: Callable[[], Any] | None = None,
+                budget_left: Callable[[], tuple[int, float]] | None = None,
+                test_command: TestCommand | None = None) -> ToolExecutor:
+        """This executor bound to one run: the same class, registry, settings (policy, limits,
+        sandbox) and confirm callback, with a new tool context and change journal holding the
+        run's folder, cancel event, event channel, model and budget. The engine calls it on an
+        executor the caller put in ``EngineComponents.tools``, so the caller's executor (a
+        subclass that logs or filters calls, say) is the one every tool call of the run goes
+        through, while each run keeps its own journal.
+
+        Args:
+            run_dir: the run's folder (the journal's originals), or None.
+            cancel: the run's cancel event.
+            on_event: the run's event channel.
+            model_factory, budget_left, test_command: as the constructor's.
+        """
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        ToolExecutor.__init__(clone, self.root, self.settings, registry=self.registry, run_dir=run_dir,
+                              confirm=self.confirm_given, on_event=on_event, cancel=cancel,
+                              model_factory=model_factory, budget_left=budget_left,
+                              test_command=test_command or self.ctx.test_command)
+        clone.allowed = self.allowed
+        return clone
+
+    def run_tests(self, selection: list[str] | None = None, *, caller: str = "", timeout_s: float | None = None,
+                  test_timeout_s: float | None = None, extra_args: list[str] | None = None,
+                  env: dict[str, str] | None = None) -> TestReport:
+        """The test tool (``run_pytest``'s body, :func:`codur.tools.testing.run_tests`) as a typed
+        call: how observe, verify and localization run the repo's own tests.
+
+        The policy holds as for any tool call, with one difference the nodes need: under
+        ``read_only`` the tests still run (codur must see them fail) but with the repo mounted
+        read-only (bubblewrap ``--ro-bind``), and without bubblewrap whatever they changed is
+        put back at once; under ``confirm_writes`` a test run asks nothing (codur writes
+        nothing; what the tests change is journaled). The run is confined like every tool
+        process, refused once the run is cancelled, and reported as a ``tool.call`` event
+        (``tool``: run_pytest, ``caller``: who asked) beside its ``tests.run`` event.
+
+        Args:
+            selection: test ids or paths relative to the repo; None: the whole suite.
+            caller: who runs them ("observe", "verify", ...), for the event.
+            timeout_s, test_timeout_s, extra_args, env: as :func:`codur.tools.testing.run_tests`
+                (seconds; per-test seconds, 0: none).
+
+        Raises:
+            ToolError: the command is not found or cannot start, or the run was cancelled.
+        """
+        from codur.tools.testing import run_tests
+
+        call_id = f"call_{self.calls}"
+        self.calls += 1
+        t0 = time.monotonic()
+        args: dict[str, Any] = {"selection": selection, "caller": caller}
+        try:
+            report = run_tests(self.ctx, selection, timeout_s=timeout_s, extra_args=extra_args, env=env,
+                               test_timeout_s=test_timeout_s)
+        except ToolError as exc:
+            self._finish(ToolResult("run_pytest", call_id, False, f"Error: {exc}", time.monotonic() - t0, args))
+            raise
+        self._finish(ToolResult("run_pytest", call_id, True, report.summary, time.monotonic() - t0, args))
+        return report
+
+    def test_policy(self) -> TestPolicy:
+        """What holds for a test run this executor does not start itself (repair's candidate
+        workers on their private copies, localization through the warm fork server): the
+        repo read-only, the cancel event, the address-space limit (MiB)."""
+        return TestPolicy(read_only=self.policy == "read_only", cancel=self.ctx.cancel, memory_mb=self.ctx.memory_mb)
+
     def with_allowed(self, allowed: Collection[str] | None) -> ToolExecutor:
         """A view of this executor limited to ``allowed`` tools, sharing context and journal."""
-        clone = object.__new__(ToolExecutor)
+        clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone.allowed = set(allowed) if allowed is not None else None
         return clone
@@ -244,6 +323,33 @@ class ToolExecutor:
             self.on_event({"event_type": "tool.call", "tool": name, "args": _short(args), "ok": ok,
                            "duration_s": round(result.duration_s, 3), "output": result.output[:300]})
         return result
+
+
+@dataclass(frozen=True)
+class TestPolicy:
+    """The run's policy for test runs outside the repo's own folder (:meth:`ToolExecutor.test_policy`).
+
+    Attributes:
+        read_only: the tool policy is read_only: no run may write the repo (repair's workers
+            write only their copies; the repo is bound read-only in their sandbox).
+        cancel: the run's cancel event: once set, no test run starts.
+        memory_mb: each test process's address-space limit, MiB; None: none.
+    """
+
+    __test__ = False
+
+    read_only: bool = False
+    cancel: threading.Event | None = None
+    memory_mb: int | None = None
+
+    def check(self) -> None:
+        """Refuse a test run once the run is cancelled.
+
+        Raises:
+            ToolError: the run was cancelled.
+        """
+        if self.cancel is not None and self.cancel.is_set():
+            raise ToolError("the run was cancelled: no test run starts")
 
 
 def _short(args: dict) -> dict:

@@ -70,6 +70,7 @@ def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, 
         secrets = [] if ctx.allow_secrets else secret_files(ctx.root)  # a .env reads as empty in the sandbox
         command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=where, writable=writable, network=ctx.network,
                              tmp_mb=ctx.tmp_mb, masked=secrets,
+                             read_only_root=ctx.read_only,
                              readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                          interpreter_paths(py)),
                                               *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))

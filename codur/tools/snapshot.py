@@ -76,18 +76,25 @@ def noted(ctx: ToolContext, by: str = "the test suite") -> Iterator[None]:
 
 def note(ctx: ToolContext, before: dict[str, FileState], by: str = "the test suite") -> None:
     """Report what changed since ``before``: a ``tests.changed_files`` event (``by`` names the
-    code that ran), and each before-content kept in the change journal."""
+    code that ran), and each before-content kept in the change journal; under the tool policy
+    read_only (``ctx.read_only``) each change is put back at once instead (:func:`put_back`; the
+    event says ``"restored": true``), so nothing is left changed."""
     found = [dataclasses.replace(c, by=by) for c in changes(ctx, before)]
     if not found:
         return
     for change in found:
-        if change.restorable:
-            ctx.journal.record_original(change.path, None if change.change == "created" else before[change.path].data)
-    message = "; ".join(c.message for c in found)
+        if not change.restorable:
+            continue
+        original = None if change.change == "created" else before[change.path].data
+        if ctx.read_only:
+            put_back(ctx, change.path, original)
+        else:
+            ctx.journal.record_original(change.path, original)
+    message = "; ".join(c.message for c in found) + ("; put back (tool policy read_only)" if ctx.read_only else "")
     if ctx.on_event is None:
         logging.getLogger("codur.tools").warning(message)
         return
-    ctx.on_event({"event_type": "tests.changed_files", "message": message, "by": by,
+    ctx.on_event({"event_type": "tests.changed_files", "message": message, "by": by, "restored": ctx.read_only,
                   "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
 
 
@@ -134,3 +141,16 @@ def _modified(path: Path, old: FileState) -> bool:
         return hashlib.sha256(path.read_bytes()).hexdigest() != old.digest
     except OSError:
         return True
+
+
+def put_back(ctx: ToolContext, rel: str, original: bytes | None) -> None:
+    """Put ``rel`` (repo-relative) back as ``original`` (atomically), or delete it when it
+    did not exist before (``original`` None): what a test run changed under the read-only
+    tool policy, when no sandbox kept it from writing."""
+    from codur.core.files import atomic_write_bytes
+
+    path = ctx.root / rel
+    if original is None:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write_bytes(path, original)

@@ -56,7 +56,10 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
             on with the next test.
 
     What the run changed in the repo is reported and kept for ``codur undo``
-    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event).
+    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event). Under the tool policy
+    read_only (``ctx.read_only``) the repo is mounted read-only for the tests
+    (:meth:`ToolContext.run`), and what a run without bubblewrap changed anyway is put back
+    at once (the event says ``"restored": true``): a read-only run leaves the repo as it was.
 
     Raises:
         ToolError: the command is not found or cannot start, or the run was cancelled.

@@ -28,6 +28,10 @@ def fix_call() -> str:
     return call("replace_in_file", path="billing.py", old=FIX_OLD, new=FIX_NEW)
 
 
+#: A configured planner answers the first plan too (seed 004's Plan), clear wording or not.
+FIRST_PLAN = '{"task_type": "code_fix", "steps": ["read billing.py"]}'
+
+
 def run_with(repo: Path, actor: list, *, planner: list | None = None, critic: list | None = None,
              task: str = "make the failing tests pass", **config):
     models = {"actor": ScriptedChatModel(replies=actor)}
@@ -77,12 +81,13 @@ def test_retry_after_failed_verification(invoice_repo: Path):
 
 
 def test_replan_when_the_turn_changed_nothing(invoice_repo: Path):
-    planner = ['{"task_type": "code_fix", "agent": "coder", "steps": ["read billing.py", "fix the comparison"]}']
+    planner = [FIRST_PLAN,
+               '{"task_type": "code_fix", "agent": "coder", "steps": ["read billing.py", "fix the comparison"]}']
     result, models = run_with(invoice_repo, [call("read_file", path="billing.py"), "I looked.", fix_call(), "ok"],
                               planner=planner)
     assert result.status is RunStatus.SUCCESS
     assert result.nodes.count("plan") == 2
-    assert len(models["planner"].calls) == 1  # first plan took the fast path, the replan asked the model
+    assert len(models["planner"].calls) == 2  # a configured planner answers the first plan and the replan
     assert "1. read billing.py" in models["actor"].calls[2][1].content
 
 
@@ -198,7 +203,7 @@ def test_bad_requests_are_refused(task, repo, message):
 def test_repeated_calls_are_refused_and_end_the_turn(invoice_repo: Path):
     read = call("read_file", path="test_billing.py")
     result, models = run_with(invoice_repo, [read, read, read, fix_call(), "done"], max_turns=2,
-                              planner=['{"steps": ["edit billing.py"]}'])
+                              planner=[FIRST_PLAN, '{"steps": ["edit billing.py"]}'])
     first_turn = models["actor"].calls[:3]
     assert len(first_turn) == 3
     assert "already called read_file" in first_turn[2][-1].content
@@ -206,7 +211,7 @@ def test_repeated_calls_are_refused_and_end_the_turn(invoice_repo: Path):
 
 
 def test_replan_keeps_the_task_type(invoice_repo: Path):
-    planner = ['{"task_type": "code_validation", "agent": "coder", "steps": ["run the tests"]}']
+    planner = [FIRST_PLAN, '{"task_type": "code_validation", "agent": "coder", "steps": ["run the tests"]}']
     result, models = run_with(invoice_repo, ["Nothing to do.", fix_call(), "done"], planner=planner)
     assert result.nodes.count("plan") == 2 and result.status is RunStatus.SUCCESS
     assert "replace_in_file" in models["actor"].calls[1][0].content  # the edit tools are still listed
@@ -383,7 +388,7 @@ def test_rate_limited_model_is_not_retried_and_the_run_replans(invoice_repo: Pat
                               request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
     limited = openai.RateLimitError("Error code: 429", response=response, body=body)
     result, models = run_with(invoice_repo, [limited, fix_call(), "done"],
-                              planner=['{"steps": ["fix the threshold comparison"]}'])
+                              planner=[FIRST_PLAN, '{"steps": ["fix the threshold comparison"]}'])
     events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
     assert result.status is RunStatus.SUCCESS
     assert result.nodes.count("plan") == 2  # agent failed → replan → second turn fixed it

@@ -14,21 +14,28 @@ from codur.core.events import emit
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, TurnStatus
+from codur.graph.state import AgentOutcome, CodurState, TurnStatus, state_messages, tool_call_records
 from codur.llm.agent_runner import AgentRunner
 
 
 @node("execute")
 def execute_node(state: CodurState, ctx: RunContext) -> dict:
     """Run the agent; report its outcome and usage. A dry run builds no agent (so no model
-    starts): the ``agent.prompt`` event carries the prompts it would send."""
+    starts): the ``agent.prompt`` event carries the prompts it would send.
+
+    Returns:
+        ``{"agent_outcome": AgentOutcome, "llm_calls": int, "messages": [...], "tool_calls": [...]}``:
+        the turn's outcome, its model calls (the run's usage ledger, before and after), and its
+        transcript (no system prompt) and tool calls with results, cut for the state
+        (:func:`codur.graph.state.state_messages`, :func:`~codur.graph.state.tool_call_records`).
+    """
     name = state.get("agent") or ctx.config.default_agent
     plan = execution_plan(state, ctx, name)
     if ctx.config.dry_run:
         emit({"event_type": "agent.prompt", "agent": name, "system": system_prompt(state, ctx, name),
               "prompt": plan.prompt})
         return {"agent_outcome": AgentOutcome(agent=name, status=TurnStatus.COMPLETED.value, summary="(dry run)",
-                                              dry_run=True)}
+                                              dry_run=True), "llm_calls": 0}
     agent, policy_inside = build_agent(state, ctx, name)
     journal = ctx.tools.journal
     before = journal.snapshot()
@@ -36,7 +43,9 @@ def execute_node(state: CodurState, ctx: RunContext) -> dict:
     executor = AgentRunner(agent, max_retries=0 if policy_inside else ctx.config.max_retries,
                         base_delay=ctx.config.retry_base_delay_s, deadline=deadline)
     started = time.monotonic()
+    calls_before = ctx.models.ledger.usage.calls
     result = executor.execute(plan, dry_run=ctx.config.dry_run)
+    llm_calls = ctx.models.ledger.usage.calls - calls_before
     # how the agent's loop ended (done, no_tool_call, max_iterations, repeating, stopped: ...);
     # "" for an agent that does not say (a command-line agent); "failed" when the turn itself
     # failed (a model outage: the output is the error, never an answer). A question's answer
@@ -57,6 +66,7 @@ def execute_node(state: CodurState, ctx: RunContext) -> dict:
     )
     emit({"event_type": "agent.outcome", **outcome.model_dump(include={"agent", "status", "attempts", "quota",
                                                                         "exit_code", "tool_calls", "edits"})})
-    # the transcript itself is not state (every checkpoint would carry it): its replies and tool
-    # calls are in the trace (agent.reply, tool.call events)
-    return {"agent_outcome": outcome}
+    # the transcript is state only bounded (the latest messages, each cut): the whole of it is in
+    # the trace (agent.reply, tool.call events)
+    return {"agent_outcome": outcome, "llm_calls": llm_calls, "messages": state_messages(result.messages),
+            "tool_calls": tool_call_records(result.messages)}

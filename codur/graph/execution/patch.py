@@ -64,7 +64,8 @@ def patch_node(state: CodurState, ctx: RunContext) -> dict:
         tools.root, PatchSettings.from_config(config), models=lambda: models.models_for("actor"),
         failures=tests.report if tests else "", task=state.get("task", ""), test_cmd=tools.ctx.tests(),
         deadline=time.monotonic() + min(config.patch_time_budget_s, remaining), cancel=limits.cancel,
-        over_budget=over_budget, on_event=emit, **selection(tests, config.select_tests, focus))
+        over_budget=over_budget, on_event=emit, policy=tools.test_policy(),
+        **selection(tests, config.select_tests, focus))
     result = pipeline.run()
     applied: list[str] = []
     status, summary = result.status, result.label or result.message

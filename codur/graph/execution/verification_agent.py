@@ -106,7 +106,7 @@ def verification_agent_node(state: CodurState, ctx: RunContext) -> ExecuteNodeRe
     emit({"event_type": "verify.start", "task_type": task_type, "has_tests": has_tests, "model": use_model})
 
     def deterministic() -> Verdict:
-        return verify_repo(tools.ctx, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
+        return verify_repo(tools, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
                            answer=outcome.summary if outcome else "", ended=loop_ending(outcome))
 
     refused = change_refusal(state, ctx)

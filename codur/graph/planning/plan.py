@@ -7,7 +7,13 @@ handles clear cases (one kind of wording, or failing tests and a fix-like task).
 plan is made without a model too when no model fixer is enabled, or when the tests fail
 and the candidate-patch pipeline can take the task (:func:`skip_planner`): mutation search
 starts without waiting for the planner.
-Otherwise, and on every replan, the planner role's model answers in JSON. A read-only run
+When a model is named for the ``planner`` role (a role map's ``planner``, the setting
+``roles.planner``: :func:`planner_configured`), the planner answers every first plan in JSON, as
+the engine contract says (Plan calls the planner role), except in a dry run, a run that calls no
+model, or a first plan that mutation search can take at once (:func:`skip_planner`). Without one,
+the fast path above holds (on the embedded model a planner call costs seconds a clear task does
+not need: AGENTIC_LOGIC.md, deviations). Otherwise, and on every replan, the planner role's model
+(the actor's without one) answers in JSON. A read-only run
 (tool policy ``read_only``) of a task that needs an edit ends here, with the plan and a
 proposed diff (:mod:`codur.graph.planning.proposal`, reason ``read_only_proposal``). No keyword
 ends a run: the plan only classifies.
@@ -39,6 +45,7 @@ from codur.graph.planning.task import read_task
 from codur.graph.prompts import build_system_prompt
 from codur.graph.routing import Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of, scope_of
+from codur.llm.factory import role_configured
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
 from codur.llm.replies import json_objects
@@ -121,6 +128,12 @@ def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
+def planner_configured(ctx: RunContext) -> bool:
+    """Whether the run names a model for the planner role (then every plan asks it) and calls
+    models at all (a fixer that calls one is enabled, not a dry run)."""
+    return role_configured(ctx.models, "planner") and bool(ctx.config.model_fixers()) and not ctx.config.dry_run
+
+
 def skip_planner(state: CodurState, ctx: RunContext, failing: bool) -> bool:
     """Whether the first plan is made without the planner model: when no fixer that calls a
     model is enabled (``CodurConfig.fixers`` holds only ``mutation``), or when the tests fail,
@@ -172,8 +185,11 @@ def plan_node(state: CodurState, ctx: RunContext) -> dict:
         scope = decide_scope(state, ctx)  # once: which failing tests are the task's
         state = {**state, "scope": scope}  # type: ignore[typeddict-item]
     failing = bool(scope.related) if scope is not None else bool(tests and tests.failed)
-    fast = None if replanning else classify(state["task"], failing)
-    if fast is None and not replanning and skip_planner(state, ctx, failing):
+    # a planner model named: the contract's Plan asks it, clear wording or not, unless mutation
+    # search can start at once (skip_planner: a model that may never answer does not hold it back)
+    asked = not replanning and planner_configured(ctx) and not skip_planner(state, ctx, failing)
+    fast = None if replanning or asked else classify(state["task"], failing)
+    if fast is None and not replanning and not asked and skip_planner(state, ctx, failing):
         fast = fallback_task_type(state, failing)
     plan = PlanInfo()
     task_type = fast

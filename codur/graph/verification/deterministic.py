@@ -28,6 +28,7 @@ from codur.graph.verification.verdict import Evidence, Verdict
 from codur.testing.ids import is_test_file
 from codur.testing.report import TestReport
 from codur.tools.context import ToolContext
+from codur.tools.executor import ToolExecutor
 from codur.tools.output_match import first_difference
 from codur.tools.python import run_entry_point
 from codur.tools.registry import TaskType
@@ -133,12 +134,13 @@ def tests_verdict(report: TestReport, static: list[Evidence]) -> Verdict:
                    passed_tests=len(report.passed))
 
 
-def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[str], has_tests: bool,
+def verify_repo(ctx: ToolContext | ToolExecutor, *, task: str, task_type: str, changed: list[str], has_tests: bool,
                 answer: str = "", ended: str = "") -> Verdict:
     """Infer the strategy and run it; no model involved.
 
     Args:
-        ctx: the run's tool context (the repo).
+        ctx: the run's ToolExecutor (the tests then run through its test tool,
+            :meth:`ToolExecutor.run_tests`: policy, sandbox, journal), or a bare tool context.
         task: the user's task (an expected output may be quoted in it; the repo's ``expected.txt``
             is compared too, see the module docstring).
         task_type: the TaskType value.
@@ -148,9 +150,11 @@ def verify_repo(ctx: ToolContext, *, task: str, task_type: str, changed: list[st
     """
     if task_type in QUESTION_TASKS and not changed:
         return answer_verdict(answer, ended)
+    executor = ctx if isinstance(ctx, ToolExecutor) else None
+    ctx = executor.ctx if executor is not None else ctx
     static = syntax_checks(ctx, changed)
     if has_tests:
-        return tests_verdict(run_tests(ctx), static)
+        return tests_verdict(executor.run_tests(caller="verify") if executor else run_tests(ctx), static)
     entries = entry_points(ctx)
     if entries:
         expected = expected_output(task)
