@@ -33,6 +33,12 @@ FINISH_TOOLS = {"done", "clarify"}  # clarify: the question ends the turn; the r
 MAX_REPEATS = 2  # refused repeats in a row that end the turn
 REPEAT_NOTE = ("You already called {name} with these arguments and nothing has changed since; "
                "its result is above. Do not repeat it: make an edit, run a different tool, or finish.")
+#: The answer to a first ``done`` before any edit in a turn that may edit: a small model often
+#: checks the syntax, finds nothing wrong and calls done with the tests still failing (bench/real,
+#: 2026-11-26: a whole turn of 72 s spent so). The second ``done`` ends the turn.
+NO_EDIT_NOTE = ("You called done without changing any file, and the task is not done: the failing tests above "
+                "still fail. Fix the code with an edit tool now (one ```json tool call). If the code really needs "
+                "no change, call done again and say why.")
 
 
 @dataclass
@@ -46,6 +52,7 @@ class AgentRun:
         llm_calls / tokens: model usage; tool_calls: calls executed; edits: FILE_MUTATION calls that succeeded.
         parsed_from_content: tool calls recovered from the reply text (not native).
         repeats: identical calls refused by the repeat guard; repeats_in_a_row: since the last call run.
+        nudged: a first ``done`` before any edit was answered with :data:`NO_EDIT_NOTE`.
         seen: (tool, arguments, edits so far) of the calls run: the repeat guard's memory.
     """
 
@@ -59,6 +66,7 @@ class AgentRun:
     parsed_from_content: int = 0
     repeats: int = 0
     repeats_in_a_row: int = 0
+    nudged: bool = False
     seen: set[tuple[str, str, int]] = field(default_factory=set, repr=False)
 
 
@@ -167,6 +175,8 @@ class AgentExecutor:
                 run.messages.append(HumanMessage(
                     "Your tool call could not be run:\n- " + "\n- ".join(detection.errors)
                     + '\nReply with one ```json block: {"name": ..., "arguments": {...}}'))
+            if finished and self._nudge(run, detection.calls):
+                continue
             if finished:
                 run.stop_reason = "done"
                 return run
@@ -177,6 +187,18 @@ class AgentExecutor:
         last = next((m for m in reversed(run.messages) if isinstance(m, AIMessage)), None)
         run.final_text = _text(last).strip() if last else ""
         return run
+
+
+    def _nudge(self, run: AgentRun, calls: Sequence[dict]) -> bool:
+        """Answer a first ``done`` of a turn that may edit (edit tools bound) but edited nothing
+        with :data:`NO_EDIT_NOTE` instead of ending the turn; True when it did. Once per turn: the
+        second ``done`` ends it (a task may truly need no change)."""
+        if run.nudged or run.edits or not self.mutating or not any(c["name"] == "done" for c in calls):
+            return False
+        run.nudged = True
+        run.messages.append(HumanMessage(NO_EDIT_NOTE))
+        emit({"event_type": "agent.nudge", "reason": "done before any edit"})
+        return True
 
 
 class LLMAgent:
