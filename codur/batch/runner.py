@@ -118,7 +118,9 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
     Args:
         tasks: the valid tasks of a task file (:func:`codur.batch.tasks.read_tasks`).
         store: where records go (:func:`codur.batch.results.open_results`); it is not closed here.
-        workdir: the folder holding the working copies, ``<workdir>/<id>``.
+        workdir: the folder holding the working copies, ``<workdir>/<id>``; a relative path is taken
+            from this process's working directory, made absolute here once, before any worker
+            starts (a worker process runs in ``workdir`` itself, a Ray task on another node).
         workers: tasks run at once (default: half the cores, at least 1; with Ray ``auto`` or a
             ``ray://`` address, the cluster's CPUs).
         caps: global limits on tokens, cost (USD) and time (seconds); see :class:`Caps`.
@@ -136,6 +138,7 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         KeyboardInterrupt: after the tasks in flight are killed (their records are not stored).
     """
     caps = caps or Caps()
+    workdir = Path(workdir).expanduser().resolve()  # once, here: every worker gets this same absolute path
     emit = on_event or (lambda event: None)
     ids = {t.id for t in tasks}
     earlier = [r for r in store.records() if str(r.get("id")) in ids]
