@@ -112,7 +112,8 @@ def summarize(records: Iterable[dict[str, Any]], summary: BatchSummary) -> Batch
 
 def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None = None,
               caps: Caps | None = None, ray: str | None = None, in_place: bool = False, redo: bool = False,
-              on_event: Callable[[dict[str, Any]], None] | None = None, pool: Pool | None = None) -> BatchSummary:
+              on_event: Callable[[dict[str, Any]], None] | None = None, pool: Pool | None = None,
+              batch: str = "") -> BatchSummary:
     """Run ``tasks`` (each a normal codur run in its own process) and store their records.
 
     Args:
@@ -129,6 +130,7 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         redo: run the tasks that already have a result too.
         on_event: called with each event (see the module's docstring).
         pool: a pool to use instead of opening one (it is closed here too).
+        batch: the batch's name, recorded with each task's run (``codur_runs.batch`` in a database).
 
     Returns:
         The :class:`BatchSummary`.
@@ -149,8 +151,8 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
     with contextlib.ExitStack() as stack:
         if pool is None and not ray and queue:  # local workers share one embedded model server
             env = stack.enter_context(shared_model_server(list(queue), workers or default_workers(), emit))
-            pool = open_pool(workers, workdir, in_place=in_place, env=env)
-        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place)
+            pool = open_pool(workers, workdir, in_place=in_place, env=env, batch=batch)
+        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place, batch=batch)
         return _loop(queue, pool, caps, kept, summary, len(tasks), store, emit)
 
 

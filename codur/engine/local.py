@@ -297,8 +297,10 @@ class _Run:
         try:
             log = postgres_module().PostgresRunLog(url)
             if result is None:
+                meta = self.request.metadata or {}
                 log.started(self.run_id, repo=str(self.request.repo), run_dir=str(self.run_dir),
-                            task=self.request.task, session_id=self.request.session_id)
+                            task=self.request.task, session_id=self.request.session_id,
+                            batch=meta.get("batch") or None, task_id=meta.get("batch_task") or None)
             else:
                 log.ended(self.run_id, json.loads(result.model_dump_json()))
         except Exception as exc:  # noqa: BLE001 - the run list helps later; it does not decide this run

@@ -2,6 +2,7 @@
 
     codur runs [--repo PATH] [--limit N] [--json]   past runs, newest first
     codur runs --database                           the runs kept in PostgreSQL (database_url)
+    codur runs --database --batch NAME [--json]     a batch's results kept there (--json: its JSON lines)
     codur show RUN_ID [--repo PATH]                 a run's trace as a tree, then its diff
     codur undo [RUN_ID] [--repo PATH] [--force]     put back the files of the last (or named) run
     codur config [--repo PATH]                      every effective setting and its origin
@@ -46,10 +47,19 @@ def runs_command(
     database: bool = typer.Option(False, "--database", help="List the runs kept in the PostgreSQL database "
                                   "(the setting database_url: CODUR_DATABASE_URL or [storage] url), every repo "
                                   "and machine, instead of the repo's folder."),
+    batch: str | None = typer.Option(None, "--batch", metavar="NAME",
+                                     help="With --database: the results of the batch NAME (the stem of its "
+                                          "--out file), one line per task; with --json the JSON lines a "
+                                          "results file would hold."),
 ) -> None:
     """List the repo's past runs, newest first: id, start (UTC), status, files, tokens, cost, seconds, task."""
     from codur.history.runs import list_runs
 
+    if batch is not None:
+        if not database:
+            raise _fail("--batch reads a batch's results from the database: add --database")
+        _batch_results(repo, batch, as_json)
+        return
     if database:
         runs = _database_runs(repo, limit)
         where = "the database"
@@ -89,12 +99,40 @@ def runs_command(
     console.print(table)
 
 
-def _database_runs(repo: Path, limit: int) -> list:
-    """The runs of the database the settings for ``repo`` name (exit 2 when none is set or it
-    cannot be read)."""
+def _batch_results(repo: Path, batch: str, as_json: bool) -> None:
+    """Print the records the database keeps for ``batch`` (exit 2 when there are none)."""
+    from codur.storage import StorageError, postgres_module
+
+    url = _database_url(repo)
+    try:
+        store = postgres_module().PostgresResults(url, batch=batch)
+        try:
+            records = store.records()
+        finally:
+            store.close()
+    except StorageError as exc:
+        raise _fail(str(exc)) from None
+    if not records:
+        raise _fail(f"--batch {batch}: no results of that batch in the database (a batch is named by the stem "
+                    "of its --out file)")
+    if as_json:  # the lines RESULTS.jsonl would hold: `... --json > RESULTS.jsonl` exports them
+        for record in records:
+            typer.echo(json.dumps(record, ensure_ascii=False, default=str))
+        return
+    table = Table(title=f"codur batch {batch} · the database", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False, show_edge=False, collapse_padding=True)
+    for name in ("task id", "status", "fixer", "tokens", "cost $", "s", "run id"):
+        table.add_column(name, no_wrap=True, justify="right" if name in ("tokens", "cost $", "s") else "left")
+    for r in {str(r["id"]): r for r in records}.values():  # the last record of each task counts
+        table.add_row(str(r["id"]), str(r.get("status", "")), str(r.get("fixer") or r.get("reason") or "-"),
+                      str(r.get("tokens", 0)), f"{float(r.get('cost_usd') or 0):.4f}",
+                      f"{float(r.get('duration_s') or 0):.1f}", str(r.get("run_id") or "-"))
+    console.print(table)
+
+
+def _database_url(repo: Path) -> str:
+    """The database the settings for ``repo`` name (exit 2 when none is set or a setting does not parse)."""
     from codur.config import ConfigError, load_config
-    from codur.history.runs import list_database_runs
-    from codur.storage import StorageError
 
     try:
         url = load_config(repo if repo.is_dir() else None).database()
@@ -103,6 +141,16 @@ def _database_runs(repo: Path, limit: int) -> list:
     if not url:
         raise _fail("--database: no database set (CODUR_DATABASE_URL=postgresql://..., or [storage] url in "
                     "codur.toml)")
+    return url
+
+
+def _database_runs(repo: Path, limit: int) -> list:
+    """The runs of the database the settings for ``repo`` name (exit 2 when none is set or it
+    cannot be read)."""
+    from codur.history.runs import list_database_runs
+    from codur.storage import StorageError
+
+    url = _database_url(repo)
     try:
         return list_database_runs(url, limit)
     except StorageError as exc:

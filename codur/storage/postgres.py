@@ -9,7 +9,8 @@ together on several machines do not race), in the database's default schema:
   ``checkpoint_migrations``: :meth:`PostgresSaver.setup`), thread id = run id;
 - ``codur_sessions``: session memory, one row per :class:`~codur.memory.SessionEntry`;
 - ``codur_batch_results``: batch results, one row per appended record, keyed by batch name;
-- ``codur_runs``: one row per run (where and when it started, its RunResult once it ended).
+- ``codur_runs``: one row per run (where and when it started, its RunResult once it ended; the
+  ``batch`` and ``task_id`` of a batch task's run).
 
 Connections are psycopg's, in autocommit mode: each write is committed when the call returns.
 Errors connecting are :class:`~codur.storage.StorageError` (one line, password hidden).
@@ -50,6 +51,9 @@ CREATE TABLE IF NOT EXISTS codur_runs (
     run_id TEXT PRIMARY KEY, repo TEXT NOT NULL, run_dir TEXT NOT NULL, task TEXT NOT NULL,
     host TEXT NOT NULL, pid INTEGER NOT NULL, session_id TEXT, started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     ended_at TIMESTAMPTZ, status TEXT NOT NULL DEFAULT 'running', reason TEXT NOT NULL DEFAULT '', result JSON);
+ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS batch TEXT;
+ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS task_id TEXT;
+CREATE INDEX IF NOT EXISTS codur_runs_by_batch ON codur_runs (batch, task_id);
 """
 
 
@@ -248,18 +252,20 @@ class PostgresRunLog:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    def started(self, run_id: str, *, repo: str, run_dir: str, task: str, session_id: str | None = None) -> None:
-        """Record that ``run_id`` started (or was resumed) on this machine, in this process.
+    def started(self, run_id: str, *, repo: str, run_dir: str, task: str, session_id: str | None = None,
+                batch: str | None = None, task_id: str | None = None) -> None:
+        """Record that ``run_id`` started (or was resumed) on this machine, in this process;
+        ``batch`` and ``task_id`` name the batch task it runs (None outside a batch).
 
         Raises:
             StorageError: the database cannot be reached.
         """
         with _session(self.url) as db:
-            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id) "
-                       "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id, batch, task_id) "
+                       "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
                        "repo = EXCLUDED.repo, run_dir = EXCLUDED.run_dir, host = EXCLUDED.host, pid = EXCLUDED.pid, "
                        "ended_at = NULL, status = 'running', reason = ''",
-                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id))
+                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id, batch, task_id))
 
     def ended(self, run_id: str, result: dict) -> None:
         """Record how ``run_id`` ended: ``result`` is its RunResult as JSON data (``status``, ``reason``).
@@ -274,7 +280,7 @@ class PostgresRunLog:
 
     def runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The latest ``limit`` runs, newest first, each a dict: ``run_id``, ``repo``, ``run_dir``,
-        ``task``, ``host``, ``pid``, ``session_id``, ``started_at`` and ``ended_at`` (aware
+        ``task``, ``host``, ``pid``, ``session_id``, ``batch``, ``task_id``, ``started_at`` and ``ended_at`` (aware
         datetimes, ``ended_at`` None for a run without an end), ``status`` (``running`` until
         it ends), ``reason``, ``result`` (the RunResult as JSON data, or None) and
         ``resumable`` (checkpoints of the run are kept: ``codur --resume RUN_ID`` goes on from them).
@@ -283,7 +289,8 @@ class PostgresRunLog:
             StorageError: the database cannot be reached.
         """
         with _session(self.url) as db:
-            rows = db.execute("SELECT run_id, repo, run_dir, task, host, pid, session_id, started_at, ended_at, "
+            rows = db.execute("SELECT run_id, repo, run_dir, task, host, pid, session_id, batch, task_id, "
+                              "started_at, ended_at, "
                               "status, reason, result::text AS result FROM codur_runs "
                               "ORDER BY started_at DESC, run_id DESC LIMIT %s", (limit,)).fetchall()
             kept: set[str] = set()

@@ -88,9 +88,14 @@ class LiveView:
         self.progress.update(self.bar, completed=self.finished, stats=stats)
 
 
-def summary_table(summary: BatchSummary, out: Path) -> Table:
-    """The end-of-batch table: tasks, solved, by fixer and status, median time, tokens, cost, why it stopped."""
-    table = Table(title=f"batch results: {out}", title_justify="left", show_header=False)
+def summary_table(summary: BatchSummary, where: str) -> Table:
+    """The end-of-batch table: tasks, solved, by fixer and status, median time, tokens, cost, why it stopped.
+
+    Args:
+        summary: the batch's figures.
+        where: where its results are (the results file, or the database batch and the command that reads it).
+    """
+    table = Table(title=f"batch results: {where}", title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     results = sum(summary.by_status.values())
@@ -165,7 +170,8 @@ def batch_command(
     from codur.config import ConfigError, load_config
 
     try:  # with the setting database_url the results go to PostgreSQL (codur.storage)
-        store = open_results(out, load_config(tasks_file.parent).database())
+        database = load_config(tasks_file.parent).database()
+        store = open_results(out, database)
     except (ConfigError, RuntimeError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
@@ -173,7 +179,7 @@ def batch_command(
     caps = Caps(max_total_tokens, max_total_cost, max_total_time)
     try:
         summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
-                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view)
+                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view, batch=out.stem)
     except RuntimeError as exc:
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
@@ -189,7 +195,9 @@ def batch_command(
         if isinstance(view, LiveView):
             view.progress.stop()  # the cursor comes back after an error or a Ctrl-C too
     if not json_out:
-        console.print(summary_table(summary, out))
+        where = (f"database, batch {out.stem!r} (codur runs --database --batch {out.stem} --json reads them)"
+                 if database else str(out))  # the file is never written in database mode: not named
+        console.print(summary_table(summary, where))
     if bad:
         err.print(f"codur batch: {len(bad)} task line(s) skipped", markup=False)
     raise typer.Exit(0 if summary.complete and not bad else 1)
