@@ -10,7 +10,8 @@ together on several machines do not race), in the database's default schema:
 - ``codur_sessions``: session memory, one row per :class:`~codur.memory.SessionEntry`;
 - ``codur_batch_results``: batch results, one row per appended record, keyed by batch name;
 - ``codur_runs``: one row per run (where and when it started, its RunResult once it ended; the
-  ``batch`` and ``task_id`` of a batch task's run).
+  ``batch`` and ``task_id`` of a batch task's run; the ``settings`` it started with, which
+  ``--resume`` takes back).
 
 Connections are psycopg's, in autocommit mode: each write is committed when the call returns.
 Errors connecting are :class:`~codur.storage.StorageError` (one line, password hidden).
@@ -53,6 +54,7 @@ CREATE TABLE IF NOT EXISTS codur_runs (
     ended_at TIMESTAMPTZ, status TEXT NOT NULL DEFAULT 'running', reason TEXT NOT NULL DEFAULT '', result JSON);
 ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS batch TEXT;
 ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS task_id TEXT;
+ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS settings JSON;
 CREATE INDEX IF NOT EXISTS codur_runs_by_batch ON codur_runs (batch, task_id);
 """
 
@@ -253,19 +255,22 @@ class PostgresRunLog:
         self.url = url
 
     def started(self, run_id: str, *, repo: str, run_dir: str, task: str, session_id: str | None = None,
-                batch: str | None = None, task_id: str | None = None) -> None:
+                batch: str | None = None, task_id: str | None = None, settings: dict | None = None) -> None:
         """Record that ``run_id`` started (or was resumed) on this machine, in this process;
-        ``batch`` and ``task_id`` name the batch task it runs (None outside a batch).
+        ``batch`` and ``task_id`` name the batch task it runs (None outside a batch); ``settings``
+        (JSON data, :func:`codur.engine.resume.saved_settings`) are kept from its first start.
 
         Raises:
             StorageError: the database cannot be reached.
         """
         with _session(self.url) as db:
-            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id, batch, task_id) "
-                       "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id, batch, task_id, "
+                       "settings) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
                        "repo = EXCLUDED.repo, run_dir = EXCLUDED.run_dir, host = EXCLUDED.host, pid = EXCLUDED.pid, "
-                       "ended_at = NULL, status = 'running', reason = ''",
-                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id, batch, task_id))
+                       "ended_at = NULL, status = 'running', reason = '', "
+                       "settings = COALESCE(codur_runs.settings, EXCLUDED.settings)",
+                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id, batch, task_id,
+                        None if settings is None else json.dumps(settings)))
 
     def ended(self, run_id: str, result: dict) -> None:
         """Record how ``run_id`` ended: ``result`` is its RunResult as JSON data (``status``, ``reason``).
@@ -277,6 +282,22 @@ class PostgresRunLog:
             db.execute("UPDATE codur_runs SET ended_at = now(), status = %s, reason = %s, result = %s "
                        "WHERE run_id = %s", (str(result.get("status", "unknown")), str(result.get("reason", "")),
                                              json.dumps(result, default=str), run_id))
+
+    def matching(self, prefix: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The runs whose id is ``prefix`` or starts with it (the exact id alone when it is one), at
+        most ``limit``, each a dict: ``run_id``, ``task``, ``session_id``, ``settings`` (JSON data or None).
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            rows = db.execute("SELECT run_id, task, session_id, settings::text AS settings FROM codur_runs "
+                              "WHERE left(run_id, length(%s)) = %s ORDER BY run_id LIMIT %s",
+                              (prefix, prefix, limit)).fetchall()
+        exact = [r for r in rows if r["run_id"] == prefix]
+        for row in rows:
+            row["settings"] = json.loads(row["settings"]) if row["settings"] else None
+        return exact or rows
 
     def runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The latest ``limit`` runs, newest first, each a dict: ``run_id``, ``repo``, ``run_dir``,

@@ -111,9 +111,53 @@ def test_session_and_resume_reach_the_run_request(invoice_repo: Path, monkeypatc
     res = invoke(TASK, "--repo", str(invoice_repo), "--session", "s-42", "--quiet")
     assert res.exit_code == 0, res.output
     assert seen[-1].session_id == "s-42" and not seen[-1].resume
+    (invoice_repo / ".codur" / "runs" / "20261122-101010-abcdef").mkdir(parents=True)
     res = invoke(TASK, "--repo", str(invoice_repo), "--resume", "20261122-101010-abcdef", "--quiet")
     assert res.exit_code == 0, res.output
     assert seen[-1].run_id == "20261122-101010-abcdef" and seen[-1].resume is True
+
+
+def test_resume_by_prefix_alone_takes_the_task_and_settings_of_a_cancelled_run(
+        invoice_repo: Path, scripted, invoke, monkeypatch: pytest.MonkeyPatch):
+    import os
+    import signal
+
+    def ctrl_c(_messages):
+        os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C during the first model call
+        return fix_call()
+
+    monkeypatch.setenv("CODUR_FIXERS", "agent")
+    monkeypatch.setenv("CODUR_MAX_TURNS", "2")
+    scripted([ctrl_c])
+    first = invoke(TASK, "--repo", str(invoice_repo))
+    assert first.exit_code == 130, first.output
+    [run_id] = [d.name for d in (invoice_repo / ".codur" / "runs").iterdir()]
+    assert f"resume: codur --resume {run_id} --repo {invoice_repo}" in first.stdout
+
+    monkeypatch.delenv("CODUR_FIXERS")  # the resumed run keeps the first start's settings anyway
+    monkeypatch.delenv("CODUR_MAX_TURNS")
+    seen = []
+    models = scripted([fix_call(), "Fixed."], planner=['{"task_type": "code_fix", "steps": []}'])
+    monkeypatch.setattr("codur.ui.run_command.provide_models", lambda config: seen.append(config) or
+                        __import__("codur.llm", fromlist=["StaticModelProvider"]).StaticModelProvider(models))
+    resumed = invoke("--resume", run_id[:-3], "--repo", str(invoice_repo), "--max-cost", "1")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"codur · {TASK} ·" in resumed.stdout and "status: success" in resumed.stdout
+    assert seen[-1].fixers == ["agent"] and seen[-1].max_turns == 2  # from the first start
+    assert seen[-1].max_cost_usd == 1  # an option given now wins
+    assert [d.name for d in (invoice_repo / ".codur" / "runs").iterdir()] == [run_id]  # the same run went on
+    assert FIX_NEW in (invoice_repo / "billing.py").read_text()
+
+
+def test_resume_of_an_unknown_or_ambiguous_prefix_is_one_line(invoice_repo: Path, invoke):
+    for name in ("20261122-101010-abcdef", "20261122-101010-abc999"):
+        (invoice_repo / ".codur" / "runs" / name).mkdir(parents=True)
+    res = invoke("--resume", "20261122-101010-abc", "--repo", str(invoice_repo))
+    assert res.exit_code == 2 and "ambiguous, 2 runs match" in res.stderr
+    res = invoke("--resume", "nope", "--repo", str(invoice_repo))
+    assert res.exit_code == 2 and "no run with that id or prefix" in res.stderr
+    res = invoke("--repo", str(invoice_repo))
+    assert res.exit_code == 2 and "codur --resume RUN_ID" in res.stderr
 
 
 @pytest.mark.parametrize("task_type", ["code_fix", "code_generation", "refactor", "file_operation"])
