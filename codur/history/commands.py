@@ -161,7 +161,7 @@ def show_command(
     run_id: str = typer.Argument(..., help="A run id, or a unique prefix of one (codur runs lists them)."),
     repo: Path = REPO,
 ) -> None:
-    """Print a run's trace as a tree (turns, nodes, tool and model calls), then its diff."""
+    """Print a run's trace as a tree (turns, nodes, tool and model calls), its answer, then its diff."""
     from codur.history.runs import RunNotFound, find_run, read_events
     from codur.history.trace import trace_tree
 
@@ -174,6 +174,8 @@ def show_command(
         diff = (run.run_dir / "diff.patch").read_text(encoding="utf-8", errors="replace")
     except OSError:
         diff = ""
+    if run.answer:  # a question's answer (a fix's summary): the run's last words, whole
+        console.print(Text(f"{'summary' if diff else 'answer'}: {run.answer}"))
     if diff and console.is_terminal:
         from codur.ui.summary import print_diff
 
@@ -213,6 +215,9 @@ def undo_command(
     forced = f"; overwrote changes made since: {', '.join(report.overwritten)}" if report.overwritten else ""
     console.print(f"undid run {run.run_id}: {len(report.restored) + len(report.deleted)} files{forced}",
                   markup=False)
+    if report.backup is not None:
+        console.print(f"the overwritten files, as they were just before: {report.backup}", markup=False,
+                      soft_wrap=True)
 
 
 def _reverted_at_end(run_dir: Path) -> bool:

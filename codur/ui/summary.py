@@ -101,7 +101,7 @@ def print_summary(console: Console, result: Any, repo: Path | None = None) -> No
         console.print(f"[yellow]the test suite {escape(str(change.get('change')))} "
                       f"{escape(str(change.get('path')))}[/]", highlight=False)
     print_diff(console, result.diff)
-    if f["trace"]:
+    if f["trace"] and Path(f["trace"]).is_file():  # a run that never started (a locked repo) wrote none
         console.print(f"trace: {escape(f['trace'])}", highlight=False, soft_wrap=True)
     if status == "cancelled" and getattr(result, "run_id", ""):
         where = f" --repo {repo}" if repo is not None else ""

@@ -214,3 +214,16 @@ def test_a_failed_run_says_its_edits_were_reverted_and_keep_failed_keeps_them(in
     kept = invoke(TASK, "--repo", str(invoice_repo), "--keep-failed")
     assert kept.exit_code == 1 and "edits reverted" not in kept.stdout
     assert "files changed: billing.py" in kept.stdout and b"10% from" in (invoice_repo / "billing.py").read_bytes()
+
+
+def test_a_run_refused_by_a_locked_repo_names_no_trace(invoice_repo: Path, scripted, invoke):
+    from codur.engine.lock import RepoLock
+
+    scripted([fix_call(), "Fixed."])
+    lock = RepoLock.acquire(invoice_repo, "20261122-000000-holder")
+    try:
+        res = invoke(TASK, "--repo", str(invoice_repo))
+    finally:
+        lock.release()
+    assert res.exit_code == 1 and "repo_locked" in res.stdout
+    assert "trace:" not in res.stdout  # the run never started: it wrote no trace to point at
