@@ -163,6 +163,9 @@ def run_command(
     try:
         request = RunRequest(**fields)
         config = load_config(repo, **{**saved, **{k: v for k, v in flags.items() if v is not None}})
+        if config.base_url and config.api_key_env and not os.environ.get(config.api_key_env):
+            raise ConfigError(f"--api-key-env: the variable {config.api_key_env} is not set (export it with the "
+                              "endpoint's key, or name the variable that holds it)")
         if config.base_url and not config.model and not config.profiles and provide_models is None:
             config = config.model_copy(update={"model": config.profiles_for("actor")[0].model})  # asks /v1/models
     except ValidationError as exc:
@@ -178,6 +181,13 @@ def run_command(
     elif confirm:
         config = config.model_copy(update={"tool_policy": "confirm_writes"})
 
+    if not config.dry_run and not dry_run and config.model_fixers():  # one cheap request, before the suite
+        from codur.llm.preflight import EndpointUnusable, preflight
+
+        try:
+            preflight(config)
+        except EndpointUnusable as exc:
+            raise _fail(err, f"model endpoint {exc}") from None
     progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
     stdout = sys.stdout
     on_event: Callable[[dict], None] = JsonLines(stdout, progress) if json_out else progress
