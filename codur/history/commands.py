@@ -45,7 +45,7 @@ def runs_command(
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
     database: bool = typer.Option(False, "--database", help="List the runs kept in the PostgreSQL database "
-                                  "(the setting database_url: CODUR_DATABASE_URL or [storage] url), every repo "
+                                  "(the setting database_url: CODUR_DATABASE_URL or \\[storage] url), every repo "
                                   "and machine, instead of the repo's folder."),
     batch: str | None = typer.Option(None, "--batch", metavar="NAME",
                                      help="With --database: the results of the batch NAME (the stem of its "
@@ -53,6 +53,7 @@ def runs_command(
                                           "results file would hold."),
 ) -> None:
     """List the repo's past runs, newest first: id, start (UTC), status, files, tokens, cost, seconds, task."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.history.runs import list_runs
 
     if batch is not None:
@@ -74,7 +75,8 @@ def runs_command(
             "a run keeps its folder in .codur/runs/"
         console.print(f"[dim]no runs in {where} ({kept})[/]")
         return
-    colours = {"success": "green", "interrupted": "yellow", "running": "cyan", "unfinished": "yellow"}
+    colours = {"success": "green", "interrupted": "yellow", "running": "cyan", "unfinished": "yellow",
+               "dry_run": "cyan", "undone": "yellow"}
     rows = [[r.run_id, r.started.strftime("%m-%d %H:%M") if r.started else "?", r.status, str(len(r.files_changed)),
              "-" if r.tokens is None else str(r.tokens), "-" if r.cost_usd is None else f"{r.cost_usd:.4f}",
              "-" if r.seconds is None else f"{r.seconds:.1f}"] for r in runs]
@@ -83,6 +85,12 @@ def runs_command(
         names += ["host", "resume"]
         for r, row in zip(runs, rows, strict=True):
             row += [str(r.extra.get("host", "")), "yes" if r.extra.get("resumable") else "-"]
+    if not console.is_terminal:  # piped: a line per run, fields two spaces apart, never wrapped or padded
+        typer.echo(f"codur runs · {where}")
+        typer.echo("  ".join([*names, "task"]))
+        for r, row in zip(runs, rows, strict=True):
+            typer.echo("  ".join([*row, f"{r.task}  [{r.extra['repo']}]" if database else r.task]))
+        return
     # under 100 columns, "started" (the run id begins with the same time) and "files" give way, so
     # the task keeps about 30 columns and wraps rather than being cropped
     shown = [i for i in range(len(names)) if console.width >= 100 or names[i] not in ("started", "files", "host")]
@@ -162,6 +170,7 @@ def show_command(
     repo: Path = REPO,
 ) -> None:
     """Print a run's trace as a tree (turns, nodes, tool and model calls), its answer, then its diff."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.history.runs import RunNotFound, find_run, read_events
     from codur.history.trace import trace_tree
 
@@ -193,6 +202,7 @@ def undo_command(
     force: bool = typer.Option(False, "--force", help="Put files back even if they changed after the run."),
 ) -> None:
     """Put back the files a run changed: originals restored, created files deleted, deleted ones back."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.history.runs import RunNotFound, find_run, list_runs
     from codur.history.undo import UndoRefused, undo
 

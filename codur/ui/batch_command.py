@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
-from rich.table import Table
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+from rich.table import Column, Table
 
 if TYPE_CHECKING:
     from codur.batch.runner import BatchSummary
@@ -40,9 +40,11 @@ class LiveView:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.progress = Progress(SpinnerColumn(), TextColumn("batch"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[stats]}"), console=console,
-                                 disable=not console.is_terminal)  # piped: the task lines and the table only
+        # the counts first and whole, the bar last taking what is left: at 80 columns the figures
+        # fit and the bar shrinks, rather than the figures being cut
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.fields[stats]}", table_column=Column(no_wrap=True)),
+                                 BarColumn(bar_width=None, table_column=Column(ratio=1)), console=console,
+                                 expand=True, disable=not console.is_terminal)  # piped: the task lines, the table
         self.bar = self.progress.add_task("batch", total=0, stats="")
         self.started = time.monotonic()
         self.finished = self.solved = self.tokens = self.running = self.queued = 0
@@ -83,8 +85,9 @@ class LiveView:
             return
         remaining = self.running + self.queued
         eta = _eta(remaining, self.finished, time.monotonic() - self.started)
-        stats = (f"running {self.running} · queued {self.queued} · solved {self.solved} · tokens {self.tokens} · "
-                 f"USD {self.cost:.4f} · ETA {eta}")
+        total = int(self.progress.tasks[0].total or 0)
+        stats = (f"{self.finished}/{total} · run {self.running} · queue {self.queued} · solved {self.solved} · "
+                 f"{self.tokens} tok · USD {self.cost:.4f} · ETA {eta}")
         self.progress.update(self.bar, completed=self.finished, stats=stats)
 
 

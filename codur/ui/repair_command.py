@@ -15,7 +15,6 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.syntax import Syntax
 from rich.table import Table
 
 from codur.config import CodurConfig
@@ -94,8 +93,10 @@ def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool
         for file, line, score in seen.suspicious[:10]:
             table.add_row(f"{file}:{line}", f"{float(score):.3f}")
         console.print(table)
-    if diff:
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    if diff:  # as codur run prints it: long lines folded with a marker on a terminal, whole when piped
+        from codur.ui.summary import print_diff
+
+        print_diff(console, diff)
     patched = bool(diff) and (dry_run or result.ok)
     if patched:
         console.print(f"[green]patched[/green]: {seen.label or result.output_text}", highlight=False)

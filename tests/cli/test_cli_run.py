@@ -60,6 +60,25 @@ def test_verbose_shows_the_models_replies(invoice_repo: Path, scripted, invoke):
     assert "model: ```json" in res.stdout and "→ replace_in_file" in res.stdout
 
 
+def test_verbose_shows_tool_output_with_its_lines(invoice_repo: Path, scripted, invoke):
+    scripted([call("read_file", path="billing.py"), fix_call(), "Fixed."])
+    res = invoke(TASK, "--repo", str(invoice_repo), "-v")
+    assert res.exit_code == 0, res.output
+    rows = res.stdout.splitlines()  # the file as read_file printed it: a row per line, not one squashed line
+    header = rows.index("     billing.py (lines 1-32 of 32):")
+    assert "↳ read_file(path='billing.py') ok" in rows[header - 1]
+    assert rows[header + 3].strip() == "3| from dataclasses import dataclass"
+    assert rows[header + 5].strip().startswith("5| BULK_THRESHOLD = 10")
+
+
+def test_dash_h_is_help_and_flags_show_no_placeholder(invoke):
+    for args in (["-h"], ["run", "-h"], ["runs", "-h"], ["batch", "-h"]):
+        res = invoke(*args)
+        assert res.exit_code == 0 and "Usage" in res.stdout, (args, res.output)
+    run_help = invoke("run", "-h").stdout
+    assert "--dry-run" in run_help and "<bool>" not in run_help and "<int>" in run_help
+
+
 def test_json_is_one_event_per_line_and_the_result_last(invoice_repo: Path, scripted, invoke):
     scripted([call("read_file", path="billing.py"), fix_call(), "Fixed."])
     res = invoke(TASK, "--repo", str(invoice_repo), "--json")
