@@ -255,10 +255,14 @@ def config_command(
     base_url: str | None = typer.Option(None, "--base-url", metavar="URL", help="As codur run's flag: the endpoint."),
     api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
                                            help="As codur run's flag: the variable holding the API key."),
+    check: bool = typer.Option(False, "--check", help="Also try what the settings name: connect to the database "
+                               "(create codur's tables) and ask the model endpoint for its models; exit 2 when "
+                               "one cannot be used."),
 ) -> None:
     """Print every effective setting for the repo and where it came from (flag, env, file, default),
     then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``). ``CODUR_*``
-    variables that are no setting are named first, with the nearest one."""
+    variables that are no setting are named first, with the nearest one. With ``--check``, the
+    database and the model endpoint are tried and what they hold is said."""
     from codur.config import CodurConfig, ConfigError, load_config
     from codur.config_sources import find_config_files, origins, unknown_variables
     from codur.testing.command import resolve as resolve_tests
@@ -284,6 +288,49 @@ def config_command(
         table.add_row(Text(item.key), Text(item.value), Text(item.origin), style=style)  # no markup from values
     console.print(table)
     console.print(Text(f"tests: {resolve_tests(root, config.test_command).describe(root)}"))
+    if check:
+        _check(config)
+
+
+def _check(config: object) -> None:
+    """``codur config --check``: the database (connected, tables created, what it holds) and each
+    model endpoint (one request); exit 2 after saying which failed."""
+    from codur.llm.preflight import EndpointUnusable, check_endpoint, endpoints
+    from codur.storage import StorageError, postgres_module, redact
+
+    failed = False
+    url = config.database()  # type: ignore[attr-defined]
+    if url:
+        try:
+            found = postgres_module().check(url)
+        except StorageError as exc:
+            err.print(f"codur: check: {exc}", markup=False)
+            failed = True
+        else:
+            console.print(Text(
+                f"database {redact(url)}: PostgreSQL {found['server']}, database {found['database']} as "
+                f"{found['user']}; tables ready: {', '.join(found['tables'])}; {found['runs']} runs "
+                f"({found['resumable']} resumable), {found['batches']} batches ({found['batch_results']} "
+                f"results), {found['sessions']} sessions"))
+    else:
+        console.print(Text("database: none set (runs are kept in each repo's .codur/)"))
+    from codur.config import ConfigError
+
+    try:
+        named = endpoints(config)
+    except ConfigError as exc:  # no model named and the endpoint's list cannot be read
+        err.print(f"codur: check: {exc}", markup=False)
+        named, failed = [], True
+    for endpoint in named:
+        try:
+            check_endpoint(endpoint)
+        except EndpointUnusable as exc:
+            err.print(f"codur: check: model endpoint {exc}", markup=False)
+            failed = True
+        else:
+            console.print(Text(f"model endpoint {endpoint.base_url}: answers (key from {endpoint.api_key_env})"))
+    if failed:
+        raise typer.Exit(2)
 
 
 COMMANDS = {

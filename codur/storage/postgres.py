@@ -123,6 +123,32 @@ def _session(url: str) -> Iterator[psycopg.Connection]:
         conn.close()
 
 
+def check(url: str) -> dict[str, Any]:
+    """Connect to ``url``, create codur's tables and the checkpointer's where missing, and say what
+    is there: ``server`` (PostgreSQL's version), ``database``, ``user``, ``tables`` (codur's and the
+    checkpointer's, sorted), ``runs``, ``resumable`` (runs with checkpoints kept), ``batches``,
+    ``batch_results`` and ``sessions`` (counts).
+
+    Raises:
+        StorageError: the server cannot be reached, refuses, or the tables cannot be created.
+    """
+    saver, close = open_checkpointer(url)
+    close()
+    with _session(url) as db:
+        one = db.execute("SELECT current_setting('server_version') AS server, current_database() AS database, "
+                         "current_user AS user").fetchone()
+        tables = sorted(r["name"] for r in db.execute(
+            "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND "
+            r"(tablename LIKE 'codur\_%' OR tablename LIKE 'checkpoint%')").fetchall())
+        counts = db.execute(
+            "SELECT (SELECT count(*) FROM codur_runs) AS runs, "
+            "(SELECT count(DISTINCT thread_id) FROM checkpoints) AS resumable, "
+            "(SELECT count(DISTINCT batch) FROM codur_batch_results) AS batches, "
+            "(SELECT count(*) FROM codur_batch_results) AS batch_results, "
+            "(SELECT count(DISTINCT session_id) FROM codur_sessions) AS sessions").fetchone()
+    return {**one, "tables": tables, **{k: int(v) for k, v in counts.items()}}
+
+
 # checkpoints ----------------------------------------------------------------------------------
 
 def open_checkpointer(url: str, serde: Any = None) -> tuple[PostgresSaver, Callable[[], None]]:
