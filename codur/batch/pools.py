@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from codur.batch.ray_connect import DEFAULT_TIMEOUT_S, connect
 from codur.batch.tasks import BatchTask
 from codur.batch.worker import execute_task, source_path, worker_env
 from codur.core import cpu
@@ -79,16 +80,19 @@ class RayPool:
             a folder repo and ``root`` must be paths the nodes can reach, a git URL always is).
         workers: tasks run at once; None: ``default_workers()`` for ``local``, the cluster's CPUs else.
         root, in_place, batch: as for :class:`LocalPool`.
+        timeout_s: seconds to wait for the connection (:func:`codur.batch.ray_connect.connect`).
 
     When this process is already connected to Ray (``ray.is_initialized()``), that connection is
     used whatever ``address`` says, and :meth:`close` leaves it open.
 
     Raises:
-        RuntimeError: Ray is not installed (``pip install 'codur[ray]'``) or cannot connect (Ray's message).
+        RuntimeError: Ray is not installed (``pip install 'codur[ray]'``);
+            :class:`codur.batch.ray_connect.RayConnectError` (a RuntimeError): it cannot connect,
+            the cause named (network, authentication, timeout).
     """
 
     def __init__(self, address: str, workers: int | None, root: Path, *, in_place: bool = False,
-                 batch: str = "") -> None:
+                 batch: str = "", timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         try:
             import ray
         except ImportError as exc:
@@ -97,15 +101,12 @@ class RayPool:
         # a source checkout: the Ray workers import this same code (worker_env puts it on PYTHONPATH)
         runtime_env = {"env_vars": {"PYTHONPATH": worker_env()["PYTHONPATH"]}} if source_path() else None
         self._owned = not ray.is_initialized()  # a Ray connection of the caller's is used, and left open
-        try:
-            if self._owned and address == "local":
+        if self._owned:  # the token, a timeout of codur's own, the cause named, Ray's banner kept out
+            quiet = {"runtime_env": runtime_env, "log_to_driver": False, "configure_logging": False}
+            if address == "local":
                 workers = workers or default_workers()
-                ray.init(num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
-                         log_to_driver=False, configure_logging=False)
-            elif self._owned:
-                ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, configure_logging=False)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise RuntimeError(f"--ray {address}: {exc}") from exc
+                quiet.update(num_cpus=workers, include_dashboard=False)
+            connect(ray, address, timeout_s, **quiet)
         self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.root, self.in_place, self.batch = root, in_place, batch
         self._remote = ray.remote(num_cpus=1, max_retries=0)(execute_task)
@@ -127,10 +128,11 @@ class RayPool:
 
 
 def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False,
-              env: dict[str, str] | None = None, batch: str = "") -> Pool:
+              env: dict[str, str] | None = None, batch: str = "", ray_timeout: float = DEFAULT_TIMEOUT_S) -> Pool:
     """A :class:`RayPool` when ``ray`` names an address, else a :class:`LocalPool` of
     ``workers`` (default :func:`default_workers`) with ``env`` added to its task processes'.
-    ``batch`` names the batch in each task's run. Raises as :class:`RayPool` does."""
+    ``batch`` names the batch in each task's run; ``ray_timeout`` is the Ray connect timeout,
+    seconds. Raises as :class:`RayPool` does."""
     if ray:
-        return RayPool(ray, workers, root, in_place=in_place, batch=batch)
+        return RayPool(ray, workers, root, in_place=in_place, batch=batch, timeout_s=ray_timeout)
     return LocalPool(workers or default_workers(), root, in_place=in_place, env=env, batch=batch)

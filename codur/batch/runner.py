@@ -113,7 +113,7 @@ def summarize(records: Iterable[dict[str, Any]], summary: BatchSummary) -> Batch
 def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None = None,
               caps: Caps | None = None, ray: str | None = None, in_place: bool = False, redo: bool = False,
               on_event: Callable[[dict[str, Any]], None] | None = None, pool: Pool | None = None,
-              batch: str = "") -> BatchSummary:
+              batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
     """Run ``tasks`` (each a normal codur run in its own process) and store their records.
 
     Args:
@@ -131,6 +131,7 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         on_event: called with each event (see the module's docstring).
         pool: a pool to use instead of opening one (it is closed here too).
         batch: the batch's name, recorded with each task's run (``codur_runs.batch`` in a database).
+        ray_timeout: seconds to wait for the Ray connection (None: :data:`codur.batch.ray_connect.DEFAULT_TIMEOUT_S`).
 
     Returns:
         The :class:`BatchSummary`.
@@ -152,7 +153,8 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         if pool is None and not ray and queue:  # local workers share one embedded model server
             env = stack.enter_context(shared_model_server(list(queue), workers or default_workers(), emit))
             pool = open_pool(workers, workdir, in_place=in_place, env=env, batch=batch)
-        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place, batch=batch)
+        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place, batch=batch,
+                                 **({"ray_timeout": ray_timeout} if ray_timeout else {}))
         return _loop(queue, pool, caps, kept, summary, len(tasks), store, emit)
 
 

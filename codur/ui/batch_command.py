@@ -139,6 +139,9 @@ def batch_command(
     ray: str | None = typer.Option(None, "--ray", metavar="ADDRESS",
                                    help="Run each task as a Ray task: local (start Ray here), auto, or "
                                         "ray://HOST:PORT (needs codur[ray])."),
+    ray_timeout: float = typer.Option(30.0, "--ray-timeout", min=1, metavar="SECONDS",
+                                      help="How long to wait for the Ray connection before stopping with the "
+                                           "cause (network, authentication, timeout)."),
     workdir: Path | None = typer.Option(None, "--workdir", metavar="DIR",
                                         help="Where the working copies go, DIR/<id> (default: next to --out, "
                                              "<RESULTS>-work)."),
@@ -182,7 +185,8 @@ def batch_command(
     caps = Caps(max_total_tokens, max_total_cost, max_total_time)
     try:
         summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
-                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view, batch=out.stem)
+                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view, batch=out.stem,
+                            ray_timeout=ray_timeout)
     except RuntimeError as exc:
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
