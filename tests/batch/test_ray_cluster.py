@@ -119,3 +119,45 @@ def test_a_stopped_head_fails_within_the_timeout_naming_the_cause(head: dict, tm
     assert done.returncode == 2
     assert f"codur batch: --ray {head['address']}: network: cannot reach" in done.stderr
     assert time.monotonic() - started < 30
+
+
+class _SlowRay:
+    """Stands in for the ``ray`` module where only codur's side is under test: ``init`` prints a
+    banner on file descriptor 1 as Ray does, then waits or fails as told."""
+
+    def __init__(self, wait_s: float = 0.0, error: BaseException | None = None) -> None:
+        self.wait_s, self.error, self.calls = wait_s, error, []
+
+    def init(self, **kwargs) -> None:
+        self.calls.append(kwargs)
+        os.write(1, b"2026-01-01 INFO worker.py:2000 -- Connected to Ray cluster.\n")
+        time.sleep(self.wait_s)
+        if self.error is not None:
+            raise self.error
+
+
+def test_no_connection_within_the_timeout_is_a_timeout_and_the_banner_stays_out(capfd, monkeypatch):
+    from codur.batch.ray_connect import RayConnectError, connect
+
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    started = time.monotonic()
+    with pytest.raises(RayConnectError, match=r"--ray auto: timeout: no connection within 1 s") as caught:
+        connect(_SlowRay(wait_s=5), "auto", timeout_s=1)
+    assert caught.value.cause == "timeout" and time.monotonic() - started < 3
+    fine = _SlowRay()
+    connect(fine, "auto", timeout_s=5, log_to_driver=False)
+    assert fine.calls == [{"address": "auto", "log_to_driver": False}]
+    out, err = capfd.readouterr()
+    assert "Connected to Ray" not in out + err  # went to codur's Ray log file
+
+
+def test_an_authentication_refusal_is_named():
+    from codur.batch.ray_connect import RayConnectError, connect
+
+    with pytest.raises(RayConnectError, match="authentication: the cluster refused the client") as caught:
+        connect(_SlowRay(error=ConnectionError("UNAUTHENTICATED: authentication token is missing")), "auto",
+                timeout_s=5)
+    assert caught.value.cause == "authentication"
+    with pytest.raises(RayConnectError, match="network: ConnectionError") as caught:
+        connect(_SlowRay(error=ConnectionError()), "auto", timeout_s=5)
+    assert caught.value.cause == "network"
