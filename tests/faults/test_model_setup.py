@@ -147,3 +147,22 @@ def test_an_endpoint_that_refuses_the_key_or_is_down_stops_the_run_before_the_su
     right = codur(["codur", "is_adult(18) should be True", "--base-url", fault_server.base_url, "--model", "m",
                    "--api-key-env", "MY_KEY"], ages_repo, tmp_path, MY_KEY="sk-right", CODUR_FIXERS="agent")
     assert right.returncode == 0, right.stderr[-2000:]
+
+
+def test_config_check_tries_the_endpoint_and_says_the_cause(fault_server, ages_repo: Path, tmp_path: Path):
+    fault_server.key = "sk-right"
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("CODUR_", "OPENAI_"))}
+    base.update({"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "CODUR_BASE_URL": fault_server.base_url,
+                 "CODUR_MODEL": "m", "CODUR_API_KEY_ENV": "MY_KEY"})
+
+    def check(key: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(CODUR), "config", "--check", "--repo", str(ages_repo)], capture_output=True,
+                              text=True, env={**base, "MY_KEY": key}, timeout=60)
+
+    good = check("sk-right")
+    assert good.returncode == 0, good.stderr
+    assert "database: none set" in good.stdout
+    assert f"model endpoint {fault_server.base_url}: answers (key from MY_KEY)" in good.stdout
+    bad = check("sk-wrong")
+    assert bad.returncode == 2
+    assert f"codur: check: model endpoint {fault_server.base_url}: authentication refused (HTTP 401)" in bad.stderr
