@@ -263,6 +263,7 @@ def config_command(
     then the test command it gives (``tests: .venv/bin/python -m pytest (.venv)``). ``CODUR_*``
     variables that are no setting are named first, with the nearest one. With ``--check``, the
     database and the model endpoint are tried and what they hold is said."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.config import CodurConfig, ConfigError, load_config
     from codur.config_sources import find_config_files, origins, unknown_variables
     from codur.testing.command import resolve as resolve_tests
