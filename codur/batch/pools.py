@@ -101,11 +101,14 @@ class RayPool:
         # a source checkout: the Ray workers import this same code (worker_env puts it on PYTHONPATH)
         runtime_env = {"env_vars": {"PYTHONPATH": worker_env()["PYTHONPATH"]}} if source_path() else None
         self._owned = not ray.is_initialized()  # a Ray connection of the caller's is used, and left open
-        if self._owned:  # the token, a timeout of codur's own, the cause named, Ray's banner kept out
-            quiet = {"runtime_env": runtime_env, "log_to_driver": False, "configure_logging": False}
-            if address == "local":
-                workers = workers or default_workers()
-                quiet.update(num_cpus=workers, include_dashboard=False)
+        quiet = {"runtime_env": runtime_env, "log_to_driver": False, "configure_logging": False}
+        if self._owned and address == "local":  # started here, in this thread (Ray sets signal handlers)
+            workers = workers or default_workers()
+            try:
+                ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                raise RuntimeError(f"--ray {address}: {exc}") from exc
+        elif self._owned:  # a cluster: its token, a timeout of codur's own, the cause named, Ray's banner kept out
             connect(ray, address, timeout_s, **quiet)
         self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.root, self.in_place, self.batch = root, in_place, batch

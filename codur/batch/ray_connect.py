@@ -116,12 +116,13 @@ def _probe(address: str) -> None:
 
 
 def connect(ray: Any, address: str, timeout_s: float = DEFAULT_TIMEOUT_S, **init: Any) -> None:
-    """``ray.init(address=...)`` (``local`` starts an instance here: ``ray.init(**init)``) within
-    ``timeout_s`` seconds, Ray's output kept out of codur's.
+    """``ray.init(address=...)`` within ``timeout_s`` seconds, Ray's output kept out of codur's.
+    (``--ray local`` starts its instance with ``ray.init`` in the calling thread instead:
+    :class:`codur.batch.pools.RayPool`.)
 
     Args:
         ray: the ``ray`` module.
-        address: ``local``, ``auto`` or ``ray://HOST:PORT``.
+        address: ``auto`` or ``ray://HOST:PORT``.
         timeout_s: seconds to wait for the connection (> 0).
         init: further ``ray.init`` arguments (runtime_env, num_cpus, ...).
 
@@ -131,7 +132,7 @@ def connect(ray: Any, address: str, timeout_s: float = DEFAULT_TIMEOUT_S, **init
     """
     if address.startswith("ray://"):
         _probe(address)
-    source = token_source() if address != "local" else None
+    source = token_source()
     if source and not os.environ.get("RAY_AUTH_MODE"):
         _token_mode()
     log = Path(tempfile.gettempdir()) / f"codur-ray-{os.getpid()}.log"
@@ -145,7 +146,7 @@ def connect(ray: Any, address: str, timeout_s: float = DEFAULT_TIMEOUT_S, **init
 
     def work() -> None:
         try:
-            ray.init(**({} if address == "local" else {"address": address}), **init)
+            ray.init(address=address, **init)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
             box["error"] = exc
 
