@@ -74,7 +74,7 @@ class LazyGroup(TyperGroup):
             func = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError):
             return None  # that engine is not installed in this build
-        single = typer.Typer(rich_markup_mode="rich", add_completion=False)
+        single = typer.Typer(rich_markup_mode="rich", add_completion=False, context_settings=CONTEXT)
         single.command(cmd_name, help=help_text)(func)
         command = typer.main.get_command(single)
         self.commands[cmd_name] = command
@@ -88,8 +88,31 @@ class LazyGroup(TyperGroup):
             self._listing = False
 
 
+#: ``-h`` is ``--help``, for every command (a subcommand's context inherits it).
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+def _no_flag_placeholder() -> None:
+    """A flag's help shows no ``<bool>`` placeholder: a flag takes no value (Typer shows one for
+    every option's type; a flag's is left out here, once, for every command)."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "codur", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich.codur = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_no_flag_placeholder()
+
 app = typer.Typer(
     name="codur", cls=LazyGroup, add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
+    context_settings=CONTEXT,
     help="codur: a coding agent for Python repositories. [bold]codur TASK --repo PATH[/bold] runs the main job.",
 )
 

@@ -247,6 +247,23 @@ class CodurConfig(BaseSettings):
 
     _database_url = field_validator("database_url")(postgres_url)
 
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        """An endpoint is an http(s) URL with a host (``http://127.0.0.1:8080/v1``), else refused."""
+        from urllib.parse import urlsplit
+
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value.strip())
+            ok = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+        except ValueError:  # a port that is no number
+            ok = False
+        if not ok:
+            raise ValueError("not an http(s) URL with a host, e.g. http://127.0.0.1:8080/v1")
+        return value.strip()
+
     @model_validator(mode="after")
     def _storage_url(self) -> CodurConfig:
         """``database_url`` unset: the config file's ``[storage] url``."""

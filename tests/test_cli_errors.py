@@ -166,4 +166,9 @@ def test_resume_of_an_unknown_run_is_one_line_and_exit_2(invoice_repo: Path):
     proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--resume", "20260101-000000-abcdef")
     assert proc.returncode == 2
     line = one_line(proc)
-    assert line.startswith("codur: --resume 20260101-000000-abcdef: no checkpoint") and "Traceback" not in proc.stderr
+    assert line.startswith("codur: --resume 20260101-000000-abcdef: no run with that id or prefix") and \
+        "Traceback" not in proc.stderr
+    (invoice_repo / ".codur" / "runs" / "20260101-000000-abcdef").mkdir(parents=True)  # a folder, no checkpoint
+    proc = codur("make the failing tests pass", "--repo", str(invoice_repo), "--resume", "20260101-000000-abc")
+    assert proc.returncode == 2
+    assert one_line(proc).startswith("codur: --resume 20260101-000000-abcdef: no checkpoint")

@@ -14,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from codur.batch.ray_connect import DEFAULT_TIMEOUT_S, connect
 from codur.batch.tasks import BatchTask
 from codur.batch.worker import execute_task, source_path, worker_env
 from codur.core import cpu
@@ -50,16 +51,18 @@ class LocalPool:
         root: the folder holding the working copies.
         in_place: folder repos are worked on where they are.
         env: environment variables added to every task process's (the shared model server's URL).
+        batch: the batch's name, recorded with each task's run.
     """
 
-    def __init__(self, workers: int, root: Path, *, in_place: bool = False, env: dict[str, str] | None = None) -> None:
-        self.slots, self.root, self.in_place, self.env = workers, root, in_place, dict(env or {})
+    def __init__(self, workers: int, root: Path, *, in_place: bool = False, env: dict[str, str] | None = None,
+                 batch: str = "") -> None:
+        self.slots, self.root, self.in_place, self.env, self.batch = workers, root, in_place, dict(env or {}), batch
         self._threads = ThreadPoolExecutor(workers, thread_name_prefix="codur-batch")
         self._cancel = threading.Event()
 
     def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
         return self._threads.submit(execute_task, task.model_dump(), str(self.root), self.in_place, self._cancel,
-                                    self.env)
+                                    self.env, self.batch)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -76,16 +79,20 @@ class RayPool:
             ``auto`` or ``ray://HOST:PORT`` joins an existing cluster (codur installed on its nodes;
             a folder repo and ``root`` must be paths the nodes can reach, a git URL always is).
         workers: tasks run at once; None: ``default_workers()`` for ``local``, the cluster's CPUs else.
-        root, in_place: as for :class:`LocalPool`.
+        root, in_place, batch: as for :class:`LocalPool`.
+        timeout_s: seconds to wait for the connection (:func:`codur.batch.ray_connect.connect`).
 
     When this process is already connected to Ray (``ray.is_initialized()``), that connection is
     used whatever ``address`` says, and :meth:`close` leaves it open.
 
     Raises:
-        RuntimeError: Ray is not installed (``pip install 'codur[ray]'``) or cannot connect (Ray's message).
+        RuntimeError: Ray is not installed (``pip install 'codur[ray]'``);
+            :class:`codur.batch.ray_connect.RayConnectError` (a RuntimeError): it cannot connect,
+            the cause named (network, authentication, timeout).
     """
 
-    def __init__(self, address: str, workers: int | None, root: Path, *, in_place: bool = False) -> None:
+    def __init__(self, address: str, workers: int | None, root: Path, *, in_place: bool = False,
+                 batch: str = "", timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         try:
             import ray
         except ImportError as exc:
@@ -94,22 +101,22 @@ class RayPool:
         # a source checkout: the Ray workers import this same code (worker_env puts it on PYTHONPATH)
         runtime_env = {"env_vars": {"PYTHONPATH": worker_env()["PYTHONPATH"]}} if source_path() else None
         self._owned = not ray.is_initialized()  # a Ray connection of the caller's is used, and left open
-        try:
-            if self._owned and address == "local":
-                workers = workers or default_workers()
-                ray.init(num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
-                         log_to_driver=False, configure_logging=False)
-            elif self._owned:
-                ray.init(address=address, runtime_env=runtime_env, log_to_driver=False, configure_logging=False)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise RuntimeError(f"--ray {address}: {exc}") from exc
+        quiet = {"runtime_env": runtime_env, "log_to_driver": False, "configure_logging": False}
+        if self._owned and address == "local":  # started here, in this thread (Ray sets signal handlers)
+            workers = workers or default_workers()
+            try:
+                ray.init(num_cpus=workers, include_dashboard=False, **quiet)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                raise RuntimeError(f"--ray {address}: {exc}") from exc
+        elif self._owned:  # a cluster: its token, a timeout of codur's own, the cause named, Ray's banner kept out
+            connect(ray, address, timeout_s, **quiet)
         self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self.root, self.in_place = root, in_place
+        self.root, self.in_place, self.batch = root, in_place, batch
         self._remote = ray.remote(num_cpus=1, max_retries=0)(execute_task)
         self._refs: list[Any] = []
 
     def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
-        ref = self._remote.remote(task.model_dump(), str(self.root), self.in_place)
+        ref = self._remote.remote(task.model_dump(), str(self.root), self.in_place, None, None, self.batch)
         self._refs.append(ref)
         return ref.future()
 
@@ -124,10 +131,11 @@ class RayPool:
 
 
 def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False,
-              env: dict[str, str] | None = None) -> Pool:
+              env: dict[str, str] | None = None, batch: str = "", ray_timeout: float = DEFAULT_TIMEOUT_S) -> Pool:
     """A :class:`RayPool` when ``ray`` names an address, else a :class:`LocalPool` of
     ``workers`` (default :func:`default_workers`) with ``env`` added to its task processes'.
-    Raises as :class:`RayPool` does."""
+    ``batch`` names the batch in each task's run; ``ray_timeout`` is the Ray connect timeout,
+    seconds. Raises as :class:`RayPool` does."""
     if ray:
-        return RayPool(ray, workers, root, in_place=in_place)
-    return LocalPool(workers or default_workers(), root, in_place=in_place, env=env)
+        return RayPool(ray, workers, root, in_place=in_place, batch=batch, timeout_s=ray_timeout)
+    return LocalPool(workers or default_workers(), root, in_place=in_place, env=env, batch=batch)

@@ -142,14 +142,17 @@ def summarize(records: Iterable[dict[str, Any]], summary: BatchSummary) -> Batch
 
 def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None = None,
               caps: Caps | None = None, ray: str | None = None, in_place: bool = False, redo: bool = False,
-              on_event: Callable[[dict[str, Any]], None] | None = None, pool: Pool | None = None) -> BatchSummary:
+              on_event: Callable[[dict[str, Any]], None] | None = None, pool: Pool | None = None,
+              batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
     """Run ``tasks`` (each a normal codur run in its own process) and store their records.
 
     Args:
         tasks: the valid tasks of a task file (:func:`codur.batch.tasks.read_tasks`).
         store: where records go (:func:`codur.batch.results.open_results`); it is not closed here.
-        workdir: the folder holding the working copies, ``<workdir>/<id>``; one batch at a time
-            works in it (an flock on ``<workdir>/.batch.lock`` that names the holder).
+        workdir: the folder holding the working copies, ``<workdir>/<id>``; a relative path is taken
+            from this process's working directory, made absolute here once, before any worker
+            starts (a worker process runs in ``workdir`` itself, a Ray task on another node); one
+            batch at a time works in it (an flock on ``<workdir>/.batch.lock`` that names the holder).
         workers: tasks run at once (default: half the cores, at least 1; with Ray ``auto`` or a
             ``ray://`` address, the cluster's CPUs).
         caps: global limits on tokens, cost (USD) and time (seconds); see :class:`Caps`.
@@ -158,6 +161,8 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         redo: run the tasks that already have a result too.
         on_event: called with each event (see the module's docstring).
         pool: a pool to use instead of opening one (it is closed here too).
+        batch: the batch's name, recorded with each task's run (``codur_runs.batch`` in a database).
+        ray_timeout: seconds to wait for the Ray connection (None: :data:`codur.batch.ray_connect.DEFAULT_TIMEOUT_S`).
 
     Returns:
         The :class:`BatchSummary`.
@@ -168,18 +173,19 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         KeyboardInterrupt: after the tasks in flight are killed (their records are not stored).
     """
     caps = caps or Caps()
+    workdir = Path(workdir).expanduser().resolve()  # once, here: every worker gets this same absolute path
     emit = on_event or (lambda event: None)
     lock = hold_batch_lock(Path(workdir), WORKDIR_LOCK, "--workdir")
     try:
         return _run(tasks, store, workdir=workdir, workers=workers, caps=caps, ray=ray, in_place=in_place,
-                    redo=redo, emit=emit, pool=pool)
+                    redo=redo, emit=emit, pool=pool, batch=batch, ray_timeout=ray_timeout)
     finally:
         lock.release()
 
 
 def _run(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None, caps: Caps,
          ray: str | None, in_place: bool, redo: bool, emit: Callable[[dict[str, Any]], None],
-         pool: Pool | None) -> BatchSummary:
+         pool: Pool | None, batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
     ids = {t.id for t in tasks}
     earlier = [r for r in store.records() if str(r.get("id")) in ids]
     done = set() if redo else {str(r["id"]) for r in earlier}
@@ -189,8 +195,9 @@ def _run(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: 
     with contextlib.ExitStack() as stack:
         if pool is None and not ray and queue:  # local workers share one embedded model server
             env = stack.enter_context(shared_model_server(list(queue), workers or default_workers(), emit))
-            pool = open_pool(workers, workdir, in_place=in_place, env=env)
-        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place)
+            pool = open_pool(workers, workdir, in_place=in_place, env=env, batch=batch)
+        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place, batch=batch,
+                                 **({"ray_timeout": ray_timeout} if ray_timeout else {}))
         return _loop(queue, pool, caps, kept, summary, len(tasks), store, emit)
 
 

@@ -59,7 +59,8 @@ def worker_env() -> dict[str, str]:
 
 
 def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
-                 cancel: threading.Event | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
+                 cancel: threading.Event | None = None, env: dict[str, str] | None = None,
+                 batch: str = "") -> dict[str, Any]:
     """Run one task in a new ``python -m codur.batch.worker`` process and return its record.
 
     Args:
@@ -68,6 +69,7 @@ def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
         in_place: a folder repo is worked on where it is, not copied.
         cancel: set it to kill the process (SIGTERM, then SIGKILL after a second).
         env: variables added to the process's environment (:func:`worker_env`).
+        batch: the batch's name, recorded with the run (``codur_runs.batch`` in a database).
 
     Raises:
         TaskLost: the process ended without a result (its exit code and the end of its stderr
@@ -80,7 +82,7 @@ def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
     os.close(fd)
     try:
         Path(root).mkdir(parents=True, exist_ok=True)
-        job = json.dumps({"task": task, "root": str(root), "in_place": in_place, "out": out})
+        job = json.dumps({"task": task, "root": str(root), "in_place": in_place, "out": out, "batch": batch})
         done = run_process([sys.executable, "-m", "codur.batch.worker"], cwd=Path(root), timeout_s=limit,
                            stdin=job, env={**worker_env(), **(env or {})}, cancel=cancel or threading.Event())
         text = Path(out).read_text(encoding="utf-8")
@@ -93,8 +95,9 @@ def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
         Path(out).unlink(missing_ok=True)
 
 
-def run_task(task: BatchTask, root: Path, *, in_place: bool = False) -> dict[str, Any]:
+def run_task(task: BatchTask, root: Path, *, in_place: bool = False, batch: str = "") -> dict[str, Any]:
     """Run ``task`` in this process and return its record (see the module's docstring).
+    The run's request metadata names the task (``batch_task``) and the batch (``batch``).
 
     A task that cannot start (a missing folder, a failed clone, a setting that does not
     parse, a repo the request refuses) gives a record with status ``error`` and the reason,
@@ -113,7 +116,7 @@ def run_task(task: BatchTask, root: Path, *, in_place: bool = False) -> dict[str
         copy = prepare_workcopy(task, root, in_place=in_place)
         config = load_config(copy, **(task.settings or {}), test_command=task.test_command, fixers=task.fixers)
         request = RunRequest(task=task.task, repo=copy, timeout_s=task.timeout_s, max_turns=task.max_turns,
-                             metadata={"batch_task": task.id})
+                             metadata={"batch_task": task.id, **({"batch": batch} if batch else {})})
     except (OSError, RuntimeError, ValueError, ConfigError, ValidationError) as exc:  # ValueError: an id out of root
         return _record(task, copy, {"run_id": "", "status": "error", "reason": f"task_setup_failed: {exc}",
                                     "output_text": "", "turns": 0,
@@ -133,12 +136,13 @@ def _record(task: BatchTask, copy: Path | None, result: dict[str, Any]) -> dict[
 
 
 def main() -> None:
-    """``python -m codur.batch.worker``: read a job (JSON: task, root, in_place, out) on stdin,
+    """``python -m codur.batch.worker``: read a job (JSON: task, root, in_place, out, batch) on stdin,
     run it, write the record to ``out``."""
     from codur.core.files import atomic_write_bytes
 
     job = json.loads(sys.stdin.read())
-    record = run_task(BatchTask.model_validate(job["task"]), Path(job["root"]), in_place=bool(job["in_place"]))
+    record = run_task(BatchTask.model_validate(job["task"]), Path(job["root"]), in_place=bool(job["in_place"]),
+                      batch=str(job.get("batch") or ""))
     atomic_write_bytes(Path(job["out"]), json.dumps(record, ensure_ascii=False, default=str).encode())
 
 

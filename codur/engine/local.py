@@ -42,6 +42,7 @@ from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder, stop_worker
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.report import RunReport
+from codur.engine.resume import save_request, saved_settings
 from codur.llm.factory import ConfigModelProvider, ModelProvider
 from codur.memory import SessionEntry, summarize_diff
 from codur.sandbox.lifetime import sweep
@@ -237,6 +238,9 @@ class _Run:
                     closer()
                 self.trace.close()
                 raise
+        if not request.resume and not self.config.dry_run:  # what --resume takes back (engine/resume.py)
+            with contextlib.suppress(OSError):  # a run folder that cannot be written: the run says so itself
+                save_request(self.run_dir, self.run_id, request.task, self.config, request.session_id)
         self._log_run("started")
         box: dict[str, Any] = {"final": {}}
 
@@ -314,8 +318,11 @@ class _Run:
         try:
             log = postgres_module().PostgresRunLog(url)
             if result is None:
+                meta = self.request.metadata or {}
                 log.started(self.run_id, repo=str(self.request.repo), run_dir=str(self.run_dir),
-                            task=self.request.task, session_id=self.request.session_id)
+                            task=self.request.task, session_id=self.request.session_id,
+                            batch=meta.get("batch") or None, task_id=meta.get("batch_task") or None,
+                            settings=saved_settings(self.config))
             else:
                 log.ended(self.run_id, json.loads(result.model_dump_json()))
         except Exception as exc:  # noqa: BLE001 - the run list helps later; it does not decide this run

@@ -2,6 +2,7 @@
 
     codur runs [--repo PATH] [--limit N] [--json]   past runs, newest first
     codur runs --database                           the runs kept in PostgreSQL (database_url)
+    codur runs --database --batch NAME [--json]     a batch's results kept there (--json: its JSON lines)
     codur show RUN_ID [--repo PATH]                 a run's trace as a tree, then its diff
     codur undo [RUN_ID] [--repo PATH] [--force]     put back the files of the last (or named) run
     codur config [--repo PATH]                      every effective setting, its origin and trust level
@@ -45,12 +46,22 @@ def runs_command(
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show at most this many runs."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
     database: bool = typer.Option(False, "--database", help="List the runs kept in the PostgreSQL database "
-                                  "(the setting database_url: CODUR_DATABASE_URL or [storage] url), every repo "
+                                  "(the setting database_url: CODUR_DATABASE_URL or \\[storage] url), every repo "
                                   "and machine, instead of the repo's folder."),
+    batch: str | None = typer.Option(None, "--batch", metavar="NAME",
+                                     help="With --database: the results of the batch NAME (the stem of its "
+                                          "--out file), one line per task; with --json the JSON lines a "
+                                          "results file would hold."),
 ) -> None:
     """List the repo's past runs, newest first: id, start (UTC), status, files, tokens, cost, seconds, task."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.history.runs import list_runs
 
+    if batch is not None:
+        if not database:
+            raise _fail("--batch reads a batch's results from the database: add --database")
+        _batch_results(repo, batch, as_json)
+        return
     if database:
         runs = _database_runs(repo, limit)
         where = "the database"
@@ -65,7 +76,8 @@ def runs_command(
             "a run keeps its folder in .codur/runs/"
         console.print(f"[dim]no runs in {where} ({kept})[/]")
         return
-    colours = {"success": "green", "interrupted": "yellow", "running": "cyan", "unfinished": "yellow"}
+    colours = {"success": "green", "interrupted": "yellow", "running": "cyan", "unfinished": "yellow",
+               "dry_run": "cyan", "undone": "yellow"}
     rows = [[r.run_id, r.started.strftime("%m-%d %H:%M") if r.started else "?", r.status, str(len(r.files_changed)),
              "-" if r.tokens is None else str(r.tokens), "-" if r.cost_usd is None else f"{r.cost_usd:.4f}",
              "-" if r.seconds is None else f"{r.seconds:.1f}"] for r in runs]
@@ -74,6 +86,12 @@ def runs_command(
         names += ["host", "resume"]
         for r, row in zip(runs, rows, strict=True):
             row += [str(r.extra.get("host", "")), "yes" if r.extra.get("resumable") else "-"]
+    if not console.is_terminal:  # piped: a line per run, fields two spaces apart, never wrapped or padded
+        typer.echo(f"codur runs · {where}")
+        typer.echo("  ".join([*names, "task"]))
+        for r, row in zip(runs, rows, strict=True):
+            typer.echo("  ".join([*row, f"{r.task}  [{r.extra['repo']}]" if database else r.task]))
+        return
     # under 100 columns, "started" (the run id begins with the same time) and "files" give way, so
     # the task keeps about 30 columns and wraps rather than being cropped
     shown = [i for i in range(len(names)) if console.width >= 100 or names[i] not in ("started", "files", "host")]
@@ -90,12 +108,40 @@ def runs_command(
     console.print(table)
 
 
-def _database_runs(repo: Path, limit: int) -> list:
-    """The runs of the database the settings for ``repo`` name (exit 2 when none is set or it
-    cannot be read)."""
+def _batch_results(repo: Path, batch: str, as_json: bool) -> None:
+    """Print the records the database keeps for ``batch`` (exit 2 when there are none)."""
+    from codur.storage import StorageError, postgres_module
+
+    url = _database_url(repo)
+    try:
+        store = postgres_module().PostgresResults(url, batch=batch)
+        try:
+            records = store.records()
+        finally:
+            store.close()
+    except StorageError as exc:
+        raise _fail(str(exc)) from None
+    if not records:
+        raise _fail(f"--batch {batch}: no results of that batch in the database (a batch is named by the stem "
+                    "of its --out file)")
+    if as_json:  # the lines RESULTS.jsonl would hold: `... --json > RESULTS.jsonl` exports them
+        for record in records:
+            typer.echo(json.dumps(record, ensure_ascii=False, default=str))
+        return
+    table = Table(title=f"codur batch {batch} · the database", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False, show_edge=False, collapse_padding=True)
+    for name in ("task id", "status", "fixer", "tokens", "cost $", "s", "run id"):
+        table.add_column(name, no_wrap=True, justify="right" if name in ("tokens", "cost $", "s") else "left")
+    for r in {str(r["id"]): r for r in records}.values():  # the last record of each task counts
+        table.add_row(str(r["id"]), str(r.get("status", "")), str(r.get("fixer") or r.get("reason") or "-"),
+                      str(r.get("tokens", 0)), f"{float(r.get('cost_usd') or 0):.4f}",
+                      f"{float(r.get('duration_s') or 0):.1f}", str(r.get("run_id") or "-"))
+    console.print(table)
+
+
+def _database_url(repo: Path) -> str:
+    """The database the settings for ``repo`` name (exit 2 when none is set or a setting does not parse)."""
     from codur.config import ConfigError, load_config
-    from codur.history.runs import list_database_runs
-    from codur.storage import StorageError
 
     try:
         url = load_config(repo if repo.is_dir() else None).database()
@@ -104,6 +150,16 @@ def _database_runs(repo: Path, limit: int) -> list:
     if not url:
         raise _fail("--database: no database set (CODUR_DATABASE_URL=postgresql://..., or [storage] url in "
                     "codur.toml)")
+    return url
+
+
+def _database_runs(repo: Path, limit: int) -> list:
+    """The runs of the database the settings for ``repo`` name (exit 2 when none is set or it
+    cannot be read)."""
+    from codur.history.runs import list_database_runs
+    from codur.storage import StorageError
+
+    url = _database_url(repo)
     try:
         return list_database_runs(url, limit)
     except StorageError as exc:
@@ -114,7 +170,8 @@ def show_command(
     run_id: str = typer.Argument(..., help="A run id, or a unique prefix of one (codur runs lists them)."),
     repo: Path = REPO,
 ) -> None:
-    """Print a run's trace as a tree (turns, nodes, tool and model calls), then its diff."""
+    """Print a run's trace as a tree (turns, nodes, tool and model calls), its answer, then its diff."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.history.runs import RunNotFound, find_run, read_events
     from codur.history.trace import trace_tree
 
@@ -127,6 +184,8 @@ def show_command(
         diff = (run.run_dir / "diff.patch").read_text(encoding="utf-8", errors="replace")
     except OSError:
         diff = ""
+    if run.answer:  # a question's answer (a fix's summary): the run's last words, whole
+        console.print(Text(f"{'summary' if diff else 'answer'}: {run.answer}"))
     if diff and console.is_terminal:
         from codur.ui.summary import print_diff
 
@@ -144,6 +203,7 @@ def undo_command(
     force: bool = typer.Option(False, "--force", help="Put files back even if they changed after the run."),
 ) -> None:
     """Put back the files a run changed: originals restored, created files deleted, deleted ones back."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.history.runs import RunNotFound, find_run, list_runs
     from codur.history.undo import UndoRefused, undo
 
@@ -166,6 +226,9 @@ def undo_command(
     forced = f"; overwrote changes made since: {', '.join(report.overwritten)}" if report.overwritten else ""
     console.print(f"undid run {run.run_id}: {len(report.restored) + len(report.deleted)} files{forced}",
                   markup=False)
+    if report.backup is not None:
+        console.print(f"the overwritten files, as they were just before: {report.backup}", markup=False,
+                      soft_wrap=True)
 
 
 def _reverted_at_end(run_dir: Path) -> bool:
@@ -193,12 +256,17 @@ def config_command(
     base_url: str | None = typer.Option(None, "--base-url", metavar="URL", help="As codur run's flag: the endpoint."),
     api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
                                            help="As codur run's flag: the variable holding the API key."),
+    check: bool = typer.Option(False, "--check", help="Also try what the settings name: connect to the database "
+                               "(create codur's tables) and ask the model endpoint for its models; exit 2 when "
+                               "one cannot be used."),
 ) -> None:
     """Print every effective setting for the repo, where it came from (flag, env, file, default) and
     its level (``user``, ``repo``, ``repo (trusted)``, ``default``; a repo file's value that is
     not taken: ``ignored (untrusted repo)``), then the test command it gives (``tests:
     .venv/bin/python -m pytest (.venv)``). ``CODUR_*`` variables that are no setting and the repo
-    file's ignored keys are named first."""
+    file's ignored keys are named first. With ``--check``, the database and the model endpoint
+    are tried and what they hold is said."""
+    console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.config import CodurConfig, ConfigError, load_config
     from codur.config_sources import find_config_files, ignored_settings, origins, unknown_variables
     from codur.testing.command import resolve as resolve_tests
@@ -226,6 +294,49 @@ def config_command(
                       style=style)  # no markup from values
     console.print(table)
     console.print(Text(f"tests: {resolve_tests(root, config.test_command).describe(root)}"))
+    if check:
+        _check(config)
+
+
+def _check(config: object) -> None:
+    """``codur config --check``: the database (connected, tables created, what it holds) and each
+    model endpoint (one request); exit 2 after saying which failed."""
+    from codur.llm.preflight import EndpointUnusable, check_endpoint, endpoints
+    from codur.storage import StorageError, postgres_module, redact
+
+    failed = False
+    url = config.database()  # type: ignore[attr-defined]
+    if url:
+        try:
+            found = postgres_module().check(url)
+        except StorageError as exc:
+            err.print(f"codur: check: {exc}", markup=False)
+            failed = True
+        else:
+            console.print(Text(
+                f"database {redact(url)}: PostgreSQL {found['server']}, database {found['database']} as "
+                f"{found['user']}; tables ready: {', '.join(found['tables'])}; {found['runs']} runs "
+                f"({found['resumable']} resumable), {found['batches']} batches ({found['batch_results']} "
+                f"results), {found['sessions']} sessions"))
+    else:
+        console.print(Text("database: none set (runs are kept in each repo's .codur/)"))
+    from codur.config import ConfigError
+
+    try:
+        named = endpoints(config)
+    except ConfigError as exc:  # no model named and the endpoint's list cannot be read
+        err.print(f"codur: check: {exc}", markup=False)
+        named, failed = [], True
+    for endpoint in named:
+        try:
+            check_endpoint(endpoint)
+        except EndpointUnusable as exc:
+            err.print(f"codur: check: model endpoint {exc}", markup=False)
+            failed = True
+        else:
+            console.print(Text(f"model endpoint {endpoint.base_url}: answers (key from {endpoint.api_key_env})"))
+    if failed:
+        raise typer.Exit(2)
 
 
 def trust_command(

@@ -43,10 +43,12 @@ class RunInfo:
     seconds: float | None = None
     fixer: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    answer: str = field(default="", repr=False)  # the run's last words (a question's answer); not listed
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: the fields, ``started`` as ISO 8601, ``run_dir`` as a string, then ``extra``
-        (a database's run: ``repo``, ``host``, ``resumable``)."""
+        (a database's run: ``repo``, ``host``, ``resumable``; an undone run: ``undone``, the time,
+        and ``status_before_undo``)."""
         return {"run_id": self.run_id, "started": self.started.isoformat() if self.started else None,
                 "task": self.task, "status": self.status, "reason": self.reason,
                 "files_changed": self.files_changed, "tokens": self.tokens, "cost_usd": self.cost_usd,
@@ -99,7 +101,21 @@ def read_run(run_dir: Path) -> RunInfo:
     if not isinstance(result, dict):
         info.files_changed = sorted(_journal_index(run_dir))
         return info
-    return _with_result(info, result)
+    return _undone(_with_result(info, result), run_dir)
+
+
+def _undone(info: RunInfo, run_dir: Path) -> RunInfo:
+    """``info`` as ``codur undo`` left it: status ``undone``, ``extra`` with ``undone`` (when, UTC
+    ISO 8601) and ``status_before_undo``. A failed run's own revert at its end is no undo."""
+    try:
+        record = json.loads((run_dir / "undone.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return info
+    if not isinstance(record, dict) or "run_ended" in record:
+        return info
+    info.extra = {**info.extra, "undone": record.get("undone_at"), "status_before_undo": info.status}
+    info.status = "undone"
+    return info
 
 
 def _with_result(info: RunInfo, result: dict) -> RunInfo:
@@ -114,6 +130,7 @@ def _with_result(info: RunInfo, result: dict) -> RunInfo:
     info.cost_usd = _first(result.get("cost_usd"), usage.get("cost_usd"))
     info.seconds = _first(result.get("duration_s"), timings.get("total_s"))
     info.fixer = str(meta.get("fixer") or "")
+    info.answer = str(result.get("output_text") or "")
     if not info.task:
         info.task = str(result.get("task") or result.get("input") or "")
     return info

@@ -5,13 +5,15 @@ deleted comes back; each file is written atomically (``atomic_write_bytes``). Be
 touching anything, every file is compared with the run's manifest
 (``<run_dir>/journal.json``, :meth:`ChangeJournal.write_manifest`; for a run without
 one, its ``diff.patch``): a file changed after the run is not overwritten unless
-forced. The repo lock is held from that check to the last write. The undo is recorded in
+forced, and a forced undo first copies those files to ``<run_dir>/before-undo/<UTC time>/``.
+The repo lock is held from that check to the last write. The undo is recorded in
 ``<run_dir>/undone.json``, so a second undo of the same run is refused.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +36,13 @@ class UndoRefused(RuntimeError):
 @dataclass
 class UndoReport:
     """What an undo did: files rewritten with their originals, files deleted (the run created
-    them), and the files that had changed after the run (put back anyway, with force)."""
+    them), the files that had changed after the run (put back anyway, with force), and the
+    folder keeping those files as they were just before the undo (None when none was kept)."""
 
     restored: list[str]
     deleted: list[str]
     overwritten: list[str]
+    backup: Path | None = None
 
 
 def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
@@ -55,7 +59,8 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
             a journal path outside the repo;
             files changed after the run (``files`` names them) or no record of the end state,
             without force;
-            another codur run holds the repo.
+            another codur run holds the repo; with force, the copy of the files it would overwrite
+            cannot be written.
     """
     from codur.engine.lock import RepoLock, RepoLocked
 
@@ -86,12 +91,39 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
         if after and not force:
             raise UndoRefused(f"changed since run {run.run_id}: {', '.join(after)} (--force puts them back "
                               "anyway)", after)
-        report = UndoReport(*journal.restore(), after or [])
+        try:  # before the first write: the edits made since the run are not lost
+            backup = _back_up(repo, run.run_dir, after or [])
+        except OSError as exc:
+            raise UndoRefused(f"run {run.run_id}: cannot keep a copy of the files --force would overwrite "
+                              f"({exc}); nothing was changed") from None
+        report = UndoReport(*journal.restore(), after or [], backup)
         journal.record_undo(forced=force, restored=report.restored, deleted=report.deleted,
-                            overwritten=report.overwritten)
+                            overwritten=report.overwritten, **({"backup": str(backup)} if backup else {}))
     finally:
         lock.release()
     return report
+
+
+#: The folder of a run's folder that keeps, per forced undo, the files it overwrote.
+BACKUP = "before-undo"
+
+
+def _back_up(repo: Path, run_dir: Path, rels: list[str]) -> Path | None:
+    """Copy each of ``rels`` that exists in ``repo`` to ``<run_dir>/before-undo/<UTC time>/<rel>``
+    (atomically) and return that folder; None when there is nothing to keep.
+
+    Raises:
+        OSError: the run folder cannot be written (nothing has been restored yet).
+    """
+    from codur.core.files import atomic_write_bytes
+
+    kept = {rel: data for rel in rels if (data := _current(repo / rel)) is not None}
+    if not kept:
+        return None
+    folder = run_dir / BACKUP / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    for rel, data in kept.items():
+        atomic_write_bytes(folder / rel, data)
+    return folder
 
 
 def _changed_since_run(journal: ChangeJournal, run: RunInfo) -> list[str] | None:

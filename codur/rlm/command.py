@@ -8,7 +8,9 @@ or no model.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +89,30 @@ def window_tokens(**flags: Any) -> tuple[int, int]:
     return window, profile.max_tokens
 
 
+def write_result(folder: Path, question: str, result: Any, seconds: float) -> Path:
+    """Write ``<folder>/result.json`` for ``codur runs`` and ``codur show``: the folder's name as the
+    run id, the question as the task, status ``success`` (an answer), ``failed`` (none) or ``error``,
+    the answer, tokens, cost (USD), wall seconds and the trace's path. Returns the file's path.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    import json
+
+    from codur.core.files import atomic_write_bytes
+
+    usage = result.trace.usage
+    status = "error" if result.answer_source == "error" else "success" if result.answer else "failed"
+    body = {"run_id": folder.name, "task": question, "status": status,
+            "reason": result.trace.error or f"answer: {result.answer_source}", "output_text": result.answer or "",
+            "duration_s": round(seconds, 3), "tokens": usage.input_tokens + usage.output_tokens,
+            "cost_usd": usage.cost_usd, "metadata": {"kind": "rlm", "trace_path": str(result.trace_path or ""),
+                                                     "answer_source": result.answer_source}}
+    path = folder / "result.json"
+    atomic_write_bytes(path, json.dumps(body, indent=1, ensure_ascii=False).encode())
+    return path
+
+
 def rlm_command(
     question: str = typer.Argument(..., help="The question to answer about the context."),
     context: str = typer.Option(..., "--context", "-c", help="file path or - for stdin"),
@@ -111,7 +137,6 @@ def rlm_command(
     """Answer a question over a long input with a recursive language model."""
     from codur.rlm.config import RLMConfig
     from codur.rlm.engine import RLMEngine
-    from codur.rlm.trace import new_trace_id
 
     if not question.strip():
         raise _fail("the question is empty")
@@ -130,12 +155,15 @@ def rlm_command(
         config = config.model_copy(update={"context_window_tokens": window, "direct_answer_tokens": answer_tokens})
     except (LocalModelUnavailable, ConfigError) as exc:
         raise _fail(str(exc)) from None
+    started = time.monotonic()
     try:
-        engine = RLMEngine(chat_model, config, prices=prices,
-                           run_dir=run_dir or Path(".codur") / "runs" / new_trace_id())
+        engine = RLMEngine(chat_model, config, prices=prices)  # the trace is written below, once its id is known
         result = engine.run_voted(question, text, k=vote) if vote > 1 else engine.run(question, text)
     finally:
         stop_shared_server()
+    folder = run_dir or Path(".codur") / "runs" / result.trace.id  # one id: the folder's is the trace's
+    result = dataclasses.replace(result, trace_path=result.trace.save(folder))
+    write_result(folder, question, result, time.monotonic() - started)
     if result.answer_source == "error":
         raise _fail(f"the run failed: {result.trace.error}", 1)
     typer.echo(result.answer)

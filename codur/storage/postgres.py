@@ -9,7 +9,9 @@ together on several machines do not race), in the database's default schema:
   ``checkpoint_migrations``: :meth:`PostgresSaver.setup`), thread id = run id;
 - ``codur_sessions``: session memory, one row per :class:`~codur.memory.SessionEntry`;
 - ``codur_batch_results``: batch results, one row per appended record, keyed by batch name;
-- ``codur_runs``: one row per run (where and when it started, its RunResult once it ended).
+- ``codur_runs``: one row per run (where and when it started, its RunResult once it ended; the
+  ``batch`` and ``task_id`` of a batch task's run; the ``settings`` it started with, which
+  ``--resume`` takes back).
 
 Connections are psycopg's, in autocommit mode: each write is committed when the call returns.
 Errors connecting are :class:`~codur.storage.StorageError` (one line, password hidden).
@@ -50,6 +52,10 @@ CREATE TABLE IF NOT EXISTS codur_runs (
     run_id TEXT PRIMARY KEY, repo TEXT NOT NULL, run_dir TEXT NOT NULL, task TEXT NOT NULL,
     host TEXT NOT NULL, pid INTEGER NOT NULL, session_id TEXT, started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     ended_at TIMESTAMPTZ, status TEXT NOT NULL DEFAULT 'running', reason TEXT NOT NULL DEFAULT '', result JSON);
+ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS batch TEXT;
+ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS task_id TEXT;
+ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS settings JSON;
+CREATE INDEX IF NOT EXISTS codur_runs_by_batch ON codur_runs (batch, task_id);
 """
 
 
@@ -115,6 +121,32 @@ def _session(url: str) -> Iterator[psycopg.Connection]:
         yield conn
     finally:
         conn.close()
+
+
+def check(url: str) -> dict[str, Any]:
+    """Connect to ``url``, create codur's tables and the checkpointer's where missing, and say what
+    is there: ``server`` (PostgreSQL's version), ``database``, ``user``, ``tables`` (codur's and the
+    checkpointer's, sorted), ``runs``, ``resumable`` (runs with checkpoints kept), ``batches``,
+    ``batch_results`` and ``sessions`` (counts).
+
+    Raises:
+        StorageError: the server cannot be reached, refuses, or the tables cannot be created.
+    """
+    saver, close = open_checkpointer(url)
+    close()
+    with _session(url) as db:
+        one = db.execute("SELECT current_setting('server_version') AS server, current_database() AS database, "
+                         "current_user AS user").fetchone()
+        tables = sorted(r["name"] for r in db.execute(
+            "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND "
+            r"(tablename LIKE 'codur\_%' OR tablename LIKE 'checkpoint%')").fetchall())
+        counts = db.execute(
+            "SELECT (SELECT count(*) FROM codur_runs) AS runs, "
+            "(SELECT count(DISTINCT thread_id) FROM checkpoints) AS resumable, "
+            "(SELECT count(DISTINCT batch) FROM codur_batch_results) AS batches, "
+            "(SELECT count(*) FROM codur_batch_results) AS batch_results, "
+            "(SELECT count(DISTINCT session_id) FROM codur_sessions) AS sessions").fetchone()
+    return {**one, "tables": tables, **{k: int(v) for k, v in counts.items()}}
 
 
 # checkpoints ----------------------------------------------------------------------------------
@@ -248,18 +280,23 @@ class PostgresRunLog:
     def __init__(self, url: str) -> None:
         self.url = url
 
-    def started(self, run_id: str, *, repo: str, run_dir: str, task: str, session_id: str | None = None) -> None:
-        """Record that ``run_id`` started (or was resumed) on this machine, in this process.
+    def started(self, run_id: str, *, repo: str, run_dir: str, task: str, session_id: str | None = None,
+                batch: str | None = None, task_id: str | None = None, settings: dict | None = None) -> None:
+        """Record that ``run_id`` started (or was resumed) on this machine, in this process;
+        ``batch`` and ``task_id`` name the batch task it runs (None outside a batch); ``settings``
+        (JSON data, :func:`codur.engine.resume.saved_settings`) are kept from its first start.
 
         Raises:
             StorageError: the database cannot be reached.
         """
         with _session(self.url) as db:
-            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id) "
-                       "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
+            db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id, batch, task_id, "
+                       "settings) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
                        "repo = EXCLUDED.repo, run_dir = EXCLUDED.run_dir, host = EXCLUDED.host, pid = EXCLUDED.pid, "
-                       "ended_at = NULL, status = 'running', reason = ''",
-                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id))
+                       "ended_at = NULL, status = 'running', reason = '', "
+                       "settings = COALESCE(codur_runs.settings, EXCLUDED.settings)",
+                       (run_id, repo, run_dir, task, socket.gethostname(), os.getpid(), session_id, batch, task_id,
+                        None if settings is None else json.dumps(settings)))
 
     def ended(self, run_id: str, result: dict) -> None:
         """Record how ``run_id`` ended: ``result`` is its RunResult as JSON data (``status``, ``reason``).
@@ -272,9 +309,25 @@ class PostgresRunLog:
                        "WHERE run_id = %s", (str(result.get("status", "unknown")), str(result.get("reason", "")),
                                              json.dumps(result, default=str), run_id))
 
+    def matching(self, prefix: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The runs whose id is ``prefix`` or starts with it (the exact id alone when it is one), at
+        most ``limit``, each a dict: ``run_id``, ``task``, ``session_id``, ``settings`` (JSON data or None).
+
+        Raises:
+            StorageError: the database cannot be reached.
+        """
+        with _session(self.url) as db:
+            rows = db.execute("SELECT run_id, task, session_id, settings::text AS settings FROM codur_runs "
+                              "WHERE left(run_id, length(%s)) = %s ORDER BY run_id LIMIT %s",
+                              (prefix, prefix, limit)).fetchall()
+        exact = [r for r in rows if r["run_id"] == prefix]
+        for row in rows:
+            row["settings"] = json.loads(row["settings"]) if row["settings"] else None
+        return exact or rows
+
     def runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The latest ``limit`` runs, newest first, each a dict: ``run_id``, ``repo``, ``run_dir``,
-        ``task``, ``host``, ``pid``, ``session_id``, ``started_at`` and ``ended_at`` (aware
+        ``task``, ``host``, ``pid``, ``session_id``, ``batch``, ``task_id``, ``started_at`` and ``ended_at`` (aware
         datetimes, ``ended_at`` None for a run without an end), ``status`` (``running`` until
         it ends), ``reason``, ``result`` (the RunResult as JSON data, or None) and
         ``resumable`` (checkpoints of the run are kept: ``codur --resume RUN_ID`` goes on from them).
@@ -283,7 +336,8 @@ class PostgresRunLog:
             StorageError: the database cannot be reached.
         """
         with _session(self.url) as db:
-            rows = db.execute("SELECT run_id, repo, run_dir, task, host, pid, session_id, started_at, ended_at, "
+            rows = db.execute("SELECT run_id, repo, run_dir, task, host, pid, session_id, batch, task_id, "
+                              "started_at, ended_at, "
                               "status, reason, result::text AS result FROM codur_runs "
                               "ORDER BY started_at DESC, run_id DESC LIMIT %s", (limit,)).fetchall()
             kept: set[str] = set()

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
-from rich.table import Table
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+from rich.table import Column, Table
 
 if TYPE_CHECKING:
     from codur.batch.runner import BatchSummary
@@ -40,9 +40,11 @@ class LiveView:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.progress = Progress(SpinnerColumn(), TextColumn("batch"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[stats]}"), console=console,
-                                 disable=not console.is_terminal)  # piped: the task lines and the table only
+        # the counts first and whole, the bar last taking what is left: at 80 columns the figures
+        # fit and the bar shrinks, rather than the figures being cut
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.fields[stats]}", table_column=Column(no_wrap=True)),
+                                 BarColumn(bar_width=None, table_column=Column(ratio=1)), console=console,
+                                 expand=True, disable=not console.is_terminal)  # piped: the task lines, the table
         self.bar = self.progress.add_task("batch", total=0, stats="")
         self.started = time.monotonic()
         self.finished = self.solved = self.tokens = self.running = self.queued = 0
@@ -83,14 +85,20 @@ class LiveView:
             return
         remaining = self.running + self.queued
         eta = _eta(remaining, self.finished, time.monotonic() - self.started)
-        stats = (f"running {self.running} · queued {self.queued} · solved {self.solved} · tokens {self.tokens} · "
-                 f"USD {self.cost:.4f} · ETA {eta}")
+        total = int(self.progress.tasks[0].total or 0)
+        stats = (f"{self.finished}/{total} · run {self.running} · queue {self.queued} · solved {self.solved} · "
+                 f"{self.tokens} tok · USD {self.cost:.4f} · ETA {eta}")
         self.progress.update(self.bar, completed=self.finished, stats=stats)
 
 
-def summary_table(summary: BatchSummary, out: Path) -> Table:
-    """The end-of-batch table: tasks, solved, by fixer and status, median time, tokens, cost, why it stopped."""
-    table = Table(title=f"batch results: {out}", title_justify="left", show_header=False)
+def summary_table(summary: BatchSummary, where: str) -> Table:
+    """The end-of-batch table: tasks, solved, by fixer and status, median time, tokens, cost, why it stopped.
+
+    Args:
+        summary: the batch's figures.
+        where: where its results are (the results file, or the database batch and the command that reads it).
+    """
+    table = Table(title=f"batch results: {where}", title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     results = sum(summary.by_status.values())
@@ -131,6 +139,9 @@ def batch_command(
     ray: str | None = typer.Option(None, "--ray", metavar="ADDRESS",
                                    help="Run each task as a Ray task: local (start Ray here), auto, or "
                                         "ray://HOST:PORT (needs codur[ray])."),
+    ray_timeout: float = typer.Option(30.0, "--ray-timeout", min=1, metavar="SECONDS",
+                                      help="How long to wait for the Ray connection before stopping with the "
+                                           "cause (network, authentication, timeout)."),
     workdir: Path | None = typer.Option(None, "--workdir", metavar="DIR",
                                         help="Where the working copies go, DIR/<id> (default: next to --out, "
                                              "<RESULTS>-work)."),
@@ -165,7 +176,8 @@ def batch_command(
     from codur.config import ConfigError, load_config
 
     try:  # with the setting database_url the results go to PostgreSQL (codur.storage)
-        store = open_results(out, load_config(tasks_file.parent).database())
+        database = load_config(tasks_file.parent).database()
+        store = open_results(out, database)
     except (ConfigError, RuntimeError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
@@ -179,7 +191,8 @@ def batch_command(
         raise typer.Exit(2) from None
     try:
         summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
-                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view)
+                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view, batch=out.stem,
+                            ray_timeout=ray_timeout)
     except RuntimeError as exc:
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
@@ -196,7 +209,9 @@ def batch_command(
         if isinstance(view, LiveView):
             view.progress.stop()  # the cursor comes back after an error or a Ctrl-C too
     if not json_out:
-        console.print(summary_table(summary, out))
+        where = (f"database, batch {out.stem!r} (codur runs --database --batch {out.stem} --json reads them)"
+                 if database else str(out))  # the file is never written in database mode: not named
+        console.print(summary_table(summary, where))
     if bad:
         err.print(f"codur batch: {len(bad)} task line(s) skipped", markup=False)
     raise typer.Exit(0 if summary.complete and not bad else 1)

@@ -204,7 +204,9 @@ class Progress:
         mark = "[green]ok[/]" if event.get("ok") else "[red]error[/]"
         text = f"   ↳ {escape(str(event.get('tool')))}({escape(args)}) {mark} " \
                f"[dim]{float(event.get('duration_s') or 0):.2f}s[/]"
-        if not event.get("ok") or self.verbose:
+        if self.verbose:  # the output as the tool printed it, its lines kept (a long one folds on a terminal)
+            text += "\n" + _block(str(event.get("output", "")))
+        elif not event.get("ok"):
             output = " ".join(str(event.get("output", "")).split())[:200]
             text += f"\n     [dim]{escape(output)}[/]"
         return text
@@ -296,6 +298,19 @@ class Progress:
 def _who(event: dict[str, Any]) -> str:
     role, model = event.get("role"), event.get("model")
     return f"{role} ({model})" if role and model else str(role or model or "")
+
+
+#: Lines of a tool's output ``--verbose`` shows; the rest is counted.
+VERBOSE_LINES = 60
+
+
+def _block(output: str) -> str:
+    """``output``'s lines indented under its tool line, at most :data:`VERBOSE_LINES` of them."""
+    lines = output.rstrip("\n").splitlines() or [""]
+    shown = [f"     [dim]{escape(line.expandtabs(4))}[/]" for line in lines[:VERBOSE_LINES]]
+    if len(lines) > VERBOSE_LINES:
+        shown.append(f"     [dim]… {len(lines) - VERBOSE_LINES} more lines (the trace has them all)[/]")
+    return "\n".join(shown)
 
 
 def _short(value: Any) -> str:

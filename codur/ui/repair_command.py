@@ -15,7 +15,6 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.syntax import Syntax
 from rich.table import Table
 
 from codur.config import CodurConfig
@@ -94,8 +93,10 @@ def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool
         for file, line, score in seen.suspicious[:10]:
             table.add_row(f"{file}:{line}", f"{float(score):.3f}")
         console.print(table)
-    if diff:
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    if diff:  # as codur run prints it: long lines folded with a marker on a terminal, whole when piped
+        from codur.ui.summary import print_diff
+
+        print_diff(console, diff)
     patched = bool(diff) and (dry_run or result.ok)
     if patched:
         console.print(f"[green]patched[/green]: {seen.label or result.output_text}", highlight=False)
@@ -112,6 +113,22 @@ def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool
            + ("`codur undo` puts it back)" if patched else f"{result.reason})"))
     console.print(f"{seen.tried} mutants tried in {seen.search_s:.1f} s · {run}", highlight=False)
     return patched
+
+
+def as_dry_run(result: Any, found: bool) -> Any:
+    """``result`` of a ``--dry-run`` (its patch proposed, never written) with status ``dry_run``
+    and the reason ``dry run: patch found, not written`` or ``dry run: no patch found``; its
+    ``result.json`` is rewritten (atomically) to say so. A result without a run folder is only
+    returned changed."""
+    from codur.core.files import atomic_write_bytes
+    from codur.engine.contracts import RunStatus
+
+    why = "dry run: patch found, not written" if found else "dry run: no patch found"
+    changed = result.model_copy(update={"status": RunStatus.DRY_RUN, "reason": why})
+    run_dir = result.metadata.run_dir
+    if run_dir is not None and (Path(run_dir) / "result.json").is_file():
+        atomic_write_bytes(Path(run_dir) / "result.json", changed.model_dump_json(indent=2).encode())
+    return changed
 
 
 def repair_command(
@@ -181,6 +198,8 @@ def repair_command(
     if result.status is RunStatus.CANCELLED:
         console.print("[yellow]interrupted[/yellow]: the repository was not changed")
         raise typer.Exit(130)
+    if dry_run:  # the run refused its own write: a dry run, not a failure (codur runs lists it so)
+        result = as_dry_run(result, found=bool(proposed))
     found = _report(console, seen, result, proposed[-1] if dry_run and proposed else result.diff, dry_run,
                     {"max_mutants": max_mutants, "max_pairs": max_pairs, "time_budget_s": time_budget})
     raise typer.Exit(0 if found else 1)

@@ -63,6 +63,27 @@ def _fail(err: Console, message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _resumed(err: Console, repo: Path, ref: str, task: str | None,
+             session: str | None) -> tuple[str, str, str | None, dict[str, Any]]:
+    """(full run id, task, session, saved settings) of the run ``ref`` names; exit 2 with one line
+    when no run or several match. A task or session given now wins over the saved one."""
+    from codur.config import ConfigError, load_config
+    from codur.engine.checkpoints import ResumeError
+    from codur.engine.resume import find_saved
+    from codur.storage import StorageError
+
+    if not repo.is_dir():
+        raise _fail(err, f"--repo: repository path does not exist or is not a folder: {repo}")
+    try:
+        found = find_saved(repo.resolve(), ref, load_config(repo).database())
+    except (ConfigError, ResumeError, StorageError) as exc:
+        raise _fail(err, str(exc)) from None
+    if not (task or found.task):
+        raise _fail(err, f"--resume {ref}: the run {found.run_id} keeps no task: give it again, codur TASK --resume "
+                         f"{found.run_id}")
+    return found.run_id, task or found.task, session or found.session_id, found.settings
+
+
 class JsonLines:
     """Writes each event as one JSON line (keys ``event_type``, ``run_id``, ``ts`` first), flushed."""
 
@@ -81,7 +102,8 @@ class JsonLines:
 
 
 def run_command(
-    task: str = typer.Argument(..., help="What to do, e.g. \"make the failing tests pass\"."),
+    task: str | None = typer.Argument(None, help="What to do, e.g. \"make the failing tests pass\" (with "
+                                       "--resume: taken from the run)."),
     repo: Path = typer.Option(Path("."), "--repo", "-r", help="The repository (default: current directory)."),
     max_turns: int | None = typer.Option(None, help="Plan→Act→Verify cycles at most."),
     timeout: float | None = typer.Option(None, help="Wall-clock limit, seconds."),
@@ -94,7 +116,9 @@ def run_command(
     confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
     session: str | None = typer.Option(None, "--session", metavar="ID",
                                        help="Session id: a follow-up run sees the session's earlier runs."),
-    resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help="Resume this run."),
+    resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID",
+                                      help="Resume this run (an id or a unique prefix); its task and settings "
+                                           "come with it, options given now win."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the model's replies and tool output."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the summary only."),
     json_out: bool = typer.Option(False, "--json", help="One JSON event per line on stdout, the result last."),
@@ -138,6 +162,13 @@ def run_command(
         raise _fail(err, "--confirm asks before each write, but stdin is no terminal to answer on (CI, a pipe, "
                          "< /dev/null); use --read-only to get the plan and a proposed diff without writing, "
                          "or run without --confirm")
+    flags = {"test_command": test_cmd, "tests": tests, "model": model, "base_url": base_url,
+             "api_key_env": api_key_env, "max_cost_usd": max_cost}
+    saved: dict[str, Any] = {}
+    if resume is not None:  # the run's id, task and settings from its first start (engine/resume.py)
+        resume, task, session, saved = _resumed(err, repo, resume, task, session)
+    elif task is None:
+        raise _fail(err, "task: say what codur should do: codur TASK, or codur --resume RUN_ID to go on with a run")
     cancel = threading.Event()
     fields: dict[str, Any] = {"task": task, "repo": repo, "max_turns": max_turns, "timeout_s": timeout,
                               "dry_run": dry_run}
@@ -146,8 +177,10 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     try:
         request = RunRequest(**fields)
-        config = load_config(repo, test_command=test_cmd, tests=tests, model=model, base_url=base_url,
-                             api_key_env=api_key_env, max_cost_usd=max_cost)
+        config = load_config(repo, **{**saved, **{k: v for k, v in flags.items() if v is not None}})
+        if config.base_url and config.api_key_env and not os.environ.get(config.api_key_env):
+            raise ConfigError(f"--api-key-env: the variable {config.api_key_env} is not set (export it with the "
+                              "endpoint's key, or name the variable that holds it)")
         if config.base_url and not config.model and not config.profiles and provide_models is None:
             config = config.model_copy(update={"model": config.profiles_for("actor")[0].model})  # asks /v1/models
     except ValidationError as exc:
@@ -163,6 +196,13 @@ def run_command(
     elif confirm:
         config = config.model_copy(update={"tool_policy": "confirm_writes"})
 
+    if not config.dry_run and not dry_run and config.model_fixers():  # one cheap request, before the suite
+        from codur.llm.preflight import EndpointUnusable, preflight
+
+        try:
+            preflight(config)
+        except EndpointUnusable as exc:
+            raise _fail(err, f"model endpoint {exc}") from None
     progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
     stdout = sys.stdout
     on_event: Callable[[dict], None] = JsonLines(stdout, progress) if json_out else progress
@@ -195,7 +235,7 @@ def run_command(
     else:
         from codur.ui.summary import print_summary
 
-        print_summary(console, result)
+        print_summary(console, result, repo=request.repo)
     if result.status is RunStatus.CANCELLED:
         raise typer.Exit(130)
     raise typer.Exit(0 if result.ok or result.status is RunStatus.DRY_RUN else 1)

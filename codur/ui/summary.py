@@ -60,8 +60,9 @@ def usd(amount: float) -> str:
     return f"${amount:.4f}" if amount >= 0.01 or amount == 0 else f"${amount:.6f}"
 
 
-def print_summary(console: Console, result: Any) -> None:
-    """Print the run's summary on ``console`` (the diff coloured on a terminal)."""
+def print_summary(console: Console, result: Any, repo: Path | None = None) -> None:
+    """Print the run's summary on ``console`` (the diff coloured on a terminal); a cancelled run's
+    ends with the command that resumes it (``--repo`` named when ``repo`` is given)."""
     f = figures(result)
     status = getattr(result.status, "value", str(result.status))
     colour = "green" if status in OK_STATUSES else "red"
@@ -100,8 +101,12 @@ def print_summary(console: Console, result: Any) -> None:
         console.print(f"[yellow]the test suite {escape(str(change.get('change')))} "
                       f"{escape(str(change.get('path')))}[/]", highlight=False)
     print_diff(console, result.diff)
-    if f["trace"]:
+    if f["trace"] and Path(f["trace"]).is_file():  # a run that never started (a locked repo) wrote none
         console.print(f"trace: {escape(f['trace'])}", highlight=False, soft_wrap=True)
+    if status == "cancelled" and getattr(result, "run_id", ""):
+        where = f" --repo {repo}" if repo is not None else ""
+        console.print(f"resume: codur --resume {escape(result.run_id)}{escape(where)}", highlight=False,
+                      soft_wrap=True)
 
 
 def _shown(path: str) -> str:

@@ -158,3 +158,20 @@ def test_ctrl_c_stops_the_tasks_in_flight_exits_130_and_stores_nothing_for_them(
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert not out.exists() or records(out) == []
     assert processes_under(work) == []
+
+
+def test_readmes_batch_command_with_a_relative_out_puts_every_copy_where_its_result_says(tmp_path):
+    import shutil
+
+    shutil.copytree(EXAMPLES / "invoice", tmp_path / "examples" / "invoice")
+    write_tasks(tmp_path / "tasks.jsonl", [{"id": "invoice", "repo": "examples/invoice", "task": FIX,
+                                            "fixers": ["mutation"]}])
+    done = subprocess.run(codur("batch", "tasks.jsonl", "--out", "results.jsonl"), cwd=tmp_path, env=env(),
+                          capture_output=True, text=True, timeout=600)  # README's command, as written
+    assert done.returncode == 0, done.stderr
+    [record] = records(tmp_path / "results.jsonl")
+    assert record["status"] == "success"
+    copy = Path(record["workcopy"])
+    assert copy.is_absolute() and copy == tmp_path / "results-work" / "invoice"
+    assert (copy / ".codur" / "runs" / record["run_id"] / "trace.jsonl").is_file()
+    assert not (tmp_path / "results-work" / "results-work").exists()

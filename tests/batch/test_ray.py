@@ -27,7 +27,8 @@ def _outcomes(tmp_path: Path, name: str, ray: str | None) -> tuple[dict, list[di
     assert errors == []
     store = JsonlResults(tmp_path / f"{name}.jsonl")
     events: list[dict] = []
-    summary = run_batch(tasks, store, workdir=tmp_path / f"{name}-work", workers=2, ray=ray, on_event=events.append)
+    workdir = Path(f"{name}-work") if ray else tmp_path / f"{name}-work"  # relative: resolved once, here
+    summary = run_batch(tasks, store, workdir=workdir, workers=2, ray=ray, on_event=events.append)
     store.close()
     assert summary.complete and summary.ran == 5
     outcome = {r["id"]: (r["status"], r["solved"], r["fixer"], r["diff"]) for r in store.records()}
@@ -39,9 +40,11 @@ def test_a_local_ray_instance_gives_the_local_pools_results(tmp_path, monkeypatc
     import ray
 
     monkeypatch.setenv("CODUR_REPAIR_WORKERS", "1")
+    monkeypatch.chdir(tmp_path)  # the Ray run's work folder is given relative to it
     local, _ = _outcomes(tmp_path, "local", None)
     on_ray, records = _outcomes(tmp_path, "ray", "local")
     assert not ray.is_initialized()  # the batch shut its instance down
     assert on_ray == local
     assert [local[f"r{n}"][:2] for n in range(5)] == [("success", True)] * 4 + [("error", False)]
-    assert all(Path(r["workcopy"]).parent == tmp_path / "ray-work" for r in records if r["workcopy"])
+    assert all(Path(r["workcopy"]).parent == tmp_path / "ray-work" and Path(r["workcopy"]).is_dir()
+               for r in records if r["workcopy"])

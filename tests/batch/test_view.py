@@ -27,7 +27,7 @@ def test_the_live_line_counts_done_running_queued_solved_tokens_cost_and_eta():
     task = view.progress.tasks[0]
     assert (task.completed, task.total) == (1, 3)
     stats = task.fields["stats"]
-    assert stats.startswith("running 1 · queued 1 · solved 1 · tokens 1200 · USD 0.0031 · ETA ")
+    assert stats.startswith("1/3 · run 1 · queue 1 · solved 1 · 1200 tok · USD 0.0031 · ETA ")
     assert ":" in stats.rsplit("ETA ", 1)[1]  # a figure once a task has finished
     view({"event_type": "batch.finished"})
     text = out.getvalue()
@@ -47,3 +47,16 @@ def test_the_summary_table_names_the_fixers_the_cost_and_the_cap():
     for expected in ("3 of 3", "by agent", "by mutation search", "460", "USD 0.0360", "not started",
                      "max_total_cost: USD 0.0360 >= 0.03"):
         assert expected in text, expected
+
+
+def test_at_80_columns_the_live_line_keeps_every_count_whole():
+    view = LiveView(Console(file=io.StringIO(), force_terminal=True, width=80))
+    view({"event_type": "batch.started", "total": 240, "skipped": 0, "queued": 240, "workers": 8})
+    view({"event_type": "task.finished", "record": _record("a", True, 1234567, 12.3456, "agent"),
+          "running": 8, "queued": 231})
+    shown = io.StringIO()
+    Console(file=shown, width=80, force_terminal=True, color_system=None).print(view.progress.get_renderable())
+    view.progress.stop()
+    line = shown.getvalue().splitlines()[0]
+    assert "1/240 · run 8 · queue 231 · solved 1 · 1234567 tok · USD 12.3456 · ETA " in line
+    assert "…" not in line and len(line.rstrip()) <= 80

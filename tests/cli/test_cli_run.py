@@ -60,6 +60,25 @@ def test_verbose_shows_the_models_replies(invoice_repo: Path, scripted, invoke):
     assert "model: ```json" in res.stdout and "→ replace_in_file" in res.stdout
 
 
+def test_verbose_shows_tool_output_with_its_lines(invoice_repo: Path, scripted, invoke):
+    scripted([call("read_file", path="billing.py"), fix_call(), "Fixed."])
+    res = invoke(TASK, "--repo", str(invoice_repo), "-v")
+    assert res.exit_code == 0, res.output
+    rows = res.stdout.splitlines()  # the file as read_file printed it: a row per line, not one squashed line
+    header = rows.index("     billing.py (lines 1-32 of 32):")
+    assert "↳ read_file(path='billing.py') ok" in rows[header - 1]
+    assert rows[header + 3].strip() == "3| from dataclasses import dataclass"
+    assert rows[header + 5].strip().startswith("5| BULK_THRESHOLD = 10")
+
+
+def test_dash_h_is_help_and_flags_show_no_placeholder(invoke):
+    for args in (["-h"], ["run", "-h"], ["runs", "-h"], ["batch", "-h"]):
+        res = invoke(*args)
+        assert res.exit_code == 0 and "Usage" in res.stdout, (args, res.output)
+    run_help = invoke("run", "-h").stdout
+    assert "--dry-run" in run_help and "<bool>" not in run_help and "<int>" in run_help
+
+
 def test_json_is_one_event_per_line_and_the_result_last(invoice_repo: Path, scripted, invoke):
     scripted([call("read_file", path="billing.py"), fix_call(), "Fixed."])
     res = invoke(TASK, "--repo", str(invoice_repo), "--json")
@@ -112,9 +131,53 @@ def test_session_and_resume_reach_the_run_request(invoice_repo: Path, monkeypatc
     res = invoke(TASK, "--repo", str(invoice_repo), "--session", "s-42", "--quiet")
     assert res.exit_code == 0, res.output
     assert seen[-1].session_id == "s-42" and not seen[-1].resume
+    (invoice_repo / ".codur" / "runs" / "20261122-101010-abcdef").mkdir(parents=True)
     res = invoke(TASK, "--repo", str(invoice_repo), "--resume", "20261122-101010-abcdef", "--quiet")
     assert res.exit_code == 0, res.output
     assert seen[-1].run_id == "20261122-101010-abcdef" and seen[-1].resume is True
+
+
+def test_resume_by_prefix_alone_takes_the_task_and_settings_of_a_cancelled_run(
+        invoice_repo: Path, scripted, invoke, monkeypatch: pytest.MonkeyPatch):
+    import os
+    import signal
+
+    def ctrl_c(_messages):
+        os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C during the first model call
+        return fix_call()
+
+    monkeypatch.setenv("CODUR_FIXERS", "agent")
+    monkeypatch.setenv("CODUR_MAX_TURNS", "2")
+    scripted([ctrl_c])
+    first = invoke(TASK, "--repo", str(invoice_repo))
+    assert first.exit_code == 130, first.output
+    [run_id] = [d.name for d in (invoice_repo / ".codur" / "runs").iterdir()]
+    assert f"resume: codur --resume {run_id} --repo {invoice_repo}" in first.stdout
+
+    monkeypatch.delenv("CODUR_FIXERS")  # the resumed run keeps the first start's settings anyway
+    monkeypatch.delenv("CODUR_MAX_TURNS")
+    seen = []
+    models = scripted([fix_call(), "Fixed."], planner=['{"task_type": "code_fix", "steps": []}'])
+    monkeypatch.setattr("codur.ui.run_command.provide_models", lambda config: seen.append(config) or
+                        __import__("codur.llm", fromlist=["StaticModelProvider"]).StaticModelProvider(models))
+    resumed = invoke("--resume", run_id[:-3], "--repo", str(invoice_repo), "--max-cost", "1")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"codur · {TASK} ·" in resumed.stdout and "status: success" in resumed.stdout
+    assert seen[-1].fixers == ["agent"] and seen[-1].max_turns == 2  # from the first start
+    assert seen[-1].max_cost_usd == 1  # an option given now wins
+    assert [d.name for d in (invoice_repo / ".codur" / "runs").iterdir()] == [run_id]  # the same run went on
+    assert FIX_NEW in (invoice_repo / "billing.py").read_text()
+
+
+def test_resume_of_an_unknown_or_ambiguous_prefix_is_one_line(invoice_repo: Path, invoke):
+    for name in ("20261122-101010-abcdef", "20261122-101010-abc999"):
+        (invoice_repo / ".codur" / "runs" / name).mkdir(parents=True)
+    res = invoke("--resume", "20261122-101010-abc", "--repo", str(invoice_repo))
+    assert res.exit_code == 2 and "ambiguous, 2 runs match" in res.stderr
+    res = invoke("--resume", "nope", "--repo", str(invoice_repo))
+    assert res.exit_code == 2 and "no run with that id or prefix" in res.stderr
+    res = invoke("--repo", str(invoice_repo))
+    assert res.exit_code == 2 and "codur --resume RUN_ID" in res.stderr
 
 
 @pytest.mark.parametrize("task_type", ["code_fix", "code_generation", "refactor", "file_operation"])
@@ -171,3 +234,16 @@ def test_a_failed_run_says_its_edits_were_reverted_and_keep_failed_keeps_them(in
     kept = invoke(TASK, "--repo", str(invoice_repo), "--keep-failed")
     assert kept.exit_code == 1 and "edits reverted" not in kept.stdout
     assert "files changed: billing.py" in kept.stdout and b"10% from" in (invoice_repo / "billing.py").read_bytes()
+
+
+def test_a_run_refused_by_a_locked_repo_names_no_trace(invoice_repo: Path, scripted, invoke):
+    from codur.engine.lock import RepoLock
+
+    scripted([fix_call(), "Fixed."])
+    lock = RepoLock.acquire(invoice_repo, "20261122-000000-holder")
+    try:
+        res = invoke(TASK, "--repo", str(invoice_repo))
+    finally:
+        lock.release()
+    assert res.exit_code == 1 and "repo_locked" in res.stdout
+    assert "trace:" not in res.stdout  # the run never started: it wrote no trace to point at

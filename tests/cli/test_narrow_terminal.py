@@ -93,3 +93,32 @@ def test_runs_and_config_fold_instead_of_cropping(long_line_repo: Path, tmp_path
     origin = "".join(row.split("│")[3].strip() for row in rows[samples:samples + 20]
                      if row.startswith("│ ") and (row is rows[samples] or row.split("│")[1].strip() == ""))
     assert origin == str(xdg / "codur" / "config.toml")
+
+
+def test_repair_folds_a_long_diff_line_as_run_does(long_line_repo: Path, tmp_path: Path):
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(long_line_repo, repo, ignore=shutil.ignore_patterns(".codur"))
+    source = repo / "billing.py"  # the bug back in (the module's run fixed it)
+    source.write_text(source.read_text().replace("quantity >= BULK_THRESHOLD and", "quantity > BULK_THRESHOLD and"))
+    rows = in_terminal([str(CODUR), "repair", "--repo", str(repo), "--dry-run", "--workers", "1"])
+    start = rows.index("--- a/billing.py")
+    diff = rows[start:start + next(i for i, row in enumerate(rows[start:]) if row.startswith("patched"))]
+    assert all(cell_len(row) <= 80 for row in diff), diff
+    assert [row for row in diff if row.startswith("↪")], diff  # folded with the marker, not cropped
+    joined = "\n".join(diff).replace("\n↪ ", "")
+    assert f"+    if quantity >= BULK_THRESHOLD and {LONG_CALL}:" in joined.split("\n")
+
+
+def test_piped_runs_and_undo_lines_are_whole_and_unpadded(long_line_repo: Path):
+    listed = subprocess.run([str(CODUR), "runs", "--repo", str(long_line_repo)], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "40"}, timeout=60)
+    lines = listed.stdout.splitlines()
+    assert lines[1].startswith("run id  started  status  files  tokens  cost $  s  task")
+    [row] = [line for line in lines if "make the failing tests pass" in line]
+    assert row == row.rstrip() and "   " not in row  # one line, fields two spaces apart, no padding
+    undone = subprocess.run([str(CODUR), "undo", "--repo", str(long_line_repo)], capture_output=True, text=True,
+                            env={**os.environ, "COLUMNS": "40"}, timeout=60)
+    assert undone.returncode == 0, undone.stderr
+    assert any(line.startswith("undid run ") and len(line) > 40 for line in undone.stdout.splitlines())

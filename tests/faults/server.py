@@ -206,6 +206,8 @@ class FaultServer:
     #: What ``GET /v1/models`` lists; the Authorization header of every request, in order.
     models: list[str] = field(default_factory=lambda: ["fault"])
     auth: list[str] = field(default_factory=list)
+    #: When set, a request without ``Authorization: Bearer <key>`` gets a 401 (as OpenAI's API answers).
+    key: str | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
@@ -241,6 +243,8 @@ class FaultServer:
                     request = {}
                 server.requests.append((time.monotonic(), request))
                 server.auth.append(self.headers.get("Authorization", ""))
+                if server.refuses(self):
+                    return
                 if not self.path.endswith("/chat/completions"):
                     _send(self, 404, b'{"error": {"message": "not found"}}')
                     return
@@ -248,6 +252,8 @@ class FaultServer:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 server.auth.append(self.headers.get("Authorization", ""))
+                if server.refuses(self):
+                    return
                 if not self.path.endswith("/models"):
                     _send(self, 404, b'{"error": {"message": "not found"}}')
                     return
@@ -262,6 +268,14 @@ class FaultServer:
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True, name="fault-server").start()
         return self
+
+    def refuses(self, handler: BaseHTTPRequestHandler) -> bool:
+        """Answer 401 and return True when :attr:`key` is set and the request does not carry it."""
+        if self.key is None or handler.headers.get("Authorization", "") == f"Bearer {self.key}":
+            return False
+        _send(handler, 401, json.dumps({"error": {"message": "Incorrect API key provided", "type":
+                                                  "invalid_request_error", "code": "invalid_api_key"}}).encode())
+        return True
 
     def close(self) -> None:
         self.stop.set()

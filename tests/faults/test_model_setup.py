@@ -107,3 +107,62 @@ def test_max_cost_ends_the_run_budget_exceeded_with_the_figures(fault_server, ag
     assert "status: budget_exceeded  reason: cost_budget" in result.stdout
     assert "spent $0.000005 of the $0.000001 limit (--max-cost)" in result.stdout
     assert (ages_repo / "ages.py").read_text() == before
+
+
+def test_a_malformed_base_url_and_an_unset_key_variable_are_one_line_exit_2(ages_repo: Path, tmp_path: Path):
+    bad = codur(["codur", "is_adult(18) should be True", "--base-url", "notaurl"], ages_repo, tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == [
+        "codur: --base-url: not an http(s) URL with a host, e.g. http://127.0.0.1:8080/v1 (got 'notaurl')"]
+    unset = codur(["codur", "is_adult(18) should be True", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                   "--api-key-env", "CODUR_TEST_NO_SUCH_KEY"], ages_repo, tmp_path)
+    assert unset.returncode == 2 and len(unset.stderr.strip().splitlines()) == 1
+    assert "--api-key-env: the variable CODUR_TEST_NO_SUCH_KEY is not set" in unset.stderr
+    assert not (ages_repo / ".codur").exists()  # nothing started
+
+
+def test_an_endpoint_that_refuses_the_key_or_is_down_stops_the_run_before_the_suite(
+        fault_server, ages_repo: Path, tmp_path: Path):
+    import socket
+    import time
+
+    fault_server.key = "sk-right"
+    started = time.monotonic()
+    refused = codur(["codur", "is_adult(18) should be True", "--base-url", fault_server.base_url, "--model", "m",
+                     "--api-key-env", "MY_KEY"], ages_repo, tmp_path, MY_KEY="sk-wrong")
+    assert refused.returncode == 2, refused.stdout[-2000:]
+    [line] = refused.stderr.strip().splitlines()
+    assert line.startswith(f"codur: model endpoint {fault_server.base_url}: authentication refused (HTTP 401) "
+                           "with the key in MY_KEY")
+    assert fault_server.requests == []  # one GET /models, no chat call of any role
+    assert not (ages_repo / ".codur" / "runs").exists()  # no run started, no test ran
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/v1"  # a port nothing listens on
+    down = codur(["codur", "is_adult(18) should be True", "--base-url", closed, "--model", "m"], ages_repo, tmp_path)
+    assert down.returncode == 2
+    assert down.stderr.strip().startswith(f"codur: model endpoint {closed}: cannot connect (network: ")
+    assert time.monotonic() - started < 30
+    fault_server.play(default=__import__("codur_fault_server").ok(PLAN_AND_FIX))
+    right = codur(["codur", "is_adult(18) should be True", "--base-url", fault_server.base_url, "--model", "m",
+                   "--api-key-env", "MY_KEY"], ages_repo, tmp_path, MY_KEY="sk-right", CODUR_FIXERS="agent")
+    assert right.returncode == 0, right.stderr[-2000:]
+
+
+def test_config_check_tries_the_endpoint_and_says_the_cause(fault_server, ages_repo: Path, tmp_path: Path):
+    fault_server.key = "sk-right"
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("CODUR_", "OPENAI_"))}
+    base.update({"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "CODUR_BASE_URL": fault_server.base_url,
+                 "CODUR_MODEL": "m", "CODUR_API_KEY_ENV": "MY_KEY"})
+
+    def check(key: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(CODUR), "config", "--check", "--repo", str(ages_repo)], capture_output=True,
+                              text=True, env={**base, "MY_KEY": key}, timeout=60)
+
+    good = check("sk-right")
+    assert good.returncode == 0, good.stderr
+    assert "database: none set" in good.stdout
+    assert f"model endpoint {fault_server.base_url}: answers (key from MY_KEY)" in good.stdout
+    bad = check("sk-wrong")
+    assert bad.returncode == 2
+    assert f"codur: check: model endpoint {fault_server.base_url}: authentication refused (HTTP 401)" in bad.stderr

@@ -74,6 +74,21 @@ def test_show_prints_the_tree_then_the_diff_by_unique_prefix(repo: Path, cli):
     assert "+++ b/notes.txt" in out and "--- a/old.txt" in out
 
 
+def test_show_prints_a_questions_answer(repo: Path, cli):
+    from codur import CodurConfig, RunRequest, run
+    from codur.llm import ScriptedChatModel, StaticModelProvider
+
+    answer = "The bulk discount threshold is BULK_THRESHOLD in billing.py, 10 items."
+    models = StaticModelProvider({"actor": ScriptedChatModel(replies=[answer]),
+                                  "planner": ScriptedChatModel(replies=['{"task_type": "question", "steps": []}'])})
+    result = run(RunRequest(task="where is the bulk discount threshold set?", repo=repo), models=models,
+                 config=CodurConfig(critic=False, repair=False, retry_base_delay_s=0))
+    assert answer in result.output_text
+    shown = cli("show", result.run_id, "--repo", str(repo))
+    assert shown.exit_code == 0, shown.output
+    assert f"answer: {result.output_text}" in shown.stdout and "(no changes)" in shown.stdout
+
+
 def test_show_a_failed_run_names_its_status_and_reason(repo: Path, cli):
     result = failed_run(repo)
     out = cli("show", result.run_id, "--repo", str(repo)).stdout

@@ -63,6 +63,15 @@ def test_files_edited_after_the_run_are_refused_then_forced(repo: Path, cli):
     assert "overwrote changes made since: billing.py, old.txt" in forced.stdout
     record = json.loads((result.run_dir / "undone.json").read_text())
     assert record["forced"] is True and record["overwritten"] == ["billing.py", "old.txt"]
+    backup = Path(record["backup"])  # the edits --force overwrote are kept, and the command says where
+    assert backup.parent == result.run_dir / "before-undo" and f"just before: {backup}" in forced.stdout
+    assert (backup / "billing.py").read_bytes() == edited["billing.py"]
+    assert (backup / "old.txt").read_text() == "I wrote this after the run\n"
+
+    listed = json.loads(cli("runs", "--repo", str(repo), "--json").stdout)
+    [run] = [r for r in listed if r["run_id"] == result.run_id]
+    assert run["status"] == "undone" and run["undone"] == record["undone_at"]
+    assert run["status_before_undo"] == "success"
 
 
 def test_the_last_run_is_the_last_that_changed_files(repo: Path, cli):

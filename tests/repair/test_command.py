@@ -24,6 +24,10 @@ def test_dry_run_prints_the_patch_and_exits_zero(off_by_one_repo):
     assert "calc.py:3" in result.output
     assert "mutants tried" in result.output
     assert snapshot(off_by_one_repo) == before
+    from codur.history.runs import list_runs
+
+    [run] = list_runs(off_by_one_repo)  # listed as what it was, not as a failure
+    assert (run.status, run.reason) == ("dry_run", "dry run: patch found, not written")
 
 
 def test_nothing_to_repair_exits_one(tmp_path):

@@ -58,6 +58,20 @@ def test_answers_from_a_file_and_prints_the_trace_tree(app, monkeypatch, tmp_pat
     assert len(traces) == 1 and f"trace: {traces[0]}" in result.stderr
 
 
+def test_a_run_is_listed_with_one_id_its_question_answer_tokens_and_time(app, monkeypatch, tmp_path):
+    from codur.history.runs import list_runs
+
+    use_model(monkeypatch, ["```repl\nprint(context.split()[-1])\n```", "FINAL(48213)"])
+    (tmp_path / "log.txt").write_text("noise " * 100 + "needle 48213")
+    monkeypatch.chdir(tmp_path)  # the default run folder: .codur/runs/<id> of the current folder
+    result = CliRunner().invoke(app, ["What is the needle?", "--context", "log.txt"])
+    assert result.exit_code == 0, result.output
+    [run] = list_runs(tmp_path)
+    assert (run.status, run.task, run.answer) == ("success", "What is the needle?", "48213")
+    assert run.tokens and run.tokens > 0 and run.seconds is not None
+    assert [p.name for p in (run.run_dir / "rlm").iterdir()] == [f"{run.run_id}.json"]  # one id
+
+
 def test_reads_the_context_from_stdin(app, monkeypatch, tmp_path):
     model = use_model(monkeypatch, ["```repl\nprint(len(context))\n```", "FINAL(5)"])
     result = CliRunner().invoke(app, ["How long?", "--context", "-", "--run-dir", str(tmp_path)], input="hello")

@@ -123,6 +123,12 @@ def test_a_run_is_resumed_on_another_copy_of_the_repo(invoice_repo: Path, tmp_pa
     assert first.status is RunStatus.CANCELLED
     elsewhere = tmp_path / "machine-b" / "invoice"
     shutil.copytree(invoice_repo, elsewhere, ignore=shutil.ignore_patterns(".codur"))
+    from codur.engine.resume import find_saved
+
+    found = find_saved(elsewhere, first.run_id[:-2], database_url)  # a prefix, found in the database's run list
+    assert (found.run_id, found.task) == (first.run_id, TASK)
+    assert found.settings["critic"] is False and found.settings["repair"] is False  # the first start's settings
+    assert "database_url" not in found.settings
     second = MockProvider([fix_call(), "Fixed."], roles={"planner": ['{"task_type": "code_fix", "steps": []}']})
     resumed = run(RunRequest(input=TASK, repo=elsewhere, run_id=first.run_id, resume=True), models=second,
                   config=config(database_url))
