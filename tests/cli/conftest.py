@@ -32,8 +32,9 @@ def scripted(monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv(key, value)
 
     def use(actor: list, planner: list | None = None) -> dict[str, ScriptedChatModel]:
-        models = {"actor": ScriptedChatModel(replies=actor),
-                  "planner": ScriptedChatModel(replies=planner or [])}
+        models = {"actor": ScriptedChatModel(replies=actor)}
+        if planner is not None:  # a planner model named is asked on every first plan (seed 004)
+            models["planner"] = ScriptedChatModel(replies=planner)
         monkeypatch.setattr("codur.ui.run_command.provide_models", lambda config: StaticModelProvider(models))
         return models
 

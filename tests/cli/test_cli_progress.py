@@ -118,6 +118,7 @@ def test_spinner_only_on_a_terminal():
 
 
 def test_summary_prefers_the_results_metadata(tmp_path: Path):
+    (tmp_path / "trace.jsonl").write_text("")  # the summary names a trace that exists
     result = RunResult(run_id="r1", status=RunStatus.SUCCESS, reason="verified", turns=1, metadata=RunMetadata(
         diff="--- a/x.py\n+++ b/x.py\n", files_changed=["x.py"], run_dir=tmp_path,
         usage={"llm_calls": 3, "input_tokens": 900, "output_tokens": 80, "total_tokens": 980, "cost_usd": 0.0123,

@@ -116,8 +116,9 @@ def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) ->
     reason is :data:`FRESH` when a fresh retry may start, else the ``no_progress`` stop.
 
     A retry may start while fewer than ``no_progress_turns`` turns in a row made no progress,
-    the agent is among the fixers, and the time left is at least what the last turn took (a
-    turn that cannot finish only spends the user's time). None: progress was made, or
+    the last turn completed (one that failed, e.g. on a model outage, was no attempt at the
+    bug), the agent is among the fixers, and the time left is at least what the last turn took
+    (a turn that cannot finish only spends the user's time). None: progress was made, or
     ``stop_without_progress`` is off.
     """
     if not ctx.config.stop_without_progress or not without_progress(state, verdict):
@@ -128,7 +129,9 @@ def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) ->
     last_turn_s = outcome_of(state).elapsed_s
     figures = {"failing_at_start": len(observation_of(state).tests.failed),
                "failing_now": len(verdict.failing_tests), "turns_without_progress": streak}
-    if streak < ctx.config.no_progress_turns and "agent" in ctx.config.fixers and seconds_left >= last_turn_s:
+    completed = outcome_of(state).status == TurnStatus.COMPLETED  # a turn that failed (a model outage) is no attempt
+    if (streak < ctx.config.no_progress_turns and completed and "agent" in ctx.config.fixers
+            and seconds_left >= last_turn_s):
         return Stop(RunStatus.FAILED, FRESH, figures)
     if seconds_left < last_turn_s:
         figures.update(seconds_left=round(seconds_left, 1), last_turn_s=round(last_turn_s, 1))
