@@ -95,7 +95,9 @@ def batch(tmp_path: Path, address: str, env: dict, *extra: str) -> subprocess.Co
 def test_a_batch_on_a_token_protected_head_over_ray_client(head: dict, tmp_path: Path):
     client_env = {k: v for k, v in head["env"].items() if k not in ("RAY_AUTH_MODE", "HOME")}
     client_env["HOME"] = str(tmp_path)  # no ~/.ray/auth_token: the token comes from RAY_AUTH_TOKEN alone
-    done = batch(tmp_path, head["address"], client_env)
+    # a Ray client's first connection starts a server process on the head: on 2 loaded cores that
+    # took over the 30 s default once (CI shares the machine with the whole suite), so give it room
+    done = batch(tmp_path, head["address"], client_env, "--ray-timeout", "120")
     assert done.returncode == 0, done.stderr[-3000:]
     events = [json.loads(line) for line in done.stdout.splitlines()]  # every stdout line is codur's JSON
     [finished] = [e for e in events if e["event_type"] == "task.finished"]
