@@ -26,3 +26,16 @@ def invoice_repo(tmp_path: Path) -> Path:
 def paginate_repo(tmp_path: Path) -> Path:
     """examples/paginate: 1-based page number used as a 0-based offset."""
     return copy_example("paginate", tmp_path)
+
+
+@pytest.fixture(params=["bwrap", "fallback"])
+def mode(request, monkeypatch) -> str:
+    """Each sandbox mode a test must hold in: bubblewrap (skipped, saying why, when it cannot run
+    here) and the fallback without it (``CODUR_SANDBOX=off``)."""
+    from codur.sandbox.bwrap import bwrap_problem
+
+    if request.param == "bwrap" and (problem := bwrap_problem()) is not None:
+        pytest.skip(f"bubblewrap does not work here: {problem}")
+    if request.param == "fallback":
+        monkeypatch.setenv("CODUR_SANDBOX", "off")
+    return request.param

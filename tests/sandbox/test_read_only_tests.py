@@ -27,15 +27,6 @@ WRITER = (
 )
 
 
-@pytest.fixture(params=["bwrap", "fallback"])
-def mode(request, monkeypatch) -> str:
-    if request.param == "bwrap" and not BWRAP:
-        pytest.skip(f"bubblewrap does not work here: {bwrap_problem()}")
-    if request.param == "fallback":
-        monkeypatch.setenv("CODUR_SANDBOX", "off")
-    return request.param
-
-
 @pytest.fixture
 def writer_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "writer"

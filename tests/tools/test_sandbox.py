@@ -24,15 +24,6 @@ needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap does not work he
 ENV_PROBE = "import json, os; print(json.dumps(dict(os.environ)))"
 
 
-@pytest.fixture(params=["bwrap", "fallback"])
-def mode(request, monkeypatch) -> str:
-    if request.param == "bwrap" and not BWRAP:
-        pytest.skip(f"bubblewrap does not work here: {bwrap_problem()}")
-    if request.param == "fallback":
-        monkeypatch.setenv("CODUR_SANDBOX", "off")
-    return request.param
-
-
 def test_children_get_only_the_allowlisted_environment(mode, repo: Path, monkeypatch) -> None:
     for name, value in {"DATABASE_URL": "postgres://u:p@db/x", "GH_PAT": "ghp_x", "OPENAI_API_KEY": "sk-x",
                         "PYTHON_SECRET_TOKEN": "s3cr3t", "LC_API_KEY": "k",  # no prefix passes (issue 21, item 7)
