@@ -89,19 +89,3 @@ class PatchResult:
 
     def __post_init__(self) -> None:
         self.status = PatchStatus(self.status)
-
-
-@dataclass
-class PhaseRun:
-    """What the phases of one search share, handed to each fixer's phase function.
-
-    Attributes:
-        phases: seconds each phase took, by phase name (the result's ``phases``).
-        untried: per fixer name, the (key, candidate) pairs its phase left untried, best first
-            (e.g. the mutants past the mutation time box); a later phase may take some (the
-            sampling phase tests the mutants beside the model). What is left is tested on every
-            worker after every fixer had its turn (phase ``"<name> (rest)"``).
-    """
-
-    phases: dict[str, float] = field(default_factory=dict)
-    untried: dict[str, list] = field(default_factory=dict)
