@@ -14,6 +14,7 @@ from codur.core.budget import Limits
 from codur.core.contracts import FIXER_NAMES, PatchStatus, StopReason
 from codur.core.usage import UsageLedger
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
+from codur.patch.contracts import PatchOutcome
 from codur.tools.journal import ChangeJournal
 
 
@@ -55,9 +56,9 @@ class RunReport:
         limits = self.limits
         total_s = limits.elapsed_s()
         usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
-        patch = final.get("patch") or {}
+        patch = PatchOutcome.of(final.get("patch"))
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == PatchStatus.PATCHED else ""
+        fixer = FIXER_NAMES.get(patch.source, "") if patch is not None and patch.status is PatchStatus.PATCHED else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"
         metadata = RunMetadata(

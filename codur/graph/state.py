@@ -25,6 +25,7 @@ from typing_extensions import TypedDict
 
 from codur.core.fields import FieldAccess
 from codur.graph.verification.verdict import Evidence, Verdict
+from codur.patch.contracts import PatchOutcome
 
 
 class Record(FieldAccess, BaseModel):
@@ -259,6 +260,12 @@ def outcome_of(state: CodurState) -> AgentOutcome | None:
     return _read(AgentOutcome, state.get("agent_outcome"))
 
 
+def patch_of(state: CodurState) -> PatchOutcome | None:
+    """What the candidate-patch pipeline found (:class:`codur.patch.contracts.PatchOutcome`),
+    or None before it ran."""
+    return PatchOutcome.of(state.get("patch"))
+
+
 def verdict_of(state: CodurState) -> Verdict | None:
     """The last verdict, or None before the first verification."""
     return _read(Verdict, state.get("verification_details"))
@@ -278,7 +285,8 @@ class CodurState(TypedDict, total=False):
         agent_outcome: the last Act step (:class:`AgentOutcome`).
         verification_details: the last verdict (:class:`codur.graph.verification.verdict.Verdict`:
             passed, reasoning, suggestions, evidence).
-        Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`.
+        Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`,
+            :func:`patch_of`.
         route: the next node plan or review chose (:class:`codur.graph.routing.Route`: delegate,
             patch, plan or done).
         feedback: failure context handed to the next Act step.
@@ -288,8 +296,7 @@ class CodurState(TypedDict, total=False):
         turns_without_progress: agent turns in a row, after a failed patch pipeline, that made none
             of the tests failing at the start pass (review counts them; the give-up rule reads them).
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
-        patch: what it found: status, source, provenance, tried per source, phases (seconds),
-            near_miss (the best near miss: label, fixed, failing, diff) or None.
+        patch: what it found (:class:`codur.patch.contracts.PatchOutcome`, read with :func:`patch_of`).
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
         messages: the agents' message history (user prompt, replies, tool results; no system
@@ -324,7 +331,7 @@ class CodurState(TypedDict, total=False):
     tried: str
     turns_without_progress: int
     patch_attempted: bool
-    patch: dict[str, Any]
+    patch: PatchOutcome
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]
     diff: str

@@ -43,7 +43,7 @@ def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_samp
 
     def after_the_verdict(_messages):  # the evaluator judges sample 0 while sample 1 is drawn
         deadline = time.monotonic() + 60
-        while not pipeline[0].judged and time.monotonic() < deadline:
+        while not pipeline[0].verdicts and time.monotonic() < deadline:
             time.sleep(0.05)
         return WRONG
 
@@ -75,7 +75,7 @@ def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_as
 
     def after_the_verdict(_messages):
         deadline = time.monotonic() + 60
-        while not pipeline[0].judged and time.monotonic() < deadline:
+        while not pipeline[0].verdicts and time.monotonic() < deadline:
             time.sleep(0.05)
         return fenced("def total(xs):\n    return 0")
 

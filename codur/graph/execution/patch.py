@@ -10,7 +10,7 @@ after the agent (review's "repair" route) and the agent's edits made no more tes
 pass, or were refused (``Verdict.refused``: a test edited, a function emptied), they are
 reverted first (from the change journal): the search starts from the original code, not
 from a failed attempt. The candidates the search refused (:mod:`codur.repair.footprint`)
-are kept in ``state["patch"]["refused"]`` for the summary.
+are kept in the state's :class:`codur.patch.contracts.PatchOutcome` (``refused``) for the summary.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from codur.graph.routing import target_tests
 from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, verdict_of
 from codur.graph.suspects import with_text
 from codur.patch import PatchPipeline, PatchSettings
+from codur.patch.contracts import PatchOutcome
 from codur.tools.registry import TaskType
 
 
@@ -79,10 +80,7 @@ def patch_node(state: CodurState, ctx: RunContext) -> dict:
                            provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
                            files=applied, edits=len(applied), reverted=reverted)
     update: dict = {"patch_attempted": True, "agent_outcome": outcome,
-                    "patch": {"status": status.value, "near_miss": result.near_miss, "tried": result.tried,
-                              "refused": result.refused,
-                              "phases": result.phases, "source": result.source, "label": result.label,
-                              "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
+                    "patch": PatchOutcome.from_result(result, status)}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
         update["observation"] = observation_of(state).model_copy(
             update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})
