@@ -26,10 +26,10 @@ with the best near miss as context.
 
 from __future__ import annotations
 
-import contextvars
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -39,6 +39,7 @@ from codur.patch import fixers as fixer_list
 from codur.patch import ranking
 from codur.patch.contracts import PatchResult, PatchSettings
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
+from codur.patch.producer import Producer, read_originals
 from codur.repair.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
@@ -48,9 +49,15 @@ from codur.tools.executor import TestPolicy
 
 Event = Callable[[dict], None]
 
-#: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
-#: reply stops at its next token; a call with no token yet is left behind, not waited for).
-SAMPLER_GRACE_S = 2.0
+@dataclass
+class _Run:
+    """One search's session, ranked functions, seconds per phase, and per fixer the
+    candidates it left untried (best first)."""
+
+    session: RepairSession
+    ranked: tuple
+    phases: dict[str, float]
+    untried: dict[str, list[tuple[Any, Candidate]]] = field(default_factory=dict)
 
 
 def _is_backfill(key: Any) -> bool:
@@ -137,7 +144,7 @@ class PatchPipeline:
                 return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
                                  start, phases)
             try:
-                outcome = self._run_fixers(session, tuple(ranked), phases)
+                outcome = self._run_fixers(_Run(session, tuple(ranked), phases))
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
                 return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
                                  start, phases)
@@ -159,69 +166,65 @@ class PatchPipeline:
 
     # -- scheduling ----------------------------------------------------------------------
 
-    def _run_fixers(self, session: RepairSession, ranked: tuple, phases: dict[str, float]) -> SearchOutcome | None:
+    def _run_fixers(self, run: _Run) -> SearchOutcome | None:
         """Each fixer in cost order, then the candidates they left untried; the first outcome
         with a plausible patch, else the last one (None: nothing was tried)."""
-        untried: dict[str, list[tuple[Any, Candidate]]] = {}  # per fixer, its candidates not tried, best first
         outcome = None
         for i, fixer in enumerate(self.fixers):
             if self.stopped() or (fixer.calls_model and not self.models):
                 continue
             if fixer.calls_model:
-                found = self._beside_model(session, fixer, ranked, phases, untried)
+                found = self._beside_model(run, fixer)
             else:
-                boxed = bool(self.models) and any(f.calls_model for f in self.fixers[i + 1:])
-                found = self._search_all(session, fixer, ranked, phases, untried, boxed)
+                found = self._search_all(run, fixer, boxed=bool(self.models) and any(
+                    f.calls_model for f in self.fixers[i + 1:]))
             outcome = found or outcome
             if outcome is not None and outcome.best is not None:
                 return outcome
-        for source, left in untried.items():
+        for source, left in run.untried.items():
             if left and not self.stopped():
-                outcome = self.search(session, source, CandidateQueue(left, closed=True), self.deadline, phases,
-                                      phase=f"{source} (rest)")
+                outcome = self.search(run.session, source, CandidateQueue(left, closed=True), self.deadline,
+                                      run.phases, phase=f"{source} (rest)")
                 if outcome.best is not None:
                     return outcome
         return outcome
 
-    def _view(self, session: RepairSession, ranked: tuple, *, backfill: int = 0,
-              done: threading.Event | None = None) -> FixerView:
+    def _view(self, run: _Run, *, backfill: int = 0, done: threading.Event | None = None) -> FixerView:
         """What a fixer sees of this search; ``done``: set once its phase is over."""
-        models = self.models
+        models, session = self.models, run.session
         return FixerView(
-            repo=session.repo, localization=session.loc, ranked=ranked, failures=self.failures, task=self.task,
+            repo=session.repo, localization=session.loc, ranked=run.ranked, failures=self.failures, task=self.task,
             settings=self.settings, models=(models if callable(models) else (lambda: list(models))) if models else None,
             deadline=self.deadline, original=session.original, emit=self.emit, backfill=backfill,
             near_misses=lambda: list(self.near), verdicts=lambda: list(self.verdicts),
             stopped=lambda: (done is not None and done.is_set()) or self.stopped())
 
-    def _search_all(self, session: RepairSession, fixer: Fixer, ranked: tuple, phases: dict[str, float],
-                    untried: dict[str, list], boxed: bool) -> SearchOutcome | None:
+    def _search_all(self, run: _Run, fixer: Fixer, *, boxed: bool) -> SearchOutcome | None:
         """A fixer that calls no model: all its candidates, searched until the deadline, or for
         ``time_box_s`` seconds when ``boxed`` (a model fixer follows); what it did not try goes
         to ``untried[fixer.name]``. None: it had no candidate."""
-        found = list(fixer.candidates(self._view(session, ranked)))
+        found = list(fixer.candidates(self._view(run)))
         if not found:
             return None
-        _read_originals(session, found)
+        read_originals(run.session, found)
         box = min(self.deadline, time.monotonic() + self.settings.time_box_s) if boxed else self.deadline
-        outcome = self.search(session, fixer.name, CandidateQueue(list(enumerate(found)), closed=True), box, phases)
-        untried[fixer.name] = outcome.left
+        queue = CandidateQueue(list(enumerate(found)), closed=True)
+        outcome = self.search(run.session, fixer.name, queue, box, run.phases)
+        run.untried[fixer.name] = outcome.left
         return outcome
 
-    def _beside_model(self, session: RepairSession, fixer: Fixer, ranked: tuple, phases: dict[str, float],
-                      untried: dict[str, list]) -> SearchOutcome | None:
+    def _beside_model(self, run: _Run, fixer: Fixer) -> SearchOutcome | None:
         """A fixer that calls a model: its candidates (key (0, n)) tested as they come, the
         earlier fixers' untried ones (key (1, owner, key)) beside them on the cores the model
         leaves (none when a test hung: a hanging candidate holds a core for its whole limit, and
         no more once such a one timed out); those still untried go back to ``untried``.
         None: the fixer had nothing to try."""
-        loc = session.loc
-        assert loc is not None
+        session, untried = run.session, run.untried
         owners = list(untried)
         left = [((1, i, key), c) for i, owner in enumerate(owners) for key, c in untried[owner]]
-        hung = any(t.timed_out for t in loc.tests)
+        hung = any(t.timed_out for t in session.loc.tests)
         done = threading.Event()
-        items = fixer.candidates(self._view(session, ranked, backfill=0 if hung else len(left), done=done))
+        items = fixer.candidates(self._view(run, backfill=0 if hung else len(left), done=done))
         if isinstance(items, list | tuple) and not items:
             return None
         queue = CandidateQueue([] if hung else left)
@@ -231,56 +234,32 @@ class PatchPipeline:
             rest.extend(queue.take(_is_backfill))
 
         start = time.monotonic()
-        producer = self._producer(session, items, queue, stop_backfill)
+        producer = Producer(items, queue, session, self._count, self._over_budget)
+        producer.start(stop_backfill)
         try:
-            outcome = self.search(session, fixer.name, queue, self.deadline, phases, announce=False,
+            outcome = self.search(session, fixer.name, queue, self.deadline, run.phases, announce=False,
                                   background=_is_backfill, on_hang=stop_backfill)
         finally:
             done.set()  # found, or the search ended: the model fixer stops at its next token
             producer.finish()
-        phases[fixer.name] = round(time.monotonic() - start, 3)
+        run.phases[fixer.name] = round(time.monotonic() - start, 3)
         rest += [(k, c) for k, c in outcome.left if _is_backfill(k)] + queue.take(_is_backfill)
         for i, owner in enumerate(owners):
             untried[owner] = sorted(((k[2], c) for k, c in rest if k[1] == i), key=lambda kc: kc[0])
         untried[fixer.name] = [(k[1], c) for k, c in outcome.left if not _is_backfill(k)]
         return outcome
 
-    def _producer(self, session: RepairSession, items: Iterable, queue: CandidateQueue,
-                  stop_backfill: Callable[[], None]) -> _Producer:
-        """A started :class:`_Producer` of a model fixer's ``items`` into ``queue``: each model
-        call counted and its event emitted, each candidate pushed (key (0, n)); the budget asked
-        after each. When the fixer is done the backfill leaves the queue and the queue closes."""
-        producer = _Producer()
+    def _count(self, call: ModelCall) -> None:
+        """Count a model fixer's call and emit its event."""
+        self.llm_calls += 1
+        self.tokens += call.tokens
+        self.emit(call.event())
 
-        def produce() -> None:
-            n = 0
-            try:
-                for item in items:
-                    with producer.lock:
-                        if producer.left_behind.is_set():  # the phase has returned: report nothing more
-                            return
-                        candidate = item
-                        if isinstance(item, ModelCall):
-                            self.llm_calls += 1
-                            self.tokens += item.tokens
-                            self.emit(item.event())
-                            candidate = item.candidate
-                        if candidate is not None:
-                            _read_originals(session, [candidate])
-                            queue.push((0, n), candidate)
-                            n += 1
-                        if self.over_budget():
-                            self.budget_hit = True
-                            return
-            finally:  # no more candidates: the backfill waits for the later fixers, then runs on every worker
-                stop_backfill()
-                queue.close()
-
-        # a model fixer's events go through the graph's stream writer: run it in this context
-        producer.thread = threading.Thread(target=contextvars.copy_context().run, args=(produce,),
-                                           name="codur-sampler", daemon=True)
-        producer.thread.start()
-        return producer
+    def _over_budget(self) -> bool:
+        """Asked after each item of a model fixer: True (and ``budget_hit``) once ``over_budget`` says so."""
+        if self.over_budget():
+            self.budget_hit = True
+        return self.budget_hit
 
     # -- the search ------------------------------------------------------------------------
 
@@ -354,31 +333,3 @@ class PatchPipeline:
                    "elapsed_s": result.elapsed_s, "phases": phases, "message": result.message,
                    "refused": result.refused})
         return result
-
-
-class _Producer:
-    """The thread that consumes a model fixer's candidates, and how the phase leaves it."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.left_behind = threading.Event()
-        self.thread: threading.Thread | None = None
-
-    def finish(self) -> None:
-        """Wait up to :data:`SAMPLER_GRACE_S` for the thread (a call that blocks must not hold
-        the search past its deadline), then let it report nothing more."""
-        if self.thread is not None:
-            self.thread.join(SAMPLER_GRACE_S)
-        with self.lock:
-            self.left_behind.set()
-
-
-def _read_originals(session: RepairSession, candidates: Iterable[Candidate]) -> None:
-    """Read the original of every file ``candidates`` change into the session (the evaluator
-    judges a file whose original the session holds; one that cannot be read fails)."""
-    for candidate in candidates:
-        for rel in files_of(candidate):
-            try:
-                session.original(rel)
-            except (OSError, ValueError):
-                continue

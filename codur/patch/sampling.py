@@ -170,8 +170,7 @@ class Unjudged:
     def judged(self) -> list[Judged]:
         return []
 
-    def near_miss(self) -> bool:
-        return False
+    near_miss = stopped
 
 
 @dataclass
