@@ -23,9 +23,10 @@ from langchain_core.messages import AnyMessage, BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
+from codur.core.contracts import PatchStatus
 from codur.core.fields import FieldAccess
 from codur.graph.verification.verdict import Evidence, Verdict
-from codur.patch.contracts import PatchOutcome
+from codur.patch.contracts import NearMiss, PatchOutcome
 
 
 class Record(FieldAccess, BaseModel):
@@ -223,14 +224,16 @@ def tool_call_records(messages: list[BaseMessage] | tuple[BaseMessage, ...]) -> 
 
 
 #: The record classes kept in state (the checkpointer's serializer is told it may load them).
-RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord)
+RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord, PatchOutcome, NearMiss)
 
 
 def state_serializer() -> Any:
-    """LangGraph's serializer for checkpoints, allowed to load the state's record classes."""
+    """LangGraph's serializer for checkpoints, allowed to load the state's record classes (and
+    the :class:`codur.core.contracts.PatchStatus` a :class:`PatchOutcome` holds)."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in (*RECORDS, Evidence)])
+    allowed = (*RECORDS, Evidence, PatchStatus)
+    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in allowed])
 
 
 def _read(model: type[BaseModel], value: Any) -> Any:
