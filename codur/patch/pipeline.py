@@ -49,6 +49,7 @@ from codur.tools.executor import TestPolicy
 
 Event = Callable[[dict], None]
 
+
 @dataclass
 class _Run:
     """One search's session, ranked functions, seconds per phase, and per fixer the
