@@ -157,16 +157,19 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
 
 def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises: frozenset[str]) -> list[Mutant]:
     """Parameter checks (:func:`codur.repair.guards.guards`) for the innermost functions
-    holding a scored line of ``rel``, scored by their best line."""
+    holding a scored line of ``rel``, scored by their best line; functions of equal score in
+    the order of their summed line scores (the one the failing tests ran most of first)."""
     funcs = [n for n in ast.walk(src.tree) if isinstance(n, _FUNCS)]
     best: dict[ast.AST, float] = {}
+    mass: dict[ast.AST, float] = {}
     for (f, line), value in scores.items():
         holders = [n for n in funcs if f == rel and n.lineno <= line <= (n.end_lineno or n.lineno)]
         if holders:
             inner = max(holders, key=lambda n: n.lineno)
             best[inner] = max(best.get(inner, 0.0), value)
+            mass[inner] = mass.get(inner, 0.0) + value
     out = []
-    for func, score in best.items():
+    for func, score in sorted(best.items(), key=lambda kv: (-kv[1], -mass[kv[0]], kv[0].lineno)):
         for line, edits, description in guards.guards(func, src, raises):
             out.append(Mutant(rel, line, "add_parameter_check", edits, description, score, guards.PRIOR,
                               (rel, line)))
@@ -279,13 +282,17 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
             continue
         texts[rel] = text
     kept = ranked_units(scores, {rel: src.tree for rel, src in sources.items()}, max_functions)
-    singles = []
+    singles, checks = [], []
     for rel in sorted({f for f, _ in kept}):
         singles += candidates(rel, sources[rel], kept)
         if raises:
-            singles += _guards(rel, sources[rel], kept, raises)
+            checks += _guards(rel, sources[rel], kept, raises)
     singles.sort(key=lambda m: (not (m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops),
                                 m.rank))
+    hung = next((i for i, m in enumerate(singles) if (m.file, m.line) not in hung_loops
+                 or m.operator != "advance_loop_variable"), len(singles))
+    checks.sort(key=lambda m: -m.score)  # stable: the heavier function first among equal scores
+    singles = singles[:hung] + checks + singles[hung:]  # what the test asked for, after a hung loop's update
     first = valid(singles, texts, limit)
     budget = min(max_pairs, limit - len(first))
     if budget <= 0:

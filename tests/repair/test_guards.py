@@ -82,6 +82,7 @@ def test_guards_are_generated_only_when_an_exception_was_expected(tmp_path: Path
     hinted, texts = generate_mutants(tmp_path, scores, limit=10_000, raises=frozenset({"ValueError"}))
     guards = [m for m in hinted if m.operator == "add_parameter_check"]
     assert len(guards) == 6  # capacity, factory × < 0, <= 0, is None
+    assert [m.operator for m in hinted[:6]] == ["add_parameter_check"] * 6  # what the failing test asked for, first
     fixed = next(m for m in guards if "capacity < 0" in m.description).apply(texts["pool.py"])
     expected = ("0 means none may be opened.\"\"\"\n"
                 "        if capacity < 0:\n"
