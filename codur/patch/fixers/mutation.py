@@ -13,7 +13,8 @@ from codur.repair.mutants import Mutant
 
 
 class MutationFixer:
-    """Mutants of the localized lines (loops a test hung in first), at most
+    """Mutants of the localized lines (loops a test hung in first, then the parameter checks
+    a failing test expected to raise), at most
     ``settings.max_mutants``, ``settings.max_pairs`` second-order ones among them."""
 
     name = "mutation"
@@ -24,6 +25,7 @@ class MutationFixer:
         loc = view.localization
         start = time.monotonic()
         found, _ = mutants.generate(view.repo, loc.scores, limit=view.settings.max_mutants,
-                                    max_pairs=view.settings.max_pairs, hung_loops=loc.hung_loops)
+                                    max_pairs=view.settings.max_pairs, hung_loops=loc.hung_loops,
+                                    raises=loc.expected_raises)
         view.emit({"event_type": "patch.mutants", "count": len(found), "seconds": round(time.monotonic() - start, 3)})
         return found
