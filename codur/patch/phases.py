@@ -56,6 +56,7 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
                                      max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops)
     pipeline.emit({"event_type": "patch.mutants", "count": len(found), "seconds": round(time.monotonic() - start, 3)})
     session.texts.update(texts)
+    pipeline.mutants = len(found)
     if not found:
         return None
     later = bool(pipeline.models) and "sampling" in pipeline.fixers
