@@ -4,8 +4,10 @@ One function builds it, :func:`build_context`, once per run: the engine for its 
 (:class:`codur.engine.LocalEngine`), and :class:`StudioRun` for a ``langgraph dev`` run
 (which passes no run object, or a dict of settings). Everything in it is built there, once:
 
-- the model provider, with the run's one usage ledger (every model call recorded and priced);
-- the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
+- the model provider (the caller's, or the configured one), with the run's one usage ledger
+  (every model call recorded and priced);
+- the root budget (:class:`codur.core.budget.Limits`), which reads that ledger and the run's
+  cancel event;
 - the run's one ToolExecutor for its repo (settings from config, the run's cancel event, the
   actor model and the run's remaining budget for its RLM tool, the repo's test command), or the
   caller's (``EngineComponents.tools``) bound to the run with :meth:`ToolExecutor.for_run`;
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +86,7 @@ class RunContext:
 
 
 def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
-                  limits: Limits | None = None, run_dir: Path | None = None,
+                  cancel: threading.Event | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
                   session_id: str = "", record: Any = None, tools: ToolExecutor | None = None) -> RunContext:
     """The run object, built once per run (the engine's runs and Studio's alike).
@@ -92,11 +94,13 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
     Args:
         repo: the repository; None, or a path that is not a directory: a run object without
             tools (for a request initialize refuses).
-        config: the settings (default: from the environment).
-        models: the model provider (default: ``config.mock_replies`` played by a MockProvider when
-            set, else built from config, with its usage ledger).
-        limits: the root budget (default: from config); the run object's limits read the
-            provider's ledger (limits given with another ledger are copied onto it).
+        config: the run's settings (default: the defaults; the engine merges them with the
+            request once, :func:`codur.engine.settings.run_settings`).
+        models: the caller's model provider (default: ``config.mock_replies`` played by a
+            MockProvider when set, else built from config); either way given the run's one usage
+            ledger, here.
+        cancel: the run's cancel event (default: a new one), read by the root budget and the
+            configured models' calls.
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
             ``risky``, when set, approves writes that add risky code).
@@ -121,14 +125,12 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         from codur.llm.scripted import MockProvider
 
         models = MockProvider(config.mock_replies)
-    models = with_ledger(models or ConfigModelProvider(config))
-    ledger = models.ledger  # the run's one usage ledger: every model call, read by the limits
-    if limits is None:
-        r = config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
-        limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
-                        max_cost_usd=r.max_cost_usd, ledger=ledger)
-    elif limits.ledger is not ledger:
-        limits = replace(limits, ledger=ledger)
+    cancel = cancel or threading.Event()
+    models = with_ledger(models or ConfigModelProvider(config, cancel=cancel))
+    r = config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
+    # the root budget, built once: it reads the run's one usage ledger (every model call)
+    limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
+                    max_cost_usd=r.max_cost_usd, cancel=cancel, ledger=models.ledger)
     root = Path(repo).expanduser().resolve() if repo and str(repo).strip() else None
     executor = None
     if root is not None and root.is_dir():

@@ -76,5 +76,5 @@ def test_a_copy_that_fails_is_the_runs_reason_in_one_line(tmp_path: Path, monkey
     monkeypatch.setattr(worker_module.shutil, "copytree", full_disk)
     result = mutation_run(repo, repair_workers=1)
     assert result.status.value == "failed"
-    assert result.reason == (f"patch_error: could not run the tests: cannot copy the repo for the test workers: {repo}/calc.py: "
-                              "[Errno 28] No space left on device (and 1 more)")
+    assert result.reason == ("patch_error: could not run the tests: cannot copy the repo for the test workers: "
+                             f"{repo}/calc.py: [Errno 28] No space left on device (and 1 more)")
