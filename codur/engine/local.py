@@ -151,13 +151,13 @@ class LocalEngine:
                 return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=str(exc),
                                  metadata=RunMetadata(run_dir=run_dir))
         try:
-            return _Run(request, config, components, run_id, run_dir, note).run()
+            return _Execution(request, config, components, run_id, run_dir, note).run()
         finally:
             if lock is not None:
                 lock.release()
 
 
-class _Run:
+class _Execution:
     """One run: its services, the graph thread, the result."""
 
     def __init__(self, request: RunRequest, config: CodurConfig, components: EngineComponents, run_id: str,

@@ -2,7 +2,7 @@
 
 The engine's three run objects: the :class:`codur.engine.contracts.RunRequest` (what is asked),
 the settings (a :class:`codur.config.CodurConfig`, made here), and the run object every node gets
-(:class:`codur.graph.context.RunContext`, built from these settings once, by
+(:class:`codur.graph.context.Run`, built from these settings once, by
 :func:`codur.graph.context.build_context`, and handed to the graph as LangGraph's runtime context).
 """
 

@@ -1,4 +1,4 @@
-"""The run object: the services and settings a node reads, passed as LangGraph's ``context``.
+"""The run object (:class:`Run`): the services and settings a node reads, passed as LangGraph's ``context``.
 
 One function builds it, :func:`build_context`, once per run: the engine for its runs
 (:class:`codur.engine.LocalEngine`), and :class:`StudioRun` for a ``langgraph dev`` run
@@ -32,8 +32,10 @@ from codur.tools.executor import ToolExecutor, ToolSettings
 
 
 @dataclass(frozen=True)
-class RunContext:
-    """What nodes need beyond the state: the run object (build it with :func:`build_context`).
+class Run:
+    """The run: what nodes need beyond the state, built once per run by :func:`build_context`
+    (in the engine, :class:`codur.engine.LocalEngine`) and handed to the graph as LangGraph's
+    runtime context (``graph.stream(..., context=run)``; a node reads ``runtime.context``).
 
     Attributes:
         repo: the repository (resolved), or None when the request named no directory (the run
@@ -88,7 +90,7 @@ class RunContext:
 def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
                   cancel: threading.Event | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
-                  session_id: str = "", record: Any = None, tools: ToolExecutor | None = None) -> RunContext:
+                  session_id: str = "", record: Any = None, tools: ToolExecutor | None = None) -> Run:
     """The run object, built once per run (the engine's runs and Studio's alike).
 
     Args:
@@ -104,7 +106,7 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
             ``risky``, when set, approves writes that add risky code).
-        memory, session_id: the session store and the run's session (see :class:`RunContext`);
+        memory, session_id: the session store and the run's session (see :class:`Run`);
             without a store no memory is kept (the engine gives the run's id as the session of
             a run without one).
         tools: the caller's ToolExecutor (``EngineComponents.tools``), bound to this run
@@ -145,7 +147,7 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
             executor = tools.for_run(**services)
         else:
             executor = ToolExecutor(root, ToolSettings.from_config(config), confirm=confirm, **services)
-    return RunContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
+    return Run(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
                         memory=memory if session_id else None, session_id=session_id, executor=executor,
                         record=record)
 
@@ -153,8 +155,8 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
 class StudioSettings(TypedDict, total=False):
     """The context schema the graph declares: settings a LangGraph Studio / ``langgraph dev`` run may
     pass as its ``context`` (any CodurConfig field is accepted; these are the common ones).
-    :class:`StudioRun` builds the run's :class:`RunContext` from them with :func:`build_context`;
-    the engine passes a built RunContext instead."""
+    :class:`StudioRun` builds the run's :class:`Run` from them with :func:`build_context`;
+    the engine passes a built Run instead."""
 
     base_url: str
     model: str
@@ -180,12 +182,12 @@ class StudioRun:
     KEEP = 32
 
     def __init__(self) -> None:
-        self._runs: dict[str, RunContext] = {}
+        self._runs: dict[str, Run] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, given: Any, state: dict) -> RunContext:
+    def __call__(self, given: Any, state: dict) -> Run:
         """The run's object: ``given`` when it is one, else the one this run built."""
-        if isinstance(given, RunContext):
+        if isinstance(given, Run):
             return given
         with self._lock:
             run_id = str(state.get("run_id") or "")
@@ -199,7 +201,7 @@ class StudioRun:
             return ctx
 
     @staticmethod
-    def _build(given: Any, state: dict, run_id: str) -> RunContext:
+    def _build(given: Any, state: dict, run_id: str) -> Run:
         from codur.config import load_config
         from codur.graph.record import RunRecord
 
@@ -216,14 +218,14 @@ class StudioRun:
         return build_context(repo, config, record=record)
 
 
-def given_context(given: Any, state: dict) -> RunContext:
+def given_context(given: Any, state: dict) -> Run:
     """The run object the caller passed as the graph's ``context`` (the engine's).
 
     Raises:
-        TypeError: the context is not a :class:`RunContext` (a ``langgraph dev`` run goes through
+        TypeError: the context is not a :class:`Run` (a ``langgraph dev`` run goes through
             :func:`codur.graph.builder.studio_graph`, which builds one).
     """
-    if not isinstance(given, RunContext):
-        raise TypeError(f"codur's graph runs with a RunContext as its context (build_context), not "
+    if not isinstance(given, Run):
+        raise TypeError(f"codur's graph runs with a Run as its context (build_context), not "
                         f"{type(given).__name__}; langgraph dev runs codur.graph.builder:studio_graph")
     return given

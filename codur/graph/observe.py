@@ -12,7 +12,7 @@ import dataclasses
 
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
@@ -93,7 +93,7 @@ def task_named(task: str, ctx: ToolContext) -> tuple[list[str], list[str]]:
 
 
 @node("observe")
-def observe_node(state: CodurState, ctx: RunContext) -> dict:
+def observe_node(state: CodurState, ctx: Run) -> dict:
     """Observe the repo (:func:`observe_repo`) and load the session's earlier runs from memory
     (:func:`codur.memory.recall`) into ``session``."""
     update = observe_repo(state, ctx)
@@ -103,7 +103,7 @@ def observe_node(state: CodurState, ctx: RunContext) -> dict:
     return update
 
 
-def observe_repo(state: CodurState, ctx: RunContext) -> dict:
+def observe_repo(state: CodurState, ctx: Run) -> dict:
     """List the Python files, run the test suite once (when there is one: test files, or the
     setting ``test_command``), read the code under test.
 

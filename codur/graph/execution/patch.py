@@ -21,7 +21,7 @@ import time
 
 from codur.core.contracts import PatchStatus, RunStatus
 from codur.core.events import emit
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.routing import target_tests
 from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, verdict_of
@@ -42,7 +42,7 @@ def selection(tests: TestRun | None, select: bool, focus: list[str] | None = Non
 
 
 @node("patch")
-def patch_node(state: CodurState, ctx: RunContext) -> dict:
+def patch_node(state: CodurState, ctx: Run) -> dict:
     """Search for a plausible patch and apply it; then verify runs (or the agent, if none)."""
     tools = ctx.tools
     tests, verdict = observation_of(state).tests, verdict_of(state)
