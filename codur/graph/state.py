@@ -26,7 +26,8 @@ from typing_extensions import TypedDict
 from codur.core.contracts import PatchStatus
 from codur.core.fields import FieldAccess
 from codur.graph.verification.verdict import Evidence, Verdict
-from codur.patch.contracts import NearMiss, PatchOutcome
+from codur.patch.contracts import NearMiss, PatchOutcome, SearchEnd
+from codur.repair.search import SearchStop
 
 
 class Record(FieldAccess, BaseModel):
@@ -229,10 +230,10 @@ RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, Too
 
 def state_serializer() -> Any:
     """LangGraph's serializer for checkpoints, allowed to load the state's record classes (and
-    the :class:`codur.core.contracts.PatchStatus` a :class:`PatchOutcome` holds)."""
+    the status, search end and its stop reason a :class:`PatchOutcome` holds)."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    allowed = (*RECORDS, Evidence, PatchStatus)
+    allowed = (*RECORDS, Evidence, PatchStatus, SearchEnd, SearchStop)
     return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in allowed])
 
 

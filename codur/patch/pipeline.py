@@ -37,7 +37,7 @@ from langchain_core.language_models import BaseChatModel
 from codur.core.contracts import PatchStatus
 from codur.patch import fixers as fixer_list
 from codur.patch import ranking
-from codur.patch.contracts import PatchResult, PatchSettings
+from codur.patch.contracts import PatchResult, PatchSettings, SearchEnd
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
 from codur.patch.producer import Producer, read_originals
 from codur.repair.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
@@ -115,6 +115,7 @@ class PatchPipeline:
         self.verdicts: list[Judgement] = []  # every candidate's verdict, in the order judged
         self.refused: list[str] = []  # why each refused candidate was refused (codur.repair.footprint)
         self.tokens = self.llm_calls = 0
+        self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.budget_hit = False
 
     def run(self) -> PatchResult:
@@ -153,7 +154,9 @@ class PatchPipeline:
                 return self._end(self._found(session, outcome.best, info), start, phases, session)
             status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
-            return self._end(PatchResult(status, message=self._why(status), **info), start, phases, session)
+            end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()),
+                               mutants=self.queued.get("mutation", 0), token_budget=self.budget_hit)
+            return self._end(PatchResult(status, message=self._why(status), end=end, **info), start, phases, session)
 
     def _found(self, session: RepairSession, best: Candidate, info: dict) -> PatchResult:
         """The result of a plausible patch ``best``; emits ``patch.found``."""
@@ -205,6 +208,7 @@ class PatchPipeline:
         ``time_box_s`` seconds when ``boxed`` (a model fixer follows); what it did not try goes
         to ``untried[fixer.name]``. None: it had no candidate."""
         found = list(fixer.candidates(self._view(run)))
+        self.queued[fixer.name] = len(found)
         if not found:
             return None
         read_originals(run.session, found)

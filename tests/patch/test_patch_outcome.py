@@ -3,15 +3,17 @@ result, read back from a dict (Studio's input, an older checkpoint) and from a c
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import pytest
 from pydantic import ValidationError
 
+from codur.config import CodurConfig
 from codur.core.contracts import PatchStatus
 from codur.graph.state import patch_of, state_serializer
 from codur.patch import PatchResult
-from codur.patch.contracts import NearMiss, PatchOutcome
+from codur.patch.contracts import NearMiss, PatchOutcome, PatchSettings, SearchEnd
 
 NEAR = {"label": "calc.py: total rewritten by model sample 1", "fixed": 2, "failing": 3,
         "provenance": {"source": "sampling", "sample": 1}, "files": ["calc.py"], "diff": "--- a/calc.py\n"}
@@ -46,8 +48,13 @@ def test_a_dict_is_validated_and_a_wrong_one_is_refused():
 
 def test_a_checkpoint_loads_the_outcome_back(caplog):
     serde = state_serializer()
-    outcome = PatchOutcome.from_result(result())
+    settings = PatchSettings.from_config(CodurConfig())
+    ended = dataclasses.replace(result(), status=PatchStatus.BUDGET,
+                                end=SearchEnd.of(PatchStatus.BUDGET, settings, tried=4, mutants=9))
+    outcome = PatchOutcome.from_result(ended)
+    assert outcome.end is not None and outcome.end.spent == "time" and outcome.end.tried == 4
     with caplog.at_level(logging.WARNING):
         back = serde.loads_typed(serde.dumps_typed({"patch": outcome}))["patch"]
-    assert back == outcome and isinstance(back, PatchOutcome) and back.status is PatchStatus.PATCHED
+    assert back == outcome and isinstance(back, PatchOutcome) and back.status is PatchStatus.BUDGET
+    assert back.end == outcome.end and back.end.as_dict()["stopped"] == "budget"
     assert not [r for r in caplog.records if "Blocked" in r.getMessage()]
