@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from codur import CodurConfig, RunRequest
 from codur.config import ConfigError, load_config
-from codur.config_tables import AgentConfig
+from codur.config.tables import AgentConfig
 
 
 def codur(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

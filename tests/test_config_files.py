@@ -14,8 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
-from codur.config_sources import find_config_files, unknown_variables
-from codur.config_trust import trust
+from codur.config.origins import unknown_variables
+from codur.config.sources import find_config_files
+from codur.config.trust import trust
 
 
 @pytest.fixture(autouse=True)

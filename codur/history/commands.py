@@ -268,7 +268,8 @@ def config_command(
     are tried and what they hold is said."""
     console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.config import CodurConfig, ConfigError, load_config
-    from codur.config_sources import find_config_files, ignored_settings, origins, unknown_variables
+    from codur.config.origins import ignored_settings, origins, unknown_variables
+    from codur.config.sources import find_config_files
     from codur.testing.command import resolve as resolve_tests
 
     root = _repo(repo)
@@ -345,12 +346,12 @@ def trust_command(
                                 "ignored again."),
 ) -> None:
     """Trust the repo's own config file as it is now: its endpoint, key variable, sandbox and other
-    user-only settings (:data:`codur.config_trust.USER_ONLY`) apply. Recorded with the file's
+    user-only settings (:data:`codur.config.trust.USER_ONLY`) apply. Recorded with the file's
     SHA-256 in the user's config folder (``trusted.json``); a changed file is not trusted until
     trusted again. Exit 2: no such folder, no config file in it, or a file that does not parse."""
     from codur.config import CodurConfig, ConfigError
-    from codur.config_sources import ConfigFileError, find_config_files
-    from codur.config_trust import trust, trust_store_path
+    from codur.config.sources import ConfigFileError, find_config_files
+    from codur.config.trust import trust, trust_store_path
 
     root = _repo(repo)
     own = next((f for f in find_config_files(root) if f.kind != "user"), None)

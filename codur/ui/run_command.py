@@ -141,7 +141,7 @@ def run_command(
     from pydantic import ValidationError
 
     from codur.config import CodurConfig, ConfigError, load_config
-    from codur.config_sources import unknown_variables
+    from codur.config.origins import unknown_variables
     from codur.engine.checkpoints import ResumeError
     from codur.engine.contracts import RunRequest, RunStatus
     from codur.engine.runner import run

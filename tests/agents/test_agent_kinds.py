@@ -17,7 +17,7 @@ from pydantic import ValidationError
 import codur.agents.plugins as plugins
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.config import ConfigError, load_config
-from codur.config_tables import AgentConfig, ModelProfile
+from codur.config.tables import AgentConfig, ModelProfile
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
-from codur.config_sources import unknown_variables
-from codur.config_trust import trust
+from codur.config.origins import unknown_variables
+from codur.config.trust import trust
 
 
 def test_database_url_from_the_environment_or_the_storage_table(tmp_path: Path, monkeypatch):
