@@ -11,13 +11,13 @@ from dataclasses import dataclass
 import typer
 from typer.testing import CliRunner
 
+from codur.commands.repair import repair_command
 from codur.repair import generate_mutants, localize_faults, repair
 from codur.repair.engine import gave_up
 from codur.repair.mutants import Mutant, pairs
 from codur.repair.search import CandidateQueue
 from codur.repair.session import RepairSession
 from codur.repair.source import Edit
-from codur.ui.repair_command import repair_command
 
 from .conftest import snapshot, write_repo
 
@@ -309,7 +309,7 @@ def test_runner_dying_mid_search_is_an_error_status(tmp_path):
 def test_an_applied_repair_is_a_run_of_its_own_that_codur_undo_puts_back(off_by_one_repo):
     """``repair(apply=True)`` writes through the tools' journaled write: its run folder holds the
     change journal (the original, the manifest, the diff) and ``codur undo`` restores the file."""
-    from codur.cli import app as codur_app
+    from codur.commands.app import app as codur_app
 
     before = snapshot(off_by_one_repo)
     result = repair(off_by_one_repo, workers=2)

@@ -45,7 +45,7 @@ def test_a_url_that_is_not_postgresql_is_a_one_line_config_error(tmp_path: Path,
 
 def test_a_run_whose_database_is_unreachable_stops_with_one_line(invoice_repo: Path):
     pytest.importorskip("psycopg", reason="psycopg is not installed (pip install codur[postgres])")
-    from codur.cli import app
+    from codur.commands.app import app
 
     env = {"CODUR_DATABASE_URL": "postgresql://u:s3cret@127.0.0.1:1/none", "CODUR_FIXERS": "mutation"}
     done = CliRunner().invoke(app, ["run", "make the failing tests pass", "--repo", str(invoice_repo)], env=env)

@@ -40,7 +40,7 @@ def exit_if_held(code: int) -> None:
     """End the process now with ``code`` when a thread a cancel left behind (a model call that
     never answers) is still alive: the interpreter's exit would wait for it (a daemon thread too,
     when it belongs to a thread pool, which joins its workers at exit). The streams are flushed,
-    then ``os._exit``. For the console entry point (:func:`codur.cli.main`), once the result is
+    then ``os._exit``. For the console entry point (:func:`codur.commands.app.main`), once the result is
     written (writes are atomic): an embedder's process is not ended. Returns otherwise."""
     main = threading.main_thread()
     if any(t.is_alive() and t is not main for t in threading.enumerate()):
