@@ -14,7 +14,8 @@ from __future__ import annotations
 from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
 from codur.graph.context import RunContext
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, scope_of, verdict_of
+from codur.graph.records import AgentOutcome
+from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
 from codur.repair.footprint import refused_line
 from codur.tools.registry import TaskType

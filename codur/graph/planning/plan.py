@@ -43,8 +43,9 @@ from codur.graph.planning.proposal import read_only_end
 from codur.graph.planning.scope import decide_scope
 from codur.graph.planning.task import read_task
 from codur.graph.prompts import build_system_prompt
+from codur.graph.records import PlanInfo
 from codur.graph.routing import Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of, scope_of
+from codur.graph.state import CodurState, observation_of, outcome_of, plan_of, scope_of
 from codur.llm.factory import role_configured
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
