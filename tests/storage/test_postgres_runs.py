@@ -20,7 +20,8 @@ from codur.memory import recall
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install codur[postgres])")
 
-from codur.storage.postgres import PostgresRunLog, PostgresSessionStore, connect  # noqa: E402
+from codur.storage.postgres import PostgresRunLog, PostgresSessionStore  # noqa: E402
+from codur.storage.schema import connect  # noqa: E402
 
 TASK = "make the failing tests pass"
 FIX_OLD, FIX_NEW = "if quantity > BULK_THRESHOLD:", "if quantity >= BULK_THRESHOLD:"
