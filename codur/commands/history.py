@@ -59,6 +59,12 @@ def runs_command(
             "a run keeps its folder in .codur/runs/"
         console.print(f"[dim]no runs in {where} ({kept})[/]")
         return
+    _print_runs(runs, where, database=database)
+
+
+def _print_runs(runs: list, where: str, *, database: bool) -> None:
+    """The runs as a table on a terminal (columns giving way under 100 columns), else a line per
+    run, fields two spaces apart; ``database``: with each run's host and whether it can resume."""
     colours = {"success": "green", "interrupted": "yellow", "running": "cyan", "unfinished": "yellow",
                "dry_run": "cyan", "undone": "yellow"}
     rows = [[r.run_id, r.started.strftime("%m-%d %H:%M") if r.started else "?", r.status, str(len(r.files_changed)),

@@ -196,9 +196,8 @@ def run_command(
                                   pause=progress.paused, cancel=cancel)
     if not quiet and not json_out:
         _banner(console, request, read_only=read_only)
-    kwargs: dict[str, Any] = {"config": config, "on_event": on_event, "confirm": asker}
-    if provide_models is not None:
-        kwargs["models"] = provide_models(config)
+    kwargs: dict[str, Any] = {"config": config, "on_event": on_event, "confirm": asker,
+                              **({} if provide_models is None else {"models": provide_models(config)})}
     progress.start()
     try:
         with redirect_stdout(sys.stderr) if json_out else nullcontext():  # JSON lines only on stdout

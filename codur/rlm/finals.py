@@ -28,6 +28,19 @@ class Finished(Exception):
 
 
 @dataclass(frozen=True)
+class _Turn:
+    """The iteration a FINAL was written in and what judging it reads: the REPL, the run's trace,
+    its budget, the input, and whether this is the last iteration."""
+
+    iteration: Iteration
+    sandbox: Sandbox
+    trace: RLMTrace
+    budget: Budget
+    context: Any
+    last_chance: bool
+
+
+@dataclass(frozen=True)
 class FinalJudge:
     """Judges one run's FINAL answers with the engine's ``config`` (:class:`RLMConfig`) and its
     model ``client`` (:class:`ModelClient`, for the answer check)."""
@@ -53,54 +66,68 @@ class FinalJudge:
         reads every output and note); the notes never repeat the value.
         An answer that passes goes through :meth:`accept` (the answer check, when configured).
         """
-        last_chance = budget.check("iteration") is not None
+        turn = _Turn(iteration, sandbox, trace, budget, context, last_chance=budget.check("iteration") is not None)
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
-        failed = [e for e in iteration.executions if e.error]
-        flagged = any(e.notes for e in iteration.executions)
-        found_nothing = flagged and not last_chance
         if final.kind == "variable":
-            found, value = sandbox.get_variable(final.value)
-            # refused once per run, but not undone by repeating the refused reply word for word; on
-            # the last iteration not taken either: the forced answer then reads every output and note
-            told = not iteration.repeated and any(it.final and it.final.get("refused") == "notes"
-                                                  for it in trace.iterations[:-1])
-            doubted = flagged and (last_chance or not told)
-            if not found:
-                iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
-            elif doubted or (is_no_answer(value) and not last_chance):
-                iteration.final["refused"] = "notes" if doubted else "empty"
-                iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
-                                       "above question the search it comes from; search again")
-            elif self.config.confirm_final_with_code and not last_chance \
-                    and (items := view.items(value or "", context)) > 1:
-                iteration.final["premature"] = True
-                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
-            elif self.config.confirm_final_with_code and not last_chance \
-                    and not prompts.fits_question(trace.task, value or "", context):
-                iteration.final["premature"] = True
-                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} = {value}"
-            else:
-                self.accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance,
-                             context=context)
-        elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
+            self._variable(final.value, turn)
+        else:
+            self._direct(final.value, turn)
+
+    def _variable(self, name: str, turn: _Turn) -> None:
+        """FINAL_VAR(``name``): refused (no such variable, empty, or the notes doubt its search),
+        shown first (several items, or not the kind of answer asked), or accepted."""
+        iteration, trace, context, last_chance = turn.iteration, turn.trace, turn.context, turn.last_chance
+        assert iteration.final is not None
+        flagged = any(e.notes for e in iteration.executions)
+        found, value = turn.sandbox.get_variable(name)
+        # refused once per run, but not undone by repeating the refused reply word for word; on
+        # the last iteration not taken either: the forced answer then reads every output and note
+        told = not iteration.repeated and any(it.final and it.final.get("refused") == "notes"
+                                              for it in trace.iterations[:-1])
+        doubted = flagged and (last_chance or not told)
+        confirm = self.config.confirm_final_with_code and not last_chance
+        if not found:
+            iteration.notes.append(f"FINAL_VAR({name}) refused: no variable {name!r} in the REPL")
+        elif doubted or (is_no_answer(value) and not last_chance):
+            iteration.final["refused"] = "notes" if doubted else "empty"
+            iteration.notes.append(f"FINAL_VAR({name}) refused: {name} is empty, or the notes "
+                                   "above question the search it comes from; search again")
+        elif confirm and (items := view.items(value or "", context)) > 1:
+            iteration.final["premature"] = True
+            iteration.final["shown"] = f"[FINAL_VAR({name})] {name} holds {items} items:\n{value}"
+        elif confirm and not prompts.fits_question(trace.task, value or "", context):
+            iteration.final["premature"] = True
+            iteration.final["shown"] = f"[FINAL_VAR({name})] {name} = {value}"
+        else:
+            self.accept(value or "", "final_var", iteration, trace, turn.budget, last_chance=last_chance,
+                        context=context)
+
+    def _direct(self, value: str, turn: _Turn) -> None:
+        """FINAL(``value``): premature beside code, refused (no answer, a name, a value no output
+        showed), read as FINAL_VAR when it names a variable, or accepted."""
+        iteration, trace, context, last_chance = turn.iteration, turn.trace, turn.context, turn.last_chance
+        assert iteration.final is not None
+        failed = [e for e in iteration.executions if e.error]
+        found_nothing = any(e.notes for e in iteration.executions) and not last_chance
+        if iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
             iteration.final["premature"] = True
             if failed:
                 iteration.notes.append("a code block failed: read its error; your answer must come from an output")
-        elif is_no_answer(final.value) and not last_chance:
-            iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
-        elif final.value.isidentifier() and sandbox.get_variable(final.value)[0]:  # FINAL(port): the variable
-            self.finish(FinalAnswer("variable", final.value), iteration, sandbox, trace, budget, context)
-        elif provenance.is_placeholder(final.value) or not last_chance and final.value in provenance.names_in_code(
+        elif is_no_answer(value) and not last_chance:
+            iteration.notes.append(f"FINAL({value}) is not an answer: search again (grep and count ignore case)")
+        elif value.isidentifier() and turn.sandbox.get_variable(value)[0]:  # FINAL(port): the variable
+            self.finish(FinalAnswer("variable", value), iteration, turn.sandbox, trace, turn.budget, context)
+        elif provenance.is_placeholder(value) or not last_chance and value in provenance.names_in_code(
                 e.code for it in trace.iterations for e in it.executions):  # a placeholder: even last, forced next
-            iteration.notes.append(f"FINAL({final.value}) refused: {final.value} is a name, not a value, and no "
-                                   f"variable holds it; compute it, then FINAL_VAR({final.value})")
+            iteration.notes.append(f"FINAL({value}) refused: {value} is a name, not a value, and no "
+                                   f"variable holds it; compute it, then FINAL_VAR({value})")
         elif not last_chance and not iteration.executions and any(it.executions for it in trace.iterations) \
-                and provenance.unseen(final.value, printed(trace), context):  # code ran, but not for this value
-            iteration.notes.append(f"FINAL({view.clip(final.value)}) refused: that value is neither in the text nor "
+                and provenance.unseen(value, printed(trace), context):  # code ran, but not for this value
+            iteration.notes.append(f"FINAL({view.clip(value)}) refused: that value is neither in the text nor "
                                    "in any output your code printed; write code that finds and prints it")
         else:
-            self.accept(final.value, "final_direct", iteration, trace, budget, last_chance=last_chance,
-                         context=context)
+            self.accept(value, "final_direct", iteration, trace, turn.budget, last_chance=last_chance,
+                        context=context)
 
     def accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
                 *, last_chance: bool, context: Any = None) -> None:
