@@ -53,7 +53,8 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
     assert loc is not None
     start = time.monotonic()
     found, texts = mutation.generate(session.repo, loc.scores, limit=pipeline.max_mutants,
-                                     max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops)
+                                     max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops,
+                                     raises=loc.expected_raises)
     pipeline.emit({"event_type": "patch.mutants", "count": len(found), "seconds": round(time.monotonic() - start, 3)})
     session.texts.update(texts)
     if not found:
