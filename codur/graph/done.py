@@ -12,7 +12,7 @@ its summary saying why. A run with no engine behind it (Studio) writes its recor
 from __future__ import annotations
 
 from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome
 from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
@@ -30,7 +30,7 @@ def fixed_by(outcome: AgentOutcome) -> str:
 
 
 @node("done")
-def done_node(state: CodurState, ctx: RunContext) -> dict:
+def done_node(state: CodurState, ctx: Run) -> dict:
     """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
     update: dict = {}
     verdict = verdict_of(state)
@@ -54,7 +54,7 @@ def done_node(state: CodurState, ctx: RunContext) -> dict:
     return update
 
 
-def _summary(state: CodurState, ctx: RunContext, *, unverified: bool) -> str:
+def _summary(state: CodurState, ctx: Run, *, unverified: bool) -> str:
     """The run's summary: the last Act step's words (the patch's fixer and figures), why the tests
     could not start, tests the task named that the suite does not collect, failing tests not the
     task's, what was refused, and (``unverified``) what no test exercised."""

@@ -2,7 +2,7 @@
 
 :class:`Progress` is the run's ``on_event`` callback. It prints the engine state and node,
 each tool call (name, short arguments, duration), each model call (role, tokens in and
-out, seconds) and the patch pipeline's and repair engine's steps (candidates tried, the
+out, seconds) and the patch pipeline's steps (candidates tried, the
 best so far, provenance), never a raw dict. On a terminal a spinner shows what runs now
 and for how long (a model call of 3-30 s is no longer silence); piped output gets neither
 colour nor spinner (Rich's terminal detection). It counts nothing: the run's figures are
@@ -191,8 +191,6 @@ class Progress:
             return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"
         if name.startswith("patch."):
             return self._patch_line(name, event)
-        if name.startswith("repair."):
-            return self._repair_line(name, event)
         return None
 
     def _tool_line(self, event: dict[str, Any]) -> str:
@@ -271,27 +269,6 @@ class Progress:
                     f" [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
         if name == "patch.reverted":
             return f"   ↳ reverted the agent's edits of {escape(', '.join(event.get('files') or []))}"
-        return None
-
-    def _repair_line(self, name: str, event: dict[str, Any]) -> str | None:
-        """The mutation engine on its own (codur/repair/engine.py)."""
-        if name == "repair.localized":
-            top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.get("suspicious") or [])[:3])
-            return f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests; suspicious {escape(top)}"
-        if name == "repair.mutants":
-            return f"   ↳ {event.get('count', 0)} mutants to test"
-        if name == "repair.mutant":
-            self._activity.set(f"repair: mutant {event.get('index')}", restart=False)
-            if not self.verbose and event.get("result") != "plausible":
-                return None
-            return (f"     [dim]mutant {event.get('index')}: {escape(str(event.get('file')))}:{event.get('line')} "
-                    f"{escape(str(event.get('description')))} → {escape(str(event.get('result')))}[/]")
-        if name == "repair.patch":
-            return (f"   ↳ [green]patch[/]: {escape(str(event.get('file')))}:{event.get('line')} "
-                    f"{escape(str(event.get('description')))}")
-        if name == "repair.done":
-            return (f"   ↳ repair {escape(str(event.get('status')))}: {event.get('mutants_tried', 0)} mutants tried"
-                    f" [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
         return None
 
 

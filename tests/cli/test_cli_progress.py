@@ -73,21 +73,6 @@ def test_patch_pipeline_lines_are_readable_never_a_dict():
     assert all(line.count("\n") == 0 for line in text.splitlines())
 
 
-def test_repair_engine_lines():
-    console, out = piped()
-    progress = Progress(console)
-    for event in [{"event": "repair.localized", "failing_tests": ["a"], "suspicious": [["m.py", 3, 1.0]]},
-                  {"event": "repair.mutants", "count": 12},
-                  {"event": "repair.mutant", "index": 0, "file": "m.py", "line": 3, "description": "a",
-                   "result": "failed"},
-                  {"event": "repair.patch", "file": "m.py", "line": 3, "description": "replaced < with <="},
-                  {"event": "repair.done", "status": "patched", "mutants_tried": 4, "elapsed_s": 1.25}]:
-        progress(event)
-    text = out.getvalue()
-    assert "12 mutants to test" in text and "patch: m.py:3 replaced < with <=" in text
-    assert "repair patched: 4 mutants tried 1.2s" in text and "mutant 0" not in text
-
-
 def test_quiet_prints_nothing():
     console, out = piped()
     progress = Progress(console, quiet=True)
