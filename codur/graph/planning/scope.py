@@ -18,7 +18,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from codur.core.events import emit
 from codur.graph.context import Run
 from codur.graph.planning.task import read_task, relate
-from codur.graph.state import CodurState, TaskScope, observation_of
+from codur.graph.records import TaskScope
+from codur.graph.state import CodurState, observation_of
 from codur.graph.task_scope import defined_names
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.replies import json_objects
