@@ -24,6 +24,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from codur.core.events.patch import PatchMutants, PatchPhase, PatchSample
 from codur.patch import ranking
 from codur.patch.contracts import PhaseRun
 from codur.patch.prompt import PromptParts, test_source
@@ -54,7 +55,7 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
     start = time.monotonic()
     found, texts = mutation.generate(session.repo, loc.scores, limit=pipeline.max_mutants,
                                      max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops)
-    pipeline.emit({"event_type": "patch.mutants", "count": len(found), "seconds": round(time.monotonic() - start, 3)})
+    pipeline.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
     session.texts.update(texts)
     if not found:
         return None
@@ -77,12 +78,11 @@ def sampling_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
     try:
         models = pipeline.models() if callable(pipeline.models) else list(pipeline.models)
     except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
-        pipeline.emit({"event_type": "patch.phase", "phase": "sampling",
-                       "skipped": f"{type(exc).__name__}: {exc}"[:300]})
+        pipeline.emit(PatchPhase(phase="sampling", skipped=f"{type(exc).__name__}: {exc}"[:300]))
         return None
     chosen = ranking.choose(pipeline.ranked)
     if not chosen:
-        pipeline.emit({"event_type": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
+        pipeline.emit(PatchPhase(phase="sampling", skipped="no suspicious function"))
         return None
     spans = [span for span, _ in chosen]
     both, cross = ranking.pair(pipeline.ranked, spans)
@@ -98,9 +98,9 @@ def sampling_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
     # samples first (key (0, k)); the mutants not tried yet run beside the model (the CPU budget says how),
     # unless a test hung (a hanging mutant holds a core for its whole limit: the model slows 2-3x)
     hung = any(t.timed_out for t in loc.tests)
-    pipeline.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in spans],
-                   "file": first.file, "samples": pipeline.samples, "backfill": 0 if hung else len(left),
-                   "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
+    pipeline.emit(PatchPhase(phase="sampling", functions=[s.qualname for s in spans], file=first.file,
+                             samples=pipeline.samples, backfill=0 if hung else len(left),
+                             pair=[f"{s.file}:{s.qualname}" for s in parts.pair], pair_first=parts.pair_first))
     queue = CandidateQueue([] if hung else [((1, i), m) for i, m in left])
     rest: list = list(left) if hung else []
 
@@ -122,10 +122,10 @@ def sampling_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
                         return
                     pipeline.llm_calls += 1
                     pipeline.tokens += drawn.tokens
-                    pipeline.emit({"event_type": "patch.sample", "k": drawn.k, "variant": drawn.variant,
-                                   "temperature": drawn.temperature, "outcome": drawn.outcome,
-                                   "seconds": round(drawn.seconds, 2), "tokens": drawn.tokens,
-                                   "reply": drawn.reply[:400], **({"error": drawn.error} if drawn.error else {})})
+                    pipeline.emit(PatchSample(k=drawn.k, variant=drawn.variant, temperature=drawn.temperature,
+                                                 outcome=drawn.outcome, seconds=round(drawn.seconds, 2),
+                                                 tokens=drawn.tokens, reply=drawn.reply[:400],
+                                                 **({"error": drawn.error} if drawn.error else {})))
                     if drawn.sample is not None:
                         queue.push((0, drawn.k), drawn.sample)
                     if pipeline.over_budget():

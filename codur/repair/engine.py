@@ -10,6 +10,8 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.contracts import PatchStatus
+from codur.core.events import Event
+from codur.core.events.repair import RepairDone, RepairLocalized, RepairMutant, RepairMutants, RepairPatch, RepairStart
 from codur.core.files import unified_diff
 from codur.repair import mutants, patch
 from codur.repair.evaluate import Evaluation
@@ -19,7 +21,7 @@ from codur.testing import command as testcmd
 from codur.tools.errors import ToolError
 from codur.tools.run_folder import write_as_run
 
-Event = Callable[[dict], None]
+OnEvent = Callable[[Event], None]
 
 
 @dataclass(frozen=True)
@@ -60,16 +62,16 @@ def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = Non
            mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"),
            max_mutants: int = CodurConfig.default("max_mutants"), max_pairs: int = CodurConfig.default("max_pairs"),
            time_budget_s: float = CodurConfig.default("patch_time_budget_s"), apply: bool = True,
-           on_event: Event | None = None, cancel: threading.Event | None = None) -> RepairResult:
+           on_event: OnEvent | None = None, cancel: threading.Event | None = None) -> RepairResult:
     """Find and (with ``apply``) write a single-edit patch that makes the failing tests pass.
 
     ``test_cmd`` is a resolved command or an argv list (default: the repo's interpreter, by
     :func:`codur.testing.command.resolve`, ``-m pytest``). ``workers`` parallel workers evaluate mutants, each at
     most ``mutant_timeout_s`` seconds per test stage; at most ``max_mutants`` are tried
     (of them at most ``max_pairs`` second-order ones) within ``time_budget_s`` seconds.
-    ``on_event`` gets progress dicts ("repair.start", "repair.localized", "repair.mutants"
-    with the counts and the pair budget, "repair.mutant", "repair.patch", "repair.done"
-    with ``stopped``); setting ``cancel`` stops the search (status "cancelled"). Why the
+    ``on_event`` gets progress events (:mod:`codur.core.events.repair`: "repair.start",
+    "repair.localized", "repair.mutants" with the counts and the pair budget, "repair.mutant",
+    "repair.patch", "repair.done" with ``stopped``); setting ``cancel`` stops the search (status "cancelled"). Why the
     search ended is :attr:`RepairResult.stopped`. The repo is written only
     when a patch is accepted, as a run of its own (:func:`codur.tools.run_folder.write_as_run`:
     checked, atomic, its original in the change journal of the run folder
@@ -89,13 +91,12 @@ def repair(repo: Path, *, test_cmd: list[str] | testcmd.TestCommand | None = Non
     emit = on_event or (lambda event: None)
     cancel = cancel or threading.Event()
     deadline = start + time_budget_s
-    emit({"event_type": "repair.start", "repo": str(repo), "workers": workers})
+    emit(RepairStart(repo=str(repo), workers=workers))
 
     def done(status: PatchStatus, **kw) -> RepairResult:
         result = RepairResult(status, elapsed_s=time.monotonic() - start, **kw)
-        emit({"event_type": "repair.done", "status": result.status.value, "stopped": str(result.stopped),
-              "mutants_tried": result.mutants_tried, "elapsed_s": round(result.elapsed_s, 3),
-              "message": result.message})
+        emit(RepairDone(status=result.status.value, stopped=str(result.stopped), mutants_tried=result.mutants_tried,
+                        elapsed_s=round(result.elapsed_s, 3), message=result.message))
         return result
 
     session = RepairSession(repo, test_cmd=test_cmd, workers=workers, mutant_timeout_s=mutant_timeout_s,
@@ -133,15 +134,14 @@ def gave_up(stopped: SearchStop, cut: bool, tried: int, count: int, *, time_budg
     return SearchStop.EXHAUSTED, f"gave up: search exhausted: none of the {count} mutants passes, and there are no more"
 
 
-def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Event, *,
+def _search(session: RepairSession, done: Callable[..., RepairResult], emit: OnEvent, *,
             cancel: threading.Event, deadline: float, max_mutants: int, max_pairs: int,
             time_budget_s: float, apply: bool) -> RepairResult:
     """Generate the mutants, search them, and build (and maybe write) the patch."""
     loc, repo = session.loc, session.repo
     assert loc is not None
     failing, suspicious = loc.failing, loc.suspicious[:10]
-    emit({"event_type": "repair.localized", "failing_tests": failing, "suspicious": suspicious[:5],
-          "elapsed_s": round(loc.elapsed_s, 3)})
+    emit(RepairLocalized(failing_tests=failing, suspicious=suspicious[:5], elapsed_s=round(loc.elapsed_s, 3)))
     info: dict = {"failing_tests": failing, "suspicious": suspicious, "pair_budget": max_pairs}
     if not failing:
         message = ("all tests pass; nothing to repair" if loc.tests
@@ -157,13 +157,12 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     cut = len(candidates) < len(found)
     session.texts.update(texts)
     info["pairs"] = sum(m.order == 2 for m in candidates)
-    emit({"event_type": "repair.mutants", "count": len(candidates), "pairs": info["pairs"], "pair_budget": max_pairs,
-          "over_budget": cut})
+    emit(RepairMutants(count=len(candidates), pairs=info["pairs"], pair_budget=max_pairs, over_budget=cut))
 
     def on_result(index, m, evaluation: Evaluation) -> None:
-        emit({"event_type": "repair.mutant", "index": index, "file": m.file, "line": m.line,
-              "operator": m.operator, "description": m.description, "result": evaluation.status.value,
-              **({"reason": evaluation.reason} if evaluation.reason else {})})
+        emit(RepairMutant(index=index, file=m.file, line=m.line, operator=m.operator, description=m.description,
+                          result=evaluation.status.value,
+                          **({"reason": evaluation.reason} if evaluation.reason else {})))
 
     outcome = session.search(CandidateQueue.ranked(candidates), deadline=deadline, cancel=cancel,
                              on_result=on_result)
@@ -176,8 +175,7 @@ def _search(session: RepairSession, done: Callable[..., RepairResult], emit: Eve
     best = outcome.best
     new = best.apply(texts[best.file])
     diff = unified_diff(best.file, texts[best.file], new)
-    emit({"event_type": "repair.patch", "file": best.file, "line": best.line,
-          "description": best.description, "diff": diff})
+    emit(RepairPatch(file=best.file, line=best.line, description=best.description, diff=diff))
     message = "patch found (dry run: repository unchanged)"
     if apply:
         try:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from codur.core.events.tool import SandboxFallback, SecretRedacted
 from codur.core.files import IGNORED_DIRS
 from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, cannot_see, fallback_reason, hidden
 from codur.sandbox.interpreter import interpreter_paths
@@ -104,8 +105,7 @@ def _redacted(ctx: ToolContext, res: ProcessResult, program: str) -> ProcessResu
     if not kinds:
         return res
     if ctx.on_event:
-        ctx.on_event({"event_type": "secret.redacted", "command": Path(program).name, "count": len(kinds),
-                       "kinds": sorted(set(kinds))})
+        ctx.on_event(SecretRedacted(command=Path(program).name, count=len(kinds), kinds=sorted(set(kinds))))
     return dataclasses.replace(res, stdout=out.text, stderr=err.text)
 
 
@@ -117,7 +117,7 @@ def _note_fallback(ctx: ToolContext, problem: str) -> None:
     ctx.fallback_noted = True
     reason = fallback_reason(problem)
     if ctx.on_event:  # the run's channel: the CLI prints it once, the trace keeps it
-        ctx.on_event({"event_type": "sandbox.fallback", "reason": reason})
+        ctx.on_event(SandboxFallback(reason=reason))
     else:
         logging.getLogger("codur.tools").warning(reason)
 

@@ -16,6 +16,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
+from codur.core.events.plan import PlanReadOnly
 from codur.graph.context import RunContext
 from codur.graph.state import AgentOutcome, CodurState, PlanInfo, observation_of
 from codur.llm.policy import CallPolicy, with_policy
@@ -65,8 +66,8 @@ def _sources(state: CodurState, ctx: RunContext) -> str:
 
 def read_only_end(state: CodurState, ctx: RunContext, task_type: str, plan: PlanInfo) -> dict:
     """The plan node's update that ends a read-only run of an edit task (module docstring)."""
-    emit({"event_type": "plan.read_only", "task_type": task_type,
-          "message": "read-only: nothing will be written; the run ends with the plan and a proposed diff"})
+    emit(PlanReadOnly(task_type=task_type,
+                      message="read-only: nothing will be written; the run ends with the plan and a proposed diff"))
     diff, note = "", ""
     if not ctx.config.model_fixers():
         note = "no diff proposed: no fixer that calls a model is enabled"
