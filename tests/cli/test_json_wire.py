@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 
-
 def call(name: str, **arguments) -> str:
     """A tool call the way the local model writes it: a fenced JSON block in the content."""
     return "```json\n" + json.dumps({"name": name, "arguments": arguments}) + "\n```"
