@@ -58,7 +58,8 @@ def test_an_embedded_server_that_cannot_start_is_reported_and_the_batch_goes_on(
     with shared_model_server([task()], 2, events.append) as env:
         assert env == {}
     assert events == [BatchModelServer(error="the embedded model needs package xllamacpp")]
-    assert dict(events[0]) == {"event_type": "batch.model_server", "error": "the embedded model needs package xllamacpp"}
+    assert dict(events[0]) == {"event_type": "batch.model_server",
+                               "error": "the embedded model needs package xllamacpp"}
 
 
 def test_the_server_has_a_slot_and_a_full_context_per_worker(monkeypatch):
