@@ -54,7 +54,8 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
     assert loc is not None
     start = time.monotonic()
     found, texts = mutation.generate(session.repo, loc.scores, limit=pipeline.max_mutants,
-                                     max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops)
+                                     max_pairs=pipeline.max_pairs, hung_loops=loc.hung_loops,
+                                     raises=loc.expected_raises)
     pipeline.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
     session.texts.update(texts)
     if not found:

@@ -217,8 +217,31 @@ def op_wrap(node: ast.expr, ctx: MutationSite) -> None:
         texts.append(f"int({text})")  # text from input() or split() used as a number
     elif textual and isinstance(node, ast.Name) and isinstance(parent, (ast.Dict, ast.Return, ast.keyword)):
         texts += [f"float({text})", f"int({text})"]  # parsed text stored or returned as text
+    if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(parent, ast.FormattedValue) and (
+            parent.format_spec is None and parent.conversion == -1 and "str" not in kinds):
+        _formatted_as_int(node, ctx)  # f"{size} B" that printed "1.0 B"
     stringy = textual or callee in ("str", "repr", "format", "join", "lower", "upper", "strip")
     if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) and not stringy and isinstance(
             parent, ast.BinOp) and isinstance(parent.op, ast.Add) and is_str(beside):
         texts.append(f"str({text})")
     ctx.ranked(node, texts, "add_function_around_expression", 2)
+
+
+def _formatted_as_int(node: ast.Name | ast.Attribute, ctx: MutationSite) -> None:
+    """``f"{n} B"`` -> ``f"{int(n)} B"``: a number formatted whole (a float ``1.0`` printed as
+    ``1``); when the statement formats the same value more than once (``f"{n}B" if gnu else
+    f"{n} Bytes"``) one more mutant wraps every occurrence, as the fix of such a line does."""
+    text = ctx.src.seg(node)
+    stmt = node
+    while stmt is not None and not isinstance(stmt, ast.stmt):
+        stmt = ctx.parents.get(stmt)
+    same = [n for n in ast.walk(stmt) if isinstance(n, type(node))
+            and isinstance(ctx.parents.get(n), ast.FormattedValue)
+            and ctx.parents[n].format_spec is None and ctx.parents[n].conversion == -1
+            and ctx.src.seg(n) == text] if stmt is not None else []
+    prior = PRIOR["add_function_around_expression"]
+    ctx.replace(node, f"int({text})", "add_function_around_expression", prior * DECAY)
+    if len(same) > 1 and same[0] is node:  # once per statement, at its first occurrence
+        ctx.add("add_function_around_expression", node,
+                [(*ctx.src.span(n), f"int({text})") for n in same], prior,
+                description=f"wrapped every `{short(text)}` of the line's f-strings in `int()`")

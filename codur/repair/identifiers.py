@@ -26,6 +26,29 @@ _METHOD_SWAPS = {"startswith": ["endswith"], "endswith": ["startswith"], "lower"
                  "isalpha": ["isdigit", "isalnum"], "pop": ["popleft"], "popleft": ["pop"],
                  "appendleft": ["append"], "argmin": ["argmax"], "argmax": ["argmin"],
                  "get": ["pop", "setdefault"], "setdefault": ["get"], "sort": ["reverse"]}
+
+def _stdlib_siblings() -> dict[str, list[str]]:
+    """Methods of common standard-library types whose names extend one another
+    (``time``/``timetz``/``timetuple`` of ``datetime``, ``split``/``splitlines`` of ``str``): a
+    call of the shorter or longer name on the same receiver. Derived from ``dir()`` of the
+    types, not listed by hand, so the table follows the running Python."""
+    import datetime
+    import decimal
+    import pathlib
+    types = (str, bytes, list, dict, set, datetime.datetime, datetime.date, datetime.time,
+             datetime.timedelta, decimal.Decimal, pathlib.PurePath)
+    out: dict[str, list[str]] = {}
+    for t in types:
+        names = [n for n in dir(t) if not n.startswith("_") and callable(getattr(t, n, None))]
+        for a in names:
+            near = [b for b in names if b != a and (b.startswith(a) or a.startswith(b))]
+            out.setdefault(a, [])
+            out[a] += [b for b in sorted(near, key=len) if b not in out[a]]
+    return {k: v for k, v in out.items() if v}
+
+
+#: sibling methods of standard types (see :func:`_stdlib_siblings`), after the hand table
+STDLIB_SIBLINGS = _stdlib_siblings()
 _IDENTIFIERS = 3  # nearest replacement names per site
 ATTRIBUTES = 2  # sibling attributes / methods per site
 
@@ -110,7 +133,8 @@ def op_attribute(node: ast.Attribute, ctx: MutationSite) -> None:
         for i, attr in enumerate(attrs[:ATTRIBUTES]):
             ctx.add("change_attribute_used", node, [(*span, attr)], PRIOR["change_attribute_used"] * DECAY ** i)
         return
-    methods = _METHOD_SWAPS.get(node.attr, []) + [m for m, _ in facts.methods.get(key, Counter()).most_common()]
+    methods = (_METHOD_SWAPS.get(node.attr, []) + STDLIB_SIBLINGS.get(node.attr, [])[:2]
+               + [m for m, _ in facts.methods.get(key, Counter()).most_common()])
     cls = facts.classes.get(key[6:]) if key and key.startswith("class:") else None
     methods += [d.name for d in (cls.body if cls else []) if isinstance(d, FUNCS) and not d.name.startswith("__")]
     methods = [m for m in dict.fromkeys(methods) if m != node.attr and arity_fits(m, parent, facts)]

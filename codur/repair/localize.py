@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.core.pyast import parse_ast
+from codur.repair.guards import expected_raises
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.sandbox.lifetime import temp_dir
@@ -85,6 +86,12 @@ class Localization:
     @property
     def failing(self) -> list[str]:
         return [t.nodeid for t in self.tests if t.outcome == "failed"]
+
+    @property
+    def expected_raises(self) -> frozenset[str]:
+        """Exception names the failing tests expected and did not see
+        (:func:`codur.repair.guards.expected_raises`)."""
+        return expected_raises(t.message for t in self.tests if t.outcome == "failed")
 
     @property
     def suspicious(self) -> list[tuple[str, int, float]]:

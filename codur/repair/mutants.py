@@ -29,7 +29,7 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.pyast import BOM, parse_ast
-from codur.repair import statements
+from codur.repair import guards, statements
 from codur.repair.site import MutationSite
 from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
@@ -155,6 +155,27 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
     return out
 
 
+def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises: frozenset[str]) -> list[Mutant]:
+    """Parameter checks (:func:`codur.repair.guards.guards`) for the innermost functions
+    holding a scored line of ``rel``, scored by their best line; functions of equal score in
+    the order of their summed line scores (the one the failing tests ran most of first)."""
+    funcs = [n for n in ast.walk(src.tree) if isinstance(n, _FUNCS)]
+    best: dict[ast.AST, float] = {}
+    mass: dict[ast.AST, float] = {}
+    for (f, line), value in scores.items():
+        holders = [n for n in funcs if f == rel and n.lineno <= line <= (n.end_lineno or n.lineno)]
+        if holders:
+            inner = max(holders, key=lambda n: n.lineno)
+            best[inner] = max(best.get(inner, 0.0), value)
+            mass[inner] = mass.get(inner, 0.0) + value
+    out = []
+    for func, score in sorted(best.items(), key=lambda kv: (-kv[1], -mass[kv[0]], kv[0].lineno)):
+        for line, edits, description in guards.guards(func, src, raises):
+            out.append(Mutant(rel, line, "add_parameter_check", edits, description, score, guards.PRIOR,
+                              (rel, line)))
+    return out
+
+
 def top_level_spans(text: str) -> list[tuple[int, int]]:
     """(first, last) line of each top-level statement of ``text`` (decorators included).
     Raises SyntaxError."""
@@ -236,7 +257,8 @@ def ranked_units(scores: dict[tuple[str, int], float], trees: dict[str, ast.Modu
 def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 400,
              max_pairs: int = CodurConfig.default("max_pairs"),
              hung_loops: frozenset[tuple[str, int]] = frozenset(),
-             max_functions: int = MUTATED_FUNCTIONS) -> tuple[list[Mutant], dict[str, str]]:
+             max_functions: int = MUTATED_FUNCTIONS,
+             raises: frozenset[str] = frozenset()) -> tuple[list[Mutant], dict[str, str]]:
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 
     ``scores`` maps (file relative to repo, line) -> suspiciousness; only the lines of the
@@ -244,7 +266,9 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
     ``hung_loops``: the (file, header line) of loops a test hung in
     (:attr:`codur.repair.localize.Localization.hung_loops`):
     the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
-    goes first, since the run saw the loop not end. Returns the mutants
+    goes first, since the run saw the loop not end. ``raises``: exceptions a failing test
+    expected and did not see (:func:`codur.repair.guards.expected_raises`): the ranked
+    functions get parameter checks raising them (:mod:`codur.repair.guards`). Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
     the original texts of the files they touch (read in their declared coding, as the
     tools read them). Test files and files that do not parse or decode are skipped.
@@ -258,11 +282,17 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
             continue
         texts[rel] = text
     kept = ranked_units(scores, {rel: src.tree for rel, src in sources.items()}, max_functions)
-    singles = []
+    singles, checks = [], []
     for rel in sorted({f for f, _ in kept}):
         singles += candidates(rel, sources[rel], kept)
+        if raises:
+            checks += _guards(rel, sources[rel], kept, raises)
     singles.sort(key=lambda m: (not (m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops),
                                 m.rank))
+    hung = next((i for i, m in enumerate(singles) if (m.file, m.line) not in hung_loops
+                 or m.operator != "advance_loop_variable"), len(singles))
+    checks.sort(key=lambda m: -m.score)  # stable: the heavier function first among equal scores
+    singles = singles[:hung] + checks + singles[hung:]  # what the test asked for, after a hung loop's update
     first = valid(singles, texts, limit)
     budget = min(max_pairs, limit - len(first))
     if budget <= 0:

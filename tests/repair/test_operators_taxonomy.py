@@ -158,6 +158,24 @@ CASES = [
             s += parts[1]
             return s
         """, "s += parts[1]", "s += int(parts[1])"),
+    ("add_function_around_expression", """
+        def size_label(n):
+            n = float(n)
+            return f"{n} B"
+        """, 'f"{n} B"', 'f"{int(n)} B"'),
+    ("add_function_around_expression", """
+        def size_label(n, short=False):
+            n = float(n)
+            return f"{n}B" if short else f"{n} bytes"
+        """, 'f"{n}B" if short else f"{n} bytes"', 'f"{int(n)}B" if short else f"{int(n)} bytes"'),
+    ("wrong_function_name", """
+        from datetime import datetime
+
+
+        def clock(text):
+            stamp = datetime.strptime(text, "%H:%M%z")
+            return stamp.time()
+        """, "stamp.time()", "stamp.timetz()"),
     ("remove_function_around_expression", "def half(n):\n    return int(n / 2)\n", "int(n / 2)", "n / 2"),
     ("remove_function_around_expression", "def f(g, x):\n    return g(x) + 1\n", "g(x)", "x"),
     ("remove_function_around_expression", "def f(d):\n    return max(0, d)\n", "max(0, d)", "d"),

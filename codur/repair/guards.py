@@ -1,0 +1,67 @@
+"""The parameter check a failing test asks for: ``if size < 0: raise ValueError(...)`` at the
+top of a suspicious function, when a failing test expected an exception that never came.
+
+PAR's "parameter checker" fix template (Kim, Nam, Song, Kim: "Automatic patch generation
+learned from human-written patches", ICSE 2013) and TBar's range checker (Liu et al.,
+ISSTA 2019) add a guard on a parameter before it is used. Without a hint such guards would
+be tried on every parameter of every function; here they are generated only when a failing
+test's message says which exception it expected and did not see (pytest's ``DID NOT RAISE
+<class 'ValueError'>``, unittest's ``ValueError not raised``), and the guard raises that
+exception. Each (parameter, condition) is one mutant; the tests that pass today decide
+between ``< 0``, ``<= 0`` and ``is None`` (a zero size that must stay allowed).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+from codur.repair.source import Edit, Source
+
+#: pytest.raises' and unittest's messages for an exception that was expected and not raised
+_NOT_RAISED = (re.compile(r"DID NOT RAISE <class '(?:[\w.]+\.)?(\w+)'>"),
+               re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b not raised"))
+CONDITIONS = ("< 0", "<= 0", "is None")
+PRIOR = 0.7
+
+
+def expected_raises(messages: Iterable[str]) -> frozenset[str]:
+    """Exception class names the failing tests' messages say were expected and not raised."""
+    out = set()
+    for text in messages:
+        for pattern in _NOT_RAISED:
+            out.update(pattern.findall(text or ""))
+    return frozenset(out)
+
+
+def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    args = func.args.posonlyargs + func.args.args + func.args.kwonlyargs
+    names = [a.arg for a in args]
+    if names and names[0] in ("self", "cls") and func.args.posonlyargs + func.args.args:
+        names = names[1:]
+    return names[:3]
+
+
+def guards(func: ast.FunctionDef | ast.AsyncFunctionDef, src: Source,
+           raises: frozenset[str]) -> list[tuple[int, tuple[Edit, ...], str]]:
+    """(line, edits, description) of each guard for ``func``: every parameter (at most three,
+    ``self``/``cls`` left out) × :data:`CONDITIONS` × the expected exception (at most two,
+    by name). The guard goes before the first statement after the docstring."""
+    body = func.body
+    first = body[1] if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(
+        getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str) else body[0]
+    at = src.offset(first.lineno, 0)
+    indent = src.text[at:src.offset(first.lineno, first.col_offset)]
+    if indent.strip():  # the statement shares its line with the def: nothing to put a line before
+        return []
+    out = []
+    for exc in sorted(raises)[:2]:
+        for name in _parameters(func):
+            for cond in CONDITIONS:
+                message = f"{name} must not be None" if cond == "is None" else (
+                    f"{name} must not be negative" if cond == "< 0" else f"{name} must be positive")
+                text = f"{indent}if {name} {cond}:\n{indent}    raise {exc}({message!r})\n"
+                out.append((first.lineno, (Edit(at, at, text),),
+                            f"added `if {name} {cond}: raise {exc}(...)` at the top of `{func.name}`"))
+    return out
