@@ -47,7 +47,7 @@ def build_graph(checkpointer=None, *, name: str = "codur"):
     ``build_graph().invoke({"task": ..., "repo": "/abs/path"}, context={...settings})`` builds
     the run's object from the settings and writes the run's record (folder, trace, journal,
     result: :mod:`codur.graph.record`), so ``codur runs`` and ``codur undo`` see it; a
-    :class:`codur.graph.context.RunContext` given as ``context`` is used as it is."""
+    :class:`codur.graph.context.Run` given as ``context`` is used as it is."""
     from codur.graph.builder import build_graph as _build
     from codur.graph.context import StudioRun
 

@@ -1,4 +1,4 @@
-"""Benchmark of codur's mutation repair engine on the corpora in bench/repair/.
+"""Benchmark of codur's mutation repair (the main job with the mutation fixer only) on the corpora in bench/repair/.
 
 Usage: .venv/bin/python bench/repair/run.py [--corpus main|taxonomy|both] [--workers N]
                                             [--compare] [--cold] [--check] [--only SUBSTR]
@@ -7,7 +7,9 @@ Two corpora: ``corpus/`` (41 programs, mostly off-by-one and wrong-operator bugs
 ``corpus_taxonomy/`` (40 programs whose bugs follow the SStuB pattern mix of TSSB-3M; see
 README.md). Each program (one module, its tests, ``meta.json`` with the bug class,
 whether one edit can fix it, and the reference fix) is copied to a temp dir and repaired
-with ``apply=False``. Printed per program: fixed?, whether the patch equals the reference
+there by the product: ``codur.run`` with the settings ``fixers = ["mutation"]``, no critic
+(what ``codur repair`` runs), so the patch is verified by the whole suite and written in
+the copy. Printed per program: fixed?, whether the patch equals the reference
 fix, mutants tried, seconds. Then, for each corpus apart, the totals: fixed / total,
 share of the single-edit bugs fixed, mutants tried, median time to fix, time in start-up
 + localization vs in the search, wall time; with both corpora, a combined line after
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 CORPORA = {"main": Path(__file__).parent / "corpus", "taxonomy": Path(__file__).parent / "corpus_taxonomy"}
 CHECK_TIMEOUT_S = 10.0  # per pytest run in --check; bugs that loop forever end as "timeout"
+TASK = "make the failing tests pass"  # codur repair's
 
 
 def programs(corpus: str, only: str | None) -> list[Path]:
@@ -74,53 +77,37 @@ def check(program: Path) -> str:
 
 
 def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) -> dict:
-    from codur.repair import repair  # here, not at the top: --check runs without the engine
+    # here, not at the top: --check runs without codur
+    from codur import RunRequest, run
+    from codur.config import load_config
 
-    meta, text, fixed = _reference(program)
+    meta, _, fixed = _reference(program)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(shutil.copytree(program, Path(tmp) / program.name,
                                     ignore=shutil.ignore_patterns("meta.json", "__pycache__")))
         marks: dict[str, float] = {}
+        seen: dict[str, dict] = {}
 
         def on_event(event: dict) -> None:
             marks.setdefault(event["event_type"], time.monotonic())
+            seen[event["event_type"]] = event
 
-        result = repair(work, workers=workers, apply=False, max_mutants=args.max_mutants,
-                        time_budget_s=args.time_budget, mutant_timeout_s=args.mutant_timeout,
-                        on_event=on_event)
-        exact = False
-        if result.status == "patched":
-            exact = _patched_text(text, result.diff) == fixed
-    return {"name": program.name, "corpus": corpus, "single": meta["single_edit"], "status": result.status,
-            "fixed": result.status == "patched", "exact": exact, "tried": result.mutants_tried,
-            "time": result.elapsed_s, "patch": result.patch_description, "message": result.message,
-            "search": marks.get("repair.done", 0.0) - marks.get("repair.mutants", marks.get("repair.done", 0.0)),
-            "setup": marks.get("repair.localized", 0.0) - marks.get("repair.start", 0.0)}
-
-
-def _patched_text(text: str, diff: str) -> str:
-    """Apply a one-file unified diff from :func:`repair` to ``text``."""
-    old = text.splitlines(keepends=True)
-    out, pos = [], 0
-    lines = diff.splitlines(keepends=True)
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("@@"):
-            start = int(line.split()[1].split(",")[0][1:]) - 1
-            out += old[pos:start]
-            pos = start
-            i += 1
-            while i < len(lines) and not lines[i].startswith("@@"):
-                tag, body = lines[i][:1], lines[i][1:]
-                if tag in (" ", "-"):
-                    pos += 1
-                if tag in (" ", "+"):
-                    out.append(body)
-                i += 1
-            continue
-        i += 1
-    return "".join(out + old[pos:])
+        config = load_config(work, fixers=["mutation"], critic=False, repair_workers=workers,
+                             max_mutants=args.max_mutants, patch_time_budget_s=args.time_budget,
+                             mutant_timeout_s=args.mutant_timeout)
+        start = time.monotonic()
+        result = run(RunRequest(task=TASK, repo=work, timeout_s=max(config.timeout_s, args.time_budget + 120.0)),
+                     config=config, on_event=on_event)
+        exact = result.ok and (work / meta["fix"]["file"]).read_text() == fixed
+    done = seen.get("patch.done", {})
+    search = result.metadata.stop.get("search") or {}
+    return {"name": program.name, "corpus": corpus, "single": meta["single_edit"],
+            "status": done.get("status") or result.reason, "fixed": result.ok, "exact": exact,
+            "tried": sum((done.get("tried") or {}).values()), "time": result.duration_s,
+            "patch": seen.get("patch.found", {}).get("label", ""),
+            "message": search.get("message") or done.get("message") or result.reason,
+            "search": marks.get("patch.done", start) - marks.get("patch.mutants", marks.get("patch.done", start)),
+            "setup": marks.get("patch.localized", start) - start}
 
 
 def run_corpus(corpus: str, workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:

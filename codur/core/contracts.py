@@ -76,13 +76,13 @@ class RunStatus(StrEnum):
 
 class PatchStatus(StrEnum):
     """How a search for a plausible patch ended: the candidate-patch pipeline's
-    (:class:`codur.patch.PatchResult`) and the mutation repair's (:class:`codur.repair.engine.RepairResult`)."""
+    (:class:`codur.patch.PatchResult`; why one that found nothing stopped is its ``end``)."""
 
     PATCHED = "patched"  # a plausible patch was found (and, where the caller writes, written)
     NOT_FOUND = "not_found"  # every candidate was tried, none plausible
     NO_FAILING_TESTS = "no_failing_tests"  # nothing to repair
     CANCELLED = "cancelled"
-    BUDGET = "budget"  # the run's token budget or the search's wall time ran out (the pipeline only)
+    BUDGET = "budget"  # the run's token budget or the search's wall time ran out
     ERROR = "error"  # the tests could not run, or the patch could not be written
 
 

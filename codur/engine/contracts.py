@@ -99,7 +99,9 @@ class RunMetadata(BaseModel):
         fixer: which fixer produced the patch ("mutation search", "model patch sample",
             "model sample + mutation", "agent"), '' when none did.
         verdict: the last verification verdict (passed, strategy, evidence, reasoning, suggestions).
-        stop: the figures behind a limit's reason, e.g. {"elapsed_s": 31.2, "timeout_s": 30}.
+        stop: the figures behind a limit's reason, e.g. {"elapsed_s": 31.2, "timeout_s": 30}; for
+            ``no_plausible_patch``, ``stop["search"]``: why the patch search stopped ({"stopped":
+            budget|exhausted|cancelled, "spent", "message", "tried", "mutants", "time_budget_s", ...}).
         limits: the run's limits as applied {max_turns, timeout_s (seconds), token_budget (tokens)}.
         session_id, resumed_from: the session and, for a resumed run, the checkpoint it continued from.
         trace_path, run_dir: the run's trace (JSON lines) and folder.

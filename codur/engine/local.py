@@ -32,8 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codur.config import CodurConfig, load_config
-from codur.core.budget import Limits
+from codur.config import CodurConfig
 from codur.core.codur_folder import LinkedCodurFolder, check_codur_tree
 from codur.core.events import TraceWriter, wire
 from codur.core.events.run import MemoryFailed, RunEnd, RunReverted, RunStart, StorageFailed
@@ -44,6 +43,7 @@ from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder,
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.report import RunReport
 from codur.engine.resume import save_request, saved_settings
+from codur.engine.settings import run_settings
 from codur.llm.factory import ConfigModelProvider, ModelProvider
 from codur.memory import SessionEntry, summarize_diff
 from codur.sandbox.lifetime import sweep
@@ -120,9 +120,8 @@ class LocalEngine:
             or anything in it is a symbolic link (:mod:`codur.core.codur_folder`): nothing is
             written then.
 
-        Settings: the components' config, else the engine's, else :func:`codur.config.load_config`
-        for the repo (its ``codur.toml`` / ``pyproject.toml [tool.codur]`` or the user's file,
-        under ``CODUR_*`` variables).
+        Settings: :func:`codur.engine.settings.run_settings` (the components' config, else the
+        engine's, else the repo's files and ``CODUR_*`` variables; the request's limits over them).
 
         Raises:
             codur.config.ConfigError: a setting in a file or a variable does not parse.
@@ -134,19 +133,7 @@ class LocalEngine:
         """
         sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
-        config = components.config or self.config or load_config(request.repo)
-        updates: dict[str, Any] = {"dry_run": request.dry_run or config.dry_run}
-        for key in ("max_turns", "timeout_s", "token_budget"):
-            if getattr(request, key) is not None:
-                updates[key] = getattr(request, key)
-        if components.policies.tool_policy is not None:
-            updates["tool_policy"] = components.policies.tool_policy
-        if components.tools is not None:  # the caller's executor: its policy is the run's
-            if components.tools.root != request.repo:
-                raise ValueError(f"EngineComponents.tools works on {components.tools.root}, not on the "
-                                 f"request's repo {request.repo}")
-            updates["tool_policy"] = components.tools.policy
-        config = config.model_copy(update=updates)
+        config = run_settings(request, components, self.config)
         run_id = request.run_id or new_run_id()
         try:  # a repo that ships .codur as a link, or links inside it: nothing is written through them
             check_codur_tree(request.repo)
@@ -165,13 +152,13 @@ class LocalEngine:
                 return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=str(exc),
                                  metadata=RunMetadata(run_dir=run_dir))
         try:
-            return _Run(request, config, components, run_id, run_dir, note).run()
+            return _Execution(request, config, components, run_id, run_dir, note).run()
         finally:
             if lock is not None:
                 lock.release()
 
 
-class _Run:
+class _Execution:
     """One run: its services, the graph thread, the result."""
 
     def __init__(self, request: RunRequest, config: CodurConfig, components: EngineComponents, run_id: str,
@@ -180,18 +167,15 @@ class _Run:
 
         self.request, self.config, self.components = request, config, components
         self.run_id, self.run_dir, self.note = run_id, run_dir, note
-        cancel = request.cancel_event or threading.Event()
-        limits = Limits(max_turns=config.max_turns, timeout_s=config.timeout_s,
-                        token_budget=config.token_budget, max_cost_usd=config.max_cost_usd, cancel=cancel)
         self.memory = components.memory_for(request, config.database())
         # the session: the request's, else the run alone (its own id), so the store holds every run
         self.session_id = request.session_id or run_id
-        self.ctx = build_context(request.repo, config,
-                                 models=components.model_provider() or ConfigModelProvider(config, cancel=cancel),
-                                 limits=limits, run_dir=run_dir, confirm=components.policies.confirm,
-                                 memory=self.memory, session_id=self.session_id, tools=components.tools)
-        # the run object's provider and limits share the run's one usage ledger, which also keeps the
-        # time split and gives the result's figures
+        # the run object, built once: the model provider with the run's one usage ledger, the limits
+        # that read it (the run's cancel event), the run's ToolExecutor; handed to the graph as its context
+        self.ctx = build_context(request.repo, config, models=components.model_provider(),
+                                 cancel=request.cancel_event or threading.Event(), run_dir=run_dir,
+                                 confirm=components.policies.confirm, memory=self.memory,
+                                 session_id=self.session_id, tools=components.tools)
         self.provider: ModelProvider = self.ctx.models
         self.limits, self.ledger = self.ctx.limits, self.ctx.models.ledger
         self.tools: ToolExecutor = self.ctx.tools

@@ -55,7 +55,9 @@ class RunReport:
         model endpoint was given up (``endpoints_down``: the circuit breaker's
         :meth:`codur.llm.deadline.CircuitBreaker.down`) ends ``model_unavailable`` naming it: its
         ``no_progress`` or ``max_turns`` was the endpoint's doing (the graph's reason is kept in
-        ``metadata.stop["before_model_unavailable"]``)."""
+        ``metadata.stop["before_model_unavailable"]``). A run the patch search ended
+        ``no_plausible_patch`` keeps why that search stopped in ``metadata.stop["search"]``
+        (:meth:`codur.patch.contracts.SearchEnd.as_dict`: budget / exhausted / cancelled, the figures)."""
         limits = self.limits
         total_s = limits.elapsed_s()
         usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
@@ -74,6 +76,8 @@ class RunReport:
             trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
             tests_changed=self.tests_changed, risky_patches=self.risky_patches)
         reason = final.get("reason", "")
+        if reason == "no_plausible_patch" and patch.get("end"):  # why the patch search stopped, with its figures
+            metadata.stop = {**metadata.stop, "search": patch["end"]}
         if limits.cancel.is_set() and status is not RunStatus.CANCELLED:
             # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,
             # a model call); what the graph would have said instead is kept beside it

@@ -18,12 +18,14 @@ from codur.llm.factory import ModelProvider
 __all__ = ["arun", "new_run_id", "run", "run_folder"]
 
 
-def _components(config: CodurConfig | None, models: ModelProvider | None, on_event: Callable[[dict], None] | None,
-                checkpointer: Any, confirm: Callable[[str, dict], bool] | None,
-                components: EngineComponents | None) -> EngineComponents:
+def _components(models: ModelProvider | None, on_event: Callable[[dict], None] | None, checkpointer: Any,
+                confirm: Callable[[str, dict], bool] | None, components: EngineComponents | None) -> EngineComponents:
+    """The caller's components, else ones made from the keyword arguments (without settings: the
+    engine is given them, once, and merges them with the request in one function,
+    :func:`codur.engine.settings.run_settings`)."""
     if components is not None:
         return components
-    return EngineComponents(models=models, config=config, emitter=on_event, checkpointer=checkpointer,
+    return EngineComponents(models=models, emitter=on_event, checkpointer=checkpointer,
                             policies=Policies(confirm=confirm), session_store=None)
 
 
@@ -46,8 +48,9 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         on_event: called with every event as it happens (the CLI prints them).
         checkpointer: a LangGraph checkpointer (thread id = run id); default: SQLite in ``<repo>/.codur/``.
         confirm: asked before writes when the tool policy is confirm_writes.
-        components: all of the above at once (then the other keyword arguments are ignored).
-            Session memory is the repo's SQLite store unless the components name another.
+        components: all of the above but ``config`` at once (then those keyword arguments are
+            ignored; ``config`` applies when the components carry none). Session memory is the
+            repo's SQLite store unless the components name another.
 
     Returns:
         The RunResult (see :meth:`codur.engine.local.LocalEngine.run`).
@@ -57,7 +60,7 @@ def run(request: RunRequest | str, *, repo: Path | str | None = None, config: Co
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
     """
     return LocalEngine(config).run(_request(request, repo),
-                                   _components(config, models, on_event, checkpointer, confirm, components))
+                                   _components(models, on_event, checkpointer, confirm, components))
 
 
 async def arun(request: RunRequest | str, *, repo: Path | str | None = None, config: CodurConfig | None = None,
@@ -67,4 +70,4 @@ async def arun(request: RunRequest | str, *, repo: Path | str | None = None, con
     """:func:`run` for asyncio callers; cancelling the task cancels the run (it ends ``cancelled``,
     its result written, before CancelledError reaches the caller). Same arguments and errors."""
     return await LocalEngine(config).execute(_request(request, repo),
-                                             _components(config, models, on_event, checkpointer, confirm, components))
+                                             _components(models, on_event, checkpointer, confirm, components))

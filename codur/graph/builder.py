@@ -44,12 +44,12 @@ def build_graph(checkpointer: Checkpointer = None, *, name: str = "codur", conte
     Args:
         checkpointer: e.g. a LangGraph SqliteSaver for resumable runs; None for Studio.
         name: the compiled graph's name.
-        context_of: ``(the runtime's context, state) -> RunContext``, the run object every node
-            gets; default: the :class:`RunContext` passed as ``context`` (the engine's).
+        context_of: ``(the runtime's context, state) -> Run``, the run object every node
+            gets; default: the :class:`Run` passed as ``context`` (the engine's).
 
     Returns:
         A compiled LangGraph graph with state :class:`CodurState`; its context is a
-        :class:`RunContext` (the engine's) or a :class:`StudioSettings` dict of settings.
+        :class:`Run` (the engine's) or a :class:`StudioSettings` dict of settings.
     """
     builder = StateGraph(CodurState, input_schema=CodurInput, context_schema=StudioSettings)
     for name_, fn in [("initialize", initialize_node), ("observe", observe_node), ("plan", plan_node),

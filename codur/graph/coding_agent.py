@@ -17,7 +17,7 @@ from codur.config_tables import AgentConfig
 from codur.core.events import emit
 from codur.core.events.agent import AgentLoadFailed
 from codur.core.ports import AgentPort, AgentResult, AgentTask
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
 from codur.graph.state import CodurState, observation_of, plan_of
@@ -69,7 +69,7 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     return "\n\n".join(parts)
 
 
-def current_sources(state: CodurState, ctx: RunContext) -> dict[str, str]:
+def current_sources(state: CodurState, ctx: Run) -> dict[str, str]:
     """Observe's source files re-read from disk, numbered (they may hold earlier edits)."""
     tools = ctx.tools
     out = {}
@@ -88,7 +88,7 @@ SUSPECT_LINES = 120
 SUSPECT_FUNCTIONS = 3
 
 
-def suspect_sources(state: CodurState, ctx: RunContext, shown: dict[str, str]) -> dict[str, str]:
+def suspect_sources(state: CodurState, ctx: Run, shown: dict[str, str]) -> dict[str, str]:
     """The code of the most suspicious functions (fault localization's best, at most
     :data:`SUSPECT_FUNCTIONS`, :data:`SUSPECT_LINES` lines in all) whose files ``shown`` does not
     hold whole (observe shows files of at most 160 lines in all), numbered as in their file
@@ -118,7 +118,7 @@ def suspect_sources(state: CodurState, ctx: RunContext, shown: dict[str, str]) -
     return out
 
 
-def execution_plan(state: CodurState, ctx: RunContext, agent: str) -> AgentTask:
+def execution_plan(state: CodurState, ctx: Run, agent: str) -> AgentTask:
     """The Act step's plan: the turn prompt with the current code (whole files, and the most
     suspicious functions of files too long for that: :func:`suspect_sources`)."""
     current = current_sources(state, ctx)
@@ -161,7 +161,7 @@ class JournaledAgent:
                     self.tools.journal.record_original(rel, before.get(rel))
 
 
-def agent_names(ctx: RunContext) -> list[str]:
+def agent_names(ctx: Run) -> list[str]:
     """Every agent the plan may choose: the default first, then ``coder``, the configured
     agents and the Python agents installed as entry points (group ``codur.agents``)."""
     names = [ctx.config.default_agent, *BUILTIN_AGENTS, *ctx.config.agents, *registered_agents()]
@@ -176,7 +176,7 @@ def agent_task_type(state: CodurState, cfg: AgentConfig | None) -> TaskType:
     return TaskType(cfg.task_types[0])
 
 
-def system_prompt(state: CodurState, ctx: RunContext, name: str) -> str:
+def system_prompt(state: CodurState, ctx: Run, name: str) -> str:
     """The system prompt the agent ``name`` gets ("" for a command-line or Python agent, which
     gets the turn's prompt alone); builds no model."""
     cfg = ctx.config.agents.get(name)
@@ -187,7 +187,7 @@ def system_prompt(state: CodurState, ctx: RunContext, name: str) -> str:
     return system
 
 
-def build_agent(state: CodurState, ctx: RunContext, name: str) -> tuple[AgentPort, bool]:
+def build_agent(state: CodurState, ctx: Run, name: str) -> tuple[AgentPort, bool]:
     """The agent ``name`` as an AgentPort, and whether its model calls carry the model-call
     policy (:mod:`codur.llm.policy`; the AgentRunner then does not retry the whole turn).
 

@@ -1,11 +1,13 @@
-"""The run object: the services and settings a node reads, passed as LangGraph's ``context``.
+"""The run object (:class:`Run`): the services and settings a node reads, passed as LangGraph's ``context``.
 
 One function builds it, :func:`build_context`, once per run: the engine for its runs
 (:class:`codur.engine.LocalEngine`), and :class:`StudioRun` for a ``langgraph dev`` run
 (which passes no run object, or a dict of settings). Everything in it is built there, once:
 
-- the model provider, with the run's one usage ledger (every model call recorded and priced);
-- the root budget (:class:`codur.core.budget.Limits`), which reads that ledger;
+- the model provider (the caller's, or the configured one), with the run's one usage ledger
+  (every model call recorded and priced);
+- the root budget (:class:`codur.core.budget.Limits`), which reads that ledger and the run's
+  cancel event;
 - the run's one ToolExecutor for its repo (settings from config, the run's cancel event, the
   actor model and the run's remaining budget for its RLM tool, the repo's test command), or the
   caller's (``EngineComponents.tools``) bound to the run with :meth:`ToolExecutor.for_run`;
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +32,10 @@ from codur.tools.executor import ToolExecutor, ToolSettings
 
 
 @dataclass(frozen=True)
-class RunContext:
-    """What nodes need beyond the state: the run object (build it with :func:`build_context`).
+class Run:
+    """The run: what nodes need beyond the state, built once per run by :func:`build_context`
+    (in the engine, :class:`codur.engine.LocalEngine`) and handed to the graph as LangGraph's
+    runtime context (``graph.stream(..., context=run)``; a node reads ``runtime.context``).
 
     Attributes:
         repo: the repository (resolved), or None when the request named no directory (the run
@@ -84,23 +88,25 @@ class RunContext:
 
 
 def build_context(repo: Path | str | None, config: CodurConfig | None = None, *, models: ModelProvider | None = None,
-                  limits: Limits | None = None, run_dir: Path | None = None,
+                  cancel: threading.Event | None = None, run_dir: Path | None = None,
                   confirm: Callable[[str, dict], bool] | None = None, memory: Any = None,
-                  session_id: str = "", record: Any = None, tools: ToolExecutor | None = None) -> RunContext:
+                  session_id: str = "", record: Any = None, tools: ToolExecutor | None = None) -> Run:
     """The run object, built once per run (the engine's runs and Studio's alike).
 
     Args:
         repo: the repository; None, or a path that is not a directory: a run object without
             tools (for a request initialize refuses).
-        config: the settings (default: from the environment).
-        models: the model provider (default: ``config.mock_replies`` played by a MockProvider when
-            set, else built from config, with its usage ledger).
-        limits: the root budget (default: from config); the run object's limits read the
-            provider's ledger (limits given with another ledger are copied onto it).
+        config: the run's settings (default: the defaults; the engine merges them with the
+            request once, :func:`codur.engine.settings.run_settings`).
+        models: the caller's model provider (default: ``config.mock_replies`` played by a
+            MockProvider when set, else built from config); either way given the run's one usage
+            ledger, here.
+        cancel: the run's cancel event (default: a new one), read by the root budget and the
+            configured models' calls.
         run_dir: the run's folder, or None.
         confirm: ``confirm(tool_name, args) -> bool`` for the confirm-writes policy (its attribute
             ``risky``, when set, approves writes that add risky code).
-        memory, session_id: the session store and the run's session (see :class:`RunContext`);
+        memory, session_id: the session store and the run's session (see :class:`Run`);
             without a store no memory is kept (the engine gives the run's id as the session of
             a run without one).
         tools: the caller's ToolExecutor (``EngineComponents.tools``), bound to this run
@@ -121,14 +127,12 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         from codur.llm.scripted import MockProvider
 
         models = MockProvider(config.mock_replies)
-    models = with_ledger(models or ConfigModelProvider(config))
-    ledger = models.ledger  # the run's one usage ledger: every model call, read by the limits
-    if limits is None:
-        r = config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
-        limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
-                        max_cost_usd=r.max_cost_usd, ledger=ledger)
-    elif limits.ledger is not ledger:
-        limits = replace(limits, ledger=ledger)
+    cancel = cancel or threading.Event()
+    models = with_ledger(models or ConfigModelProvider(config, cancel=cancel))
+    r = config.runtime  # max_iterations: the Plan→Act→Verify cycles (max_turns)
+    # the root budget, built once: it reads the run's one usage ledger (every model call)
+    limits = Limits(max_turns=r.max_iterations, timeout_s=r.timeout_s, token_budget=r.token_budget,
+                    max_cost_usd=r.max_cost_usd, cancel=cancel, ledger=models.ledger)
     root = Path(repo).expanduser().resolve() if repo and str(repo).strip() else None
     executor = None
     if root is not None and root.is_dir():
@@ -136,14 +140,14 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         services: dict[str, Any] = dict(run_dir=run_dir, on_event=emit, cancel=limits.cancel,
                                         model_factory=lambda: provider.models_for("actor")[0],
                                         budget_left=limits.remaining,
-                                        test_command=resolve_tests(root, config.test_command), ledger=ledger)
+                                        test_command=resolve_tests(root, config.test_command), ledger=models.ledger)
         if tools is not None:
             if tools.root != root:
                 raise ValueError(f"the ToolExecutor works on {tools.root}, not on the run's repo {root}")
             executor = tools.for_run(**services)
         else:
             executor = ToolExecutor(root, ToolSettings.from_config(config), confirm=confirm, **services)
-    return RunContext(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
+    return Run(repo=root, config=config, models=models, limits=limits, run_dir=run_dir, confirm=confirm,
                         memory=memory if session_id else None, session_id=session_id, executor=executor,
                         record=record)
 
@@ -151,8 +155,8 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
 class StudioSettings(TypedDict, total=False):
     """The context schema the graph declares: settings a LangGraph Studio / ``langgraph dev`` run may
     pass as its ``context`` (any CodurConfig field is accepted; these are the common ones).
-    :class:`StudioRun` builds the run's :class:`RunContext` from them with :func:`build_context`;
-    the engine passes a built RunContext instead."""
+    :class:`StudioRun` builds the run's :class:`Run` from them with :func:`build_context`;
+    the engine passes a built Run instead."""
 
     base_url: str
     model: str
@@ -178,12 +182,12 @@ class StudioRun:
     KEEP = 32
 
     def __init__(self) -> None:
-        self._runs: dict[str, RunContext] = {}
+        self._runs: dict[str, Run] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, given: Any, state: dict) -> RunContext:
+    def __call__(self, given: Any, state: dict) -> Run:
         """The run's object: ``given`` when it is one, else the one this run built."""
-        if isinstance(given, RunContext):
+        if isinstance(given, Run):
             return given
         with self._lock:
             run_id = str(state.get("run_id") or "")
@@ -197,7 +201,7 @@ class StudioRun:
             return ctx
 
     @staticmethod
-    def _build(given: Any, state: dict, run_id: str) -> RunContext:
+    def _build(given: Any, state: dict, run_id: str) -> Run:
         from codur.config import load_config
         from codur.graph.record import RunRecord
 
@@ -214,14 +218,14 @@ class StudioRun:
         return build_context(repo, config, record=record)
 
 
-def given_context(given: Any, state: dict) -> RunContext:
+def given_context(given: Any, state: dict) -> Run:
     """The run object the caller passed as the graph's ``context`` (the engine's).
 
     Raises:
-        TypeError: the context is not a :class:`RunContext` (a ``langgraph dev`` run goes through
+        TypeError: the context is not a :class:`Run` (a ``langgraph dev`` run goes through
             :func:`codur.graph.builder.studio_graph`, which builds one).
     """
-    if not isinstance(given, RunContext):
-        raise TypeError(f"codur's graph runs with a RunContext as its context (build_context), not "
+    if not isinstance(given, Run):
+        raise TypeError(f"codur's graph runs with a Run as its context (build_context), not "
                         f"{type(given).__name__}; langgraph dev runs codur.graph.builder:studio_graph")
     return given

@@ -12,7 +12,7 @@ its summary saying why. A run with no engine behind it (Studio) writes its recor
 from __future__ import annotations
 
 from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
@@ -29,7 +29,7 @@ def fixed_by(outcome: AgentOutcome) -> str:
 
 
 @node("done")
-def done_node(state: CodurState, ctx: RunContext) -> dict:
+def done_node(state: CodurState, ctx: Run) -> dict:
     """Fix the status (a run reaching done still 'running' is a failure) and write the diff."""
     update: dict = {}
     verdict = verdict_of(state)

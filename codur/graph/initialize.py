@@ -7,14 +7,14 @@ from pathlib import Path
 
 import codur.tools  # noqa: F401  (registers the built-in tools)
 from codur.core.contracts import RunStatus
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.state import CodurState
 from codur.memory import SessionEntry, tolerant
 
 
 @node("initialize")
-def initialize_node(state: CodurState, ctx: RunContext) -> dict:
+def initialize_node(state: CodurState, ctx: Run) -> dict:
     """Resolve the repo and validate the task; a bad request ends the run with status error."""
     task = (state.get("task") or "").strip()
     if not task:

@@ -28,14 +28,14 @@ except ImportError:  # langgraph < 1.0
 from codur.core.contracts import RunStatus
 from codur.core.events import ENGINE_STATES, emit, recording
 from codur.core.events.run import EngineState
-from codur.graph.context import RunContext, given_context
+from codur.graph.context import Run, given_context
 from codur.graph.state import CodurState
 
 #: Seconds a cancelled node's thread is given to stop after the cancel event is set.
 NODE_STOP_WAIT_S = 10.0
-NodeBody = Callable[[CodurState, RunContext], dict[str, Any]]
+NodeBody = Callable[[CodurState, Run], dict[str, Any]]
 #: ``(the runtime's context, state) -> the run object``: :func:`given_context`, or a Studio run's.
-ContextSource = Callable[[Any, CodurState], RunContext]
+ContextSource = Callable[[Any, CodurState], Run]
 
 
 def is_terminal(state: CodurState) -> bool:
@@ -63,14 +63,14 @@ class Node:
     def __call__(self, state: CodurState, runtime: Runtime) -> dict[str, Any]:
         return self.run(state, given_context(runtime.context, state))
 
-    def run(self, state: CodurState, ctx: RunContext) -> dict[str, Any]:
+    def run(self, state: CodurState, ctx: Run) -> dict[str, Any]:
         """The body with the events, the budget check (not for done, nor a run already ended) and
         the node's name appended to ``nodes``; a run that keeps its own record (no engine
         behind it: :class:`codur.graph.record.RunRecord`) writes the events to its trace."""
         with recording(ctx.record.write if ctx.record is not None else None):
             return self._run(state, ctx)
 
-    def _run(self, state: CodurState, ctx: RunContext) -> dict[str, Any]:
+    def _run(self, state: CodurState, ctx: Run) -> dict[str, Any]:
         name = self.name
         stop = None
         if name != "done" and not is_terminal(state):

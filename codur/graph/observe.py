@@ -13,7 +13,7 @@ import dataclasses
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.core.events.tests import TestsCommand, TestsOutsideSuite, TestsSetupFailed
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.state import CodurState, Observation, TestRun
 from codur.graph.task_scope import changed_test_files
@@ -94,7 +94,7 @@ def task_named(task: str, ctx: ToolContext) -> tuple[list[str], list[str]]:
 
 
 @node("observe")
-def observe_node(state: CodurState, ctx: RunContext) -> dict:
+def observe_node(state: CodurState, ctx: Run) -> dict:
     """Observe the repo (:func:`observe_repo`) and load the session's earlier runs from memory
     (:func:`codur.memory.recall`) into ``session``."""
     update = observe_repo(state, ctx)
@@ -104,8 +104,9 @@ def observe_node(state: CodurState, ctx: RunContext) -> dict:
     return update
 
 
-def observe_repo(state: CodurState, ctx: RunContext) -> dict:
-    """List the Python files, run the test suite once (when there is one), read the code under test.
+def observe_repo(state: CodurState, ctx: Run) -> dict:
+    """List the Python files, run the test suite once (when there is one: test files, or the
+    setting ``test_command``), read the code under test.
 
     When the user names tests (setting ``tests``, ``--tests``), only those run: the patch search
     starts from them. When the task names tests (``make tests/test_x.py::test_y pass``, or a bare
@@ -121,7 +122,9 @@ def observe_repo(state: CodurState, ctx: RunContext) -> dict:
     never ran."""
     tools = ctx.tools
     files = [tools.ctx.rel(p) for p in tools.ctx.walk(".") if p.suffix == ".py"]
-    observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=has_tests(files))
+    # the user's test command is the repo's suite, whatever its files are called (`python check.py`)
+    tested = has_tests(files) or ctx.config.test_command is not None
+    observation = Observation(files=files[:MAX_FILES], file_count=len(files), has_tests=tested)
     if not observation.has_tests:
         return {"observation": observation}
     observation = observation.model_copy(update={"changed_tests": changed_test_files(tools.ctx)})

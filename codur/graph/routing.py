@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus, RunStatus
 from codur.core.ports import QuotaStatus
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import scope_test_files, task_tests
 from codur.testing.ids import is_test_file
@@ -56,7 +56,7 @@ def route_after_patch(state: CodurState) -> Route:
     return Route.DELEGATE
 
 
-def target_tests(state: CodurState, ctx: RunContext) -> list[str]:
+def target_tests(state: CodurState, ctx: Run) -> list[str]:
     """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
     tests and did not refuse the change: an edited test may pass), never one the plan found
     unrelated to the task (:class:`codur.graph.state.TaskScope`); without the plan's scope, for
@@ -75,7 +75,7 @@ def target_tests(state: CodurState, ctx: RunContext) -> list[str]:
     return task_tests(state.get("task", ""), failing, scope_test_files(state, ctx))
 
 
-def patch_eligible(state: CodurState, ctx: RunContext) -> bool:
+def patch_eligible(state: CodurState, ctx: Run) -> bool:
     """A fix (or feature) task whose tests fail (a feature task: tests that belong to it, see
     :func:`target_tests`), with source files of the repo's own beside the tests, once per run,
     when the pipeline is enabled, and never in a dry or read-only run."""

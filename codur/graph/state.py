@@ -289,7 +289,8 @@ class CodurState(TypedDict, total=False):
             of the tests failing at the start pass (review counts them; the give-up rule reads them).
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
         patch: what it found: status, source, provenance, tried per source, phases (seconds),
-            near_miss (the best near miss: label, fixed, failing, diff) or None.
+            near_miss (the best near miss: label, fixed, failing, diff) or None, end (why a
+            search that found nothing stopped: :meth:`codur.patch.contracts.SearchEnd.as_dict`) or None.
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
         messages: the agents' message history (user prompt, replies, tool results; no system

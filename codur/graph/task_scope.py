@@ -47,7 +47,7 @@ from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
 
 if TYPE_CHECKING:
-    from codur.graph.context import RunContext
+    from codur.graph.context import Run
 
 def defined_names(ctx: ToolContext) -> set[str]:
     """The functions and classes defined in the repo's own source files (tests excluded)."""
@@ -107,7 +107,7 @@ def task_tests(task: str, failing: list[str], test_files: list[str]) -> list[str
     return out
 
 
-def scope_test_files(state: CodurState, ctx: RunContext) -> list[str]:
+def scope_test_files(state: CodurState, ctx: Run) -> list[str]:
     """The test files whose tests belong to the task: changed against HEAD when the run started
     (observe's), written by this run (the change journal's), and the failing tests' files that
     use a name the task asks for (a test of the feature, in a repo without git too)."""
@@ -126,7 +126,7 @@ def scope_test_files(state: CodurState, ctx: RunContext) -> list[str]:
     return list(dict.fromkeys([*obs.changed_tests, *written, *using]))
 
 
-def unrelated_tests(state: CodurState, ctx: RunContext) -> list[str]:
+def unrelated_tests(state: CodurState, ctx: Run) -> list[str]:
     """The tests that failed before the run (observe's) and are not about the task: the plan's
     :class:`codur.graph.state.TaskScope` when it decided, else by :func:`task_tests`."""
     if (scope := scope_of(state)) is not None:
@@ -137,7 +137,7 @@ def unrelated_tests(state: CodurState, ctx: RunContext) -> list[str]:
     return [t for t in before if t not in related]
 
 
-def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verdict:
+def scoped_verdict(state: CodurState, ctx: Run, verdict: Verdict) -> Verdict:
     """``verdict`` as the task is judged: the tests that failed before the run and are not about
     the task (the plan's scope, or observe's ``targets``) are not held against it; a feature
     task (code_generation) fails when what it names does not exist (:func:`feature_verdict`);
@@ -175,7 +175,7 @@ def scoped_verdict(state: CodurState, ctx: RunContext, verdict: Verdict) -> Verd
 CHANGE_TASKS = ("code_fix", "code_generation")
 
 
-def behaviour_checked(state: CodurState, ctx: RunContext, verdict: Verdict) -> str:
+def behaviour_checked(state: CodurState, ctx: Run, verdict: Verdict) -> str:
     """How the behaviour the task asks for was checked by ``verdict`` (a passed one), in words;
     "" when it was not. A check is: a test that failed at the start and is about the task
     (the plan's scope, observe's targets) passing now; a test the task names passing; a test
@@ -246,7 +246,7 @@ def feature_verdict(verdict: Verdict, absent: list[str], unrelated: list[str]) -
     return out
 
 
-def change_refusal(state: CodurState, ctx: RunContext) -> str | None:
+def change_refusal(state: CodurState, ctx: Run) -> str | None:
     """Why the run's change (the change journal's files, original against now) is refused
     whatever the tests say (:func:`codur.repair.footprint.refusal`), or None; see the module
     docstring for the tasks judged and when tests may change."""

@@ -1,5 +1,6 @@
 """The candidate-patch pipeline's contract: how it searches (:class:`PatchSettings`, from a
-run's settings) and what it found (:class:`PatchResult`)."""
+run's settings), what it found (:class:`PatchResult`) and, when it found nothing, why its search
+stopped (:class:`SearchEnd`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 
 from codur.config import CodurConfig
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
+from codur.repair.search import SearchStop
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,76 @@ class PatchSettings:
                    memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
 
 
+@dataclass(frozen=True)
+class SearchEnd:
+    """Why a search that found no plausible patch stopped, with the figures.
+
+    Attributes:
+        stopped: :class:`SearchStop` ``budget`` (a budget was spent with candidates left),
+            ``exhausted`` (every candidate was tried, none left out) or ``cancelled``.
+        spent: for ``budget``, which one: ``time`` (the search's ``time_budget_s``), ``tokens``
+            (the run's token or cost budget) or ``mutants`` (``max_mutants`` / ``max_pairs`` left
+            mutants out); "" otherwise.
+        tried: candidates tested (every fixer's).
+        mutants: mutants the mutation fixer queued (at most ``max_mutants``; 0 when it did not run).
+        time_budget_s: the search's wall-time budget, seconds.
+        max_mutants, max_pairs: the mutation search's size (mutants at most, second-order ones
+            among them at most).
+    """
+
+    stopped: SearchStop
+    spent: str
+    tried: int
+    mutants: int
+    time_budget_s: float
+    max_mutants: int
+    max_pairs: int
+
+    @classmethod
+    def of(cls, status: PatchStatus, settings: PatchSettings, *, tried: int, mutants: int,
+           token_budget: bool = False) -> SearchEnd:
+        """The end of a search that ended ``status`` (``cancelled``, ``budget`` or ``not_found``);
+        ``token_budget``: the run's token budget stopped it. A ``not_found`` search whose mutant
+        queue holds ``max_mutants`` mutants was cut by the mutant budget (more mutants exist):
+        its end is ``budget``, else ``exhausted``.
+
+        Raises:
+            ValueError: ``status`` is not one a search without a patch ends with.
+        """
+        if status is PatchStatus.CANCELLED:
+            stopped, spent = SearchStop.CANCELLED, ""
+        elif status is PatchStatus.BUDGET:
+            stopped, spent = SearchStop.BUDGET, "tokens" if token_budget else "time"
+        elif status is PatchStatus.NOT_FOUND:
+            cut = mutants >= settings.max_mutants
+            stopped, spent = (SearchStop.BUDGET, "mutants") if cut else (SearchStop.EXHAUSTED, "")
+        else:
+            raise ValueError(f"a search that ended {status.value!r} did not stop for want of a patch")
+        return cls(stopped, spent, tried, mutants, settings.time_budget_s, settings.max_mutants, settings.max_pairs)
+
+    @property
+    def message(self) -> str:
+        """The end in words, e.g. ``gave up: the time budget of 60 s ran out after 12 of 50 mutants``."""
+        if self.stopped is SearchStop.CANCELLED:
+            return "search cancelled; repository unchanged"
+        if self.spent == "time":
+            return (f"gave up: the time budget of {self.time_budget_s:g} s ran out after {self.tried} of "
+                    f"{self.mutants} mutants")
+        if self.spent == "tokens":
+            return f"gave up: the run's token budget ran out after {self.tried} candidates"
+        if self.spent == "mutants":
+            return (f"gave up: the mutant budget is spent: none of the {self.mutants} mutants allowed "
+                    f"(max_mutants={self.max_mutants}, max_pairs={self.max_pairs}) passes, and more exist")
+        return f"gave up: search exhausted: none of the {self.mutants} mutants passes, and there are no more"
+
+    def as_dict(self) -> dict:
+        """The JSON form kept in the run's result (``metadata.stop["search"]``): ``stopped``,
+        ``spent``, ``message`` and the figures."""
+        return {"stopped": self.stopped.value, "spent": self.spent, "message": self.message, "tried": self.tried,
+                "mutants": self.mutants, "time_budget_s": self.time_budget_s, "max_mutants": self.max_mutants,
+                "max_pairs": self.max_pairs}
+
+
 @dataclass
 class PatchResult:
     """What the pipeline found.
@@ -65,7 +137,9 @@ class PatchResult:
     ``emptied parse()``: :mod:`codur.repair.footprint`), in the order tested. ``near_miss``:
     the best near miss (label, fixed, failing, diff) or None. ``functions``: the most suspicious functions across files
     (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
-    sampler's model calls; seconds are wall time.
+    sampler's model calls; seconds are wall time. ``end``: why a search that found nothing
+    stopped (:class:`SearchEnd`: budget, exhausted or cancelled, with the figures); None when
+    a patch was found or no search ran (no failing tests, an error).
     """
 
     status: PatchStatus
@@ -86,6 +160,7 @@ class PatchResult:
     elapsed_s: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)
     message: str = ""
+    end: SearchEnd | None = None
 
     def __post_init__(self) -> None:
         self.status = PatchStatus(self.status)

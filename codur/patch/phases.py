@@ -58,6 +58,7 @@ def mutation_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRu
                                      raises=loc.expected_raises)
     pipeline.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
     session.texts.update(texts)
+    pipeline.mutants = len(found)
     if not found:
         return None
     later = bool(pipeline.models) and "sampling" in pipeline.fixers

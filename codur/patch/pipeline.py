@@ -37,7 +37,7 @@ from codur.core.contracts import PatchStatus
 from codur.core.events import Event
 from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchStart
 from codur.patch import ranking
-from codur.patch.contracts import PatchResult, PatchSettings, PhaseRun
+from codur.patch.contracts import PatchResult, PatchSettings, PhaseRun, SearchEnd
 from codur.patch.conversation import Judged
 from codur.patch.splice import FunctionSpan
 from codur.repair.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
@@ -80,7 +80,7 @@ class PatchPipeline:
 
     A fixer's phase reads the settings' figures here (``fixers``, ``models``, ``deadline``,
     ``samples``...), adds to what the search found (``near``, ``judged``, ``mutant_near``,
-    ``llm_calls``, ``tokens``; ``budget_hit`` when ``over_budget`` said so) and tests
+    ``llm_calls``, ``tokens``, ``mutants`` queued; ``budget_hit`` when ``over_budget`` said so) and tests
     candidates with :meth:`search`.
     """
 
@@ -110,6 +110,7 @@ class PatchPipeline:
         self.ranked: list[tuple[FunctionSpan, float]] = []
         self.refused: list[str] = []  # why each refused candidate was refused (codur.repair.footprint)
         self.tokens = self.llm_calls = 0
+        self.mutants = 0  # the mutants the mutation phase queued (the result's SearchEnd)
         self.budget_hit = False
 
     # -- the phases --------------------------------------------------------------------
@@ -156,7 +157,9 @@ class PatchPipeline:
                 return self._end(result, start, phases, session)
             status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
-            return self._end(PatchResult(status, message=self._why(status), **info), start, phases, session)
+            end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()), mutants=self.mutants,
+                               token_budget=self.budget_hit)
+            return self._end(PatchResult(status, message=self._why(status), end=end, **info), start, phases, session)
 
     def _phases(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
         """Each pipeline fixer's phase in cost order, then the candidates they left untried; the

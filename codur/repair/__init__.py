@@ -1,6 +1,8 @@
 """Mutation-based automated program repair: fixes a failing test suite with NO model.
 
-Pipeline (``repair(repo)``):
+The parts of the mutation fixer and of the validator every fixer uses; the candidate-patch
+pipeline (:mod:`codur.patch`) runs them inside a run (``codur repair`` is the main job with the
+mutation fixer only):
 
 1. **Workers** (``session.py``, the setup every phase shares). ``workers`` private copies
    of the repo (without .git/.venv/.codur/__pycache__) and one fork server that has pytest,
@@ -33,20 +35,17 @@ Pipeline (``repair(repo)``):
    (from the baseline durations, capped by ``mutant_timeout_s``) that kills the process
    group; the failing tests also under a short per-test limit, so a mutant that still loops
    costs about a second. The best-ranked plausible mutant wins, whatever the number of
-   workers. Without one, the result says why the search stopped: "budget", "exhausted" or
-   "cancelled".
-5. **Patch** (``patch.py``). A unified diff; with ``apply=True`` the file is written as a
-   run of its own (:func:`codur.tools.run_folder.write_as_run`: atomic, journaled in
-   ``.codur/runs/<run id>``, so ``codur undo`` puts it back). Nothing in the repo is written
-   otherwise.
+   workers. Without one, the pipeline's result says why the search stopped: "budget",
+   "exhausted" or "cancelled" (:class:`codur.patch.contracts.SearchEnd`).
+5. **Patch** (``patch.py``). A unified diff; nothing in the repo is written here: the run's
+   patch node applies it through the ToolExecutor (atomic, journaled, ``codur undo``).
 
 A non-pytest ``test_cmd`` is one test: it is wrapped in ``coverage run`` when possible,
 the scripts it names are never mutated, and mutants run it whole in a subprocess.
 
-``command.py`` holds the Typer command (``codur repair``); ``bench/repair`` the corpus.
+``codur repair`` is :mod:`codur.ui.repair_command`; ``bench/repair`` the corpus.
 """
 
-from codur.repair.engine import RepairResult, repair
 from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai
 from codur.repair.mutants import Mutant
 from codur.repair.mutants import generate as generate_mutants
@@ -54,5 +53,5 @@ from codur.repair.site import Change
 from codur.repair.statements import changes_for
 from codur.testing.forkserver import close_warm_runners
 
-__all__ = ["Change", "Localization", "Mutant", "RepairResult", "changes_for", "close_warm_runners",
-           "generate_mutants", "is_source_file", "localize_faults", "ochiai", "repair"]
+__all__ = ["Change", "Localization", "Mutant", "changes_for", "close_warm_runners", "generate_mutants",
+           "is_source_file", "localize_faults", "ochiai"]

@@ -1,7 +1,6 @@
 """A repair session: the evaluator's setup every phase of a patch search shares (private
 copies of the repo, the warm pytest fork server, the baseline localization and the checks).
-Used by :func:`codur.repair.engine.repair` and the candidate-patch pipeline
-(:class:`codur.patch.PatchPipeline`).
+Used by the candidate-patch pipeline (:class:`codur.patch.PatchPipeline`).
 """
 
 from __future__ import annotations

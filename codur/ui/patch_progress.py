@@ -1,7 +1,7 @@
-"""The progress lines of the candidate-patch pipeline (codur/patch/pipeline.py) and of the
-mutation engine on its own (codur/repair/engine.py): candidates tried, the best so far, the
-plausible patch. A mixin of :class:`codur.ui.progress.Progress`, which holds the state it reads
-(``verbose``, the spinner's ``_activity``, ``tally``, the count of candidates tried).
+"""The progress lines of the candidate-patch pipeline (codur/patch/pipeline.py): candidates
+tried, the best so far, the plausible patch. A mixin of :class:`codur.ui.progress.Progress`,
+which holds the state it reads (``verbose``, the spinner's ``_activity``, ``tally``, the count
+of candidates tried).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from codur.core.events.patch import (
     PatchSample,
     PatchSuite,
 )
-from codur.core.events.repair import RepairDone, RepairLocalized, RepairMutant, RepairMutants, RepairPatch
 from codur.ui.subscriptions import on
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class PatchLines:
-    """The patch search's and the mutation engine's lines (see the module docstring)."""
+    """The patch search's lines (see the module docstring)."""
 
     verbose: bool
     tally: Tally
@@ -100,31 +99,3 @@ class PatchLines:
     @on(PatchReverted)
     def _reverted(self, event: PatchReverted) -> str:
         return f"   ↳ reverted the agent's edits of {escape(', '.join(event.files or []))}"
-
-    # -- the mutation engine on its own (codur/repair/engine.py) --------------------------
-
-    @on(RepairLocalized)
-    def _repair_localized(self, event: RepairLocalized) -> str:
-        top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.suspicious or [])[:3])
-        return f"   ↳ localized: {len(event.failing_tests or [])} failing tests; suspicious {escape(top)}"
-
-    @on(RepairMutants)
-    def _repair_mutants(self, event: RepairMutants) -> str:
-        return f"   ↳ {event.count or 0} mutants to test"
-
-    @on(RepairMutant)
-    def _repair_mutant(self, event: RepairMutant) -> str | None:
-        self._activity.set(f"repair: mutant {event.index}", restart=False)
-        if not self.verbose and event.result != "plausible":
-            return None
-        return (f"     [dim]mutant {event.index}: {escape(str(event.file))}:{event.line} "
-                f"{escape(str(event.description))} → {escape(str(event.result))}[/]")
-
-    @on(RepairPatch)
-    def _repair_patch(self, event: RepairPatch) -> str:
-        return f"   ↳ [green]patch[/]: {escape(str(event.file))}:{event.line} {escape(str(event.description))}"
-
-    @on(RepairDone)
-    def _repair_done(self, event: RepairDone) -> str:
-        return (f"   ↳ repair {escape(str(event.status))}: {event.mutants_tried or 0} mutants tried"
-                f" [dim]{float(event.elapsed_s or 0):.1f}s[/]")

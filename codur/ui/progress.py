@@ -2,8 +2,8 @@
 
 :class:`Progress` is the run's ``on_event`` callback. It prints the engine state and node,
 each tool call (name, short arguments, duration), each model call (role, tokens in and
-out, seconds) and the patch pipeline's and repair engine's steps (candidates tried, the
-best so far, provenance: :mod:`codur.ui.patch_progress`), never a raw dict. It subscribes by
+out, seconds) and the patch pipeline's steps (candidates tried, the best so far,
+provenance: :mod:`codur.ui.patch_progress`), never a raw dict. It subscribes by
 type (:mod:`codur.ui.subscriptions`). On a terminal a spinner shows what runs now
 and for how long (a model call of 3-30 s is no longer silence); piped output gets neither
 colour nor spinner (Rich's terminal detection). It counts nothing: the run's figures are

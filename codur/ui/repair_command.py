@@ -40,7 +40,6 @@ class _Seen:
         self.search_s = 0.0
         self.search_status = ""
         self.label = ""
-        self.mutants = 0  # the mutants the search generated (its queue)
         self.first_exit: int | None = -1  # the first test run's exit code (-1: none yet)
         self.status: Any = None
 
@@ -50,8 +49,6 @@ class _Seen:
             self.first_exit = event.get("exit_code")
         elif kind == "patch.found":
             self.label = str(event.get("label") or "")
-        elif kind == "patch.phase" and event.get("phase") == "mutation":
-            self.mutants = max(self.mutants, int(event.get("candidates") or 0))
         elif kind == "patch.localized":
             self.failing, self.suspicious = list(event.get("failing_tests") or []), list(event.get("suspicious") or [])
             if self.status is not None:
@@ -66,21 +63,15 @@ class _Seen:
             self.search_s, self.search_status = float(event.get("elapsed_s") or 0.0), str(event.get("status", ""))
 
 
-def stopped(seen: _Seen, limits: dict[str, Any]) -> str:
-    """Why the search ended without a patch, as the mutation engine says it
-    (:func:`codur.repair.engine.gave_up`): "budget", "cancelled" or "exhausted", with the figures.
-    The queue was cut by the mutant budget when it holds ``max_mutants`` mutants."""
-    from codur.repair.engine import gave_up
-    from codur.repair.search import SearchStop
-
-    why = (SearchStop(seen.search_status) if seen.search_status in (PatchStatus.BUDGET, PatchStatus.CANCELLED)
-           else SearchStop.EXHAUSTED)
-    word, message = gave_up(why, seen.mutants >= limits["max_mutants"], seen.tried, seen.mutants, **limits)
-    return f"{word}: {message}"
+def stopped(result: Any) -> str:
+    """Why the search ended without a patch, as the run's result says it
+    (``metadata.stop["search"]``, :class:`codur.patch.contracts.SearchEnd`): "budget",
+    "cancelled" or "exhausted", then the figures in words; "" when no search stopped the run."""
+    search = (result.metadata.stop or {}).get("search") or {}
+    return f"{search['stopped']}: {search['message']}" if search else ""
 
 
-def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool,
-            limits: dict[str, Any]) -> bool:
+def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool) -> bool:
     """Print the report; True when a patch was found (written, or shown by a dry run)."""
     if seen.failing:
         console.print(f"[bold]Failing tests[/bold] ({len(seen.failing)})")
@@ -107,8 +98,8 @@ def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool
         console.print(f"[yellow]{why}[/yellow]: {result.output_text or result.reason}", highlight=False)
     if patched and dry_run:
         console.print("dry run: the repository was not changed")
-    elif not patched and seen.first_exit != 0 and seen.search_status:
-        console.print(f"search stopped: {stopped(seen, limits)}", highlight=False)
+    elif not patched and seen.first_exit != 0 and stopped(result):
+        console.print(f"search stopped: {stopped(result)}", highlight=False)
     run = (f"run {result.run_id} (dry run)" if dry_run else f"run {result.run_id} ({result.status.value}; "
            + ("`codur undo` puts it back)" if patched else f"{result.reason})"))
     console.print(f"{seen.tried} mutants tried in {seen.search_s:.1f} s · {run}", highlight=False)
@@ -200,6 +191,5 @@ def repair_command(
         raise typer.Exit(130)
     if dry_run:  # the run refused its own write: a dry run, not a failure (codur runs lists it so)
         result = as_dry_run(result, found=bool(proposed))
-    found = _report(console, seen, result, proposed[-1] if dry_run and proposed else result.diff, dry_run,
-                    {"max_mutants": max_mutants, "max_pairs": max_pairs, "time_budget_s": time_budget})
+    found = _report(console, seen, result, proposed[-1] if dry_run and proposed else result.diff, dry_run)
     raise typer.Exit(0 if found else 1)

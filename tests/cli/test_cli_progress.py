@@ -12,7 +12,6 @@ from rich.console import Console
 from codur.core.events import wire
 from codur.core.events.model import ModelCall, ModelFallback, ModelStart
 from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchSample
-from codur.core.events.repair import RepairDone, RepairLocalized, RepairMutant, RepairMutants, RepairPatch
 from codur.core.events.run import EngineState
 from codur.core.events.tool import SandboxFallback, ToolCall
 from codur.engine.contracts import RunMetadata, RunResult, RunStatus
@@ -77,20 +76,6 @@ def test_patch_pipeline_lines_are_readable_never_a_dict():
     assert progress.tally.fixer == "model patch sample"
     assert "best so far get_page rewritten by model sample 0" in progress._activity.label
     assert all(line.count("\n") == 0 for line in text.splitlines())
-
-
-def test_repair_engine_lines():
-    console, out = piped()
-    progress = Progress(console)
-    for event in [RepairLocalized(failing_tests=["a"], suspicious=[["m.py", 3, 1.0]], elapsed_s=0.1),
-                  RepairMutants(count=12, pairs=0, pair_budget=0, over_budget=False),
-                  RepairMutant(index=0, file="m.py", line=3, operator="op", description="a", result="failed"),
-                  RepairPatch(file="m.py", line=3, description="replaced < with <=", diff=""),
-                  RepairDone(status="patched", stopped="found", mutants_tried=4, elapsed_s=1.25, message="")]:
-        progress(event)
-    text = out.getvalue()
-    assert "12 mutants to test" in text and "patch: m.py:3 replaced < with <=" in text
-    assert "repair patched: 4 mutants tried 1.2s" in text and "mutant 0" not in text
 
 
 def test_quiet_prints_nothing():

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.core.budget import Limits
 from codur.graph.context import build_context
 from codur.graph.execution.review import decide
 from codur.graph.state import AgentOutcome, Observation
@@ -45,15 +44,14 @@ def test_mutation_alone_without_failing_tests_ends_no_fixer_without_a_model_call
 
 
 def test_a_failed_verify_does_not_route_to_the_agent_when_it_is_not_a_fixer(invoice_repo: Path):
-    config = CodurConfig(fixers=["mutation"])
-    ctx = build_context(invoice_repo, config, models=StaticModelProvider(recording_models()),
-                        limits=Limits(max_turns=3, timeout_s=60, token_budget=1000))
+    limits = {"max_turns": 3, "timeout_s": 60, "token_budget": 1000}
+    config = CodurConfig(fixers=["mutation"], **limits)
+    ctx = build_context(invoice_repo, config, models=StaticModelProvider(recording_models()))
     failed = Verdict(passed=False, strategy="tests", failing_tests=["test_billing.py::test_x"], signature="x")
     state = {"task": TASK, "repo": str(invoice_repo), "task_type": "code_fix", "turn": 0, "patch_attempted": True,
              "verification_details": failed, "failure_signatures": ["x"],
              "agent_outcome": AgentOutcome(agent="patch", status="patched", edits=1, files=["billing.py"]),
              "observation": Observation(files=["billing.py"], tests=SuiteRun(failed=["test_billing.py::test_x"]))}
     assert decide(state, ctx)[:2] == ("done", "verification_failed")
-    with_agent = build_context(invoice_repo, CodurConfig(), models=StaticModelProvider(recording_models()),
-                               limits=Limits(max_turns=3, timeout_s=60, token_budget=1000))
+    with_agent = build_context(invoice_repo, CodurConfig(**limits), models=StaticModelProvider(recording_models()))
     assert decide(state, with_agent)[0] == "delegate"  # the same state with the agent enabled: another turn

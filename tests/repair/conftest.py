@@ -67,3 +67,26 @@ OFF_BY_ONE = {
 @pytest.fixture
 def off_by_one_repo(tmp_path: Path) -> Path:
     return write_repo(tmp_path / "repo", OFF_BY_ONE)
+
+
+#: The task of the main job with the mutation fixer only (``codur repair``'s).
+REPAIR_TASK = "make the failing tests pass"
+
+
+def mutation_run(repo: Path, *, events: list | None = None, on_event=None, cancel=None, **settings):
+    """The main job (:func:`codur.run`, as ``codur run``) with the mutation fixer only and no
+    critic, as ``codur repair`` runs it; ``settings`` are codur settings (``repair_workers``,
+    ``max_mutants``, ``test_command``, ...); every event is appended to ``events``, then given
+    to ``on_event``."""
+    from codur import RunRequest, run
+    from codur.config import load_config
+
+    config = load_config(repo, fixers=["mutation"], critic=False, **settings)
+
+    def listen(event: dict) -> None:
+        if events is not None:
+            events.append(event)
+        if on_event is not None:
+            on_event(event)
+
+    return run(RunRequest(task=REPAIR_TASK, repo=repo, cancel_event=cancel), config=config, on_event=listen)

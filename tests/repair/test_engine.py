@@ -1,4 +1,5 @@
-"""End-to-end repairs on tiny repositories in tmp_path."""
+"""End-to-end repairs on tiny repositories in tmp_path: the main job with the mutation fixer
+only (``codur repair``'s), and the mutation search's parts."""
 
 from __future__ import annotations
 
@@ -8,18 +9,20 @@ import threading
 import time
 from dataclasses import dataclass
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
-from codur.repair import generate_mutants, localize_faults, repair
-from codur.repair.engine import gave_up
+from codur.core.contracts import PatchStatus
+from codur.patch.contracts import PatchSettings, SearchEnd
+from codur.repair import generate_mutants, localize_faults
 from codur.repair.mutants import Mutant, pairs
 from codur.repair.search import CandidateQueue
 from codur.repair.session import RepairSession
 from codur.repair.source import Edit
 from codur.ui.repair_command import repair_command
 
-from .conftest import snapshot, write_repo
+from .conftest import mutation_run, snapshot, write_repo
 
 #: No single edit turns this into the expected greeting.
 UNFIXABLE = {
@@ -41,76 +44,96 @@ EXPECTED_DIFF = """\
 """ + " \n"
 
 
+def kinds(events: list[dict], kind: str) -> list[dict]:
+    return [e for e in events if e["event_type"] == kind]
+
+
 def test_fixes_off_by_one_and_writes_the_patch(off_by_one_repo):
-    events = []
+    events: list[dict] = []
     before = snapshot(off_by_one_repo)
-    result = repair(off_by_one_repo, workers=2, on_event=events.append)
-    assert result.status == "patched", result.message
+    result = mutation_run(off_by_one_repo, repair_workers=2, events=events)
+    assert result.ok, result.reason
     assert result.diff == EXPECTED_DIFF
-    assert result.files_changed == ["calc.py"]
-    assert result.failing_tests == ["tests/test_calc.py::test_total"]
-    assert result.patch_description == "calc.py:3 replaced `len(xs) - 1` with `len(xs)`"
+    assert result.files_changed == ["calc.py"] and result.metadata.fixer == "mutation search"
+    assert result.llm_calls == 0 and "search" not in result.metadata.stop
+    assert kinds(events, "patch.localized")[0]["failing_tests"] == ["tests/test_calc.py::test_total"]
+    assert kinds(events, "patch.found")[0]["label"] == "calc.py:3 replaced `len(xs) - 1` with `len(xs)`"
     assert "for i in range(len(xs)):" in (off_by_one_repo / "calc.py").read_text()
     after = snapshot(off_by_one_repo)
     assert {k for k in after if after[k] != before.get(k)} == {"calc.py"}
     assert set(after) == set(before)  # no bytecode, cache or temp files left behind
-    names = [e["event_type"] for e in events]
-    assert names[0] == "repair.start" and names[-1] == "repair.done"
-    assert "repair.localized" in names
-    mutant_events = [e for e in events if e["event_type"] == "repair.mutant"]
-    assert len(mutant_events) == result.mutants_tried
-    assert mutant_events[-1]["result"] == "plausible" or any(
-        e["result"] == "plausible" for e in mutant_events)
+    tried = kinds(events, "patch.candidate")
+    assert tried and tried[-1]["result"] == "plausible"
+    assert kinds(events, "patch.done")[0]["tried"] == {"mutation": len(tried), "sampling": 0, "hybrid": 0}
+    assert not [e for e in events if e["event_type"].startswith("repair.")]  # one event family: patch.*
 
 
-def test_dry_run_leaves_the_repo_untouched(off_by_one_repo):
-    before = snapshot(off_by_one_repo)
-    result = repair(off_by_one_repo, workers=1, apply=False)
-    assert result.status == "patched"
-    assert result.diff == EXPECTED_DIFF
-    assert snapshot(off_by_one_repo) == before
-
-
-def test_no_fix_found_leaves_the_repo_untouched(tmp_path):
+def test_no_fix_found_says_the_search_was_exhausted_and_leaves_the_repo(tmp_path):
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
     before = snapshot(repo)
-    result = repair(repo, workers=2)
-    assert result.status == "not_found"
-    assert result.stopped == "exhausted" and "exhausted" in result.message
+    events: list[dict] = []
+    result = mutation_run(repo, repair_workers=2, events=events)
+    assert (result.status.value, result.reason) == ("failed", "no_plausible_patch")
+    search = result.metadata.stop["search"]
+    tried = len(kinds(events, "patch.candidate"))
+    assert search["stopped"] == "exhausted" and search["tried"] == tried > 0
+    assert search["message"] == (f"gave up: search exhausted: none of the {search['mutants']} mutants passes, "
+                                 "and there are no more")
     assert result.diff == "" and result.files_changed == []
-    assert result.mutants_tried > 0
     assert snapshot(repo) == before
 
 
 def test_a_spent_mutant_budget_is_reported_as_budget(tmp_path):
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
-    events = []
-    result = repair(repo, workers=2, max_mutants=2, on_event=events.append)
-    assert result.status == "not_found"
-    assert result.stopped == "budget" and "mutant budget" in result.message
-    assert result.mutants_tried == 2
-    counts = next(e for e in events if e["event_type"] == "repair.mutants")
-    assert counts["count"] == 2 and counts["over_budget"]
-    assert events[-1]["stopped"] == "budget"
+    events: list[dict] = []
+    result = mutation_run(repo, repair_workers=2, max_mutants=2, events=events)
+    search = result.metadata.stop["search"]
+    assert (search["stopped"], search["tried"], search["mutants"]) == ("budget", 2, 2)
+    assert "mutant budget" in search["message"] and "max_mutants=2" in search["message"]
+    assert kinds(events, "patch.mutants")[0]["count"] == 2
 
 
-def test_give_up_reasons():
-    args = {"time_budget_s": 60.0, "max_mutants": 400, "max_pairs": 100}
-    assert gave_up("budget", False, 7, 400, **args) == (
-        "budget", "gave up: the time budget of 60 s ran out after 7 of 400 mutants")
-    assert gave_up("exhausted", True, 400, 400, **args)[0] == "budget"
-    assert gave_up("exhausted", False, 9, 9, **args)[0] == "exhausted"
-    assert gave_up("cancelled", False, 3, 9, **args)[0] == "cancelled"
+def test_why_a_search_stopped():
+    settings = PatchSettings(fixers=("mutation",), workers=1, time_box_s=10.0, samples=0, time_budget_s=60.0,
+                             max_mutants=400, max_pairs=100, max_lines=80, sample_format="function",
+                             memory_mb=None, mutant_timeout_s=5.0)
+    end = SearchEnd.of(PatchStatus.BUDGET, settings, tried=7, mutants=400)
+    assert (end.stopped, end.spent) == ("budget", "time")
+    assert end.message == "gave up: the time budget of 60 s ran out after 7 of 400 mutants"
+    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=400, mutants=400).spent == "mutants"
+    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=9, mutants=9).stopped == "exhausted"
+    assert SearchEnd.of(PatchStatus.CANCELLED, settings, tried=3, mutants=9).stopped == "cancelled"
+    tokens = SearchEnd.of(PatchStatus.BUDGET, settings, tried=3, mutants=9, token_budget=True)
+    assert tokens.spent == "tokens" and "token budget" in tokens.message
+    assert tokens.as_dict()["message"] == tokens.message
+    with pytest.raises(ValueError, match="patched"):
+        SearchEnd.of(PatchStatus.PATCHED, settings, tried=1, mutants=1)
 
 
-def test_the_command_says_why_it_gave_up(tmp_path):
+def test_the_command_says_why_it_gave_up_from_the_result(tmp_path):
+    """`codur repair`'s summary states why the search stopped, as the run's result says it
+    (``result.json``'s ``metadata.stop.search``), not as rebuilt from events."""
+    import json
+
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
     app = typer.Typer()
     app.command()(repair_command)
     result = CliRunner().invoke(app, ["--repo", str(repo), "--workers", "1", "--max-mutants", "1"])
     assert result.exit_code == 1
-    assert "search stopped: budget" in result.output
-    assert "mutant budget" in result.output
+    (run_dir,) = (repo / ".codur" / "runs").iterdir()
+    search = json.loads((run_dir / "result.json").read_text())["metadata"]["stop"]["search"]
+    assert search["stopped"] == "budget" and "mutant budget" in search["message"]
+    assert f"search stopped: budget: {search['message']}" in result.output
+    assert "1 mutants tried" in result.output
+
+
+def test_the_command_says_an_exhausted_search(tmp_path):
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    app = typer.Typer()
+    app.command()(repair_command)
+    result = CliRunner().invoke(app, ["--repo", str(repo), "--workers", "2"])
+    assert result.exit_code == 1
+    assert "search stopped: exhausted: gave up: search exhausted: none of the" in result.output
 
 
 def _single(line: int, start: int, prior: float = 0.5) -> Mutant:
@@ -145,9 +168,11 @@ def test_passing_suite_is_reported(tmp_path):
         "ok.py": "def one():\n    return 1\n",
         "test_ok.py": "from ok import one\n\n\ndef test_one():\n    assert one() == 1\n",
     })
-    result = repair(repo, workers=1)
-    assert result.status == "no_failing_tests"
-    assert result.mutants_tried == 0
+    events: list[dict] = []
+    result = mutation_run(repo, repair_workers=1, events=events)
+    assert result.reason.startswith("no_fixer"), result.reason  # no failing test: nothing to search for
+    assert result.diff == "" and not kinds(events, "patch.candidate")
+    assert kinds(events, "tests.run")[0]["exit_code"] == 0
 
 
 @dataclass(frozen=True)
@@ -208,40 +233,14 @@ def test_cancel_event_stops_the_search(tmp_path):
     cancel = threading.Event()
 
     def on_event(event):
-        if event["event_type"] == "repair.mutant":
+        if event["event_type"] == "patch.candidate":
             cancel.set()
 
-    result = repair(repo, workers=2, cancel=cancel, on_event=on_event)
-    assert result.status == "cancelled" and result.stopped == "cancelled"
+    events: list[dict] = []
+    result = mutation_run(repo, repair_workers=2, cancel=cancel, events=events, on_event=on_event)
+    assert result.status.value == "cancelled"
+    assert kinds(events, "patch.done")[0]["status"] == "cancelled"
     assert snapshot(repo) == before
-
-
-def test_bad_repo_raises(tmp_path):
-    import pytest
-
-    with pytest.raises(NotADirectoryError):
-        repair(tmp_path / "missing")
-
-
-def test_keyboard_interrupt_cleans_up(tmp_path, monkeypatch):
-    import tempfile
-
-    import pytest
-
-    repo = write_repo(tmp_path / "repo", UNFIXABLE)
-    before = snapshot(repo)
-    private_tmp = tmp_path / "tmp"
-    private_tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
-
-    def on_event(event):
-        if event["event_type"] == "repair.mutant":
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        repair(repo, workers=2, on_event=on_event)
-    assert snapshot(repo) == before
-    assert list(private_tmp.iterdir()) == []  # worker copies and temp files removed
 
 
 def test_non_pytest_command_is_repaired_without_touching_the_driver(tmp_path):
@@ -250,8 +249,8 @@ def test_non_pytest_command_is_repaired_without_touching_the_driver(tmp_path):
         "check.py": "from stats import mean\n\nassert mean([2, 4]) == 3, mean([2, 4])\n",
     })
     driver = (repo / "check.py").read_bytes()
-    result = repair(repo, test_cmd=["python", "check.py"], workers=1)
-    assert result.status == "patched", result.message
+    result = mutation_run(repo, test_command=f"{sys.executable} check.py", repair_workers=1)
+    assert result.ok, result.reason
     assert result.files_changed == ["stats.py"]
     assert (repo / "check.py").read_bytes() == driver
     assert subprocess.run([sys.executable, "check.py"], cwd=repo, check=False).returncode == 0
@@ -266,16 +265,9 @@ def test_src_layout_copy_shadows_the_installed_original(tmp_path, monkeypatch):
                                  "    assert net(120, 0.2) == 100\n",
     })
     monkeypatch.setenv("PYTHONPATH", str(repo / "src"))
-    result = repair(repo, workers=2, apply=False)
-    assert result.status == "patched", result.message
+    result = mutation_run(repo, repair_workers=2)
+    assert result.ok, result.reason
     assert result.files_changed == ["src/pricing/__init__.py"]
-
-
-def test_repo_without_tests_says_so(tmp_path):
-    repo = write_repo(tmp_path / "repo", {"m.py": "X = 1\n"})
-    result = repair(repo, workers=1)
-    assert result.status == "no_failing_tests"
-    assert "no tests found" in result.message
 
 
 def test_runner_dying_mid_search_is_an_error_status(tmp_path):
@@ -295,36 +287,15 @@ def test_runner_dying_mid_search_is_an_error_status(tmp_path):
 
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
     before = snapshot(repo)
+    events: list[dict] = []
 
     def on_event(event):
-        if event["event_type"] == "repair.mutant":
+        if event["event_type"] == "patch.candidate":
             for pid in zygotes():
                 os.kill(pid, signal.SIGKILL)
 
-    result = repair(repo, workers=2, on_event=on_event)
-    assert result.status == "error"
+    result = mutation_run(repo, repair_workers=2, events=events, on_event=on_event)
+    assert kinds(events, "patch.done")[0]["status"] == "error"
+    assert result.reason.startswith("patch_error: the test runs failed"), result.reason
+    assert "search" not in result.metadata.stop  # the search did not stop for want of a patch
     assert snapshot(repo) == before
-
-
-def test_an_applied_repair_is_a_run_of_its_own_that_codur_undo_puts_back(off_by_one_repo):
-    """``repair(apply=True)`` writes through the tools' journaled write: its run folder holds the
-    change journal (the original, the manifest, the diff) and ``codur undo`` restores the file."""
-    from codur.cli import app as codur_app
-
-    before = snapshot(off_by_one_repo)
-    result = repair(off_by_one_repo, workers=2)
-    assert result.status == "patched" and result.run_id, result.message
-    assert "for i in range(len(xs)):" in (off_by_one_repo / "calc.py").read_text()
-    run_dir = off_by_one_repo / ".codur" / "runs" / result.run_id
-    assert "calc.py" in (run_dir / "journal.json").read_text()
-    assert (run_dir / "diff.patch").read_text() == EXPECTED_DIFF
-    assert (off_by_one_repo / ".codur" / ".gitignore").read_text() == "*\n"
-    undone = CliRunner().invoke(codur_app, ["undo", result.run_id, "--repo", str(off_by_one_repo)])
-    assert undone.exit_code == 0, undone.output
-    assert snapshot(off_by_one_repo) == before
-
-
-def test_a_dry_run_repair_leaves_no_run_folder(off_by_one_repo):
-    result = repair(off_by_one_repo, workers=1, apply=False)
-    assert result.status == "patched" and result.run_id == ""
-    assert not (off_by_one_repo / ".codur" / "runs").exists()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 
-from codur.repair import localize_faults, repair
+from codur.repair import localize_faults
 from codur.repair.checks import whole_suite_checks
 from codur.repair.evaluate import evaluate
 from codur.repair.localize import loops_around
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.testing import command as testcmd
 
-from .conftest import snapshot, write_repo
+from .conftest import mutation_run, snapshot, write_repo
 
 #: ``i`` is never advanced: test_run loops forever on line 4's ``while``.
 NEVER_ADVANCED = {
@@ -143,15 +143,16 @@ def test_never_advanced_counter_ranks_the_while_first_and_is_repaired(tmp_path):
     repo = write_repo(tmp_path / "repo", NEVER_ADVANCED)
     events = []
     start = time.monotonic()
-    result = repair(repo, workers=2, mutant_timeout_s=3.0, on_event=events.append)
+    result = mutation_run(repo, repair_workers=2, mutant_timeout_s=3.0, events=events)
     elapsed = time.monotonic() - start
-    assert result.failing_tests == ["test_scan.py::test_run"]
-    assert result.suspicious[0][:2] == ("scan.py", 4)  # the `while` line
-    assert {("scan.py", 5), ("scan.py", 7)} <= {(f, ln) for f, ln, _ in result.suspicious}  # its body's coverage
-    assert result.status == "patched", result.message
-    assert result.stopped == "found"
+    (localized,) = [e for e in events if e["event_type"] == "patch.localized"]
+    assert localized["failing_tests"] == ["test_scan.py::test_run"]
+    suspicious = [tuple(s) for s in localized["suspicious"]]
+    assert suspicious[0][:2] == ("scan.py", 4)  # the `while` line
+    assert {("scan.py", 5), ("scan.py", 7)} <= {(f, ln) for f, ln, _ in suspicious}  # its body's coverage
+    assert result.ok, result.reason
     assert "+        i += 1\n" in result.diff
-    hung = [e for e in events if e["event_type"] == "repair.mutant" and e["result"] == "timeout"]
+    hung = [e for e in events if e["event_type"] == "patch.candidate" and e["result"] == "timeout"]
     assert hung  # mutants that still loop are stopped ...
     assert elapsed < 90  # ... by the short per-test limit, not the stage's (about 15 s on 2 cores)
 

@@ -7,10 +7,9 @@ import os
 import shutil
 from pathlib import Path
 
-from codur.repair import repair
 from codur.repair import worker as worker_module
 
-from .conftest import write_repo
+from .conftest import mutation_run, write_repo
 
 LATIN1_CALC = (
     "# -*- coding: latin-1 -*-\n"
@@ -48,8 +47,8 @@ TESTS = {
 def test_a_latin1_source_with_a_coding_declaration_is_mutated_and_fixed(tmp_path: Path) -> None:
     repo = write_repo(tmp_path / "repo", TESTS)
     (repo / "calc.py").write_bytes(LATIN1_CALC.encode("latin-1"))
-    result = repair(repo, workers=2)
-    assert result.status == "patched", result.message
+    result = mutation_run(repo, repair_workers=2)
+    assert result.ok, result.reason
     data = (repo / "calc.py").read_bytes()
     assert b"caf\xe9" in data and "Ä".encode("latin-1") in data  # still latin-1, not re-encoded as UTF-8
     assert "for i in range(len(xs)):" in data.decode("latin-1")
@@ -61,8 +60,8 @@ def test_a_repo_holding_a_fifo_is_copied_without_it_and_fixed(tmp_path: Path) ->
     os.mkfifo(repo / "events.pipe")
     (repo / "run").mkdir()
     os.mkfifo(repo / "run" / "control")
-    result = repair(repo, workers=1)
-    assert result.status == "patched", result.message
+    result = mutation_run(repo, repair_workers=1)
+    assert result.ok, result.reason
     assert (repo / "events.pipe").exists() and not (repo / "events.pipe").is_file()  # left alone
 
 
@@ -75,7 +74,7 @@ def test_a_copy_that_fails_is_the_runs_reason_in_one_line(tmp_path: Path, monkey
                             (str(repo / "tests"), str(dst), "[Errno 28] No space left on device")])
 
     monkeypatch.setattr(worker_module.shutil, "copytree", full_disk)
-    result = repair(repo, workers=1)
-    assert result.status == "error"
-    assert result.message == (f"could not run the tests: cannot copy the repo for the test workers: {repo}/calc.py: "
-                              "[Errno 28] No space left on device (and 1 more)")
+    result = mutation_run(repo, repair_workers=1)
+    assert result.status.value == "failed"
+    assert result.reason == ("patch_error: could not run the tests: cannot copy the repo for the test workers: "
+                             f"{repo}/calc.py: [Errno 28] No space left on device (and 1 more)")

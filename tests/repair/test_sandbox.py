@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair import localize_faults, repair
+from codur.repair import localize_faults
 from codur.sandbox.bwrap import bwrap_problem
 
-from .conftest import OFF_BY_ONE, write_repo
+from .conftest import OFF_BY_ONE, mutation_run, write_repo
 
 needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bwrap: {bwrap_problem()}")
 
@@ -42,8 +42,8 @@ def test_a_test_run_cannot_write_outside_its_copy(tmp_path: Path) -> None:
                     except OSError:
                         pass
             '''))
-        result = repair(repo, workers=2)
-        assert result.status == "patched", result.message  # the reports still reach the engine
+        result = mutation_run(repo, repair_workers=2)
+        assert result.ok, result.reason  # the reports still reach the engine
         assert [t for t in targets if t.exists()] == []
 
 
@@ -60,8 +60,8 @@ def test_a_setsid_child_of_a_test_does_not_outlive_its_run(tmp_path: Path) -> No
                              start_new_session=True)
         '''))
     try:
-        result = repair(repo, workers=2)
-        assert result.status == "patched", result.message
+        result = mutation_run(repo, repair_workers=2)
+        assert result.ok, result.reason
         deadline = time.monotonic() + 3
         while _with_marker(marker) and time.monotonic() < deadline:
             time.sleep(0.05)

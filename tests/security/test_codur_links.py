@@ -11,7 +11,7 @@ from codur.core.codur_folder import LinkedCodurFolder, check_codur_tree, codur_p
 from codur.engine import EngineComponents, LocalEngine, MockProvider, RunRequest
 from codur.engine.lock import FileLock, RepoLock
 from codur.memory import SqliteSessionStore
-from codur.tools.run_folder import ignore_in_git, write_as_run
+from codur.tools.run_folder import ignore_in_git
 
 
 def _repo(tmp_path: Path) -> tuple[Path, Path, Path]:
@@ -42,7 +42,7 @@ def test_a_linked_codur_folder_is_refused_by_every_writer(tmp_path: Path) -> Non
     (repo / ".codur").symlink_to(victim_dir)
     for write in (lambda: RepoLock.acquire(repo, "r1"), lambda: ignore_in_git(repo),
                   lambda: SqliteSessionStore.for_repo(repo), lambda: codur_path(repo, "checkpoints.sqlite"),
-                  lambda: write_as_run(repo, {"calc.py": "x = 1\n"}), lambda: check_codur_tree(repo)):
+                  lambda: check_codur_tree(repo)):
         with pytest.raises(LinkedCodurFolder, match=r"^\.codur is a symbolic link .*remove the link"):
             write()
     assert list(victim_dir.iterdir()) == []

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codur.repair import localize_faults, repair
+from codur import RunRequest, run
+from codur.config import load_config
+from codur.repair import localize_faults
 from codur.tools.context import ToolContext
 from codur.tools.journal import ChangeJournal
 from codur.tools.testing import run_tests
@@ -87,6 +89,7 @@ def test_a_testcase_suite_reports_per_test_and_localizes(tmp_path):
 
 def test_a_testcase_suite_is_repaired(tmp_path):
     repo = make(tmp_path)
-    result = repair(repo, workers=2, time_budget_s=120)
-    assert result.status == "patched", result.message
+    config = load_config(repo, fixers=["mutation"], critic=False, repair_workers=2, patch_time_budget_s=120)
+    result = run(RunRequest(task="make the failing tests pass", repo=repo), config=config)
+    assert result.ok, result.reason
     assert "if amount > self.balance():" in (repo / "ledger.py").read_text()

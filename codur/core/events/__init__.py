@@ -4,7 +4,7 @@ LangGraph's custom stream; the runner writes each to the trace and hands it to t
 An event is a frozen dataclass, one class per event type, grouped by module: :mod:`.run`
 (``run.*``, ``engine.state``, ``storage.error``, ``memory.error``), :mod:`.agent`,
 :mod:`.model`, :mod:`.plan`, :mod:`.tests`, :mod:`.verify`, :mod:`.patch`, :mod:`.tool`
-(``tool.call``, ``secret.redacted``, ``sandbox.fallback``), :mod:`.repair` and :mod:`.batch`;
+(``tool.call``, ``secret.redacted``, ``sandbox.fallback``) and :mod:`.batch`;
 :data:`EVENT_TYPES` holds them all by wire name. On the wire (the stream, ``--json``, the
 trace) each is one dict with the same envelope, made by the one serializer :func:`wire`::
 
@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from codur.core.events import agent, batch, model, patch, plan, repair, run, tests, tool, verify  # noqa: F401 - registers
+from codur.core.events import agent, batch, model, patch, plan, run, tests, tool, verify  # noqa: F401 - registers
 from codur.core.events.base import ENVELOPE, EVENT_TYPES, OMIT, Event, parse, wire
 
 __all__ = ["ENGINE_STATES", "ENVELOPE", "EVENT_TYPES", "OMIT", "Event", "TraceWriter", "current_run_id", "emit",

@@ -10,7 +10,7 @@ module and no import cycle can appear through it):
 - :func:`patch_node`, the candidate-patch pipeline's node, also exported as
   :func:`repair_node` (its name in the first design: the mutation-repair step);
 - :mod:`codur.graph.execution.repair`: ``_attempt_local_repair``, the mutation repair
-  engine (:func:`codur.repair.repair`, 4 workers) answering ``{"success", "message"}``;
+  (the main job with the mutation fixer only, 4 workers) answering ``{"success", "message"}``;
 - :class:`AgentExecutor`, the agent's tool loop, and :class:`LLMAgent`, the loop behind
   the AgentPort protocol.
 """

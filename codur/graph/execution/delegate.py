@@ -5,14 +5,14 @@ from __future__ import annotations
 from codur.core.events import emit
 from codur.core.events.agent import AgentRetry
 from codur.graph.coding_agent import agent_names
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.routing import FRESH
 from codur.graph.state import AgentOutcome, CodurState, TurnStatus, observation_of, plan_of
 from codur.graph.suspects import suspicious_code
 
 
-def choose_agent(requested: str | None, ctx: RunContext) -> str:
+def choose_agent(requested: str | None, ctx: Run) -> str:
     """The plan's agent when it exists (built in, configured or an installed entry point),
     else the configured default."""
     known = set(agent_names(ctx))
@@ -25,7 +25,7 @@ def choose_agent(requested: str | None, ctx: RunContext) -> str:
 TRIED_CHARS = 3000
 
 
-def fresh_start(state: CodurState, ctx: RunContext) -> dict:
+def fresh_start(state: CodurState, ctx: Run) -> dict:
     """A fresh retry's start: the earlier turns' edits put back (the change journal's
     :meth:`~codur.tools.journal.ChangeJournal.restore`), their diff kept for the prompt.
 
@@ -42,7 +42,7 @@ def fresh_start(state: CodurState, ctx: RunContext) -> dict:
 
 
 @node("delegate")
-def delegate_node(state: CodurState, ctx: RunContext) -> dict:
+def delegate_node(state: CodurState, ctx: Run) -> dict:
     """Increment the turn and record the chosen agent; a fresh retry first reverts the
     earlier turns' edits (:func:`fresh_start`)."""
     name = choose_agent(plan_of(state).agent, ctx)

@@ -13,14 +13,14 @@ import time
 from codur.core.events import emit
 from codur.core.events.agent import AgentOutcomeEvent, AgentPrompt
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, TurnStatus, state_messages, tool_call_records
 from codur.llm.agent_runner import AgentRunner
 
 
 @node("execute")
-def execute_node(state: CodurState, ctx: RunContext) -> dict:
+def execute_node(state: CodurState, ctx: Run) -> dict:
     """Run the agent; report its outcome and usage. A dry run builds no agent (so no model
     starts): the ``agent.prompt`` event carries the prompts it would send.
 

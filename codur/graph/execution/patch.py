@@ -10,7 +10,9 @@ after the agent (review's "repair" route) and the agent's edits made no more tes
 pass, or were refused (``Verdict.refused``: a test edited, a function emptied), they are
 reverted first (from the change journal): the search starts from the original code, not
 from a failed attempt. The candidates the search refused (:mod:`codur.repair.footprint`)
-are kept in ``state["patch"]["refused"]`` for the summary.
+are kept in ``state["patch"]["refused"]`` for the summary, and why a search that found nothing
+stopped (:class:`codur.patch.contracts.SearchEnd`) in ``state["patch"]["end"]``: a run it ends
+``no_plausible_patch`` gives it in its result (``metadata.stop["search"]``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import time
 from codur.core.contracts import PatchStatus, RunStatus
 from codur.core.events import emit
 from codur.core.events.patch import PatchReverted
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.routing import target_tests
 from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, verdict_of
@@ -41,7 +43,7 @@ def selection(tests: TestRun | None, select: bool, focus: list[str] | None = Non
 
 
 @node("patch")
-def patch_node(state: CodurState, ctx: RunContext) -> dict:
+def patch_node(state: CodurState, ctx: Run) -> dict:
     """Search for a plausible patch and apply it; then verify runs (or the agent, if none)."""
     tools = ctx.tools
     tests, verdict = observation_of(state).tests, verdict_of(state)
@@ -84,7 +86,8 @@ def patch_node(state: CodurState, ctx: RunContext) -> dict:
                     "patch": {"status": status.value, "near_miss": result.near_miss, "tried": result.tried,
                               "refused": result.refused,
                               "phases": result.phases, "source": result.source, "label": result.label,
-                              "provenance": result.provenance, "elapsed_s": result.elapsed_s}}
+                              "provenance": result.provenance, "elapsed_s": result.elapsed_s,
+                              "end": result.end.as_dict() if result.end is not None else None}}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
         update["observation"] = observation_of(state).model_copy(
             update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})

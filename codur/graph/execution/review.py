@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from codur.core.budget import Stop
 from codur.core.contracts import PatchStatus, RunStatus, StopReason
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.routing import FRESH, OUTAGE_STATUS, Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, TurnStatus, observation_of, outcome_of, verdict_of
@@ -54,7 +54,7 @@ def feedback_from(verdict: Verdict | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def decide(state: CodurState, ctx: RunContext) -> tuple[Route, str, Stop | None]:
+def decide(state: CodurState, ctx: Run) -> tuple[Route, str, Stop | None]:
     """The route, its reason, and the run's :class:`Stop` when no further turn may start.
 
     Whether another turn may start is asked of the run's limits (the one termination
@@ -111,7 +111,7 @@ def without_progress(state: CodurState, verdict: Verdict | None) -> bool:
     return bool(at_start) and not at_start - set(verdict.failing_tests)
 
 
-def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) -> Stop | None:
+def _no_progress(state: CodurState, ctx: Run, verdict: Verdict | None) -> Stop | None:
     """After an agent turn without progress (:func:`without_progress`): a :class:`Stop` whose
     reason is :data:`FRESH` when a fresh retry may start, else the ``no_progress`` stop.
 
@@ -139,7 +139,7 @@ def _no_progress(state: CodurState, ctx: RunContext, verdict: Verdict | None) ->
 
 
 @node("review")
-def review_node(state: CodurState, ctx: RunContext) -> dict:
+def review_node(state: CodurState, ctx: Run) -> dict:
     """Write the route; a terminal route also writes status and reason."""
     route, reason, stop = decide(state, ctx)
     update: dict = {"route": route.value, "feedback": feedback_from(verdict_of(state)),

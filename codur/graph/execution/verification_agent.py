@@ -8,7 +8,7 @@ suggestions) — the names of the execution module's specification.
 Which verifier runs:
 
 - a question (no change): the deterministic ``answer`` check (did the loop end with an answer);
-- a dry run, or the critic off (:meth:`RunContext.critic_enabled`): the deterministic verifier;
+- a dry run, or the critic off (:meth:`Run.critic_enabled`): the deterministic verifier;
 - tests in the repo: the suite decides; on a failure the critic model's verification loop
   explains it (reasoning, suggestions) and a model that says "passed" is overruled;
 - no tests: the critic model's verdict, overruled by a changed file that does not parse;
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from codur.core.events import emit
 from codur.core.events.verify import VerifyOverruled, VerifyStart, VerifyUnverified, VerifyVerdict
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.state import AgentOutcome, CodurState, ExecuteNodeResult, observation_of, outcome_of
 from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
@@ -60,7 +60,7 @@ def loop_ending(outcome: AgentOutcome | None) -> str:
     return "dry_run" if outcome.dry_run else outcome.stop_reason
 
 
-def model_verification(state: CodurState, ctx: RunContext, changed: list[str]) -> ModelRun:
+def model_verification(state: CodurState, ctx: Run, changed: list[str]) -> ModelRun:
     """The critic model's verification loop; a model error becomes a ModelRun without verdict."""
     limits, turn = ctx.limits, state.get("turn", 0)
 
@@ -79,14 +79,14 @@ def model_verification(state: CodurState, ctx: RunContext, changed: list[str]) -
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")
 
 
-def judge_allowed(ctx: RunContext) -> bool:
+def judge_allowed(ctx: Run) -> bool:
     """Whether the critic model may judge a change no test exercised: a fixer that calls a model
     is enabled, the critic is not switched off (``critic = false``) and the run is no dry run."""
     return bool(ctx.config.model_fixers()) and ctx.config.critic is not False and not ctx.config.dry_run
 
 
 @node("verify")
-def verification_agent_node(state: CodurState, ctx: RunContext) -> ExecuteNodeResult:
+def verification_agent_node(state: CodurState, ctx: Run) -> ExecuteNodeResult:
     """Verify the turn (see the module docstring).
 
     Args:

@@ -38,7 +38,7 @@ from codur.core.events import emit
 from codur.core.events.plan import PlanFallback
 from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.planning.proposal import read_only_end
 from codur.graph.planning.scope import decide_scope
@@ -65,7 +65,7 @@ def classify(task: str, failing_tests: bool) -> TaskType | None:
     return read_task(task).kind(failing_tests)
 
 
-def _ask_planner(state: CodurState, ctx: RunContext, agents: list[str]) -> dict:
+def _ask_planner(state: CodurState, ctx: Run, agents: list[str]) -> dict:
     """The planner's JSON answer, through the model-call policy
     (:mod:`codur.llm.policy`: each call retried, then the role's next profile).
 
@@ -129,13 +129,13 @@ def fallback_task_type(state: CodurState, failing: bool) -> TaskType:
     return TaskType.CODE_FIX if failing else TaskType.CODE_GENERATION
 
 
-def planner_configured(ctx: RunContext) -> bool:
+def planner_configured(ctx: Run) -> bool:
     """Whether the run names a model for the planner role (then every plan asks it) and calls
     models at all (a fixer that calls one is enabled, not a dry run)."""
     return role_configured(ctx.models, "planner") and bool(ctx.config.model_fixers()) and not ctx.config.dry_run
 
 
-def skip_planner(state: CodurState, ctx: RunContext, failing: bool) -> bool:
+def skip_planner(state: CodurState, ctx: Run, failing: bool) -> bool:
     """Whether the first plan is made without the planner model: when no fixer that calls a
     model is enabled (``CodurConfig.fixers`` holds only ``mutation``), or when the tests fail,
     mutation search is enabled and the candidate-patch pipeline takes the task as classified
@@ -148,7 +148,7 @@ def skip_planner(state: CodurState, ctx: RunContext, failing: bool) -> bool:
     return patch_eligible({**state, "task_type": fallback_task_type(state, failing).value}, ctx)  # type: ignore[typeddict-item]
 
 
-def _model_plan(state: CodurState, ctx: RunContext, agents: list[str]) -> tuple[dict, PlanInfo, dict | None]:
+def _model_plan(state: CodurState, ctx: Run, agents: list[str]) -> tuple[dict, PlanInfo, dict | None]:
     """(answer, plan, outage): the planner's answer; or, when the planner
     failed (model down, malformed reply), an empty answer, a fallback plan keeping the steps
     so far, and for a model outage the run's end if no fixer is left (``plan.fallback`` event)."""
@@ -175,7 +175,7 @@ def _model_plan(state: CodurState, ctx: RunContext, agents: list[str]) -> tuple[
 
 
 @node("plan")
-def plan_node(state: CodurState, ctx: RunContext) -> dict:
+def plan_node(state: CodurState, ctx: Run) -> dict:
     """Choose task_type and agent; on replan ask the planner model for new steps."""
     agents = agent_names(ctx)
     tests = observation_of(state).tests

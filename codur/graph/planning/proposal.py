@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.core.events.plan import PlanReadOnly
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.state import AgentOutcome, CodurState, PlanInfo, observation_of
 from codur.llm.policy import CallPolicy, with_policy
 from codur.testing.ids import is_test_file
@@ -42,7 +42,7 @@ def proposed_diff(reply: str) -> str:
     return reply[start:].strip() + "\n" if start != -1 and "+++ " in reply[start:] else ""
 
 
-def _sources(state: CodurState, ctx: RunContext) -> str:
+def _sources(state: CodurState, ctx: Run) -> str:
     """The code shown with the task: observe's sources under test, else the repo's own
     modules, small ones first, up to :data:`MAX_LINES` lines."""
     obs = observation_of(state)
@@ -64,7 +64,7 @@ def _sources(state: CodurState, ctx: RunContext) -> str:
     return "\n\n".join(parts)
 
 
-def read_only_end(state: CodurState, ctx: RunContext, task_type: str, plan: PlanInfo) -> dict:
+def read_only_end(state: CodurState, ctx: Run, task_type: str, plan: PlanInfo) -> dict:
     """The plan node's update that ends a read-only run of an edit task (module docstring)."""
     emit(PlanReadOnly(task_type=task_type,
                       message="read-only: nothing will be written; the run ends with the plan and a proposed diff"))

@@ -17,7 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.core.events import emit
 from codur.core.events.plan import PlanScope
-from codur.graph.context import RunContext
+from codur.graph.context import Run
 from codur.graph.planning.task import read_task, relate
 from codur.graph.state import CodurState, TaskScope, observation_of
 from codur.graph.task_scope import defined_names
@@ -35,7 +35,7 @@ SYSTEM = (
     '"why": "one short sentence"}.')
 
 
-def decide_scope(state: CodurState, ctx: RunContext) -> TaskScope:
+def decide_scope(state: CodurState, ctx: Run) -> TaskScope:
     """The run's :class:`TaskScope` from observe's failing tests and the task's reading; asks
     the planner model (one call) only when the rules cannot tell and a fixer that calls a model
     is enabled (not in a dry run). Emits ``plan.scope``."""
@@ -73,7 +73,7 @@ def decide_scope(state: CodurState, ctx: RunContext) -> TaskScope:
     return scope
 
 
-def _undecided(state: CodurState, ctx: RunContext, scope: TaskScope, doubt: list[str]) -> TaskScope:
+def _undecided(state: CodurState, ctx: Run, scope: TaskScope, doubt: list[str]) -> TaskScope:
     """``scope`` with the tests in ``doubt`` decided by the planner, or left unrelated without one."""
     if not ctx.config.model_fixers() or ctx.config.dry_run:
         return scope.model_copy(update={"decided_by": "no_model",
