@@ -10,9 +10,9 @@ import sys
 
 
 def main() -> None:
-    """Entry point of the ``codur`` command (see :func:`codur.cli.main`)."""
+    """Entry point of the ``codur`` command (see :func:`codur.commands.app.main`)."""
     try:
-        from codur.cli import main as cli_main
+        from codur.commands.app import main as cli_main
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None

@@ -13,7 +13,7 @@ import pytest
 
 
 def codur(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codur.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "codur.commands", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=120)
 
 
@@ -57,7 +57,7 @@ HEAVY = ("langgraph", "langchain_core", "langchain_openai", "pydantic_settings",
 
 
 def test_help_imports_nothing_heavy():
-    probe = ("import sys\nfrom codur.cli import app\n"
+    probe = ("import sys\nfrom codur.commands.app import app\n"
              "try:\n    app(['--help'], prog_name='codur', standalone_mode=False)\nexcept SystemExit:\n    pass\n"
              "print('MODULES', ' '.join(sorted(sys.modules)))")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
@@ -128,7 +128,7 @@ def test_on_a_terminal_a_spinner_and_colour(invoice_repo: Path):
 
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
-    proc = subprocess.Popen([sys.executable, "-m", "codur.cli", "make the failing tests pass", "--repo",
+    proc = subprocess.Popen([sys.executable, "-m", "codur.commands", "make the failing tests pass", "--repo",
                              str(invoice_repo), "--dry-run", "--max-turns", "1"],
                             stdout=follower, stderr=subprocess.PIPE, env={**env, "TERM": "xterm-256color",
                                                                           "COLUMNS": "120"})

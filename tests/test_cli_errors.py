@@ -14,11 +14,11 @@ from pydantic import BaseModel, ValidationError
 
 from codur import CodurConfig, RunRequest
 from codur.config import ConfigError, load_config
-from codur.config_tables import AgentConfig
+from codur.config.tables import AgentConfig
 
 
 def codur(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codur.cli", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "codur.commands", *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **(env or {})})
 
 
@@ -146,7 +146,7 @@ def test_ctrl_c_python_could_not_raise_still_exits_130_without_a_traceback():
     exits 130 and prints no traceback (seen in CI as a flaky start-up Ctrl-C)."""
     code = (
         "import os, signal, weakref\n"
-        "from codur import cli\n"
+        "from codur.commands import app as cli\n"
         "class O: pass\n"
         "def app(args=None, prog_name=None):\n"
         "    o = O()\n"

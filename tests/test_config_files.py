@@ -14,8 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
-from codur.config_sources import find_config_files, unknown_variables
-from codur.config_trust import trust
+from codur.config.origins import unknown_variables
+from codur.config.sources import find_config_files
+from codur.config.trust import trust
 
 
 @pytest.fixture(autouse=True)
@@ -144,7 +145,7 @@ def test_file_below_environment_below_flags(repo: Path, monkeypatch: pytest.Monk
 
 
 def config_table(repo: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
-    from codur.cli import app
+    from codur.commands.app import app
 
     result = CliRunner().invoke(app, ["config", "--repo", str(repo), *args], env={"COLUMNS": "250", **(env or {})})
     assert result.exit_code == 0, result.output
@@ -179,7 +180,7 @@ def test_codur_config_shows_each_value_and_its_origin(repo: Path, clean_env: Pat
 
 
 def test_secrets_never_printed(repo: Path):
-    from codur.cli import app
+    from codur.commands.app import app
 
     (repo / "codur.toml").write_text('api_key = "sk-from-file"\n')
     assert load_config(repo).api_key is None  # user-only: an untrusted repo file's key is not sent
@@ -190,7 +191,7 @@ def test_secrets_never_printed(repo: Path):
 
 
 def codur(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codur.cli", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "codur.commands", *args], capture_output=True, text=True, timeout=120,
                           env={**os.environ})
 
 

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "codur"
 
 
 def unit(module: str) -> str:
-    """codur.graph.execution.patch -> codur.graph; codur.cli -> codur.cli."""
+    """codur.graph.execution.patch -> codur.graph; codur.commands.app -> codur.commands."""
     return ".".join(module.split(".")[:2])
 
 

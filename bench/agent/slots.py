@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codur.config import CodurConfig
-from codur.config_tables import LocalModelSettings
+from codur.config.tables import LocalModelSettings
 from codur.llm.factory import ConfigModelProvider
 from codur.patch.prompt import PromptParts
 from codur.patch.splice import function_at

@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE.parent / "real"))
 
 import bugs  # noqa: E402
 
-from codur.config_tables import LocalModelSettings, ModelProfile  # noqa: E402
+from codur.config.tables import LocalModelSettings, ModelProfile  # noqa: E402
 from codur.core import cpu  # noqa: E402
 from codur.llm.factory import get_chat_model  # noqa: E402
 from codur.llm.local import stop_shared_server  # noqa: E402

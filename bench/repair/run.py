@@ -175,7 +175,7 @@ def main() -> None:
                         help="which corpus to run (default: both, each with its own summary)")
     from codur.config import CodurConfig
 
-    default = CodurConfig.default  # the settings' defaults, written once in codur/config.py
+    default = CodurConfig.default  # the settings' defaults, written once in codur/config/settings.py
     parser.add_argument("--workers", type=int, default=default("repair_workers"))
     parser.add_argument("--compare", action="store_true", help="also run with 1 worker")
     parser.add_argument("--check", action="store_true", help="only verify the corpora")

@@ -25,7 +25,8 @@ def needs_embedded_model(tasks: list[BatchTask]) -> bool:
     """Whether a task may call the embedded model: the settings (environment and user file)
     name no endpoint for some role, and a task's fixers (its own, else the settings') include
     one that calls a model."""
-    from codur.config import MODEL_FIXERS, load_config
+    from codur.config import load_config
+    from codur.core.contracts import MODEL_FIXERS
     from codur.llm.factory import ROLES
 
     config = load_config(None)

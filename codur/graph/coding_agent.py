@@ -13,7 +13,7 @@ from pathlib import Path
 
 from codur.agents.cli_agent import CommandLineAgent
 from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
-from codur.config_tables import AgentConfig
+from codur.config.tables import AgentConfig
 from codur.core.events import emit
 from codur.core.events.agent import AgentLoadFailed
 from codur.core.ports import AgentPort, AgentResult, AgentTask

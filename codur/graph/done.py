@@ -14,7 +14,8 @@ from __future__ import annotations
 from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, observation_of, outcome_of, scope_of, verdict_of
+from codur.graph.records import AgentOutcome
+from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
 from codur.repair.footprint import refused_line
 from codur.tools.registry import TaskType
@@ -46,6 +47,17 @@ def done_node(state: CodurState, ctx: Run) -> dict:
             update.update(diff=journal.diff(), files_changed=journal.changed_files)
         except NotADirectoryError:
             update.update(diff="", files_changed=[])
+    update["summary"] = _summary(state, ctx, unverified=update.get("reason") == "unverified")
+    if ctx.record is not None and repo:  # no engine keeps this run's record: the graph writes it
+        final = {**state, **update, "nodes": [*state.get("nodes", []), "done"]}
+        ctx.record.finish(final, ctx.tools.journal, ctx.models.ledger.usage_figures())
+    return update
+
+
+def _summary(state: CodurState, ctx: Run, *, unverified: bool) -> str:
+    """The run's summary: the last Act step's words (the patch's fixer and figures), why the tests
+    could not start, tests the task named that the suite does not collect, failing tests not the
+    task's, what was refused, and (``unverified``) what no test exercised."""
     outcome = outcome_of(state)
     summary = outcome.summary if outcome else ""
     if outcome is not None and outcome.agent == "patch" and outcome.status == PatchStatus.PATCHED:
@@ -56,7 +68,7 @@ def done_node(state: CodurState, ctx: Run) -> dict:
     if tests is not None and tests.outside_suite:
         summary = (f"{summary}\nnot run: {', '.join(tests.outside_suite[:5])} (named in the task, but the "
                    "project's test configuration does not collect it)").strip()
-    if repo and (state.get("task_type") == TaskType.CODE_GENERATION.value or scope_of(state) is not None
+    if state.get("repo") and (state.get("task_type") == TaskType.CODE_GENERATION.value or scope_of(state) is not None
                  or (tests is not None and tests.targets)):
         verdict = verdict_of(state)
         unrelated = verdict.ignored_tests if verdict is not None else unrelated_tests(state, ctx)
@@ -65,9 +77,5 @@ def done_node(state: CodurState, ctx: Run) -> dict:
     verdict = verdict_of(state)
     refused = [refused_line((state.get("patch") or {}).get("refused") or []),
                f"refused the change: {verdict.refused}" if verdict is not None and verdict.refused else ""]
-    unproven = f"unverified: {verdict.unverified}" if update.get("reason") == "unverified" and verdict else ""
-    update["summary"] = "\n".join(filter(None, [summary, *refused, unproven]))
-    if ctx.record is not None and repo:  # no engine keeps this run's record: the graph writes it
-        final = {**state, **update, "nodes": [*state.get("nodes", []), "done"]}
-        ctx.record.finish(final, ctx.tools.journal, ctx.models.ledger.usage_figures())
-    return update
+    unproven = f"unverified: {verdict.unverified}" if unverified and verdict else ""
+    return "\n".join(filter(None, [summary, *refused, unproven]))

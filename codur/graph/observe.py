@@ -15,7 +15,8 @@ from codur.core.events import emit
 from codur.core.events.tests import TestsCommand, TestsOutsideSuite, TestsSetupFailed
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.state import CodurState, Observation, TestRun
+from codur.graph.records import Observation, TestRun
+from codur.graph.state import CodurState
 from codur.graph.task_scope import changed_test_files
 from codur.memory import recall, tolerant
 from codur.repair.localize import aimed_at

@@ -59,7 +59,7 @@ def route_after_patch(state: CodurState) -> Route:
 def target_tests(state: CodurState, ctx: Run) -> list[str]:
     """The failing tests the pipeline works on: observe's (or the last verdict's, when it used
     tests and did not refuse the change: an edited test may pass), never one the plan found
-    unrelated to the task (:class:`codur.graph.state.TaskScope`); without the plan's scope, for
+    unrelated to the task (:class:`codur.graph.records.TaskScope`); without the plan's scope, for
     a feature task (code_generation) only those that belong to the task
     (:func:`codur.graph.task_scope.task_tests`)."""
     obs, verdict = observation_of(state), verdict_of(state)

@@ -12,7 +12,6 @@ are in the trace.
 from __future__ import annotations
 
 import operator
-from enum import StrEnum
 from typing import (
     Annotated,
     Any,
@@ -20,170 +19,21 @@ from typing import (
 )
 
 from langchain_core.messages import AnyMessage, BaseMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from codur.core.fields import FieldAccess
+from codur.core.contracts import PatchStatus, RunStatus
+from codur.core.ports import QuotaStatus
+from codur.graph.records import (
+    AgentOutcome,
+    Observation,
+    PlanInfo,
+    TaskScope,
+    TestRun,
+    ToolCallRecord,
+    TurnStatus,
+)
 from codur.graph.verification.verdict import Evidence, Verdict
-
-
-class Record(FieldAccess, BaseModel):
-    """A declared state value: nodes write new ones (``model_copy(update=...)``), never mutate.
-
-    Its fields also read as a mapping (``outcome["status"]``, ``outcome.get("summary")``:
-    :class:`codur.core.fields.FieldAccess`), read-only.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TestRun(Record):
-    """observe's run of the test suite.
-
-    Attributes:
-        summary: e.g. "2 failed, 5 passed"; exit_code: pytest's (None: timed out).
-        failed: failing test ids (at most 1,000); passed_count: tests that passed.
-        report: failures and tracebacks, cut for a prompt.
-        command: the test command, as said to the user (``.venv/bin/python -m pytest (.venv)``).
-        setup_problem: why the suite could not even start ("" when it ran).
-        selection: the tests observe ran when the user named some (``--tests``; []: the whole suite).
-        targets: the failing tests the task names ([]: every failing test is the task's); the
-            other failing tests failed before any change and are not held against the run.
-        outside_suite: tests the task named that the project's own test command does not
-            collect (its configuration excludes them): never run, said in the summary.
-        duration_s: the run's wall time, seconds.
-    """
-
-    summary: str = ""
-    exit_code: int | None = None
-    failed: list[str] = Field(default_factory=list)
-    passed_count: int = 0
-    report: str = ""
-    command: str = ""
-    setup_problem: str = ""
-    selection: list[str] = Field(default_factory=list)
-    targets: list[str] = Field(default_factory=list)
-    outside_suite: list[str] = Field(default_factory=list)
-    duration_s: float = 0.0
-
-
-class Observation(Record):
-    """What observe found, plus the suspicious lines localization adds later.
-
-    Attributes:
-        files: Python files (repo-relative, at most MAX_FILES); file_count: all of them.
-        has_tests: the repo has pytest-style test files; tests: the suite's run, when it has.
-        sources: numbered source of the modules the failing tests import (path -> text).
-        suspicious: top suspicious lines ({path, line, score, text}) for the agent's prompt.
-        functions: the most suspicious functions across files ({path, function, start, end,
-            score}: :func:`codur.patch.ranking.summary`) for the agent's prompt.
-        changed_tests: test files added or changed in the working tree against git HEAD when
-            the run started (:func:`codur.graph.task_scope.changed_test_files`).
-    """
-
-    files: list[str] = Field(default_factory=list)
-    file_count: int = 0
-    has_tests: bool = False
-    tests: TestRun | None = None
-    sources: dict[str, str] = Field(default_factory=dict)
-    suspicious: list[dict[str, Any]] | None = None
-    functions: list[dict[str, Any]] | None = None
-    changed_tests: list[str] = Field(default_factory=list)
-
-
-class PlanInfo(Record):
-    """The plan node's details.
-
-    Attributes:
-        source: "fast_path", "planner" or "fallback" (the planner failed: model_error says why).
-        steps: the planner's steps (at most 6); agent: the agent chosen.
-    """
-
-    source: str = "fast_path"
-    steps: list[str] = Field(default_factory=list)
-    agent: str | None = None
-    model_error: str | None = None
-
-
-class TaskScope(Record):
-    """Which failing tests are about the task, decided once by the first plan
-    (:mod:`codur.graph.planning.scope`); routing, scope and verification read it.
-
-    Attributes:
-        plain_fix: the task says "make the failing tests pass" (or "fix the failing test", "fix the bug").
-        related: the tests failing at the start that are about the task (the fixers work on them,
-            and their passing is the task's proof).
-        unrelated: the other tests failing at the start: never fixed for the task, never held against it.
-        decided_by: "rules" (:func:`codur.graph.planning.task.relate`), "planner" (the planner
-            model's short call), "no_model" (the rules could not tell and no model may decide:
-            the tests in doubt are unrelated) or "planner_failed" (the call failed: the same).
-        why: one line, for the trace and the summary.
-    """
-
-    plain_fix: bool = False
-    related: list[str] = Field(default_factory=list)
-    unrelated: list[str] = Field(default_factory=list)
-    decided_by: str = "rules"
-    why: str = ""
-
-
-class TurnStatus(StrEnum):
-    """How an agent's turn ended (:attr:`AgentOutcome.status` of an agent; the patch pipeline's
-    is a :class:`codur.core.contracts.PatchStatus` word)."""
-
-    DELEGATED = "delegated"  # handed to the agent, not run yet
-    COMPLETED = "completed"  # the agent finished without an error (not: the task is solved)
-    FAILED = "failed"  # the turn failed (an outage, an agent error, after the retries)
-
-
-class AgentOutcome(Record):
-    """The last Act step: an agent's turn (execute), the patch pipeline's result (patch), or a
-    turn just delegated.
-
-    Attributes:
-        agent: the agent's name ("patch" for the pipeline); status: a :class:`TurnStatus` word,
-            or the pipeline's :class:`codur.core.contracts.PatchStatus` word (patched, not_found, error, ...).
-        summary: the agent's last words (or the patch's label); attempts, exit_code, quota,
-            tool_calls, dry_run: the AgentRunner's report; edits: files this step changed.
-        stop_reason: how the agent's loop ended (done, no_tool_call, max_iterations, repeating,
-            stopped: <limit>); '' when the agent does not say.
-        elapsed_s: how long the step took, seconds (an agent's turn or the patch pipeline).
-        source, provenance, tried, files, reverted: the patch pipeline's.
-    """
-
-    agent: str
-    status: str
-    summary: str = ""
-    attempts: int = 0
-    dry_run: bool = False
-    exit_code: int = 0
-    quota: str = "ok"
-    tool_calls: int = 0
-    edits: int = 0
-    stop_reason: str = ""
-    source: str = ""
-    provenance: dict[str, Any] = Field(default_factory=dict)
-    tried: dict[str, int] = Field(default_factory=dict)
-    elapsed_s: float = 0.0
-    files: list[str] = Field(default_factory=list)
-    reverted: list[str] = Field(default_factory=list)
-
-
-class ToolCallRecord(Record):
-    """One tool call of an agent's turn and its result, as the state keeps it.
-
-    Attributes:
-        name: the tool; args: its arguments (string values cut to 200 characters);
-        call_id: the model's tool call id; ok: the tool succeeded (the ToolMessage's status);
-        output: the start of what the model read back (at most :data:`MAX_MESSAGE_CHARS`).
-    """
-
-    name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    call_id: str = ""
-    ok: bool = True
-    output: str = ""
-
 
 #: Messages (and tool calls) the state keeps, the latest; and each text's length, characters.
 MAX_STATE_MESSAGES = 40
@@ -221,15 +71,17 @@ def tool_call_records(messages: list[BaseMessage] | tuple[BaseMessage, ...]) -> 
     return out[-MAX_STATE_MESSAGES:]
 
 
-#: The record classes kept in state (the checkpointer's serializer is told it may load them).
+#: The record classes kept in state, and the outcome enums (the checkpointer's serializer is told it may load them).
 RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord)
+OUTCOME_ENUMS = (RunStatus, TurnStatus, PatchStatus, QuotaStatus)
 
 
 def state_serializer() -> Any:
     """LangGraph's serializer for checkpoints, allowed to load the state's record classes."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in (*RECORDS, Evidence)])
+    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__)
+                                                     for c in (*RECORDS, *OUTCOME_ENUMS, Evidence)])
 
 
 def _read(model: type[BaseModel], value: Any) -> Any:
@@ -273,7 +125,8 @@ class CodurState(TypedDict, total=False):
             (:class:`PlanInfo`).
         scope: which failing tests are about the task (:class:`TaskScope`, the first plan's).
         turn: Plan→Act→Verify cycles started (incremented by delegate).
-        status / reason: "running" until a terminal status is written.
+        status / reason: how the run ended (:class:`codur.core.contracts.RunStatus`), ``running``
+            until a terminal status is written; the reason's words.
         observation: what observe found (:class:`Observation`).
         agent_outcome: the last Act step (:class:`AgentOutcome`).
         verification_details: the last verdict (:class:`codur.graph.verification.verdict.Verdict`:
@@ -314,7 +167,7 @@ class CodurState(TypedDict, total=False):
     plan: PlanInfo
     scope: TaskScope
     turn: int
-    status: str
+    status: RunStatus
     reason: str
     observation: Observation
     agent_outcome: AgentOutcome
@@ -352,7 +205,7 @@ class CodurInput(TypedDict, total=False):
     task: Required[str]
     repo: Required[str]
     run_id: str
-    status: str
+    status: RunStatus
     reason: str
     turn: int
     session: list[str]
@@ -360,7 +213,7 @@ class CodurInput(TypedDict, total=False):
 
 def initial_state(task: str, repo: str, run_id: str, *, session: list[str] | None = None) -> CodurState:
     """The input of a run; ``session``: the session's earlier runs, rendered."""
-    return CodurState(task=task, repo=repo, run_id=run_id, status="running", reason="", turn=0,
+    return CodurState(task=task, repo=repo, run_id=run_id, status=RunStatus.RUNNING, reason="", turn=0,
                       session=list(session or []))
 
 

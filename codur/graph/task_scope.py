@@ -10,7 +10,7 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   or ``class`` of that name in a source file of the repo's own (not a test), the flag's text
   in one, the file on disk.
 - **The task's tests**: the first plan decides which failing tests are about the task, for
-  every kind of task (:class:`codur.graph.state.TaskScope`, by the rules of
+  every kind of task (:class:`codur.graph.records.TaskScope`, by the rules of
   :func:`codur.graph.planning.task.relate`, or the planner model when they cannot tell).
   Without that decision (a node called alone), :func:`task_tests` and :func:`scope_test_files`
   say it: the failing tests the task names, those in test files added or changed in the
@@ -128,7 +128,7 @@ def scope_test_files(state: CodurState, ctx: Run) -> list[str]:
 
 def unrelated_tests(state: CodurState, ctx: Run) -> list[str]:
     """The tests that failed before the run (observe's) and are not about the task: the plan's
-    :class:`codur.graph.state.TaskScope` when it decided, else by :func:`task_tests`."""
+    :class:`codur.graph.records.TaskScope` when it decided, else by :func:`task_tests`."""
     if (scope := scope_of(state)) is not None:
         return list(scope.unrelated)
     tests = observation_of(state).tests

@@ -18,11 +18,11 @@ drips a byte every few seconds never trips it (measured: one call held 898 s und
 run). So every call also runs under :func:`hard_limit`: a timer of the same seconds (the
 profile's timeout, cut to the run's time left) that, when it fires, shuts down the sockets of
 the call's responses (recorded by an httpx response hook on the client every model gets,
-:func:`shared_http_client`), so the read in progress fails at once; the call then raises
+:func:`codur.llm.http.shared_http_client`), so the read in progress fails at once; the call then raises
 ``openai.APITimeoutError`` or, when the limit was the run's time left, :class:`DeadlineExceeded`.
 A reply streamed chunk by chunk is bounded the same way, from the request to the last chunk.
 The same client asks for uncompressed replies, refuses a compressed one and stops reading a
-body past :data:`MAX_REPLY_BYTES` (16 MiB), so no reply can take the machine's memory.
+body past :data:`codur.llm.http.MAX_REPLY_BYTES` (16 MiB), so no reply can take the machine's memory.
 
 With the run's ``cancel`` event, a plain call waits for its reply in a helper thread and
 raises :class:`ModelCallCancelled` as soon as the event is set (Ctrl-C during a call to a
@@ -45,7 +45,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import socket
 import threading
 import time
 from collections import Counter
@@ -67,6 +66,7 @@ from pydantic import Field
 
 from codur.core import cpu
 from codur.core.ports import QuotaStatus
+from codur.llm.http import RESPONSES, SocketCut, shared_http_client
 from codur.llm.quota import quota_from_exception
 
 RETRY_AFTER_WAITS = 2  # Retry-After waits per call at most
@@ -83,78 +83,6 @@ class ModelCallCancelled(RuntimeError):
 
 _in_flight: Counter[str] = Counter()  # calls in flight per base URL
 _idle = threading.Condition()
-#: The responses of the call running in this context (set by :func:`hard_limit`).
-_responses: contextvars.ContextVar[list[httpx.Response] | None] = contextvars.ContextVar(
-    "codur_model_call_responses", default=None)
-
-
-#: The largest reply body a model call reads, bytes: a chat completion is kilobytes; past it the
-#: call fails instead of taking the machine's memory (a gzip reply inflating to 400 MB took 2.1 GB).
-MAX_REPLY_BYTES = 16 * 1024 * 1024
-
-
-class ReplyTooLarge(httpx.DecodingError):
-    """A model reply over :data:`MAX_REPLY_BYTES`, or compressed although codur asked for none."""
-
-
-class _CappedStream(httpx.SyncByteStream):
-    """A response body that fails once more than ``cap`` bytes came."""
-
-    def __init__(self, inner: Any, cap: int) -> None:
-        self.inner, self.cap = inner, cap
-
-    def __iter__(self) -> Iterator[bytes]:
-        seen = 0
-        for chunk in self.inner:
-            seen += len(chunk)
-            if seen > self.cap:
-                raise ReplyTooLarge(f"the model's reply is over {self.cap} bytes; not read further")
-            yield chunk
-
-    def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
-
-
-def _on_response(response: httpx.Response) -> None:
-    """httpx response hook (headers read, body not yet): note the response for the call's timer
-    (:func:`hard_limit`), refuse a compressed body (the client asks for ``identity``: a
-    decompression bomb never inflates), and cap the body at :data:`MAX_REPLY_BYTES`."""
-    kept = _responses.get()
-    if kept is not None:
-        kept.append(response)
-    encoding = response.headers.get("content-encoding", "identity").strip().lower()
-    if encoding not in ("", "identity"):
-        response.close()
-        raise ReplyTooLarge(f"the model's reply is compressed ({encoding}) although codur asked for none; "
-                            "not decompressed")
-    response.stream = _CappedStream(response.stream, MAX_REPLY_BYTES)
-
-
-@functools.lru_cache(maxsize=1)
-def shared_http_client() -> httpx.Client:
-    """The one httpx client every model call goes through: openai's defaults (its timeouts,
-    connection limits, redirects), ``Accept-Encoding: identity``, and the response hook
-    (:func:`_on_response`: the hard limit's sockets, no compressed body, a size cap)."""
-    return openai.DefaultHttpxClient(event_hooks={"response": [_on_response]},
-                                     headers={"Accept-Encoding": "identity"})
-
-
-class _Limit:
-    """The timer of one call: :meth:`fire` shuts down the sockets of its responses."""
-
-    def __init__(self, responses: list[httpx.Response]) -> None:
-        self.responses, self.fired = responses, threading.Event()
-
-    def fire(self) -> None:
-        self.fired.set()
-        for response in list(self.responses):
-            stream = response.extensions.get("network_stream")
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)  # the blocked read in the call's thread fails now
 
 
 @contextlib.contextmanager
@@ -172,8 +100,8 @@ def hard_limit(seconds: float | None, base_url: str, cut: bool) -> Iterator[None
         openai.APITimeoutError: the limit was reached otherwise.
     """
     responses: list[httpx.Response] = []
-    token = _responses.set(responses)
-    limit = _Limit(responses)
+    token = RESPONSES.set(responses)
+    limit = SocketCut(responses)
     timer = threading.Timer(seconds, limit.fire) if seconds is not None else None
     if timer is not None:
         timer.daemon = True
@@ -190,7 +118,7 @@ def hard_limit(seconds: float | None, base_url: str, cut: bool) -> Iterator[None
         if timer is not None:
             timer.cancel()
         with contextlib.suppress(ValueError):  # a generator closed in another context
-            _responses.reset(token)
+            RESPONSES.reset(token)
 
 
 @contextlib.contextmanager

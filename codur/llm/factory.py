@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 
 from codur.config import CodurConfig
-from codur.config_tables import LocalModelSettings, ModelProfile
+from codur.config.tables import LocalModelSettings, ModelProfile
 from codur.core.usage import UsageLedger
 from codur.llm.pricing import profile_price
 from codur.llm.usage import ledger_callback

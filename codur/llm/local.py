@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from codur.config_tables import LocalModelSettings
+from codur.config.tables import LocalModelSettings
 from codur.core.files import atomic_writer
 
 log = logging.getLogger(__name__)

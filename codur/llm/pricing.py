@@ -64,7 +64,7 @@ def cost_usd(input_tokens: int, output_tokens: int, usd_per_mtok: tuple[float, f
 
 
 def profile_price(profile: Any) -> tuple[float, float]:
-    """(USD/Mtok in, USD/Mtok out) of a :class:`codur.config.ModelProfile`: its own
+    """(USD/Mtok in, USD/Mtok out) of a :class:`codur.config.tables.ModelProfile`: its own
     ``usd_per_mtok_in`` / ``usd_per_mtok_out`` when it sets any, else :func:`price_per_mtok` of its
     model and endpoint, else 0 (the embedded model, ``base_url`` None, is free)."""
     if profile.usd_per_mtok_in or profile.usd_per_mtok_out:

@@ -43,7 +43,7 @@ mutation fixer only):
 A non-pytest ``test_cmd`` is one test: it is wrapped in ``coverage run`` when possible,
 the scripts it names are never mutated, and mutants run it whole in a subprocess.
 
-``codur repair`` is :mod:`codur.ui.repair_command`; ``bench/repair`` the corpus.
+``codur repair`` is :mod:`codur.commands.repair`; ``bench/repair`` the corpus.
 """
 
 from codur.repair.localize import Localization, is_source_file, localize_faults, ochiai

@@ -11,7 +11,8 @@ it and calls models on the pieces (llm_query, rlm_query, batch_rlm_query).
 Modules: parser (reply → code blocks, FINAL), budget, sandbox (parent side) and
 worker (inside the sandbox), bridge, helpers, prompts, trace, config (RLMConfig), engine (the
 REPL loop), answers (the answer check and extraction calls), view (what the model is shown of
-a turn), command (CLI).
+a turn), finals (whether a FINAL is taken), vote, model (the configured actor model). The
+command ``codur rlm`` is :mod:`codur.commands.rlm`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# Loaded on first use, so `codur --help` (which imports codur.rlm.command) stays fast.
+# Loaded on first use: `import codur.rlm` stays light.
 _EXPORTS = {
     "Budget": "budget", "BudgetExceeded": "budget", "BudgetLimits": "budget", "Usage": "budget",
     "FORCED_WARNING": "engine", "RLMConfig": "config", "RLMEngine": "engine",

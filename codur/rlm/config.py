@@ -54,7 +54,7 @@ class RLMConfig(BaseModel):
     context_window_tokens: int | None = Field(
         None, ge=256, description="The model's context window, tokens: an input that fits it whole with "
         "direct_answer_tokens to spare is answered in one direct call (trace.path 'direct'); None: always the REPL "
-        "(`codur rlm` and ask_codebase set it from the configured model: codur.rlm.command.window_tokens).")
+        "(`codur rlm` and ask_codebase set it from the configured model: codur.rlm.model.window_tokens).")
     direct_answer_tokens: int = Field(512, ge=1, description="Room kept for the direct answer, tokens.")
 
     def budget_limits(self) -> BudgetLimits:

@@ -18,16 +18,17 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codur.core.usage import Usage
-from codur.rlm import evidence, prompts, provenance, view
-from codur.rlm.answers import check_answer, evidence_of, extract_answer, forced_answer
+from codur.rlm import prompts, provenance, view
+from codur.rlm.answers import evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
+from codur.rlm.finals import FinalJudge, Finished
 from codur.rlm.helpers import FINAL_NAME, truncate
-from codur.rlm.parser import FinalAnswer, is_no_answer, parse_response, without_final
+from codur.rlm.parser import FinalAnswer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
-from codur.rlm.vote import vote_key, voted
+from codur.rlm.vote import remaining, tally, vote_key
 
 FORCED_WARNING = "Budget exhausted, answer was forced"
 
@@ -42,14 +43,6 @@ class RLMResult:
     trace: RLMTrace
     trace_path: Path | None = None
     votes: tuple[str | None, ...] = ()
-
-
-class _Finished(Exception):
-    """Ends the loop with an answer."""
-
-    def __init__(self, answer: str, source: AnswerSource) -> None:
-        super().__init__(answer)
-        self.answer, self.source = answer, source
 
 
 def model_name_of(model: Any) -> str:
@@ -104,7 +97,34 @@ class RLMEngine:
         Raises:
             ValueError: ``k`` < 1 or no temperature.
         """
-        return voted(self, question, context, k=k, temperatures=temperatures)
+        if k < 1 or not temperatures:
+            raise ValueError("run_voted needs k >= 1 and at least one temperature")
+        limits, t0, used, base = self.config.budget_limits(), time.monotonic(), Usage(), self.client
+        runs: list[tuple[RLMTrace, Path | None]] = []
+        try:
+            for i in range(k):
+                left = remaining(limits, used, time.monotonic() - t0)
+                if left is None:
+                    break
+                temperature = temperatures[i % len(temperatures)]
+                self.client = replace(base, options={**base.options, "temperature": temperature})
+                trace = self.execute(question, context, Budget(left))
+                used = used + trace.usage
+                runs.append((trace, trace.save(self.run_dir) if self.run_dir is not None else None))
+                votes = tally(runs)
+                if votes and votes.most_common(1)[0][1] * 2 > k:  # a majority of k: the rest cannot change it
+                    break
+        finally:
+            self.client = base
+        self.measured = self.measured + used
+        counts = tally(runs)
+        keys = [vote_key(t.answer) for t, _ in runs]
+        winner = max(counts, key=lambda key: (counts[key], -keys.index(key)), default=None)
+        trace, path = runs[keys.index(winner)] if winner is not None else runs[-1]
+        if len(runs) > 1:
+            trace.warn(f"self-consistency vote over {len(runs)} trajectories: {counts.get(winner, 0)} for this answer")
+            path = trace.save(self.run_dir) if self.run_dir is not None else None  # again, with the vote
+        return RLMResult(trace.answer, trace.answer_source or "error", trace, path, tuple(t.answer for t, _ in runs))
 
     def execute(self, question: str, context: Any, budget: Budget, parent_id: str | None = None) -> RLMTrace:
         """Run one executor (root or sub-RLM) under ``budget`` and return its finished trace."""
@@ -202,8 +222,8 @@ class RLMEngine:
                         iteration.notes.append("the output above does not hold the answer yet")
                         hint = ""
                     else:
-                        self._accept(answer, "extracted", iteration, trace, budget, last_chance=False,
-                                     context=context)
+                        FinalJudge(self.config, self.client).accept(answer, "extracted", iteration, trace, budget,
+                                                                    last_chance=False, context=context)
                 if stuck := _stuck(iteration):  # a fresh conversation: the evidence, not the replies to copy
                     iteration.notes.append(f"conversation restarted: {stuck}")
                     messages[1:] = [HumanMessage(prompts.restart_turn(
@@ -211,7 +231,7 @@ class RLMEngine:
                     continue
                 messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
                 view.elide_old_outputs(messages, self.config.history_chars)
-        except _Finished as done:
+        except Finished as done:
             return done.answer, done.source
         return self._forced(question, reason, sandbox, budget, trace, context)
 
@@ -234,166 +254,17 @@ class RLMEngine:
         for code in parsed.code_blocks:
             iteration.executions.append(sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
+        judge = FinalJudge(self.config, self.client)
         if any(e.submitted for e in iteration.executions):
             # FINAL / FINAL_VAR called in code (a small model's commonest way): its value came from
             # the run, so it is judged as a FINAL_VAR of the variable it was left in; a FINAL
             # written outside the code, before the output existed, is not taken over it
-            self._finish(FinalAnswer("variable", FINAL_NAME), iteration, sandbox, trace, budget, context)
+            judge.finish(FinalAnswer("variable", FINAL_NAME), iteration, sandbox, trace, budget, context)
         elif parsed.final is not None:
-            self._finish(parsed.final, iteration, sandbox, trace, budget, context)
+            judge.finish(parsed.final, iteration, sandbox, trace, budget, context)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
         return iteration
-
-    def _finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, trace: RLMTrace,
-                budget: Budget, context: Any = None) -> None:
-        """Raise _Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
-
-        FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
-        several lines copied from the input), or one that is not the kind of answer the question asks for
-        (:func:`prompts.fits_question`: no number for "how many", a whole line of the input), is
-        ``premature`` too and is shown as an output (with its number of items) before the
-        answer is asked from it. A direct FINAL in the
-        same reply as code was written before the model saw the output: it is marked ``premature`` (the
-        loop drops it from the history and asks for the answer from the output), unless
-        ``confirm_final_with_code`` is off and the code ran without error. An empty answer
-        (None, "", []) is refused while iterations are left, and so is a FINAL_VAR of a reply
-        with notes (a search that found nothing) once per run (again when the reply repeats the refused
-        one word for word, and on the last iteration, which then ends in the forced answer that
-        reads every output and note); the notes never repeat the value.
-        An answer that passes goes through :meth:`_accept` (the answer check, when configured).
-        """
-        last_chance = budget.check("iteration") is not None
-        iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
-        failed = [e for e in iteration.executions if e.error]
-        flagged = any(e.notes for e in iteration.executions)
-        found_nothing = flagged and not last_chance
-        if final.kind == "variable":
-            found, value = sandbox.get_variable(final.value)
-            # refused once per run, but not undone by repeating the refused reply word for word; on
-            # the last iteration not taken either: the forced answer then reads every output and note
-            told = not iteration.repeated and any(it.final and it.final.get("refused") == "notes"
-                                                  for it in trace.iterations[:-1])
-            doubted = flagged and (last_chance or not told)
-            if not found:
-                iteration.notes.append(f"FINAL_VAR({final.value}) refused: no variable {final.value!r} in the REPL")
-            elif doubted or (is_no_answer(value) and not last_chance):
-                iteration.final["refused"] = "notes" if doubted else "empty"
-                iteration.notes.append(f"FINAL_VAR({final.value}) refused: {final.value} is empty, or the notes "
-                                       "above question the search it comes from; search again")
-            elif self.config.confirm_final_with_code and not last_chance \
-                    and (items := view.items(value or "", context)) > 1:
-                iteration.final["premature"] = True
-                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} holds {items} items:\n{value}"
-            elif self.config.confirm_final_with_code and not last_chance \
-                    and not prompts.fits_question(trace.task, value or "", context):
-                iteration.final["premature"] = True
-                iteration.final["shown"] = f"[FINAL_VAR({final.value})] {final.value} = {value}"
-            else:
-                self._accept(value or "", "final_var", iteration, trace, budget, last_chance=last_chance,
-                             context=context)
-        elif iteration.executions and (failed or found_nothing or self.config.confirm_final_with_code):
-            iteration.final["premature"] = True
-            if failed:
-                iteration.notes.append("a code block failed: read its error; your answer must come from an output")
-        elif is_no_answer(final.value) and not last_chance:
-            iteration.notes.append(f"FINAL({final.value}) is not an answer: search again (grep and count ignore case)")
-        elif final.value.isidentifier() and sandbox.get_variable(final.value)[0]:  # FINAL(port): the variable
-            self._finish(FinalAnswer("variable", final.value), iteration, sandbox, trace, budget, context)
-        elif provenance.is_placeholder(final.value) or not last_chance and final.value in provenance.names_in_code(
-                e.code for it in trace.iterations for e in it.executions):  # a placeholder: even last, forced next
-            iteration.notes.append(f"FINAL({final.value}) refused: {final.value} is a name, not a value, and no "
-                                   f"variable holds it; compute it, then FINAL_VAR({final.value})")
-        elif not last_chance and not iteration.executions and any(it.executions for it in trace.iterations) \
-                and provenance.unseen(final.value, _printed(trace), context):  # code ran, but not for this value
-            iteration.notes.append(f"FINAL({view.clip(final.value)}) refused: that value is neither in the text nor "
-                                   "in any output your code printed; write code that finds and prints it")
-        else:
-            self._accept(final.value, "final_direct", iteration, trace, budget, last_chance=last_chance,
-                         context=context)
-
-    def _accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
-                *, last_chance: bool, context: Any = None) -> None:
-        """Raise _Finished with ``answer``, unless :func:`provenance.refusal` refuses it for where it comes
-        from (on the last iteration only for facts about the text: then the forced answer follows) or
-        the answer check (``check_answers``) says the printed outputs do not support it: then a note
-        saying why, and the loop goes on.
-
-        No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
-        when the budget allows no call (issue 26, item 3; the vote over trajectories is
-        :meth:`run_voted`).
-        """
-        told = [note for it in trace.iterations[:-1] for note in it.notes]
-        checked = self.config.check_evidence
-        if note := provenance.refusal(trace.task, answer, context, _printed(trace), told, last=last_chance,
-                                      whole_text=not checked):
-            iteration.notes.append(note)
-            return
-        if checked and (note := self._evidence_note(answer, trace, last_chance, computed=source == "final_var")):
-            iteration.notes.append(f"your answer was refused: {note}")
-            iteration.evidence = {**(iteration.evidence or {}), "answer": answer, "refused": note}
-            return
-        refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
-        if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
-                and budget.check("call") is None):
-            verdict = check_answer(self.client, trace, answer, budget, iteration, self.config.check_chars)
-            if verdict.get("supported") is False:
-                iteration.notes.append("your answer was checked against the printed outputs and is not supported: "
-                                       f"{view.clip(verdict.get('reason') or 'no reason given', 200)}. Search again")
-                return
-        if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
-            iteration.final["accepted"] = True
-        raise _Finished(answer, source)
-
-    def _evidence_note(self, answer: str, trace: RLMTrace, last_chance: bool, *, computed: bool = False) -> str:
-        """Why ``answer`` is not taken yet, judged by what the run's code printed
-        (:mod:`codur.rlm.evidence`), "" to take it. On the last iteration only a look-alike's printed
-        line refuses (the forced answer follows); otherwise each check asks at most
-        ``max_evidence_asks`` times per run, then the answer stands.
-
-        - "not present": only after the code searched for the question's id and printed no line of it;
-        - the field the question asks for (``team`` for "which team") is not its value;
-        - an aggregate (how many, most, total...): two programs that work differently must agree
-          (:class:`evidence.SecondProgram`);
-        - any other value: on a printed line naming the question's id, or every hop of a join printed.
-
-        ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
-        """
-        question = trace.task
-        blocks = [(e.code, e.stdout, bool(e.error)) for it in trace.iterations for e in it.executions]
-        outputs = [e.stdout for it in trace.iterations for e in it.executions]
-        outputs += [str(it.final["shown"]) for it in trace.iterations if it.final and it.final.get("shown")]
-        outputs += [answer] if computed else []
-        asked = [it.evidence.get("check") for it in trace.iterations if it.evidence and it.evidence.get("refused")]
-        limit = self.config.max_evidence_asks
-
-        def ask(check: str, note: str) -> str:
-            if not note or asked.count(check) >= limit:
-                return ""
-            trace.iterations[-1].evidence = {"check": check}
-            return note
-
-        if last_chance:
-            note = evidence.unsupported(question, answer, outputs)
-            return note if "look-alike" in note else ""
-        if provenance.says_absent(answer):
-            return ask("absence", evidence.absence_unsearched(question, blocks))
-        if evidence.echoes_words(question, answer):
-            return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
-                               "with the value itself, from a line your code printed")
-        if evidence.is_aggregate(question) and self.config.second_program:
-            if not any(it.executions for it in trace.iterations):
-                return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "
-                                       "computes it and prints 3 lines it counts and its result")
-            check = trace.second_program
-            since = check.programs[-1].iteration if check.programs else 0
-            mine = [e for it in trace.iterations if it.index > since for e in it.executions]
-            note = check.offer(answer, "\n".join(e.code for e in mine), "\n".join(e.stdout for e in mine),
-                               vote_key, iteration=trace.iterations[-1].index)
-            if note:
-                trace.iterations[-1].evidence = {"check": "second_program"}
-            return note
-        return ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
 
     def _outputs(self, iteration: Iteration) -> str:
         if not iteration.executions:
@@ -415,14 +286,6 @@ class RLMEngine:
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"
-
-
-def _printed(trace: RLMTrace) -> list[str]:
-    """What the first turn retrieved, the code's outputs, the notes on its searches, what was shown
-    of a FINAL_VAR (not the engine's notes on refused answers: they quote the model's values)."""
-    return [trace.retrieved, *(e.stdout for it in trace.iterations for e in it.executions),
-            *(note for it in trace.iterations for e in it.executions for note in e.notes),
-            *(str(it.final.get("shown")) for it in trace.iterations if it.final and it.final.get("shown"))]
 
 
 def _stuck(iteration: Iteration) -> str:

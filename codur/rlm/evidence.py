@@ -155,6 +155,12 @@ def unsupported(question: str, answer: str, outputs: Iterable[str], codes: Itera
     hops = {m.group(0).lower() for line in keyed for m in _ID.finditer(line)} - {n.lower() for n in names}
     if any(m.group(0).lower() in hops for line in support for m in _ID.finditer(line)):
         return ""  # every hop printed: a line naming the question's id gives an id, whose line gives the value
+    return _why_unsupported(value, support, names, keyed)
+
+
+def _why_unsupported(value: str, support: list[str], names: list[str], keyed: list[str]) -> str:
+    """The note for ``value``, printed on the lines ``support`` none of which names the question's
+    ``names`` (``keyed``: the printed lines that do): a look-alike's line, or the step to print."""
     name = names[0]
     for line in support:
         for key in names:

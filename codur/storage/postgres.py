@@ -22,105 +22,15 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
-from psycopg.rows import dict_row
 
 from codur.memory import HISTORY_LIMIT, SessionEntry
 from codur.storage import StorageError, redact
-
-#: Seconds to wait for the server when connecting.
-CONNECT_TIMEOUT_S = 10
-SETUP_WAIT_S = 120.0  # seconds one setup may wait for another process's
-#: The advisory lock key every table setup holds (any fixed 64-bit number; "codur" in ASCII).
-SETUP_LOCK = 0x636F647572
-
-_TABLES = """
-CREATE TABLE IF NOT EXISTS codur_sessions (
-    id BIGSERIAL PRIMARY KEY, session_id TEXT NOT NULL, ts DOUBLE PRECISION NOT NULL, entry JSON NOT NULL);
-CREATE INDEX IF NOT EXISTS codur_sessions_by_session ON codur_sessions (session_id, ts);
-CREATE TABLE IF NOT EXISTS codur_batch_results (
-    seq BIGSERIAL PRIMARY KEY, batch TEXT NOT NULL, task_id TEXT NOT NULL, record JSON NOT NULL,
-    written_at TIMESTAMPTZ NOT NULL DEFAULT now());
-CREATE INDEX IF NOT EXISTS codur_batch_results_by_batch ON codur_batch_results (batch, seq);
-CREATE TABLE IF NOT EXISTS codur_runs (
-    run_id TEXT PRIMARY KEY, repo TEXT NOT NULL, run_dir TEXT NOT NULL, task TEXT NOT NULL,
-    host TEXT NOT NULL, pid INTEGER NOT NULL, session_id TEXT, started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-    ended_at TIMESTAMPTZ, status TEXT NOT NULL DEFAULT 'running', reason TEXT NOT NULL DEFAULT '', result JSON);
-ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS batch TEXT;
-ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS task_id TEXT;
-ALTER TABLE codur_runs ADD COLUMN IF NOT EXISTS settings JSON;
-CREATE INDEX IF NOT EXISTS codur_runs_by_batch ON codur_runs (batch, task_id);
-"""
-
-
-def connect(url: str) -> psycopg.Connection:
-    """A new autocommit connection to ``url`` whose rows are dicts (what PostgresSaver needs).
-
-    Args:
-        url: ``postgresql://user:password@host:port/dbname`` (any libpq connection string).
-
-    Raises:
-        StorageError: the server cannot be reached or refuses (wrong password, no such database).
-    """
-    try:
-        return psycopg.Connection.connect(url, autocommit=True, prepare_threshold=0, row_factory=dict_row,
-                                          connect_timeout=CONNECT_TIMEOUT_S)
-    except psycopg.Error as exc:
-        why = " ".join(str(exc).split())[:300]
-        raise StorageError(f"database {redact(url)}: cannot connect ({why})") from None
-
-
-@contextmanager
-def _setting_up(conn: psycopg.Connection) -> Iterator[None]:
-    """Hold the setup advisory lock on ``conn`` (session level) for the block.
-
-    The lock is tried, not waited for: PostgresSaver's migrations build indexes with ``CREATE
-    INDEX CONCURRENTLY``, which waits for every older transaction, and a blocked
-    ``pg_advisory_lock`` is one; two processes setting up a fresh database at once (two tasks of
-    a batch) then deadlock. A try ends at once, so the holder's index build never waits for it.
-
-    Raises:
-        psycopg.errors.LockNotAvailable: another process held the lock for ``SETUP_WAIT_S`` seconds.
-    """
-    deadline = time.monotonic() + SETUP_WAIT_S
-    while not conn.execute("SELECT pg_try_advisory_lock(%s) AS held", (SETUP_LOCK,)).fetchone()["held"]:
-        if time.monotonic() > deadline:
-            raise psycopg.errors.LockNotAvailable(f"codur's setup lock was held for over {SETUP_WAIT_S:g} s")
-        time.sleep(0.05)
-    try:
-        yield
-    finally:
-        conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
-
-
-_ready: set[str] = set()  # URLs whose codur tables this process has created or found
-
-
-def _tables(conn: psycopg.Connection, url: str) -> None:
-    """Create codur's tables in ``url``'s database unless this process already did."""
-    if url in _ready:
-        return
-    with _setting_up(conn):
-        for statement in filter(str.strip, _TABLES.split(";")):
-            conn.execute(statement)
-    _ready.add(url)
-
-
-@contextmanager
-def _session(url: str) -> Iterator[psycopg.Connection]:
-    """A connection for one call, codur's tables in place, closed after the block."""
-    conn = connect(url)
-    try:
-        _tables(conn, url)
-        yield conn
-    finally:
-        conn.close()
+from codur.storage.schema import connect, session, setting_up, tables
 
 
 def check(url: str) -> dict[str, Any]:
@@ -134,7 +44,7 @@ def check(url: str) -> dict[str, Any]:
     """
     saver, close = open_checkpointer(url)
     close()
-    with _session(url) as db:
+    with session(url) as db:
         one = db.execute("SELECT current_setting('server_version') AS server, current_database() AS database, "
                          "current_user AS user").fetchone()
         tables = sorted(r["name"] for r in db.execute(
@@ -164,7 +74,7 @@ def open_checkpointer(url: str, serde: Any = None) -> tuple[PostgresSaver, Calla
     """
     conn = connect(url)
     try:
-        with _setting_up(conn):
+        with setting_up(conn):
             saver = PostgresSaver(conn, serde=serde)
             saver.setup()
     except psycopg.Error as exc:
@@ -193,7 +103,7 @@ class PostgresSessionStore:
         Raises:
             StorageError: the database cannot be reached.
         """
-        with _session(self.url) as db:
+        with session(self.url) as db:
             rows = db.execute("SELECT entry::text AS entry FROM codur_sessions WHERE session_id = %s "
                               "ORDER BY ts DESC, id DESC LIMIT %s", (session_id, limit)).fetchall()
         return [SessionEntry(**json.loads(r["entry"])) for r in reversed(rows)]
@@ -204,7 +114,7 @@ class PostgresSessionStore:
         Raises:
             StorageError: the database cannot be reached.
         """
-        with _session(self.url) as db:
+        with session(self.url) as db:
             db.execute("INSERT INTO codur_sessions (session_id, ts, entry) VALUES (%s, %s, %s)",
                        (session_id, entry.ts, entry.model_dump_json()))
 
@@ -230,7 +140,7 @@ class PostgresResults:
     def __init__(self, url: str, batch: str) -> None:
         self.url, self.batch = url, batch
         self._conn: psycopg.Connection | None = connect(url)
-        _tables(self._conn, url)
+        tables(self._conn, url)
 
     def _db(self) -> psycopg.Connection:
         if self._conn is None or self._conn.closed:
@@ -289,7 +199,7 @@ class PostgresRunLog:
         Raises:
             StorageError: the database cannot be reached.
         """
-        with _session(self.url) as db:
+        with session(self.url) as db:
             db.execute("INSERT INTO codur_runs (run_id, repo, run_dir, task, host, pid, session_id, batch, task_id, "
                        "settings) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id) DO UPDATE SET "
                        "repo = EXCLUDED.repo, run_dir = EXCLUDED.run_dir, host = EXCLUDED.host, pid = EXCLUDED.pid, "
@@ -304,7 +214,7 @@ class PostgresRunLog:
         Raises:
             StorageError: the database cannot be reached.
         """
-        with _session(self.url) as db:
+        with session(self.url) as db:
             db.execute("UPDATE codur_runs SET ended_at = now(), status = %s, reason = %s, result = %s "
                        "WHERE run_id = %s", (str(result.get("status", "unknown")), str(result.get("reason", "")),
                                              json.dumps(result, default=str), run_id))
@@ -316,7 +226,7 @@ class PostgresRunLog:
         Raises:
             StorageError: the database cannot be reached.
         """
-        with _session(self.url) as db:
+        with session(self.url) as db:
             rows = db.execute("SELECT run_id, task, session_id, settings::text AS settings FROM codur_runs "
                               "WHERE left(run_id, length(%s)) = %s ORDER BY run_id LIMIT %s",
                               (prefix, prefix, limit)).fetchall()
@@ -335,7 +245,7 @@ class PostgresRunLog:
         Raises:
             StorageError: the database cannot be reached.
         """
-        with _session(self.url) as db:
+        with session(self.url) as db:
             rows = db.execute("SELECT run_id, repo, run_dir, task, host, pid, session_id, batch, task_id, "
                               "started_at, ended_at, "
                               "status, reason, result::text AS result FROM codur_runs "

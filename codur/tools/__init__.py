@@ -6,7 +6,7 @@ Importing this package registers every built-in tool in :data:`REGISTRY`.
 from codur.tools import analysis, files, finish, git, python, rlm, search  # noqa: F401  (registration)
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.detection import Detection, detect_tool_calls
-from codur.tools.executor import ToolExecutor, ToolResult, ToolSettings
+from codur.tools.executor import ToolExecutor, ToolSettings
 from codur.tools.registry import (
     REGISTRY,
     SideEffect,
@@ -18,6 +18,7 @@ from codur.tools.registry import (
     to_langchain_tools,
     tool,
 )
+from codur.tools.result import ToolResult
 
 __all__ = [
     "REGISTRY", "Detection", "SideEffect", "TaskType", "ToolContext", "ToolError", "ToolExecutor",

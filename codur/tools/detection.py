@@ -226,6 +226,19 @@ def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, 
     prose = TAGGED.sub("", FENCE.sub("", text)).strip()
     if not blocks and (_only_json(prose) or (prose[:1] in ("{", "[") and _looks_like_call(prose))):
         blocks, prose = [(prose, False)], ""  # bare JSON: the whole reply (or a malformed attempt at one)
+    raw, errors = _block_calls(blocks, known)
+    if prose and ("{" in prose or "[" in prose):  # JSON quoted in a sentence: never run, said so
+        values, _ = _json_values(prose)
+        errors += [PROSE_NOTE.format(name=c[0]) for c in _calls_in(values) if _accepted(c, False, known)]
+    if not raw and not errors and known:
+        raw = _plain_calls(prose, known, registry)
+    return _validated(raw, errors, known, registry, "content")
+
+
+def _block_calls(blocks: list[tuple[str, bool]],
+                 known: Collection[str] | None) -> tuple[list[tuple[str, dict, str | None]], list[str]]:
+    """(the calls, the errors) of the JSON ``blocks`` (text, whether tagged or fenced): a block whose
+    JSON does not parse and looks like a call is an error the model reads."""
     raw: list[tuple[str, dict, str | None]] = []
     errors: list[str] = []
     for body, structured in blocks:
@@ -238,12 +251,7 @@ def detect_tool_calls(message: AIMessage, known: Collection[str] | None = None, 
         if not found and error is not None and _looks_like_call(body):
             errors.append(f"could not parse the tool call JSON ({error.msg} at line {error.lineno} "
                           f"column {error.colno}); {HOW_TO_CALL}")
-    if prose and ("{" in prose or "[" in prose):  # JSON quoted in a sentence: never run, said so
-        values, _ = _json_values(prose)
-        errors += [PROSE_NOTE.format(name=c[0]) for c in _calls_in(values) if _accepted(c, False, known)]
-    if not raw and not errors and known:
-        raw = _plain_calls(prose, known, registry)
-    return _validated(raw, errors, known, registry, "content")
+    return raw, errors
 
 
 def _keyword_args(text: str) -> dict | None:

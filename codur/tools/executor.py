@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.messages import ToolMessage
-
 from codur.core.events import Event
 from codur.core.events.tool import SecretRedacted, ToolCall
 from codur.core.usage import UsageLedger
@@ -30,6 +28,7 @@ from codur.sandbox.secrets import redact
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.journal import ChangeJournal
 from codur.tools.registry import REGISTRY, SideEffect, ToolRegistry
+from codur.tools.result import ToolResult, cap_output
 
 if TYPE_CHECKING:
     from codur.config import CodurConfig
@@ -38,41 +37,6 @@ if TYPE_CHECKING:
 
 Policy = Literal["auto", "read_only", "confirm_writes"]
 PATH_ARGS = ("path", "paths", "src", "dst", "file", "files", "directory")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """One executed tool call.
-
-    Attributes:
-        name: tool name.
-        call_id: the tool call id from the model (or generated).
-        ok: False when the tool raised, was refused or got bad arguments.
-        output: what the model reads (capped).
-        duration_s: seconds spent.
-        args: the arguments as given.
-    """
-
-    name: str
-    call_id: str
-    ok: bool
-    output: str
-    duration_s: float
-    args: dict[str, Any]
-
-    def to_message(self) -> ToolMessage:
-        return ToolMessage(content=self.output, tool_call_id=self.call_id, name=self.name,
-                           status="success" if self.ok else "error")
-
-
-def cap_output(text: str, limit: int) -> str:
-    """Keep the head and tail of ``text`` within ``limit`` characters, with a visible note."""
-    if len(text) <= limit:
-        return text
-    head = int(limit * 0.6)
-    tail = limit - head
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n…[truncated {cut} characters]…\n{text[-tail:]}"
 
 
 @dataclass(frozen=True)

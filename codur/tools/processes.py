@@ -15,7 +15,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from codur.core.events.tool import SandboxFallback, SecretRedacted
 from codur.core.files import IGNORED_DIRS
@@ -27,7 +27,31 @@ from codur.tools.errors import ToolError
 from codur.tools.visibility import is_secret
 
 if TYPE_CHECKING:
-    from codur.tools.context import ToolContext
+    import threading
+
+    from codur.testing.command import TestCommand
+
+
+class ProcessHost(Protocol):
+    """What a tool's process takes of its tool context (:class:`codur.tools.context.ToolContext`,
+    whose docstring gives each field): the repo, its limits and sandbox settings, the cancel
+    event and the event channel; ``fallback_noted`` is written once."""
+
+    root: Path
+    timeout_s: float
+    allow_secrets: bool
+    read_only: bool
+    env_allow: tuple[str, ...]
+    cancel: threading.Event
+    on_event: Callable[[dict], None] | None
+    test_command: TestCommand | None
+    memory_mb: int | None
+    network: bool
+    tmp_mb: int | None
+    fallback_noted: bool
+
+    def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
+        """``path`` (relative to the repo) as an absolute path inside it."""
 
 
 def secret_files(root: Path) -> list[Path]:
@@ -47,11 +71,11 @@ def _entries(folder: Path) -> list[Path]:
         return []
 
 
-def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, stdin: str | None,
+def run_in_repo(ctx: ProcessHost, argv: Sequence[str], timeout_s: float | None, stdin: str | None,
                 env: Mapping[str, str] | None, cwd: str, writable: Sequence[Path],
                 on_start: Callable[[subprocess.Popen], None] | None,
                 stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
-    """Run ``argv`` for a tool of ``ctx``: the body of :meth:`ToolContext.run` (see it for the
+    """Run ``argv`` for a tool of ``ctx``: the body of :meth:`codur.tools.context.ToolContext.run` (see it for the
     arguments), called with the context's call gate held.
 
     Raises:
@@ -97,7 +121,7 @@ def run_in_repo(ctx: ToolContext, argv: Sequence[str], timeout_s: float | None, 
     return _redacted(ctx, res, argv[0])
 
 
-def _redacted(ctx: ToolContext, res: ProcessResult, program: str) -> ProcessResult:
+def _redacted(ctx: ProcessHost, res: ProcessResult, program: str) -> ProcessResult:
     """``res`` with the secrets its output shows redacted (:mod:`codur.sandbox.secrets`),
     and a ``secret.redacted`` event naming their kinds (never their values)."""
     out, err = redact(res.stdout), redact(res.stderr)
@@ -109,7 +133,7 @@ def _redacted(ctx: ToolContext, res: ProcessResult, program: str) -> ProcessResu
     return dataclasses.replace(res, stdout=out.text, stderr=err.text)
 
 
-def _note_fallback(ctx: ToolContext, problem: str) -> None:
+def _note_fallback(ctx: ProcessHost, problem: str) -> None:
     """Say once per context (one per run) that code runs without bubblewrap, and why: a
     ``sandbox.fallback`` event, or a log warning when nothing takes events."""
     if ctx.fallback_noted:

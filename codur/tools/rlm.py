@@ -74,9 +74,9 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     The files become one long ``context`` the model explores in a sandboxed REPL. Use it
     for questions over a whole repo or files too long to read; not for single lookups.
     """
-    from codur.rlm.command import build_model, window_tokens
     from codur.rlm.config import RLMConfig
     from codur.rlm.engine import RLMEngine
+    from codur.rlm.model import build_model, window_tokens
 
     if not question.strip():
         raise ToolError("the question is empty")

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 import codur.agents.plugins as plugins
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.config import ConfigError, load_config
-from codur.config_tables import AgentConfig, ModelProfile
+from codur.config.tables import AgentConfig, ModelProfile
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
@@ -100,7 +100,7 @@ def test_an_unknown_profile_is_a_config_error_naming_the_field(tmp_path: Path, m
     monkeypatch.setenv("CODUR_PROFILES", '{"big": {"model": "big-model"}}')
     with pytest.raises(ConfigError, match=r"^agents\.fixer\.profile: unknown profile 'fast' \(profiles: big\)$"):
         load_config()
-    proc = subprocess.run([sys.executable, "-m", "codur.cli", "fix it", "--repo", str(tmp_path)],
+    proc = subprocess.run([sys.executable, "-m", "codur.commands", "fix it", "--repo", str(tmp_path)],
                           capture_output=True, text=True, timeout=120, env=dict(os.environ))
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode == 2 and len(lines) == 1 and "agents.fixer.profile" in lines[0], proc.stderr

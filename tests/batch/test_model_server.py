@@ -6,7 +6,7 @@ import pytest
 
 from codur.batch.model_server import URL_ENV, needs_embedded_model, shared_model_server
 from codur.batch.tasks import BatchTask
-from codur.config import LocalModelSettings
+from codur.config.tables import LocalModelSettings
 from codur.core.events.batch import BatchModelServer
 from codur.llm import local
 

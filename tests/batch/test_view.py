@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from codur.batch.runner import BatchSummary, summarize
-from codur.ui.batch_command import LiveView, summary_table
+from codur.commands.batch import LiveView, summary_table
 
 
 def _record(id_: str, solved: bool, tokens: int, cost: float, fixer: str = "") -> dict:

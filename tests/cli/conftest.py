@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from codur.cli import app, route
+from codur.commands.app import app, route
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
@@ -35,7 +35,7 @@ def scripted(monkeypatch: pytest.MonkeyPatch):
         models = {"actor": ScriptedChatModel(replies=actor)}
         if planner is not None:  # a planner model named is asked on every first plan (seed 004)
             models["planner"] = ScriptedChatModel(replies=planner)
-        monkeypatch.setattr("codur.ui.run_command.provide_models", lambda config: StaticModelProvider(models))
+        monkeypatch.setattr("codur.commands.run.provide_models", lambda config: StaticModelProvider(models))
         return models
 
     return use

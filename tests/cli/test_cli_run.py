@@ -158,7 +158,7 @@ def test_resume_by_prefix_alone_takes_the_task_and_settings_of_a_cancelled_run(
     monkeypatch.delenv("CODUR_MAX_TURNS")
     seen = []
     models = scripted([fix_call(), "Fixed."], planner=['{"task_type": "code_fix", "steps": []}'])
-    monkeypatch.setattr("codur.ui.run_command.provide_models", lambda config: seen.append(config) or
+    monkeypatch.setattr("codur.commands.run.provide_models", lambda config: seen.append(config) or
                         __import__("codur.llm", fromlist=["StaticModelProvider"]).StaticModelProvider(models))
     resumed = invoke("--resume", run_id[:-3], "--repo", str(invoice_repo), "--max-cost", "1")
     assert resumed.exit_code == 0, resumed.output

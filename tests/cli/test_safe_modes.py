@@ -29,7 +29,7 @@ The discount starts at the threshold."""
 def test_confirm_without_a_terminal_exits_2_at_once(invoice_repo: Path):
     started = time.monotonic()
     with open("/dev/null") as devnull:
-        proc = subprocess.run([sys.executable, "-m", "codur.cli", "run", TASK, "--repo", str(invoice_repo),
+        proc = subprocess.run([sys.executable, "-m", "codur.commands", "run", TASK, "--repo", str(invoice_repo),
                                "--confirm"], stdin=devnull, capture_output=True, text=True, timeout=120)
     seconds = time.monotonic() - started
     assert proc.returncode == 2, proc.stderr + proc.stdout

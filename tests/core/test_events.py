@@ -60,7 +60,7 @@ def test_no_emit_site_builds_a_plain_dict():
             if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "event_type"
                                                   for k in node.keys):
                 found.add(str(path.relative_to(ROOT)))
-    assert found == {"codur/core/events/base.py", "codur/ui/run_command.py"}
+    assert found == {"codur/core/events/base.py", "codur/commands/run.py"}
 
 
 def sample(cls: type[Event]) -> Event:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codur.config import CodurConfig
-from codur.config_tables import ModelProfile
+from codur.config.tables import ModelProfile
 from codur.llm import get_chat_model
 from codur.llm.local import stop_shared_server
 from codur.rlm import FORCED_WARNING, RLMConfig, RLMEngine

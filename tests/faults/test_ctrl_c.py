@@ -24,7 +24,7 @@ AGES_BUG = "return age > 18"
 def start(repo: Path, task: str, server, **env: str) -> subprocess.Popen:
     environment = {**os.environ, "CODUR_BASE_URL": server.base_url, "CODUR_MODEL": "fault", "CODUR_API_KEY": "k",
                    "CODUR_CRITIC": "false", "CODUR_MAX_RETRIES": "0", "CODUR_REPAIR_WORKERS": "1", **env}
-    return subprocess.Popen([sys.executable, "-m", "codur.cli", task, "--repo", str(repo)], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "codur.commands", task, "--repo", str(repo)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=environment)
 
 

@@ -154,7 +154,7 @@ def _cli(server, repo: Path, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "CODUR_BASE_URL": server.base_url, "CODUR_MODEL": "fault", "CODUR_API_KEY": "k",
                    "CODUR_CRITIC": "false", "CODUR_MAX_RETRIES": "0", "CODUR_REPAIR_WORKERS": "1",
                    "CODUR_MUTATION_TIME_BOX_S": "30", **env}
-    return subprocess.run([sys.executable, "-m", "codur.cli", TASK, "--repo", str(repo)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "codur.commands", TASK, "--repo", str(repo)], capture_output=True,
                           text=True, timeout=240, env=environment)
 
 

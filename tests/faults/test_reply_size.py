@@ -10,7 +10,8 @@ import time
 import openai
 import pytest
 
-from codur.llm.deadline import MAX_REPLY_BYTES, DeadlineChatOpenAI
+from codur.llm.deadline import DeadlineChatOpenAI
+from codur.llm.http import MAX_REPLY_BYTES
 
 
 def _model(server) -> DeadlineChatOpenAI:

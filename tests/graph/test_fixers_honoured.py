@@ -8,8 +8,8 @@ from pathlib import Path
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.graph.context import build_context
 from codur.graph.execution.review import decide
-from codur.graph.state import AgentOutcome, Observation
-from codur.graph.state import TestRun as SuiteRun
+from codur.graph.records import AgentOutcome, Observation
+from codur.graph.records import TestRun as SuiteRun
 from codur.graph.verification.verdict import Verdict
 from codur.llm import ScriptedChatModel, StaticModelProvider
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.config_tables import ModelProfile
+from codur.config.tables import ModelProfile
 from codur.graph.context import build_context
 from codur.graph.verification.judge import from_model
 from codur.graph.verification.llm import ModelRun, run_model_verifier, verifier_tools

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codur.graph.state import AgentOutcome
+from codur.graph.records import AgentOutcome
 from codur.graph.verification.verdict import Verdict
 from codur.tools import list_tools_for_tasks
 

@@ -12,14 +12,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from codur import CodurConfig
 from codur.engine import EngineComponents, LocalEngine, MockProvider, RunRequest
-from codur.graph.state import (
-    MAX_MESSAGE_CHARS,
-    MAX_STATE_MESSAGES,
-    ToolCallRecord,
-    bounded,
-    state_messages,
-    tool_call_records,
-)
+from codur.graph.records import ToolCallRecord
+from codur.graph.state import MAX_MESSAGE_CHARS, MAX_STATE_MESSAGES, bounded, state_messages, tool_call_records
 
 FIX_OLD, FIX_NEW = "if quantity > BULK_THRESHOLD:", "if quantity >= BULK_THRESHOLD:"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 import codur
-from codur.cli import app, route
+from codur.commands.app import app, route
 from codur.graph.builder import studio_graph
 
 FIXED = "if quantity >= BULK_THRESHOLD:"

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.config_tables import AgentConfig
+from codur.config.tables import AgentConfig
 from codur.graph.verification.deterministic import verify_repo
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.tools.executor import ToolExecutor

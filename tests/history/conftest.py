@@ -62,7 +62,7 @@ def repo(invoice_repo: Path) -> Path:
 @pytest.fixture
 def cli():
     """Invoke the real ``codur`` Typer app in-process, 200 columns wide; returns the Result."""
-    from codur.cli import app
+    from codur.commands.app import app
 
     def invoke(*args: str):
         return CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})

@@ -109,18 +109,18 @@ def test_show_an_unknown_or_ambiguous_id_is_one_line_and_exit_2(repo: Path, cli)
 def test_the_codur_command_routes_runs_and_show(repo: Path):
     """`codur runs` is the runs command, not a run whose task is "runs"."""
     result = successful_run(repo)
-    proc = subprocess.run([sys.executable, "-m", "codur.cli", "runs", "--repo", str(repo), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "codur.commands", "runs", "--repo", str(repo), "--json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert [r["run_id"] for r in json.loads(proc.stdout)] == [result.run_id]
-    proc = subprocess.run([sys.executable, "-m", "codur.cli", "show", "zzz", "--repo", str(repo)],
+    proc = subprocess.run([sys.executable, "-m", "codur.commands", "show", "zzz", "--repo", str(repo)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
 
 
 def test_the_history_commands_import_no_heavy_module():
-    """`codur --help` imports codur.history.commands: only Typer and Rich at module level."""
-    code = ("import sys, codur.history.commands\n"
+    """`codur --help` imports codur.commands.history: only Typer and Rich at module level."""
+    code = ("import sys, codur.commands.history\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core', "
             "'pydantic_settings') or m in ('codur.config', 'codur.engine', 'codur.tools.journal')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

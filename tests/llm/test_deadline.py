@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codur.config import CodurConfig
-from codur.config_tables import ModelProfile
+from codur.config.tables import ModelProfile
 from codur.core.ports import AgentResult, AgentTask
 from codur.llm.agent_runner import AgentRunner
 from codur.llm.deadline import DeadlineExceeded

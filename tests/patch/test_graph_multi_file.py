@@ -7,7 +7,7 @@ from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.graph.coding_agent import turn_prompt
-from codur.graph.state import Observation
+from codur.graph.records import Observation
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
 from .test_multi_file import PAIR_FIX

@@ -7,7 +7,7 @@ import json
 import typer
 from typer.testing import CliRunner
 
-from codur.ui.repair_command import repair_command
+from codur.commands.repair import repair_command
 
 from .conftest import snapshot
 
@@ -60,7 +60,7 @@ def test_unparsable_test_command_is_rejected(tmp_path):
 def test_repair_is_a_run_with_a_folder_a_journal_and_undo(off_by_one_repo):
     """One front door: `codur repair` is the main job with the mutation fixer only, so its patch
     is in a run folder (trace, diff, result, journal) and `codur undo` puts it back."""
-    from codur.cli import app as codur_app
+    from codur.commands.app import app as codur_app
 
     before = snapshot(off_by_one_repo)
     result = CliRunner().invoke(app, ["--repo", str(off_by_one_repo), "--workers", "2"])
@@ -79,7 +79,7 @@ def test_repair_is_a_run_with_a_folder_a_journal_and_undo(off_by_one_repo):
 def test_codur_repair_through_the_cli_is_listed_by_codur_runs_and_undone(off_by_one_repo):
     """`codur repair` as the user types it: its run is one `codur runs` lists, with the result's
     figures (no model: 0 tokens), its journal keeps calc.py's original, and `codur undo` restores it."""
-    from codur.cli import app as codur_app
+    from codur.commands.app import app as codur_app
 
     original = (off_by_one_repo / "calc.py").read_bytes()
     result = CliRunner().invoke(codur_app, ["repair", "--repo", str(off_by_one_repo), "--workers", "1"])

@@ -13,6 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from codur.commands.repair import repair_command
 from codur.core.contracts import PatchStatus
 from codur.patch.contracts import PatchSettings, SearchEnd
 from codur.repair import generate_mutants, localize_faults
@@ -20,7 +21,6 @@ from codur.repair.mutants import Mutant, pairs
 from codur.repair.search import CandidateQueue
 from codur.repair.session import RepairSession
 from codur.repair.source import Edit
-from codur.ui.repair_command import repair_command
 
 from .conftest import mutation_run, snapshot, write_repo
 

@@ -4,9 +4,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from codur.commands import rlm as command
 from codur.llm import ScriptedChatModel
 from codur.llm.local import LocalModelUnavailable
-from codur.rlm import command
 
 
 @pytest.fixture

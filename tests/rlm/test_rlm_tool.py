@@ -65,9 +65,9 @@ def test_no_match_is_a_readable_error(repo):
 
 
 def test_answers_through_the_tool_executor(repo, tmp_path, monkeypatch):
-    from codur.rlm import command
+    from codur.rlm import model
 
-    monkeypatch.setattr(command, "window_tokens", lambda **flags: (256, 512))  # no room: the REPL runs
+    monkeypatch.setattr(model, "window_tokens", lambda **flags: (256, 512))  # no room: the REPL runs
     model = ScriptedChatModel(replies=[
         "```repl\nprint(search_context('MAX_RETRIES =', window=5))\n```", "FINAL(5, in pkg/retry.py)",
         "```repl\nprint(grep('MAX_RETRIES ='))\n```", "FINAL(5, in pkg/retry.py)"])  # "how many": a second program

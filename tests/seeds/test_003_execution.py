@@ -19,7 +19,8 @@ import pytest
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.config import ConfigError, load_config
 from codur.graph.context import build_context
-from codur.graph.state import ExecuteNodeResult, PlanInfo, initial_state
+from codur.graph.records import PlanInfo
+from codur.graph.state import ExecuteNodeResult, initial_state
 from codur.graph.verification.deterministic import verify_repo
 from codur.graph.verification.verdict import Verdict
 from codur.llm import ScriptedChatModel, StaticModelProvider
@@ -170,8 +171,8 @@ def test_with_tests_the_suite_is_the_verification_and_entry_scripts_are_not_run(
 def test_local_repair_runs_first_as_the_patch_node_not_as_a_last_resort(script_repo: Path):
     """Deviation: the mutation search (the patch node) runs right after plan for a fix task with
     failing tests, the cheapest fixer first; ``_attempt_local_repair`` stays for callers."""
+    from codur.graph.records import Observation, TestRun
     from codur.graph.routing import patch_eligible
-    from codur.graph.state import Observation, TestRun
 
     ctx = build_context(script_repo, CodurConfig(critic=False),
                         models=StaticModelProvider({"actor": ScriptedChatModel(replies=[])}))

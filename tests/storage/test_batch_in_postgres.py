@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_batch_keeps_its_results_in_postgres_and_resumes_from_them(database_url: str, tmp_path: Path):
-    from codur.storage.postgres import PostgresResults, connect
+    from codur.storage.postgres import PostgresResults
+    from codur.storage.schema import connect
 
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text("".join(json.dumps({"id": f"t{n}", "repo": str(ROOT / "examples" / "invoice"),

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from codur.config import CodurConfig, ConfigError, load_config
-from codur.config_sources import unknown_variables
-from codur.config_trust import trust
+from codur.config.origins import unknown_variables
+from codur.config.trust import trust
 
 
 def test_database_url_from_the_environment_or_the_storage_table(tmp_path: Path, monkeypatch):
@@ -45,7 +45,7 @@ def test_a_url_that_is_not_postgresql_is_a_one_line_config_error(tmp_path: Path,
 
 def test_a_run_whose_database_is_unreachable_stops_with_one_line(invoice_repo: Path):
     pytest.importorskip("psycopg", reason="psycopg is not installed (pip install codur[postgres])")
-    from codur.cli import app
+    from codur.commands.app import app
 
     env = {"CODUR_DATABASE_URL": "postgresql://u:s3cret@127.0.0.1:1/none", "CODUR_FIXERS": "mutation"}
     done = CliRunner().invoke(app, ["run", "make the failing tests pass", "--repo", str(invoice_repo)], env=env)

@@ -20,7 +20,8 @@ from codur.memory import recall
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install codur[postgres])")
 
-from codur.storage.postgres import PostgresRunLog, PostgresSessionStore, connect  # noqa: E402
+from codur.storage.postgres import PostgresRunLog, PostgresSessionStore  # noqa: E402
+from codur.storage.schema import connect  # noqa: E402
 
 TASK = "make the failing tests pass"
 FIX_OLD, FIX_NEW = "if quantity > BULK_THRESHOLD:", "if quantity >= BULK_THRESHOLD:"
@@ -91,7 +92,7 @@ def test_codur_runs_database_lists_the_runs_of_every_repo(invoice_repo: Path, pa
     stopped = run(RunRequest(input="fix the page offset", repo=paginate_repo, cancel_event=cancel),
                   models=MockProvider([lambda _m: cancel.set() or "stop"]), config=config(database_url))
     assert done.ok and stopped.status is RunStatus.CANCELLED
-    from codur.cli import app
+    from codur.commands.app import app
 
     env = {"COLUMNS": "200", "CODUR_DATABASE_URL": database_url}
     listed = CliRunner().invoke(app, ["runs", "--database", "--json"], env=env)

@@ -15,7 +15,8 @@ from codur.storage import StorageError, redact
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (pip install codur[postgres])")
 
-from codur.storage.postgres import PostgresResults, PostgresSessionStore, connect  # noqa: E402
+from codur.storage.postgres import PostgresResults, PostgresSessionStore  # noqa: E402
+from codur.storage.schema import connect  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

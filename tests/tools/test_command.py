@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from typer.testing import CliRunner
 
-from codur.tools.command import tools_command
+from codur.commands.tools import tools_command
 
 
 def _app() -> typer.Typer:

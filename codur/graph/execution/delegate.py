@@ -7,8 +7,9 @@ from codur.core.events.agent import AgentRetry
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import Run
 from codur.graph.nodes import node
+from codur.graph.records import AgentOutcome, TurnStatus
 from codur.graph.routing import FRESH
-from codur.graph.state import AgentOutcome, CodurState, TurnStatus, observation_of, plan_of
+from codur.graph.state import CodurState, observation_of, plan_of
 from codur.graph.suspects import suspicious_code
 
 

@@ -15,7 +15,8 @@ from codur.core.events.agent import AgentOutcomeEvent, AgentPrompt
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, TurnStatus, state_messages, tool_call_records
+from codur.graph.records import AgentOutcome, TurnStatus
+from codur.graph.state import CodurState, state_messages, tool_call_records
 from codur.llm.agent_runner import AgentRunner
 
 

@@ -24,8 +24,9 @@ from codur.core.events import emit
 from codur.core.events.patch import PatchReverted
 from codur.graph.context import Run
 from codur.graph.nodes import node
+from codur.graph.records import AgentOutcome, TestRun
 from codur.graph.routing import target_tests
-from codur.graph.state import AgentOutcome, CodurState, TestRun, observation_of, verdict_of
+from codur.graph.state import CodurState, observation_of, verdict_of
 from codur.graph.suspects import with_text
 from codur.patch import PatchPipeline, PatchSettings
 from codur.tools.registry import TaskType

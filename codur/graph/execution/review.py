@@ -38,8 +38,9 @@ from codur.core.budget import Stop
 from codur.core.contracts import PatchStatus, RunStatus, StopReason
 from codur.graph.context import Run
 from codur.graph.nodes import node
+from codur.graph.records import TurnStatus
 from codur.graph.routing import FRESH, OUTAGE_STATUS, Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, TurnStatus, observation_of, outcome_of, verdict_of
+from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
 from codur.graph.verification.verdict import Verdict
 
 

@@ -44,7 +44,8 @@ from codur.core.events import emit
 from codur.core.events.verify import VerifyOverruled, VerifyStart, VerifyUnverified, VerifyVerdict
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.state import AgentOutcome, CodurState, ExecuteNodeResult, observation_of, outcome_of
+from codur.graph.records import AgentOutcome
+from codur.graph.state import CodurState, ExecuteNodeResult, observation_of, outcome_of
 from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import judged_unproven, unusable, with_tests, without_tests

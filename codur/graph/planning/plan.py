@@ -44,8 +44,9 @@ from codur.graph.planning.proposal import read_only_end
 from codur.graph.planning.scope import decide_scope
 from codur.graph.planning.task import read_task
 from codur.graph.prompts import build_system_prompt
+from codur.graph.records import PlanInfo
 from codur.graph.routing import Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, PlanInfo, observation_of, outcome_of, plan_of, scope_of
+from codur.graph.state import CodurState, observation_of, outcome_of, plan_of, scope_of
 from codur.llm.factory import role_configured
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.quota import quota_from_exception
@@ -174,6 +175,27 @@ def _model_plan(state: CodurState, ctx: Run, agents: list[str]) -> tuple[dict, P
     return {}, PlanInfo(source="fallback", steps=kept, model_error=reason), outage
 
 
+def _planned(state: CodurState, ctx: Run, agents: list[str], *, failing: bool,
+             replanning: bool) -> tuple[TaskType, PlanInfo, dict | None]:
+    """(task type, plan, outage) from the planner model: its task type, else the fallback's; a
+    replan keeps the task type it had; the agent it names when it is one of ``agents``."""
+    answer, plan, outage = _model_plan(state, ctx, agents)
+    try:
+        task_type: TaskType | None = TaskType(str(answer.get("task_type", "")).lower())
+    except ValueError:
+        task_type = None
+    if task_type is None:  # the planner failed, or gave steps alone
+        task_type = fallback_task_type(state, failing)
+    if replanning and state.get("task_type"):
+        # A replan changes the steps, not what the task is: the 1.5B planner turned
+        # "make the failing tests pass" into code_validation on a replan, which took
+        # the edit tools away and made the run ineligible for repair.
+        task_type = TaskType(state["task_type"])
+    if answer.get("agent") in agents:
+        plan = plan.model_copy(update={"agent": answer["agent"]})
+    return task_type, plan, outage
+
+
 @node("plan")
 def plan_node(state: CodurState, ctx: Run) -> dict:
     """Choose task_type and agent; on replan ask the planner model for new steps."""
@@ -195,20 +217,7 @@ def plan_node(state: CodurState, ctx: Run) -> dict:
     task_type = fast
     outage: dict | None = None  # how the run ends if no fixer is left: the model is down
     if fast is None and not ctx.config.dry_run:
-        answer, plan, outage = _model_plan(state, ctx, agents)
-        try:
-            task_type = TaskType(str(answer.get("task_type", "")).lower())
-        except ValueError:
-            task_type = None
-        if task_type is None:  # the planner failed, or gave steps alone
-            task_type = fallback_task_type(state, failing)
-        if replanning and state.get("task_type"):
-            # A replan changes the steps, not what the task is: the 1.5B planner turned
-            # "make the failing tests pass" into code_validation on a replan, which took
-            # the edit tools away and made the run ineligible for repair.
-            task_type = TaskType(state["task_type"])
-        if answer.get("agent") in agents:
-            plan = plan.model_copy(update={"agent": answer["agent"]})
+        task_type, plan, outage = _planned(state, ctx, agents, failing=failing, replanning=replanning)
     if task_type is None:  # a dry run with no fast path
         task_type = fallback_task_type(state, failing)
     if plan.agent is None:

@@ -18,7 +18,8 @@ from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.core.events.plan import PlanReadOnly
 from codur.graph.context import Run
-from codur.graph.state import AgentOutcome, CodurState, PlanInfo, observation_of
+from codur.graph.records import AgentOutcome, PlanInfo
+from codur.graph.state import CodurState, observation_of
 from codur.llm.policy import CallPolicy, with_policy
 from codur.testing.ids import is_test_file
 from codur.tools.context import ToolError

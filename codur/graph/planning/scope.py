@@ -19,7 +19,8 @@ from codur.core.events import emit
 from codur.core.events.plan import PlanScope
 from codur.graph.context import Run
 from codur.graph.planning.task import read_task, relate
-from codur.graph.state import CodurState, TaskScope, observation_of
+from codur.graph.records import TaskScope
+from codur.graph.state import CodurState, observation_of
 from codur.graph.task_scope import defined_names
 from codur.llm.policy import CallPolicy, with_policy
 from codur.llm.replies import json_objects

@@ -160,31 +160,14 @@ def batch_command(
     json_out: bool = typer.Option(False, "--json", help="One JSON object per event on stdout, the summary last."),
 ) -> None:
     """Run many codur tasks, each a normal run on its own working copy; results kept line by line."""
-    from codur.batch.results import open_results
     from codur.batch.runner import Caps, hold_batch_lock, run_batch
-    from codur.batch.tasks import read_tasks
 
     console = Console(highlight=False)
     if not console.is_terminal:
         console.soft_wrap = True
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    try:
-        tasks, bad = read_tasks(tasks_file)
-    except (OSError, UnicodeDecodeError) as exc:
-        err.print(f"codur batch: cannot read the task file {tasks_file}: {exc}", markup=False)
-        raise typer.Exit(2) from None
-    for line in bad:
-        err.print(f"codur batch: {tasks_file}:{line.line}: skipped: {line.message}", markup=False)
-        if json_out:
-            _json_lines(TaskInvalid(line=line.line, error=line.message))
-    from codur.config import ConfigError, load_config
-
-    try:  # with the setting database_url the results go to PostgreSQL (codur.storage)
-        database = load_config(tasks_file.parent).database()
-        store = open_results(out, database)
-    except (ConfigError, RuntimeError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
-        err.print(f"codur batch: {exc}", markup=False)
-        raise typer.Exit(2) from None
+    tasks, bad = _tasks(err, tasks_file, json_out=json_out)
+    database, store = _results(err, tasks_file, out)
     view = _json_lines if json_out else LiveView(console)
     caps = Caps(max_total_tokens, max_total_cost, max_total_time)
     try:  # one batch at a time per results file: a second one would run every task again
@@ -197,10 +180,7 @@ def batch_command(
         summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
                             caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view, batch=out.stem,
                             ray_timeout=ray_timeout)
-    except RuntimeError as exc:
-        err.print(f"codur batch: {exc}", markup=False)
-        raise typer.Exit(2) from None
-    except OSError as exc:  # the results file or the working copies' folder cannot be used
+    except (RuntimeError, OSError) as exc:  # OSError: the results file or the working copies' folder
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
@@ -219,3 +199,34 @@ def batch_command(
     if bad:
         err.print(f"codur batch: {len(bad)} task line(s) skipped", markup=False)
     raise typer.Exit(0 if summary.complete and not bad else 1)
+
+
+def _tasks(err: Console, tasks_file: Path, *, json_out: bool) -> tuple[list, list]:
+    """(the tasks of ``tasks_file``, its bad lines), each bad line said on stderr (and, with
+    ``json_out``, as a ``task.invalid`` event); exit 2 when the file cannot be read."""
+    from codur.batch.tasks import read_tasks
+
+    try:
+        tasks, bad = read_tasks(tasks_file)
+    except (OSError, UnicodeDecodeError) as exc:
+        err.print(f"codur batch: cannot read the task file {tasks_file}: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    for line in bad:
+        err.print(f"codur batch: {tasks_file}:{line.line}: skipped: {line.message}", markup=False)
+        if json_out:
+            _json_lines(TaskInvalid(line=line.line, error=line.message))
+    return tasks, bad
+
+
+def _results(err: Console, tasks_file: Path, out: Path) -> tuple[str | None, Any]:
+    """(the database URL or None, the results store): with the setting database_url the results go
+    to PostgreSQL (:mod:`codur.storage`), else to ``out``; exit 2 when neither can be used."""
+    from codur.batch.results import open_results
+    from codur.config import ConfigError, load_config
+
+    try:
+        database = load_config(tasks_file.parent).database()
+        return database, open_results(out, database)
+    except (ConfigError, RuntimeError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
+        err.print(f"codur batch: {exc}", markup=False)
+        raise typer.Exit(2) from None

@@ -31,21 +31,22 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from codur.ui.run_command import run_command
+from codur.commands.run import run_command
 
-# Subcommands that live beside their engines; each module exposes one Typer command function,
+# Subcommands of this package; each module exposes one Typer command function,
 # imported when the command runs (the help lists them from this table).
 SUBCOMMANDS = {
-    "repair": ("codur.ui.repair_command", "repair_command", "Repair failing tests by mutation search, with no model."),
-    "batch": ("codur.ui.batch_command", "batch_command",
+    "repair": ("codur.commands.repair", "repair_command", "Repair failing tests by mutation search, with no model."),
+    "batch": ("codur.commands.batch", "batch_command",
               "Run many tasks (a JSON Lines file) over many repos, locally or on Ray; results line by line."),
-    "rlm": ("codur.rlm.command", "rlm_command", "Answer a question over a long input with a recursive language model."),
-    "tools": ("codur.tools.command", "tools_command", "List the tool registry."),
-    "runs": ("codur.history.commands", "runs_command", "List the repo's past runs, newest first."),
-    "show": ("codur.history.commands", "show_command", "Show a run's trace as a tree, then its diff."),
-    "undo": ("codur.history.commands", "undo_command", "Put back the files of the last (or the named) run."),
-    "config": ("codur.history.commands", "config_command", "Show every effective setting and where it came from."),
-    "trust": ("codur.history.commands", "trust_command",
+    "rlm": ("codur.commands.rlm", "rlm_command",
+            "Answer a question over a long input with a recursive language model."),
+    "tools": ("codur.commands.tools", "tools_command", "List the tool registry."),
+    "runs": ("codur.commands.history", "runs_command", "List the repo's past runs, newest first."),
+    "show": ("codur.commands.history", "show_command", "Show a run's trace as a tree, then its diff."),
+    "undo": ("codur.commands.history", "undo_command", "Put back the files of the last (or the named) run."),
+    "config": ("codur.commands.config", "config_command", "Show every effective setting and where it came from."),
+    "trust": ("codur.commands.config", "trust_command",
               "Let the repo's own config file choose the endpoint, key and sandbox settings."),
 }
 
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=args, prog_name="codur")
     except KeyboardInterrupt:  # before click's own handling starts
-        from codur.ui.run_command import exit_if_held
+        from codur.commands.run import exit_if_held
 
         exit_if_held(130)
         raise SystemExit(130) from None
@@ -207,7 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         # pressed Ctrl-C, so the exit status still says so
         code = 130 if interrupted and exc.code in (0, 1, None) else exc.code
         if code == 130:  # cancelled: a thread left in a model call must not hold the exit
-            from codur.ui.run_command import exit_if_held
+            from codur.commands.run import exit_if_held
 
             exit_if_held(130)
         raise SystemExit(code) from None
@@ -216,6 +217,3 @@ def main(argv: list[str] | None = None) -> None:
         if previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, previous)
 
-
-if __name__ == "__main__":
-    main()

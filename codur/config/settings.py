@@ -3,43 +3,31 @@
 One pydantic-settings class; nested fields use ``__`` in environment variables,
 e.g. ``CODUR_LOCAL__N_CTX=16384``, and TOML tables in files (``[local]``,
 ``[profiles.fast]``). The endpoint falls back to ``OPENAI_BASE_URL``. Which file, and
-the precedence (flags > environment > file > defaults): :mod:`codur.config_sources`;
-:func:`load_config` applies it for a repo.
+the precedence (flags > environment > file > defaults): :mod:`codur.config.sources`;
+:func:`codur.config.load.load_config` applies it for a repo.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import shlex
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
     Field,
     SecretStr,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
-from codur.config_sources import (
-    ConfigFileError,
-    ModelChoiceError,
-    active_files,
-    env_variable,
-    find_config_files,
-    ignored_settings,
-    reading,
-    served_model,
-    where,
-)
-from codur.config_tables import (
+from codur.config.endpoint import ModelChoiceError, served_model
+from codur.config.sources import active_files
+from codur.config.tables import (
     AgentConfig,
     LocalModelSettings,
     ModelProfile,
@@ -50,8 +38,6 @@ from codur.config_tables import (
 )
 from codur.core.contracts import FIXER_NAMES, MODEL_FIXERS, FixerName
 from codur.sandbox.limits import default_test_memory_mb
-from codur.testing.command import TestCommandError
-from codur.testing.command import resolve as resolve_tests
 
 
 class CodurConfig(BaseSettings):
@@ -340,69 +326,6 @@ class CodurConfig(BaseSettings):
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 
 
-_WARNED: set[str] = set()
-
-
-def _warn_ignored(files: tuple) -> None:
-    """Log once per process and file content the repo file keys that were ignored (untrusted)."""
-    for warning in ignored_settings(CodurConfig, files):
-        if warning not in _WARNED:
-            _WARNED.add(warning)
-            logging.getLogger("codur").warning("codur: warning: %s", warning)
-
-
 class ConfigError(ValueError):
     """A setting could not be read; the message is one line naming the flag, the environment
     variable or the config file and key."""
-
-
-def load_config(repo: Path | None = None, **flags: object) -> CodurConfig:
-    """CodurConfig for ``repo``: ``flags`` over ``CODUR_*`` variables over the repo's config file
-    over the user's (:func:`codur.config_sources.find_config_files`; merged key by key) over the
-    defaults. One-line errors. The settings a repo file may not choose (the endpoint, the key
-    variable, the sandbox's allowances: :data:`codur.config_trust.USER_ONLY`) are dropped from
-    an untrusted repo file, with one warning per file on the ``codur`` logger.
-
-    Args:
-        repo: the repository whose ``codur.toml`` / ``pyproject.toml [tool.codur]`` applies.
-        flags: settings given on the command line, e.g. ``max_turns=5`` (None values are ignored).
-
-    Raises:
-        ConfigError: a value does not parse or is out of range, e.g.
-            ``CODUR_MAX_TURNS: Input should be a valid integer (got 'abc')``,
-            ``codur.toml: max_turns: Input should be a valid integer (got 'abc')``,
-            ``pyproject.toml: tool.codur.local.n_ctx: Input should be a valid integer (got 'big')``,
-            ``CODUR_PROFILES: not valid JSON (Expecting value: line 1 column 1 (char 0))`` or
-            ``codur.toml: not valid TOML (...)`` or
-            ``codur.toml: not a codur setting: max_turn (did you mean max_turns?)``;
-            a test command whose program is not found: ``--test-cmd: command not found: pytset``.
-    """
-    given = {k: v for k, v in flags.items() if v is not None}
-    files = find_config_files(repo)
-    try:
-        for file in files:
-            file.check(CodurConfig)
-        _warn_ignored(files)
-        with reading(files):
-            config = CodurConfig(**given)
-        if repo is not None and config.test_command is not None:
-            try:
-                resolve_tests(repo, config.test_command)
-            except TestCommandError as exc:
-                raise ConfigError(f"{where(CodurConfig, ('test_command',), given, files)}: {exc}") from None
-        return config
-    except ConfigFileError as exc:
-        raise ConfigError(str(exc)) from None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        if isinstance(cause := (first.get("ctx") or {}).get("error"), ConfigError):
-            raise ConfigError(str(cause)) from None  # a cross-field check already names its field
-        got = f" (got {first['input']!r})" if isinstance(first.get("input"), str | int | float) else ""
-        why = first["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"{where(CodurConfig, first['loc'], given, files)}: {why}{got}") from None
-    except SettingsError as exc:
-        field = re.search(r'field "([^"]+)"', str(exc))
-        name = env_variable((field.group(1),)) if field else "CODUR_*"
-        cause = exc.__cause__
-        why = f"not valid JSON ({cause})" if isinstance(cause, json.JSONDecodeError) else str(cause or exc)
-        raise ConfigError(f"{name}: {why}") from None

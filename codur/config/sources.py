@@ -17,14 +17,13 @@ environment alone. A ``CODUR_*`` variable that is no setting is reported by
 
 A repo's file is someone else's: the settings that choose where code and secrets go or how
 much the sandbox allows are not read from it unless the user trusts the repo
-(:mod:`codur.config_trust`, ``codur trust PATH``); :func:`ignored_settings` names what was
+(:mod:`codur.config.trust`, ``codur trust PATH``); :func:`ignored_settings` names what was
 dropped, and :func:`origins` gives each value's level (``user``, ``repo``, ``default``).
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
 import os
 import tomllib
 import typing
@@ -35,15 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, SecretStr
+from pydantic import AliasChoices, BaseModel
 from pydantic_settings import (
     EnvSettingsSource,
     PydanticBaseSettingsSource,
     TomlConfigSettingsSource,
 )
 
-from codur.config_tables import with_runtime
-from codur.config_trust import is_trusted, user_only_keys, without
+from codur.config.tables import with_runtime
+from codur.config.trust import is_trusted, user_only_keys, without
 
 if TYPE_CHECKING:
     from pydantic_settings import BaseSettings
@@ -62,7 +61,7 @@ class ConfigFileError(ValueError):
 class ConfigFile:
     """The config file in use: its path, its kind, the name errors and origins give it, and
     whether it is trusted (the user's file always; a repo's only after ``codur trust``: an
-    untrusted repo file's user-only settings are dropped, :mod:`codur.config_trust`)."""
+    untrusted repo file's user-only settings are dropped, :mod:`codur.config.trust`)."""
 
     path: Path
     kind: Literal["codur.toml", "pyproject", "user"]
@@ -84,13 +83,13 @@ class ConfigFile:
 
     def raw_source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
         """The pydantic-settings source reading every key of this file (its ``[runtime]`` table read
-        as the settings it names: :func:`codur.config_tables.with_runtime`)."""
+        as the settings it names: :func:`codur.config.tables.with_runtime`)."""
         header = ("tool", "codur") if self.kind == "pyproject" else None
         return _FileSource(settings_cls, self.path, toml_table_header=header, where=self)
 
     def source(self, settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource:
         """The source codur's settings read: every key of a trusted file; an untrusted repo file's
-        without the user-only keys (:func:`codur.config_trust.user_only_keys`)."""
+        without the user-only keys (:func:`codur.config.trust.user_only_keys`)."""
         raw = self.raw_source(settings_cls)
         return raw if self.trusted else _WithoutUserOnly(settings_cls, raw)
 
@@ -165,16 +164,16 @@ def unknown_keys(model: type[BaseModel], values: dict, prefix: tuple[str, ...] =
             out.append(".".join(path) + (f" (did you mean {close[0]}?)" if close else ""))
         elif field is not None and isinstance(value, dict):
             inner, args = field.annotation, typing.get_args(field.annotation)
-            if _is_model(inner):
+            if is_model(inner):
                 out += unknown_keys(inner, value, path)
-            elif typing.get_origin(inner) is dict and len(args) == 2 and _is_model(args[1]):
+            elif typing.get_origin(inner) is dict and len(args) == 2 and is_model(args[1]):
                 for name, table in value.items():
                     if isinstance(table, dict):
                         out += unknown_keys(args[1], table, (*path, str(name)))
     return out
 
 
-def _is_model(annotation: Any) -> bool:
+def is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
@@ -256,182 +255,3 @@ def has_path(values: dict, path: tuple[str, ...]) -> bool:
             return False
         node = node[part]
     return True
-
-
-def env_variable(path: tuple[str, ...]) -> str:
-    """The environment variable that set ``path``: the most specific one present, e.g.
-    ``CODUR_LOCAL__N_CTX`` or ``CODUR_LOCAL``; ``OPENAI_*`` for the aliased endpoint and key."""
-    present = {k.upper() for k in os.environ}
-    if path[0] in ("base_url", "api_key"):
-        candidates = [f"CODUR_{path[0].upper()}", f"OPENAI_{path[0].upper()}"]
-    else:
-        candidates = ["CODUR_" + "__".join(p.upper() for p in path[:n]) for n in range(len(path), 0, -1)]
-    return next((c for c in candidates if c in present), candidates[0])
-
-
-@dataclass(frozen=True)
-class Origin:
-    """One setting: dotted key, value as shown (secrets masked), where it came from, and the
-    trust level of that source: ``user`` (a flag, a variable, the user's file), ``repo``,
-    ``repo (trusted)``, ``default``, or ``ignored (untrusted repo)`` for a repo file's user-only
-    value that was dropped."""
-
-    key: str
-    value: str
-    origin: str
-    level: str = ""
-
-
-def origins(config: Any, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -> list[Origin]:
-    """Every leaf of ``config`` (a CodurConfig) with its origin: ``flag --x``, ``env CODUR_X``,
-    the label of the file that set it, or ``default``. Secrets (SecretStr values) are masked."""
-    env, from_files = source_values(type(config), files)
-    out = []
-    for path, value in _leaves(config.model_dump()):
-        level = "user"
-        if path[0] in flags:
-            origin = f"flag {FLAGS.get(path[0], path[0])}"
-        elif has_path(env, path):
-            origin = f"env {env_variable(path)}"
-        elif (file := file_setting(from_files, path)) is not None:
-            origin, level = file.label, file.level
-        else:
-            origin = level = "default"
-        shown = "********" if isinstance(value, SecretStr) else str(value)
-        out.append(Origin(".".join(path), shown, origin, level))
-    for file in files:
-        raw = field_names(type(config), file.raw_source(type(config))())
-        for key in file.ignored(type(config)):
-            value = _get(raw, tuple(key.split(".")))
-            shown = "********" if key.split(".")[0] in ("api_key", "database_url", "storage") else str(value)
-            out.append(Origin(key, shown, file.label, "ignored (untrusted repo)"))
-    return out
-
-
-def ignored_settings(settings_cls: type[BaseSettings], files: tuple[ConfigFile, ...]) -> list[str]:
-    """One warning per repo file whose user-only keys were dropped (:func:`codur.config_trust.refusal`)."""
-    from codur.config_trust import refusal
-
-    return [refusal(file.label, keys, file.path.parent) for file in files
-            if (keys := file.ignored(settings_cls))]
-
-
-def _get(values: dict, path: tuple[str, ...]) -> Any:
-    node: Any = values
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
-def where(settings_cls: type[BaseSettings], loc: tuple, flags: dict[str, Any], files: tuple[ConfigFile, ...]) -> str:
-    """Who gave the value at ``loc`` (a pydantic error location), for an error message:
-    ``--flag``, ``CODUR_X`` or ``<file>: dotted.key``."""
-    path = tuple(str(p) for p in loc if not isinstance(p, int))
-    if not path:
-        return "CODUR_*"
-    if path[0] in flags:
-        return FLAGS.get(path[0], path[0])
-    env, from_files = source_values(settings_cls, files)
-    file = file_setting(from_files, path)
-    if file is not None and not has_path(env, path):
-        return f"{file.label}: {file.key(path)}"
-    return env_variable(path)
-
-
-#: ``CODUR_*`` variables codur reads that are not settings: the sandbox switch, and those the
-#: repair engine sets for its own child processes.
-OTHER_VARIABLES = frozenset({
-    "CODUR_SANDBOX", "CODUR_REPAIR_TEST_TIMEOUT", "CODUR_REPAIR_TEST_LIMITS", "CODUR_REPAIR_SELECT", "CODUR_REPAIR_OUT",
-    "CODUR_REPAIR_COLLECT", "CODUR_REPAIR_PROGRESS",
-    "CODUR_REPAIR_NO_COVERAGE", "CODUR_REPAIR_TIMEOUT_EXIT", "CODUR_REPAIR_SOURCE", "CODUR_REPAIR_JOB",
-    "CODUR_REPAIR_MEMORY_MB", "CODUR_REPAIR_IDLE",
-})
-
-
-def setting_variables(settings_cls: type[BaseSettings]) -> dict[str, type[BaseModel] | None]:
-    """``CODUR_<FIELD>`` of every setting, mapped to the model of its nested fields (``CODUR_LOCAL``
-    -> LocalModelSettings, read as ``CODUR_LOCAL__N_CTX``), or None."""
-    out: dict[str, type[BaseModel] | None] = {}
-    for name, field in settings_cls.model_fields.items():
-        out[f"CODUR_{name.upper()}"] = field.annotation if _is_model(field.annotation) else None
-        if isinstance(field.validation_alias, AliasChoices):
-            out.update({c.upper(): None for c in field.validation_alias.choices
-                        if isinstance(c, str) and c.upper().startswith("CODUR_")})
-    return out
-
-
-def unknown_variables(settings_cls: type[BaseSettings], environ: dict[str, str] | None = None) -> list[str]:
-    """One message per ``CODUR_*`` variable in ``environ`` (default: os.environ) that codur does not
-    read, e.g. ``CODUR_MAX_TURN is not a codur setting (did you mean CODUR_MAX_TURNS?)``; a variable
-    inside a table (``CODUR_LOCAL__N_CTXX``) is checked against the table's fields."""
-    known = setting_variables(settings_cls)
-    out = []
-    for name in sorted(environ if environ is not None else os.environ):
-        upper = name.upper()
-        if not upper.startswith("CODUR_") or upper in known or upper in OTHER_VARIABLES:
-            continue
-        head, _, rest = upper.partition("__")
-        model = known.get(head)
-        if rest and head in known and (model is None or rest.split("__")[0].lower() in model.model_fields):
-            continue  # a dict setting (profiles, roles, agents) or a field of a table
-        if model is not None and rest:
-            close = difflib.get_close_matches(rest.lower(), sorted(model.model_fields), n=1)
-            hint = f"{head}__{close[0].upper()}" if close else None
-        else:
-            close = difflib.get_close_matches(upper, sorted([*known, *OTHER_VARIABLES]), n=1, cutoff=0.75)
-            hint = close[0] if close else None
-        out.append(f"{name} is not a codur setting" + (f" (did you mean {hint}?)" if hint else ""))
-    return out
-
-
-def _leaves(values: dict, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
-    for key, value in values.items():
-        path = (*prefix, str(key))
-        if isinstance(value, dict) and value:
-            yield from _leaves(value, path)
-        else:
-            yield path, value
-
-
-# The endpoint's model -------------------------------------------------------------------------
-# A local server (llama.cpp's llama-server, vLLM, Ollama, LM Studio) usually serves one model;
-# its GET /v1/models lists it. served_model asks once per endpoint and process, through the
-# openai client, and answers that model's id, or says which to pick.
-
-#: Seconds to wait for the endpoint's model list.
-LIST_TIMEOUT_S = 10.0
-
-
-class ModelChoiceError(ValueError):
-    """The endpoint's model cannot be chosen: unreachable, no model, or several. The message is one
-    line that says what to pass (``--model`` / ``CODUR_MODEL``)."""
-
-
-@functools.lru_cache(maxsize=16)
-def served_model(base_url: str, api_key: str | None = None) -> str:
-    """The id of the one model ``base_url`` lists at ``/models``.
-
-    Args:
-        base_url: an OpenAI-compatible endpoint, e.g. ``http://127.0.0.1:8080/v1``.
-        api_key: sent as the bearer token, if any.
-
-    Raises:
-        ModelChoiceError: the list could not be read (within :data:`LIST_TIMEOUT_S` seconds), is
-            empty, or names several models (they are listed in the message).
-    """
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key=api_key or "none", timeout=LIST_TIMEOUT_S, max_retries=0)
-    try:
-        ids = sorted(model.id for model in client.models.list())
-    except openai.OpenAIError as exc:
-        why = f"{type(exc).__name__}: {str(exc)[:120]}"
-        raise ModelChoiceError(f"no model named and {base_url}/models could not be read ({why}): "
-                               "give one with --model or CODUR_MODEL") from None
-    if not ids:
-        raise ModelChoiceError(f"no model named and {base_url}/models lists none: give one with --model or CODUR_MODEL")
-    if len(ids) > 1:
-        shown = ", ".join(ids[:10]) + (f", ... ({len(ids)} in all)" if len(ids) > 10 else "")
-        raise ModelChoiceError(f"no model named and {base_url} serves several: {shown}; pick one with --model "
-                               "or CODUR_MODEL")
-    return ids[0]
