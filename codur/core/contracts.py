@@ -7,54 +7,45 @@ RunRequest → RunResult API that uses it lives above, in :mod:`codur.engine.con
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 
 @dataclass(frozen=True)
-class Fixer:
+class FixerRecord:
     """A fixer a fix task may use, declared once, by its record in :data:`FIXERS`.
 
     Attributes:
         name: as the setting ``fixers`` takes it; a candidate's ``provenance["source"]``.
         words: what the summary, the result's ``metadata.fixer`` and the progress lines call it.
-        model: it calls a model.
-        phase: a fixer of the candidate-patch pipeline: ``"module:function"`` of its phase
-            ``(pipeline, session, run) -> SearchOutcome | None`` (see
-            :meth:`codur.patch.PatchPipeline.run`), imported when the pipeline first runs it, so
-            this layer imports no fixer; "" for a fixer outside the pipeline (the tool loop).
+        model: it needs a model (it calls one, or builds on the samples of one).
+        pipeline: a fixer of the candidate-patch pipeline (its class is in
+            :data:`codur.patch.fixers.FIXERS`, which this layer does not import); False: the
+            tool-loop agent.
     """
 
     name: str
     words: str
     model: bool
-    phase: str = ""
-
-    def phase_function(self) -> Callable[..., Any]:
-        """The phase function :attr:`phase` names. Raises ImportError / AttributeError when it
-        names none."""
-        module, _, function = self.phase.partition(":")
-        return getattr(importlib.import_module(module), function)
+    pipeline: bool = True
 
 
-#: Every fixer, in the order they run (cost order): the one table of fixers. The setting
-#: ``fixers`` (:class:`codur.config.CodurConfig`) and its validation, the candidate-patch
-#: pipeline's phases and counts, the summary and the progress lines read it (or the views below).
+#: Every fixer, in the order they run (cost order): the names the setting ``fixers``
+#: (:class:`codur.config.CodurConfig`) accepts and validates, and what the summary and the
+#: progress lines call each (or the views below).
 FIXERS = (
-    Fixer("mutation", "mutation search", model=False, phase="codur.patch.phases:mutation_phase"),
-    Fixer("sampling", "model patch sample", model=True, phase="codur.patch.phases:sampling_phase"),
-    Fixer("hybrid", "model sample + mutation", model=True, phase="codur.patch.hybrid:hybrid_phase"),
-    Fixer("agent", "agent", model=True),
+    FixerRecord("mutation", "mutation search", model=False),
+    FixerRecord("sampling", "model patch sample", model=True),
+    FixerRecord("hybrid", "model sample + mutation", model=True),
+    FixerRecord("agent", "agent", model=True, pipeline=False),
 )
 #: Each fixer's name -> what the summary calls it, in cost order.
 FIXER_NAMES = {f.name: f.words for f in FIXERS}
 #: A fixer's name, as the setting ``fixers`` takes it.
 FixerName = Literal[tuple(FIXER_NAMES)]  # type: ignore[valid-type]
 #: The fixers of the candidate-patch pipeline (:mod:`codur.patch`) in cost order; ``agent`` is the tool loop.
-PIPELINE_FIXERS = tuple(f.name for f in FIXERS if f.phase)
+PIPELINE_FIXERS = tuple(f.name for f in FIXERS if f.pipeline)
 #: The fixers that call a model; ``mutation`` is the one that does not.
 MODEL_FIXERS = tuple(f.name for f in FIXERS if f.model)
 

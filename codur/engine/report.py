@@ -18,6 +18,7 @@ from codur.core.events.patch import PatchRisky
 from codur.core.events.tests import TestsChangedFiles
 from codur.core.usage import UsageLedger
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
+from codur.patch.contracts import PatchOutcome
 from codur.tools.journal import ChangeJournal
 
 
@@ -61,9 +62,9 @@ class RunReport:
         limits = self.limits
         total_s = limits.elapsed_s()
         usage, timings = self.ledger.usage_figures(), self.ledger.timings(total_s)
-        patch = final.get("patch") or {}
+        patch = PatchOutcome.of(final.get("patch"))
         status = RunStatus(final.get("status", RunStatus.ERROR.value))
-        fixer = FIXER_NAMES.get(patch.get("source", ""), "") if patch.get("status") == PatchStatus.PATCHED else ""
+        fixer = FIXER_NAMES.get(patch.source, "") if patch is not None and patch.status is PatchStatus.PATCHED else ""
         if not fixer and status is RunStatus.SUCCESS and journal.changed_files:
             fixer = "agent"
         metadata = RunMetadata(
@@ -76,8 +77,8 @@ class RunReport:
             trace_path=self.run_dir / "trace.jsonl", run_dir=self.run_dir, request=self.request.metadata,
             tests_changed=self.tests_changed, risky_patches=self.risky_patches)
         reason = final.get("reason", "")
-        if reason == "no_plausible_patch" and patch.get("end"):  # why the patch search stopped, with its figures
-            metadata.stop = {**metadata.stop, "search": patch["end"]}
+        if reason == "no_plausible_patch" and patch is not None and patch.end is not None:  # why it stopped
+            metadata.stop = {**metadata.stop, "search": patch.end.as_dict()}
         if limits.cancel.is_set() and status is not RunStatus.CANCELLED:
             # cancelled is how the run ended, wherever the cancel found it (a test run, mutation search,
             # a model call); what the graph would have said instead is kept beside it

@@ -20,7 +20,7 @@ from codur.core.ports import AgentPort, AgentResult, AgentTask
 from codur.graph.context import Run
 from codur.graph.execution.agent_executor import LLMAgent
 from codur.graph.prompts import build_system_prompt
-from codur.graph.state import CodurState, observation_of, plan_of
+from codur.graph.state import CodurState, observation_of, patch_of, plan_of
 from codur.llm.factory import models_for_profile
 from codur.llm.policy import CallPolicy
 from codur.patch.splice import functions
@@ -53,9 +53,9 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
     if functions := obs.functions:
         parts.append("Most suspicious functions, every file (the fix may need more than one):\n" + "\n".join(
             f"- {f['path']}: {f['function']} (lines {f['start']}–{f['end']}), {f['score']:.2f}" for f in functions))
-    if (near := (state.get("patch") or {}).get("near_miss")) and not state.get("feedback"):
-        parts.append(f"A candidate fix made {near['fixed']} of {near['failing']} failing tests pass without breaking "
-                     f"the others; build on it if it helps (it is not applied):\n```diff\n{near['diff'][:1500]}```")
+    if (near := patch.near_miss if (patch := patch_of(state)) else None) and not state.get("feedback"):
+        parts.append(f"A candidate fix made {near.fixed} of {near.failing} failing tests pass without breaking "
+                     f"the others; build on it if it helps (it is not applied):\n```diff\n{near.diff[:1500]}```")
     if steps := plan_of(state).steps:
         parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
     if fresh:

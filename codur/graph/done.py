@@ -15,7 +15,7 @@ from codur.core.contracts import FIXER_NAMES, PatchStatus, RunStatus
 from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome
-from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
+from codur.graph.state import CodurState, observation_of, outcome_of, patch_of, scope_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
 from codur.repair.footprint import refused_line
 from codur.tools.registry import TaskType
@@ -75,7 +75,7 @@ def _summary(state: CodurState, ctx: Run, *, unverified: bool) -> str:
         if line := unrelated_line(unrelated):  # still failing, and not the task's: said, not "fixed"
             summary = f"{summary}\n{line}".strip()
     verdict = verdict_of(state)
-    refused = [refused_line((state.get("patch") or {}).get("refused") or []),
+    refused = [refused_line(patch.refused if (patch := patch_of(state)) else []),
                f"refused the change: {verdict.refused}" if verdict is not None and verdict.refused else ""]
     unproven = f"unverified: {verdict.unverified}" if unverified and verdict else ""
     return "\n".join(filter(None, [summary, *refused, unproven]))

@@ -34,6 +34,8 @@ from codur.graph.records import (
     TurnStatus,
 )
 from codur.graph.verification.verdict import Evidence, Verdict
+from codur.patch.contracts import NearMiss, PatchOutcome, SearchEnd
+from codur.repair.search import SearchStop
 
 #: Messages (and tool calls) the state keeps, the latest; and each text's length, characters.
 MAX_STATE_MESSAGES = 40
@@ -72,12 +74,15 @@ def tool_call_records(messages: list[BaseMessage] | tuple[BaseMessage, ...]) -> 
 
 
 #: The record classes kept in state, and the outcome enums (the checkpointer's serializer is told it may load them).
-RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord)
-OUTCOME_ENUMS = (RunStatus, TurnStatus, PatchStatus, QuotaStatus)
+RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord, PatchOutcome, NearMiss,
+           SearchEnd)
+OUTCOME_ENUMS = (RunStatus, TurnStatus, PatchStatus, QuotaStatus, SearchStop)
 
 
 def state_serializer() -> Any:
-    """LangGraph's serializer for checkpoints, allowed to load the state's record classes."""
+    """LangGraph's serializer for checkpoints, allowed to load the state's record classes
+    (:data:`RECORDS`: the patch search's :class:`PatchOutcome` with its near miss and search end
+    among them) and the outcome enums."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
     return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__)
@@ -111,6 +116,12 @@ def outcome_of(state: CodurState) -> AgentOutcome | None:
     return _read(AgentOutcome, state.get("agent_outcome"))
 
 
+def patch_of(state: CodurState) -> PatchOutcome | None:
+    """What the candidate-patch pipeline found (:class:`codur.patch.contracts.PatchOutcome`),
+    or None before it ran."""
+    return PatchOutcome.of(state.get("patch"))
+
+
 def verdict_of(state: CodurState) -> Verdict | None:
     """The last verdict, or None before the first verification."""
     return _read(Verdict, state.get("verification_details"))
@@ -131,7 +142,8 @@ class CodurState(TypedDict, total=False):
         agent_outcome: the last Act step (:class:`AgentOutcome`).
         verification_details: the last verdict (:class:`codur.graph.verification.verdict.Verdict`:
             passed, reasoning, suggestions, evidence).
-        Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`.
+        Read them with :func:`observation_of`, :func:`plan_of`, :func:`outcome_of`, :func:`verdict_of`,
+            :func:`patch_of`.
         route: the next node plan or review chose (:class:`codur.graph.routing.Route`: delegate,
             patch, plan or done).
         feedback: failure context handed to the next Act step.
@@ -141,9 +153,7 @@ class CodurState(TypedDict, total=False):
         turns_without_progress: agent turns in a row, after a failed patch pipeline, that made none
             of the tests failing at the start pass (review counts them; the give-up rule reads them).
         patch_attempted: the candidate-patch pipeline (the patch node) already ran.
-        patch: what it found: status, source, provenance, tried per source, phases (seconds),
-            near_miss (the best near miss: label, fixed, failing, diff) or None, end (why a
-            search that found nothing stopped: :meth:`codur.patch.contracts.SearchEnd.as_dict`) or None.
+        patch: what it found (:class:`codur.patch.contracts.PatchOutcome`, read with :func:`patch_of`).
         nodes: node names in execution order (appended).
         failure_signatures: one per failed verification (appended).
         messages: the agents' message history (user prompt, replies, tool results; no system
@@ -178,7 +188,7 @@ class CodurState(TypedDict, total=False):
     tried: str
     turns_without_progress: int
     patch_attempted: bool
-    patch: dict[str, Any]
+    patch: PatchOutcome
     nodes: Annotated[list[str], operator.add]
     failure_signatures: Annotated[list[str], operator.add]
     diff: str

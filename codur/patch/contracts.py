@@ -1,13 +1,17 @@
 """The candidate-patch pipeline's contract: how it searches (:class:`PatchSettings`, from a
-run's settings), what it found (:class:`PatchResult`) and, when it found nothing, why its search
-stopped (:class:`SearchEnd`)."""
+run's settings), what it found (:class:`PatchResult`; when it found nothing, why its search
+stopped: :class:`SearchEnd`) and what the graph's state keeps of it (:class:`PatchOutcome`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from codur.config import CodurConfig
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
+from codur.core.fields import FieldAccess
 from codur.repair.search import SearchStop
 
 
@@ -166,17 +170,67 @@ class PatchResult:
         self.status = PatchStatus(self.status)
 
 
-@dataclass
-class PhaseRun:
-    """What the phases of one search share, handed to each fixer's phase function.
+class _Record(FieldAccess, BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class NearMiss(_Record):
+    """The best near miss of a search: a candidate that made ``fixed`` of the ``failing``
+    failing tests pass and broke none (not applied).
 
     Attributes:
-        phases: seconds each phase took, by phase name (the result's ``phases``).
-        untried: per fixer name, the (key, candidate) pairs its phase left untried, best first
-            (e.g. the mutants past the mutation time box); a later phase may take some (the
-            sampling phase tests the mutants beside the model). What is left is tested on every
-            worker after every fixer had its turn (phase ``"<name> (rest)"``).
+        label: what it is (e.g. ``calc.py: total rewritten by model sample 2``); provenance: its
+            fixer's details; files: the files it changes; diff: its unified diff.
     """
 
-    phases: dict[str, float] = field(default_factory=dict)
-    untried: dict[str, list] = field(default_factory=dict)
+    label: str
+    fixed: int
+    failing: int
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    files: list[str] = Field(default_factory=list)
+    diff: str = ""
+
+
+class PatchOutcome(_Record):
+    """What the graph's state keeps of a search (the state's ``patch``, written by the patch
+    node; read it with :func:`codur.graph.state.patch_of`): a frozen record whose fields also
+    read as a mapping (:class:`codur.core.fields.FieldAccess`).
+
+    Attributes:
+        status: how the search ended (:class:`codur.core.contracts.PatchStatus`; ``error`` too
+            when a plausible patch could not be applied).
+        source: the winner's fixer ("" when none); label: the winner's label; provenance: its
+            fixer's details.
+        tried: candidates tested per fixer; refused: why each refused candidate was refused
+            (:mod:`codur.repair.footprint`), in the order tested.
+        phases: seconds each phase took, by phase name; elapsed_s: the search's seconds.
+        near_miss: the best near miss (:class:`NearMiss`), or None.
+        end: why a search that found nothing stopped (:class:`SearchEnd`), or None.
+    """
+
+    status: PatchStatus
+    source: str = ""
+    label: str = ""
+    provenance: dict[str, Any] = Field(default_factory=dict)
+    tried: dict[str, int] = Field(default_factory=dict)
+    refused: list[str] = Field(default_factory=list)
+    phases: dict[str, float] = Field(default_factory=dict)
+    elapsed_s: float = 0.0
+    near_miss: NearMiss | None = None
+    end: SearchEnd | None = None
+
+    @classmethod
+    def of(cls, value: Any) -> PatchOutcome | None:
+        """A state value as its record: None stays None, a dict (Studio's input, an older
+        checkpoint) is validated (raises pydantic's ValidationError when it does not fit)."""
+        if value is None or isinstance(value, cls):
+            return value
+        return cls.model_validate(value)
+
+    @classmethod
+    def from_result(cls, result: PatchResult, status: PatchStatus | None = None) -> PatchOutcome:
+        """The record of ``result``, with ``status`` instead of its own when given (the patch
+        could not be applied)."""
+        return cls(status=status or result.status, source=result.source, label=result.label,
+                   provenance=result.provenance, tried=result.tried, refused=result.refused, phases=result.phases,
+                   elapsed_s=result.elapsed_s, near_miss=result.near_miss, end=result.end)

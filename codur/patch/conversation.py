@@ -1,20 +1,17 @@
 """Conversational sampling (ChatRepair's failure-feedback loop, Xia & Zhang 2023): what the
 tests said about a sample (:class:`Judged`), the judged sample a feedback sample answers, and
-the earlier turns it continues. :func:`codur.patch.sampling.draw` decides when a feedback
+the earlier turns it continues. :class:`codur.patch.sampling.Sampler` decides when a feedback
 sample is drawn.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from codur.patch.prompt import feedback
+from codur.patch.sample import Sample
 from codur.patch.splice import code_blocks, functions, source_of
 from codur.repair.evaluate import CandidateVerdict
-
-if TYPE_CHECKING:
-    from codur.patch.sampling import Sample
 
 #: Earlier answers a feedback sample continues, at most.
 FEEDBACK_TURNS = 3

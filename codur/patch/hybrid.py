@@ -10,26 +10,19 @@ Two near misses that changed different places (other files, or other functions o
 file) may each hold half of a fix in two places: their :class:`Union`, both changes
 applied, is tried before any mutant.
 
-:func:`hybrid_phase` is the hybrid fixer's phase of the candidate-patch pipeline.
+:class:`codur.patch.fixers.hybrid.HybridFixer` is the hybrid fixer of the candidate-patch pipeline.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from codur.core.pyast import BOM
-from codur.patch.contracts import PhaseRun
-from codur.patch.sampling import Sample, changed_functions
+from codur.patch.sample import Sample, changed_functions
 from codur.patch.splice import functions
 from codur.repair.mutants import Mutant, candidates, valid
-from codur.repair.search import CandidateQueue, SearchOutcome
-from codur.repair.session import RepairSession
 from codur.repair.source import Source
-
-if TYPE_CHECKING:
-    from codur.patch.pipeline import PatchPipeline
 
 CHANGED = 1.0
 NEARBY = 0.3
@@ -204,14 +197,3 @@ def hybrid_candidates(near: list[tuple[Sample, int]], original, *, unions: int =
         originals = {f: original(f) for f in sample.files}
         out += [((i, rank), m) for i, m in enumerate(hybrid_mutants(sample, originals))]
     return out
-
-
-def hybrid_phase(pipeline: PatchPipeline, session: RepairSession, run: PhaseRun) -> SearchOutcome | None:
-    """The hybrid fixer's phase: :func:`hybrid_candidates` of the near misses the earlier
-    phases found, until the deadline; None when there are none."""
-    if not pipeline.near or pipeline.stopped():
-        return None
-    queue = CandidateQueue(hybrid_candidates(pipeline.near, session.original), closed=True)
-    if not len(queue):
-        return None
-    return pipeline.search(session, "hybrid", queue, pipeline.deadline, run.phases)

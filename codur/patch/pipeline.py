@@ -4,14 +4,15 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
 
 1. **Localize.** The repair session copies the repo into private workers, starts the
    warm pytest fork server and runs the suite once with per-test coverage (Ochiai).
-2. **The fixers' phases**, in cost order: each pipeline fixer of the settings' ``fixers``, by
-   its record in :data:`codur.core.contracts.FIXERS`, runs its phase function
-   ``(pipeline, session, run) -> SearchOutcome | None``: mutation under a time box and the
-   model samples (:mod:`codur.patch.phases`), then the hybrid of near misses
-   (:mod:`codur.patch.hybrid`). A phase searches its candidates with :meth:`PatchPipeline.search`;
-   the phases share a :class:`codur.patch.contracts.PhaseRun`.
-3. **The rest.** The candidates a phase left untried (the mutants past the time box that the
-   sampling phase did not reach) are tested on every worker once every fixer had its turn
+2. **The fixers**, in cost order: each fixer of :data:`codur.patch.fixers.FIXERS` the
+   settings' ``fixers`` enable proposes its candidates (:meth:`codur.patch.fixer.Fixer.candidates`,
+   given a :class:`codur.patch.fixer.FixerView`); this pipeline alone schedules them, tests
+   them on the workers, counts them per fixer and keeps the near misses. A fixer that calls
+   no model is searched for at most ``time_box_s`` seconds when a model fixer follows; a
+   model fixer's candidates are tested while it draws the next, with what the earlier
+   fixers left untried beside it on the cores the model leaves.
+3. **The rest.** The candidates a fixer left untried (the mutants past the time box that
+   the model fixer did not reach) are tested on every worker once every fixer had its turn
    (phase ``"<fixer> (rest)"``), until the search budget runs out.
 
 The first plausible patch wins (failing tests pass, passing tests still pass). A candidate
@@ -28,18 +29,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from codur.core import contracts
 from codur.core.contracts import PatchStatus
 from codur.core.events import Event
 from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchStart
+from codur.patch import fixers as fixer_list
 from codur.patch import ranking
-from codur.patch.contracts import PatchResult, PatchSettings, PhaseRun, SearchEnd
-from codur.patch.conversation import Judged
-from codur.patch.splice import FunctionSpan
+from codur.patch.contracts import PatchResult, PatchSettings, SearchEnd
+from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
+from codur.patch.producer import Producer, read_originals
 from codur.repair.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
 from codur.repair.patch import unified_diffs
 from codur.repair.search import CandidateQueue, SearchOutcome
@@ -50,8 +52,21 @@ from codur.tools.executor import TestPolicy
 OnEvent = Callable[[Event], None]
 
 
-#: The verdicts of a sample the conversational feedback answers (a plausible one ends the search).
-_JUDGED = (CandidateVerdict.FAILED, CandidateVerdict.NEAR_MISS, CandidateVerdict.TIMEOUT)
+@dataclass
+class _Run:
+    """One search's session, ranked functions, seconds per phase, and per fixer the
+    candidates it left untried (best first)."""
+
+    session: RepairSession
+    ranked: tuple
+    phases: dict[str, float]
+    untried: dict[str, list[tuple[Any, Candidate]]] = field(default_factory=dict)
+
+
+def _is_backfill(key: Any) -> bool:
+    """A model fixer's queue key of an earlier fixer's untried candidate (its own: (0, n);
+    a backfill: (1, owner index, key))."""
+    return key[0] == 1
 
 
 class PatchPipeline:
@@ -61,16 +76,16 @@ class PatchPipeline:
         repo: the repository (never written).
         settings: how to search (:class:`PatchSettings`).
         models: the chat models that sample patches (the actor role's fallback chain), or
-            a function returning them, called only when sampling starts (so a bug fixed by
-            the mutation search never starts the embedded model).
+            a function returning them, called only when a model fixer starts (so a bug fixed
+            by the mutation search never starts the embedded model).
         failures: the failing tests' report shown to the model (ids, short tracebacks).
         task: the user's request, shown to the model (it often describes the symptom).
         test_cmd: the repo's test command (resolved, or an argv; None: the default one).
         deadline: ``time.monotonic()`` by which the whole search ends (default:
             ``settings.time_budget_s`` from now).
         cancel: set to stop (status "cancelled").
-        over_budget: asked after each model sample; True stops sampling (status ``budget``): the run's
-            limits, which read its usage ledger (every sample recorded there).
+        over_budget: asked after each model call; True stops the model fixer (status ``budget``): the
+            run's limits, which read its usage ledger (every call recorded there).
         on_event: progress events (``patch.*``).
         focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
@@ -78,10 +93,8 @@ class PatchPipeline:
         policy: the run's test policy (:meth:`codur.tools.executor.ToolExecutor.test_policy`),
             handed to every candidate worker (default: none).
 
-    A fixer's phase reads the settings' figures here (``fixers``, ``models``, ``deadline``,
-    ``samples``...), adds to what the search found (``near``, ``judged``, ``mutant_near``,
-    ``llm_calls``, ``tokens``, ``mutants`` queued; ``budget_hit`` when ``over_budget`` said so) and tests
-    candidates with :meth:`search`.
+    The fixers are those of :data:`codur.patch.fixers.FIXERS` (read when the pipeline is
+    built) that ``settings.fixers`` names, in that list's order.
     """
 
     def __init__(self, repo, settings: PatchSettings, *,
@@ -91,40 +104,32 @@ class PatchPipeline:
                  over_budget: Callable[[], bool] = lambda: False, on_event: OnEvent | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
                  suite_s: float = 0.0, policy: TestPolicy | None = None) -> None:
-        self.repo, self.settings, self.fixers, self.models = repo, settings, tuple(settings.fixers), models
-        self.failures, self.workers = failures, settings.workers
-        self.time_box_s, self.samples = settings.time_box_s, settings.samples
+        self.repo, self.settings, self.models = repo, settings, models
+        self.fixers: tuple[Fixer, ...] = tuple(f for f in fixer_list.FIXERS if f.name in settings.fixers)
+        self.failures, self.task, self.test_cmd, self.policy = failures, task, test_cmd, policy
         self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
         self.cancel = cancel or threading.Event()
-        self.policy = policy
         self.over_budget, self.emit = over_budget, on_event or (lambda e: None)
-        self.max_mutants, self.max_lines, self.test_cmd = settings.max_mutants, settings.max_lines, test_cmd
-        self.sample_format, self.task = settings.sample_format, task
-        self.focus, self.failing_before, self.suite_s = focus, failing_before, suite_s
-        self.memory_mb, self.max_pairs = settings.memory_mb, settings.max_pairs
-        self.mutant_timeout_s = settings.mutant_timeout_s
-        self.tried: dict[str, int] = dict.fromkeys((f.name for f in contracts.FIXERS if f.phase), 0)
+        self.selection = {"focus": focus, "failing_before": failing_before, "suite_s": suite_s}
+        # what the search found: counted and kept here alone
+        self.tried: dict[str, int] = dict.fromkeys((f.name for f in fixer_list.FIXERS), 0)
         self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
-        self.judged: list[Judged] = []  # what the tests said about the samples (conversational feedback)
-        self.mutant_near: list[tuple[Any, Evaluation]] = []  # near-miss mutants, with their verdicts
-        self.ranked: list[tuple[FunctionSpan, float]] = []
+        self.verdicts: list[Judgement] = []  # every candidate's verdict, in the order judged
         self.refused: list[str] = []  # why each refused candidate was refused (codur.repair.footprint)
         self.tokens = self.llm_calls = 0
-        self.mutants = 0  # the mutants the mutation phase queued (the result's SearchEnd)
+        self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.budget_hit = False
-
-    # -- the phases --------------------------------------------------------------------
 
     def run(self) -> PatchResult:
         """Search; returns a :class:`PatchResult` (errors of the test runs become status
         "error"). KeyboardInterrupt propagates after every test run is killed."""
         start = time.monotonic()
         phases: dict[str, float] = {}
-        self.emit(PatchStart(fixers=list(self.fixers), workers=self.workers))
-        session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.workers, deadline=self.deadline,
-                                mutant_timeout_s=self.mutant_timeout_s,
-                                focus=self.focus, failing_before=self.failing_before, suite_s=self.suite_s,
-                                memory_mb=self.memory_mb, on_event=self.emit, policy=self.policy)
+        self.emit(PatchStart(fixers=list(self.settings.fixers), workers=self.settings.workers))
+        session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.settings.workers,
+                                deadline=self.deadline, mutant_timeout_s=self.settings.mutant_timeout_s,
+                                memory_mb=self.settings.memory_mb, on_event=self.emit, policy=self.policy,
+                                **self.selection)
         try:
             session.__enter__()
         except (OSError, RuntimeError) as exc:
@@ -133,9 +138,8 @@ class PatchPipeline:
             loc = session.loc
             assert loc is not None
             phases["localize"] = round(time.monotonic() - start, 3)
-            self.ranked = ranking.rank_functions(loc.scores, session.original, max_lines=self.max_lines)
-            info = {"failing": loc.failing, "suspicious": loc.suspicious[:10],
-                    "functions": ranking.summary(self.ranked)}
+            ranked = ranking.rank_functions(loc.scores, session.original, max_lines=self.settings.max_lines)
+            info = {"failing": loc.failing, "suspicious": loc.suspicious[:10], "functions": ranking.summary(ranked)}
             self.emit(PatchLocalized(failing_tests=loc.failing[:20], suspicious=loc.suspicious[:5],
                                       functions=info["functions"][:5], elapsed_s=phases["localize"],
                                       tests_run=len(loc.tests), selection=session.selection is not None))
@@ -143,47 +147,133 @@ class PatchPipeline:
                 return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
                                  start, phases)
             try:
-                outcome = self._phases(session, phases)
+                outcome = self._run_fixers(_Run(session, tuple(ranked), phases))
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
                 return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
                                  start, phases)
             if outcome is not None and outcome.best is not None:
-                best = outcome.best
-                files = list(files_of(best))
-                provenance = {**best.provenance, "judged": session.judged(tuple(files))}
-                result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
-                                     best.provenance["source"], provenance, **info)
-                self.emit(PatchFound(label=best.label, provenance=result.provenance, diff=result.diff))
-                return self._end(result, start, phases, session)
+                return self._end(self._found(session, outcome.best, info), start, phases, session)
             status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
-            end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()), mutants=self.mutants,
-                               token_budget=self.budget_hit)
+            end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()),
+                               mutants=self.queued.get("mutation", 0), token_budget=self.budget_hit)
             return self._end(PatchResult(status, message=self._why(status), end=end, **info), start, phases, session)
 
-    def _phases(self, session: RepairSession, phases: dict[str, float]) -> SearchOutcome | None:
-        """Each pipeline fixer's phase in cost order, then the candidates they left untried; the
-        first outcome with a plausible patch, else the last one (None: nothing was tried)."""
-        run, outcome = PhaseRun(phases), None
-        for fixer in contracts.FIXERS:  # read now: a fixer is its record there
-            if fixer.phase and fixer.name in self.fixers:
-                outcome = fixer.phase_function()(self, session, run) or outcome
-                if outcome is not None and outcome.best is not None:
-                    return outcome
+    def _found(self, session: RepairSession, best: Candidate, info: dict) -> PatchResult:
+        """The result of a plausible patch ``best``; emits ``patch.found``."""
+        files = list(files_of(best))
+        provenance = {**best.provenance, "judged": session.judged(tuple(files))}
+        result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
+                             best.provenance["source"], provenance, **info)
+        self.emit(PatchFound(label=best.label, provenance=result.provenance, diff=result.diff))
+        return result
+
+    # -- scheduling ----------------------------------------------------------------------
+
+    def _run_fixers(self, run: _Run) -> SearchOutcome | None:
+        """Each fixer in cost order, then the candidates they left untried; the first outcome
+        with a plausible patch, else the last one (None: nothing was tried)."""
+        outcome = None
+        for i, fixer in enumerate(self.fixers):
+            if self.stopped() or (fixer.calls_model and not self.models):
+                continue
+            if fixer.calls_model:
+                found = self._beside_model(run, fixer)
+            else:
+                found = self._search_all(run, fixer, boxed=bool(self.models) and any(
+                    f.calls_model for f in self.fixers[i + 1:]))
+            outcome = found or outcome
+            if outcome is not None and outcome.best is not None:
+                return outcome
         for source, left in run.untried.items():
             if left and not self.stopped():
-                outcome = self.search(session, source, CandidateQueue(left, closed=True), self.deadline, phases,
-                                      phase=f"{source} (rest)")
+                outcome = self.search(run.session, source, CandidateQueue(left, closed=True), self.deadline,
+                                      run.phases, phase=f"{source} (rest)")
                 if outcome.best is not None:
                     return outcome
         return outcome
+
+    def _view(self, run: _Run, *, backfill: int = 0, done: threading.Event | None = None) -> FixerView:
+        """What a fixer sees of this search; ``done``: set once its phase is over."""
+        models, session = self.models, run.session
+        return FixerView(
+            repo=session.repo, localization=session.loc, ranked=run.ranked, failures=self.failures, task=self.task,
+            settings=self.settings, models=(models if callable(models) else (lambda: list(models))) if models else None,
+            deadline=self.deadline, original=session.original, emit=self.emit, backfill=backfill,
+            near_misses=lambda: list(self.near), verdicts=lambda: list(self.verdicts),
+            stopped=lambda: (done is not None and done.is_set()) or self.stopped())
+
+    def _search_all(self, run: _Run, fixer: Fixer, *, boxed: bool) -> SearchOutcome | None:
+        """A fixer that calls no model: all its candidates, searched until the deadline, or for
+        ``time_box_s`` seconds when ``boxed`` (a model fixer follows); what it did not try goes
+        to ``untried[fixer.name]``. None: it had no candidate."""
+        found = list(fixer.candidates(self._view(run)))
+        self.queued[fixer.name] = len(found)
+        if not found:
+            return None
+        read_originals(run.session, found)
+        box = min(self.deadline, time.monotonic() + self.settings.time_box_s) if boxed else self.deadline
+        queue = CandidateQueue(list(enumerate(found)), closed=True)
+        outcome = self.search(run.session, fixer.name, queue, box, run.phases)
+        run.untried[fixer.name] = outcome.left
+        return outcome
+
+    def _beside_model(self, run: _Run, fixer: Fixer) -> SearchOutcome | None:
+        """A fixer that calls a model: its candidates (key (0, n)) tested as they come, the
+        earlier fixers' untried ones (key (1, owner, key)) beside them on the cores the model
+        leaves (none when a test hung: a hanging candidate holds a core for its whole limit, and
+        no more once such a one timed out); those still untried go back to ``untried``.
+        None: the fixer had nothing to try."""
+        session, untried = run.session, run.untried
+        owners = list(untried)
+        left = [((1, i, key), c) for i, owner in enumerate(owners) for key, c in untried[owner]]
+        hung = any(t.timed_out for t in session.loc.tests)
+        done = threading.Event()
+        items = fixer.candidates(self._view(run, backfill=0 if hung else len(left), done=done))
+        if isinstance(items, list | tuple) and not items:
+            return None
+        queue = CandidateQueue([] if hung else left)
+        rest: list = list(left) if hung else []
+
+        def stop_backfill() -> None:
+            rest.extend(queue.take(_is_backfill))
+
+        start = time.monotonic()
+        producer = Producer(items, queue, session, self._count, self._over_budget)
+        producer.start(stop_backfill)
+        try:
+            outcome = self.search(session, fixer.name, queue, self.deadline, run.phases, announce=False,
+                                  background=_is_backfill, on_hang=stop_backfill)
+        finally:
+            done.set()  # found, or the search ended: the model fixer stops at its next token
+            producer.finish()
+        run.phases[fixer.name] = round(time.monotonic() - start, 3)
+        rest += [(k, c) for k, c in outcome.left if _is_backfill(k)] + queue.take(_is_backfill)
+        for i, owner in enumerate(owners):
+            untried[owner] = sorted(((k[2], c) for k, c in rest if k[1] == i), key=lambda kc: kc[0])
+        untried[fixer.name] = [(k[1], c) for k, c in outcome.left if not _is_backfill(k)]
+        return outcome
+
+    def _count(self, call: ModelCall) -> None:
+        """Count a model fixer's call and emit its event."""
+        self.llm_calls += 1
+        self.tokens += call.tokens
+        self.emit(call.event())
+
+    def _over_budget(self) -> bool:
+        """Asked after each item of a model fixer: True (and ``budget_hit``) once ``over_budget`` says so."""
+        if self.over_budget():
+            self.budget_hit = True
+        return self.budget_hit
+
+    # -- the search ------------------------------------------------------------------------
 
     def search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
                phases: dict[str, float], *, phase: str = "", announce: bool = True,
                background: Callable[[Any], bool] = lambda key: False,
                on_hang: Callable[[], None] = lambda: None) -> SearchOutcome:
-        """Test ``queue``'s candidates (each counted, and its near miss kept, under its
-        ``provenance["source"]``, else ``source``) on the workers until ``deadline``
+        """Test ``queue``'s candidates (each counted, its verdict and its near miss kept, under
+        its ``provenance["source"]``, else ``source``) on the workers until ``deadline``
         (``time.monotonic()``); the seconds add to ``phases[phase or source]``. ``announce``: emit
         the ``patch.phase`` event; ``background(key)``: the candidate is a backfill, given the
         cores the embedded model leaves (:class:`codur.core.cpu.CpuBudget`); ``on_hang()``: called
@@ -192,20 +282,15 @@ class PatchPipeline:
         if announce:
             self.emit(PatchPhase(phase=phase, candidates=len(queue)))
         start = time.monotonic()
-        failing = len(session.loc.failing) if session.loc else 0
 
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
             own = candidate.provenance.get("source", source)  # a backfilled mutant counts as mutation
             self.tried[own] = self.tried.get(own, 0) + 1
+            self.verdicts.append(Judgement(candidate, evaluation, own))
             if evaluation.status is CandidateVerdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
-                if own == "mutation":
-                    self.mutant_near.append((candidate, evaluation))
-            if own == "sampling" and evaluation.status in _JUDGED:
-                self.judged.append(Judged(candidate, evaluation.status, evaluation.fixed, failing,
-                                          evaluation.failures, evaluation.broke))
             if background(key) and evaluation.status is CandidateVerdict.TIMEOUT:
-                on_hang()  # the mutants hang: no more of them beside the model
+                on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
                 self.refused.append(evaluation.reason)
             self.emit(PatchCandidate(source=own, label=candidate.label, provenance=candidate.provenance,
@@ -227,7 +312,7 @@ class PatchPipeline:
         return unified_diffs(originals, apply_files(candidate, originals))
 
     def stopped(self) -> bool:
-        """Cancelled, over the token budget, or past the deadline: no phase starts."""
+        """Cancelled, over the token budget, or past the deadline: no fixer starts."""
         return self.cancel.is_set() or self.budget_hit or time.monotonic() > self.deadline
 
     def _why(self, status: PatchStatus) -> str:

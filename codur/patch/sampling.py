@@ -17,7 +17,7 @@ Conversational sampling: once the tests judged a sample, a later sample continue
 sample's prompt as a conversation (the model's earlier answer, then the failing test and
 its exception, "this fix is wrong, write a different one"; after a near miss: "keep what
 made those tests pass and fix the rest"), ChatRepair's failure-feedback loop. Feedback
-samples alternate with the schedule's variants (:func:`draw`).
+samples alternate with the schedule's variants (:meth:`Sampler.draw`).
 
 Method: sample-then-validate repair as in Agentless (Xia et al. 2024) and ChatRepair
 (Xia & Zhang 2023); whole-function generation as in "Automated Program Repair in the
@@ -29,16 +29,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from codur.core.pyast import BOM
+from codur.core.events.patch import PatchSample
 from codur.patch import conversation, formats
-from codur.patch.additions import merge
 from codur.patch.conversation import Judged
 from codur.patch.prompt import PromptParts
-from codur.patch.splice import FunctionSpan, code_blocks, functions, normalized, source_of, splice_files
+from codur.patch.reply import new_texts, sample_of
+from codur.patch.sample import Sample
+from codur.patch.splice import FunctionSpan, normalized
 from codur.patch.window import NotApplied
 from codur.repair.evaluate import CandidateVerdict
 
@@ -46,7 +48,7 @@ from codur.repair.evaluate import CandidateVerdict
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.
 #: The third sample rewrites the whole (small) file: the bug may sit in a function that
 #: localization ranked lower, or in two functions at once. The ``pair`` variant takes a
-#: sample's slot when due (see :func:`draw`).
+#: sample's slot when due (see :meth:`Sampler.draw`).
 SCHEDULE: tuple[tuple[str, float], ...] = (
     ("plain", 0.0), ("tests", 0.0), ("file", 0.0), ("missing", 0.0), ("marked", 0.7), ("tests", 0.7),
     ("file", 0.8), ("missing", 0.8), ("plain", 1.0), ("marked", 1.0),
@@ -71,81 +73,6 @@ MAX_PAIRS, PAIR_EVERY = 2, 3
 
 
 @dataclass(frozen=True)
-class Sample:
-    """A model-written candidate patch of ``file`` (its whole new text) and, for a pair
-    sample across files, of the files in ``extra`` ((file, new text) pairs).
-
-    ``k``: the sample's index; ``temperature``, ``variant``: how it was drawn;
-    ``functions``: the qualified names it rewrote.
-    """
-
-    file: str
-    new_text: str
-    k: int
-    temperature: float
-    variant: str
-    functions: tuple[str, ...]
-    extra: tuple[tuple[str, str], ...] = ()
-    probe = True  # a model sample may be a near miss: judged test by test
-
-    @property
-    def files(self) -> tuple[str, ...]:
-        return (self.file, *(f for f, _ in self.extra))
-
-    @property
-    def new_texts(self) -> dict[str, str]:
-        """file -> new text of every file the sample changes."""
-        return {self.file: self.new_text, **dict(self.extra)}
-
-    def apply(self, text: str) -> str:
-        return self.new_text
-
-    def apply_files(self, originals: dict[str, str]) -> dict[str, str]:
-        return self.new_texts
-
-    @property
-    def label(self) -> str:
-        return f"{', '.join(self.files)}: {', '.join(self.functions)} rewritten by model sample {self.k}"
-
-    @property
-    def provenance(self) -> dict:
-        return {"source": "sampling", "sample": self.k, "temperature": self.temperature, "variant": self.variant,
-                "functions": list(self.functions), **({"files": list(self.files)} if self.extra else {})}
-
-
-def judged_mutants(near: list, parts: PromptParts, original: Callable[[str], str], failing: int) -> list[Judged]:
-    """The near-miss mutants of the sampled functions (``near``: (mutant, evaluation) in the
-    order they were judged) as judged answers a feedback sample continues from, the two that
-    fixed most: an added statement is often half a fix (``return digits`` where
-    ``return "+" + digits`` is due), and the tests' verdict on it says what is left. Each gets
-    ``k = -1 - its index in near`` (a sample's k is never negative)."""
-    sampled = {s.qualname for s in parts.spans}
-    out = []
-    for i, (mutant, evaluation) in sorted(enumerate(near), key=lambda ie: -ie[1][1].fixed)[:2]:
-        try:
-            text = mutant.apply(original(mutant.file))
-            inside = [f.qualname for f in functions(text, mutant.file)
-                      if f.qualname in sampled and f.start <= mutant.line <= f.end]
-        except (SyntaxError, ValueError):
-            continue
-        if inside:
-            sample = Sample(mutant.file, text, -1 - i, 0.0, "mutant", (inside[0],))
-            out.append(Judged(sample, evaluation.status, evaluation.fixed, failing, evaluation.failures,
-                              evaluation.broke))
-    return out
-
-
-def changed_functions(old: str, new: str, file: str) -> tuple[str, ...]:
-    """Qualified names of the functions whose code differs (by AST) between two texts."""
-    try:
-        before = {s.qualname: normalized(source_of(old, s)) for s in functions(old, file)}
-        after = {s.qualname: normalized(source_of(new, s)) for s in functions(new, file)}
-    except SyntaxError:
-        return ()
-    return tuple(q for q in after if before.get(q) != after[q] and ".<locals>." not in q)
-
-
-@dataclass(frozen=True)
 class Drawn:
     """One model call of the sampler. ``outcome``: "candidate", "duplicate", "unchanged",
     "no_code" (the reply does not apply: no usable code, a SEARCH that matches nothing, a
@@ -162,6 +89,17 @@ class Drawn:
     reply: str = ""
     sample: Sample | None = None
     error: str = ""
+
+    @property
+    def candidate(self) -> Sample | None:
+        """The candidate this call produced (None: none to test)."""
+        return self.sample
+
+    def event(self) -> PatchSample:
+        """The ``patch.sample`` event of this call (the reply cut to 400 characters)."""
+        return PatchSample(k=self.k, variant=self.variant, temperature=self.temperature, outcome=self.outcome,
+                           seconds=round(self.seconds, 2), tokens=self.tokens, reply=self.reply[:400],
+                           **({"error": self.error} if self.error else {}))
 
 
 def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], temperature: float, seed: int,
@@ -206,177 +144,208 @@ def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[
     return variant, temperature
 
 
-def _new_texts(parts: PromptParts, variant: str, spans: list[FunctionSpan], reply: str) \
-        -> tuple[dict[str, str], tuple[str, ...]]:
-    """The new text of each file ``reply`` changes and the functions it rewrote.
+class Verdicts(Protocol):
+    """What the sampler reads of the search while it draws (the sampling fixer's view of it)."""
 
-    Raises:
-        NotApplied: nothing in the reply applies (the message says why).
+    def stopped(self) -> bool:
+        """True: draw no more (the search ended, or a limit is reached); asked before each call
+        and while a reply streams."""
+        ...
+
+    def judged(self) -> list[Judged]:
+        """What the tests said so far about this sampler's candidates (and the near-miss
+        mutants a feedback sample may continue from), in the order judged."""
+        ...
+
+    def near_miss(self) -> bool:
+        """Some candidate of the search was a near miss (a pair sample is due)."""
+        ...
+
+
+class Unjudged:
+    """:class:`Verdicts` of a sampler drawing alone: never stopped, nothing judged."""
+
+    def stopped(self) -> bool:
+        return False
+
+    def judged(self) -> list[Judged]:
+        return []
+
+    near_miss = stopped
+
+
+@dataclass
+class _Slot:
+    """How sample ``k`` is drawn: its variant and temperature, the functions a reply may
+    rewrite, and for a feedback sample the judged sample it answers with its turns."""
+
+    k: int
+    variant: str
+    temperature: float
+    spans: list[FunctionSpan]
+    target: Judged | None = None
+    turns: list[tuple[str, str]] | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.spans]
+
+    @property
+    def family(self) -> str:
+        """The kind of prompt, as unchanged replies are counted: file, pair or function."""
+        return self.variant if self.variant in ("file", "pair") else "function"
+
+
+class Sampler:
+    """Draws samples of one prompt (:class:`codur.patch.prompt.PromptParts`) from a model
+    fallback chain, one model call each (:meth:`draw`).
+
+    Args:
+        models: the role's fallback chain: a model that raises hands over to the next (two
+            errors in a row on the last one end the sampling).
+        parts: what every prompt is built from.
+        schedule: (variant, temperature) of each slot, cycled (default :data:`SCHEDULE`).
     """
-    file = parts.spans[0].file
-    if variant == "pair":
-        news = splice_files(parts.texts, spans, reply)
-        if not news:
-            raise NotApplied("no block of the reply defines " + " or ".join(f"`{s.name}`" for s in spans))
-        done = tuple(q for f, t in news.items() for q in changed_functions(parts.texts[f], t, f))
-        return news, done or tuple(s.qualname for s in spans if s.file in news)
-    if variant == "file":
-        return {file: (new := _whole_file(parts, reply))}, changed_functions(parts.text, new, file)
-    new, done = formats.apply(parts.answer_format, parts.text, spans, reply, parts.window)
-    return {file: new}, tuple(done)
 
+    def __init__(self, models: list[BaseChatModel], parts: PromptParts, schedule: tuple = SCHEDULE) -> None:
+        self.models, self.parts, self.schedule = models, parts, schedule
+        self.files = list(parts.texts)
+        self.original = self._key({})
+        self.seen = {self.original}
+        self.model_index = self.errors = 0
+        self.unchanged = {"function": 0, "file": 0, "pair": 0}  # unchanged replies per kind of prompt
+        self.pairs: list[int] = []  # the pair samples' k
+        self.answers: dict[int, str] = {}  # k -> the code of a function-prompt candidate
+        self.used: set[int] = set()  # samples a feedback sample answered
+        self.echoed: list[Judged] = []  # the first reply that returned the code unchanged, judged as the original
+        self.slot, self.previous = 0, ""
 
-def _whole_file(parts: PromptParts, reply: str) -> str:
-    """The file rewritten whole by ``reply``: its longest block merged into the file
-    (:func:`codur.patch.additions.merge`: functions and methods replaced by name, new
-    functions, imports and constants added).
+    def draw(self, k_max: int, verdicts: Verdicts | None = None) -> Iterator[Drawn]:
+        """Draw up to ``k_max`` samples, yielding each model call (:class:`Drawn`) as it ends.
 
-    Raises:
-        NotApplied: the block does not parse (cut at the token limit, most often) or the
-            result does not compile.
-    """
-    code = max(code_blocks(reply), key=len).replace("\r\n", "\n").strip()
-    newline = "\r\n" if "\r\n" in parts.text else "\n"
-    merged = merge(parts.text.replace("\r\n", "\n"), parts.spans[0], code, module=True) if code else None
-    if merged is None:
-        raise NotApplied("the file's rewrite does not parse")
-    try:
-        compile(merged.removeprefix(BOM), parts.spans[0].file or "<candidate>", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        raise NotApplied(f"the file's rewrite does not compile: {exc}"[:200]) from exc
-    return merged.replace("\n", newline) if newline != "\n" else merged
+        ``verdicts.stopped()`` is checked before each call and while a reply streams.
+        Candidates equal (by AST) to the original or to an earlier sample are reported as
+        "unchanged" / "duplicate", not as samples. After an unchanged reply every later prompt
+        says so (:data:`codur.patch.prompt.UNCHANGED_NOTE`); after two to function prompts (or
+        two to whole-file prompts), no more of that kind is drawn below :data:`UNCHANGED_MIN_T`.
+        A ``pair`` sample (``parts.pair``) takes a slot from the second sample on when
+        ``parts.pair_first``, or once ``verdicts.near_miss()``: the first greedy, at most
+        :data:`MAX_PAIRS`, every :data:`PAIR_EVERY` samples.
 
+        ``verdicts.judged()`` says what the tests said so far (:class:`codur.patch.conversation.Judged`);
+        the first function reply that returns the code unchanged counts as judged too, with the
+        original's verdict (``parts.verdict``). A near miss not answered yet gets the next sample
+        as a ``feedback`` one (a mutant's near miss is known before sample 0); with
+        :data:`FEEDBACK_ANY`, from sample :data:`FEEDBACK_FROM` on every other sample is one
+        while any judged function-prompt sample is not answered yet: the conversation
+        (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
+        :data:`codur.patch.conversation.FEEDBACK_TURNS` judged samples, the near miss that fixed
+        most tests (else the latest) last; the schedule's next entry waits for the sample after
+        it. Such a slot waits up to :data:`FEEDBACK_WAIT_S` for the verdict of a candidate still
+        being tested.
+        """
+        verdicts = verdicts or Unjudged()
+        for k in range(k_max):
+            if verdicts.stopped() or self.model_index >= len(self.models):
+                return
+            slot = self._slot(k, verdicts)
+            start = time.monotonic()
+            fmt = "function" if slot.variant in ("file", "pair") else self.parts.answer_format
+            try:
+                reply, tokens = _call(self.models[self.model_index], self._messages(slot), slot.names,
+                                      slot.temperature, k, verdicts.stopped, fmt, every=slot.variant == "pair")
+            except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
+                self.errors += 1
+                if self.errors >= 2 or self.model_index + 1 < len(self.models):
+                    self.model_index, self.errors = self.model_index + 1, 0
+                yield Drawn(k, slot.variant, slot.temperature, "error", time.monotonic() - start, 0,
+                            error=f"{type(exc).__name__}: {exc}"[:300])
+                continue
+            self.errors = 0
+            seconds = time.monotonic() - start
+            if verdicts.stopped() and not formats.complete(fmt, reply, slot.names, slot.variant == "pair"):
+                yield Drawn(k, slot.variant, slot.temperature, "stopped", seconds, tokens, reply)  # cut short
+                return
+            yield self._judge(slot, reply, seconds, tokens)
 
-def _sample(parts: PromptParts, news: dict[str, str], k: int, temperature: float, variant: str,
-            done: tuple[str, ...]) -> Sample:
-    """A :class:`Sample` of the files ``news`` changes (by AST), the first file's first."""
-    changed = [f for f in parts.texts if f in news and normalized(news[f]) != normalized(parts.texts[f])]
-    first, *rest = changed or [parts.spans[0].file]
-    return Sample(first, news.get(first, parts.text), k, temperature, variant, done,
-                  tuple((f, news[f]) for f in rest))
+    def _key(self, news: dict[str, str]) -> tuple[str, ...]:
+        return tuple(normalized(news.get(f, self.parts.texts[f])) for f in self.files)
 
+    def _slot(self, k: int, verdicts: Verdicts) -> _Slot:
+        """Sample ``k``'s slot: the schedule's (or a pair), unless a feedback sample is due."""
+        variant, temperature = _choose(self.parts, k, self.slot, self.schedule, self.pairs, verdicts.near_miss())
+        target, judged = self._feedback_target(k, variant, verdicts)
+        turns = None
+        if target is not None:
+            variant, temperature = "feedback", (0.0 if not self.used else 0.7)
+            self.used.add(target.sample.k)
+            turns = conversation.turns(target, judged, self.answers)
+        elif variant != "pair":
+            self.slot += 1
+        self.previous = variant
+        self.pairs += [k] if variant == "pair" else []
+        slot = _Slot(k, variant, temperature, self.parts.variant_spans(variant), target, turns)
+        if self.slot > len(self.schedule):
+            slot.temperature = max(slot.temperature, 0.9)
+        if self.unchanged[slot.family] >= 2:  # greedy decoding keeps echoing the code: sample instead
+            slot.temperature = max(slot.temperature, UNCHANGED_MIN_T)
+        return slot
 
-def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, *,
-         stop: Callable[[], bool] = lambda: False, schedule: tuple = SCHEDULE,
-         want_pair: Callable[[], bool] = lambda: False,
-         judged: Callable[[], list[Judged]] = lambda: []) -> Iterator[Drawn]:
-    """Draw up to ``k_max`` samples, one model call each, yielding each as it arrives.
-
-    ``models`` is the role's fallback chain: a model that raises hands over to the next
-    (two errors in a row on the last one end the sampling). ``stop()`` is checked before
-    each call and while a reply streams. Candidates equal (by AST) to the original or to
-    an earlier sample are reported as "unchanged" / "duplicate", not yielded as samples.
-    After an unchanged reply every later prompt says so (:data:`codur.patch.prompt.UNCHANGED_NOTE`); after
-    two to function prompts (or two to whole-file prompts), no more of that kind is
-    drawn below :data:`UNCHANGED_MIN_T`. A ``pair`` sample (``parts.pair``) takes a
-    slot from the second sample on when ``parts.pair_first``, or once ``want_pair()``
-    (a sample was a near miss): the first greedy, at most :data:`MAX_PAIRS`, every
-    :data:`PAIR_EVERY` samples.
-
-    ``judged()`` returns what the tests said so far about this sampler's candidates
-    (:class:`codur.patch.conversation.Judged`); the first function reply that returns the code unchanged counts as
-    judged too, with the original's verdict (``parts.verdict``). A near miss not answered yet
-    gets the next sample as a ``feedback`` one (a mutant's near miss is known before sample 0);
-    with :data:`FEEDBACK_ANY`, from sample :data:`FEEDBACK_FROM` on every other sample is one
-    while any judged function-prompt sample is not answered yet: the conversation
-    (:meth:`codur.patch.prompt.PromptParts.conversation`) of up to
-    :data:`codur.patch.conversation.FEEDBACK_TURNS` judged samples, the near miss that fixed most tests (else
-    the latest) last; the schedule's next entry waits for the sample after it. Such a slot
-    waits up to :data:`FEEDBACK_WAIT_S` for the verdict of a candidate still being tested.
-    """
-    files = list(parts.texts)
-
-    def key_of(news: dict[str, str]) -> tuple[str, ...]:
-        return tuple(normalized(news.get(f, parts.texts[f])) for f in files)
-
-    original = key_of({})
-    seen = {original}
-    model_index, errors = 0, 0
-    unchanged = {"function": 0, "file": 0, "pair": 0}  # unchanged replies per kind of prompt
-    pairs: list[int] = []
-    answers: dict[int, str] = {}  # k -> the code of a function-prompt candidate
-    used: set[int] = set()  # samples a feedback sample answered
-    echoed: list[Judged] = []  # the first reply that returned the code unchanged, judged as the original
-    slot, previous = 0, ""
-    for k in range(k_max):
-        if stop() or model_index >= len(models):
-            return
-        variant, temperature = _choose(parts, k, slot, schedule, pairs, want_pair())
-        target = None
-        seen_so_far = [*echoed, *judged()]
+    def _feedback_target(self, k: int, variant: str, verdicts: Verdicts) -> tuple[Judged | None, list[Judged]]:
+        """The judged sample a feedback sample ``k`` answers (None: no feedback now), and what
+        was judged so far."""
+        judged = [*self.echoed, *verdicts.judged()]
         # a near miss not answered yet is answered at once, whatever the slot (a mutant's,
         # judged before the first sample, at k = 0): it says which change was half right
-        early = previous != "feedback" and any(j.status == CandidateVerdict.NEAR_MISS and j.sample.k not in used
-                                               for j in seen_so_far)
-        if early or (FEEDBACK_ANY and variant != "pair" and k >= FEEDBACK_FROM and previous != "feedback"):
-            until = time.monotonic() + (0 if early else FEEDBACK_WAIT_S)
-            while (time.monotonic() < until and not stop()
-                   and set(answers) - used - {j.sample.k for j in [*echoed, *judged()]}):
-                time.sleep(0.05)  # a candidate is still being tested: its verdict is near
-            seen_so_far = [*echoed, *judged()]
-            for j in seen_so_far:
-                if j.sample.k < 0 and j.sample.k not in answers:  # a mutant's near miss, as an earlier answer
-                    answers[j.sample.k] = conversation.answer(j.sample, "")
-            target = conversation.target(seen_so_far, answers, used)
-        if target is not None:
-            variant, temperature = "feedback", (0.0 if not used else 0.7)
-            used.add(target.sample.k)
-            turns = conversation.turns(target, seen_so_far, answers)
-        elif variant != "pair":
-            slot += 1
-        previous = variant
-        pairs += [k] if variant == "pair" else []
-        spans = parts.variant_spans(variant)
-        names = [s.name for s in spans]
-        fmt = "function" if variant in ("file", "pair") else parts.answer_format
-        family = variant if variant in ("file", "pair") else "function"
-        if slot > len(schedule):
-            temperature = max(temperature, 0.9)
-        if unchanged[family] >= 2:  # greedy decoding keeps echoing the code: sample instead
-            temperature = max(temperature, UNCHANGED_MIN_T)
-        start = time.monotonic()
+        early = self.previous != "feedback" and any(j.status == CandidateVerdict.NEAR_MISS
+                                                    and j.sample.k not in self.used for j in judged)
+        if not (early or (FEEDBACK_ANY and variant != "pair" and k >= FEEDBACK_FROM
+                          and self.previous != "feedback")):
+            return None, judged
+        until = time.monotonic() + (0 if early else FEEDBACK_WAIT_S)
+        while (time.monotonic() < until and not verdicts.stopped()
+               and set(self.answers) - self.used - {j.sample.k for j in [*self.echoed, *verdicts.judged()]}):
+            time.sleep(0.05)  # a candidate is still being tested: its verdict is near
+        judged = [*self.echoed, *verdicts.judged()]
+        for j in judged:
+            if j.sample.k < 0 and j.sample.k not in self.answers:  # a mutant's near miss, as an earlier answer
+                self.answers[j.sample.k] = conversation.answer(j.sample, "")
+        return conversation.target(judged, self.answers, self.used), judged
+
+    def _messages(self, slot: _Slot) -> list[BaseMessage]:
+        if slot.target is not None:
+            near = slot.target.status == CandidateVerdict.NEAR_MISS or slot.target.fixed > 0
+            return self.parts.conversation("tests" if self.parts.tests else "plain", slot.turns or [], near=near)
+        return self.parts.messages(slot.variant, retry=sum(self.unchanged.values()) > 0)
+
+    def _judge(self, slot: _Slot, reply: str, seconds: float, tokens: int) -> Drawn:
+        """The call's :class:`Drawn`: its candidate, or why the reply gives none."""
+        parts, k, variant, temperature = self.parts, slot.k, slot.variant, slot.temperature
         try:
-            if variant == "feedback":
-                messages = parts.conversation("tests" if parts.tests else "plain", turns,
-                                              near=target.status == CandidateVerdict.NEAR_MISS or target.fixed > 0)
-            else:
-                messages = parts.messages(variant, retry=sum(unchanged.values()) > 0)
-            reply, tokens = _call(models[model_index], messages, names, temperature, k, stop, fmt,
-                                  every=variant == "pair")
-        except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
-            errors += 1
-            if errors >= 2 or model_index + 1 < len(models):
-                model_index, errors = model_index + 1, 0
-            yield Drawn(k, variant, temperature, "error", time.monotonic() - start, 0,
-                        error=f"{type(exc).__name__}: {exc}"[:300])
-            continue
-        errors = 0
-        seconds = time.monotonic() - start
-        if stop() and not formats.complete(fmt, reply, names, variant == "pair"):  # cut short by stop()
-            yield Drawn(k, variant, temperature, "stopped", seconds, tokens, reply)
-            return
-        try:
-            news, done = _new_texts(parts, variant, spans, reply)
+            news, done = new_texts(parts, variant, slot.spans, reply)
         except NotApplied as exc:
-            yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply, error=str(exc)[:300])
-            continue
+            return Drawn(k, variant, temperature, "no_code", seconds, tokens, reply, error=str(exc)[:300])
         except (SyntaxError, ValueError, IndexError, RecursionError) as exc:  # a reply no rule foresaw
-            yield Drawn(k, variant, temperature, "no_code", seconds, tokens, reply,
-                        error=f"could not apply the reply: {type(exc).__name__}: {exc}"[:300])
-            continue
-        key = key_of(news)
-        if key in seen:
-            outcome = "unchanged" if key == original else "duplicate"
-            unchanged[family] += outcome == "unchanged"
-            if outcome == "unchanged" and variant in FEEDBACK_BASES and not echoed:
+            return Drawn(k, variant, temperature, "no_code", seconds, tokens, reply,
+                         error=f"could not apply the reply: {type(exc).__name__}: {exc}"[:300])
+        key = self._key(news)
+        if key in self.seen:
+            outcome = "unchanged" if key == self.original else "duplicate"
+            self.unchanged[slot.family] += outcome == "unchanged"
+            if outcome == "unchanged" and variant in FEEDBACK_BASES and not self.echoed:
                 # the code as it is fails: its verdict is the baseline's, answered like a sample's
-                echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(names))
-                echoed.append(Judged(echo, CandidateVerdict.FAILED, 0, len(parts.verdict), parts.verdict))
-                answers[k] = conversation.answer(echo, reply, edit=parts.window is not None)
-            yield Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
-            continue
-        seen.add(key)
-        sample = _sample(parts, news, k, temperature, variant, done)
+                echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(slot.names))
+                self.echoed.append(Judged(echo, CandidateVerdict.FAILED, 0, len(parts.verdict), parts.verdict))
+                self.answers[k] = conversation.answer(echo, reply, edit=parts.window is not None)
+            return Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
+        self.seen.add(key)
+        sample = sample_of(parts, news, k, temperature, variant, done)
         if variant in FEEDBACK_BASES and not sample.extra:
-            answers[k] = conversation.answer(sample, reply, edit=parts.window is not None)
-        yield Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)
+            self.answers[k] = conversation.answer(sample, reply, edit=parts.window is not None)
+        return Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)
+
+
+def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, verdicts: Verdicts | None = None,
+         schedule: tuple = SCHEDULE) -> Iterator[Drawn]:
+    """Up to ``k_max`` samples of ``parts`` from ``models`` (:meth:`Sampler.draw`)."""
+    return Sampler(models, parts, schedule).draw(k_max, verdicts)

@@ -135,3 +135,20 @@ def off_by_one_repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def shop_repo(tmp_path: Path) -> Path:
     return write_repo(tmp_path / "shop", SHOP)
+
+
+class Told:
+    """The sampler's :class:`codur.patch.sampling.Verdicts` in a test: what the search says,
+    as functions of nothing (default: never stopped, nothing judged, no near miss)."""
+
+    def __init__(self, *, judged=lambda: [], near_miss=lambda: False, stopped=lambda: False) -> None:
+        self._judged, self._near_miss, self._stopped = judged, near_miss, stopped
+
+    def judged(self) -> list:
+        return self._judged()
+
+    def near_miss(self) -> bool:
+        return self._near_miss()
+
+    def stopped(self) -> bool:
+        return self._stopped()

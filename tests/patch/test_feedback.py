@@ -16,7 +16,7 @@ from codur.patch.prompt import REST_ASK, RETRY_ASK, PromptParts, feedback
 from codur.patch.sampling import draw
 from codur.patch.splice import function_at
 
-from .conftest import patch_settings, snapshot
+from .conftest import Told, patch_settings, snapshot
 
 PRICE = ("def bulk_price(quantity, unit):\n    gross = {gross}\n    if quantity {cmp} 10:\n"
          "        return gross * 0.9\n    return gross")
@@ -43,7 +43,7 @@ def test_a_near_miss_comes_back_with_the_test_that_still_fails_and_the_next_samp
 
     def after_the_verdict(_messages):  # the evaluator judges sample 0 while sample 1 is drawn
         deadline = time.monotonic() + 60
-        while not pipeline[0].judged and time.monotonic() < deadline:
+        while not pipeline[0].verdicts and time.monotonic() < deadline:
             time.sleep(0.05)
         return WRONG
 
@@ -75,7 +75,7 @@ def test_a_wrong_sample_is_answered_with_its_exception_and_a_different_fix_is_as
 
     def after_the_verdict(_messages):
         deadline = time.monotonic() + 60
-        while not pipeline[0].judged and time.monotonic() < deadline:
+        while not pipeline[0].verdicts and time.monotonic() < deadline:
             time.sleep(0.05)
         return fenced("def total(xs):\n    return 0")
 
@@ -109,7 +109,7 @@ def test_feedback_samples_alternate_with_the_schedule_and_answer_the_best_near_m
     model = ScriptedChatModel(replies=returns(6))
     verdicts: list[Judged] = []
     drawn = []
-    for d in draw([model], parts(), 6, judged=lambda: list(verdicts)):
+    for d in draw([model], parts(), 6, Told(judged=lambda: list(verdicts))):
         drawn.append(d)
         if d.sample is not None:  # the tests judge each candidate at once
             near = d.k == 1
@@ -185,7 +185,7 @@ def test_a_feedback_slot_waits_for_the_verdict_of_a_candidate_still_being_tested
         return d
 
     model = ScriptedChatModel(replies=replies)
-    drawn = list(map(later, draw([model], parts(), 3, judged=lambda: list(verdicts))))
+    drawn = list(map(later, draw([model], parts(), 3, Told(judged=lambda: list(verdicts)))))
     assert [d.variant for d in drawn] == ["plain", "plain", "feedback"]
     assert model.calls[2][-2].content == replies[1]
 
@@ -265,7 +265,7 @@ def test_by_default_a_failed_sample_is_followed_by_the_schedule_not_by_feedback(
     model = ScriptedChatModel(replies=[wrong, wrong.replace("0", "1"), wrong.replace("0", "2")])
     judged: list[Judged] = []
     drawn = []
-    for d in draw([model], parts(), 3, judged=lambda: judged, schedule=(("plain", 0.0), ("plain", 0.0),
+    for d in draw([model], parts(), 3, Told(judged=lambda: judged), schedule=(("plain", 0.0), ("plain", 0.0),
                                                                        ("plain", 0.0))):
         drawn.append(d)
         judged.append(Judged(d.sample, "failed", 0, 1))

@@ -8,8 +8,11 @@ from codur.llm import ScriptedChatModel
 from codur.patch.hybrid import hybrid_mutants, merge, union
 from codur.patch.prompt import PromptParts
 from codur.patch.ranking import pair
-from codur.patch.sampling import Sample, draw
+from codur.patch.sample import Sample
+from codur.patch.sampling import draw
 from codur.patch.splice import function_at, functions, splice_files
+
+from .conftest import Told
 
 SHOW = "def show(x):\n    return str(x)\n"
 TEXTS = {"a/fmt.py": SHOW, "b/fmt.py": "import json\n\n\n" + SHOW}
@@ -79,7 +82,7 @@ def test_a_pair_not_asked_for_from_the_start_waits_for_a_near_miss():
 
     replies = [first] + [block(f"def parse(t):\n    return {n}") for n in range(5)]
     model = ScriptedChatModel(replies=replies)
-    drawn = list(draw([model], parts_for(PQ, pair_first=False), 6, want_pair=lambda: bool(near)))
+    drawn = list(draw([model], parts_for(PQ, pair_first=False), 6, Told(near_miss=lambda: bool(near))))
     # pairs: the first greedy as soon as wanted, the next three samples later, warmer; the schedule waits
     assert [d.variant for d in drawn] == ["plain", "pair", "tests", "file", "pair", "missing"]  # a pair takes no slot
     assert drawn[1].temperature == 0.0 and drawn[4].temperature >= 0.7

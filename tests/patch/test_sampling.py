@@ -16,6 +16,8 @@ from codur.patch.ranking import targets
 from codur.patch.sampling import SCHEDULE, draw
 from codur.patch.splice import function_at
 
+from .conftest import Told
+
 SHOP = textwrap.dedent('''\
     """Prices of a small shop."""
     import math
@@ -235,9 +237,9 @@ def test_draw_two_errors_in_a_row_on_the_last_model_end_the_sampling():
 
 def test_draw_checks_stop_before_each_call():
     model = ScriptedChatModel(replies=[FIXED, OTHER_FIX, ORIGINAL])
-    drawn = list(draw([model], parts(), 3, stop=lambda: len(model.calls) >= 1))
+    drawn = list(draw([model], parts(), 3, Told(stopped=lambda: len(model.calls) >= 1)))
     assert [d.outcome for d in drawn] == ["candidate"] and len(model.calls) == 1
-    assert list(draw([ScriptedChatModel(replies=[FIXED])], parts(), 3, stop=lambda: True)) == []
+    assert list(draw([ScriptedChatModel(replies=[FIXED])], parts(), 3, Told(stopped=lambda: True))) == []
 
 
 def test_draw_rewrites_two_functions_of_one_file():

@@ -10,9 +10,9 @@ after the agent (review's "repair" route) and the agent's edits made no more tes
 pass, or were refused (``Verdict.refused``: a test edited, a function emptied), they are
 reverted first (from the change journal): the search starts from the original code, not
 from a failed attempt. The candidates the search refused (:mod:`codur.repair.footprint`)
-are kept in ``state["patch"]["refused"]`` for the summary, and why a search that found nothing
-stopped (:class:`codur.patch.contracts.SearchEnd`) in ``state["patch"]["end"]``: a run it ends
-``no_plausible_patch`` gives it in its result (``metadata.stop["search"]``).
+are kept in the state's :class:`codur.patch.contracts.PatchOutcome` (``refused``) for the summary, and
+why a search that found nothing stopped (:class:`codur.patch.contracts.SearchEnd`) in its ``end``: a run
+it ends ``no_plausible_patch`` gives it in its result (``metadata.stop["search"]``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from codur.graph.routing import target_tests
 from codur.graph.state import CodurState, observation_of, verdict_of
 from codur.graph.suspects import with_text
 from codur.patch import PatchPipeline, PatchSettings
+from codur.patch.contracts import PatchOutcome
 from codur.tools.registry import TaskType
 
 
@@ -84,11 +85,7 @@ def patch_node(state: CodurState, ctx: Run) -> dict:
                            provenance=result.provenance, tried=result.tried, elapsed_s=result.elapsed_s,
                            files=applied, edits=len(applied), reverted=reverted)
     update: dict = {"patch_attempted": True, "agent_outcome": outcome,
-                    "patch": {"status": status.value, "near_miss": result.near_miss, "tried": result.tried,
-                              "refused": result.refused,
-                              "phases": result.phases, "source": result.source, "label": result.label,
-                              "provenance": result.provenance, "elapsed_s": result.elapsed_s,
-                              "end": result.end.as_dict() if result.end is not None else None}}
+                    "patch": PatchOutcome.from_result(result, status)}
     if result.suspicious:  # the agent's hints, from this localization (observe leaves them to us)
         update["observation"] = observation_of(state).model_copy(
             update={"suspicious": with_text(tools.ctx, result.suspicious), "functions": result.functions})

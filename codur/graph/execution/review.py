@@ -40,7 +40,7 @@ from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import TurnStatus
 from codur.graph.routing import FRESH, OUTAGE_STATUS, Route, outage_end, patch_eligible
-from codur.graph.state import CodurState, observation_of, outcome_of, verdict_of
+from codur.graph.state import CodurState, observation_of, outcome_of, patch_of, verdict_of
 from codur.graph.verification.verdict import Verdict
 
 
@@ -101,7 +101,7 @@ def without_progress(state: CodurState, verdict: Verdict | None) -> bool:
     """Whether the last agent turn, after a patch pipeline that applied nothing, made none of
     the tests failing at the start (observe's run) pass. A verdict not from tests, the patch
     node's own turn, or a start with no failing test known is never judged (False)."""
-    patched = (state.get("patch") or {}).get("status") == PatchStatus.PATCHED
+    patched = (patch := patch_of(state)) is not None and patch.status is PatchStatus.PATCHED
     outcome = outcome_of(state)
     if not state.get("patch_attempted") or patched or verdict is None or outcome is None or outcome.agent == "patch":
         return False

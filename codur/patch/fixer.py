@@ -1,0 +1,117 @@
+"""What a fixer of the candidate-patch pipeline is (:class:`Fixer`) and what it sees of the
+search (:class:`FixerView`).
+
+A fixer only proposes: ``candidates(view)`` returns its candidate patches, best first. The
+pipeline (:class:`codur.patch.PatchPipeline`) alone schedules the fixers, searches their
+candidates on the workers, counts them and keeps the near misses; a fixer reads those back
+through its view. The list of fixers, in cost order, is :data:`codur.patch.fixers.FIXERS`.
+Design after aider's coders: one small class per way of editing, chosen by an attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from langchain_core.language_models import BaseChatModel
+
+from codur.core.events import Event
+from codur.repair.evaluate import Candidate, Evaluation
+from codur.repair.localize import Localization
+
+if TYPE_CHECKING:
+    from codur.patch.contracts import PatchSettings
+    from codur.patch.splice import FunctionSpan
+
+
+@runtime_checkable
+class ModelCall(Protocol):
+    """One model call of a fixer that calls a model (e.g. :class:`codur.patch.sampling.Drawn`):
+    the pipeline counts its ``tokens`` (prompt + completion) and the call, emits its
+    ``event()`` and tests its ``candidate`` (None: the reply gave none)."""
+
+    tokens: int
+
+    @property
+    def candidate(self) -> Candidate | None: ...
+
+    def event(self) -> dict: ...
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The tests' verdict on one candidate of the search: its ``evaluation``
+    (:class:`codur.repair.evaluate.Evaluation`) and the fixer it counts under (``source``:
+    its ``provenance["source"]``)."""
+
+    candidate: Any
+    evaluation: Evaluation
+    source: str
+
+
+@dataclass(frozen=True)
+class FixerView:
+    """What a fixer sees of one search (built by the pipeline for each fixer, read only).
+
+    Attributes:
+        repo: the repository (never written).
+        localization: fault localization's result (failing tests, suspiciousness per line).
+        ranked: the most suspicious functions across files with their scores
+            (:func:`codur.patch.ranking.rank_functions`), best first.
+        failures: the failing tests' report shown to a model ("" : none given).
+        task: the user's request.
+        settings: how the pipeline searches (:class:`codur.patch.PatchSettings`).
+        models: returns the chat models to sample from (the actor role's fallback chain; may
+            raise when no model can start), or None when the run has none.
+        deadline: ``time.monotonic()`` by which the search ends.
+        original: a file's original text (``rel -> str``; raises OSError / ValueError).
+        emit: the pipeline's progress events (``patch.*`` dicts).
+        backfill: how many candidates of earlier fixers, left untried, are tested beside this
+            fixer's (a fixer that calls a model; 0 otherwise).
+        near_misses: the near misses so far, every fixer's, as (candidate, failing tests it
+            fixed), in the order judged.
+        verdicts: every verdict so far (:class:`Judgement`), in the order judged.
+        stopped: True once this fixer's candidates are no longer wanted (the search found a
+            plausible patch, or was cancelled, or ran out of time or tokens).
+    """
+
+    repo: Path
+    localization: Localization
+    ranked: tuple[tuple[FunctionSpan, float], ...]
+    failures: str
+    task: str
+    settings: PatchSettings
+    models: Callable[[], list[BaseChatModel]] | None
+    deadline: float
+    original: Callable[[str], str]
+    emit: Callable[[Event], None]
+    backfill: int
+    near_misses: Callable[[], list[tuple[Any, int]]]
+    verdicts: Callable[[], list[Judgement]]
+    stopped: Callable[[], bool]
+
+
+class Fixer(Protocol):
+    """A fixer of the candidate-patch pipeline.
+
+    Attributes:
+        name: as the setting ``fixers`` takes it; its candidates' ``provenance["source"]``.
+        calls_model: its candidates come from model calls: the pipeline runs it only when
+            the run has models, tests its candidates while it draws the next (its iterable is
+            consumed on a thread of its own, with the earlier fixers' untried candidates beside
+            it on the cores the model leaves), and time-boxes an earlier fixer that calls none
+            (``PatchSettings.time_box_s``).
+    """
+
+    name: str
+    calls_model: bool
+
+    def candidates(self, view: FixerView) -> Iterable[Candidate | ModelCall]:
+        """This fixer's candidates, best first (a fixer that calls a model also yields its
+        :class:`ModelCall` records). Called once per search, on the search's thread; a fixer
+        with nothing to try returns an empty list (no phase runs). A model fixer returns an
+        iterator: its work before returning runs before the phase starts, its iteration while
+        its candidates are tested."""
+        ...

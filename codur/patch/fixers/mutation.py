@@ -1,0 +1,32 @@
+"""The mutation fixer: the mutation engine's mutants of the most suspicious lines, best first
+(:func:`codur.repair.mutants.generate`; no model, ~0.3 s a candidate). The pipeline searches
+them for at most ``time_box_s`` seconds when a model fixer follows; the rest run beside the
+model and at the end."""
+
+from __future__ import annotations
+
+import time
+
+from codur.core.events.patch import PatchMutants
+from codur.patch.fixer import FixerView
+from codur.repair import mutants
+from codur.repair.mutants import Mutant
+
+
+class MutationFixer:
+    """Mutants of the localized lines (loops a test hung in first, then the parameter checks
+    a failing test expected to raise), at most
+    ``settings.max_mutants``, ``settings.max_pairs`` second-order ones among them."""
+
+    name = "mutation"
+    calls_model = False
+
+    def candidates(self, view: FixerView) -> list[Mutant]:
+        """The mutants, best first; emits ``patch.mutants`` (count, seconds)."""
+        loc = view.localization
+        start = time.monotonic()
+        found, _ = mutants.generate(view.repo, loc.scores, limit=view.settings.max_mutants,
+                                    max_pairs=view.settings.max_pairs, hung_loops=loc.hung_loops,
+                                    raises=loc.expected_raises)
+        view.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
+        return found
