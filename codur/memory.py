@@ -27,6 +27,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel, Field
 
 from codur.core.events import emit
+from codur.core.events.run import MemoryFailed
 
 T = TypeVar("T")
 
@@ -82,7 +83,7 @@ def tolerant(call: Callable[[], T], default: T) -> T:
     try:
         return call()
     except Exception as exc:  # noqa: BLE001 - any store's failure
-        emit({"event_type": "memory.error", "error": f"{type(exc).__name__}: {exc}"[:300]})
+        emit(MemoryFailed(error=f"{type(exc).__name__}: {exc}"[:300]))
         return default
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from codur.batch.tasks import BatchTask
+from codur.core.events import Event
+from codur.core.events.batch import BatchModelServer
 
 URL_ENV = "CODUR_LOCAL__SERVER_URL"
 
@@ -36,7 +37,7 @@ def needs_embedded_model(tasks: list[BatchTask]) -> bool:
 
 @contextlib.contextmanager
 def shared_model_server(tasks: list[BatchTask], workers: int,
-                        emit: Callable[[dict[str, Any]], None] = lambda e: None) -> Iterator[dict[str, str]]:
+                        emit: Callable[[Event], None] = lambda e: None) -> Iterator[dict[str, str]]:
     """Start the batch's embedded server when a task may need it; yields the environment
     for the task processes (``{}``: none started) and stops the server at the end.
 
@@ -53,10 +54,10 @@ def shared_model_server(tasks: list[BatchTask], workers: int,
     try:
         server = LocalModelServer(settings).start()
     except LocalModelUnavailable as exc:
-        emit({"event_type": "batch.model_server", "error": str(exc)})
+        emit(BatchModelServer(error=str(exc)))
         yield {}
         return
-    emit({"event_type": "batch.model_server", "url": server.base_url, "slots": workers, "n_ctx": settings.n_ctx})
+    emit(BatchModelServer(url=server.base_url, slots=workers, n_ctx=settings.n_ctx))
     try:
         yield {URL_ENV: server.base_url}
     finally:

@@ -7,7 +7,7 @@ flight), and checks the global caps before starting each task: once one is reach
 starts, the running ones finish, and the summary names the cap. A task whose process was
 lost or cancelled has no record stored, so a restart runs it again.
 
-Events (dicts with ``event_type``) go to ``on_event`` from the calling thread:
+Events (:mod:`codur.core.events.batch`) go to ``on_event`` from the calling thread:
 ``batch.started`` (total, skipped, queued, workers), ``task.started`` (id),
 ``task.finished`` (record), ``task.lost`` (id, error), ``batch.stopped`` (reason, figures),
 ``batch.finished`` (the summary's fields), ``batch.model_server`` (url, slots, n_ctx; or error)
@@ -31,6 +31,16 @@ from codur.batch.model_server import shared_model_server
 from codur.batch.pools import Pool, default_workers, open_pool
 from codur.batch.results import ResultStore
 from codur.batch.tasks import BatchTask
+from codur.core.events import Event
+from codur.core.events.batch import (
+    BatchFinished,
+    BatchStarted,
+    BatchStopped,
+    BatchTick,
+    TaskFinished,
+    TaskLost,
+    TaskStarted,
+)
 from codur.engine.lock import FileLock, LockHeld
 from codur.engine.lock import holder_text as _holder
 
@@ -142,7 +152,7 @@ def summarize(records: Iterable[dict[str, Any]], summary: BatchSummary) -> Batch
 
 def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None = None,
               caps: Caps | None = None, ray: str | None = None, in_place: bool = False, redo: bool = False,
-              on_event: Callable[[dict[str, Any]], None] | None = None, pool: Pool | None = None,
+              on_event: Callable[[Event], None] | None = None, pool: Pool | None = None,
               batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
     """Run ``tasks`` (each a normal codur run in its own process) and store their records.
 
@@ -184,7 +194,7 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
 
 
 def _run(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None, caps: Caps,
-         ray: str | None, in_place: bool, redo: bool, emit: Callable[[dict[str, Any]], None],
+         ray: str | None, in_place: bool, redo: bool, emit: Callable[[Event], None],
          pool: Pool | None, batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
     ids = {t.id for t in tasks}
     earlier = [r for r in store.records() if str(r.get("id")) in ids]
@@ -202,23 +212,22 @@ def _run(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: 
 
 
 def _loop(queue: deque[BatchTask], pool: Pool, caps: Caps, kept: list[dict[str, Any]], summary: BatchSummary,
-          total: int, store: ResultStore, emit: Callable[[dict[str, Any]], None]) -> BatchSummary:
+          total: int, store: ResultStore, emit: Callable[[Event], None]) -> BatchSummary:
     started = time.monotonic()
     running: dict[Future[dict[str, Any]], BatchTask] = {}
-    emit({"event_type": "batch.started", "total": total, "skipped": summary.skipped, "queued": len(queue),
-          "workers": pool.slots})
+    emit(BatchStarted(total=total, skipped=summary.skipped, queued=len(queue), workers=pool.slots))
     try:
         while queue or running:
             while queue and len(running) < pool.slots and not summary.stopped:
                 s = summarize(kept, BatchSummary())
                 summary.stopped = caps.reached(s.tokens, s.cost_usd, time.monotonic() - started)
                 if summary.stopped:
-                    emit({"event_type": "batch.stopped", "reason": summary.stopped, "tokens": s.tokens,
-                          "cost_usd": s.cost_usd, "elapsed_s": round(time.monotonic() - started, 3)})
+                    emit(BatchStopped(reason=summary.stopped, tokens=s.tokens, cost_usd=s.cost_usd,
+                                      elapsed_s=round(time.monotonic() - started, 3)))
                     break
                 task = queue.popleft()
                 running[pool.submit(task)] = task
-                emit({"event_type": "task.started", "id": task.id, "running": len(running), "queued": len(queue)})
+                emit(TaskStarted(id=task.id, running=len(running), queued=len(queue)))
             if not running:
                 break
             finished, _ = wait(running, timeout=TICK_S, return_when=FIRST_COMPLETED)
@@ -228,19 +237,18 @@ def _loop(queue: deque[BatchTask], pool: Pool, caps: Caps, kept: list[dict[str, 
                     record = future.result()
                 except Exception as exc:  # noqa: BLE001 - a lost task is reported, the batch goes on
                     summary.lost += 1
-                    emit({"event_type": "task.lost", "id": task.id, "error": str(exc)[:500]})
+                    emit(TaskLost(id=task.id, error=str(exc)[:500]))
                     continue
                 if record.get("status") == "cancelled":
                     summary.lost += 1
-                    emit({"event_type": "task.lost", "id": task.id, "error": "cancelled"})
+                    emit(TaskLost(id=task.id, error="cancelled"))
                     continue
                 store.append(record)
                 kept.append(record)
                 summary.ran += 1
-                emit({"event_type": "task.finished", "record": record, "running": len(running),
-                      "queued": len(queue)})
+                emit(TaskFinished(record=record, running=len(running), queued=len(queue)))
             if not finished:
-                emit({"event_type": "batch.tick", "running": len(running), "queued": len(queue)})
+                emit(BatchTick(running=len(running), queued=len(queue)))
     except BaseException:
         pool.cancel()
         raise
@@ -249,5 +257,5 @@ def _loop(queue: deque[BatchTask], pool: Pool, caps: Caps, kept: list[dict[str, 
     summary.not_started = len(queue)
     summary.elapsed_s = round(time.monotonic() - started, 3)
     summarize(kept, summary)
-    emit({"event_type": "batch.finished", **summary.as_dict()})
+    emit(BatchFinished(**summary.as_dict()))
     return summary

@@ -24,6 +24,9 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 from rich.table import Column, Table
 
+from codur.core.events import Event
+from codur.core.events.batch import TaskInvalid
+
 if TYPE_CHECKING:
     from codur.batch.runner import BatchSummary
 
@@ -121,7 +124,8 @@ def summary_table(summary: BatchSummary, where: str) -> Table:
     return table
 
 
-def _json_lines(event: dict[str, Any]) -> None:
+def _json_lines(event: Event) -> None:
+    """One batch event as a JSON line: its record (:class:`codur.core.events.Event`) and ``ts`` last."""
     sys.stdout.write(json.dumps({**event, "ts": round(time.time(), 3)}, default=str) + "\n")
     sys.stdout.flush()
 
@@ -210,7 +214,7 @@ def _tasks(err: Console, tasks_file: Path, *, json_out: bool) -> tuple[list, lis
     for line in bad:
         err.print(f"codur batch: {tasks_file}:{line.line}: skipped: {line.message}", markup=False)
         if json_out:
-            _json_lines({"event_type": "task.invalid", "line": line.line, "error": line.message})
+            _json_lines(TaskInvalid(line=line.line, error=line.message))
     return tasks, bad
 
 

@@ -6,21 +6,24 @@ the run's :class:`UsageLedger` by the callback the model provider attaches to ea
 The run's limits read it (:class:`codur.core.budget.Limits`), and the result carries its
 figures (``RunResult.metadata.usage`` and ``.timings``); nothing else sums usage.
 
-The time split has one rule, :meth:`UsageLedger.note`: a ``tool.call`` event's duration is
-tool time unless the tool runs tests; every ``tests.run`` event's duration is test time (the
-runs of observe, verify and the test tools); the seconds from ``patch.start`` to
-``patch.done`` are repair time; model time is the recorded calls' seconds.
+The time split is told, not guessed: the call that spends the seconds says so with
+:meth:`UsageLedger.spent`, as OpenHands' ``Metrics`` is told each cost by the call that incurred
+it. Every test run of the repo's tests (observe's, verify's, the test tool's) tells its wall
+time as test time (:meth:`codur.tools.context.ToolContext.tests_ran`); a tool call that ran no
+tests tells its duration as tool time (:class:`codur.tools.executor.ToolExecutor`); the patch
+node tells the candidate-patch search's seconds as repair time; model time is the recorded
+calls' seconds (:meth:`UsageLedger.record`).
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 #: The kinds of wall time a run's ``timings`` gives besides ``model_s`` and ``total_s``, seconds.
 TIME_KINDS = ("tools_s", "tests_s", "repair_s")
+TimeKind = Literal["tools_s", "tests_s", "repair_s"]
 
 
 @dataclass
@@ -52,7 +55,6 @@ class UsageLedger:
     def __init__(self) -> None:
         self.usage = Usage()
         self.seconds = dict.fromkeys(TIME_KINDS, 0.0)
-        self._patch_started: float | None = None
         self._lock = threading.Lock()
 
     def record(self, usage: Usage) -> None:
@@ -70,20 +72,19 @@ class UsageLedger:
         """What every call so far cost, USD (0 for unpriced models)."""
         return self.usage.cost_usd
 
-    def note(self, event: dict[str, Any]) -> None:
-        """Count ``event``'s seconds in the time split (the one rule; see the module docstring).
-        Events of other types are ignored."""
-        kind = event.get("event_type", "")
+    def spent(self, kind: TimeKind, seconds: float) -> None:
+        """Add ``seconds`` of wall time to ``kind`` of the time split, told by the call that spent
+        them (see the module docstring).
+
+        Raises:
+            ValueError: ``kind`` is not one of :data:`TIME_KINDS`, or ``seconds`` is negative.
+        """
+        if kind not in self.seconds:
+            raise ValueError(f"unknown kind of time {kind!r}: one of {', '.join(TIME_KINDS)}")
+        if seconds < 0:
+            raise ValueError(f"{kind}: negative seconds {seconds}")
         with self._lock:
-            if kind == "tool.call" and "test" not in str(event.get("tool", "")):  # test tools: in tests.run
-                self.seconds["tools_s"] += float(event.get("duration_s", 0.0))
-            elif kind == "tests.run":
-                self.seconds["tests_s"] += float(event.get("duration_s", 0.0))
-            elif kind == "patch.start":
-                self._patch_started = float(event.get("ts", time.time()))
-            elif kind == "patch.done" and self._patch_started is not None:
-                self.seconds["repair_s"] += float(event.get("ts", time.time())) - self._patch_started
-                self._patch_started = None
+            self.seconds[kind] += seconds
 
     def usage_figures(self) -> dict[str, Any]:
         """``RunResult.metadata.usage``: {llm_calls, input_tokens, output_tokens, total_tokens,

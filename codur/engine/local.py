@@ -34,7 +34,8 @@ from typing import Any
 
 from codur.config import CodurConfig
 from codur.core.codur_folder import LinkedCodurFolder, check_codur_tree
-from codur.core.events import TraceWriter, envelope
+from codur.core.events import TraceWriter, wire
+from codur.core.events.run import MemoryFailed, RunEnd, RunReverted, RunStart, StorageFailed
 from codur.engine.checkpoints import RECURSION_LIMIT, ResumeError, open_checkpointer, resume_point
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
@@ -198,10 +199,10 @@ class _Execution:
 
         request = self.request
         self.trace = TraceWriter(self.run_dir / "trace.jsonl")
-        self._on_event(envelope("run.start", self.run_id, task=request.task, repo=str(request.repo),
-                                run_dir=str(self.run_dir), resume=request.resume,
-                                **({"session_id": request.session_id} if request.session_id else {}),
-                                **({"note": self.note} if self.note else {})))
+        self._on_event(wire(RunStart(task=request.task, repo=str(request.repo), run_dir=str(self.run_dir),
+                                     resume=request.resume,
+                                     **({"session_id": request.session_id} if request.session_id else {}),
+                                     **({"note": self.note} if self.note else {})), self.run_id))
         try:
             checkpointer, closer = open_checkpointer(self.components.checkpointer, self.config, request.repo,
                                                      state_serializer)
@@ -271,8 +272,7 @@ class _Execution:
         final = self.report.result(box["final"], journal, resumed_from, breaker.down() if breaker else None)
         result = revert_failed(final, journal, self.run_dir, keep=self.config.keep_failed or self.config.dry_run)
         if result.reverted:
-            self._on_event(envelope("run.reverted", self.run_id, files=result.files_changed,
-                                    attempt=str(result.attempt_path)))
+            self._on_event(wire(RunReverted(files=result.files_changed, attempt=str(result.attempt_path)), self.run_id))
         if checkpointer is not None and result.ok and self.components.checkpointer is None:
             with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
                 checkpointer.delete_thread(self.run_id)
@@ -284,7 +284,7 @@ class _Execution:
             self.tools.journal.write_manifest()  # what `codur undo` checks the files against
         atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
         atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())
-        self._on_event(envelope("run.end", self.run_id, status=result.status.value, reason=result.reason))
+        self._on_event(wire(RunEnd(status=result.status.value, reason=result.reason), self.run_id))
         self.trace.close()
         return result
 
@@ -310,8 +310,8 @@ class _Execution:
             else:
                 log.ended(self.run_id, json.loads(result.model_dump_json()))
         except Exception as exc:  # noqa: BLE001 - the run list helps later; it does not decide this run
-            self._on_event(envelope("storage.error", self.run_id, error=f"run list ({what}): "
-                                    f"{type(exc).__name__}: {exc}"[:300]))
+            failed = StorageFailed(error=f"run list ({what}): {type(exc).__name__}: {exc}"[:300])
+            self._on_event(wire(failed, self.run_id))
 
     def _remember(self, result: RunResult) -> None:
         if self.memory is None:
@@ -322,4 +322,4 @@ class _Execution:
         try:  # as memory.tolerant, said in this run's trace: the graph has ended, the result is still written
             self.memory.append(self.session_id, entry)
         except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
-            self._on_event(envelope("memory.error", self.run_id, error=f"{type(exc).__name__}: {exc}"[:300]))
+            self._on_event(wire(MemoryFailed(error=f"{type(exc).__name__}: {exc}"[:300]), self.run_id))

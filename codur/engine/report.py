@@ -1,8 +1,9 @@
 """What a run's result says: gathered from its events as they pass and from its final state.
 
-The usage ledger keeps the figures and the time split (its one rule, :class:`codur.core.usage.UsageLedger`);
-the report adds what the events tell about the repo's tests and risky writes, and turns the graph's
-final state into the :class:`RunResult` (status, reason, fixer, diff, metadata).
+The usage ledger keeps the figures and the time split, told by the calls that spend them
+(:class:`codur.core.usage.UsageLedger`); the report adds what the events tell about the repo's
+tests and risky writes, and turns the graph's final state into the :class:`RunResult` (status,
+reason, fixer, diff, metadata).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from typing import Any
 
 from codur.core.budget import Limits
 from codur.core.contracts import FIXER_NAMES, PatchStatus, StopReason
+from codur.core.events import parse
+from codur.core.events.patch import PatchRisky
+from codur.core.events.tests import TestsChangedFiles
 from codur.core.usage import UsageLedger
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.patch.contracts import PatchOutcome
@@ -34,14 +38,14 @@ class RunReport:
         self.tests_changed: list[dict[str, Any]] = []  # what the repo's tests changed (tests.changed_files)
         self.risky_patches: list[dict[str, Any]] = []  # writes that added risky code (patch.risky)
 
-    def note(self, event: dict[str, Any]) -> None:
-        """Take one event of the run (the ledger's time split, the tests' changes, risky writes)."""
-        kind = event.get("event_type", "")
-        self.ledger.note(event)  # the time split's one rule
-        if kind == "tests.changed_files":
-            self.tests_changed += event.get("changes", [])
-        elif kind == "patch.risky":
-            self.risky_patches.append({k: event.get(k) for k in ("path", "findings", "approved")})
+    def note(self, record: dict[str, Any]) -> None:
+        """Take one event of the run, as its wire record (:func:`codur.core.events.wire`): the
+        tests' changes (``tests.changed_files``) and risky writes (``patch.risky``)."""
+        event = parse(record)
+        if isinstance(event, TestsChangedFiles):
+            self.tests_changed += event.changes
+        elif isinstance(event, PatchRisky):
+            self.risky_patches.append({"path": event.path, "findings": event.findings, "approved": event.approved})
 
     def result(self, final: dict[str, Any], journal: ChangeJournal, resumed_from: str | None,
                endpoints_down: dict[str, str] | None = None) -> RunResult:

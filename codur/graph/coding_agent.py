@@ -15,6 +15,7 @@ from codur.agents.cli_agent import CommandLineAgent
 from codur.agents.plugins import AgentLoadError, UnloadableAgent, load_agent, registered_agents
 from codur.config.tables import AgentConfig
 from codur.core.events import emit
+from codur.core.events.agent import AgentLoadFailed
 from codur.core.ports import AgentPort, AgentResult, AgentTask
 from codur.graph.context import Run
 from codur.graph.execution.agent_executor import LLMAgent
@@ -204,7 +205,7 @@ def build_agent(state: CodurState, ctx: Run, name: str) -> tuple[AgentPort, bool
         try:
             agent: AgentPort = load_agent(name, cfg.target if cfg else None)
         except AgentLoadError as exc:
-            emit({"event_type": "agent.load_failed", "agent": name, "error": str(exc)})
+            emit(AgentLoadFailed(agent=name, error=str(exc)))
             agent = UnloadableAgent(name, str(exc))
         return JournaledAgent(agent, tools), False
     system, specs = build_system_prompt("actor", agent_task_type(state, cfg), extra=cfg.system_prompt if cfg else None,

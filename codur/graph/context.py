@@ -140,7 +140,7 @@ def build_context(repo: Path | str | None, config: CodurConfig | None = None, *,
         services: dict[str, Any] = dict(run_dir=run_dir, on_event=emit, cancel=limits.cancel,
                                         model_factory=lambda: provider.models_for("actor")[0],
                                         budget_left=limits.remaining,
-                                        test_command=resolve_tests(root, config.test_command))
+                                        test_command=resolve_tests(root, config.test_command), ledger=models.ledger)
         if tools is not None:
             if tools.root != root:
                 raise ValueError(f"the ToolExecutor works on {tools.root}, not on the run's repo {root}")

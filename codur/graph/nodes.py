@@ -27,6 +27,7 @@ except ImportError:  # langgraph < 1.0
 
 from codur.core.contracts import RunStatus
 from codur.core.events import ENGINE_STATES, emit, recording
+from codur.core.events.run import EngineState
 from codur.graph.context import Run, given_context
 from codur.graph.state import CodurState
 
@@ -74,10 +75,10 @@ class Node:
         stop = None
         if name != "done" and not is_terminal(state):
             stop = ctx.limits.stop(turn=state.get("turn", 0), starting_turn=name == "delegate")
-        entry = {"event_type": "engine.state", "run_id": state.get("run_id", ""), "state": ENGINE_STATES[name],
-                 "node": name, "turn": state.get("turn", 0)}
-        emit({**entry, "phase": "enter",
-              "status": stop.status.value if stop else str(state.get("status", RunStatus.RUNNING))})
+        run_id = state.get("run_id", "")
+        entry = {"state": ENGINE_STATES[name], "node": name, "turn": state.get("turn", 0)}
+        emit(EngineState(**entry, phase="enter",
+                         status=stop.status.value if stop else str(state.get("status", RunStatus.RUNNING))), run_id)
         started = time.monotonic()
         if stop:
             update = stop.update()
@@ -85,11 +86,12 @@ class Node:
             try:
                 update = self.body(state, ctx)
             except BaseException as exc:
-                emit({**entry, "phase": "exit", "status": RunStatus.ERROR.value,
-                      "seconds": round(time.monotonic() - started, 3), "error": f"{type(exc).__name__}: {exc}"})
+                emit(EngineState(**entry, phase="exit", status=RunStatus.ERROR.value,
+                                 seconds=round(time.monotonic() - started, 3), error=f"{type(exc).__name__}: {exc}"),
+                     run_id)
                 raise
-        emit({**entry, "phase": "exit", "status": state_outcome(name, state, update),
-              "seconds": round(time.monotonic() - started, 3)})
+        emit(EngineState(**entry, phase="exit", status=state_outcome(name, state, update),
+                         seconds=round(time.monotonic() - started, 3)), run_id)
         return {**update, "nodes": [name]}
 
     def runnable(self, context_of: ContextSource = given_context) -> RunnableCallable:

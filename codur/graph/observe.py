@@ -12,6 +12,7 @@ import dataclasses
 
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
+from codur.core.events.tests import TestsCommand, TestsOutsideSuite, TestsSetupFailed
 from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import Observation, TestRun
@@ -87,9 +88,9 @@ def task_named(task: str, ctx: ToolContext) -> tuple[list[str], list[str]]:
         named = [i for name in bare for i in suite.named(name)]
     kept, outside = suite.split(named)
     if outside:
-        emit({"event_type": "tests.outside_suite", "tests": outside[:20],
-              "message": "named in the task but not collected by the project's test command "
-                         f"({command.describe(ctx.root)}): not run"})
+        emit(TestsOutsideSuite(tests=outside[:20],
+                               message="named in the task but not collected by the project's test command "
+                                       f"({command.describe(ctx.root)}): not run"))
     return kept, outside
 
 
@@ -130,7 +131,7 @@ def observe_repo(state: CodurState, ctx: Run) -> dict:
     observation = observation.model_copy(update={"changed_tests": changed_test_files(tools.ctx)})
     command = tools.ctx.tests()
     said = command.describe(tools.ctx.root)
-    emit({"event_type": "tests.command", "command": said, "argv": list(command.argv), "origin": command.origin})
+    emit(TestsCommand(command=said, argv=list(command.argv), origin=command.origin))
     focus = list(ctx.config.tests) if command.passes_args else []
     named, outside = task_named(state["task"], tools.ctx) if command.passes_args and not focus else ([], [])
     try:
@@ -153,6 +154,6 @@ def observe_repo(state: CodurState, ctx: Run) -> dict:
     observation = observation.model_copy(update={
         "tests": tests, "sources": sources_under_test(tools.ctx, files, targets or report.failed)})
     if problem:
-        emit({"event_type": "tests.setup_failed", "problem": problem})
+        emit(TestsSetupFailed(problem=problem))
         return {"observation": observation, "status": RunStatus.ERROR.value, "reason": "test_setup_failed"}
     return {"observation": observation}

@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codur.core.events import TraceWriter, envelope
+from codur.core.events import TraceWriter, wire
+from codur.core.events.run import RunEnd, RunStart
 from codur.core.files import atomic_write_bytes
 from codur.tools.journal import ChangeJournal
 from codur.tools.run_folder import ignore_in_git, new_run_id
@@ -52,8 +53,8 @@ class RunRecord:
         self.finished = False
         self._lock = threading.Lock()
         self.trace = TraceWriter(self.run_dir / "trace.jsonl")
-        self.trace.write(envelope("run.start", self.run_id, task=task, repo=str(repo), run_dir=str(self.run_dir),
-                                  source="graph"))
+        self.trace.write(wire(RunStart(task=task, repo=str(repo), run_dir=str(self.run_dir), source="graph"),
+                              self.run_id))
 
     def write(self, event: dict[str, Any]) -> None:
         """Append one event to the trace, under this run's id (Studio's events carry its thread id)."""
@@ -83,5 +84,5 @@ class RunRecord:
         journal.write_manifest()
         atomic_write_bytes(self.run_dir / "diff.patch", diff.encode())
         atomic_write_bytes(self.run_dir / "result.json", json.dumps(result, indent=2, default=str).encode())
-        self.write(envelope("run.end", self.run_id, status=result["status"], reason=result["reason"]))
+        self.write(wire(RunEnd(status=result["status"], reason=result["reason"]), self.run_id))
         self.trace.close()

@@ -106,7 +106,7 @@ def with_policy(models: Sequence[Runnable], policy: CallPolicy, *, role: str = "
         models: the role's models, first choice first (already bound to their tools, if any:
             bind before wrapping, a binding made after would drop the retries).
         policy: the retry policy.
-        role: named in the ``model.fallback`` event (``{"event_type": "model.fallback",
+        role: named in the ``model.fallback`` event (:class:`codur.core.events.model.ModelFallback`,
             "role", "from_profile", "to_profile"}``) emitted when the next profile is tried.
 
     Raises:
@@ -148,6 +148,6 @@ class _RoleChain(Runnable):
         finally:
             if self.reached != start:
                 from codur.core.events import emit
+                from codur.core.events.model import ModelFallback
 
-                emit({"event_type": "model.fallback", "role": self.role, "from_profile": start,
-                      "to_profile": self.reached})
+                emit(ModelFallback(role=self.role, from_profile=start, to_profile=self.reached))

@@ -16,6 +16,8 @@ from typing import Any
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 
+from codur.core.events.base import Event
+from codur.core.events.model import ModelCall, ModelStart
 from codur.core.usage import Usage, UsageLedger
 from codur.llm.pricing import cost_usd
 
@@ -56,7 +58,7 @@ class _LedgerCallback(BaseCallbackHandler):
                 **({"role": NODE_ROLES.get(node, "actor"), "node": node} if node else {})}
         prompt_chars = sum(len(str(m.content)) for batch in messages or [] for m in batch)
         self._started[run_id] = (time.monotonic(), info, prompt_chars)
-        _emit({"event_type": "model.start", **info})
+        _emit(ModelStart(**info))
 
     def on_llm_end(self, response: LLMResult, *, run_id: Any = None, **kwargs: Any) -> None:
         started, info, _ = self._started.pop(run_id, (None, {}, 0))
@@ -67,9 +69,8 @@ class _LedgerCallback(BaseCallbackHandler):
                 if meta:
                     usage = call_usage(meta, self.usd_per_mtok, seconds)
                     self.ledger.record(usage)
-                    _emit({"event_type": "model.call", **info, "input_tokens": usage.input_tokens,
-                           "output_tokens": usage.output_tokens, "seconds": round(seconds, 3),
-                           "cost_usd": round(usage.cost_usd, 6)})
+                    _emit(ModelCall(**info, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                                     seconds=round(seconds, 3), cost_usd=round(usage.cost_usd, 6)))
                     seconds = 0.0  # one call's time, counted once
 
     def on_llm_error(self, error: BaseException, *, run_id: Any = None, response: LLMResult | None = None,
@@ -83,13 +84,11 @@ class _LedgerCallback(BaseCallbackHandler):
             usage = call_usage(meta or {"input_tokens": prompt_chars // 4 + 1, "output_tokens": len(text) // 4 + 1},
                                self.usd_per_mtok, seconds)
             self.ledger.record(usage)
-            _emit({"event_type": "model.call", **info, "input_tokens": usage.input_tokens,
-                   "output_tokens": usage.output_tokens, "seconds": round(seconds, 3),
-                   "cost_usd": round(usage.cost_usd, 6), "stream_closed": True})
+            _emit(ModelCall(**info, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                             seconds=round(seconds, 3), cost_usd=round(usage.cost_usd, 6), stream_closed=True))
         elif started is not None:
-            _emit({"event_type": "model.call", **info, "input_tokens": 0, "output_tokens": 0,
-                   "seconds": round(time.monotonic() - started, 3), "cost_usd": 0.0,
-                   "error": f"{type(error).__name__}: {error}"[:200]})
+            _emit(ModelCall(**info, input_tokens=0, output_tokens=0, seconds=round(time.monotonic() - started, 3),
+                             cost_usd=0.0, error=f"{type(error).__name__}: {error}"[:200]))
 
 
 def _partial(response: LLMResult | None) -> tuple[str, Mapping | None]:
@@ -102,7 +101,7 @@ def _partial(response: LLMResult | None) -> tuple[str, Mapping | None]:
     return "", None
 
 
-def _emit(event: dict[str, Any]) -> None:
+def _emit(event: Event) -> None:
     from codur.core.events import emit
 
     emit(event)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
+from codur.core.events import Event
 from codur.repair.evaluate import Candidate, Evaluation
 from codur.repair.localize import Localization
 
@@ -85,7 +86,7 @@ class FixerView:
     models: Callable[[], list[BaseChatModel]] | None
     deadline: float
     original: Callable[[str], str]
-    emit: Callable[[dict], None]
+    emit: Callable[[Event], None]
     backfill: int
     near_misses: Callable[[], list[tuple[Any, int]]]
     verdicts: Callable[[], list[Judgement]]

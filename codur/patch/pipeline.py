@@ -35,6 +35,8 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from codur.core.contracts import PatchStatus
+from codur.core.events import Event
+from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchStart
 from codur.patch import fixers as fixer_list
 from codur.patch import ranking
 from codur.patch.contracts import PatchResult, PatchSettings, SearchEnd
@@ -47,7 +49,7 @@ from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
 
-Event = Callable[[dict], None]
+OnEvent = Callable[[Event], None]
 
 
 @dataclass
@@ -99,7 +101,7 @@ class PatchPipeline:
                  models: list[BaseChatModel] | Callable[[], list[BaseChatModel]] | None = None,
                  failures: str = "", task: str = "", test_cmd: list[str] | TestCommand | None = None,
                  deadline: float | None = None, cancel: threading.Event | None = None,
-                 over_budget: Callable[[], bool] = lambda: False, on_event: Event | None = None,
+                 over_budget: Callable[[], bool] = lambda: False, on_event: OnEvent | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
                  suite_s: float = 0.0, policy: TestPolicy | None = None) -> None:
         self.repo, self.settings, self.models = repo, settings, models
@@ -123,7 +125,7 @@ class PatchPipeline:
         "error"). KeyboardInterrupt propagates after every test run is killed."""
         start = time.monotonic()
         phases: dict[str, float] = {}
-        self.emit({"event_type": "patch.start", "fixers": list(self.settings.fixers), "workers": self.settings.workers})
+        self.emit(PatchStart(fixers=list(self.settings.fixers), workers=self.settings.workers))
         session = RepairSession(self.repo, test_cmd=self.test_cmd, workers=self.settings.workers,
                                 deadline=self.deadline, mutant_timeout_s=self.settings.mutant_timeout_s,
                                 memory_mb=self.settings.memory_mb, on_event=self.emit, policy=self.policy,
@@ -138,10 +140,9 @@ class PatchPipeline:
             phases["localize"] = round(time.monotonic() - start, 3)
             ranked = ranking.rank_functions(loc.scores, session.original, max_lines=self.settings.max_lines)
             info = {"failing": loc.failing, "suspicious": loc.suspicious[:10], "functions": ranking.summary(ranked)}
-            self.emit({"event_type": "patch.localized", "failing_tests": loc.failing[:20],
-                       "suspicious": loc.suspicious[:5], "functions": info["functions"][:5],
-                       "elapsed_s": phases["localize"], "tests_run": len(loc.tests),
-                       "selection": session.selection is not None})
+            self.emit(PatchLocalized(failing_tests=loc.failing[:20], suspicious=loc.suspicious[:5],
+                                      functions=info["functions"][:5], elapsed_s=phases["localize"],
+                                      tests_run=len(loc.tests), selection=session.selection is not None))
             if not loc.failing:
                 return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
                                  start, phases)
@@ -164,8 +165,7 @@ class PatchPipeline:
         provenance = {**best.provenance, "judged": session.judged(tuple(files))}
         result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
                              best.provenance["source"], provenance, **info)
-        self.emit({"event_type": "patch.found", "label": best.label, "provenance": result.provenance,
-                   "diff": result.diff})
+        self.emit(PatchFound(label=best.label, provenance=result.provenance, diff=result.diff))
         return result
 
     # -- scheduling ----------------------------------------------------------------------
@@ -280,7 +280,7 @@ class PatchPipeline:
         when a backfill timed out."""
         phase = phase or source
         if announce:
-            self.emit({"event_type": "patch.phase", "phase": phase, "candidates": len(queue)})
+            self.emit(PatchPhase(phase=phase, candidates=len(queue)))
         start = time.monotonic()
 
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
@@ -293,10 +293,10 @@ class PatchPipeline:
                 on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
                 self.refused.append(evaluation.reason)
-            self.emit({"event_type": "patch.candidate", "source": own, "label": candidate.label,
-                       "provenance": candidate.provenance, "result": evaluation.status.value, "fixed": evaluation.fixed,
-                       "seconds": round(evaluation.seconds, 2),
-                       **({"reason": evaluation.reason} if evaluation.reason else {})})
+            self.emit(PatchCandidate(source=own, label=candidate.label, provenance=candidate.provenance,
+                                      result=evaluation.status.value, fixed=evaluation.fixed,
+                                      seconds=round(evaluation.seconds, 2),
+                                      **({"reason": evaluation.reason} if evaluation.reason else {})))
 
         outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
                                  background=background)
@@ -333,8 +333,7 @@ class PatchPipeline:
             result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
                                 "provenance": sample.provenance, "files": list(files_of(sample)),
                                 "diff": self._diff(session, sample)}
-        self.emit({"event_type": "patch.done", "status": result.status.value, "source": result.source,
-                   "tried": result.tried, "llm_calls": result.llm_calls, "tokens": result.tokens,
-                   "elapsed_s": result.elapsed_s, "phases": phases, "message": result.message,
-                   "refused": result.refused})
+        self.emit(PatchDone(status=result.status.value, source=result.source, tried=result.tried,
+                             llm_calls=result.llm_calls, tokens=result.tokens, elapsed_s=result.elapsed_s,
+                             phases=phases, message=result.message, refused=result.refused))
         return result

@@ -34,6 +34,7 @@ from typing import Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from codur.core.events.patch import PatchSample
 from codur.patch import conversation, formats
 from codur.patch.conversation import Judged
 from codur.patch.prompt import PromptParts
@@ -94,11 +95,11 @@ class Drawn:
         """The candidate this call produced (None: none to test)."""
         return self.sample
 
-    def event(self) -> dict:
+    def event(self) -> PatchSample:
         """The ``patch.sample`` event of this call (the reply cut to 400 characters)."""
-        return {"event_type": "patch.sample", "k": self.k, "variant": self.variant,
-                "temperature": self.temperature, "outcome": self.outcome, "seconds": round(self.seconds, 2),
-                "tokens": self.tokens, "reply": self.reply[:400], **({"error": self.error} if self.error else {})}
+        return PatchSample(k=self.k, variant=self.variant, temperature=self.temperature, outcome=self.outcome,
+                           seconds=round(self.seconds, 2), tokens=self.tokens, reply=self.reply[:400],
+                           **({"error": self.error} if self.error else {}))
 
 
 def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], temperature: float, seed: int,

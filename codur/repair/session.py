@@ -13,6 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codur.config import CodurConfig
+from codur.core.events import Event
+from codur.core.events.patch import PatchLocalizing, PatchSuite
 from codur.repair import localize
 from codur.repair.checks import checks_for
 from codur.repair.evaluate import Candidate, Checks, Evaluation
@@ -88,7 +90,7 @@ class RepairSession:
                  mutant_timeout_s: float = CodurConfig.default("mutant_timeout_s"), deadline: float | None = None,
                  focus: list[str] | None = None,
                  failing_before: list[str] | None = None, suite_s: float = 0.0, memory_mb: int | None = None,
-                 on_event: Callable[[dict], object] = lambda event: None, policy: TestPolicy | None = None):
+                 on_event: Callable[[Event], object] = lambda event: None, policy: TestPolicy | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self.memory_mb = memory_mb
@@ -172,9 +174,9 @@ class RepairSession:
             suite = pending.result() if pending is not None else suite_of(
                 self.repo, self.command, worker=self.copies[0], timeout_s=max(1.0, self.deadline - time.monotonic()))
         self.suite = suite
-        self.on_event({"event_type": "patch.suite", "collected": len(suite.ids) if suite else None,
-                       "files": len(suite.counts) if suite else None, "tied": localize.tied_at_top(first),
-                       "seconds": round(first.elapsed_s, 3)})
+        self.on_event(PatchSuite(collected=len(suite.ids) if suite else None,
+                                 files=len(suite.counts) if suite else None, tied=localize.tied_at_top(first),
+                                 seconds=round(first.elapsed_s, 3)))
         return first, suite
 
     def _selection(self, focus: list[str], first: localize.Localization, suite: Suite | None) -> list[str]:
@@ -191,7 +193,7 @@ class RepairSession:
         return [*own, *related_test_files(self.repo, focus, first.failing_files, suite)]
 
     def _progress(self, done: int, collected: int, seconds: float) -> None:
-        self.on_event({"event_type": "patch.localizing", "tests_done": done, "tests": collected, "seconds": seconds})
+        self.on_event(PatchLocalizing(tests_done=done, tests=collected, seconds=seconds))
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(keep=exc_type is None)

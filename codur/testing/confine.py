@@ -69,9 +69,10 @@ def problem() -> str | None:
         say, _state["said"] = why is not None and not _state["said"], _state["said"] or why is not None
     if say:
         from codur.core.events import emit
+        from codur.core.events.tool import SandboxFallback
 
         reason = "repair's test runs: " + fallback_reason(why)
-        if not emit({"event_type": "sandbox.fallback", "reason": reason}):  # no run takes it: log it
+        if not emit(SandboxFallback(reason=reason)):  # no run takes it: log it
             logging.getLogger("codur.repair").warning(reason)
     return why
 

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codur.core.events import Event
+from codur.core.events.patch import PatchRisky
+from codur.core.usage import UsageLedger
 from codur.sandbox.process import ProcessResult
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
@@ -50,8 +53,11 @@ class ToolContext:
             :data:`codur.sandbox.bwrap.ENV_ALLOW` (exact names).
         cancel: the run's cancel event: once set, no write and no process starts, and a
             running process is killed.
-        on_event: receives ``{"event_type": "sandbox.fallback", "reason"}`` once, the first
-            time code runs without bubblewrap.
+        on_event: receives the events of what runs here (:mod:`codur.core.events`): a
+            ``sandbox.fallback`` once, the first time code runs without bubblewrap; ``tests.run``,
+            ``secret.redacted``, ``patch.risky``, ``tests.changed_files``.
+        ledger: the run's usage ledger, told the seconds of each test run (:meth:`tests_ran`);
+            None: no run's.
         test_command: how the repo's tests and code run (:mod:`codur.testing.command`): the
             run's, resolved from its settings; None: :meth:`tests` resolves the default once.
         memory_mb: the address-space limit (RLIMIT_AS) of every process :meth:`run` starts,
@@ -79,7 +85,8 @@ class ToolContext:
     run_dir: Path | None = None
     env_allow: tuple[str, ...] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
-    on_event: Callable[[dict], None] | None = None
+    on_event: Callable[[Event], None] | None = None
+    ledger: UsageLedger | None = None
     gate: CallGate = field(default_factory=CallGate, repr=False)
     test_command: TestCommand | None = None
     memory_mb: int | None = None
@@ -88,6 +95,7 @@ class ToolContext:
     tmp_mb: int | None = None
     confirm_risky: Callable[[str, list[str]], bool] | None = None
     fallback_noted: bool = field(default=False, repr=False)  # the sandbox.fallback event was sent
+    _tested: threading.local = field(default_factory=threading.local, repr=False, compare=False)
 
     def tests(self) -> TestCommand:
         """The repo's test command: :attr:`test_command`, else the default one of
@@ -95,6 +103,18 @@ class ToolContext:
         if self.test_command is None:
             self.test_command = resolve_tests(self.root)
         return self.test_command
+
+    def tests_ran(self, seconds: float) -> None:
+        """A run of the repo's tests took ``seconds`` (wall time): the run's test time, told to
+        :attr:`ledger`, and counted for the calling thread (:meth:`tests_seconds`), so the tool
+        call around it is not also tool time."""
+        self._tested.seconds = self.tests_seconds() + seconds
+        if self.ledger is not None:
+            self.ledger.spent("tests_s", seconds)
+
+    def tests_seconds(self) -> float:
+        """Seconds of test runs this thread has told (:meth:`tests_ran`) so far."""
+        return getattr(self._tested, "seconds", 0.0)
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:
@@ -232,7 +252,7 @@ class ToolContext:
             return
         approved = self.allow_risky or (self.confirm_risky is not None and self.confirm_risky(rel, found))
         if self.on_event:
-            self.on_event({"event_type": "patch.risky", "path": rel, "findings": found, "approved": approved})
+            self.on_event(PatchRisky(path=rel, findings=found, approved=approved))
         if not approved:
             raise ToolError(f"{rel}: the change adds risky code ({'; '.join(found)}) and was not written; the user "
                             "must approve it (--confirm, or the setting allow_risky_patches)")

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from codur.core.events import Event
+from codur.core.events.tool import SecretRedacted, ToolCall
+from codur.core.usage import UsageLedger
 from codur.sandbox.secrets import redact
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.journal import ChangeJournal
@@ -85,7 +88,10 @@ class ToolExecutor:
         journal: the change journal (default: a new one, stored under ``run_dir``).
         confirm: ``confirm(name, args) -> bool`` under the confirm_writes policy; its attribute
             ``risky(path, findings) -> bool``, when it has one, approves a write adding risky code.
-        on_event: receives ``{"event_type": "tool.call", ...}`` after each call.
+        on_event: receives the events of the calls (:mod:`codur.core.events`): a ``tool.call``
+            after each call, and what the tools say (``tests.run``, ``secret.redacted`` ...).
+        ledger: the run's usage ledger: told each call's seconds as tool time, or, for a call
+            that ran the tests, their seconds as test time (:meth:`ToolContext.tests_ran`).
         cancel: the run's cancel event (default a new one): once set, no tool call starts,
             and a running process is killed (see :meth:`stop`).
         model_factory: ``() -> chat model`` for a tool that calls a model (the RLM tool).
@@ -98,10 +104,10 @@ class ToolExecutor:
 
     def __init__(self, root: Path, settings: ToolSettings | None = None, *, registry: ToolRegistry | None = None,
                  run_dir: Path | None = None, journal: ChangeJournal | None = None,
-                 confirm: Callable[[str, dict], bool] | None = None, on_event: Callable[[dict], None] | None = None,
+                 confirm: Callable[[str, dict], bool] | None = None, on_event: Callable[[Event], None] | None = None,
                  cancel: threading.Event | None = None, model_factory: Callable[[], Any] | None = None,
                  budget_left: Callable[[], tuple[int, float]] | None = None,
-                 test_command: TestCommand | None = None) -> None:
+                 test_command: TestCommand | None = None, ledger: UsageLedger | None = None) -> None:
         root = Path(root).resolve()
         if not root.is_dir():
             raise NotADirectoryError(f"repository not found: {root}")
@@ -121,17 +127,17 @@ class ToolExecutor:
                                env_allow=settings.env_allow, cancel=cancel or threading.Event(), on_event=on_event,
                                test_command=test_command, memory_mb=settings.memory_mb,
                                allow_risky=settings.allow_risky, network=settings.network, tmp_mb=settings.tmp_mb,
-                               confirm_risky=getattr(confirm, "risky", None))
+                               confirm_risky=getattr(confirm, "risky", None), ledger=ledger)
         self.calls = 0
 
     @property
     def root(self) -> Path:
         return self.ctx.root
 
-    def for_run(self, *, run_dir: Path | None, cancel: threading.Event, on_event: Callable[[dict], None] | None,
+    def for_run(self, *, run_dir: Path | None, cancel: threading.Event, on_event: Callable[[Event], None] | None,
                 model_factory: Callable[[], Any] | None = None,
                 budget_left: Callable[[], tuple[int, float]] | None = None,
-                test_command: TestCommand | None = None) -> ToolExecutor:
+                test_command: TestCommand | None = None, ledger: UsageLedger | None = None) -> ToolExecutor:
         """This executor bound to one run: the same class, registry, settings (policy, limits,
         sandbox) and confirm callback, with a new tool context and change journal holding the
         run's folder, cancel event, event channel, model and budget. The engine calls it on an
@@ -143,14 +149,14 @@ class ToolExecutor:
             run_dir: the run's folder (the journal's originals), or None.
             cancel: the run's cancel event.
             on_event: the run's event channel.
-            model_factory, budget_left, test_command: as the constructor's.
+            model_factory, budget_left, test_command, ledger: as the constructor's.
         """
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         ToolExecutor.__init__(clone, self.root, self.settings, registry=self.registry, run_dir=run_dir,
                               confirm=self.confirm_given, on_event=on_event, cancel=cancel,
                               model_factory=model_factory, budget_left=budget_left,
-                              test_command=test_command or self.ctx.test_command)
+                              test_command=test_command or self.ctx.test_command, ledger=ledger)
         clone.allowed = self.allowed
         return clone
 
@@ -181,15 +187,16 @@ class ToolExecutor:
 
         call_id = f"call_{self.calls}"
         self.calls += 1
-        t0 = time.monotonic()
+        t0, tested = time.monotonic(), self.ctx.tests_seconds()
         args: dict[str, Any] = {"selection": selection, "caller": caller}
         try:
             report = run_tests(self.ctx, selection, timeout_s=timeout_s, extra_args=extra_args, env=env,
                                test_timeout_s=test_timeout_s)
         except ToolError as exc:
-            self._finish(ToolResult("run_pytest", call_id, False, f"Error: {exc}", time.monotonic() - t0, args))
+            self._finish(ToolResult("run_pytest", call_id, False, f"Error: {exc}", time.monotonic() - t0, args),
+                         tested)
             raise
-        self._finish(ToolResult("run_pytest", call_id, True, report.summary, time.monotonic() - t0, args))
+        self._finish(ToolResult("run_pytest", call_id, True, report.summary, time.monotonic() - t0, args), tested)
         return report
 
     def test_policy(self) -> TestPolicy:
@@ -240,11 +247,11 @@ class ToolExecutor:
         args = dict(args or {})
         call_id = call_id or f"call_{self.calls}"
         self.calls += 1
-        t0 = time.monotonic()
+        t0, tested = time.monotonic(), self.ctx.tests_seconds()
         ok, output = False, ""
         if not self.ctx.gate.enter(self.ctx.cancel):
             return self._finish(ToolResult(name, call_id, False, "Error: the run was cancelled; this tool call "
-                                           "was not started", 0.0, args))
+                                           "was not started", 0.0, args), tested)
         try:
             refusal = self._refusal(name, args)
             if refusal:
@@ -269,7 +276,7 @@ class ToolExecutor:
             self.ctx.gate.leave()
         output = self._redacted(name, output)
         return self._finish(ToolResult(name, call_id, ok, cap_output(output, self.output_chars),
-                                       time.monotonic() - t0, args))
+                                       time.monotonic() - t0, args), tested)
 
     def _redacted(self, name: str, output: str) -> str:
         """Every tool's output (``read_file`` of a ``.git/config`` too) through the one set of
@@ -277,15 +284,18 @@ class ToolExecutor:
         naming their kinds (never their values); code runs' output was redacted already."""
         found = redact(output)
         if found.kinds and self.on_event:
-            self.on_event({"event_type": "secret.redacted", "tool": name, "count": len(found.kinds),
-                           "kinds": sorted(set(found.kinds))})
+            self.on_event(SecretRedacted(tool=name, count=len(found.kinds), kinds=sorted(set(found.kinds))))
         return found.text
 
-    def _finish(self, result: ToolResult) -> ToolResult:
+    def _finish(self, result: ToolResult, tested: float) -> ToolResult:
+        """Tell the call: its seconds to the ledger as tool time unless it ran the tests (the
+        thread's test seconds grew past ``tested``: they were told as test time), its event."""
         name, args, ok = result.name, result.args, result.ok
+        if self.ctx.ledger is not None and self.ctx.tests_seconds() == tested:
+            self.ctx.ledger.spent("tools_s", result.duration_s)
         if self.on_event:
-            self.on_event({"event_type": "tool.call", "tool": name, "args": _short(args), "ok": ok,
-                           "duration_s": round(result.duration_s, 3), "output": result.output[:300]})
+            self.on_event(ToolCall(tool=name, args=_short(args), ok=ok, duration_s=round(result.duration_s, 3),
+                                   output=result.output[:300]))
         return result
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from codur.core.events.tool import SandboxFallback, SecretRedacted
 from codur.core.files import IGNORED_DIRS
 from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, cannot_see, fallback_reason, hidden
 from codur.sandbox.interpreter import interpreter_paths
@@ -128,8 +129,7 @@ def _redacted(ctx: ProcessHost, res: ProcessResult, program: str) -> ProcessResu
     if not kinds:
         return res
     if ctx.on_event:
-        ctx.on_event({"event_type": "secret.redacted", "command": Path(program).name, "count": len(kinds),
-                       "kinds": sorted(set(kinds))})
+        ctx.on_event(SecretRedacted(command=Path(program).name, count=len(kinds), kinds=sorted(set(kinds))))
     return dataclasses.replace(res, stdout=out.text, stderr=err.text)
 
 
@@ -141,7 +141,7 @@ def _note_fallback(ctx: ProcessHost, problem: str) -> None:
     ctx.fallback_noted = True
     reason = fallback_reason(problem)
     if ctx.on_event:  # the run's channel: the CLI prints it once, the trace keeps it
-        ctx.on_event({"event_type": "sandbox.fallback", "reason": reason})
+        ctx.on_event(SandboxFallback(reason=reason))
     else:
         logging.getLogger("codur.tools").warning(reason)
 

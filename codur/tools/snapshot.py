@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from codur.core.events.tests import TestsChangedFiles
+
 if TYPE_CHECKING:
     from codur.tools.context import ToolContext
 
@@ -94,8 +96,9 @@ def note(ctx: ToolContext, before: dict[str, FileState], by: str = "the test sui
     if ctx.on_event is None:
         logging.getLogger("codur.tools").warning(message)
         return
-    ctx.on_event({"event_type": "tests.changed_files", "message": message, "by": by, "restored": ctx.read_only,
-                  "changes": [{"path": c.path, "change": c.change, "restorable": c.restorable} for c in found]})
+    ctx.on_event(TestsChangedFiles(message=message, by=by, restored=ctx.read_only,
+                                   changes=[{"path": c.path, "change": c.change, "restorable": c.restorable}
+                                            for c in found]))
 
 
 def take(ctx: ToolContext) -> dict[str, FileState]:

@@ -12,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from codur.core.events.tests import TestsMemoryLimit, TestsRun
 from codur.sandbox.lifetime import temp_dir
 from codur.testing import runner
 from codur.testing.command import TEST_TIMEOUT_S, TestCommand
@@ -83,9 +84,10 @@ def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | No
         proc = runner.run_tests(command, ctx.root, argv, {**plugin_env, **(env or {})}, timeout_s, launch=launch,
                                 report=out if command.passes_args else None)
         output = proc.output[-6000:]
-        if ctx.on_event is not None:  # the run's "tests" wall time (observe, verify and the test tools)
-            ctx.on_event({"event_type": "tests.run", "duration_s": round(proc.duration_s, 3),
-                          "exit_code": proc.exit_code, "timed_out": proc.timed_out})
+        ctx.tests_ran(proc.duration_s)  # the run's test time (observe, verify and the test tools)
+        if ctx.on_event is not None:
+            ctx.on_event(TestsRun(duration_s=round(proc.duration_s, 3), exit_code=proc.exit_code,
+                                  timed_out=proc.timed_out))
         if proc.timed_out:
             return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
         run = proc.report
@@ -109,4 +111,4 @@ def _note_memory_limit(ctx: ToolContext, tracebacks: dict[str, str]) -> None:
     for tid in hit:
         tracebacks[tid] = f"{tracebacks[tid]}\n{why}"
     if hit and ctx.on_event is not None:
-        ctx.on_event({"event_type": "tests.memory_limit", "tests": hit, "memory_mb": ctx.memory_mb})
+        ctx.on_event(TestsMemoryLimit(tests=hit, memory_mb=ctx.memory_mb))

@@ -2,8 +2,9 @@
 
 :class:`Progress` is the run's ``on_event`` callback. It prints the engine state and node,
 each tool call (name, short arguments, duration), each model call (role, tokens in and
-out, seconds) and the patch pipeline's steps (candidates tried, the
-best so far, provenance), never a raw dict. On a terminal a spinner shows what runs now
+out, seconds) and the patch pipeline's steps (candidates tried, the best so far,
+provenance: :mod:`codur.ui.patch_progress`), never a raw dict. It subscribes by
+type (:mod:`codur.ui.subscriptions`). On a terminal a spinner shows what runs now
 and for how long (a model call of 3-30 s is no longer silence); piped output gets neither
 colour nor spinner (Rich's terminal detection). It counts nothing: the run's figures are
 the result's (:mod:`codur.ui.summary`).
@@ -25,6 +26,17 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from codur.core.contracts import FIXER_NAMES
+from codur.core.events import Event, parse
+from codur.core.events.agent import AgentPrompt, AgentReply, AgentRetry
+from codur.core.events.model import ModelCall, ModelFallback, ModelStart
+from codur.core.events.patch import PatchFound, PatchRisky
+from codur.core.events.plan import PlanFallback
+from codur.core.events.run import EngineState
+from codur.core.events.tests import TestsChangedFiles, TestsCommand, TestsSetupFailed
+from codur.core.events.tool import SandboxFallback, ToolCall
+from codur.core.events.verify import VerifyVerdict
+from codur.ui.patch_progress import PatchLines
+from codur.ui.subscriptions import HANDLERS, on
 
 #: arguments too long or too noisy for a one-line tool call (file contents, diffs)
 BULKY_ARGS = frozenset({"content", "new", "old", "patch", "stdin"})
@@ -44,11 +56,11 @@ class Tally:
     run_id: str = ""
     fixer: str = ""
 
-    def add(self, event: dict[str, Any]) -> None:
-        """Note one event."""
-        self.run_id = self.run_id or str(event.get("run_id") or "")
-        if kind(event) == "patch.found":
-            source = (event.get("provenance") or {}).get("source") or event.get("source") or ""
+    def add(self, run_id: str, event: Event | None) -> None:
+        """Note one event (``run_id``: the run it came from, '' when not said)."""
+        self.run_id = self.run_id or run_id
+        if isinstance(event, PatchFound):
+            source = (event.provenance or {}).get("source") or ""
             self.fixer = FIXER_NAMES.get(source, source)
 
 
@@ -71,8 +83,11 @@ class _Activity:
         return self.spinner
 
 
-class Progress:
+class Progress(PatchLines):
     """The run's ``on_event``: prints each event as one line and keeps the :class:`Tally`.
+
+    It subscribes by type (:data:`SUBSCRIBED`): each event type it draws has one method taking
+    that type, so a renamed event or field is an ImportError or AttributeError, not silence.
 
     Args:
         console: where lines go (stdout's Console; a spinner only when it is a terminal).
@@ -126,154 +141,139 @@ class Progress:
 
     # -- events ----------------------------------------------------------------------
 
-    def __call__(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: Event | dict[str, Any]) -> None:
+        """Take one event: typed, or its wire record (:func:`codur.core.events.wire`, as the
+        engine hands it on).
+
+        Raises:
+            TypeError: a record of a known type whose fields its type does not declare.
+        """
+        run_id = ""
+        if not isinstance(event, Event):
+            run_id, event = str(event.get("run_id") or ""), parse(event)
         with self._lock:
-            self.tally.add(event)
-            line = None if self.quiet else self.line(event)
+            self.tally.add(run_id, event)
+            line = None if self.quiet or event is None else self.line(event)
             if line:
                 self.console.print(line, highlight=False)
 
-    def line(self, event: dict[str, Any]) -> str | None:
+    def line(self, event: Event) -> str | None:
         """The event as one line of Rich markup, or None when it is not shown."""
-        name = kind(event)
-        if name == "engine.state":
-            if event.get("phase") == "exit":  # the state's outcome: the summary says how the run ended
-                return None
-            self._node = str(event.get("node", ""))
-            self._activity.set(self._node)
-            state = str(event.get("state", "")).lower()
-            where = ", ".join(filter(None, [state if state != self._node else "",
-                                            f"turn {event['turn']}" if event.get("turn") else ""]))
-            return f"[bold cyan]▶ {escape(self._node)}[/]" + (f" [dim]({where})[/]" if where else "")
-        if name == "model.start":
-            self._activity.set(f"model {_who(event)}")
-            return None
-        if name == "model.call":
-            self._activity.set(self._node)
-            if event.get("error"):
-                return (f"   ↳ model {escape(_who(event))}: [yellow]{escape(str(event['error'])[:200])}[/] "
-                        f"[dim]{float(event.get('seconds') or 0):.1f}s[/]")
-            cost = f", ${event['cost_usd']:.4f}" if event.get("cost_usd") else ""
-            return (f"   ↳ model {escape(_who(event))}: {event.get('input_tokens', 0)} in / "
-                    f"{event.get('output_tokens', 0)} out tokens [dim]{float(event.get('seconds') or 0):.1f}s{cost}[/]")
-        if name == "tool.call":
-            return self._tool_line(event)
-        if name == "agent.reply":
-            return self._reply_line(event)
-        if name == "agent.prompt":  # a dry run: the prompts the agent would get, whole
-            parts = [("system", event.get("system")), ("prompt", event.get("prompt"))]
-            return "\n".join(f"   [bold]{label}[/] ({escape(str(event.get('agent', '')))}):\n{escape(str(text))}"
-                             for label, text in parts if text)
-        if name == "tests.command":
-            return f"   ↳ tests: {escape(str(event.get('command', '')))}"
-        if name == "patch.risky":
-            verdict = "approved, written" if event.get("approved") else "not written: not approved"
-            return (f"   [red]! risky change to {escape(str(event.get('path', '')))}: "
-                    f"{escape('; '.join(event.get('findings') or []))[:300]} ({verdict})[/]")
-        if name == "verify.verdict" and event.get("refused"):  # the agent's change (codur.repair.footprint)
-            return f"   [yellow]! refused the change: {escape(str(event['refused']))}[/]"
-        if name == "tests.changed_files":
-            return f"   [yellow]! {escape(str(event.get('message', ''))[:300])}[/]"
-        if name == "tests.setup_failed":
-            return f"   [red]! the tests could not start: {escape(str(event.get('problem', ''))[:300])}[/]"
-        if name == "sandbox.fallback":  # the tools and repair's test runs may both say it: once per run
-            if self._sandbox_said:
-                return None
-            self._sandbox_said = True
-        if name == "agent.retry":
-            undone = ", ".join(event.get("reverted") or []) or "nothing"
-            return (f"   [yellow]↻ fresh retry (turn {event.get('turn')}): the last attempt fixed no failing test; "
-                    f"reverted {escape(undone)[:200]}[/]")
-        if name in ("model.fallback", "plan.fallback", "sandbox.fallback"):
-            what = event.get("error") or event.get("reason") or ""
-            if name == "model.fallback":  # the model-call policy went on to the chain's next profile
-                what = f"{event.get('role', 'model')}: profile {event.get('from_profile')} → {event.get('to_profile')}"
-            return f"   [yellow]! {escape(name)}: {escape(str(what)[:200])}[/]"
-        if name.startswith("patch."):
-            return self._patch_line(name, event)
-        return None
+        handler = HANDLERS.get(type(event))
+        return handler(self, event) if handler is not None else None
 
-    def _tool_line(self, event: dict[str, Any]) -> str:
-        given = event.get("args") or {}
+    @on(EngineState)
+    def _state(self, event: EngineState) -> str | None:
+        if event.phase == "exit":  # the state's outcome: the summary says how the run ended
+            return None
+        self._node = event.node
+        self._activity.set(self._node)
+        state = str(event.state).lower()
+        where = ", ".join(filter(None, [state if state != self._node else "",
+                                        f"turn {event.turn}" if event.turn else ""]))
+        return f"[bold cyan]▶ {escape(self._node)}[/]" + (f" [dim]({where})[/]" if where else "")
+
+    @on(ModelStart)
+    def _model_start(self, event: ModelStart) -> None:
+        self._activity.set(f"model {_who(event)}")
+
+    @on(ModelCall)
+    def _model_call(self, event: ModelCall) -> str:
+        self._activity.set(self._node)
+        if event.error:
+            return (f"   ↳ model {escape(_who(event))}: [yellow]{escape(str(event.error)[:200])}[/] "
+                    f"[dim]{float(event.seconds or 0):.1f}s[/]")
+        cost = f", ${event.cost_usd:.4f}" if event.cost_usd else ""
+        return (f"   ↳ model {escape(_who(event))}: {event.input_tokens} in / "
+                f"{event.output_tokens} out tokens [dim]{float(event.seconds or 0):.1f}s{cost}[/]")
+
+    @on(ToolCall)
+    def _tool_line(self, event: ToolCall) -> str:
+        given = event.args or {}
         args = ", ".join(f"{k}={_short(v)}" for k, v in given.items() if k not in BULKY_ARGS)
         if isinstance(given.get("patch"), str):  # a diff: the files it touches
             files = [line[4:].removeprefix("b/") for line in given["patch"].splitlines() if line.startswith("+++ ")]
             args = ", ".join(filter(None, [args, f"files={_short(' '.join(files))}"]))
-        mark = "[green]ok[/]" if event.get("ok") else "[red]error[/]"
-        text = f"   ↳ {escape(str(event.get('tool')))}({escape(args)}) {mark} " \
-               f"[dim]{float(event.get('duration_s') or 0):.2f}s[/]"
+        mark = "[green]ok[/]" if event.ok else "[red]error[/]"
+        text = f"   ↳ {escape(str(event.tool))}({escape(args)}) {mark} [dim]{float(event.duration_s or 0):.2f}s[/]"
         if self.verbose:  # the output as the tool printed it, its lines kept (a long one folds on a terminal)
-            text += "\n" + _block(str(event.get("output", "")))
-        elif not event.get("ok"):
-            output = " ".join(str(event.get("output", "")).split())[:200]
+            text += "\n" + _block(str(event.output))
+        elif not event.ok:
+            output = " ".join(str(event.output).split())[:200]
             text += f"\n     [dim]{escape(output)}[/]"
         return text
 
-    def _reply_line(self, event: dict[str, Any]) -> str | None:
-        lines = [f"   [yellow]! {escape(str(e)[:200])}[/]" for e in event.get("errors") or []]
+    @on(AgentReply)
+    def _reply_line(self, event: AgentReply) -> str | None:
+        lines = [f"   [yellow]! {escape(str(e)[:200])}[/]" for e in event.errors or []]
         if self.verbose:
-            text = " ".join(str(event.get("text", "")).split())[:300]
-            calls = event.get("tool_calls") or []
-            called = f" → {', '.join(map(str, calls))}" if calls else ""
+            text = " ".join(str(event.text).split())[:300]
+            called = f" → {', '.join(map(str, event.tool_calls))}" if event.tool_calls else ""
             lines.append(f"   [magenta]model:[/] [dim]{escape(text)}{escape(called)}[/]")
         return "\n".join(lines) or None
 
-    def _patch_line(self, name: str, event: dict[str, Any]) -> str | None:
-        """The candidate-patch pipeline (codur/patch/pipeline.py)."""
-        if name == "patch.localized":
-            top = ", ".join(f"{s[0]}:{s[1]}" for s in (event.get("suspicious") or [])[:3])
-            ran = f" ({event['tests_run']} tests run, a selection)" if event.get("selection") else ""
-            return (f"   ↳ localized: {len(event.get('failing_tests') or [])} failing tests{ran}; suspicious "
-                    f"{escape(top) or '-'} [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
-        if name == "patch.suite":
-            if event.get("collected") is None:
-                return "   ↳ suite: not collected (the tests the command was seen to run are used)"
-            return (f"   ↳ suite: {event['collected']} tests in {event.get('files')} files collected; failing tests' "
-                    f"own run {float(event.get('seconds') or 0):.1f}s, {event.get('tied')} lines tied at the top")
-        if name == "patch.localizing":
-            total = f"/{event['tests']}" if event.get("tests") else ""
-            self._activity.set(f"localizing: {event.get('tests_done', 0)}{total} tests", restart=False)
-            return (f"     [dim]localizing: {event.get('tests_done', 0)}{total} tests, "
-                    f"{float(event.get('seconds') or 0):.0f}s[/]")
-        if name == "patch.phase":
-            what = (event.get("skipped") or ", ".join(event.get("functions") or [])
-                    or f"{event.get('candidates', 0)} candidates")
-            self._activity.set(f"patch search: {event.get('phase')}")
-            return f"   ↳ {escape(str(event.get('phase')))}: {escape(str(what))}"
-        if name == "patch.sample":
-            return (f"     sample {event.get('k')} ({escape(str(event.get('variant')))}, T={event.get('temperature')}):"
-                    f" {escape(str(event.get('outcome')))} [dim]{event.get('tokens', 0)} tokens, "
-                    f"{float(event.get('seconds') or 0):.1f}s[/]")
-        if name == "patch.candidate":
-            self._tried += 1
-            tried = self._tried
-            if event.get("result") == "near_miss" and int(event.get("fixed") or 0) > self._best_fixed:
-                self._best, self._best_fixed = str(event.get("label", "")), int(event.get("fixed") or 0)
-            self._activity.set(f"patch search: {tried} candidates tried"
-                               + (f", best so far {self._best[:60]}" if self._best else ""), restart=False)
-            if event.get("result") == "refused":  # codur.repair.footprint: said whatever the verbosity
-                label, why = str(event.get("label", ""))[:90], str(event.get("reason", ""))
-                return (f"     [yellow]#{tried} {escape(str(event.get('source')))}: {escape(label)}"
-                        f" → refused: {escape(why)}[/]")
-            if not self.verbose and event.get("source") == "mutation" and event.get("result") != "near_miss":
-                return None
-            fixed = f", fixed {event['fixed']}" if event.get("fixed") else ""
-            return (f"     [dim]#{tried} {escape(str(event.get('source')))}: {escape(str(event.get('label', ''))[:90])}"
-                    f" → {escape(str(event.get('result')))}{fixed} {float(event.get('seconds') or 0):.1f}s[/]")
-        if name == "patch.found":
-            return f"   ↳ [green]plausible patch[/] ({escape(self.tally.fixer)}): {escape(str(event.get('label')))}"
-        if name == "patch.done":
-            tried = ", ".join(f"{n} {s}" for s, n in (event.get("tried") or {}).items() if n) or "nothing"
-            refused = f", refused {len(event['refused'])}" if event.get("refused") else ""
-            return (f"   ↳ patch search {escape(str(event.get('status')))}: tried {escape(tried)}{refused}"
-                    f" [dim]{float(event.get('elapsed_s') or 0):.1f}s[/]")
-        if name == "patch.reverted":
-            return f"   ↳ reverted the agent's edits of {escape(', '.join(event.get('files') or []))}"
-        return None
+    @on(AgentPrompt)
+    def _prompt(self, event: AgentPrompt) -> str:  # a dry run: the prompts the agent would get, whole
+        parts = [("system", event.system), ("prompt", event.prompt)]
+        return "\n".join(f"   [bold]{label}[/] ({escape(str(event.agent))}):\n{escape(str(text))}"
+                         for label, text in parts if text)
+
+    @on(TestsCommand)
+    def _tests_command(self, event: TestsCommand) -> str:
+        return f"   ↳ tests: {escape(str(event.command))}"
+
+    @on(PatchRisky)
+    def _risky(self, event: PatchRisky) -> str:
+        verdict = "approved, written" if event.approved else "not written: not approved"
+        return (f"   [red]! risky change to {escape(str(event.path))}: "
+                f"{escape('; '.join(event.findings or []))[:300]} ({verdict})[/]")
+
+    @on(VerifyVerdict)
+    def _verdict(self, event: VerifyVerdict) -> str | None:
+        if not event.refused:  # the agent's change refused (codur.repair.footprint)
+            return None
+        return f"   [yellow]! refused the change: {escape(str(event.refused))}[/]"
+
+    @on(TestsChangedFiles)
+    def _tests_changed(self, event: TestsChangedFiles) -> str:
+        return f"   [yellow]! {escape(str(event.message)[:300])}[/]"
+
+    @on(TestsSetupFailed)
+    def _setup_failed(self, event: TestsSetupFailed) -> str:
+        return f"   [red]! the tests could not start: {escape(str(event.problem)[:300])}[/]"
+
+    @on(AgentRetry)
+    def _retry(self, event: AgentRetry) -> str:
+        undone = ", ".join(event.reverted or []) or "nothing"
+        return (f"   [yellow]↻ fresh retry (turn {event.turn}): the last attempt fixed no failing test; "
+                f"reverted {escape(undone)[:200]}[/]")
+
+    @on(ModelFallback)
+    def _model_fallback(self, event: ModelFallback) -> str:  # the model-call policy went on to the chain's next profile
+        return _warning(event, f"{event.role or 'model'}: profile {event.from_profile} → {event.to_profile}")
+
+    @on(PlanFallback)
+    def _plan_fallback(self, event: PlanFallback) -> str:
+        return _warning(event, event.reason)
+
+    @on(SandboxFallback)
+    def _sandbox_fallback(self, event: SandboxFallback) -> str | None:
+        if self._sandbox_said:  # the tools and repair's test runs may both say it: once per run
+            return None
+        self._sandbox_said = True
+        return _warning(event, event.reason)
+
+#: Every event type the progress view draws (its subscriptions).
+SUBSCRIBED: frozenset[type[Event]] = frozenset(HANDLERS)
 
 
-def _who(event: dict[str, Any]) -> str:
-    role, model = event.get("role"), event.get("model")
+def _warning(event: Event, what: str) -> str:
+    """A fallback's line: ``! model.fallback: what``."""
+    return f"   [yellow]! {escape(event.event_type)}: {escape(str(what)[:200])}[/]"
+
+
+def _who(event: ModelStart | ModelCall) -> str:
+    role, model = event.role, event.model
     return f"{role} ({model})" if role and model else str(role or model or "")
 
 

@@ -7,6 +7,7 @@ import pytest
 from codur.batch.model_server import URL_ENV, needs_embedded_model, shared_model_server
 from codur.batch.tasks import BatchTask
 from codur.config.tables import LocalModelSettings
+from codur.core.events.batch import BatchModelServer
 from codur.llm import local
 
 
@@ -56,7 +57,9 @@ def test_an_embedded_server_that_cannot_start_is_reported_and_the_batch_goes_on(
     events = []
     with shared_model_server([task()], 2, events.append) as env:
         assert env == {}
-    assert events == [{"event_type": "batch.model_server", "error": "the embedded model needs package xllamacpp"}]
+    assert events == [BatchModelServer(error="the embedded model needs package xllamacpp")]
+    assert dict(events[0]) == {"event_type": "batch.model_server",
+                               "error": "the embedded model needs package xllamacpp"}
 
 
 def test_the_server_has_a_slot_and_a_full_context_per_worker(monkeypatch):

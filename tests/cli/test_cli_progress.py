@@ -6,8 +6,14 @@ import io
 import time
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
+from codur.core.events import wire
+from codur.core.events.model import ModelCall, ModelFallback, ModelStart
+from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchSample
+from codur.core.events.run import EngineState
+from codur.core.events.tool import SandboxFallback, ToolCall
 from codur.engine.contracts import RunMetadata, RunResult, RunStatus
 from codur.ui.progress import Progress
 from codur.ui.summary import figures, print_summary
@@ -21,15 +27,15 @@ def piped() -> tuple[Console, io.StringIO]:
 def test_model_calls_show_role_tokens_and_seconds():
     console, out = piped()
     progress = Progress(console)
-    progress({"event_type": "engine.state", "state": "act", "node": "execute", "turn": 1, "run_id": "r"})
-    progress({"event_type": "model.start", "role": "actor", "model": "qwen"})
+    # the engine hands on wire records; the view reads them back typed
+    progress(wire(EngineState(state="act", node="execute", turn=1, phase="enter", status="running"), "r"))
+    progress(wire(ModelStart(role="actor", model="qwen"), "r"))
     assert progress._activity.label == "model actor (qwen)"  # the spinner's line while the call runs
-    progress({"event_type": "model.call", "role": "actor", "model": "qwen", "input_tokens": 1341,
-              "output_tokens": 57, "seconds": 12.34, "cost_usd": 0.0021})
-    progress({"event_type": "model.call", "role": "planner", "model": "qwen", "input_tokens": 10,
-              "output_tokens": 5, "seconds": 1.0, "cost_usd": 0.0})
-    progress({"event_type": "model.call", "role": "critic", "model": "qwen", "input_tokens": 0, "output_tokens": 0,
-              "seconds": 30.0, "error": "APITimeoutError: Request timed out."})
+    progress(ModelCall(role="actor", model="qwen", input_tokens=1341, output_tokens=57, seconds=12.34,
+                       cost_usd=0.0021))
+    progress(ModelCall(role="planner", model="qwen", input_tokens=10, output_tokens=5, seconds=1.0, cost_usd=0.0))
+    progress(ModelCall(role="critic", model="qwen", input_tokens=0, output_tokens=0, seconds=30.0, cost_usd=0.0,
+                       error="APITimeoutError: Request timed out."))
     text = out.getvalue()
     assert "↳ model critic (qwen): APITimeoutError: Request timed out. 30.0s" in text
     assert "▶ execute (act, turn 1)" in text
@@ -42,20 +48,19 @@ def test_patch_pipeline_lines_are_readable_never_a_dict():
     console, out = piped()
     progress = Progress(console)
     events = [
-        {"event": "patch.start", "fixers": ["mutation", "sampling"], "workers": 4},
-        {"event": "patch.localized", "failing_tests": ["t1", "t2"], "suspicious": [["pages.py", 7, 0.9]],
-         "elapsed_s": 0.61},
-        {"event": "patch.phase", "phase": "sampling", "functions": ["get_page"]},
-        {"event": "patch.sample", "k": 0, "variant": "plain", "temperature": 0.0, "outcome": "candidate",
-         "seconds": 8.2, "tokens": 310, "reply": "def get_page..."},
-        {"event": "patch.candidate", "source": "sampling", "label": "get_page rewritten by model sample 0",
-         "provenance": {"source": "sampling", "k": 0}, "result": "near_miss", "fixed": 1, "seconds": 0.8},
-        {"event": "patch.candidate", "source": "mutation", "label": "pages.py:7 replaced - with +",
-         "provenance": {"source": "mutation"}, "result": "failed", "fixed": 0, "seconds": 0.3},
-        {"event": "patch.found", "label": "get_page rewritten by model sample 1",
-         "provenance": {"source": "sampling", "k": 1}, "diff": "..."},
-        {"event": "patch.done", "status": "patched", "source": "sampling", "tried": {"sampling": 2, "mutation": 1},
-         "elapsed_s": 19.5, "phases": {}},
+        {"event": "patch.start", "fixers": ["mutation", "sampling"], "workers": 4},  # a trace's older key
+        PatchLocalized(failing_tests=["t1", "t2"], suspicious=[["pages.py", 7, 0.9]], functions=[], elapsed_s=0.61,
+                       tests_run=4, selection=False),
+        PatchPhase(phase="sampling", functions=["get_page"]),
+        PatchSample(k=0, variant="plain", temperature=0.0, outcome="candidate", seconds=8.2, tokens=310,
+                    reply="def get_page..."),
+        PatchCandidate(source="sampling", label="get_page rewritten by model sample 0",
+                       provenance={"source": "sampling", "k": 0}, result="near_miss", fixed=1, seconds=0.8),
+        PatchCandidate(source="mutation", label="pages.py:7 replaced - with +", provenance={"source": "mutation"},
+                       result="failed", fixed=0, seconds=0.3),
+        PatchFound(label="get_page rewritten by model sample 1", provenance={"source": "sampling", "k": 1}, diff="..."),
+        PatchDone(status="patched", source="sampling", tried={"sampling": 2, "mutation": 1}, llm_calls=2,
+                  tokens=620, elapsed_s=19.5, phases={}, message="", refused=[]),
     ]
     for event in events:
         progress(event)
@@ -76,9 +81,8 @@ def test_patch_pipeline_lines_are_readable_never_a_dict():
 def test_quiet_prints_nothing():
     console, out = piped()
     progress = Progress(console, quiet=True)
-    progress({"event_type": "tool.call", "tool": "run_pytest", "args": {}, "ok": True, "duration_s": 2.5,
-              "run_id": "r"})
-    progress({"event_type": "tool.call", "tool": "read_file", "args": {"path": "a.py"}, "ok": True, "duration_s": 0.5})
+    progress(wire(ToolCall(tool="run_pytest", args={}, ok=True, duration_s=2.5, output=""), "r"))
+    progress(ToolCall(tool="read_file", args={"path": "a.py"}, ok=True, duration_s=0.5, output=""))
     assert out.getvalue() == "" and progress.tally.run_id == "r"
 
 
@@ -92,7 +96,7 @@ def test_spinner_only_on_a_terminal():
     progress.start()
     try:
         assert progress.animated and progress._live is not None
-        progress({"event_type": "model.start", "role": "actor", "model": "qwen"})
+        progress(ModelStart(role="actor", model="qwen"))
         time.sleep(0.3)
         with progress.paused():
             assert progress._live is None  # a question to the user is not drawn over
@@ -139,6 +143,21 @@ def test_the_sandbox_fallback_is_printed_once_per_run():
     """The tools and repair's test runs each say it; the user reads it once (issue 21, item 1)."""
     console, out = piped()
     progress = Progress(console)
-    progress({"event_type": "sandbox.fallback", "reason": "code runs without the bubblewrap sandbox (x)"})
-    progress({"event_type": "sandbox.fallback", "reason": "repair's test runs: code runs without the bubblewrap (x)"})
+    progress(SandboxFallback(reason="code runs without the bubblewrap sandbox (x)"))
+    progress(SandboxFallback(reason="repair's test runs: code runs without the bubblewrap (x)"))
     assert out.getvalue().count("sandbox.fallback") == 1
+
+
+def test_a_model_falling_back_to_its_next_profile_is_said():
+    """The view once listened for ``agent.fallback``, which nothing emitted after it became
+    ``model.fallback``: a fallback printed nothing. It subscribes by type now."""
+    console, out = piped()
+    Progress(console)(wire(ModelFallback(role="actor", from_profile=0, to_profile=1), "r"))
+    assert out.getvalue() == "   ! model.fallback: actor: profile 0 → 1\n"
+
+
+def test_a_record_its_type_does_not_declare_is_an_error_not_silence():
+    progress = Progress(piped()[0])
+    with pytest.raises(TypeError, match="tokens_in"):  # a renamed field: said, not drawn as nothing
+        progress({"event_type": "model.call", "run_id": "r", "ts": 1.0, "model": "m", "tokens_in": 3})
+    progress({"event_type": "run.result", "run_id": "r", "status": "success"})  # not an event type: not drawn

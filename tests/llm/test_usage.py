@@ -39,17 +39,6 @@ def test_call_usage_computes_cost_in_usd():
     assert call_usage(None, (1.0, 1.0)).total_tokens == 0
 
 
-def test_the_time_split_has_one_rule():
-    ledger = UsageLedger()
-    for event in ({"event_type": "tool.call", "tool": "read_file", "duration_s": 0.5},
-                  {"event_type": "tool.call", "tool": "run_tests", "duration_s": 9.0},  # counted in tests.run
-                  {"event_type": "tests.run", "duration_s": 2.0},
-                  {"event_type": "patch.start", "ts": 100.0}, {"event_type": "patch.done", "ts": 103.5},
-                  {"event_type": "model.call", "seconds": 4.0}):  # model time is the recorded calls'
-        ledger.note(event)
-    assert ledger.timings(10.0) == {"tools_s": 0.5, "tests_s": 2.0, "repair_s": 3.5, "model_s": 0.0, "total_s": 10.0}
-
-
 def test_a_provider_without_a_ledger_gets_one_and_a_model_records_in_one_ledger():
     class Custom:
         def __init__(self):

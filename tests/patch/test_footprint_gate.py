@@ -10,6 +10,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from codur.core.events.patch import PatchCandidate, PatchDone
+from codur.core.events.verify import VerifyVerdict
 from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
 from codur.repair.evaluate import CandidateVerdict, Checks, Stage, evaluate
@@ -119,12 +121,12 @@ def test_a_candidate_that_edits_a_test_is_refused_before_any_test_runs(tmp_path:
 def test_the_progress_lines_say_what_was_refused_whatever_the_verbosity():
     buffer = io.StringIO()
     progress = Progress(Console(file=buffer, width=200, highlight=False))
-    progress({"event_type": "patch.candidate", "source": "mutation", "label": "orders.py:4 deleted `raise`",
-              "result": "refused", "reason": "emptied check_order()", "seconds": 0.0})
-    progress({"event_type": "patch.done", "status": "patched", "tried": {"sampling": 2}, "elapsed_s": 3.0,
-              "refused": ["emptied check_order()"]})
-    progress({"event_type": "verify.verdict", "passed": False, "strategy": "tests",
-              "refused": "edited tests/test_orders.py"})
+    progress(PatchCandidate(source="mutation", label="orders.py:4 deleted `raise`", provenance={}, result="refused",
+                            fixed=0, seconds=0.0, reason="emptied check_order()"))
+    progress(PatchDone(status="patched", source="sampling", tried={"sampling": 2}, llm_calls=2, tokens=0,
+                       elapsed_s=3.0, phases={}, message="", refused=["emptied check_order()"]))
+    progress(VerifyVerdict(passed=False, strategy="tests", source="deterministic", overruled=None, fallback=None,
+                           refused="edited tests/test_orders.py"))
     lines = buffer.getvalue().splitlines()
     assert "     #1 mutation: orders.py:4 deleted `raise` → refused: emptied check_order()" in lines
     assert "   ↳ patch search patched: tried 2 sampling, refused 1 3.0s" in lines

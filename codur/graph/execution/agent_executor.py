@@ -22,6 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 
 from codur.core.events import emit
+from codur.core.events.agent import AgentNudge, AgentReply
 from codur.core.ports import AgentResult, AgentTask
 from codur.llm.factory import wants_native_tools
 from codur.llm.policy import CallPolicy, with_policy
@@ -163,9 +164,9 @@ class AgentExecutor:
                 reply = AIMessage(content=reply.content, tool_calls=detection.calls,
                                   usage_metadata=reply.usage_metadata, id=reply.id)
             run.messages.append(reply)
-            emit({"event_type": "agent.reply", "iteration": run.llm_calls, "text": _text(reply)[:400],
-                  "tool_calls": [c["name"] for c in detection.calls], "source": detection.source,
-                  "errors": detection.errors})
+            emit(AgentReply(iteration=run.llm_calls, text=_text(reply)[:400],
+                            tool_calls=[c["name"] for c in detection.calls], source=detection.source,
+                            errors=detection.errors))
             if not detection.calls and not detection.errors:
                 run.final_text = _text(reply).strip()
                 run.stop_reason = "no_tool_call"
@@ -197,7 +198,7 @@ class AgentExecutor:
             return False
         run.nudged = True
         run.messages.append(HumanMessage(NO_EDIT_NOTE))
-        emit({"event_type": "agent.nudge", "reason": "done before any edit"})
+        emit(AgentNudge(reason="done before any edit"))
         return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from codur.core.events import emit
+from codur.core.events.agent import AgentRetry
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import Run
 from codur.graph.nodes import node
@@ -36,8 +37,7 @@ def fresh_start(state: CodurState, ctx: Run) -> dict:
     journal = ctx.tools.journal
     diff = journal.diff()
     restored, deleted = journal.restore()
-    emit({"event_type": "agent.retry", "strategy": FRESH, "turn": state.get("turn", 0) + 1,
-          "reverted": restored + deleted})
+    emit(AgentRetry(strategy=FRESH, turn=state.get("turn", 0) + 1, reverted=restored + deleted))
     tried = "\n".join(filter(None, [state.get("tried", ""), diff]))
     return {"tried": tried[-TRIED_CHARS:]}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from codur.core.events import emit
+from codur.core.events.agent import AgentOutcomeEvent, AgentPrompt
 from codur.graph.coding_agent import build_agent, execution_plan, system_prompt
 from codur.graph.context import Run
 from codur.graph.nodes import node
@@ -33,8 +34,7 @@ def execute_node(state: CodurState, ctx: Run) -> dict:
     name = state.get("agent") or ctx.config.default_agent
     plan = execution_plan(state, ctx, name)
     if ctx.config.dry_run:
-        emit({"event_type": "agent.prompt", "agent": name, "system": system_prompt(state, ctx, name),
-              "prompt": plan.prompt})
+        emit(AgentPrompt(agent=name, system=system_prompt(state, ctx, name), prompt=plan.prompt))
         return {"agent_outcome": AgentOutcome(agent=name, status=TurnStatus.COMPLETED.value, summary="(dry run)",
                                               dry_run=True), "llm_calls": 0}
     agent, policy_inside = build_agent(state, ctx, name)
@@ -65,8 +65,8 @@ def execute_node(state: CodurState, ctx: Run) -> dict:
         edits=len(journal.changed_since(before)),
         stop_reason=ended, elapsed_s=round(time.monotonic() - started, 3),
     )
-    emit({"event_type": "agent.outcome", **outcome.model_dump(include={"agent", "status", "attempts", "quota",
-                                                                        "exit_code", "tool_calls", "edits"})})
+    emit(AgentOutcomeEvent(**outcome.model_dump(include={"agent", "status", "attempts", "quota", "exit_code",
+                                                           "tool_calls", "edits"})))
     # the transcript is state only bounded (the latest messages, each cut): the whole of it is in
     # the trace (agent.reply, tool.call events)
     return {"agent_outcome": outcome, "llm_calls": llm_calls, "messages": state_messages(result.messages),

@@ -21,6 +21,7 @@ import time
 
 from codur.core.contracts import PatchStatus, RunStatus
 from codur.core.events import emit
+from codur.core.events.patch import PatchReverted
 from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome, TestRun
@@ -54,7 +55,7 @@ def patch_node(state: CodurState, ctx: Run) -> dict:
     reverted = tools.journal.changed_files if tools.journal.changed_files and (now <= baseline or refused) else []
     if reverted:
         tools.journal.restore()
-        emit({"event_type": "patch.reverted", "files": reverted, "passed_before": baseline, "passed_now": now})
+        emit(PatchReverted(files=reverted, passed_before=baseline, passed_now=now))
     limits, config = ctx.limits, ctx.config
 
     def over_budget() -> bool:
@@ -71,6 +72,7 @@ def patch_node(state: CodurState, ctx: Run) -> dict:
         over_budget=over_budget, on_event=emit, policy=tools.test_policy(),
         **selection(tests, config.select_tests, focus))
     result = pipeline.run()
+    models.ledger.spent("repair_s", result.elapsed_s)  # the search's seconds: the run's repair time
     applied: list[str] = []
     status, summary = result.status, result.label or result.message
     if status is PatchStatus.PATCHED and result.diff:

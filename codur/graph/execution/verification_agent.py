@@ -41,6 +41,7 @@ overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback, r
 from __future__ import annotations
 
 from codur.core.events import emit
+from codur.core.events.verify import VerifyOverruled, VerifyStart, VerifyUnverified, VerifyVerdict
 from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome
@@ -104,7 +105,7 @@ def verification_agent_node(state: CodurState, ctx: Run) -> ExecuteNodeResult:
     outcome = outcome_of(state)
     use_model = (not (task_type in QUESTION_TASKS and not changed) and not ctx.config.dry_run
                  and ctx.critic_enabled(has_tests=has_tests))
-    emit({"event_type": "verify.start", "task_type": task_type, "has_tests": has_tests, "model": use_model})
+    emit(VerifyStart(task_type=task_type, has_tests=has_tests, model=use_model))
 
     def deterministic() -> Verdict:
         return verify_repo(tools, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
@@ -129,14 +130,11 @@ def verification_agent_node(state: CodurState, ctx: Run) -> ExecuteNodeResult:
         run = model_verification(state, ctx, changed)  # no test shows it: the critic reads the diff
         verdict = judged_unproven(verdict, run)
     if verdict.unverified:
-        emit({"event_type": "verify.unverified", "why": verdict.unverified, "passed": verdict.passed,
-              "judged": run.verdict is not None})
+        emit(VerifyUnverified(why=verdict.unverified, passed=verdict.passed, judged=run.verdict is not None))
     if verdict.overruled:
-        emit({"event_type": "verify.overruled", "model_said": run.verdict.passed if run.verdict else None,
-              "overruled": verdict.overruled})
-    emit({"event_type": "verify.verdict", "passed": verdict.passed, "strategy": verdict.strategy,
-          "source": verdict.source, "overruled": verdict.overruled, "fallback": verdict.fallback,
-          "refused": verdict.refused})
+        emit(VerifyOverruled(model_said=run.verdict.passed if run.verdict else None, overruled=verdict.overruled))
+    emit(VerifyVerdict(passed=verdict.passed, strategy=verdict.strategy, source=verdict.source,
+                       overruled=verdict.overruled, fallback=verdict.fallback, refused=verdict.refused))
     update = ExecuteNodeResult(verification_details=verdict)
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]

@@ -35,6 +35,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
+from codur.core.events.plan import PlanFallback
 from codur.core.ports import QuotaStatus
 from codur.graph.coding_agent import agent_names
 from codur.graph.context import Run
@@ -170,8 +171,7 @@ def _model_plan(state: CodurState, ctx: Run, agents: list[str]) -> tuple[dict, P
             if stop := ctx.limits.stop(turn=state.get("turn", 0)):
                 outage = {"status": stop.status.value, "reason": stop.reason}  # e.g. the call hit the run's deadline
             reason = outage["reason"]
-    emit({"event_type": "plan.fallback", "status": outage["status"] if outage else RunStatus.RUNNING.value,
-          "reason": reason})
+    emit(PlanFallback(status=outage["status"] if outage else RunStatus.RUNNING.value, reason=reason))
     return {}, PlanInfo(source="fallback", steps=kept, model_error=reason), outage
 
 

@@ -16,6 +16,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
+from codur.core.events.plan import PlanReadOnly
 from codur.graph.context import Run
 from codur.graph.records import AgentOutcome, PlanInfo
 from codur.graph.state import CodurState, observation_of
@@ -66,8 +67,8 @@ def _sources(state: CodurState, ctx: Run) -> str:
 
 def read_only_end(state: CodurState, ctx: Run, task_type: str, plan: PlanInfo) -> dict:
     """The plan node's update that ends a read-only run of an edit task (module docstring)."""
-    emit({"event_type": "plan.read_only", "task_type": task_type,
-          "message": "read-only: nothing will be written; the run ends with the plan and a proposed diff"})
+    emit(PlanReadOnly(task_type=task_type,
+                      message="read-only: nothing will be written; the run ends with the plan and a proposed diff"))
     diff, note = "", ""
     if not ctx.config.model_fixers():
         note = "no diff proposed: no fixer that calls a model is enabled"

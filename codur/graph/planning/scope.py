@@ -16,6 +16,7 @@ from __future__ import annotations
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.core.events import emit
+from codur.core.events.plan import PlanScope
 from codur.graph.context import Run
 from codur.graph.planning.task import read_task, relate
 from codur.graph.records import TaskScope
@@ -68,8 +69,8 @@ def decide_scope(state: CodurState, ctx: Run) -> TaskScope:
         if not rel.decided:
             scope = _undecided(state, ctx, scope, list(rel.undecided))
     reply = scope.why if scope.decided_by == "planner" else ""
-    emit({"event_type": "plan.scope", "decided_by": scope.decided_by, "related": scope.related[:20],
-          "unrelated": scope.unrelated[:20], "why": scope.why, **({"reply": reply} if reply else {})})
+    emit(PlanScope(decided_by=scope.decided_by, related=scope.related[:20], unrelated=scope.unrelated[:20],
+                   why=scope.why, **({"reply": reply} if reply else {})))
     return scope
 
 

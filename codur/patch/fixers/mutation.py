@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+from codur.core.events.patch import PatchMutants
 from codur.patch.fixer import FixerView
 from codur.repair import mutants
 from codur.repair.mutants import Mutant
@@ -27,5 +28,5 @@ class MutationFixer:
         found, _ = mutants.generate(view.repo, loc.scores, limit=view.settings.max_mutants,
                                     max_pairs=view.settings.max_pairs, hung_loops=loc.hung_loops,
                                     raises=loc.expected_raises)
-        view.emit({"event_type": "patch.mutants", "count": len(found), "seconds": round(time.monotonic() - start, 3)})
+        view.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
         return found

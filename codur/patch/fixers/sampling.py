@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from codur.core.events.patch import PatchPhase
 from codur.patch import ranking
 from codur.patch.conversation import Judged
 from codur.patch.fixer import FixerView
@@ -37,17 +38,16 @@ class SamplingFixer:
         try:
             models = view.models() if view.models is not None else []
         except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
-            view.emit({"event_type": "patch.phase", "phase": "sampling",
-                       "skipped": f"{type(exc).__name__}: {exc}"[:300]})
+            view.emit(PatchPhase(phase="sampling", skipped=f"{type(exc).__name__}: {exc}"[:300]))
             return []
         chosen = ranking.choose(list(view.ranked))
         if not chosen:
-            view.emit({"event_type": "patch.phase", "phase": "sampling", "skipped": "no suspicious function"})
+            view.emit(PatchPhase(phase="sampling", skipped="no suspicious function"))
             return []
         parts = prompt_parts(view, [span for span, _ in chosen])
-        view.emit({"event_type": "patch.phase", "phase": "sampling", "functions": [s.qualname for s in parts.spans],
-                   "file": parts.spans[0].file, "samples": view.settings.samples, "backfill": view.backfill,
-                   "pair": [f"{s.file}:{s.qualname}" for s in parts.pair], "pair_first": parts.pair_first})
+        view.emit(PatchPhase(phase="sampling", functions=[s.qualname for s in parts.spans], file=parts.spans[0].file,
+                             samples=view.settings.samples, backfill=view.backfill,
+                             pair=[f"{s.file}:{s.qualname}" for s in parts.pair], pair_first=parts.pair_first))
         return Sampler(models, parts).draw(view.settings.samples, _Verdicts(view, parts))
 
 
