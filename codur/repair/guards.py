@@ -14,25 +14,11 @@ between ``< 0``, ``<= 0`` and ``is None`` (a zero size that must stay allowed).
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Iterable
 
 from codur.repair.source import Edit, Source
 
-#: pytest.raises' and unittest's messages for an exception that was expected and not raised
-_NOT_RAISED = (re.compile(r"DID NOT RAISE <class '(?:[\w.]+\.)?(\w+)'>"),
-               re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b not raised"))
 CONDITIONS = ("< 0", "<= 0", "is None")
 PRIOR = 0.7
-
-
-def expected_raises(messages: Iterable[str]) -> frozenset[str]:
-    """Exception class names the failing tests' messages say were expected and not raised."""
-    out = set()
-    for text in messages:
-        for pattern in _NOT_RAISED:
-            out.update(pattern.findall(text or ""))
-    return frozenset(out)
 
 
 def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:

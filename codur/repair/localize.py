@@ -33,11 +33,11 @@ import re
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.core.pyast import parse_ast
-from codur.repair.guards import expected_raises
 from codur.repair.source import is_source_file
 from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.sandbox.lifetime import temp_dir
@@ -60,6 +60,20 @@ PROGRESS_EVERY_S = 5.0
 #: :func:`tied_at_top`): then the tests related to the failing ones are run too, to break it.
 TIE_LINES = 3
 _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
+
+
+#: pytest.raises' and unittest's messages for an exception that was expected and not raised
+_NOT_RAISED = (re.compile(r"DID NOT RAISE <class '(?:[\w.]+\.)?(\w+)'>"),
+               re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b not raised"))
+
+
+def expected_raises(messages: Iterable[str]) -> frozenset[str]:
+    """Exception class names the failing tests' messages say were expected and not raised."""
+    out = set()
+    for text in messages:
+        for pattern in _NOT_RAISED:
+            out.update(pattern.findall(text or ""))
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -90,7 +104,7 @@ class Localization:
     @property
     def expected_raises(self) -> frozenset[str]:
         """Exception names the failing tests expected and did not see
-        (:func:`codur.repair.guards.expected_raises`)."""
+        (:func:`expected_raises`)."""
         return expected_raises(t.message for t in self.tests if t.outcome == "failed")
 
     @property

@@ -267,7 +267,7 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
     (:attr:`codur.repair.localize.Localization.hung_loops`):
     the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
     goes first, since the run saw the loop not end. ``raises``: exceptions a failing test
-    expected and did not see (:func:`codur.repair.guards.expected_raises`): the ranked
+    expected and did not see (:func:`codur.repair.localize.expected_raises`): the ranked
     functions get parameter checks raising them (:mod:`codur.repair.guards`). Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
     the original texts of the files they touch (read in their declared coding, as the

@@ -9,7 +9,7 @@ from pathlib import Path
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.repair import generate_mutants
-from codur.repair.guards import expected_raises
+from codur.repair.localize import expected_raises
 
 POOL = '''\
 class ConnectionPool:
