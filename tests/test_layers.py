@@ -52,5 +52,7 @@ def test_the_layers_are_the_documented_ones():
     assert "codur.engine" not in edges["codur.graph"]  # the graph never imports the engine
     assert set(edges["codur.core"]) <= {"codur.config"}  # core is the bottom layer
     assert "codur.tools" not in edges["codur.rlm"]  # rlm uses codur.sandbox, tools hosts the RLM tool
+    assert "codur.mutation" not in edges["codur.validate"]  # the validator judges any fixer's candidates
+    assert not set(edges["codur.mutation"]) & {"codur.patch", "codur.graph"}  # operators know no pipeline
     engine_to_graph = {m for m in edges["codur.engine"].get("codur.graph", [])}
     assert engine_to_graph == {"codur.engine.local"}  # one place builds a run

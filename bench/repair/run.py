@@ -111,7 +111,7 @@ def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) 
 
 
 def run_corpus(corpus: str, workers: int, args: argparse.Namespace) -> tuple[list[dict], float]:
-    from codur.repair import close_warm_runners
+    from codur.testing.forkserver import close_warm_runners
 
     close_warm_runners()  # each corpus starts cold
     rows, start = [], time.monotonic()

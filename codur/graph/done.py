@@ -1,6 +1,6 @@
 """done (engine state Done): the run's final status, diff and summary.
 
-The summary says what was refused whatever the tests said (:mod:`codur.repair.footprint`):
+The summary says what was refused whatever the tests said (:mod:`codur.validate.footprint`):
 the patch search's candidates (``refused 2 candidates: 1 edited tests/test_x.py, 1 emptied
 parse()``) and the agent's change at its last verification (``refused the change: edited
 tests/test_x.py``). A fix or feature task that passed without a test exercising what it asked
@@ -17,8 +17,8 @@ from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome
 from codur.graph.state import CodurState, observation_of, outcome_of, patch_of, scope_of, verdict_of
 from codur.graph.task_scope import unrelated_line, unrelated_tests
-from codur.repair.footprint import refused_line
 from codur.tools.registry import TaskType
+from codur.validate.footprint import refused_line
 
 
 def fixed_by(outcome: AgentOutcome) -> str:

@@ -19,12 +19,12 @@ from codur.graph.records import Observation, TestRun
 from codur.graph.state import CodurState
 from codur.graph.task_scope import changed_test_files
 from codur.memory import recall, tolerant
-from codur.repair.localize import aimed_at
-from codur.repair.selection import bare_test_names, imported_modules, named_tests
 from codur.testing.ids import file_of, is_test_file
 from codur.testing.report import TestReport, setup_problem
 from codur.testing.suite import suite_of
 from codur.tools.context import ToolContext, ToolError
+from codur.validate.localize import aimed_at
+from codur.validate.selection import bare_test_names, imported_modules, named_tests
 
 MAX_FILES = 40
 MAX_SOURCE_LINES = 160

@@ -35,7 +35,7 @@ from codur.graph.records import (
 )
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.patch.contracts import NearMiss, PatchOutcome, SearchEnd
-from codur.repair.search import SearchStop
+from codur.validate.search import SearchStop
 
 #: Messages (and tool calls) the state keeps, the latest; and each text's length, characters.
 MAX_STATE_MESSAGES = 40

@@ -26,7 +26,7 @@ def with_text(ctx: ToolContext, ranked: list[tuple[str, int, float]], top: int =
 
 def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[dict]]:
     """The most suspicious source lines by spectrum-based fault localization (Ochiai over
-    per-test line coverage, :func:`codur.repair.localize_faults`), with their text
+    per-test line coverage, :func:`codur.validate.localize_faults`), with their text
     (lines scoring under half the best left out), and the most suspicious functions
     across files (:func:`codur.patch.ranking.summary`). ([], []) when localization fails.
 
@@ -36,10 +36,10 @@ def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[di
     tests changed is journaled like any test run's (:func:`codur.tools.snapshot.note`),
     and under the tool policy read_only the run is skipped (([], [])): nothing may write the repo."""
     from codur.patch import ranking
-    from codur.repair import localize_faults
     from codur.testing.confine import problem
     from codur.testing.forkserver import can_fork_server
     from codur.tools import snapshot
+    from codur.validate.localize import localize_faults
 
     sandboxed = can_fork_server(ctx.tests()) and problem() is None
     if ctx.read_only and not sandboxed:

@@ -23,8 +23,8 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   ``Verdict.unverified``; the run then ends ``success`` with reason ``unverified``.
 - **The change's footprint** (:func:`change_refusal`, :func:`refused_verdict`): for a fix or a
   feature task, a run whose change edits a test, empties a function or deletes too much
-  (:func:`codur.repair.footprint.refusal`) does not pass verification, whatever the tests say.
-  Test files may change when the task asks for tests (:func:`codur.repair.footprint.asks_for_tests`:
+  (:func:`codur.validate.footprint.refusal`) does not pass verification, whatever the tests say.
+  Test files may change when the task asks for tests (:func:`codur.validate.footprint.asks_for_tests`:
   "add a test for X", "fix the test in tests/test_x.py"), and a feature task may add new test
   files (its own tests, as above), not change the existing ones. Other task types (refactor,
   documentation, file operations, test writing classified as validation) are not judged.
@@ -41,10 +41,10 @@ from codur.graph.planning.task import Requested, read_task, requested
 from codur.graph.state import CodurState, observation_of, scope_of
 from codur.graph.verification.deterministic import expected_output
 from codur.graph.verification.verdict import Evidence, Verdict
-from codur.repair import footprint
 from codur.testing.ids import file_of, is_test_file
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
+from codur.validate import footprint
 
 if TYPE_CHECKING:
     from codur.graph.context import Run
@@ -248,7 +248,7 @@ def feature_verdict(verdict: Verdict, absent: list[str], unrelated: list[str]) -
 
 def change_refusal(state: CodurState, ctx: Run) -> str | None:
     """Why the run's change (the change journal's files, original against now) is refused
-    whatever the tests say (:func:`codur.repair.footprint.refusal`), or None; see the module
+    whatever the tests say (:func:`codur.validate.footprint.refusal`), or None; see the module
     docstring for the tasks judged and when tests may change."""
     task_type = state.get("task_type", "code_fix")
     if task_type not in ("code_fix", "code_generation"):
@@ -269,7 +269,7 @@ def change_refusal(state: CodurState, ctx: Run) -> str | None:
 
 def refused_verdict(verdict: Verdict, why: str) -> Verdict:
     """``verdict`` failed because the change was refused for ``why`` (a
-    :func:`codur.repair.footprint.refusal` reason): its evidence says so, its reasoning tells the
+    :func:`codur.validate.footprint.refusal` reason): its evidence says so, its reasoning tells the
     next turn what to do instead, its signature starts with ``refused: <why>``."""
     out = verdict.model_copy(deep=True)
     out.passed, out.refused = False, why

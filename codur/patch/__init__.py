@@ -17,7 +17,7 @@
 - ``hybrid.py``: mutants of a model's near miss; the union of two near misses.
 
 The evaluator and the acceptance rule are the repair engine's
-(:mod:`codur.repair.evaluate`, the search over a worker pool :mod:`codur.repair.search`).
+(:mod:`codur.validate.evaluate`, the search over a worker pool :mod:`codur.validate.search`).
 """
 
 from codur.patch.contracts import PatchResult, PatchSettings

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from codur.config import CodurConfig
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus
 from codur.core.fields import FieldAccess
-from codur.repair.search import SearchStop
+from codur.validate.search import SearchStop
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class PatchResult:
     them. ``source``: "mutation", "sampling" or "hybrid"; ``provenance``: its details
     (operator, sample index, temperature, prompt variant). ``tried``: candidates tested
     per source; ``refused``: why each refused candidate was refused (``edited tests/test_x.py``,
-    ``emptied parse()``: :mod:`codur.repair.footprint`), in the order tested. ``near_miss``:
+    ``emptied parse()``: :mod:`codur.validate.footprint`), in the order tested. ``near_miss``:
     the best near miss (label, fixed, failing, diff) or None. ``functions``: the most suspicious functions across files
     (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
     sampler's model calls; seconds are wall time. ``end``: why a search that found nothing
@@ -202,7 +202,7 @@ class PatchOutcome(_Record):
         source: the winner's fixer ("" when none); label: the winner's label; provenance: its
             fixer's details.
         tried: candidates tested per fixer; refused: why each refused candidate was refused
-            (:mod:`codur.repair.footprint`), in the order tested.
+            (:mod:`codur.validate.footprint`), in the order tested.
         phases: seconds each phase took, by phase name; elapsed_s: the search's seconds.
         near_miss: the best near miss (:class:`NearMiss`), or None.
         end: why a search that found nothing stopped (:class:`SearchEnd`), or None.

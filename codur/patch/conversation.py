@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from codur.patch.prompt import feedback
 from codur.patch.sample import Sample
 from codur.patch.splice import code_blocks, functions, source_of
-from codur.repair.evaluate import CandidateVerdict
+from codur.validate.evaluate import CandidateVerdict
 
 #: Earlier answers a feedback sample continues, at most.
 FEEDBACK_TURNS = 3
@@ -22,7 +22,7 @@ class Judged:
     """What the tests said about a sample that was not plausible: its evaluation's
     ``status`` (failed, near_miss or timeout), ``fixed`` of the ``failing`` failing
     tests pass with it, ``failures`` and ``broke`` as in
-    :class:`codur.repair.evaluate.Evaluation`."""
+    :class:`codur.validate.evaluate.Evaluation`."""
 
     sample: Sample
     status: CandidateVerdict

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from langchain_core.language_models import BaseChatModel
 
 from codur.core.events import Event
-from codur.repair.evaluate import Candidate, Evaluation
-from codur.repair.localize import Localization
+from codur.validate.evaluate import Candidate, Evaluation
+from codur.validate.localize import Localization
 
 if TYPE_CHECKING:
     from codur.patch.contracts import PatchSettings
@@ -43,7 +43,7 @@ class ModelCall(Protocol):
 @dataclass(frozen=True)
 class Judgement:
     """The tests' verdict on one candidate of the search: its ``evaluation``
-    (:class:`codur.repair.evaluate.Evaluation`) and the fixer it counts under (``source``:
+    (:class:`codur.validate.evaluate.Evaluation`) and the fixer it counts under (``source``:
     its ``provenance["source"]``)."""
 
     candidate: Any

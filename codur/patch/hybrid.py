@@ -19,10 +19,10 @@ import difflib
 from dataclasses import dataclass
 
 from codur.core.pyast import BOM
+from codur.mutation.mutants import Mutant, candidates, valid
 from codur.patch.sample import Sample, changed_functions
 from codur.patch.splice import functions
-from codur.repair.mutants import Mutant, candidates, valid
-from codur.repair.source import Source
+from codur.validate.source import Source
 
 CHANGED = 1.0
 NEARBY = 0.3

@@ -17,7 +17,7 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
 
 The first plausible patch wins (failing tests pass, passing tests still pass). A candidate
 that edits a test or deletes too much is refused before its tests run
-(:mod:`codur.repair.footprint`); the result lists what was refused (``refused``). A
+(:mod:`codur.validate.footprint`); the result lists what was refused (``refused``). A
 candidate may change several files; nothing in the repo is written here: the result
 carries the diff of every file, and the graph's patch node applies it through the
 ToolExecutor. What is left unsolved goes to the tool-loop agent,
@@ -42,12 +42,12 @@ from codur.patch import ranking
 from codur.patch.contracts import PatchResult, PatchSettings, SearchEnd
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
 from codur.patch.producer import Producer, read_originals
-from codur.repair.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
-from codur.repair.patch import unified_diffs
-from codur.repair.search import CandidateQueue, SearchOutcome
-from codur.repair.session import RepairSession
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
+from codur.validate.diffs import unified_diffs
+from codur.validate.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
+from codur.validate.search import CandidateQueue, SearchOutcome
+from codur.validate.session import RepairSession
 
 OnEvent = Callable[[Event], None]
 
@@ -87,7 +87,7 @@ class PatchPipeline:
         over_budget: asked after each model call; True stops the model fixer (status ``budget``): the
             run's limits, which read its usage ledger (every call recorded there).
         on_event: progress events (``patch.*``).
-        focus, failing_before, suite_s: test selection (see :class:`codur.repair.session.RepairSession`):
+        focus, failing_before, suite_s: test selection (see :class:`codur.validate.session.RepairSession`):
             the failing tests to start from, the tests that failed in the whole suite before
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
         policy: the run's test policy (:meth:`codur.tools.executor.ToolExecutor.test_policy`),
@@ -115,7 +115,7 @@ class PatchPipeline:
         self.tried: dict[str, int] = dict.fromkeys((f.name for f in fixer_list.FIXERS), 0)
         self.near: list[tuple[Any, int]] = []  # near misses of every fixer, with the failing tests they fixed
         self.verdicts: list[Judgement] = []  # every candidate's verdict, in the order judged
-        self.refused: list[str] = []  # why each refused candidate was refused (codur.repair.footprint)
+        self.refused: list[str] = []  # why each refused candidate was refused (codur.validate.footprint)
         self.tokens = self.llm_calls = 0
         self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.budget_hit = False

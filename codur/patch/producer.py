@@ -8,9 +8,9 @@ import threading
 from collections.abc import Callable, Iterable
 
 from codur.patch.fixer import ModelCall
-from codur.repair.evaluate import Candidate, files_of
-from codur.repair.search import CandidateQueue
-from codur.repair.session import RepairSession
+from codur.validate.evaluate import Candidate, files_of
+from codur.validate.search import CandidateQueue
+from codur.validate.session import RepairSession
 
 #: Seconds the search waits, once it has ended, for a model call still in flight (a streamed
 #: reply stops at its next token; a call with no token yet is left behind, not waited for).

@@ -40,7 +40,7 @@ from codur.patch import formats
 from codur.patch import window as windows
 from codur.patch.splice import FunctionSpan, functions, source_of
 from codur.patch.window import Window
-from codur.repair.evaluate import CandidateVerdict
+from codur.validate.evaluate import CandidateVerdict
 
 SYSTEM = formats.SYSTEM["function"]
 #: Longest file (lines) the "file" variant shows and asks for whole.

@@ -1,7 +1,7 @@
 """Suspicious functions across files: what the model samples rewrite and the agent is shown.
 
 Fault localization scores lines (Ochiai over per-test coverage plus traceback frames,
-:mod:`codur.repair.localize`); a fix is written a function at a time, so the lines are
+:mod:`codur.validate.localize`); a fix is written a function at a time, so the lines are
 grouped by the function holding them (:func:`codur.patch.splice.function_at`'s rule),
 each function scored by its best line, ties broken by the sum of its lines' scores
 (spectrum-based scores tie often, e.g. a constructor run by every test).

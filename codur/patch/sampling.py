@@ -42,7 +42,7 @@ from codur.patch.reply import new_texts, sample_of
 from codur.patch.sample import Sample
 from codur.patch.splice import FunctionSpan, normalized
 from codur.patch.window import NotApplied
-from codur.repair.evaluate import CandidateVerdict
+from codur.validate.evaluate import CandidateVerdict
 
 #: (prompt variant, temperature) of sample k, cycled. Greedy answers first: on a small
 #: model the greedy answer is the single likeliest fix; higher temperatures add variety.

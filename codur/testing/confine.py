@@ -73,7 +73,7 @@ def problem() -> str | None:
 
         reason = "repair's test runs: " + fallback_reason(why)
         if not emit(SandboxFallback(reason=reason)):  # no run takes it: log it
-            logging.getLogger("codur.repair").warning(reason)
+            logging.getLogger("codur.validate").warning(reason)
     return why
 
 

@@ -98,7 +98,7 @@ class TestRecord:
             strict xpass too) or "skipped" (xfailed, a skipped module too).
         duration: seconds, every phase.
         path: the test's file; absolute as the plugin writes it, relative to the repo in a
-            :class:`codur.repair.localize.Localization` ("" when unknown).
+            :class:`codur.validate.localize.Localization` ("" when unknown).
         timed_out: stopped by the per-test time limit.
         message: a failed test's exception, pytest's short form (assertions rewritten: the values).
         traceback: a failed test's report text in the run's ``--tb`` style, secrets redacted.

@@ -102,7 +102,7 @@ def collect(repo: Path, command: testcmd.TestCommand, *, worker=None,
         repo: the repository (the collection runs there, confined like every test run, unless
             ``worker`` is given).
         command: the repo's resolved test command.
-        worker: a :class:`codur.repair.worker.Worker` (a private copy of ``repo``, through
+        worker: a :class:`codur.validate.worker.Worker` (a private copy of ``repo``, through
             its warm fork server) to run the collection in instead.
         timeout_s: limit of the collection, seconds.
 

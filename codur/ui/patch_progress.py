@@ -76,7 +76,7 @@ class PatchLines:
             self._best, self._best_fixed = str(event.label), int(event.fixed or 0)
         self._activity.set(f"patch search: {tried} candidates tried"
                            + (f", best so far {self._best[:60]}" if self._best else ""), restart=False)
-        if event.result == "refused":  # codur.repair.footprint: said whatever the verbosity
+        if event.result == "refused":  # codur.validate.footprint: said whatever the verbosity
             label, why = str(event.label)[:90], str(event.reason or "")
             return f"     [yellow]#{tried} {escape(str(event.source))}: {escape(label)} → refused: {escape(why)}[/]"
         if not self.verbose and event.source == "mutation" and event.result != "near_miss":

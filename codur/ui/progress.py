@@ -230,7 +230,7 @@ class Progress(PatchLines):
 
     @on(VerifyVerdict)
     def _verdict(self, event: VerifyVerdict) -> str | None:
-        if not event.refused:  # the agent's change refused (codur.repair.footprint)
+        if not event.refused:  # the agent's change refused (codur.validate.footprint)
             return None
         return f"   [yellow]! refused the change: {escape(str(event.refused))}[/]"
 

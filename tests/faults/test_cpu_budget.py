@@ -20,9 +20,9 @@ import pytest
 
 from codur.core import cpu
 from codur.llm.deadline import DeadlineChatOpenAI
-from codur.repair.search import CandidateQueue
-from codur.repair.session import RepairSession
 from codur.testing import confine
+from codur.validate.search import CandidateQueue
+from codur.validate.session import RepairSession
 
 TEST = '''
 import os

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.repair.mutants import generate
-from codur.repair.source import Source
+from codur.mutation.mutants import generate
+from codur.validate.source import Source
 
 BOM = b"\xef\xbb\xbf"
 

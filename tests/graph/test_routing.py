@@ -404,7 +404,7 @@ def test_a_patch_search_that_cannot_copy_the_repo_says_why_as_the_reason(invoice
     no_plausible_patch."""
     import shutil
 
-    from codur.repair import worker as worker_module
+    from codur.validate import worker as worker_module
 
     def full_disk(src, dst, **kwargs):
         raise shutil.Error([(f"{src}/billing.py", str(dst), "[Errno 28] No space left on device")])

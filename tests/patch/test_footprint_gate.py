@@ -1,6 +1,6 @@
 """Every fixer's candidates go through the footprint check before their tests run: a sample
 that empties the function the tests reach, or a candidate that edits a test, is refused even
-though the tests would pass with it (codur/repair/footprint.py, codur/repair/evaluate.py)."""
+though the tests would pass with it (codur/validate/footprint.py, codur/validate/evaluate.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from codur.core.events.patch import PatchCandidate, PatchDone
 from codur.core.events.verify import VerifyVerdict
 from codur.llm import ScriptedChatModel
 from codur.patch import PatchPipeline
-from codur.repair.evaluate import CandidateVerdict, Checks, Stage, evaluate
-from codur.repair.worker import Worker
 from codur.testing import command as testcmd
 from codur.ui.progress import Progress
+from codur.validate.evaluate import CandidateVerdict, Checks, Stage, evaluate
+from codur.validate.worker import Worker
 
 from .conftest import patch_settings, snapshot, write_repo
 

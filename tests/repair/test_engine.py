@@ -15,12 +15,13 @@ from typer.testing import CliRunner
 
 from codur.commands.repair import repair_command
 from codur.core.contracts import PatchStatus
+from codur.mutation import generate_mutants
+from codur.mutation.mutants import Mutant, pairs
 from codur.patch.contracts import PatchSettings, SearchEnd
-from codur.repair import generate_mutants, localize_faults
-from codur.repair.mutants import Mutant, pairs
-from codur.repair.search import CandidateQueue
-from codur.repair.session import RepairSession
-from codur.repair.source import Edit
+from codur.validate.localize import localize_faults
+from codur.validate.search import CandidateQueue
+from codur.validate.session import RepairSession
+from codur.validate.source import Edit
 
 from .conftest import mutation_run, snapshot, write_repo
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair.evaluate import Checks, Stage, apply_files, evaluate, files_of
-from codur.repair.worker import Worker
 from codur.testing import command as testcmd
+from codur.validate.evaluate import Checks, Stage, apply_files, evaluate, files_of
+from codur.validate.worker import Worker
 
 from .conftest import write_repo
 

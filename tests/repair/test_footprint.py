@@ -1,5 +1,5 @@
 """The footprint check: a change the tests would accept is refused when it edits a test,
-empties a body, guts a function or deletes too much (codur/repair/footprint.py)."""
+empties a body, guts a function or deletes too much (codur/validate/footprint.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair.footprint import MAX_NET_DELETED, advice, asks_for_tests, refusal, refused_line
+from codur.validate.footprint import MAX_NET_DELETED, advice, asks_for_tests, refusal, refused_line
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 

@@ -1,4 +1,4 @@
-"""The parameter check a failing test asks for (codur/repair/guards.py): the expected
+"""The parameter check a failing test asks for (codur/mutation/guards.py): the expected
 exception read from pytest's and unittest's messages, and a real repo fixed by the mutation
 search with the guard that keeps zero allowed."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
-from codur.repair import generate_mutants
-from codur.repair.localize import expected_raises
+from codur.mutation import generate_mutants
+from codur.validate.localize import expected_raises
 
 POOL = '''\
 class ConnectionPool:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import time
 
-from codur.repair import localize_faults
-from codur.repair.checks import whole_suite_checks
-from codur.repair.evaluate import evaluate
-from codur.repair.localize import loops_around
-from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.testing import command as testcmd
+from codur.validate.checks import whole_suite_checks
+from codur.validate.evaluate import evaluate
+from codur.validate.localize import localize_faults, loops_around
+from codur.validate.worker import TEST_TIMEOUT_EXIT, Worker
 
 from .conftest import mutation_run, snapshot, write_repo
 
@@ -231,7 +230,7 @@ NEVER_FOLLOWED = {
 def test_the_loop_a_test_hung_in_gets_its_missing_update_first(tmp_path):
     """The hang names the loop (``hung_loops``); the update it lacks is the first mutant tried,
     ahead of the one-token edits of its header that rank higher by prior alone."""
-    from codur.repair import mutants
+    from codur.mutation import mutants
 
     repo = write_repo(tmp_path, NEVER_FOLLOWED)
     loc = localize_faults(repo, test_timeout_s=1.0)

@@ -6,9 +6,8 @@ import math
 
 import pytest
 
-from codur.repair import is_source_file, localize_faults, ochiai
-from codur.repair.localize import score
 from codur.testing.report import parse_report
+from codur.validate.localize import is_source_file, localize_faults, ochiai, score
 
 from .conftest import snapshot, write_repo
 

@@ -6,9 +6,8 @@ import logging
 import textwrap
 from pathlib import Path
 
-from codur.repair import localize_faults
-from codur.repair.localize import score
 from codur.testing.report import parse_report
+from codur.validate.localize import localize_faults, score
 
 from .conftest import write_repo
 from .test_hanging import NEVER_ADVANCED
@@ -36,7 +35,7 @@ def test_an_undecodable_source_is_skipped_with_a_note(tmp_path: Path, caplog) ->
     raw = {"tests": {"t.py::test_spin": {"outcome": "failed", "duration": 0.5, "path": "", "timed_out": True,
                                          "frames": [[path, 4]], "hang": [[path, 4]]}},
            "lines": {path: {"3": ["t.py::test_spin"], "4": ["t.py::test_spin"]}}}
-    with caplog.at_level(logging.WARNING, logger="codur.repair"):
+    with caplog.at_level(logging.WARNING, logger="codur.validate"):
         loc = score(repo, parse_report(raw))
     assert ("spin.py", 4) in loc.scores  # the frames still count
     assert "skips the loops of spin.py" in caplog.text

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from codur.repair import worker as worker_module
+from codur.validate import worker as worker_module
 
 from .conftest import mutation_run, write_repo
 

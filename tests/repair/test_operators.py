@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair import generate_mutants
+from codur.mutation import generate_mutants
 
 
 def mutate(tmp_path: Path, code: str, limit: int = 10_000):

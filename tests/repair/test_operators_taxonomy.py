@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair import generate_mutants, patterns
-from codur.repair.patterns import HAND_PRIORS, PRIOR, TAXONOMY
+from codur.mutation import generate_mutants, patterns
+from codur.mutation.patterns import HAND_PRIORS, PRIOR, TAXONOMY
 
 
 def mutants_of(tmp_path: Path, code: str) -> tuple[str, dict[str, str]]:

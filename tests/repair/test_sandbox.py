@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair import localize_faults
 from codur.sandbox.bwrap import bwrap_problem
+from codur.validate.localize import localize_faults
 
 from .conftest import OFF_BY_ONE, mutation_run, write_repo
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from codur.repair.evaluate import evaluate
-from codur.repair.selection import named_tests, related_test_files
-from codur.repair.session import RepairSession
 from codur.testing.command import resolve
 from codur.testing.suite import suite_of
+from codur.validate.evaluate import evaluate
+from codur.validate.selection import named_tests, related_test_files
+from codur.validate.session import RepairSession
 
 PRICES = '''"""Prices of a basket, in cents."""
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from codur.repair.worker import Worker
 from codur.testing import command as testcmd
 from codur.testing.forkserver import Runner
+from codur.validate.worker import Worker
 
 from .conftest import write_repo
 
@@ -86,8 +86,7 @@ def test_runner_without_pytest_fails_clearly(tmp_path):
 
 
 def test_warm_runner_is_reused_then_closed(tmp_path):
-    from codur.repair import close_warm_runners
-    from codur.testing.forkserver import keep_runner, take_runner
+    from codur.testing.forkserver import close_warm_runners, keep_runner, take_runner
 
     python = testcmd.resolve(tmp_path, None).python
     runner = take_runner(python, tmp_path)

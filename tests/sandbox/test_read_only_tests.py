@@ -100,9 +100,9 @@ def test_candidate_workers_take_the_runs_test_policy(mode: str, writer_repo: Pat
     """Repair's workers run on private copies: the run's policy (cancel, read_only) holds there too."""
     import threading
 
-    from codur.repair.worker import Worker
     from codur.testing import command as testcmd
     from codur.tools.executor import TestPolicy
+    from codur.validate.worker import Worker
 
     before = tree(writer_repo)
     cancel = threading.Event()

@@ -284,7 +284,7 @@ def test_streaming_verification_early_exit_on_output_mismatch(tmp_path: Path):
 # -- _attempt_local_repair -------------------------------------------------------------------------
 
 def test_attempt_local_repair_tries_the_seven_mutation_patterns(tmp_path: Path):
-    from codur.repair import generate_mutants
+    from codur.mutation import generate_mutants
 
     patterns = {  # the document's seven, each on the code it names
         "range boundary fixes (off-by-one)": ("for i in range(n):\n        t += i", "range(n + 1)"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codur.repair.source import is_source_file
 from codur.testing.ids import file_of, is_test_file, is_test_module
+from codur.validate.source import is_source_file
 
 
 @pytest.mark.parametrize(("path", "test", "module"), [

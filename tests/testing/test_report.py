@@ -7,12 +7,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from codur.repair import localize_faults
 from codur.testing.command import resolve
 from codur.testing.report import WHOLE_COMMAND
 from codur.tools.context import ToolContext
 from codur.tools.journal import ChangeJournal
 from codur.tools.testing import run_tests
+from codur.validate.localize import localize_faults
 
 BASE = '''class Base:
     def test_inherited(self):

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.repair.selection import bare_test_names, related_test_files
 from codur.testing.command import resolve
 from codur.testing.suite import Suite, collect, suite_of
+from codur.validate.selection import bare_test_names, related_test_files
 
 STOCK = '''"""Stock levels of a small shop."""
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from codur import RunRequest, run
 from codur.config import load_config
-from codur.repair import localize_faults
 from codur.tools.context import ToolContext
 from codur.tools.journal import ChangeJournal
 from codur.tools.testing import run_tests
+from codur.validate.localize import localize_faults
 
 LEDGER = '''"""A running balance of deposits and withdrawals."""
 

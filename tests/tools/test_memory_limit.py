@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from codur import CodurConfig
-from codur.repair.worker import Worker
 from codur.sandbox.limits import default_test_memory_mb, machine_memory_mb
 from codur.testing import command as testcmd
 from codur.testing.forkserver import Runner
 from codur.tools import ToolExecutor
+from codur.validate.worker import Worker
 
 GREEDY_TESTS = (
     "def test_greedy():\n"

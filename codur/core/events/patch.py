@@ -1,4 +1,4 @@
-"""The candidate-patch pipeline's events (codur/patch/; its validator's in codur/repair/session.py)."""
+"""The candidate-patch pipeline's events (codur/patch/; its validator's in codur/validate/session.py)."""
 
 from __future__ import annotations
 

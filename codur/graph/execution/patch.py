@@ -9,7 +9,7 @@ tool-loop agent takes over with the best near miss as context. When the node run
 after the agent (review's "repair" route) and the agent's edits made no more tests
 pass, or were refused (``Verdict.refused``: a test edited, a function emptied), they are
 reverted first (from the change journal): the search starts from the original code, not
-from a failed attempt. The candidates the search refused (:mod:`codur.repair.footprint`)
+from a failed attempt. The candidates the search refused (:mod:`codur.validate.footprint`)
 are kept in the state's :class:`codur.patch.contracts.PatchOutcome` (``refused``) for the summary, and
 why a search that found nothing stopped (:class:`codur.patch.contracts.SearchEnd`) in its ``end``: a run
 it ends ``no_plausible_patch`` gives it in its result (``metadata.stop["search"]``).

@@ -22,7 +22,7 @@ test that failed before the run and does not belong to the task is not held agai
 A fix or feature task whose change edits a test (unless the task asks for tests), empties a
 function or class, guts a function or deletes more than 20 lines fails, whatever the tests
 say: the same check as every candidate of the patch pipeline
-(:func:`codur.graph.task_scope.change_refusal`, :mod:`codur.repair.footprint`). The suite still
+(:func:`codur.graph.task_scope.change_refusal`, :mod:`codur.validate.footprint`). The suite still
 runs (its figures stay honest); the critic model is not asked; the verdict's ``refused``
 names the refusal and its reasoning tells the next turn what to do instead.
 

@@ -30,10 +30,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from codur.repair import footprint
-from codur.repair.selection import bare_test_names
 from codur.testing.ids import file_of
 from codur.tools.registry import TaskType
+from codur.validate import footprint
+from codur.validate.selection import bare_test_names
 
 #: The kinds of wording, in order of precedence (the one word table: no other module keeps one).
 KINDS: dict[TaskType, str] = {
@@ -103,7 +103,7 @@ class TaskReading:
         bug_report: it reports a bug or asks for a fix (a CODE_FIX word, or what "should" happen).
         asked: the functions, flags and files it names (:func:`requested`).
         tests: the test ids, test files and bare test names it names, as written.
-        asks_for_tests: it asks to change tests (:func:`codur.repair.footprint.asks_for_tests`).
+        asks_for_tests: it asks to change tests (:func:`codur.validate.footprint.asks_for_tests`).
     """
 
     text: str

@@ -65,7 +65,7 @@ class Verdict(FieldAccess, BaseModel):
         ignored_tests: failing tests a feature task's verdict did not hold against it: they failed
             before the run and do not belong to the task (:mod:`codur.graph.task_scope`).
         refused: why the run's change was refused whatever the tests say (it edited a test,
-            emptied a function, deleted too much: :mod:`codur.repair.footprint`), e.g.
+            emptied a function, deleted too much: :mod:`codur.validate.footprint`), e.g.
             ``edited tests/test_x.py``; None when it was not.
         checked: how the behaviour the task asks for was checked, when it was (e.g. ``2 failing
             tests about the task pass now``); "" otherwise.

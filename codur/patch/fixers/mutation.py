@@ -1,5 +1,5 @@
 """The mutation fixer: the mutation engine's mutants of the most suspicious lines, best first
-(:func:`codur.repair.mutants.generate`; no model, ~0.3 s a candidate). The pipeline searches
+(:func:`codur.mutation.mutants.generate`; no model, ~0.3 s a candidate). The pipeline searches
 them for at most ``time_box_s`` seconds when a model fixer follows; the rest run beside the
 model and at the end."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 
 from codur.core.events.patch import PatchMutants
+from codur.mutation import mutants
+from codur.mutation.mutants import Mutant
 from codur.patch.fixer import FixerView
-from codur.repair import mutants
-from codur.repair.mutants import Mutant
 
 
 class MutationFixer:

@@ -19,7 +19,7 @@ from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sample import Sample
 from codur.patch.sampling import Drawn, Sampler
 from codur.patch.splice import FunctionSpan, functions
-from codur.repair.evaluate import MAX_FAILURES, CandidateVerdict, Evaluation
+from codur.validate.evaluate import MAX_FAILURES, CandidateVerdict, Evaluation
 
 #: The verdicts of a sample the conversational feedback answers (a plausible one ends the search).
 JUDGED = (CandidateVerdict.FAILED, CandidateVerdict.NEAR_MISS, CandidateVerdict.TIMEOUT)

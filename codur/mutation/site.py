@@ -8,9 +8,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from codur.repair.names import Facts, facts_of
-from codur.repair.patterns import DECAY, PRIOR
-from codur.repair.source import Edit, Source
+from codur.mutation.names import Facts, facts_of
+from codur.mutation.patterns import DECAY, PRIOR
+from codur.validate.source import Edit, Source
 
 SYM = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
        ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",

@@ -1,7 +1,7 @@
 """Mutation operators on expressions: operators, operands and literals.
 
 Each operator is a function ``(node, ctx)`` registered for an AST type in ``OPERATORS`` that
-adds :class:`~codur.repair.site.Change` objects to the site it is given (``site.py``). They are
+adds :class:`~codur.mutation.site.Change` objects to the site it is given (``site.py``). They are
 named after the single-statement bug patterns of ``patterns.py``, which also gives their
 priors. This module holds comparison, arithmetic, boolean and unary operator swaps, swapped
 and dropped operands, +-1 on indices and slices, literal changes and added elements;
@@ -17,12 +17,12 @@ import itertools
 import re
 from collections.abc import Callable
 
-from codur.repair.calls import op_call, op_wrap
-from codur.repair.identifiers import op_attribute, op_name
-from codur.repair.library import op_library_call
-from codur.repair.names import is_num, is_str
-from codur.repair.patterns import DECAY, PRIOR
-from codur.repair.site import SYM, MutationSite, negate, plus_minus, short
+from codur.mutation.calls import op_call, op_wrap
+from codur.mutation.identifiers import op_attribute, op_name
+from codur.mutation.library import op_library_call
+from codur.mutation.names import is_num, is_str
+from codur.mutation.patterns import DECAY, PRIOR
+from codur.mutation.site import SYM, MutationSite, negate, plus_minus, short
 
 _CMP_SWAPS = {"<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
               "==": ["!="], "!=": ["=="], "is": ["is not"], "is not": ["is"],

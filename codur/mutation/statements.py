@@ -9,7 +9,7 @@ and ``=`` -> ``+=`` in loops, +-1 on bound assignments (``lo = mid`` -> ``lo = m
 an empty initializer given an element (``[]`` -> ``[[]]``), and a statement missing from
 a block, copied from a sibling branch or another loop body (``add_statement``); the
 update a never-ending ``while`` lacks, the flush after a batching loop, a lost result
-assigned back and the link back of a doubly linked node (:mod:`codur.repair.missing`).
+assigned back and the link back of a doubly linked node (:mod:`codur.mutation.missing`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import ast
 import re
 from collections.abc import Iterator
 
-from codur.repair.missing import (
+from codur.mutation.missing import (
     advance_loop_variable,
     dedent_last_statement,
     flush_after_loop,
@@ -26,10 +26,10 @@ from codur.repair.missing import (
     mirror_link,
     return_at_end,
 )
-from codur.repair.names import BUILTINS
-from codur.repair.operators import BIN_SWAPS, OPERATORS
-from codur.repair.patterns import PRIOR
-from codur.repair.site import SYM, Change, MutationSite, add_clauses, negate, plus_minus
+from codur.mutation.names import BUILTINS
+from codur.mutation.operators import BIN_SWAPS, OPERATORS
+from codur.mutation.patterns import PRIOR
+from codur.mutation.site import SYM, Change, MutationSite, add_clauses, negate, plus_minus
 
 _JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from codur.core.files import unified_diff
-from codur.repair.source import read_source
+from codur.validate.source import read_source
 
 
 def check_unchanged(path: Path, expected: str) -> None:
     """Raise RuntimeError if ``path``'s text (read in its declared coding,
-    :mod:`codur.repair.source`) is no longer ``expected``: it changed while the search ran."""
+    :mod:`codur.validate.source`) is no longer ``expected``: it changed while the search ran."""
     if read_source(path) != expected:
         raise RuntimeError(f"{path} changed during the repair search; patch not applied")
 

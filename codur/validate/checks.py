@@ -1,7 +1,7 @@
-"""How a candidate patch is judged: the test runs (stages) of :class:`codur.repair.evaluate.Checks`.
+"""How a candidate patch is judged: the test runs (stages) of :class:`codur.validate.evaluate.Checks`.
 
 Without test selection a candidate runs its failing tests (``-x``), then the whole suite.
-With it (:mod:`codur.repair.selection`; a suite the run has seen whole once) it runs its
+With it (:mod:`codur.validate.selection`; a suite the run has seen whole once) it runs its
 failing tests, then the passing tests that cover the files it changes, and only then,
 as the likely winner, the whole suite, where the tests that failed before the change and
 are not its to fix may still fail.
@@ -13,10 +13,10 @@ import json
 import statistics
 from pathlib import Path
 
-from codur.repair import localize
-from codur.repair.evaluate import Checks, Stage
 from codur.testing import command as testcmd
 from codur.testing.ids import file_of
+from codur.validate import localize
+from codur.validate.evaluate import Checks, Stage
 
 #: The whole-suite run of a winner may take this many times the suite's own seen time, plus
 #: :data:`GATE_SLACK_S` seconds.

@@ -44,15 +44,15 @@ Two bug shapes that no one-token edit fixes and that no sibling block holds a co
 These are "missing"/"misplaced statement" bugs, which single-statement studies leave out of their
 pattern tables (TSSB-3M, Richter & Wehrheim, MSR 2022, counts only changed statements),
 so their priors are hand-set below the taxonomy's patterns
-(:data:`codur.repair.patterns.HAND_PRIORS`).
+(:data:`codur.mutation.patterns.HAND_PRIORS`).
 """
 
 from __future__ import annotations
 
 import ast
 
-from codur.repair.patterns import PRIOR
-from codur.repair.site import SYM, MutationSite, short
+from codur.mutation.patterns import PRIOR
+from codur.mutation.site import SYM, MutationSite, short
 
 _EMPTY = ("[]", "{}", '""', "''", "0", "set()", "list()", "dict()")
 #: Methods of str (and bytes) that return a new value: a call as a statement loses it.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from codur.repair.source import Edit, Source
+from codur.validate.source import Edit, Source
 
 CONDITIONS = ("< 0", "<= 0", "is None")
 PRIOR = 0.7

@@ -38,8 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codur.core.pyast import parse_ast
-from codur.repair.source import is_source_file
-from codur.repair.worker import TEST_TIMEOUT_EXIT, Worker
 from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
@@ -51,6 +49,8 @@ from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
 from codur.testing.runner import argv_of, report_env, run_tests
 from codur.tools.errors import ToolError
 from codur.tools.reading import decode_source
+from codur.validate.source import is_source_file
+from codur.validate.worker import TEST_TIMEOUT_EXIT, Worker
 
 FRAME_BOOST = 0.3
 IMPORT_WEIGHT = 0.5
@@ -209,7 +209,7 @@ def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str,
         try:
             loops = loops_around(decode_source((repo / rel).read_bytes(), rel), line)
         except (OSError, ToolError) as exc:  # its loops cannot be found: the frames' boost stays
-            logging.getLogger("codur.repair").warning("fault localization skips the loops of %s: %s", rel, exc)
+            logging.getLogger("codur.validate").warning("fault localization skips the loops of %s: %s", rel, exc)
             continue
         if loops:
             first, last = loops[0]
@@ -293,7 +293,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
 
     ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
     (test ids or files, pytest commands only) runs just those tests (see
-    :mod:`codur.repair.selection`). Each test is stopped after
+    :mod:`codur.validate.selection`). Each test is stopped after
     ``test_timeout_s`` seconds (counted as failed); the whole run after ``run_timeout_s``.
     A pytest suite runs in the given :class:`Worker` (a copy of ``repo``), or else in
     ``repo`` through the warm pytest fork server (started if needed, kept for the next

@@ -1,5 +1,5 @@
 """Mutation operators on calls and their arguments (the identifier and attribute edits:
-:mod:`codur.repair.identifiers`).
+:mod:`codur.mutation.identifiers`).
 
 Wrong function name, same function with more, fewer or swapped arguments or another
 keyword, added attribute access / method call / subscript, and a function added around an
@@ -14,10 +14,10 @@ import difflib
 import itertools
 from collections import Counter
 
-from codur.repair.identifiers import ATTRIBUTES, arity_fits
-from codur.repair.names import BUILTINS, is_num, is_str
-from codur.repair.patterns import DECAY, PRIOR
-from codur.repair.site import MutationSite, plus_minus, short
+from codur.mutation.identifiers import ATTRIBUTES, arity_fits
+from codur.mutation.names import BUILTINS, is_num, is_str
+from codur.mutation.patterns import DECAY, PRIOR
+from codur.mutation.site import MutationSite, plus_minus, short
 
 #: builtins of the same arity that stand in for each other (wrong_function_name)
 _FUNC_SWAPS = {"any": ["all"], "all": ["any"], "min": ["max"], "max": ["min"], "sorted": ["reversed"],

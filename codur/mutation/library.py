@@ -7,7 +7,7 @@ that should be ``line.split("=", 1)``, ``sorted(xs, key=k)`` that should sort in
 reverse, ``text.split(" ")`` that should be ``text.split()``. A repo's own calls rarely
 show the missing argument (calls.py copies those), so the usual optional arguments of
 common built-ins are listed here (:data:`OPTIONAL`). Priors are the taxonomy's
-(:mod:`codur.repair.patterns`), scaled down a little: these guesses are less certain
+(:mod:`codur.mutation.patterns`), scaled down a little: these guesses are less certain
 than an argument copied from another call of the same function.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import ast
 
-from codur.repair.patterns import DECAY, PRIOR
-from codur.repair.site import MutationSite
+from codur.mutation.patterns import DECAY, PRIOR
+from codur.mutation.site import MutationSite
 
 #: callee name -> (positional arguments it must have, the argument text to add).
 OPTIONAL: dict[str, list[tuple[int, str]]] = {

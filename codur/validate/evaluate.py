@@ -7,10 +7,10 @@ private copy: the failing tests first, then (only if they pass) the full suite, 
 stage under a timeout. Acceptance: the failing tests pass and the tests that passed
 before still pass (a *plausible patch*). Before any test runs, a candidate that edits a test,
 empties a function or class, guts a function or deletes more than a bounded number of lines
-is *refused*, whatever its tests would say (:func:`codur.repair.footprint.refusal`; status
+is *refused*, whatever its tests would say (:func:`codur.validate.footprint.refusal`; status
 "refused", ``reason`` naming what it did).
 
-The queue and the search over a pool of workers: :mod:`codur.repair.search`.
+The queue and the search over a pool of workers: :mod:`codur.validate.search`.
 
 A candidate with ``probe = True`` (a model sample) runs its failing tests without
 stopping at the first failure and with a per-test report: when only some pass, the
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from codur.repair.footprint import refusal
-from codur.repair.source import source_bytes
-from codur.repair.worker import Worker
 from codur.testing.report import read_report
 from codur.testing.runner import report_env
+from codur.validate.footprint import refusal
+from codur.validate.source import source_bytes
+from codur.validate.worker import Worker
 
 
 class CandidateVerdict(StrEnum):
@@ -41,7 +41,7 @@ class CandidateVerdict(StrEnum):
     FAILED = "failed"
     TIMEOUT = "timeout"  # a test stage ran past its limit
     ABORTED = "aborted"  # killed by the search (a better candidate won, the deadline passed)
-    REFUSED = "refused"  # not run: it edits a test or deletes too much (:mod:`codur.repair.footprint`)
+    REFUSED = "refused"  # not run: it edits a test or deletes too much (:mod:`codur.validate.footprint`)
 
 
 class Candidate(Protocol):
@@ -98,7 +98,7 @@ class Checks:
     with a report (both None for a non-pytest command). ``failing`` / ``passing``: the
     baseline's test ids.
 
-    With test selection (:mod:`codur.repair.selection`), ``covering`` maps a file to the
+    With test selection (:mod:`codur.validate.selection`), ``covering`` maps a file to the
     passing tests that cover it, and a candidate's acceptance runs are its failing tests,
     the covering tests of its files (``covered`` builds that stage), then ``gate``, the
     whole suite; its guard is the covering run with a report.

@@ -1,5 +1,5 @@
 """The search over candidate patches: a worker pool fed from a ranked queue, each candidate
-judged by :func:`codur.repair.evaluate.evaluate`.
+judged by :func:`codur.validate.evaluate.evaluate`.
 
 Candidates are dispatched best key first. Once one is plausible, in-flight candidates
 ranked *below* it are aborted and those ranked above it may finish, so the winner is
@@ -25,8 +25,8 @@ from typing import Any
 
 from codur.core.cpu import CpuBudget
 from codur.core.cpu import budget as cpu_budget
-from codur.repair.evaluate import Candidate, CandidateVerdict, Checks, Evaluation, evaluate, files_of
-from codur.repair.worker import Worker
+from codur.validate.evaluate import Candidate, CandidateVerdict, Checks, Evaluation, evaluate, files_of
+from codur.validate.worker import Worker
 
 
 class CandidateQueue:

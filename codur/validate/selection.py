@@ -6,7 +6,7 @@ A suite of thousands of tests is run whole once (observe). After that:
   run, then the failing tests' files and the *related* test files (:func:`related_test_files`:
   the files that import one of those modules), with per-test coverage;
 - a candidate runs its failing tests, then the passing tests that cover the files it changes
-  (:attr:`codur.repair.localize.Localization.covering`), and only a candidate that passed both
+  (:attr:`codur.validate.localize.Localization.covering`), and only a candidate that passed both
   runs the whole suite, once, before it is accepted.
 
 A passing test that never runs a line of a file cannot break from an edit there: test

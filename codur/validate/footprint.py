@@ -2,7 +2,7 @@
 
 A suite can be made to pass by editing it, or by deleting the code its failing tests
 reach. Such a change is not a fix, whatever the tests say. Every candidate of the patch
-pipeline (:func:`codur.repair.evaluate.evaluate`, before its tests run) and the agent's
+pipeline (:func:`codur.validate.evaluate.evaluate`, before its tests run) and the agent's
 change at verification (:mod:`codur.graph.execution.verification_agent`) go through :func:`refusal`. A change is
 refused when it
 

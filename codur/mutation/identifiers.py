@@ -1,6 +1,6 @@
 """Mutation operators on the names an expression uses: change identifier used, change
 attribute used, another method of the same receiver, same function wrong caller (the call
-and argument edits are :mod:`codur.repair.calls`). Pattern names and priors: ``patterns.py``;
+and argument edits are :mod:`codur.mutation.calls`). Pattern names and priors: ``patterns.py``;
 the registry by node type: ``operators.OPERATORS``.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from codur.repair.names import FUNCS, Facts, family, use_of
-from codur.repair.patterns import DECAY, PRIOR
-from codur.repair.site import MutationSite
+from codur.mutation.names import FUNCS, Facts, family, use_of
+from codur.mutation.patterns import DECAY, PRIOR
+from codur.mutation.site import MutationSite
 
 #: methods of the same arity that stand in for each other (change_attribute_used)
 _METHOD_SWAPS = {"startswith": ["endswith"], "endswith": ["startswith"], "lower": ["upper"],

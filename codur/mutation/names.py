@@ -14,7 +14,7 @@ import weakref
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from codur.repair.source import Source
+from codur.validate.source import Source
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

@@ -29,9 +29,9 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.pyast import BOM, parse_ast
-from codur.repair import guards, statements
-from codur.repair.site import MutationSite
-from codur.repair.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
+from codur.mutation import guards, statements
+from codur.mutation.site import MutationSite
+from codur.validate.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
 #: Functions (or module-level statements) mutated at most, the most suspicious first.
 MUTATED_FUNCTIONS = 8
@@ -156,7 +156,7 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
 
 
 def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises: frozenset[str]) -> list[Mutant]:
-    """Parameter checks (:func:`codur.repair.guards.guards`) for the innermost functions
+    """Parameter checks (:func:`codur.mutation.guards.guards`) for the innermost functions
     holding a scored line of ``rel``, scored by their best line; functions of equal score in
     the order of their summed line scores (the one the failing tests ran most of first)."""
     funcs = [n for n in ast.walk(src.tree) if isinstance(n, _FUNCS)]
@@ -264,11 +264,11 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
     ``scores`` maps (file relative to repo, line) -> suspiciousness; only the lines of the
     ``max_functions`` most suspicious functions are mutated (:func:`ranked_units`).
     ``hung_loops``: the (file, header line) of loops a test hung in
-    (:attr:`codur.repair.localize.Localization.hung_loops`):
+    (:attr:`codur.validate.localize.Localization.hung_loops`):
     the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
     goes first, since the run saw the loop not end. ``raises``: exceptions a failing test
-    expected and did not see (:func:`codur.repair.localize.expected_raises`): the ranked
-    functions get parameter checks raising them (:mod:`codur.repair.guards`). Returns the mutants
+    expected and did not see (:func:`codur.validate.localize.expected_raises`): the ranked
+    functions get parameter checks raising them (:mod:`codur.mutation.guards`). Returns the mutants
     (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
     the original texts of the files they touch (read in their declared coding, as the
     tools read them). Test files and files that do not parse or decode are skipped.

@@ -15,19 +15,19 @@ from pathlib import Path
 from codur.config import CodurConfig
 from codur.core.events import Event
 from codur.core.events.patch import PatchLocalizing, PatchSuite
-from codur.repair import localize
-from codur.repair.checks import checks_for
-from codur.repair.evaluate import Candidate, Checks, Evaluation
-from codur.repair.search import CandidateQueue, search
-from codur.repair.selection import related_test_files
-from codur.repair.source import read_source
-from codur.repair.worker import Worker
 from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
 from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
 from codur.testing.suite import Suite, suite_of
 from codur.tools.executor import TestPolicy
+from codur.validate import localize
+from codur.validate.checks import checks_for
+from codur.validate.evaluate import Candidate, Checks, Evaluation
+from codur.validate.search import CandidateQueue, search
+from codur.validate.selection import related_test_files
+from codur.validate.source import read_source
+from codur.validate.worker import Worker
 
 #: Collected test cases of a failing test's own file the baseline runs whole; a bigger file
 #: is represented by its failing tests alone.
@@ -71,9 +71,9 @@ class RepairSession:
     baseline run. ``test_cmd``: a resolved command, or an argv for
     :func:`codur.testing.command.resolve`.
 
-    Test selection (:mod:`codur.repair.selection`): with ``focus`` (failing test ids) the
+    Test selection (:mod:`codur.validate.selection`): with ``focus`` (failing test ids) the
     baseline runs those tests and their related test files, not the whole suite, and a
-    candidate is judged by :func:`codur.repair.checks.selected_checks`; ``failing_before``
+    candidate is judged by :func:`codur.validate.checks.selected_checks`; ``failing_before``
     names the tests that failed in a whole-suite run before any change (None: unknown, so
     the baseline runs the whole suite once more, in parallel, to learn them); ``suite_s`` is
     that run's time in seconds. :attr:`selection` is what localization ran (None: the whole
@@ -129,14 +129,14 @@ class RepairSession:
         return self
 
     def _localize(self) -> None:
-        """The baseline: localization and the checks (see :mod:`codur.repair.selection`).
+        """The baseline: localization and the checks (see :mod:`codur.validate.selection`).
 
         With focus tests (a pytest command), localization starts from them alone, with their
         coverage, while the project's suite is collected (:func:`codur.testing.suite.suite_of`)
         on another copy; then the baseline runs their own test files (those the suite collects,
         within :data:`OWN_TEST_BUDGET` cases, else the focus tests alone), plus the related
         test files of the suite only when the failing tests' own ranking is tied
-        (:func:`codur.repair.localize.tied_at_top` over :data:`localize.TIE_LINES`). Without
+        (:func:`codur.validate.localize.tied_at_top` over :data:`localize.TIE_LINES`). Without
         focus tests, or when they do not fail here, the whole suite runs."""
         select = None
         focus = [t for t in self.focus if (self.repo / file_of(t)).is_file()]
@@ -220,7 +220,7 @@ class RepairSession:
 
     def original(self, rel: str) -> str:
         """The original text of ``rel``, in its declared coding (read once; raises OSError,
-        or ValueError when it does not decode: :func:`codur.repair.source.read_source`)."""
+        or ValueError when it does not decode: :func:`codur.validate.source.read_source`)."""
         if rel not in self.texts:
             self.texts[rel] = read_source(self.repo / rel, rel)
         return self.texts[rel]
@@ -228,7 +228,7 @@ class RepairSession:
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
                on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None,
                background: Callable[[object], bool] = lambda key: False):
-        """Run :func:`codur.repair.search.search` on this session's workers and checks (as many
+        """Run :func:`codur.validate.search.search` on this session's workers and checks (as many
         runs at once as the process's CPU budget gives). Every candidate's file must already be
         in :attr:`texts` (see :meth:`original`)."""
         assert self.checks is not None
@@ -245,7 +245,7 @@ def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], ca
     installed pytest plugins (one copy: one after the other); with ``whole``, the last copy
     instead runs the whole suite, for the outcomes before any change. Returns (localization,
     plugin_free, the whole suite's outcomes or None). ``targets``: the tests the task is about
-    (:func:`codur.repair.localize.score`: other failing tests are left out of the ranking)."""
+    (:func:`codur.validate.localize.score`: other failing tests are left out of the ranking)."""
     test_timeout = min(cap, testcmd.TEST_TIMEOUT_S)
     left = max(1.0, deadline - time.monotonic())
     env = {**dict(testcmd.NO_PLUGINS), "CODUR_REPAIR_TEST_TIMEOUT": str(test_timeout)}
