@@ -10,8 +10,7 @@ the function (an import, a constant, a helper) is merged into the module
 (:mod:`codur.patch.prompt`: with and without the failing tests' source, with the
 suspicious lines listed, the whole file, or a *pair*: two functions, maybe of two
 files, rewritten in one reply); the tests, not the model, judge each one. The common
-part of every prompt comes first, so the server's prompt cache is reused from one
-sample to the next.
+part of every prompt comes first, so the server's prompt cache is reused sample to sample.
 
 Conversational sampling: once the tests judged a sample, a later sample continues that
 sample's prompt as a conversation (the model's earlier answer, then the failing test and

@@ -17,20 +17,11 @@ graph: callers hand in what they need (the checkpoint serializer).
 
 from __future__ import annotations
 
-import re
 from types import ModuleType
 
+from codur.storage.errors import StorageError, redact
+
 __all__ = ["StorageError", "postgres_module", "redact"]
-
-
-class StorageError(RuntimeError):
-    """The database cannot be used (the extra is missing, the server refuses or is unreachable);
-    the message is one line naming the database (its password hidden)."""
-
-
-def redact(url: str) -> str:
-    """``url`` with its password replaced by ``***``, for messages: ``postgresql://u:***@h/db``."""
-    return re.sub(r"^(\w+://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
 def postgres_module() -> ModuleType:

@@ -29,7 +29,7 @@ import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 
 from codur.memory import HISTORY_LIMIT, SessionEntry
-from codur.storage import StorageError, redact
+from codur.storage.errors import StorageError, redact
 from codur.storage.schema import connect, session, setting_up, tables
 
 

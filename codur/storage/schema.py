@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import psycopg
 from psycopg.rows import dict_row
 
-from codur.storage import StorageError, redact
+from codur.storage.errors import StorageError, redact
 
 #: Seconds to wait for the server when connecting.
 CONNECT_TIMEOUT_S = 10

@@ -6,8 +6,6 @@ of candidates tried).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.markup import escape
 
 from codur.core.events.patch import (
@@ -21,10 +19,8 @@ from codur.core.events.patch import (
     PatchSample,
     PatchSuite,
 )
+from codur.ui.activity import Activity, Tally
 from codur.ui.subscriptions import on
-
-if TYPE_CHECKING:
-    from codur.ui.progress import Tally, _Activity
 
 
 class PatchLines:
@@ -32,7 +28,7 @@ class PatchLines:
 
     verbose: bool
     tally: Tally
-    _activity: _Activity
+    _activity: Activity
     _best: str
     _tried: int
     _best_fixed: int

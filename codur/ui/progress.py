@@ -13,28 +13,24 @@ the result's (:mod:`codur.ui.summary`).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
-from rich.spinner import Spinner
-from rich.text import Text
 
-from codur.core.contracts import FIXER_NAMES
 from codur.core.events import Event, parse
 from codur.core.events.agent import AgentPrompt, AgentReply, AgentRetry
 from codur.core.events.model import ModelCall, ModelFallback, ModelStart
-from codur.core.events.patch import PatchFound, PatchRisky
+from codur.core.events.patch import PatchRisky
 from codur.core.events.plan import PlanFallback
 from codur.core.events.run import EngineState
 from codur.core.events.tests import TestsChangedFiles, TestsCommand, TestsSetupFailed
 from codur.core.events.tool import SandboxFallback, ToolCall
 from codur.core.events.verify import VerifyVerdict
+from codur.ui.activity import Activity, Tally
 from codur.ui.patch_progress import PatchLines
 from codur.ui.subscriptions import HANDLERS, on
 
@@ -45,42 +41,6 @@ BULKY_ARGS = frozenset({"content", "new", "old", "patch", "stdin"})
 def kind(event: dict[str, Any]) -> str:
     """The event's type: ``event_type`` (or ``event``, the trace's older key)."""
     return str(event.get("event_type") or event.get("event") or "")
-
-
-@dataclass
-class Tally:
-    """What the progress lines remember of a run's events: its id and the fixer of the plausible
-    patch. The run's figures (usage, cost, the time split) are the result's alone
-    (``RunResult.metadata``), which the summary reads."""
-
-    run_id: str = ""
-    fixer: str = ""
-
-    def add(self, run_id: str, event: Event | None) -> None:
-        """Note one event (``run_id``: the run it came from, '' when not said)."""
-        self.run_id = self.run_id or run_id
-        if isinstance(event, PatchFound):
-            source = (event.provenance or {}).get("source") or ""
-            self.fixer = FIXER_NAMES.get(source, source)
-
-
-class _Activity:
-    """The spinner's line: what runs now and since when (re-rendered by Live at every refresh)."""
-
-    def __init__(self) -> None:
-        self.spinner = Spinner("dots", style="cyan")
-        self.label = "starting"
-        self.since = time.monotonic()
-
-    def set(self, label: str, *, restart: bool = True) -> None:
-        """Show ``label``; the clock restarts unless ``restart`` is False (the same step goes on)."""
-        self.label = label
-        if restart:
-            self.since = time.monotonic()
-
-    def __rich__(self) -> Spinner:
-        self.spinner.update(text=Text(f"{self.label} {time.monotonic() - self.since:.1f}s", style="dim"))
-        return self.spinner
 
 
 class Progress(PatchLines):
@@ -98,7 +58,7 @@ class Progress(PatchLines):
     def __init__(self, console: Console, *, verbose: bool = False, quiet: bool = False) -> None:
         self.console, self.verbose, self.quiet = console, verbose, quiet
         self.tally = Tally()
-        self._activity = _Activity()
+        self._activity = Activity()
         self._live: Live | None = None
         self._lock = threading.RLock()
         self._node = ""

@@ -21,23 +21,19 @@ lines plus the whole boost: a hanging loop ranks its header first, its body next
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import contextvars
 import dataclasses
 import json
-import logging
 import math
 import os
 import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codur.core.pyast import parse_ast
 from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
 from codur.sandbox.process import run_process
@@ -47,8 +43,7 @@ from codur.testing.forkserver import can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of, under
 from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
 from codur.testing.runner import argv_of, report_env, run_tests
-from codur.tools.errors import ToolError
-from codur.tools.reading import decode_source
+from codur.validate.failures import blame_loop, expected_raises, own_frames, relative
 from codur.validate.source import is_source_file
 from codur.validate.worker import TEST_TIMEOUT_EXIT, Worker
 
@@ -60,20 +55,6 @@ PROGRESS_EVERY_S = 5.0
 #: :func:`tied_at_top`): then the tests related to the failing ones are run too, to break it.
 TIE_LINES = 3
 _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
-
-
-#: pytest.raises' and unittest's messages for an exception that was expected and not raised
-_NOT_RAISED = (re.compile(r"DID NOT RAISE <class '(?:[\w.]+\.)?(\w+)'>"),
-               re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b not raised"))
-
-
-def expected_raises(messages: Iterable[str]) -> frozenset[str]:
-    """Exception class names the failing tests' messages say were expected and not raised."""
-    out = set()
-    for text in messages:
-        for pattern in _NOT_RAISED:
-            out.update(pattern.findall(text or ""))
-    return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -160,65 +141,11 @@ class Progress:
         self.path.unlink(missing_ok=True)
 
 
-def _rel(repo: Path, path: str) -> str | None:
-    try:
-        return Path(path).resolve().relative_to(repo).as_posix()
-    except (ValueError, OSError):
-        return None
-
-
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
     """Ochiai suspiciousness of one line (0.0 when nothing failed or nothing covers it)."""
     if failed == 0 or total_failed == 0:
         return 0.0
     return failed / math.sqrt(total_failed * (failed + passed))
-
-
-def _own(repo: Path, frames: list) -> list[tuple[str, int]]:
-    """The frames (path, line) in the repo's own source, as (file relative to repo, line)."""
-    return [(rel, ln) for rel, ln in ((_rel(repo, p), ln) for p, ln in frames)
-            if rel is not None and is_source_file(rel)]
-
-
-def loops_around(text: str, line: int) -> list[tuple[int, int]]:
-    """(first, last) lines of the loops around ``line`` in the function (or module body)
-    holding it, innermost first; [] if there is none or ``text`` does not parse."""
-    try:
-        node: ast.AST = parse_ast(text)
-    except (SyntaxError, ValueError):
-        return []
-    loops: list[tuple[int, int]] = []
-    while True:
-        inner = [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)
-                 and c.lineno <= line <= (c.end_lineno or c.lineno)]
-        if not inner:
-            return loops[::-1]
-        node = inner[0]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            loops = []
-        elif isinstance(node, (ast.While, ast.For, ast.AsyncFor)):
-            loops.append((node.lineno, node.end_lineno or node.lineno))
-
-
-def _blame_loop(repo: Path, hang: list[tuple[str, int]], scores: dict[tuple[str, int], float],
-                boost: float) -> tuple[str, int] | None:
-    """Raise the header of the loop a timed-out test was stopped in (see the module doc) and
-    return it as (file, line), or None when no frame is in a loop. A source is read in the
-    coding it declares (PEP 263); one that does not decode is skipped with a log warning."""
-    for rel, line in reversed(hang):
-        try:
-            loops = loops_around(decode_source((repo / rel).read_bytes(), rel), line)
-        except (OSError, ToolError) as exc:  # its loops cannot be found: the frames' boost stays
-            logging.getLogger("codur.validate").warning("fault localization skips the loops of %s: %s", rel, exc)
-            continue
-        if loops:
-            first, last = loops[0]
-            best = max((v for (f, ln), v in scores.items() if f == rel and first <= ln <= last), default=0.0)
-            scores[(rel, first)] = best + boost
-            for outer, _ in loops[1:]:
-                scores[(rel, outer)] = scores.get((rel, outer), 0.0) + boost / 2
-            return rel, first
-    return None
 
 
 def aimed_at(nodeid: str, targets: list[str]) -> bool:
@@ -241,11 +168,11 @@ def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localiz
     for nodeid, rec in run.tests.items():
         if targets is not None and rec.outcome == "failed" and not aimed_at(nodeid, targets):
             continue
-        path = _rel(repo, rec.path) if rec.path else None
+        path = relative(repo, rec.path) if rec.path else None
         tests.append(dataclasses.replace(rec, path=path or ""))
         frames[nodeid] = rec.frames
         if rec.timed_out:
-            hangs[nodeid] = _own(repo, rec.hang or rec.frames)
+            hangs[nodeid] = own_frames(repo, rec.hang or rec.frames)
     outcome = {t.nodeid: t.outcome for t in tests}
     ran = [t.nodeid for t in tests if t.outcome != "skipped"]
     total_failed = sum(outcome[n] == "failed" for n in ran)
@@ -254,7 +181,7 @@ def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localiz
     failing_files: set[str] = set()
     hung_loops: set[tuple[str, int]] = set()
     for path, by_line in run.lines.items():
-        rel = _rel(repo, path)
+        rel = relative(repo, path)
         if rel is None or not is_source_file(rel):
             continue
         for line, contexts in by_line.items():
@@ -271,13 +198,13 @@ def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localiz
                 scores[(rel, int(line))] = value
     for nodeid in (n for n in ran if outcome[n] == "failed"):
         seen = set()
-        for depth, key in enumerate(reversed(_own(repo, frames[nodeid]))):
+        for depth, key in enumerate(reversed(own_frames(repo, frames[nodeid]))):
             if key not in seen:
                 seen.add(key)
                 boost = FRAME_BOOST * (1.0 if depth == 0 and nodeid not in hangs else 0.5) / total_failed
                 scores[key] = scores.get(key, 0.0) + boost
         if nodeid in hangs:
-            loop = _blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
+            loop = blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
             if loop is not None:
                 hung_loops.add(loop)
     return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},

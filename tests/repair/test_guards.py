@@ -9,7 +9,7 @@ from pathlib import Path
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.mutation import generate_mutants
-from codur.validate.localize import expected_raises
+from codur.validate.failures import expected_raises
 
 POOL = '''\
 class ConnectionPool:

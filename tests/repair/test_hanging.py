@@ -7,7 +7,8 @@ import time
 from codur.testing import command as testcmd
 from codur.validate.checks import whole_suite_checks
 from codur.validate.evaluate import evaluate
-from codur.validate.localize import localize_faults, loops_around
+from codur.validate.failures import loops_around
+from codur.validate.localize import localize_faults
 from codur.validate.worker import TEST_TIMEOUT_EXIT, Worker
 
 from .conftest import mutation_run, snapshot, write_repo

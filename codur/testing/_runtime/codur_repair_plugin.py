@@ -1,7 +1,5 @@
-"""pytest plugin of codur's repair engine, loaded with ``-p codur_repair_plugin``.
-
-Standalone (no codur import): it runs under the repository's own interpreter. Behaviour
-is chosen per run by environment variables, read at configure time:
+"""pytest plugin of codur's repair engine, loaded with ``-p codur_repair_plugin``. Standalone (no
+codur import): it runs under the repository's own interpreter. Per run, environment variables say:
 
 - ``CODUR_REPAIR_OUT=<path>``: write codur's one test report, JSON: per test, keyed by
   pytest's node id, its outcome ("passed", "failed": a failure or an error in any phase,
