@@ -232,9 +232,7 @@ def _formatted_as_int(node: ast.Name | ast.Attribute, ctx: MutationSite) -> None
     ``1``); when the statement formats the same value more than once (``f"{n}B" if gnu else
     f"{n} Bytes"``) one more mutant wraps every occurrence, as the fix of such a line does."""
     text = ctx.src.seg(node)
-    stmt = node
-    while stmt is not None and not isinstance(stmt, ast.stmt):
-        stmt = ctx.parents.get(stmt)
+    stmt = ctx.statement_of(node)
     same = [n for n in ast.walk(stmt) if isinstance(n, type(node))
             and isinstance(ctx.parents.get(n), ast.FormattedValue)
             and ctx.parents[n].format_spec is None and ctx.parents[n].conversion == -1

@@ -35,8 +35,11 @@ def guards(func: ast.FunctionDef | ast.AsyncFunctionDef, src: Source,
     ``self``/``cls`` left out) × :data:`CONDITIONS` × the expected exception (at most two,
     by name). The guard goes before the first statement after the docstring."""
     body = func.body
-    first = body[1] if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(
-        getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str) else body[0]
+    if ast.get_docstring(func, clean=False) is not None:
+        body = body[1:]
+    if not body:  # a docstring alone: nothing is done, so nothing to check before
+        return []
+    first = body[0]
     at = src.offset(first.lineno, 0)
     indent = src.text[at:src.offset(first.lineno, first.col_offset)]
     if indent.strip():  # the statement shares its line with the def: nothing to put a line before

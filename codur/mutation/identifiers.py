@@ -27,6 +27,7 @@ _METHOD_SWAPS = {"startswith": ["endswith"], "endswith": ["startswith"], "lower"
                  "appendleft": ["append"], "argmin": ["argmax"], "argmax": ["argmin"],
                  "get": ["pop", "setdefault"], "setdefault": ["get"], "sort": ["reverse"]}
 
+
 def _stdlib_siblings() -> dict[str, list[str]]:
     """Methods of common standard-library types whose names extend one another
     (``time``/``timetz``/``timetuple`` of ``datetime``, ``split``/``splitlines`` of ``str``): a
@@ -71,9 +72,7 @@ def op_name(node: ast.Name, ctx: MutationSite) -> None:
     grand = ctx.parents.get(parent)
     if need == "obj" and isinstance(grand, ast.Call) and grand.func is parent:
         return  # the caller of a method: same_function_wrong_caller (op_attribute)
-    stmt = parent
-    while stmt is not None and not isinstance(stmt, ast.stmt):
-        stmt = ctx.parents.get(stmt)
+    stmt = ctx.statement_of(parent)
     loop = isinstance(stmt, (ast.For, ast.AsyncFor)) and node in set(ast.walk(stmt.iter))
     targets = tuple(n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)) if loop else ()
     names = facts.nearest(node, need, limit=8, exclude=targets)  # not `for x in x`

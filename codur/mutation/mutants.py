@@ -163,7 +163,9 @@ def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises:
     best: dict[ast.AST, float] = {}
     mass: dict[ast.AST, float] = {}
     for (f, line), value in scores.items():
-        holders = [n for n in funcs if f == rel and n.lineno <= line <= (n.end_lineno or n.lineno)]
+        if f != rel:
+            continue
+        holders = [n for n in funcs if n.lineno <= line <= (n.end_lineno or n.lineno)]
         if holders:
             inner = max(holders, key=lambda n: n.lineno)
             best[inner] = max(best.get(inner, 0.0), value)
@@ -282,17 +284,21 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
             continue
         texts[rel] = text
     kept = ranked_units(scores, {rel: src.tree for rel, src in sources.items()}, max_functions)
-    singles, checks = [], []
+    singles = []
     for rel in sorted({f for f, _ in kept}):
         singles += candidates(rel, sources[rel], kept)
         if raises:
-            checks += _guards(rel, sources[rel], kept, raises)
-    singles.sort(key=lambda m: (not (m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops),
-                                m.rank))
-    hung = next((i for i, m in enumerate(singles) if (m.file, m.line) not in hung_loops
-                 or m.operator != "advance_loop_variable"), len(singles))
-    checks.sort(key=lambda m: -m.score)  # stable: the heavier function first among equal scores
-    singles = singles[:hung] + checks + singles[hung:]  # what the test asked for, after a hung loop's update
+            singles += _guards(rel, sources[rel], kept, raises)
+
+    def order(m: Mutant) -> tuple:
+        """What the run itself pointed at goes first: a hung loop's missing update, then the
+        checks a test asked for (by score; stable: in :func:`_guards`' order), then by rank."""
+        if m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops:
+            return (0, m.rank)
+        if m.operator == "add_parameter_check":
+            return (1, (-m.score, 0))
+        return (2, m.rank)
+    singles.sort(key=order)
     first = valid(singles, texts, limit)
     budget = min(max_pairs, limit - len(first))
     if budget <= 0:

@@ -51,6 +51,12 @@ class MutationSite:
         """Names, kinds, calls and attributes of the whole module (computed once per source)."""
         return facts_of(self.src, self.parents)
 
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The statement holding ``node`` (``node`` itself when it is one)."""
+        while node is not None and not isinstance(node, ast.stmt):
+            node = self.parents.get(node)
+        return node
+
     def free(self, slot: ast.AST) -> bool:
         """True if any expression may replace ``slot`` without parentheses."""
         parent = self.parents.get(slot)

@@ -104,3 +104,14 @@ def test_the_mutation_search_adds_the_check_the_tests_ask_for(tmp_path: Path):
     text = (repo / "pool.py").read_text()
     assert "if capacity < 0:\n            raise ValueError(" in text, text
     assert (repo / "test_pool.py").read_text() == TESTS
+
+
+def test_a_check_goes_after_the_docstring_and_never_above_a_docstring_alone(tmp_path: Path):
+    (tmp_path / "limits.py").write_text('def cap(n):\n    """The cap."""\n    return min(n, 10)\n\n\n'
+                                        'def reserved(n):\n    """Not written yet."""\n')
+    scores = {("limits.py", n): 1.0 for n in range(1, 8)}
+    found, texts = generate_mutants(tmp_path, scores, limit=10_000, raises=frozenset({"ValueError"}))
+    checks = [m for m in found if m.operator == "add_parameter_check"]
+    assert {m.description.split("`")[-2] for m in checks} == {"cap"}
+    assert '"""The cap."""\n    if n < 0:\n' in next(m for m in checks if "n < 0" in m.description).apply(
+        texts["limits.py"])
