@@ -8,19 +8,17 @@ spending its iterations reading files.
 
 from __future__ import annotations
 
-import dataclasses
-
 from codur.core.contracts import RunStatus
 from codur.core.events import emit
 from codur.core.events.tests import TestsCommand, TestsOutsideSuite, TestsSetupFailed
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.records import Observation, TestRun
+from codur.graph.records import MAX_FAILED_IDS, Observation, TestObservation, kept_run
 from codur.graph.state import CodurState
 from codur.graph.task_scope import changed_test_files
 from codur.memory import recall, tolerant
 from codur.testing.ids import file_of, is_test_file
-from codur.testing.report import TestReport, setup_problem
+from codur.testing.report import run_of, setup_problem
 from codur.testing.suite import suite_of
 from codur.tools.context import ToolContext, ToolError
 from codur.validate.localize import aimed_at
@@ -28,8 +26,6 @@ from codur.validate.selection import bare_test_names, imported_modules, named_te
 
 MAX_FILES = 40
 MAX_SOURCE_LINES = 160
-#: Failing test ids kept from observe's run (the patch search starts from them).
-MAX_FAILED_IDS = 1000
 
 
 def has_tests(files: list[str]) -> bool:
@@ -140,15 +136,10 @@ def observe_repo(state: CodurState, ctx: Run) -> dict:
         report = tools.run_tests(focus or None, caller="observe")  # the test tool: policy, sandbox, journal
         problem = setup_problem(report, command, tools.ctx.root, tools.ctx.memory_mb)
     except ToolError as exc:  # the command did not start
-        report, problem = TestReport(exit_code=-1, summary="did not start"), f"{exc} (tests run with: {said})"
-    failed = report.failed or (["(the test run timed out)"] if report.exit_code is None else [])
-    targets = [t for t in report.failed if aimed_at(t, named)] if named else []
-    shown = report if not targets else dataclasses.replace(
-        report, failed=targets, tracebacks={t: v for t, v in report.tracebacks.items() if t in targets})
-    tests = TestRun(summary=report.summary, exit_code=report.exit_code, failed=failed[:MAX_FAILED_IDS],
-                    passed_count=len(report.passed), report=shown.render(max_tracebacks=2, max_chars=1200),
-                    command=said, setup_problem=problem or "", selection=focus, targets=targets[:MAX_FAILED_IDS],
-                    outside_suite=outside, duration_s=round(report.duration_s, 3))
+        report, problem = run_of(None, -1, summary="did not start"), f"{exc} (tests run with: {said})"
+    targets = [t for t in report.failed if aimed_at(t, named)][:MAX_FAILED_IDS] if named else []
+    tests = TestObservation(run=kept_run(report, targets), command=said, setup_problem=problem or "",
+                            selection=focus, targets=targets, outside_suite=outside)
     # the suspicious lines for the agent's prompt come later: from the patch node's own
     # localization when it runs, else from delegate (one coverage run, not two)
     observation = observation.model_copy(update={

@@ -1,9 +1,11 @@
 """The records the graph state keeps (frozen pydantic models, one per kind of step): observe's
-test run and observation, the plan, the task's scope, the last Act step's outcome, an agent's
-tool call. The state that holds them, its reducers and readers: :mod:`codur.graph.state`."""
+reading of the suite (its :class:`codur.testing.report.TestRun` inside) and observation, the
+plan, the task's scope, the last Act step's outcome, an agent's tool call. The state that holds
+them, its reducers and readers: :mod:`codur.graph.state`."""
 
 from __future__ import annotations
 
+import dataclasses
 from enum import StrEnum
 from typing import Any
 
@@ -12,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from codur.core.contracts import PatchStatus
 from codur.core.fields import FieldAccess
 from codur.core.ports import QuotaStatus
+from codur.testing.report import TestRecord, TestRun
 
 
 class Record(FieldAccess, BaseModel):
@@ -26,13 +29,19 @@ class Record(FieldAccess, BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True, validate_default=True)
 
 
-class TestRun(Record):
-    """observe's run of the test suite.
+#: Failing test ids observe keeps of its run (the patch search starts from them).
+MAX_FAILED_IDS = 1000
+#: What the agent's first prompt shows of observe's run: tracebacks, characters of each.
+REPORT_TRACEBACKS, REPORT_CHARS = 2, 1200
+
+
+class TestObservation(Record):
+    """observe's reading of the test suite: its run (:class:`codur.testing.report.TestRun`, as the
+    state keeps it: :func:`kept_run`) and what is not the run's outcome.
 
     Attributes:
-        summary: e.g. "2 failed, 5 passed"; exit_code: pytest's (None: timed out).
-        failed: failing test ids (at most 1,000); passed_count: tests that passed.
-        report: failures and tracebacks, cut for a prompt.
+        run: the run; ``summary``, ``exit_code``, ``failed``, ``passed_count``, ``report`` and
+            ``duration_s`` read it.
         command: the test command, as said to the user (``.venv/bin/python -m pytest (.venv)``).
         setup_problem: why the suite could not even start ("" when it ran).
         selection: the tests observe ran when the user named some (``--tests``; []: the whole suite).
@@ -40,20 +49,66 @@ class TestRun(Record):
             other failing tests failed before any change and are not held against the run.
         outside_suite: tests the task named that the project's own test command does not
             collect (its configuration excludes them): never run, said in the summary.
-        duration_s: the run's wall time, seconds.
     """
 
-    summary: str = ""
-    exit_code: int | None = None
-    failed: list[str] = Field(default_factory=list)
-    passed_count: int = 0
-    report: str = ""
+    __test__ = False
+
+    run: TestRun = Field(default_factory=TestRun)
     command: str = ""
     setup_problem: str = ""
     selection: list[str] = Field(default_factory=list)
     targets: list[str] = Field(default_factory=list)
     outside_suite: list[str] = Field(default_factory=list)
-    duration_s: float = 0.0
+
+    @property
+    def summary(self) -> str:
+        """The run's one line, e.g. "2 failed, 5 passed"."""
+        return self.run.summary
+
+    @property
+    def exit_code(self) -> int | None:
+        """The run's exit code (None: it timed out)."""
+        return self.run.exit_code
+
+    @property
+    def duration_s(self) -> float:
+        """The run's wall time, seconds."""
+        return self.run.duration_s
+
+    @property
+    def failed(self) -> list[str]:
+        """Failing test ids (at most :data:`MAX_FAILED_IDS`; one placeholder when the run timed out)."""
+        failed = self.run.failed
+        return failed or (["(the test run timed out)"] if self.run.exit_code is None else [])
+
+    @property
+    def passed_count(self) -> int:
+        """How many tests passed."""
+        return len(self.run.passed)
+
+    @property
+    def report(self) -> str:
+        """The run as the agent's first prompt shows it: the failures (only the targets' when
+        the task names tests) with their tracebacks, cut (:data:`REPORT_TRACEBACKS`, :data:`REPORT_CHARS`)."""
+        run = self.run
+        if self.targets:
+            run = dataclasses.replace(run, tests={t: r for t, r in run.tests.items()
+                                                  if r.outcome != "failed" or t in self.targets})
+        return run.render(max_tracebacks=REPORT_TRACEBACKS, max_chars=REPORT_CHARS)
+
+
+def kept_run(run: TestRun, targets: list[str]) -> TestRun:
+    """``run`` as the state keeps it (checkpointed at each step): no coverage, the output's
+    last :data:`REPORT_CHARS`, the first :data:`MAX_FAILED_IDS` failing tests (and ``targets``),
+    each test reduced to its id and outcome but the failures the prompt shows (``targets``, else
+    the first :data:`REPORT_TRACEBACKS`), which keep their traceback; wall time to the millisecond."""
+    failed = run.failed
+    shown = set((targets or failed)[:REPORT_TRACEBACKS])
+    keep = set(failed[:MAX_FAILED_IDS]) | set(targets)
+    tests = {tid: TestRecord(tid, rec.outcome, traceback=rec.traceback if tid in shown else "")
+             for tid, rec in run.tests.items() if rec.outcome != "failed" or tid in keep}
+    return dataclasses.replace(run, tests=tests, lines={}, output=run.output[-REPORT_CHARS:],
+                               duration_s=round(run.duration_s, 3))
 
 
 class Observation(Record):
@@ -73,7 +128,7 @@ class Observation(Record):
     files: list[str] = Field(default_factory=list)
     file_count: int = 0
     has_tests: bool = False
-    tests: TestRun | None = None
+    tests: TestObservation | None = None
     sources: dict[str, str] = Field(default_factory=dict)
     suspicious: list[dict[str, Any]] | None = None
     functions: list[dict[str, Any]] | None = None

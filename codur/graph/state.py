@@ -29,7 +29,7 @@ from codur.graph.records import (
     Observation,
     PlanInfo,
     TaskScope,
-    TestRun,
+    TestObservation,
     ToolCallRecord,
     TurnStatus,
 )
@@ -74,8 +74,8 @@ def tool_call_records(messages: list[BaseMessage] | tuple[BaseMessage, ...]) -> 
 
 
 #: The record classes kept in state, and the outcome enums (the checkpointer's serializer is told it may load them).
-RECORDS = (TestRun, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord, PatchOutcome, NearMiss,
-           SearchEnd)
+RECORDS = (TestObservation, Observation, PlanInfo, TaskScope, AgentOutcome, Verdict, ToolCallRecord, PatchOutcome,
+           NearMiss, SearchEnd)
 OUTCOME_ENUMS = (RunStatus, TurnStatus, PatchStatus, QuotaStatus, SearchStop)
 
 

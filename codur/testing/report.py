@@ -1,10 +1,10 @@
-"""A test run's report as codur reads it, one format for every run: the repair plugin's JSON
-(``_runtime/codur_repair_plugin.py``, ``CODUR_REPAIR_OUT``), read by :func:`read_report` into a
-:class:`TestRun` of :class:`TestRecord` keyed by test id (pytest's node id,
-:mod:`codur.testing.ids`); :class:`TestReport`, what observe, verify and the ``run_pytest``
-tool say of a run (passed and failed ids, the failures' tracebacks, built by
-:func:`report_from`); and why a suite could not even start (:func:`setup_problem`). Every
-run that writes it starts through :func:`codur.testing.runner.run_tests`.
+"""A run of the repo's tests as codur reads it, in two types: :class:`TestRun`, one run
+(what the process did: exit code, time limit, wall time, output; and what the repair plugin's
+report said: each test by id, line coverage), and :class:`TestRecord`, one test of it. Every run
+starts through :func:`codur.testing.runner.run_tests`; the plugin's JSON
+(``_runtime/codur_repair_plugin.py``, ``CODUR_REPAIR_OUT``) is read by :func:`read_report`.
+Test ids are pytest's node ids (:mod:`codur.testing.ids`). Why a suite could not even start:
+:func:`setup_problem`.
 """
 
 from __future__ import annotations
@@ -20,72 +20,6 @@ from codur.testing.command import TestCommand
 NO_TESTS_COLLECTED = 5
 #: The one test of a command that reports no test ids (``make test``): passed or failed by its exit code.
 WHOLE_COMMAND = "(the test command)"
-
-
-
-
-@dataclass(frozen=True)
-class TestReport:
-    """A pytest run.
-
-    Attributes:
-        passed / failed: test ids (``path::name``); errors are counted in failed.
-        tracebacks: test id → short failure text (pytest's --tb=short).
-        exit_code: pytest's exit code; None on timeout.
-        summary: one line, e.g. "3 passed, 1 failed".
-        output: the tail of the console output.
-        duration_s: seconds.
-    """
-
-    __test__ = False
-
-    passed: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    skipped: int = 0
-    tracebacks: dict[str, str] = field(default_factory=dict)
-    exit_code: int | None = 0
-    summary: str = ""
-    output: str = ""
-    duration_s: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0
-
-    @property
-    def collected_none(self) -> bool:
-        return self.exit_code == NO_TESTS_COLLECTED
-
-    def signature(self) -> str:
-        """A stable key for "the same failure": sorted failing ids + each one's error line
-        (the first ``E`` line of pytest's traceback, else its last line)."""
-        parts = []
-        for tid in sorted(self.failed):
-            lines = self.tracebacks.get(tid, "").strip().splitlines() or [""]
-            error = next((ln for ln in lines if ln.startswith("E ")), lines[-1])
-            parts.append(f"{tid}|{error[:160]}")
-        return "\n".join(parts) or f"exit={self.exit_code}"
-
-    def render(self, max_tracebacks: int = 3, max_chars: int = 1500, max_ids: int = 30) -> str:
-        """The report as the model reads it: the summary, ``passed: [...]`` and
-        ``failed: [...]`` test ids (at most ``max_ids`` each), then the tracebacks of
-        the first ``max_tracebacks`` failures (``max_chars`` characters each)."""
-        if self.exit_code is None:
-            return f"pytest timed out after {self.duration_s:.0f}s (an infinite loop?)\n{self.output[-800:]}"
-        lines = [f"pytest: {self.summary} (exit code {self.exit_code})"]
-        for label, ids in (("passed", self.passed), ("failed", self.failed)):
-            if ids:
-                more = [f"... {len(ids) - max_ids} more"] if len(ids) > max_ids else []
-                lines.append(f"{label}: {[*ids[:max_ids], *more]}")
-        if self.collected_none:
-            lines.append("no tests were collected")
-        elif self.exit_code not in (0, 1) or not (self.passed or self.failed or self.skipped):
-            lines.append(self.output[-max_chars:])  # pytest itself failed: show why
-        for tid in self.failed[:max_tracebacks]:
-            lines.append(f"FAILED {tid}\n{self.tracebacks.get(tid, '')[-max_chars:]}")
-        if len(self.failed) > max_tracebacks:
-            lines.append(f"... and {len(self.failed) - max_tracebacks} more failing tests")
-        return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -121,21 +55,140 @@ class TestRecord:
 
 @dataclass(frozen=True)
 class TestRun:
-    """A run's report: ``tests`` by test id, in run order; ``lines``: file path -> line ->
-    the test ids that ran it ("" for import time; only when coverage was collected)."""
+    """One run of the repo's tests, whoever started it (observe, verify, the ``run_pytest``
+    tool, fault localization, a validator's worker).
+
+    Attributes:
+        exit_code: the process's exit code (pytest's); None when it was killed (past its
+            time limit, cancelled).
+        timed_out: stopped at the run's time limit (a worker's pytest run too when a test hit
+            the per-test limit: :data:`codur.validate.worker.TEST_TIMEOUT_EXIT`).
+        duration_s: wall time, seconds.
+        tests: test id -> :class:`TestRecord`, in run order ({} when the plugin wrote no report).
+        lines: line coverage, file path -> line -> the test ids that ran it ("" for import
+            time); {} unless collected.
+        summary: one line, e.g. "3 passed, 1 failed" (:func:`summary_of`), "timed out".
+        output: the tail of the console output ("" for a fork server's run, which keeps none).
+    """
 
     __test__ = False
 
+    exit_code: int | None = 0
+    timed_out: bool = False
+    duration_s: float = 0.0
     tests: dict[str, TestRecord] = field(default_factory=dict)
     lines: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    summary: str = ""
+    output: str = ""
+
+    def ids(self, outcome: str) -> list[str]:
+        """The ids of the tests whose outcome is ``outcome`` ("passed", "failed", "skipped"), in run order."""
+        return [tid for tid, rec in self.tests.items() if rec.outcome == outcome]
+
+    @property
+    def passed(self) -> list[str]:
+        """Ids of the tests that passed."""
+        return self.ids("passed")
+
+    @property
+    def failed(self) -> list[str]:
+        """Ids of the tests that failed (errors and failed collectors among them)."""
+        return self.ids("failed")
+
+    @property
+    def skipped(self) -> int:
+        """How many tests were skipped (xfailed among them)."""
+        return sum(rec.outcome == "skipped" for rec in self.tests.values())
+
+    @property
+    def tracebacks(self) -> dict[str, str]:
+        """Failing test id -> its failure text (the run's ``--tb`` style)."""
+        return {tid: rec.traceback for tid, rec in self.tests.items() if rec.outcome == "failed"}
+
+    @property
+    def ok(self) -> bool:
+        """The process exited 0."""
+        return self.exit_code == 0
+
+    @property
+    def collected_none(self) -> bool:
+        """pytest collected no test (its exit code 5)."""
+        return self.exit_code == NO_TESTS_COLLECTED
+
+    @property
+    def status(self) -> str:
+        """The run in one word: "timeout" (:attr:`timed_out`), "aborted" (killed otherwise),
+        "passed" (exit 0) or "failed"."""
+        if self.timed_out:
+            return "timeout"
+        if self.exit_code is None:
+            return "aborted"
+        return "passed" if self.exit_code == 0 else "failed"
 
     def outcomes(self) -> dict[str, str]:
         """Test id -> outcome."""
         return {tid: rec.outcome for tid, rec in self.tests.items()}
 
+    def signature(self) -> str:
+        """A stable key for "the same failure": sorted failing ids + each one's error line
+        (the first ``E`` line of pytest's traceback, else its last line)."""
+        parts = []
+        for tid in sorted(self.failed):
+            lines = self.tests[tid].traceback.strip().splitlines() or [""]
+            error = next((ln for ln in lines if ln.startswith("E ")), lines[-1])
+            parts.append(f"{tid}|{error[:160]}")
+        return "\n".join(parts) or f"exit={self.exit_code}"
+
+    def render(self, max_tracebacks: int = 3, max_chars: int = 1500, max_ids: int = 30) -> str:
+        """The run as the model reads it: the summary, ``passed: [...]`` and
+        ``failed: [...]`` test ids (at most ``max_ids`` each), then the tracebacks of
+        the first ``max_tracebacks`` failures (``max_chars`` characters each)."""
+        if self.exit_code is None:
+            return f"pytest timed out after {self.duration_s:.0f}s (an infinite loop?)\n{self.output[-800:]}"
+        lines = [f"pytest: {self.summary} (exit code {self.exit_code})"]
+        passed, failed = self.passed, self.failed
+        for label, ids in (("passed", passed), ("failed", failed)):
+            if ids:
+                more = [f"... {len(ids) - max_ids} more"] if len(ids) > max_ids else []
+                lines.append(f"{label}: {[*ids[:max_ids], *more]}")
+        if self.collected_none:
+            lines.append("no tests were collected")
+        elif self.exit_code not in (0, 1) or not (passed or failed or self.skipped):
+            lines.append(self.output[-max_chars:])  # pytest itself failed: show why
+        for tid in failed[:max_tracebacks]:
+            lines.append(f"FAILED {tid}\n{self.tests[tid].traceback[-max_chars:]}")
+        if len(failed) > max_tracebacks:
+            lines.append(f"... and {len(failed) - max_tracebacks} more failing tests")
+        return "\n".join(lines)
+
+
+def summary_of(tests: dict[str, TestRecord]) -> str:
+    """One line of counts ("3 passed, 1 failed, 2 skipped"), else "no tests ran"."""
+    counts = {w: sum(r.outcome == w for r in tests.values()) for w in ("passed", "failed", "skipped")}
+    return ", ".join(f"{n} {w}" for w, n in counts.items() if n) or "no tests ran"
+
+
+def run_of(tests: dict[str, TestRecord] | None, exit_code: int | None, *, timed_out: bool = False,
+           duration_s: float = 0.0, output: str = "", lines: dict[str, dict[int, list[str]]] | None = None,
+           summary: str = "") -> TestRun:
+    """A :class:`TestRun` of ``tests`` (None: no report) whose summary is ``summary``, else
+    :func:`summary_of` its tests (``duration_s`` in seconds)."""
+    tests = dict(tests or {})
+    return TestRun(exit_code, timed_out, duration_s, tests, dict(lines or {}), summary or summary_of(tests), output)
+
+
+def records_of(passed: list[str] | tuple[str, ...] = (), failed: list[str] | tuple[str, ...] = (),
+               tracebacks: dict[str, str] | None = None) -> dict[str, TestRecord]:
+    """Test id -> :class:`TestRecord` of the ``passed`` then ``failed`` ids (a failed one with
+    its text from ``tracebacks``): a run whose outcomes are known without the plugin's report."""
+    out = {tid: TestRecord(tid, "passed") for tid in passed}
+    out.update({tid: TestRecord(tid, "failed", traceback=(tracebacks or {}).get(tid, "")) for tid in failed})
+    return out
+
 
 def parse_report(data: dict) -> TestRun:
-    """The :class:`TestRun` of the plugin's JSON object ``data`` (``{"tests": {...}, "lines": {...}}``).
+    """The :class:`TestRun` of the plugin's JSON object ``data`` (``{"tests": {...}, "lines": {...}}``):
+    its tests and coverage (the process's fields are the caller's to add).
 
     Raises:
         KeyError, TypeError, ValueError: ``data`` is not such a report.
@@ -149,35 +202,16 @@ def parse_report(data: dict) -> TestRun:
                              frames(rec.get("frames")), frames(rec.get("hang")))
              for tid, rec in data["tests"].items()}
     lines = {path: {int(n): list(ids) for n, ids in by_line.items()} for path, by_line in data.get("lines", {}).items()}
-    return TestRun(tests, lines)
+    return run_of(tests, 0, lines=lines)
 
 
 def read_report(path: Path) -> TestRun | None:
-    """The plugin's report at ``path``; None when the run wrote none (pytest could not start,
-    the run was killed, the plugin could not load) or it does not parse."""
+    """The plugin's report at ``path`` (:func:`parse_report`); None when the run wrote none (pytest
+    could not start, the run was killed, the plugin could not load) or it does not parse."""
     try:
         return parse_report(json.loads(Path(path).read_text()))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def report_from(run: TestRun | None, exit_code: int | None, output: str, duration_s: float) -> TestReport:
-    """The :class:`TestReport` of a pytest run whose plugin report is ``run`` (None: no test
-    reported), ``exit_code`` (None: timed out), console ``output`` and ``duration_s`` seconds."""
-    records = list(run.tests.values()) if run is not None else []
-    passed = [r.nodeid for r in records if r.outcome == "passed"]
-    failed = [r.nodeid for r in records if r.outcome == "failed"]
-    skipped = sum(r.outcome == "skipped" for r in records)
-    return report_of(passed, failed, skipped, {r.nodeid: r.traceback for r in records if r.outcome == "failed"},
-                     exit_code, output, duration_s)
-
-
-def report_of(passed: list[str], failed: list[str], skipped: int, tracebacks: dict[str, str],
-              exit_code: int | None, output: str, duration_s: float) -> TestReport:
-    """A :class:`TestReport` with its one-line summary ("3 passed, 1 failed", else "no tests ran")."""
-    counts = ((len(passed), "passed"), (len(failed), "failed"), (skipped, "skipped"))
-    summary = ", ".join(f"{n} {w}" for n, w in counts if n)
-    return TestReport(passed, failed, skipped, tracebacks, exit_code, summary or "no tests ran", output, duration_s)
 
 
 _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
@@ -187,7 +221,7 @@ _MISSING_RE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named 
 _NO_MEMORY_RE = re.compile(r"MemoryError|failed to map segment|Cannot allocate memory|out of memory", re.I)
 
 
-def setup_problem(report: TestReport, command: TestCommand, root: Path, memory_mb: int | None = None) -> str | None:
+def setup_problem(report: TestRun, command: TestCommand, root: Path, memory_mb: int | None = None) -> str | None:
     """Why the suite could not even start, in one line naming the command; None when it ran.
 
     The suite did not start when no test ran and the output says memory could not be had under

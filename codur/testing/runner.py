@@ -13,8 +13,9 @@ and starts the run one of three ways:
   one process runner (:func:`codur.sandbox.process.run_process`), in the plugin's
   environment (:func:`codur.testing.command.plugin_env`).
 
-Each way kills the run's process group past ``timeout_s``; the run's report
-(:func:`codur.testing.report.read_report`) comes back with the exit code and output.
+Each way kills the run's process group past ``timeout_s``; the run comes back as one
+:class:`codur.testing.report.TestRun`: exit code, output and wall time, with the tests of
+its report (:func:`codur.testing.report.read_report`) when one was asked for.
 """
 
 from __future__ import annotations
@@ -22,14 +23,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from codur.sandbox.process import ProcessResult
 from codur.testing.command import PLUGIN, RUNTIME_DIR, TestCommand, own_plugins_off, plugin_env
 from codur.testing.confine import run_confined
 from codur.testing.forkserver import Runner
-from codur.testing.report import TestRun, read_report
+from codur.testing.report import TestRun, read_report, run_of
 
 #: Environment variable naming the file the plugin writes its report to.
 REPORT_ENV = "CODUR_REPAIR_OUT"
@@ -39,27 +39,6 @@ TOOL_FLAGS = ("-q", "--tb=short", "-p", "no:cacheprovider")
 #: How the tool path starts a process: (argv, environment added, timeout seconds or None
 #: for the context's) -> its result. :meth:`codur.tools.context.ToolContext.run` behind it.
 Launch = Callable[[list[str], dict[str, str], float | None], ProcessResult]
-
-
-@dataclass(frozen=True)
-class TestProcess:
-    """A finished test run.
-
-    Attributes:
-        exit_code: the process's exit code; None when it was killed (timeout, cancel).
-        timed_out: stopped at the run's time limit.
-        output: stdout then stderr ("" for a fork server's run, which keeps no output).
-        duration_s: wall time, seconds.
-        report: the plugin's report when a report path was given and the run wrote one.
-    """
-
-    __test__ = False
-
-    exit_code: int | None
-    timed_out: bool
-    output: str = ""
-    duration_s: float = 0.0
-    report: TestRun | None = None
 
 
 def report_env(out: Path, *, coverage: bool = False) -> dict[str, str]:
@@ -113,7 +92,7 @@ def _no_kill(kill: Callable[[], None]) -> None:
 def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str, str], timeout_s: float | None,
               *, server: Runner | None = None, launch: Launch | None = None, report: Path | None = None,
               on_start: Callable[[Callable[[], None]], None] = _no_kill, origin: Path | None = None,
-              confined: bool = True, shadow_src: bool = False) -> TestProcess:
+              confined: bool = True, shadow_src: bool = False) -> TestRun:
     """Start one run of the repo's tests, wait for it, and read its report: the one function
     that starts a test run.
 
@@ -127,13 +106,17 @@ def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str
         server: the warm fork server; the run forks there when it sees ``cwd``.
         launch: the tool context's process runner; the run goes there when given (its
             environment: the context's allowlist, ``env``, codur's own plugins off).
-        report: the file the plugin writes its report to (set in ``env`` by the caller).
+        report: the file the plugin writes its report to (set in ``env`` by the caller): its
+            tests and coverage join the run's (``tests`` stays {} when it wrote none).
         on_start: gets, once the run started, the function that kills it.
         origin: the repo a copy in ``cwd`` was made from (bound back in a confined
             subprocess); default ``cwd``.
         confined: a subprocess runs under bwrap when it works (False: the allowlist only).
         shadow_src: a subprocess puts ``cwd/src`` first on ``PYTHONPATH`` (a worker's copy
             shadows an install of the original ``src/`` layout).
+
+    Returns:
+        The :class:`codur.testing.report.TestRun` (``exit_code`` None when it was killed).
 
     Raises:
         ToolError: from ``launch`` (the command is not found, the run was cancelled).
@@ -155,4 +138,6 @@ def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str
         done = run_confined(argv, cwd, full, timeout_s, on_start, origin or cwd, command.interpreter,
                             confined=confined)
         code, timed_out, output, duration = done.exit_code, done.timed_out, done.stdout + done.stderr, done.duration_s
-    return TestProcess(code, timed_out, output, duration, read_report(report) if report is not None else None)
+    found = read_report(report) if report is not None else None
+    return run_of(found.tests if found else None, code, timed_out=timed_out, duration_s=duration, output=output,
+                  lines=found.lines if found else None)

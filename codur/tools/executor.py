@@ -33,7 +33,7 @@ from codur.tools.result import ToolResult, cap_output
 if TYPE_CHECKING:
     from codur.config import CodurConfig
     from codur.testing.command import TestCommand
-    from codur.testing.report import TestReport
+    from codur.testing.report import TestRun
 
 Policy = Literal["auto", "read_only", "confirm_writes"]
 PATH_ARGS = ("path", "paths", "src", "dst", "file", "files", "directory")
@@ -162,7 +162,7 @@ class ToolExecutor:
 
     def run_tests(self, selection: list[str] | None = None, *, caller: str = "", timeout_s: float | None = None,
                   test_timeout_s: float | None = None, extra_args: list[str] | None = None,
-                  env: dict[str, str] | None = None) -> TestReport:
+                  env: dict[str, str] | None = None) -> TestRun:
         """The test tool (``run_pytest``'s body, :func:`codur.tools.testing.run_tests`) as a typed
         call: how observe, verify and localization run the repo's own tests.
 

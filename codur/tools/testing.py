@@ -8,6 +8,7 @@ codur writes, not from scraping pytest's console.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
@@ -16,7 +17,7 @@ from codur.core.events.tests import TestsMemoryLimit, TestsRun
 from codur.sandbox.lifetime import temp_dir
 from codur.testing import runner
 from codur.testing.command import TEST_TIMEOUT_S, TestCommand
-from codur.testing.report import WHOLE_COMMAND, TestReport, report_from, report_of
+from codur.testing.report import WHOLE_COMMAND, TestRun, read_report, records_of, run_of
 from codur.tools import snapshot
 from codur.tools.context import ToolContext
 
@@ -36,7 +37,7 @@ def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
 
 def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
               extra_args: list[str] | None = None, env: dict[str, str] | None = None,
-              test_timeout_s: float | None = None) -> TestReport:
+              test_timeout_s: float | None = None) -> TestRun:
     """Run the repo's test command (:meth:`ToolContext.tests`) and read the plugin's report.
 
     A command that takes pytest's options gets the plugin (:func:`codur.testing.runner.reporting_argv`)
@@ -72,7 +73,7 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
 
 
 def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None, timeout_s: float | None,
-               extra_args: list[str] | None, env: dict[str, str] | None, test_timeout_s: float) -> TestReport:
+               extra_args: list[str] | None, env: dict[str, str] | None, test_timeout_s: float) -> TestRun:
     with temp_dir("codur-pytest-") as tmp:
         out = tmp / "report.json"
         argv, plugin_env = runner.reporting_argv(command, ctx.root, out, selection=selection, extra=extra_args,
@@ -81,34 +82,36 @@ def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | No
         def launch(argv: list[str], env: dict[str, str], timeout_s: float | None):
             return ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
 
-        proc = runner.run_tests(command, ctx.root, argv, {**plugin_env, **(env or {})}, timeout_s, launch=launch,
-                                report=out if command.passes_args else None)
+        proc = runner.run_tests(command, ctx.root, argv, {**plugin_env, **(env or {})}, timeout_s, launch=launch)
         output = proc.output[-6000:]
         ctx.tests_ran(proc.duration_s)  # the run's test time (observe, verify and the test tools)
         if ctx.on_event is not None:
             ctx.on_event(TestsRun(duration_s=round(proc.duration_s, 3), exit_code=proc.exit_code,
                                   timed_out=proc.timed_out))
         if proc.timed_out:
-            return TestReport(exit_code=None, summary="timed out", output=output, duration_s=proc.duration_s)
-        run = proc.report
-    if run is None and not command.is_pytest:  # a whole command: one test, judged by its exit code
+            return run_of(None, None, timed_out=True, duration_s=proc.duration_s, output=output, summary="timed out")
+        found = read_report(out) if command.passes_args else None
+    if found is None and not command.is_pytest:  # a whole command: one test, judged by its exit code
         ok = proc.exit_code == 0
-        report = report_of([WHOLE_COMMAND] if ok else [], [] if ok else [WHOLE_COMMAND], 0,
-                           {} if ok else {WHOLE_COMMAND: output[-3000:]}, proc.exit_code, output, proc.duration_s)
+        tests = records_of([WHOLE_COMMAND] if ok else [], [] if ok else [WHOLE_COMMAND],
+                           {} if ok else {WHOLE_COMMAND: output[-3000:]})
     else:
-        report = report_from(run, proc.exit_code, output, proc.duration_s)
-    _note_memory_limit(ctx, report.tracebacks)
-    return report
+        tests = found.tests if found is not None else {}
+    return _note_memory_limit(ctx, run_of(tests, proc.exit_code, duration_s=proc.duration_s, output=output))
 
 
-def _note_memory_limit(ctx: ToolContext, tracebacks: dict[str, str]) -> None:
-    """Say why a test ended in a MemoryError under the address-space limit (``ctx.memory_mb``):
-    a line under its traceback (what the model reads) and a ``tests.memory_limit`` event."""
+def _note_memory_limit(ctx: ToolContext, run: TestRun) -> TestRun:
+    """``run`` with a line under the traceback (what the model reads) of each test that ended in a
+    MemoryError under the address-space limit (``ctx.memory_mb``), said by a ``tests.memory_limit``
+    event too."""
     if not ctx.memory_mb:
-        return
-    hit = sorted(t for t, text in tracebacks.items() if "MemoryError" in text)
+        return run
+    hit = sorted(t for t, text in run.tracebacks.items() if "MemoryError" in text)
+    if not hit:
+        return run
     why = f"(the test process may use {ctx.memory_mb} MiB of address space: setting test_memory_mb)"
-    for tid in hit:
-        tracebacks[tid] = f"{tracebacks[tid]}\n{why}"
-    if hit and ctx.on_event is not None:
+    tests = {tid: dataclasses.replace(rec, traceback=f"{rec.traceback}\n{why}") if tid in hit else rec
+             for tid, rec in run.tests.items()}
+    if ctx.on_event is not None:
         ctx.on_event(TestsMemoryLimit(tests=hit, memory_mb=ctx.memory_mb))
+    return dataclasses.replace(run, tests=tests)

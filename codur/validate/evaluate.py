@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from codur.testing.report import read_report
 from codur.testing.runner import report_env
 from codur.validate.footprint import refusal
 from codur.validate.source import source_bytes
@@ -171,13 +170,8 @@ def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str], dict[s
     failed test)."""
     out = worker.tmp / "report.json"
     out.unlink(missing_ok=True)
-    env = {**dict(stage.env), **report_env(out)}
-    result = worker.run(list(stage.args), stage.timeout_s, env)
-    run = read_report(out)
-    if run is None:
-        return result.status, {}, {}
-    return (result.status, run.outcomes(),
-            {t: r.message for t, r in run.tests.items() if r.outcome == "failed"})
+    run = worker.run(list(stage.args), stage.timeout_s, {**dict(stage.env), **report_env(out)}, report=out)
+    return run.status, run.outcomes(), {t: r.message for t, r in run.tests.items() if r.outcome == "failed"}
 
 
 def _passes(worker: Worker, stage: Stage) -> str:

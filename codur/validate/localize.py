@@ -41,7 +41,7 @@ from codur.testing import command as testcmd
 from codur.testing.confine import scratch_root
 from codur.testing.forkserver import can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of, under
-from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
+from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report, run_of
 from codur.testing.runner import argv_of, report_env, run_tests
 from codur.validate.failures import blame_loop, expected_raises, own_frames, relative
 from codur.validate.source import is_source_file
@@ -254,7 +254,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         output = ""
         if root is not repo:
             run = worker.run([*args, *plugin], run_timeout_s, env)
-            output = f"exit {run.returncode} ({run.status})"
+            output = f"exit {-9 if run.exit_code is None else run.exit_code} ({run.status})"
         elif can_fork_server(command):
             runner = take_runner(command.python, repo)
             try:
@@ -338,4 +338,4 @@ def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[
                     lines[path][line] = [WHOLE_COMMAND]
     for path, line in frames:
         lines[path][line] = [WHOLE_COMMAND]
-    return TestRun({WHOLE_COMMAND: TestRecord(WHOLE_COMMAND, outcome, frames=tuple(frames))}, dict(lines))
+    return run_of({WHOLE_COMMAND: TestRecord(WHOLE_COMMAND, outcome, frames=tuple(frames))}, returncode, lines=lines)

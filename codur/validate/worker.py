@@ -10,12 +10,11 @@ works (:mod:`codur.testing.confine`).
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
@@ -25,6 +24,7 @@ from codur.sandbox.limits import MEMORY_ENV
 from codur.testing import command as testcmd
 from codur.testing import confine
 from codur.testing.forkserver import Runner
+from codur.testing.report import TestRun, run_of
 from codur.testing.runner import argv_of, run_tests
 from codur.tools.executor import TestPolicy
 
@@ -49,17 +49,6 @@ def copy_repo(repo: Path, dest: Path) -> None:
         raise OSError(f"cannot copy the repo for the test workers: {src}: {why}{more}") from None
     except OSError as exc:
         raise OSError(f"cannot copy the repo for the test workers: {exc}") from None
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """Outcome of one test run: ``status`` is "passed", "failed", "timeout" or "aborted"."""
-
-    status: str
-    returncode: int
-    elapsed_s: float
-
-
 
 
 class Worker:
@@ -97,8 +86,10 @@ class Worker:
             if self._aborted:
                 kill()
 
-    def run(self, args: list[str], timeout_s: float, env: dict[str, str] | None = None) -> RunResult:
-        """Run pytest with ``args`` (or the whole non-pytest command) in the copy.
+    def run(self, args: list[str], timeout_s: float, env: dict[str, str] | None = None,
+            report: Path | None = None) -> TestRun:
+        """Run pytest with ``args`` (or the whole non-pytest command) in the copy; with ``report``
+        (the plugin's report file, set in ``env``), the run's tests are read from it.
 
         ``timeout_s`` is in seconds; a pytest run also ends as "timeout" when a test hit
         the plugin's per-test limit (``CODUR_REPAIR_TEST_TIMEOUT`` in ``env``). With
@@ -107,16 +98,17 @@ class Worker:
         policy (:attr:`policy`, :class:`codur.tools.executor.TestPolicy`) holds: once the run is
         cancelled no run starts (status "aborted"), and under the tool policy read_only a run
         starts only confined (the repo bound read-only, only the scratch area writable).
-        Returns a :class:`RunResult`; raises RuntimeError if the runner died, or for a
-        read_only run without the sandbox.
+        Returns the :class:`codur.testing.report.TestRun`, whose :attr:`~codur.testing.report.TestRun.status`
+        is "passed", "failed", "timeout" (``timed_out``) or "aborted" (``exit_code`` None: killed
+        by :meth:`abort`); raises RuntimeError if the runner died, or for a read_only run
+        without the sandbox.
         """
-        start = time.monotonic()
         if self.policy.read_only and not self.confined:
             raise RuntimeError("the tool policy is read_only and bubblewrap does not work here: a candidate's "
                                "tests could write outside their copy")
         with self._lock:
             if self._aborted or (self.policy.cancel is not None and self.policy.cancel.is_set()):
-                return RunResult("aborted", -9, 0.0)
+                return run_of(None, None)
         if self.command.is_pytest:
             env = {**(env or {}), "CODUR_REPAIR_TIMEOUT_EXIT": str(TEST_TIMEOUT_EXIT)}
         if self.memory_mb:
@@ -124,16 +116,18 @@ class Worker:
         if self.idle:
             env = {**(env or {}), IDLE_ENV: "1"}
         done = run_tests(self.command, self.root, argv_of(self.command, args), env or {}, timeout_s,
-                         server=self.runner, on_start=self._started, origin=self.origin, shadow_src=True)
-        code = -9 if done.exit_code is None else done.exit_code
-        timed_out = done.timed_out
+                         server=self.runner, on_start=self._started, origin=self.origin, shadow_src=True,
+                         report=report)
         with self._lock:
             self._kill = None
             aborted = self._aborted
-        timed_out = timed_out or (self.command.is_pytest and code == TEST_TIMEOUT_EXIT)
-        status = ("aborted" if aborted else "timeout" if timed_out
-                  else "passed" if code == 0 else "failed")
-        return RunResult(status, code, time.monotonic() - start)
+        if aborted:
+            return dataclasses.replace(done, exit_code=None, timed_out=False)
+        if self.command.is_pytest and done.exit_code == TEST_TIMEOUT_EXIT:
+            return dataclasses.replace(done, timed_out=True)
+        if done.exit_code is None and not done.timed_out:  # killed, not by abort nor the limit: it failed
+            return dataclasses.replace(done, exit_code=-9)
+        return done
 
     def reset(self, *, idle: bool = False) -> None:
         """Clear an earlier :meth:`abort` before the worker takes a new mutant; ``idle``: its runs

@@ -8,10 +8,10 @@ from pathlib import Path
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.graph.context import build_context
 from codur.graph.execution.review import decide
-from codur.graph.records import AgentOutcome, Observation
-from codur.graph.records import TestRun as SuiteRun
+from codur.graph.records import AgentOutcome, Observation, TestObservation
 from codur.graph.verification.verdict import Verdict
 from codur.llm import ScriptedChatModel, StaticModelProvider
+from codur.testing.report import records_of, run_of
 
 TASK = "billing total for 10 items should include the discount"  # no fast path
 FIX_NEW = "if quantity >= BULK_THRESHOLD:"
@@ -51,7 +51,8 @@ def test_a_failed_verify_does_not_route_to_the_agent_when_it_is_not_a_fixer(invo
     state = {"task": TASK, "repo": str(invoice_repo), "task_type": "code_fix", "turn": 0, "patch_attempted": True,
              "verification_details": failed, "failure_signatures": ["x"],
              "agent_outcome": AgentOutcome(agent="patch", status="patched", edits=1, files=["billing.py"]),
-             "observation": Observation(files=["billing.py"], tests=SuiteRun(failed=["test_billing.py::test_x"]))}
+             "observation": Observation(files=["billing.py"], tests=TestObservation(
+                 run=run_of(records_of(failed=["test_billing.py::test_x"]), 1)))}
     assert decide(state, ctx)[:2] == ("done", "verification_failed")
     with_agent = build_context(invoice_repo, CodurConfig(**limits), models=StaticModelProvider(recording_models()))
     assert decide(state, with_agent)[0] == "delegate"  # the same state with the agent enabled: another turn

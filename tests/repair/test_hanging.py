@@ -135,8 +135,8 @@ def test_a_candidate_that_hangs_a_passing_test_is_stopped_at_that_tests_limit(tm
         run = worker.run(list(whole.args), whole.timeout_s, dict(whole.env))
     # ended by test_count's own limit (1 s + 5x its baseline time), not by the stage's timeout,
     # which the slow test stretches to several seconds
-    assert run.status == "timeout" and run.returncode == TEST_TIMEOUT_EXIT
-    assert run.elapsed_s < whole.timeout_s, (run.elapsed_s, whole.timeout_s)
+    assert run.status == "timeout" and run.exit_code == TEST_TIMEOUT_EXIT
+    assert run.duration_s < whole.timeout_s, (run.duration_s, whole.timeout_s)
 
 
 def test_never_advanced_counter_ranks_the_while_first_and_is_repaired(tmp_path):

@@ -171,14 +171,16 @@ def test_with_tests_the_suite_is_the_verification_and_entry_scripts_are_not_run(
 def test_local_repair_runs_first_as_the_patch_node_not_as_a_last_resort(script_repo: Path):
     """Deviation: the mutation search (the patch node) runs right after plan for a fix task with
     failing tests, the cheapest fixer first; ``_attempt_local_repair`` stays for callers."""
-    from codur.graph.records import Observation, TestRun
+    from codur.graph.records import Observation, TestObservation
     from codur.graph.routing import patch_eligible
+    from codur.testing.report import records_of, run_of
 
     ctx = build_context(script_repo, CodurConfig(critic=False),
                         models=StaticModelProvider({"actor": ScriptedChatModel(replies=[])}))
     state = {**initial_state("fix the failing test", str(script_repo), "r-1"), "task_type": "code_fix",
              "observation": Observation(files=["calc.py", "test_calc.py"], has_tests=True,
-                                        tests=TestRun(failed=["test_calc.py::test_area"]))}
+                                        tests=TestObservation(
+                                            run=run_of(records_of(failed=["test_calc.py::test_area"]), 1)))}
     assert patch_eligible(state, ctx)
     assert not patch_eligible({**state, "patch_attempted": True}, ctx)  # once per run
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from codur.testing.command import OWN_PLUGINS, TestCommandError, find_interpreter, own_plugins_off, resolve
-from codur.testing.report import TestReport, setup_problem
+from codur.testing.report import records_of, run_of, setup_problem
 
 
 def env(root: Path, name: str, *scripts: str) -> Path:
@@ -110,20 +110,19 @@ def test_setup_problem_tells_a_missing_dependency_from_a_bug(tmp_path):
     (tmp_path / "shop").mkdir()
     cmd = resolve(tmp_path)
     missing = "E   ModuleNotFoundError: No module named 'requests'"
-    report = TestReport(failed=["tests/test_a.py", "tests/test_b.py::test_x"], exit_code=2,
-                        tracebacks={"tests/test_a.py": missing, "tests/test_b.py::test_x": missing})
+    report = run_of(records_of([], ["tests/test_a.py", "tests/test_b.py::test_x"],
+                               {"tests/test_a.py": missing, "tests/test_b.py::test_x": missing}), 2)
     problem = setup_problem(report, cmd, tmp_path)
     assert problem is not None and "No module named 'requests'" in problem and "-m pytest" in problem
     own = "E   ModuleNotFoundError: No module named 'shop.pricing'"  # the repo's own: a bug to fix
-    assert setup_problem(TestReport(failed=["t::a"], exit_code=1, tracebacks={"t::a": own}), cmd, tmp_path) is None
-    partly = TestReport(passed=["t::b"], failed=["t::a"], exit_code=1, tracebacks={"t::a": missing})
+    assert setup_problem(run_of(records_of([], ["t::a"], {"t::a": own}), 1), cmd, tmp_path) is None
+    partly = run_of(records_of(["t::b"], ["t::a"], {"t::a": missing}), 1)
     assert setup_problem(partly, cmd, tmp_path) is None  # some tests run: the suite started
-    usage = TestReport(exit_code=4, output="ERROR: file or directory not found: tests/nope\n")
+    usage = run_of(None, 4, output="ERROR: file or directory not found: tests/nope\n")
     assert "exit code 4" in setup_problem(usage, cmd, tmp_path)
-    no_pytest = TestReport(exit_code=1, output="/x/python: No module named pytest\n")
+    no_pytest = run_of(None, 1, output="/x/python: No module named pytest\n")
     assert "pytest is not installed" in setup_problem(no_pytest, cmd, tmp_path)
-    assert setup_problem(TestReport(failed=["t::a"], exit_code=1, tracebacks={"t::a": "assert 1 == 2"}),
-                         cmd, tmp_path) is None
+    assert setup_problem(run_of(records_of([], ["t::a"], {"t::a": "assert 1 == 2"}), 1), cmd, tmp_path) is None
 
 
 def test_codurs_own_pytest_plugins_are_off_on_codurs_interpreter_only(tmp_path: Path):

@@ -24,7 +24,7 @@ from codur.core.events import emit
 from codur.core.events.patch import PatchReverted
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.records import AgentOutcome, TestRun
+from codur.graph.records import AgentOutcome, TestObservation
 from codur.graph.routing import target_tests
 from codur.graph.state import CodurState, observation_of, verdict_of
 from codur.graph.suspects import with_text
@@ -33,7 +33,7 @@ from codur.patch.contracts import PatchOutcome
 from codur.tools.registry import TaskType
 
 
-def selection(tests: TestRun | None, select: bool, focus: list[str] | None = None) -> dict:
+def selection(tests: TestObservation | None, select: bool, focus: list[str] | None = None) -> dict:
     """The pipeline's test selection from observe's run: start from ``focus`` (default: the
     failing tests the task names, else all its failing tests); the tests that failed before any
     change are known when observe ran the whole suite (those outside ``focus`` may still fail)."""

@@ -26,7 +26,7 @@ import re
 from codur.core.pyast import parse_ast
 from codur.graph.verification.verdict import Evidence, Verdict
 from codur.testing.ids import is_test_file
-from codur.testing.report import TestReport
+from codur.testing.report import TestRun
 from codur.tools.context import ToolContext
 from codur.tools.executor import ToolExecutor
 from codur.tools.output_match import first_difference
@@ -123,7 +123,7 @@ def answer_verdict(answer: str, ended: str) -> Verdict:
                    signature="" if ok else "no_answer: empty")
 
 
-def tests_verdict(report: TestReport, static: list[Evidence]) -> Verdict:
+def tests_verdict(report: TestRun, static: list[Evidence]) -> Verdict:
     """The suite's verdict (``hybrid`` when changed files were syntax-checked too)."""
     bad_static = [e for e in static if not e.ok]
     passed = report.ok and not bad_static
