@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from codur.testing.report import TestRun
 from codur.testing.runner import report_env
 from codur.validate.footprint import refusal
 from codur.validate.source import source_bytes
@@ -160,18 +161,18 @@ class Evaluation:
 MAX_FAILURES = 3
 
 
-def _failed(seen: dict[str, str], notes: dict[str, str], tests) -> tuple[tuple[str, str], ...]:
-    """(test id, message) of ``tests`` that did not pass in ``seen``, sorted, at most MAX_FAILURES."""
-    return tuple((t, notes.get(t, "")) for t in sorted(tests) if seen.get(t, "failed") != "passed")[:MAX_FAILURES]
+def _failed(run: TestRun, tests) -> tuple[tuple[str, str], ...]:
+    """(test id, message) of ``tests`` that did not pass in ``run``, sorted, at most MAX_FAILURES."""
+    seen = run.tests
+    return tuple((t, seen[t].message if t in seen and seen[t].outcome == "failed" else "") for t in sorted(tests)
+                 if t not in seen or seen[t].outcome != "passed")[:MAX_FAILURES]
 
 
-def _outcomes(worker: Worker, stage: Stage) -> tuple[str, dict[str, str], dict[str, str]]:
-    """Run ``stage`` with a report: (status, test id -> outcome, test id -> exception of a
-    failed test)."""
+def _reported(worker: Worker, stage: Stage) -> TestRun:
+    """Run ``stage`` with the plugin's report: the run with its tests ({} when it wrote none)."""
     out = worker.tmp / "report.json"
     out.unlink(missing_ok=True)
-    run = worker.run(list(stage.args), stage.timeout_s, {**dict(stage.env), **report_env(out)}, report=out)
-    return run.status, run.outcomes(), {t: r.message for t, r in run.tests.items() if r.outcome == "failed"}
+    return worker.run(list(stage.args), stage.timeout_s, {**dict(stage.env), **report_env(out)}, report=out)
 
 
 def _passes(worker: Worker, stage: Stage) -> str:
@@ -179,10 +180,10 @@ def _passes(worker: Worker, stage: Stage) -> str:
     passes when only those tests fail)."""
     if not stage.may_fail:
         return worker.run(list(stage.args), stage.timeout_s, dict(stage.env)).status
-    status, seen, _ = _outcomes(worker, stage)
-    if status in ("aborted", "timeout") or not seen:
-        return status if status != "passed" else "failed"
-    return "failed" if any(o == "failed" and t not in stage.may_fail for t, o in seen.items()) else "passed"
+    run = _reported(worker, stage)
+    if run.status in ("aborted", "timeout") or not run.tests:
+        return run.status if run.status != "passed" else "failed"
+    return "failed" if any(t not in stage.may_fail for t in run.failed) else "passed"
 
 
 def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | str, checks: Checks,
@@ -214,21 +215,23 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
         stages = checks.stages_for(files)
         fixed = 0
         if candidate.probe and checks.probe is not None:
-            status, seen, notes = _outcomes(worker, checks.probe)
-            failures = _failed(seen, notes, checks.failing)
-            if status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
-                timed_out = status == CandidateVerdict.TIMEOUT
-                return Evaluation(status, 0, time.monotonic() - start, failures if timed_out else ())
-            fixed = sum(seen.get(t) == "passed" for t in checks.failing)
-            if fixed < len(checks.failing) or status != "passed":
+            run = _reported(worker, checks.probe)
+            failures = _failed(run, checks.failing)
+            if run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
+                timed_out = run.status == CandidateVerdict.TIMEOUT
+                return Evaluation(run.status, 0, time.monotonic() - start, failures if timed_out else ())
+            passed = set(run.passed)
+            fixed = sum(t in passed for t in checks.failing)
+            if fixed < len(checks.failing) or run.status != "passed":
                 guard, keep = checks.guard_for(files)
                 if fixed == 0 or (guard is None and checks.gate is None):
                     return Evaluation(CandidateVerdict.FAILED, fixed, time.monotonic() - start, failures)
                 if guard is None:  # selection, and no passing test covers the change: nothing to break
                     return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures)
-                status, seen, notes = _outcomes(worker, guard)
-                broke = _failed(seen, notes, keep) if seen else ()
-                near = status not in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT) and not broke and seen
+                run = _reported(worker, guard)
+                broke = _failed(run, keep) if run.tests else ()
+                stopped = run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT)
+                near = not stopped and not broke and run.tests
                 verdict = CandidateVerdict.NEAR_MISS if near else CandidateVerdict.FAILED
                 return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke)
             on_first_pass()
