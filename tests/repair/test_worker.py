@@ -75,6 +75,24 @@ def test_subprocess_mode_for_other_commands(tmp_path):
         assert worker.run([], 10).status == "failed"
 
 
+def test_a_workers_run_is_the_one_test_run_with_its_tests_and_an_abort_is_a_killed_run(tmp_path):
+    from codur.testing.runner import report_env
+
+    tests = "def test_ok():\n    pass\n\n\ndef test_bad():\n    assert 1 == 2\n"
+    repo = write_repo(tmp_path / "repo", {"test_m.py": tests})
+    command = testcmd.resolve(repo, None)
+    with Worker(repo, command) as worker:
+        out = worker.tmp / "report.json"
+        run = worker.run(["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"], 60, report_env(out), report=out)
+        assert (run.status, run.exit_code, run.timed_out) == ("failed", 1, False)
+        assert run.passed == ["test_m.py::test_ok"] and run.failed == ["test_m.py::test_bad"]
+        assert "assert 1 == 2" in run.tracebacks["test_m.py::test_bad"] and run.summary == "1 passed, 1 failed"
+        assert worker.run(["-p", "no:cacheprovider"], 60).tests == {}  # no report asked: no tests read
+        worker.abort()
+        stopped = worker.run(["-p", "no:cacheprovider"], 60)
+        assert (stopped.status, stopped.exit_code, stopped.tests) == ("aborted", None, {})
+
+
 def test_runner_without_pytest_fails_clearly(tmp_path):
     import pytest
 

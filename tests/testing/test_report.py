@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from codur.testing.command import resolve
-from codur.testing.report import WHOLE_COMMAND
+from codur.testing.report import WHOLE_COMMAND, TestRecord, run_of, summary_of
 from codur.tools.context import ToolContext
 from codur.tools.journal import ChangeJournal
 from codur.tools.testing import run_tests
@@ -114,3 +114,18 @@ def test_a_wrapper_that_passes_options_reports_each_test_else_its_exit_code(tmp_
     dropped = ["sh", "-c", 'p="$0"; shift; exec env -i "$p" -m pytest "$@"', sys.executable, "--"]
     report = run_tests(_ctx(repo, dropped))  # the environment (and the plugin) dropped: no report
     assert report.failed == [WHOLE_COMMAND] and report.exit_code == 1
+
+
+def test_a_run_says_its_status_summary_and_signature_from_its_tests():
+    failing = TestRecord("a.py::test_x", "failed", traceback="a.py:3: in test_x\nE   assert 1 == 2\nmore")
+    tests = {"a.py::test_x": failing, "a.py::test_y": TestRecord("a.py::test_y", "passed"),
+             "a.py::test_z": TestRecord("a.py::test_z", "skipped")}
+    run = run_of(tests, 1, duration_s=0.5)
+    assert run.summary == summary_of(tests) == "1 passed, 1 failed, 1 skipped" and run.skipped == 1
+    assert (run.passed, run.failed, run.status, run.ok) == (["a.py::test_y"], ["a.py::test_x"], "failed", False)
+    assert run.signature() == "a.py::test_x|E   assert 1 == 2"
+    assert "failed: ['a.py::test_x']" in run.render() and "FAILED a.py::test_x" in run.render()
+    assert run_of(None, 0).summary == "no tests ran" and run_of(None, 0).status == "passed"
+    assert run_of(None, 5).render().endswith("no tests were collected")
+    assert run_of(None, None).status == "aborted" and run_of(None, None, timed_out=True).status == "timeout"
+    assert run_of(None, 2).signature() == "exit=2"
