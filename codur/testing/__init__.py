@@ -2,6 +2,6 @@
 (:mod:`codur.testing.command`) every part of codur uses, the one test-file and test-id rule
 (:mod:`codur.testing.ids`), the one test runner that starts every run
 (:func:`codur.testing.runner.run_tests`, with its warm fork server :mod:`codur.testing.forkserver`
-and its confinement :mod:`codur.testing.confine`), the report a run gives
-(:mod:`codur.testing.report`), and the pytest plugin and fork server that run inside the
+and its confinement :mod:`codur.testing.confine`), what a run said (one run, one test:
+:mod:`codur.testing.report`), and the pytest plugin and fork server that run inside the
 user's test process (``_runtime/``)."""
