@@ -36,7 +36,7 @@ from codur.core.events.patch import PatchSample
 from codur.patch import conversation, formats
 from codur.patch.conversation import Judged, Unjudged, Verdicts
 from codur.patch.prompt import PromptParts
-from codur.patch.reply import new_texts, sample_of
+from codur.patch.reply import new_texts
 from codur.patch.sample import Sample
 from codur.patch.splice import FunctionSpan, normalized
 from codur.patch.window import NotApplied
@@ -157,6 +157,14 @@ class _Slot:
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.spans]
+
+    def sample(self, parts: PromptParts, news: dict[str, str], done: tuple[str, ...]) -> Sample:
+        """The :class:`Sample` this slot drew: the files ``news`` changes (by AST), the first file's
+        first; ``done``: the functions the reply rewrote."""
+        changed = [f for f in parts.texts if f in news and normalized(news[f]) != normalized(parts.texts[f])]
+        first, *rest = changed or [parts.spans[0].file]
+        return Sample(first, news.get(first, parts.text), self.k, self.temperature, self.variant, done,
+                      tuple((f, news[f]) for f in rest))
 
     def complete(self, reply: str) -> bool:
         """``reply`` holds a whole answer (:func:`codur.patch.formats.complete`; a pair's: every function)."""
@@ -311,7 +319,7 @@ class Sampler:
                 self.answers[k] = conversation.answer(echo, reply, edit=parts.window is not None)
             return Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
         self.seen.add(key)
-        sample = sample_of(parts, news, k, temperature, variant, done)
+        sample = slot.sample(parts, news, done)
         if variant in FEEDBACK_BASES and not sample.extra:
             self.answers[k] = conversation.answer(sample, reply, edit=parts.window is not None)
         return Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)
