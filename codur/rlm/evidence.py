@@ -247,7 +247,11 @@ class SecondProgram:
     disagreement an answer is accepted only from a further program whose answer one of the earlier
     programs also gave (a majority of independent programs, as self-consistency takes): an answer
     re-asserted with no new code is asked again, and a third different value gets all programs shown.
-    At most ``max_asks`` notes per run, then any answer stands.
+    At most ``max_asks`` notes on new programs per run, then any answer from a new program stands;
+    an answer with no new program behind it is always asked again (the engine's last iteration
+    takes whatever comes: the run's iteration limit bounds these asks). The bench's tickets count
+    showed why: two bare re-assertions of the first answer used up the asks, and the second
+    program's wrong 305 was taken unchecked.
     """
 
     programs: list[Program] = field(default_factory=list)
@@ -258,24 +262,29 @@ class SecondProgram:
     def offer(self, answer: str, code: str, printed: str, key: Callable[[str], str], *, iteration: int = 0) -> str:
         """"" to accept ``answer`` (computed by ``code``, which printed ``printed``, in ``iteration``),
         else the note asking for the next program."""
-        note = self._judge(answer, code, printed, key, iteration)
-        if note and self.asks >= self.max_asks:
+        if self.agreed:
             return ""
+        if self.programs and any(_same_code(code, p.code) for p in self.programs):
+            return self._no_new_program(answer)
+        if self.asks >= self.max_asks:
+            return ""
+        note = self._judge(answer, code, printed, key, iteration)
         self.asks += bool(note)
         return note
+
+    def _no_new_program(self, answer: str) -> str:
+        """The ask again for an answer with no new program behind it (not counted in ``asks``: the
+        run's iteration limit bounds it, and the last iteration's answer stands)."""
+        if len(self.programs) == 1:
+            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
+                    "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the "
+                    "result")
+        return reassertion_note(answer, self.programs)
 
     def _judge(self, answer: str, code: str, printed: str, key: Callable[[str], str], iteration: int) -> str:
         if not self.programs:
             self.programs.append(Program(answer, code, printed, iteration))
             return second_program_note(answer, code)
-        if self.agreed:
-            return ""
-        if any(_same_code(code, p.code) for p in self.programs):
-            if len(self.programs) == 1:
-                return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
-                        "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the "
-                        "result")
-            return reassertion_note(answer, self.programs)
         self.programs.append(Program(answer, code, printed, iteration))
         if any(key(answer) == key(p.answer) for p in self.programs[:-1]):
             self.agreed = True
