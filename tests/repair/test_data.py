@@ -10,7 +10,7 @@ from pathlib import Path
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.mutation import generate_mutants
-from codur.mutation.data import DATA_DISCOUNT, read_data
+from codur.mutation.data import read_data
 
 DURATIONS = r'''"""Parse durations written as "2d", "1h30m", "5m" or "45s"."""
 import re
@@ -65,16 +65,21 @@ def _function_lines(text: str) -> set[int]:
     return set(range(func.lineno, func.end_lineno + 1))
 
 
-def test_the_tables_a_scored_function_reads_get_its_score_discounted():
+def _reading(text: str, name: str) -> int:
+    """The line of ``text`` that reads ``name`` (inside the function)."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if name in line and line.startswith("    "))
+
+
+def test_a_table_gets_the_score_of_the_line_that_reads_it():
     tree = ast.parse(DURATIONS + "\nUNUSED = {'x': 1}\n")
-    scores = {("durations.py", line): 0.8 for line in _function_lines(DURATIONS)}
+    scores = {("durations.py", line): 0.3 for line in _function_lines(DURATIONS)}
+    scores[("durations.py", _reading(DURATIONS, "UNIT_PATTERNS["))] = 0.6
+    scores[("durations.py", _reading(DURATIONS, "SECONDS["))] = 0.9
     data = read_data("durations.py", tree, scores)
-    table = [n for n in tree.body if isinstance(n, ast.Assign)]
-    patterns, seconds, unused = table
-    assert set(data) == {("durations.py", ln) for stmt in (patterns, seconds)
-                         for ln in range(stmt.lineno, stmt.end_lineno + 1)}
-    assert set(data.values()) == {0.8 * DATA_DISCOUNT}
-    assert read_data("durations.py", tree, {}) == {}  # no scored function: no data
+    patterns, seconds, unused = [n for n in tree.body if isinstance(n, ast.Assign)]
+    assert data == {**{("durations.py", ln): 0.6 for ln in range(patterns.lineno, patterns.end_lineno + 1)},
+                    **{("durations.py", ln): 0.9 for ln in range(seconds.lineno, seconds.end_lineno + 1)}}
+    assert read_data("durations.py", tree, {}) == {}  # no scored line: no data
 
 
 def test_a_quantifier_in_a_table_is_mutated_when_only_the_function_is_scored(tmp_path: Path):
@@ -84,9 +89,8 @@ def test_a_quantifier_in_a_table_is_mutated_when_only_the_function_is_scored(tmp
     fixed = DURATIONS.replace(r"(?P<m>\d{2})m", r"(?P<m>\d{1,2})m")
     quantifiers = {m.apply(texts["durations.py"]): m for m in mutants if m.operator == "change_regex_quantifier"}
     assert fixed in quantifiers
-    assert quantifiers[fixed].score == DATA_DISCOUNT and "`{2}` to `{1,2}`" in quantifiers[fixed].description
-    own = [m for m in mutants if m.line in _function_lines(DURATIONS)]
-    assert own and max(m.rank for m in own) < quantifiers[fixed].rank  # the function's own edits go first
+    assert quantifiers[fixed].score == 1.0 and "`{2}` to `{1,2}`" in quantifiers[fixed].description
+    assert len(quantifiers) == 5  # \d+ -> \d*; {1,2} -> {1,} twice; {2} -> {1,2} and {2,}
 
 
 def test_the_mutation_search_fixes_a_pattern_in_a_module_level_table(tmp_path: Path):
