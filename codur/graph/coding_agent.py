@@ -18,7 +18,7 @@ from codur.core.events import emit
 from codur.core.events.agent import AgentLoadFailed
 from codur.core.ports import AgentPort, AgentResult, AgentTask
 from codur.graph.context import Run
-from codur.graph.execution.agent_executor import LLMAgent
+from codur.graph.execution.agent_executor import AgentExecutor, LLMAgent
 from codur.graph.prompts import build_system_prompt
 from codur.graph.records import Observation
 from codur.graph.state import CodurState, observation_of, patch_of, plan_of
@@ -231,5 +231,6 @@ def build_agent(state: CodurState, ctx: Run, name: str) -> tuple[AgentPort, bool
         return hit.reason if hit else None
 
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")
-    return LLMAgent(name, models, system, specs, tools, max_iterations=ctx.config.max_iterations,
-                    should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits)), True
+    loop = AgentExecutor(models, tools, specs, max_iterations=ctx.config.max_iterations, should_stop=should_stop,
+                         policy=CallPolicy.for_run(ctx.config, ctx.limits))
+    return LLMAgent(name, system, loop), True
