@@ -208,13 +208,7 @@ class ToolContext:
             return self._write_many(changes)
 
     def _write_many(self, changes: Mapping[str, str | None]) -> list[Path]:
-        targets = []
-        for path, content in changes.items():
-            p = self.resolve(path, must_exist=content is None)
-            self._check_writable(p)
-            if content is None:
-                self._no_symlink(path)
-            targets.append((p, content))
+        targets = self._checked_targets(changes)
         encoded = {p: encode_source(content, self.rel(p)) for p, content in targets if content is not None}
         for p, content in targets:
             if content is not None and p.suffix == ".py":
@@ -231,14 +225,20 @@ class ToolContext:
                     atomic_write_bytes(p, encoded[p])
                 done.append(p)
         except BaseException:
-            for p in done:
-                old = before[p]
-                if old is None:
-                    p.unlink(missing_ok=True)
-                else:
-                    atomic_write_bytes(p, old)
+            _put_back(done, before)
             raise
         return [p for p, _ in targets]
+
+    def _checked_targets(self, changes: Mapping[str, str | None]) -> list[tuple[Path, str | None]]:
+        """``changes`` as (absolute path, content or None) once every path may be written or deleted."""
+        targets = []
+        for path, content in changes.items():
+            p = self.resolve(path, must_exist=content is None)
+            self._check_writable(p)
+            if content is None:
+                self._no_symlink(path)
+            targets.append((p, content))
+        return targets
 
     def _check_risk(self, p: Path, content: str) -> None:
         """Refuse (ToolError) a write of ``p`` whose ``content`` adds risky code, unless approved."""
@@ -325,3 +325,13 @@ class ToolContext:
         """
         with self.busy():
             return run_in_repo(self, argv, timeout_s, stdin, env, cwd, writable, on_start, stop_on_output)
+
+
+def _put_back(done: list[Path], before: Mapping[Path, bytes | None]) -> None:
+    """Undo the writes of ``done``: each file gets its ``before`` bytes again, or is removed when it had none."""
+    for p in done:
+        old = before[p]
+        if old is None:
+            p.unlink(missing_ok=True)
+        else:
+            atomic_write_bytes(p, old)
