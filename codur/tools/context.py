@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from codur.tools import risk
 from codur.tools.errors import ToolError
 from codur.tools.gate import CallGate
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
-from codur.tools.processes import run_in_repo
+from codur.tools.processes import prepare, run_prepared
 from codur.tools.reading import MAX_READ_BYTES, decode_source, encode_source, read_bytes_bounded
 from codur.tools.visibility import is_secret, walk_files
 
@@ -300,10 +299,9 @@ class ToolContext:
                           allow_secrets=self.allow_secrets)
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
-            env: Mapping[str, str] | None = None, cwd: str = ".", writable: Sequence[Path] = (),
-            on_start: Callable[[subprocess.Popen], None] | None = None,
+            env: Mapping[str, str] | None = None, writable: Sequence[Path] = (),
             stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
-        """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout,
+        """Run ``argv`` in the repo root with a timeout; the whole process group is killed on timeout,
         cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
         the rest read-only, a private /tmp, no network), else with a ``sandbox.fallback``
@@ -324,7 +322,7 @@ class ToolContext:
             ToolError: the run is cancelled, or the command is not found or cannot be started.
         """
         with self.busy():
-            return run_in_repo(self, argv, timeout_s, stdin, env, cwd, writable, on_start, stop_on_output)
+            return run_prepared(self, prepare(self, argv, env, writable), timeout_s, stdin, stop_on_output)
 
 
 def _put_back(done: list[Path], before: Mapping[Path, bytes | None]) -> None:
