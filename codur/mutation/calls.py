@@ -15,7 +15,8 @@ import itertools
 from collections import Counter
 
 from codur.mutation.identifiers import ATTRIBUTES, arity_fits
-from codur.mutation.names import BUILTINS, is_num, is_str
+from codur.mutation.kinds import is_num, is_str
+from codur.mutation.names import BUILTINS
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.mutation.site import MutationSite, plus_minus, short
 

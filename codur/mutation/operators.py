@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from codur.mutation.calls import op_call, op_wrap
 from codur.mutation.identifiers import op_attribute, op_name
+from codur.mutation.kinds import is_num, is_str
 from codur.mutation.library import op_library_call
-from codur.mutation.names import is_num, is_str
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.mutation.site import SYM, MutationSite, negate, plus_minus, short
 
