@@ -1,5 +1,6 @@
 """Conversational sampling (ChatRepair's failure-feedback loop, Xia & Zhang 2023): what the
-tests said about a sample (:class:`Judged`), the judged sample a feedback sample answers, and
+tests said about a sample (:class:`Judged`), what the sampler reads of the search while it
+draws (:class:`Verdicts`), the judged sample a feedback sample answers, and
 the earlier turns it continues. :class:`codur.patch.sampling.Sampler` decides when a feedback
 sample is drawn.
 """
@@ -7,6 +8,7 @@ sample is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from codur.patch.prompt import feedback
 from codur.patch.sample import Sample
@@ -64,3 +66,33 @@ def turns(target: Judged, judged: list[Judged], answers: dict[int, str]) -> list
     earlier = sorted((j for j in judged if j.sample.k in answers and j is not target), key=lambda j: j.sample.k)
     chosen = [*earlier[-(FEEDBACK_TURNS - 1):], target] if FEEDBACK_TURNS > 1 else [target]
     return [(answers[j.sample.k], j.said()) for j in chosen]
+
+
+class Verdicts(Protocol):
+    """What the sampler reads of the search while it draws (the sampling fixer's view of it)."""
+
+    def stopped(self) -> bool:
+        """True: draw no more (the search ended, or a limit is reached); asked before each call
+        and while a reply streams."""
+        ...
+
+    def judged(self) -> list[Judged]:
+        """What the tests said so far about this sampler's candidates (and the near-miss
+        mutants a feedback sample may continue from), in the order judged."""
+        ...
+
+    def near_miss(self) -> bool:
+        """Some candidate of the search was a near miss (a pair sample is due)."""
+        ...
+
+
+class Unjudged:
+    """:class:`Verdicts` of a sampler drawing alone: never stopped, nothing judged."""
+
+    def stopped(self) -> bool:
+        return False
+
+    def judged(self) -> list[Judged]:
+        return []
+
+    near_miss = stopped

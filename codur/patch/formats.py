@@ -123,45 +123,66 @@ def apply(fmt: str, text: str, spans: list[FunctionSpan], reply: str,
         return _functions(text, spans, reply)
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.replace("\r\n", "\n").split("\n")
-    if fmt == "search_replace":
-        blocks = _BLOCK_RE.findall(reply.replace("\r\n", "\n"))
-        if not blocks:
-            raise NotApplied("no SEARCH/REPLACE block in the reply")
-        within = (window.start, window.end) if window else (spans[0].start, spans[0].end)
-        added: list[str] = []
-        for i, (old, new) in enumerate(blocks, 1):
-            if not old.strip():  # nothing to search: code for the module (an import, a helper)
-                added.append(new)
-                continue
-            changed = _replace_block(lines, old.split("\n"), new.split("\n") if new else [], within)
-            if changed is None:
-                line = next((x.strip() for x in old.split("\n") if x.strip()), "")
-                raise NotApplied(f"SEARCH block {i} of {len(blocks)} matches no lines of {spans[0].file}: "
-                                 f"`{line[:80]}`")
-            lines = changed
-        out = "\n".join(lines)
-        for code in added:
-            out = merge(out, spans[0], textwrap.dedent(code).strip()) or out
-    else:
-        from codur.tools.context import ToolError
-        from codur.tools.patch import apply_hunks, parse_unified_diff
-
-        diffs = [b for b in code_blocks(reply) if "@@" in b] or [reply]
-        try:
-            patches = parse_unified_diff(diffs[0] if diffs[0].lstrip().startswith("---") else
-                                         f"--- a/{spans[0].file}\n+++ b/{spans[0].file}\n{diffs[0]}")
-            hunks = tuple(h for p in patches for h in p.hunks)
-            out = apply_hunks("\n".join(lines), hunks, spans[0].file) if hunks else ""
-        except (ToolError, ValueError, IndexError) as exc:
-            raise NotApplied(f"the diff does not apply: {str(exc)[:200]}") from exc
-        if not out:
-            raise NotApplied("the diff has no hunk")
+    out = _search_replace(lines, spans, reply, window) if fmt == "search_replace" else _udiff(lines, spans, reply)
     try:
         compile(out, spans[0].file or "<candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         raise NotApplied(f"the result does not compile: {exc}"[:200]) from exc
     touched = [s.qualname for s in spans]
     return (out.replace("\n", newline) if newline != "\n" else out), touched
+
+
+def _search_replace(lines: list[str], spans: list[FunctionSpan], reply: str, window: Window | None) -> str:
+    """The file's ``lines`` (``\\n`` split) with each SEARCH/REPLACE block of ``reply`` applied
+    in turn (inside ``window``, else the first span, first); a block with an empty SEARCH is
+    merged into the module after them (:func:`codur.patch.additions.merge`).
+
+    Raises:
+        NotApplied: no block in the reply, or a SEARCH that matches no lines.
+    """
+    blocks = _BLOCK_RE.findall(reply.replace("\r\n", "\n"))
+    if not blocks:
+        raise NotApplied("no SEARCH/REPLACE block in the reply")
+    within = (window.start, window.end) if window else (spans[0].start, spans[0].end)
+    added: list[str] = []
+    for i, (old, new) in enumerate(blocks, 1):
+        if not old.strip():  # nothing to search: code for the module (an import, a helper)
+            added.append(new)
+            continue
+        changed = _replace_block(lines, old.split("\n"), new.split("\n") if new else [], within)
+        if changed is None:
+            line = next((x.strip() for x in old.split("\n") if x.strip()), "")
+            raise NotApplied(f"SEARCH block {i} of {len(blocks)} matches no lines of {spans[0].file}: "
+                             f"`{line[:80]}`")
+        lines = changed
+    out = "\n".join(lines)
+    for code in added:
+        out = merge(out, spans[0], textwrap.dedent(code).strip()) or out
+    return out
+
+
+def _udiff(lines: list[str], spans: list[FunctionSpan], reply: str) -> str:
+    """The file's ``lines`` (``\\n`` split) with the first unified diff of ``reply`` applied
+    hunk by hunk (:func:`codur.tools.patch.apply_hunks`); a diff without headers is taken as
+    one of the first span's file.
+
+    Raises:
+        NotApplied: the diff does not apply or has no hunk.
+    """
+    from codur.tools.context import ToolError
+    from codur.tools.patch import apply_hunks, parse_unified_diff
+
+    diffs = [b for b in code_blocks(reply) if "@@" in b] or [reply]
+    try:
+        patches = parse_unified_diff(diffs[0] if diffs[0].lstrip().startswith("---") else
+                                     f"--- a/{spans[0].file}\n+++ b/{spans[0].file}\n{diffs[0]}")
+        hunks = tuple(h for p in patches for h in p.hunks)
+        out = apply_hunks("\n".join(lines), hunks, spans[0].file) if hunks else ""
+    except (ToolError, ValueError, IndexError) as exc:
+        raise NotApplied(f"the diff does not apply: {str(exc)[:200]}") from exc
+    if not out:
+        raise NotApplied("the diff has no hunk")
+    return out
 
 
 def _functions(text: str, spans: list[FunctionSpan], reply: str) -> tuple[str, list[str]]:

@@ -63,6 +63,16 @@ class _Run:
     untried: dict[str, list[tuple[Any, Candidate]]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Phase:
+    """A phase of the search: its ``name`` (its key in ``phases``), the fixer its candidates
+    count under when their provenance names none, and when it ends (``time.monotonic()``)."""
+
+    name: str
+    source: str
+    deadline: float
+
+
 def _is_backfill(key: Any) -> bool:
     """A model fixer's queue key of an earlier fixer's untried candidate (its own: (0, n);
     a backfill: (1, owner index, key))."""
@@ -187,8 +197,8 @@ class PatchPipeline:
                 return outcome
         for source, left in run.untried.items():
             if left and not self.stopped():
-                outcome = self.search(run.session, source, CandidateQueue(left, closed=True), self.deadline,
-                                      run.phases, phase=f"{source} (rest)")
+                outcome = self.search(run, _Phase(f"{source} (rest)", source, self.deadline),
+                                      CandidateQueue(left, closed=True))
                 if outcome.best is not None:
                     return outcome
         return outcome
@@ -214,7 +224,7 @@ class PatchPipeline:
         read_originals(run.session, found)
         box = min(self.deadline, time.monotonic() + self.settings.time_box_s) if boxed else self.deadline
         queue = CandidateQueue(list(enumerate(found)), closed=True)
-        outcome = self.search(run.session, fixer.name, queue, box, run.phases)
+        outcome = self.search(run, _Phase(fixer.name, fixer.name, box), queue)
         run.untried[fixer.name] = outcome.left
         return outcome
 
@@ -242,8 +252,7 @@ class PatchPipeline:
         producer = Producer(items, queue, session, self._count, self._over_budget)
         producer.start(stop_backfill)
         try:
-            outcome = self.search(session, fixer.name, queue, self.deadline, run.phases, announce=False,
-                                  background=_is_backfill, on_hang=stop_backfill)
+            outcome = self.search(run, _Phase(fixer.name, fixer.name, self.deadline), queue, on_hang=stop_backfill)
         finally:
             done.set()  # found, or the search ended: the model fixer stops at its next token
             producer.finish()
@@ -268,28 +277,27 @@ class PatchPipeline:
 
     # -- the search ------------------------------------------------------------------------
 
-    def search(self, session: RepairSession, source: str, queue: CandidateQueue, deadline: float,
-               phases: dict[str, float], *, phase: str = "", announce: bool = True,
-               background: Callable[[Any], bool] = lambda key: False,
-               on_hang: Callable[[], None] = lambda: None) -> SearchOutcome:
+    def search(self, run: _Run, phase: _Phase, queue: CandidateQueue,
+               on_hang: Callable[[], None] | None = None) -> SearchOutcome:
         """Test ``queue``'s candidates (each counted, its verdict and its near miss kept, under
-        its ``provenance["source"]``, else ``source``) on the workers until ``deadline``
-        (``time.monotonic()``); the seconds add to ``phases[phase or source]``. ``announce``: emit
-        the ``patch.phase`` event; ``background(key)``: the candidate is a backfill, given the
-        cores the embedded model leaves (:class:`codur.core.cpu.CpuBudget`); ``on_hang()``: called
-        when a backfill timed out."""
-        phase = phase or source
-        if announce:
-            self.emit(PatchPhase(phase=phase, candidates=len(queue)))
+        its ``provenance["source"]``, else ``phase.source``) on the workers until
+        ``phase.deadline``; the seconds add to ``run.phases[phase.name]``, after a ``patch.phase``
+        event. With ``on_hang`` the search runs beside a model fixer (no ``patch.phase`` event):
+        a backfill candidate (:func:`_is_backfill`) gets the cores the embedded model leaves
+        (:class:`codur.core.cpu.CpuBudget`), and ``on_hang()`` is called when one timed out."""
+        beside = on_hang is not None
+        background = _is_backfill if beside else (lambda key: False)
+        if not beside:
+            self.emit(PatchPhase(phase=phase.name, candidates=len(queue)))
         start = time.monotonic()
 
         def on_result(key: Any, candidate: Any, evaluation: Evaluation) -> None:
-            own = candidate.provenance.get("source", source)  # a backfilled mutant counts as mutation
+            own = candidate.provenance.get("source", phase.source)  # a backfilled mutant counts as mutation
             self.tried[own] = self.tried.get(own, 0) + 1
             self.verdicts.append(Judgement(candidate, evaluation, own))
             if evaluation.status is CandidateVerdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
-            if background(key) and evaluation.status is CandidateVerdict.TIMEOUT:
+            if beside and _is_backfill(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
                 self.refused.append(evaluation.reason)
@@ -298,9 +306,9 @@ class PatchPipeline:
                                       seconds=round(evaluation.seconds, 2),
                                       **({"reason": evaluation.reason} if evaluation.reason else {})))
 
-        outcome = session.search(queue, deadline=deadline, cancel=self.cancel, on_result=on_result,
-                                 background=background)
-        phases[phase] = round(phases.get(phase, 0.0) + time.monotonic() - start, 3)
+        outcome = run.session.search(queue, deadline=phase.deadline, cancel=self.cancel, on_result=on_result,
+                                     background=background)
+        run.phases[phase.name] = round(run.phases.get(phase.name, 0.0) + time.monotonic() - start, 3)
         return outcome
 
     # -- helpers -----------------------------------------------------------------------

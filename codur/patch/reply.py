@@ -1,5 +1,4 @@
-"""A sample's reply applied: the new text of each file it changes (:func:`new_texts`) and the
-:class:`codur.patch.sample.Sample` of them (:func:`sample_of`).
+"""A sample's reply applied: the new text of each file it changes (:func:`new_texts`).
 
 The reply's format is the variant's: a ``pair`` reply's blocks are spliced by name and file
 (:func:`codur.patch.splice.splice_files`), a ``file`` reply's block is merged into the module
@@ -12,8 +11,8 @@ from codur.core.pyast import BOM
 from codur.patch import formats
 from codur.patch.additions import merge
 from codur.patch.prompt import PromptParts
-from codur.patch.sample import Sample, changed_functions
-from codur.patch.splice import FunctionSpan, code_blocks, normalized, splice_files
+from codur.patch.sample import changed_functions
+from codur.patch.splice import FunctionSpan, code_blocks, splice_files
 from codur.patch.window import NotApplied
 
 
@@ -57,11 +56,3 @@ def whole_file(parts: PromptParts, reply: str) -> str:
         raise NotApplied(f"the file's rewrite does not compile: {exc}"[:200]) from exc
     return merged.replace("\n", newline) if newline != "\n" else merged
 
-
-def sample_of(parts: PromptParts, news: dict[str, str], k: int, temperature: float, variant: str,
-            done: tuple[str, ...]) -> Sample:
-    """A :class:`Sample` of the files ``news`` changes (by AST), the first file's first."""
-    changed = [f for f in parts.texts if f in news and normalized(news[f]) != normalized(parts.texts[f])]
-    first, *rest = changed or [parts.spans[0].file]
-    return Sample(first, news.get(first, parts.text), k, temperature, variant, done,
-                  tuple((f, news[f]) for f in rest))

@@ -28,16 +28,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from codur.core.events.patch import PatchSample
 from codur.patch import conversation, formats
-from codur.patch.conversation import Judged
+from codur.patch.conversation import Judged, Unjudged, Verdicts
 from codur.patch.prompt import PromptParts
-from codur.patch.reply import new_texts, sample_of
+from codur.patch.reply import new_texts
 from codur.patch.sample import Sample
 from codur.patch.splice import FunctionSpan, normalized
 from codur.patch.window import NotApplied
@@ -101,19 +100,18 @@ class Drawn:
                            **({"error": self.error} if self.error else {}))
 
 
-def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], temperature: float, seed: int,
-          stop: Callable[[], bool], fmt: str = "function", every: bool = False) -> tuple[str, int]:
-    """Stream one reply; stop reading once the function's block is closed (with ``every``:
-    once every function's block is; the prose a model adds after it costs time) or
-    ``stop()`` says so. Returns (text, tokens)."""
+def _call(model: BaseChatModel, messages: list[BaseMessage], slot: _Slot, stop: Callable[[], bool]) -> tuple[str, int]:
+    """Stream one reply at the slot's temperature (seeded by its ``k``); stop reading once
+    the reply is whole (:meth:`_Slot.complete`: the prose a model adds after it costs time)
+    or ``stop()`` says so. Returns (text, tokens)."""
     text, usage, chunks = "", None, 0
-    stream = model.stream(messages, temperature=temperature, seed=seed)
+    stream = model.stream(messages, temperature=slot.temperature, seed=slot.k)
     try:
         for chunk in stream:
             text += str(chunk.content)
             chunks += 1
             usage = getattr(chunk, "usage_metadata", None) or usage
-            if formats.complete(fmt, text, names, every) or stop():
+            if slot.complete(text) or stop():
                 break
     finally:
         close = getattr(stream, "close", None)
@@ -125,12 +123,12 @@ def _call(model: BaseChatModel, messages: list[BaseMessage], names: list[str], t
     return text, prompt_chars // 4 + max(chunks, len(text) // 4)
 
 
-def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[int],
+def _choose(parts: PromptParts, k: int, scheduled: tuple[str, float], pairs: list[int],
             want_pair: bool) -> tuple[str, float]:
-    """Sample ``k``'s (variant, temperature): the schedule's entry ``slot``, a variant with
+    """Sample ``k``'s (variant, temperature): the schedule's entry ``scheduled``, a variant with
     nothing to add falling back to plain (``file`` of a window: ``marked``); or ``pair`` when
     due (``pairs``: the earlier pair samples' k)."""
-    variant, temperature = schedule[slot % len(schedule)]
+    variant, temperature = scheduled
     due = (parts.pair and (parts.pair_first or want_pair) and k > 0 and len(pairs) < MAX_PAIRS
            and (not pairs or k - pairs[-1] >= PAIR_EVERY))
     if due:
@@ -141,36 +139,6 @@ def _choose(parts: PromptParts, k: int, slot: int, schedule: tuple, pairs: list[
             or variant == "file" and not parts.whole or variant == "missing" and parts.fmt != "function"):
         variant = "plain"
     return variant, temperature
-
-
-class Verdicts(Protocol):
-    """What the sampler reads of the search while it draws (the sampling fixer's view of it)."""
-
-    def stopped(self) -> bool:
-        """True: draw no more (the search ended, or a limit is reached); asked before each call
-        and while a reply streams."""
-        ...
-
-    def judged(self) -> list[Judged]:
-        """What the tests said so far about this sampler's candidates (and the near-miss
-        mutants a feedback sample may continue from), in the order judged."""
-        ...
-
-    def near_miss(self) -> bool:
-        """Some candidate of the search was a near miss (a pair sample is due)."""
-        ...
-
-
-class Unjudged:
-    """:class:`Verdicts` of a sampler drawing alone: never stopped, nothing judged."""
-
-    def stopped(self) -> bool:
-        return False
-
-    def judged(self) -> list[Judged]:
-        return []
-
-    near_miss = stopped
 
 
 @dataclass
@@ -184,10 +152,23 @@ class _Slot:
     spans: list[FunctionSpan]
     target: Judged | None = None
     turns: list[tuple[str, str]] | None = None
+    fmt: str = "function"  # the answer format: the function's for a file or pair prompt
 
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.spans]
+
+    def sample(self, parts: PromptParts, news: dict[str, str], done: tuple[str, ...]) -> Sample:
+        """The :class:`Sample` this slot drew: the files ``news`` changes (by AST), the first file's
+        first; ``done``: the functions the reply rewrote."""
+        changed = [f for f in parts.texts if f in news and normalized(news[f]) != normalized(parts.texts[f])]
+        first, *rest = changed or [parts.spans[0].file]
+        return Sample(first, news.get(first, parts.text), self.k, self.temperature, self.variant, done,
+                      tuple((f, news[f]) for f in rest))
+
+    def complete(self, reply: str) -> bool:
+        """``reply`` holds a whole answer (:func:`codur.patch.formats.complete`; a pair's: every function)."""
+        return formats.complete(self.fmt, reply, self.names, self.variant == "pair")
 
     @property
     def family(self) -> str:
@@ -249,10 +230,8 @@ class Sampler:
                 return
             slot = self._slot(k, verdicts)
             start = time.monotonic()
-            fmt = "function" if slot.variant in ("file", "pair") else self.parts.answer_format
             try:
-                reply, tokens = _call(self.models[self.model_index], self._messages(slot), slot.names,
-                                      slot.temperature, k, verdicts.stopped, fmt, every=slot.variant == "pair")
+                reply, tokens = _call(self.models[self.model_index], self._messages(slot), slot, verdicts.stopped)
             except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
                 self.errors += 1
                 if self.errors >= 2 or self.model_index + 1 < len(self.models):
@@ -262,7 +241,7 @@ class Sampler:
                 continue
             self.errors = 0
             seconds = time.monotonic() - start
-            if verdicts.stopped() and not formats.complete(fmt, reply, slot.names, slot.variant == "pair"):
+            if verdicts.stopped() and not slot.complete(reply):
                 yield Drawn(k, slot.variant, slot.temperature, "stopped", seconds, tokens, reply)  # cut short
                 return
             yield self._judge(slot, reply, seconds, tokens)
@@ -272,7 +251,8 @@ class Sampler:
 
     def _slot(self, k: int, verdicts: Verdicts) -> _Slot:
         """Sample ``k``'s slot: the schedule's (or a pair), unless a feedback sample is due."""
-        variant, temperature = _choose(self.parts, k, self.slot, self.schedule, self.pairs, verdicts.near_miss())
+        scheduled = self.schedule[self.slot % len(self.schedule)]
+        variant, temperature = _choose(self.parts, k, scheduled, self.pairs, verdicts.near_miss())
         target, judged = self._feedback_target(k, variant, verdicts)
         turns = None
         if target is not None:
@@ -283,7 +263,8 @@ class Sampler:
             self.slot += 1
         self.previous = variant
         self.pairs += [k] if variant == "pair" else []
-        slot = _Slot(k, variant, temperature, self.parts.variant_spans(variant), target, turns)
+        fmt = "function" if variant in ("file", "pair") else self.parts.answer_format
+        slot = _Slot(k, variant, temperature, self.parts.variant_spans(variant), target, turns, fmt)
         if self.slot > len(self.schedule):
             slot.temperature = max(slot.temperature, 0.9)
         if self.unchanged[slot.family] >= 2:  # greedy decoding keeps echoing the code: sample instead
@@ -338,7 +319,7 @@ class Sampler:
                 self.answers[k] = conversation.answer(echo, reply, edit=parts.window is not None)
             return Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
         self.seen.add(key)
-        sample = sample_of(parts, news, k, temperature, variant, done)
+        sample = slot.sample(parts, news, done)
         if variant in FEEDBACK_BASES and not sample.extra:
             self.answers[k] = conversation.answer(sample, reply, edit=parts.window is not None)
         return Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)

@@ -87,44 +87,65 @@ def window_of(text: str, span: FunctionSpan, suspicious: list[int], size: int = 
     node = _function_node(tree, span)
     if node is None or not node.body:
         return None
+    lo, hi = _rewritable(node, span)
+    line = next((ln for ln in suspicious if lo <= ln <= hi), None)
+    if line is None:
+        return None
+    stmts = [s for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node and s.lineno >= lo]
+    text_lines = _lines(text)
+    start, end = _grown(text_lines, stmts, line, size)
+    return Window(span, start, end, _indent(text_lines[start - 1]), node.body[0].lineno - 1)
+
+
+def _rewritable(node: ast.FunctionDef | ast.AsyncFunctionDef, span: FunctionSpan) -> tuple[int, int]:
+    """The first and last line (1-based) of ``node``'s body a window may cover: the
+    docstring is not rewritten."""
     body = node.body
     first = body[0]
     if (len(body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
             and isinstance(first.value.value, str)):
-        first = body[1]  # the docstring is not rewritten
-    lo, hi = first.lineno, node.end_lineno or span.end
-    inside = [ln for ln in suspicious if lo <= ln <= hi]
-    line = inside[0] if inside else None
-    if line is None:
-        return None
-    stmts = [s for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node and s.lineno >= lo]
+        first = body[1]
+    return first.lineno, node.end_lineno or span.end
+
+
+def _innermost(stmts: list[ast.stmt], line: int) -> ast.stmt:
+    """The shortest of ``stmts`` holding ``line``; for a comment or a blank line, the
+    statement starting nearest to it."""
+    around = [s for s in stmts if s.lineno <= line <= (s.end_lineno or s.lineno)]
+    if not around:
+        around = [min(stmts, key=lambda s: abs(s.lineno - line))]
+    return min(around, key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
+
+
+def _fits(text_lines: list[str], a: int, b: int, floor: int) -> bool:
+    """No non-blank line of ``a``..``b`` (1-based, inclusive) is indented less than ``floor`` characters."""
+    return all(len(_indent(x)) >= floor for x in text_lines[a - 1: b] if x.strip())
+
+
+def _grown(text_lines: list[str], stmts: list[ast.stmt], line: int, size: int) -> tuple[int, int]:
+    """The window's (start, end) lines: the innermost of ``stmts`` holding ``line`` (cut to
+    its header and first statements when longer than ``size``), grown by whole statements
+    below and above, alternately, up to ``size`` lines, never reaching a line indented less
+    than its first."""
     starts = sorted({s.lineno for s in stmts})
     ends = sorted({s.end_lineno or s.lineno for s in stmts})
-    text_lines = _lines(text)
-    around = [s for s in stmts if s.lineno <= line <= (s.end_lineno or s.lineno)]
-    if not around:  # a comment or a blank line: the statement nearest to it
-        around = [min(stmts, key=lambda s: abs(s.lineno - line))]
-    holder = min(around, key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
+    holder = _innermost(stmts, line)
     start, end = holder.lineno, holder.end_lineno or holder.lineno
     base = len(_indent(text_lines[start - 1]))
-
-    def fits(a: int, b: int, floor: int) -> bool:
-        return all(len(_indent(x)) >= floor for x in text_lines[a - 1: b] if x.strip())
-
     if end - start + 1 > size:  # a long compound statement: its header and what fits of its body
         end = max([e for e in ends if start <= e < start + size and e >= line] or [max(line, start)])
     grew = True
     while grew:
         grew = False
-        below = [e for e in ends if e > end and e - start + 1 <= size and fits(end + 1, e, base)]
+        below = [e for e in ends if e > end and e - start + 1 <= size and _fits(text_lines, end + 1, e, base)]
         if below:
             end, grew = below[0], True
         above = [s for s in reversed(starts) if s < start and end - s + 1 <= size
-                 and fits(s, end, len(_indent(text_lines[s - 1])))]
+                 and _fits(text_lines, s, end, len(_indent(text_lines[s - 1])))]
         if above:
             start, grew = above[0], True
             base = len(_indent(text_lines[start - 1]))
-    return Window(span, start, end, _indent(text_lines[start - 1]), node.body[0].lineno - 1)
+    return start, end
 
 
 def source(text: str, window: Window) -> str:

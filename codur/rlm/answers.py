@@ -9,11 +9,10 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from codur.llm.replies import json_objects
 from codur.rlm import prompts, provenance
 from codur.rlm.bridge import CHECK_FORMAT, ModelClient
-from codur.rlm.budget import Budget
 from codur.rlm.helpers import truncate
 from codur.rlm.parser import is_no_answer, parse_json_answer, parse_response
-from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import Iteration, RLMTrace
+from codur.rlm.trajectory import Trajectory
 
 
 def evidence_of(trace: RLMTrace, chars: int, *, notes: bool = False) -> str:
@@ -34,17 +33,17 @@ def evidence_of(trace: RLMTrace, chars: int, *, notes: bool = False) -> str:
     return "\n".join(reversed(pieces))
 
 
-def check_answer(client: ModelClient, trace: RLMTrace, answer: str, budget: Budget, iteration: Iteration,
-                 check_chars: int) -> dict:
+def check_answer(client: ModelClient, run: Trajectory, answer: str, iteration: Iteration, check_chars: int) -> dict:
     """One JSON-schema call (:data:`codur.rlm.bridge.CHECK_FORMAT`) asking whether the outputs printed
-    so far (newest first, ``check_chars`` characters) support ``answer``; recorded in ``iteration.check``.
+    so far in ``run`` (newest first, ``check_chars`` characters) support ``answer``; charged to the
+    run's budget and recorded in ``iteration.check``.
 
     Returns:
         {"supported": bool or None (unreadable reply: the answer stands), "answer", "reason", ...}.
     """
-    prompt = prompts.check_prompt(trace.task, answer, evidence_of(trace, check_chars))
+    prompt = prompts.check_prompt(run.question, answer, evidence_of(run.trace, check_chars))
     text, usage, structured = client.invoke_json([HumanMessage(prompt)], CHECK_FORMAT)
-    budget.record(usage)
+    run.budget.record(usage)
     iteration.usage = iteration.usage + usage
     verdict = next((v for v in json_objects(text) if "supported" in v), {})
     supported = verdict.get("supported")
@@ -55,24 +54,26 @@ def check_answer(client: ModelClient, trace: RLMTrace, answer: str, budget: Budg
                        "structured": structured, "usage": usage.to_dict()}
     return iteration.check
 
-def extract_answer(client: ModelClient, messages: list[BaseMessage], prompt: str, budget: Budget, sandbox: Sandbox,
-                   iteration: Iteration, kind: str) -> str | None:
-    """One JSON-schema call (``{"answer": ...}``, :meth:`ModelClient.invoke_json`) after ``messages``;
-    the answer, or None when the reply holds none (empty, None-like, or unreadable).
+
+def extract_answer(client: ModelClient, messages: list[BaseMessage], run: Trajectory, iteration: Iteration,
+                   kind: str) -> str | None:
+    """One JSON-schema call (``{"answer": ...}``, :meth:`ModelClient.invoke_json`) on ``messages``
+    (their last one asks for the answer); the answer, or None when the reply holds none (empty,
+    None-like, or unreadable).
 
     A reply that is not JSON (a model without the schema) is read as FINAL(...) /
-    FINAL_VAR(...) (after an output, only when it holds no new code: that FINAL would be
-    premature again) and, for ``kind`` ``forced``, as its plain text. Recorded in
-    ``iteration.extraction``; its usage is charged to ``budget`` and the iteration.
+    FINAL_VAR(...) (a variable of the run's REPL; after an output, only when it holds no new
+    code: that FINAL would be premature again) and, for ``kind`` ``forced``, as its plain text.
+    Recorded in ``iteration.extraction``; its usage is charged to the run's budget and the iteration.
     """
-    text, usage, structured = client.invoke_json([*messages, HumanMessage(prompt)])
-    budget.record(usage)
+    text, usage, structured = client.invoke_json(messages)
+    run.budget.record(usage)
     iteration.usage = iteration.usage + usage
     answer = parse_json_answer(text)
     parsed = parse_response(text)
     if answer is None and (kind == "forced" or not parsed.code_blocks):  # a FINAL beside new code: premature
         if parsed.final and parsed.final.kind == "variable":
-            found, value = sandbox.get_variable(parsed.final.value)
+            found, value = run.sandbox.get_variable(parsed.final.value)
             answer = value if found else None
         elif parsed.final:
             answer = parsed.final.value
@@ -84,23 +85,25 @@ def extract_answer(client: ModelClient, messages: list[BaseMessage], prompt: str
     return answer
 
 
-def forced_answer(client: ModelClient, question: str, reason: str, evidence: str, budget: Budget, sandbox: Sandbox,
-                  iteration: Iteration, context: object = None) -> tuple[str | None, str]:
-    """The forced answer when the budget is spent: one JSON-schema call on ``evidence`` (the run's
-    printed outputs and notes, :func:`prompts.forced_turn`), asked once more with the reason when
+def forced_answer(client: ModelClient, run: Trajectory, reason: str, evidence: str,
+                  iteration: Iteration) -> tuple[str | None, str]:
+    """The forced answer when ``run``'s budget is spent (``reason``: which limit): one JSON-schema
+    call on ``evidence`` (the run's printed outputs and notes, :func:`prompts.forced_turn`), asked
+    once more with the reason when
     the answer sits on a look-alike's line, is a value for a name the text does not hold, or says
     "not present" of a name the text holds (:mod:`codur.rlm.provenance`). When the text holds none
     of the question's names and the model still gives a value, the answer is what the engine's
     search of the whole text found, "NOT PRESENT: no line of the text names ...". Returns the
     answer and, when it was replaced, the warning saying so ("" otherwise)."""
-    answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
+    question, context = run.question, run.context
+    answer = extract_answer(client, [HumanMessage(prompts.forced_turn(question, reason, evidence))], run,
                             iteration, "forced")
     if answer and (note := provenance.look_alike_source(question, answer, context)
                    or provenance.nameless(question, answer, context)
                    or provenance.named_after_all(question, answer, context)):
         iteration.notes.append(f"forced answer refused: {note}")
         evidence = f"{evidence}\nnote: {answer} was refused: {note}"
-        answer = extract_answer(client, [], prompts.forced_turn(question, reason, evidence), budget, sandbox,
+        answer = extract_answer(client, [HumanMessage(prompts.forced_turn(question, reason, evidence))], run,
                                 iteration, "forced") or answer
     if answer and provenance.nameless(question, answer, context):
         names = " or ".join(provenance.key_names(question))

@@ -28,6 +28,7 @@ from codur.rlm.helpers import FINAL_NAME, truncate
 from codur.rlm.parser import FinalAnswer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
+from codur.rlm.trajectory import Trajectory
 from codur.rlm.vote import remaining, tally, vote_key
 
 FORCED_WARNING = "Budget exhausted, answer was forced"
@@ -141,7 +142,7 @@ class RLMEngine:
                 answer, source = self._direct(question, context, budget, trace)
             else:
                 with Sandbox(context, bridge=bridge, limits=self.config.sandbox_limits()) as sandbox:
-                    answer, source = self._loop(question, context, sandbox, budget, trace)
+                    answer, source = self._loop(Trajectory(context, sandbox, budget, trace))
         except Exception as exc:  # noqa: BLE001 - a failed run is a trace with answer_source error
             answer, source = None, "error"
             trace.error = f"{type(exc).__name__}: {exc}"
@@ -189,9 +190,9 @@ class RLMEngine:
                 prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
             output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations))
 
-    def _loop(self, question: str, context: Any, sandbox: Sandbox, budget: Budget,
-              trace: RLMTrace) -> tuple[str, AnswerSource]:
-        info = sandbox.context_info
+    def _loop(self, run: Trajectory) -> tuple[str, AnswerSource]:
+        question, context, budget, trace = run.question, run.context, run.budget, run.trace
+        info = run.sandbox.context_info
         preview = view.preview(context, self.config.preview_chars)
         if found := provenance.key_lines(question, context):
             trace.retrieved = found
@@ -201,7 +202,7 @@ class RLMEngine:
             while (reason := budget.check("iteration")) is None:
                 messages[0] = self._system(budget, info)
                 budget.start_iteration()
-                iteration = self._step(messages, sandbox, budget, trace, context)
+                iteration = self._step(messages, run)
                 premature = bool(iteration.final and iteration.final.get("premature"))
                 shown = (iteration.final or {}).get("shown")  # a FINAL_VAR of several items, shown as an output
                 outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
@@ -216,14 +217,14 @@ class RLMEngine:
                     and bool(provenance.whole_name_lines(question, last.stdout) or iteration.repeated and hint
                              or provenance.look_alikes_only(question, last.stdout, context)[0])
                 if (premature and view.readable(iteration, shown) or unanswered) and budget.check("call") is None:
-                    answer = extract_answer(self.client, messages, prompts.answer_turn(question, outputs, hint), budget,
-                                           sandbox, iteration, "after_output")
+                    asked = [*messages, HumanMessage(prompts.answer_turn(question, outputs, hint))]
+                    answer = extract_answer(self.client, asked, run, iteration, "after_output")
                     if answer is None or not prompts.fits_question(question, answer, context):  # a whole line
                         iteration.notes.append("the output above does not hold the answer yet")
                         hint = ""
                     else:
-                        FinalJudge(self.config, self.client).accept(answer, "extracted", iteration, trace, budget,
-                                                                    last_chance=False, context=context)
+                        FinalJudge(self.config, self.client).accept(answer, "extracted", iteration, run,
+                                                                    last_chance=False)
                 if stuck := _stuck(iteration):  # a fresh conversation: the evidence, not the replies to copy
                     iteration.notes.append(f"conversation restarted: {stuck}")
                     messages[1:] = [HumanMessage(prompts.restart_turn(
@@ -233,11 +234,11 @@ class RLMEngine:
                 view.elide_old_outputs(messages, self.config.history_chars)
         except Finished as done:
             return done.answer, done.source
-        return self._forced(question, reason, sandbox, budget, trace, context)
+        return self._forced(reason, run)
 
-    def _step(self, messages: list[BaseMessage], sandbox: Sandbox, budget: Budget,
-              trace: RLMTrace, context: Any = None) -> Iteration:
-        """One iteration: call the model, run every block in order, then honour a FINAL."""
+    def _step(self, messages: list[BaseMessage], run: Trajectory) -> Iteration:
+        """One iteration of ``run``: call the model, run every block in order, then honour a FINAL."""
+        budget, trace = run.budget, run.trace
         t0 = time.monotonic()
         client = self.client
         if trace.iterations and trace.iterations[-1].repeated:  # break the loop: sample, once
@@ -252,16 +253,16 @@ class RLMEngine:
             iteration.notes.append("you repeated an earlier reply word for word: write different code")
         trace.iterations.append(iteration)
         for code in parsed.code_blocks:
-            iteration.executions.append(sandbox.execute(code))
+            iteration.executions.append(run.sandbox.execute(code))
         iteration.duration_s = time.monotonic() - t0
         judge = FinalJudge(self.config, self.client)
         if any(e.submitted for e in iteration.executions):
             # FINAL / FINAL_VAR called in code (a small model's commonest way): its value came from
             # the run, so it is judged as a FINAL_VAR of the variable it was left in; a FINAL
             # written outside the code, before the output existed, is not taken over it
-            judge.finish(FinalAnswer("variable", FINAL_NAME), iteration, sandbox, trace, budget, context)
+            judge.finish(FinalAnswer("variable", FINAL_NAME), iteration, run)
         elif parsed.final is not None:
-            judge.finish(parsed.final, iteration, sandbox, trace, budget, context)
+            judge.finish(parsed.final, iteration, run)
         elif not parsed.code_blocks:
             iteration.notes.append("your reply had no ```repl block and no FINAL(...): write one of them")
         return iteration
@@ -272,15 +273,15 @@ class RLMEngine:
         return "".join(view.render_execution(i, e, self.config.output_chars)
                        for i, e in enumerate(iteration.executions, 1))
 
-    def _forced(self, question: str, reason: str, sandbox: Sandbox, budget: Budget,
-                trace: RLMTrace, context: Any = None) -> tuple[str, AnswerSource]:
-        """Budget exhausted without FINAL: :func:`codur.rlm.answers.forced_answer` from the run's
-        printed outputs and notes (no code runs, no conversation)."""
+    def _forced(self, reason: str, run: Trajectory) -> tuple[str, AnswerSource]:
+        """``run``'s budget exhausted (``reason``) without FINAL: :func:`codur.rlm.answers.forced_answer`
+        from the run's printed outputs and notes (no code runs, no conversation)."""
+        trace = run.trace
         trace.warn(FORCED_WARNING)
-        iteration = Iteration(index=budget.iterations + 1, notes=[f"forced: {reason}"])
+        iteration = Iteration(index=run.budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
         evidence = evidence_of(trace, self.config.check_chars, notes=True)
-        answer, replaced = forced_answer(self.client, question, reason, evidence, budget, sandbox, iteration, context)
+        answer, replaced = forced_answer(self.client, run, reason, evidence, iteration)
         if replaced:
             trace.warn(replaced)
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""

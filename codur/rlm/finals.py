@@ -5,16 +5,14 @@ printed outputs support it, and the answer check; a FINAL that passes ends the l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from codur.rlm import evidence, prompts, provenance, view
 from codur.rlm.answers import check_answer
 from codur.rlm.bridge import ModelClient
-from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
 from codur.rlm.parser import FinalAnswer, is_no_answer
-from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
+from codur.rlm.trajectory import Trajectory
 from codur.rlm.vote import vote_key
 
 
@@ -29,14 +27,11 @@ class Finished(Exception):
 
 @dataclass(frozen=True)
 class _Turn:
-    """The iteration a FINAL was written in and what judging it reads: the REPL, the run's trace,
-    its budget, the input, and whether this is the last iteration."""
+    """The iteration a FINAL was written in, the run it belongs to, and whether this is the last
+    iteration."""
 
     iteration: Iteration
-    sandbox: Sandbox
-    trace: RLMTrace
-    budget: Budget
-    context: Any
+    run: Trajectory
     last_chance: bool
 
 
@@ -48,9 +43,9 @@ class FinalJudge:
     config: RLMConfig
     client: ModelClient
 
-    def finish(self, final: FinalAnswer, iteration: Iteration, sandbox: Sandbox, trace: RLMTrace,
-                budget: Budget, context: Any = None) -> None:
-        """Raise Finished for an acceptable FINAL; otherwise add a note saying why it was refused.
+    def finish(self, final: FinalAnswer, iteration: Iteration, run: Trajectory) -> None:
+        """Raise Finished for an acceptable FINAL of ``run`` written in ``iteration``; otherwise add a
+        note saying why it was refused.
 
         FINAL_VAR is read after the reply's code ran; a value of several items (a list, or
         several lines copied from the input), or one that is not the kind of answer the question asks for
@@ -66,7 +61,7 @@ class FinalJudge:
         reads every output and note); the notes never repeat the value.
         An answer that passes goes through :meth:`accept` (the answer check, when configured).
         """
-        turn = _Turn(iteration, sandbox, trace, budget, context, last_chance=budget.check("iteration") is not None)
+        turn = _Turn(iteration, run, last_chance=run.budget.check("iteration") is not None)
         iteration.final = {"kind": final.kind, "value": final.value, "accepted": False}
         if final.kind == "variable":
             self._variable(final.value, turn)
@@ -76,10 +71,10 @@ class FinalJudge:
     def _variable(self, name: str, turn: _Turn) -> None:
         """FINAL_VAR(``name``): refused (no such variable, empty, or the notes doubt its search),
         shown first (several items, or not the kind of answer asked), or accepted."""
-        iteration, trace, context, last_chance = turn.iteration, turn.trace, turn.context, turn.last_chance
+        iteration, trace, context, last_chance = turn.iteration, turn.run.trace, turn.run.context, turn.last_chance
         assert iteration.final is not None
         flagged = any(e.notes for e in iteration.executions)
-        found, value = turn.sandbox.get_variable(name)
+        found, value = turn.run.sandbox.get_variable(name)
         # refused once per run, but not undone by repeating the refused reply word for word; on
         # the last iteration not taken either: the forced answer then reads every output and note
         told = not iteration.repeated and any(it.final and it.final.get("refused") == "notes"
@@ -99,13 +94,12 @@ class FinalJudge:
             iteration.final["premature"] = True
             iteration.final["shown"] = f"[FINAL_VAR({name})] {name} = {value}"
         else:
-            self.accept(value or "", "final_var", iteration, trace, turn.budget, last_chance=last_chance,
-                        context=context)
+            self.accept(value or "", "final_var", iteration, turn.run, last_chance=last_chance)
 
     def _direct(self, value: str, turn: _Turn) -> None:
         """FINAL(``value``): premature beside code, refused (no answer, a name, a value no output
         showed), read as FINAL_VAR when it names a variable, or accepted."""
-        iteration, trace, context, last_chance = turn.iteration, turn.trace, turn.context, turn.last_chance
+        iteration, trace, context, last_chance = turn.iteration, turn.run.trace, turn.run.context, turn.last_chance
         assert iteration.final is not None
         failed = [e for e in iteration.executions if e.error]
         found_nothing = any(e.notes for e in iteration.executions) and not last_chance
@@ -115,8 +109,8 @@ class FinalJudge:
                 iteration.notes.append("a code block failed: read its error; your answer must come from an output")
         elif is_no_answer(value) and not last_chance:
             iteration.notes.append(f"FINAL({value}) is not an answer: search again (grep and count ignore case)")
-        elif value.isidentifier() and turn.sandbox.get_variable(value)[0]:  # FINAL(port): the variable
-            self.finish(FinalAnswer("variable", value), iteration, turn.sandbox, trace, turn.budget, context)
+        elif value.isidentifier() and turn.run.sandbox.get_variable(value)[0]:  # FINAL(port): the variable
+            self.finish(FinalAnswer("variable", value), iteration, turn.run)
         elif provenance.is_placeholder(value) or not last_chance and value in provenance.names_in_code(
                 e.code for it in trace.iterations for e in it.executions):  # a placeholder: even last, forced next
             iteration.notes.append(f"FINAL({value}) refused: {value} is a name, not a value, and no "
@@ -126,20 +120,21 @@ class FinalJudge:
             iteration.notes.append(f"FINAL({view.clip(value)}) refused: that value is neither in the text nor "
                                    "in any output your code printed; write code that finds and prints it")
         else:
-            self.accept(value, "final_direct", iteration, trace, turn.budget, last_chance=last_chance,
-                        context=context)
+            self.accept(value, "final_direct", iteration, turn.run, last_chance=last_chance)
 
-    def accept(self, answer: str, source: AnswerSource, iteration: Iteration, trace: RLMTrace, budget: Budget,
-                *, last_chance: bool, context: Any = None) -> None:
-        """Raise Finished with ``answer``, unless :func:`provenance.refusal` refuses it for where it comes
-        from (on the last iteration only for facts about the text: then the forced answer follows) or
-        the answer check (``check_answers``) says the printed outputs do not support it: then a note
-        saying why, and the loop goes on.
+    def accept(self, answer: str, source: AnswerSource, iteration: Iteration, run: Trajectory, *,
+               last_chance: bool) -> None:
+        """Raise Finished with ``answer`` (of ``run``, given in ``iteration``), unless
+        :func:`provenance.refusal` refuses it for where it comes from (on the last iteration only
+        for facts about the text: then the forced answer follows) or the answer check
+        (``check_answers``) says the printed outputs do not support it: then a note saying why,
+        and the loop goes on.
 
         No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
         when the budget allows no call (issue 26, item 3; the vote over trajectories is
         :meth:`codur.rlm.engine.RLMEngine.run_voted`).
         """
+        trace, context = run.trace, run.context
         told = [note for it in trace.iterations[:-1] for note in it.notes]
         checked = self.config.check_evidence
         if note := provenance.refusal(trace.task, answer, context, printed(trace), told, last=last_chance,
@@ -152,8 +147,8 @@ class FinalJudge:
             return
         refusals = sum(1 for it in trace.iterations if it.check and it.check.get("supported") is False)
         if (self.config.check_answers and not last_chance and refusals < self.config.max_check_refusals
-                and budget.check("call") is None):
-            verdict = check_answer(self.client, trace, answer, budget, iteration, self.config.check_chars)
+                and run.budget.check("call") is None):
+            verdict = check_answer(self.client, run, answer, iteration, self.config.check_chars)
             if verdict.get("supported") is False:
                 iteration.notes.append("your answer was checked against the printed outputs and is not supported: "
                                        f"{view.clip(verdict.get('reason') or 'no reason given', 200)}. Search again")

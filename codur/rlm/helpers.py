@@ -188,18 +188,11 @@ FINAL_NAME = "final_answer"
 _IGNORES_CASE = re.compile(r"IGNORECASE|\bre\.I\b|\(\?i\)|\.lower\(\)|\.upper\(\)|\.casefold\(\)")
 
 
-def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int = 5) -> list[str]:
-    """Notes on the string literals ``code`` searches ``text`` for, counted as written and ignoring case.
-
-    A literal passed to a call (not to ``print`` or a helper of :data:`CASE_FREE_CALLS`, which
-    ignore case already, nor to FINAL), directly or through a name it was assigned to
-    (``pattern = r"..."``), or tested with ``in`` gets a note when case changes its count:
-    "matches 0 times as written but 312 times ignoring case", "matches 16 times as written but
-    32 times ignoring case"; and, when the block's output was ``empty``, the zero-match note when
-    nothing finds it. Code that ignores case itself (``re.I``, ``.lower()``...) gets only the
-    zero-match note. Invalid regexes are matched literally; at most ``limit`` literals; code that
-    does not parse gives no notes.
-    """
+def _searched_literals(code: str) -> list[str]:
+    """The string literals (2 to 200 characters stripped) ``code`` passes to a call other than
+    :data:`CASE_FREE_CALLS` and :data:`ANSWER_CALLS`, directly or through a name assigned to
+    them, or tests with ``in``; in the order of an AST walk, each once. [] when ``code`` does
+    not parse."""
     import ast
 
     try:
@@ -223,6 +216,22 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str) \
                     and 2 <= len(arg.value.strip()) <= 200 and arg.value not in found:
                 found.append(arg.value)
+    return found
+
+
+def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int = 5) -> list[str]:
+    """Notes on the string literals ``code`` searches ``text`` for, counted as written and ignoring case.
+
+    A literal passed to a call (not to ``print`` or a helper of :data:`CASE_FREE_CALLS`, which
+    ignore case already, nor to FINAL), directly or through a name it was assigned to
+    (``pattern = r"..."``), or tested with ``in`` gets a note when case changes its count:
+    "matches 0 times as written but 312 times ignoring case", "matches 16 times as written but
+    32 times ignoring case"; and, when the block's output was ``empty``, the zero-match note when
+    nothing finds it. Code that ignores case itself (``re.I``, ``.lower()``...) gets only the
+    zero-match note. Invalid regexes are matched literally; at most ``limit`` literals; code that
+    does not parse gives no notes.
+    """
+    found = _searched_literals(code)
     case_free = _IGNORES_CASE.search(code) is not None
     notes = []
     for literal in found[:limit]:

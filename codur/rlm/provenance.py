@@ -210,14 +210,16 @@ def unconnected(question: str, value: str, context: object, printed: Iterable[st
 
 #: an id a line may share with another: letters, a hyphen, then a digit (``o-28982``, ``W-17``), not a date
 _ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*-\d[\w-]*(?![\w-])")
+#: ids of the found lines whose other lines :func:`key_lines` shows, at most
+LINKED_IDS = 2
 
 
-def _linked(found: list[str], skip: set[str], lines: list[str], *, most: int, width: int, ids: int = 2) -> list[str]:
+def _linked(found: list[str], skip: set[str], lines: list[str], *, most: int, width: int) -> list[str]:
     """For the lines naming a question's name: the other lines naming an id they hold (the second
     step of a join: the order ``o-28982`` a user placed, then the line that ships it), at most
-    ``ids`` ids and ``most`` lines each, the found lines themselves left out."""
+    :data:`LINKED_IDS` ids and ``most`` lines each, the found lines themselves left out."""
     linked = [i for i in dict.fromkeys(m.group(0) for line in found for m in _ID.finditer(line))
-              if i.lower() not in skip][:ids]
+              if i.lower() not in skip][:LINKED_IDS]
     said = []
     for ident in linked:
         whole = _whole(ident)

@@ -148,6 +148,54 @@ def _format_error(exc: BaseException) -> str:
     return (head + "".join(traceback.format_exception_only(type(exc), exc))).strip()
 
 
+def _noted(note, shown: str, searched, result, alike: str | None = None):
+    """``result`` of the search ``shown`` (``grep('x')``), after noting (``note(text)``) a zero
+    result in a large text and, with ``alike`` (the pattern), lines naming only look-alikes."""
+    if not result and isinstance(searched, str) and len(searched) >= helpers.ZERO_MATCH_CHARS:
+        note(helpers.zero_match_note(shown, len(searched)))
+    if isinstance(result, list) and isinstance(alike, str):
+        note(helpers.look_alike_note(shown, alike, result))
+    return result
+
+
+def _searches(context, note) -> dict:
+    """The REPL's search helpers over ``context`` (or the ``text`` given), noting misses (:func:`_noted`)."""
+    def text_or_context(text):
+        return context if text is None else text
+
+    def flagged(name, search):
+        """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``; ``grep`` notes look-alikes."""
+        def call(pattern, text=None, *rest, **kwargs):
+            if name == "count" and text is None and isinstance(pattern, list | tuple):
+                return len(pattern)  # count(grep(...)): the lines found, what a small model means
+            helpers.need_text(name, pattern)
+            searched = text_or_context(text)
+            return _noted(note, f"{name}({pattern!r})", searched, search(searched, pattern, *rest, **kwargs),
+                          pattern if name == "grep" else None)
+        call.__name__ = name
+        return call
+
+    def lines_with(*words, text=None):
+        for word in words:
+            helpers.need_text("lines_with", word)
+        searched = text_or_context(text)
+        return _noted(note, f"lines_with({', '.join(map(repr, words))})", searched,
+                      helpers.lines_with(searched, *words), max(map(str, words), key=len, default=""))
+
+    return {
+        "grep": flagged("grep", helpers.grep), "count": flagged("count", helpers.count), "lines_with": lines_with,
+        "between": lambda start, end, text=None: helpers.between(text_or_context(text), start, end),
+        "chunks": lambda n=4, text=None: helpers.chunks(text_or_context(text), n),
+        "chunk_text": lambda text=None, size=20_000, overlap=200: helpers.chunk_text(
+            text_or_context(text), size, overlap),
+        "search_context": flagged("search_context", helpers.search_context),
+        "count_matches": flagged("count_matches", helpers.count_matches),
+        "extract_json": helpers.extract_json,
+        "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
+            text_or_context(text), pattern),
+    }
+
+
 class Worker:
     """The REPL state: the namespace and the protocol channel."""
 
@@ -205,55 +253,23 @@ class Worker:
         self.ns = self._namespace(context)
         return {"op": "ready", "context_type": type(context).__name__, "context_len": len(context)}
 
+    def _note(self, note: str) -> None:
+        """Add ``note`` to this block's notes, once."""
+        if note and note not in self.notes:
+            self.notes.append(note)
+
+    def _final(self, kind: str):
+        """FINAL(value) / FINAL_VAR(variable or its name) called in code: the value is kept in
+        ``helpers.FINAL_NAME`` and the block ends there (the engine judges it as a FINAL_VAR)."""
+        def final(value=None, *_rest, **_kwargs):
+            if kind == "FINAL_VAR" and isinstance(value, str) and value.isidentifier() and value in self.ns:
+                value = self.ns[value]  # FINAL_VAR("name"), as written outside code
+            self.ns[helpers.FINAL_NAME] = value
+            raise Submitted(kind)
+        final.__name__ = kind
+        return final
+
     def _namespace(self, context) -> dict:
-        def text_or_context(text):
-            return context if text is None else text
-
-        def note_zero(call, searched, result):
-            if not result and isinstance(searched, str) and len(searched) >= helpers.ZERO_MATCH_CHARS:
-                note = helpers.zero_match_note(call, len(searched))
-                if note not in self.notes:
-                    self.notes.append(note)
-            return result
-
-        def note_alike(call, pattern, result):
-            if isinstance(result, list) and isinstance(pattern, str):
-                note = helpers.look_alike_note(call, pattern, result)
-                if note and note not in self.notes:
-                    self.notes.append(note)
-            return result
-
-        def flagged(name, search):
-            """``search(text, pattern, *rest)`` as ``name(pattern, text=context, *rest)``, noting a zero
-            result and (for the line search ``grep``) lines naming only look-alikes."""
-            def call(pattern, text=None, *rest, **kwargs):
-                if name == "count" and text is None and isinstance(pattern, list | tuple):
-                    return len(pattern)  # count(grep(...)): the lines found, what a small model means
-                helpers.need_text(name, pattern)
-                searched, shown = text_or_context(text), f"{name}({pattern!r})"
-                result = note_zero(shown, searched, search(searched, pattern, *rest, **kwargs))
-                return note_alike(shown, pattern, result) if name == "grep" else result
-            call.__name__ = name
-            return call
-
-        def lines_with(*words, text=None):
-            for word in words:
-                helpers.need_text("lines_with", word)
-            searched, shown = text_or_context(text), f"lines_with({', '.join(map(repr, words))})"
-            result = note_zero(shown, searched, helpers.lines_with(searched, *words))
-            return note_alike(shown, max(map(str, words), key=len, default=""), result)
-
-        def submit(kind):
-            """FINAL(value) / FINAL_VAR(variable or its name) called in code: the value is kept in
-            ``helpers.FINAL_NAME`` and the block ends there (the engine judges it as a FINAL_VAR)."""
-            def final(value=None, *_rest, **_kwargs):
-                if kind == "FINAL_VAR" and isinstance(value, str) and value.isidentifier() and value in self.ns:
-                    value = self.ns[value]  # FINAL_VAR("name"), as written outside code
-                self.ns[helpers.FINAL_NAME] = value
-                raise Submitted(kind)
-            final.__name__ = kind
-            return final
-
         return {
             "__name__": "__rlm__", "__builtins__": builtins, "context": context, DISPLAY: helpers.display,
             "BudgetExceeded": BudgetExceeded, "BridgeError": BridgeError,
@@ -263,18 +279,8 @@ class Worker:
             "batch_rlm_query": lambda tasks, contexts=None: self.bridge(
                 "batch_rlm_query", tasks=[str(t) for t in tasks],
                 contexts=None if contexts is None else [None if c is None else str(c) for c in contexts]),
-            "grep": flagged("grep", helpers.grep), "count": flagged("count", helpers.count),
-            "lines_with": lines_with,
-            "between": lambda start, end, text=None: helpers.between(text_or_context(text), start, end),
-            "chunks": lambda n=4, text=None: helpers.chunks(text_or_context(text), n),
-            "chunk_text": lambda text=None, size=20_000, overlap=200: helpers.chunk_text(
-                text_or_context(text), size, overlap),
-            "search_context": flagged("search_context", helpers.search_context),
-            "count_matches": flagged("count_matches", helpers.count_matches),
-            "extract_json": helpers.extract_json,
-            "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
-                text_or_context(text), pattern),
-            "FINAL": submit("FINAL"), "FINAL_VAR": submit("FINAL_VAR"),
+            **_searches(context, self._note),
+            "FINAL": self._final("FINAL"), "FINAL_VAR": self._final("FINAL_VAR"),
         }
 
     def execute(self, code: str) -> dict:
@@ -317,19 +323,14 @@ class Worker:
         return {"op": "var", "found": True, "value": value if isinstance(value, str) else str(value)}
 
     def serve(self) -> None:
+        ops = {"init": self.init, "exec": lambda request: self.execute(request["code"]),
+               "get_var": lambda request: self.get_var(request["name"])}
         while (request := self.receive()) is not None:
             op = request.get("op")
             if op == "shutdown":
                 return
-            if op == "init":
-                reply = self.init(request)
-            elif op == "exec":
-                reply = self.execute(request["code"])
-            elif op == "get_var":
-                reply = self.get_var(request["name"])
-            else:
-                reply = {"op": "error", "error": f"unknown op {op!r}"}
-            self.send(reply)
+            handler = ops.get(op) if isinstance(op, str) else None
+            self.send(handler(request) if handler else {"op": "error", "error": f"unknown op {op!r}"})
 
 
 def main() -> None:

@@ -138,7 +138,7 @@ def shop_repo(tmp_path: Path) -> Path:
 
 
 class Told:
-    """The sampler's :class:`codur.patch.sampling.Verdicts` in a test: what the search says,
+    """The sampler's :class:`codur.patch.conversation.Verdicts` in a test: what the search says,
     as functions of nothing (default: never stopped, nothing judged, no near miss)."""
 
     def __init__(self, *, judged=lambda: [], near_miss=lambda: False, stopped=lambda: False) -> None:

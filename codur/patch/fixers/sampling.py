@@ -69,7 +69,7 @@ def prompt_parts(view: FixerView, spans: list[FunctionSpan]) -> PromptParts:
 
 
 class _Verdicts:
-    """The sampler's :class:`codur.patch.sampling.Verdicts`, read from the fixer's view."""
+    """The sampler's :class:`codur.patch.conversation.Verdicts`, read from the fixer's view."""
 
     def __init__(self, view: FixerView, parts: PromptParts) -> None:
         self.view, self.parts = view, parts
