@@ -29,7 +29,7 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.pyast import BOM, parse_ast
-from codur.mutation import guards, statements
+from codur.mutation import data, guards, statements
 from codur.mutation.site import MutationSite
 from codur.validate.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
@@ -264,7 +264,8 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
     """Mutants for the scored lines of ``repo``, best first, at most ``limit``.
 
     ``scores`` maps (file relative to repo, line) -> suspiciousness; only the lines of the
-    ``max_functions`` most suspicious functions are mutated (:func:`ranked_units`).
+    ``max_functions`` most suspicious functions are mutated (:func:`ranked_units`), and the
+    module-level data those functions read (:func:`codur.mutation.data.read_data`, discounted).
     ``hung_loops``: the (file, header line) of loops a test hung in
     (:attr:`codur.validate.localize.Localization.hung_loops`):
     the update such a loop lacks (``advance_loop_variable``, a loop its body can never end)
@@ -284,6 +285,8 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
             continue
         texts[rel] = text
     kept = ranked_units(scores, {rel: src.tree for rel, src in sources.items()}, max_functions)
+    for rel in sorted({f for f, _ in kept}):
+        kept.update(data.read_data(rel, sources[rel].tree, kept))  # the module-level data they read
     singles = []
     for rel in sorted({f for f, _ in kept}):
         singles += candidates(rel, sources[rel], kept)

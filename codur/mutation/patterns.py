@@ -8,7 +8,8 @@ in snake case. Java-only patterns (Change Modifier, Missing/Delete Throws Except
 no Python single-edit analogue. Classic single edits the taxonomies do not name keep
 their own names: ``bound_shift``, ``index_shift``, ``slice_shift``, ``operand_shift``
 (+-1), ``fstring_prefix``, ``drop_operand``, ``add_subscript``/``remove_subscript``,
-``remove_function_around_expression``, ``change_recursive_argument`` and the statement
+``remove_function_around_expression``, ``change_recursive_argument``, ``change_regex_quantifier``
+(:mod:`codur.mutation.data`) and the statement
 operators.
 
 Priors. ``prior`` (0..1) orders the mutants of equally suspicious statements. A pattern's
@@ -90,7 +91,8 @@ HAND_PRIORS = {"bound_shift": 1.0, "index_shift": 1.0, "slice_shift": 1.0, "fstr
                "drop_operand": 0.85, "operand_shift": 0.75, "change_recursive_argument": 0.85,
                "add_subscript": 0.5, "remove_subscript": 0.5, "remove_function_around_expression": 0.5,
                "advance_loop_variable": 0.6, "flush_after_loop": 0.55, "dedent_last_statement": 0.6,
-               "keep_discarded_result": 0.9, "mirror_link": 0.7, "return_at_end": 0.8}
+               "keep_discarded_result": 0.9, "mirror_link": 0.7, "return_at_end": 0.8,
+               "change_regex_quantifier": 0.6}
 DECAY = 0.9  # prior factor per rank among the ranked candidates of one site
 
 

@@ -243,8 +243,15 @@ class SecondProgram:
     :meth:`offer` says what to do with an answer: "" to accept it, or a note for one more turn.
     The first answer asks for a second program written differently; a second answer from new code
     equal to the first (by ``key``, e.g. :func:`codur.rlm.vote.vote_key`) is accepted; a different one
-    gets both programs and their samples shown and the question which constraint each missed; the
-    answer after that is accepted. At most ``max_asks`` notes per run, then any answer stands.
+    gets both programs and their samples shown and the question which constraint each missed. After a
+    disagreement an answer is accepted only from a further program whose answer one of the earlier
+    programs also gave (a majority of independent programs, as self-consistency takes): an answer
+    re-asserted with no new code is asked again, and a third different value gets all programs shown.
+    At most ``max_asks`` notes on new programs per run, then any answer from a new program stands;
+    an answer with no new program behind it is always asked again (the engine's last iteration
+    takes whatever comes: the run's iteration limit bounds these asks). The bench's tickets count
+    showed why: two bare re-assertions of the first answer used up the asks, and the second
+    program's wrong 305 was taken unchecked.
     """
 
     programs: list[Program] = field(default_factory=list)
@@ -255,27 +262,34 @@ class SecondProgram:
     def offer(self, answer: str, code: str, printed: str, key: Callable[[str], str], *, iteration: int = 0) -> str:
         """"" to accept ``answer`` (computed by ``code``, which printed ``printed``, in ``iteration``),
         else the note asking for the next program."""
-        note = self._judge(answer, code, printed, key, iteration)
-        if note and self.asks >= self.max_asks:
+        if self.agreed:
             return ""
+        if self.programs and any(_same_code(code, p.code) for p in self.programs):
+            return self._no_new_program(answer)
+        if self.asks >= self.max_asks:
+            return ""
+        note = self._judge(answer, code, printed, key, iteration)
         self.asks += bool(note)
         return note
+
+    def _no_new_program(self, answer: str) -> str:
+        """The ask again for an answer with no new program behind it (not counted in ``asks``: the
+        run's iteration limit bounds it, and the last iteration's answer stands)."""
+        if len(self.programs) == 1:
+            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
+                    "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the "
+                    "result")
+        return reassertion_note(answer, self.programs)
 
     def _judge(self, answer: str, code: str, printed: str, key: Callable[[str], str], iteration: int) -> str:
         if not self.programs:
             self.programs.append(Program(answer, code, printed, iteration))
             return second_program_note(answer, code)
-        if len(self.programs) >= 2:
-            return ""
-        first = self.programs[0]
-        if _same_code(code, first.code):
-            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
-                    "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the result")
         self.programs.append(Program(answer, code, printed, iteration))
-        if key(answer) == key(first.answer):
+        if any(key(answer) == key(p.answer) for p in self.programs[:-1]):
             self.agreed = True
             return ""
-        return disagreement_note(first, self.programs[1])
+        return disagreement_note(*self.programs)
 
     def to_dict(self) -> dict:
         return {"agreed": self.agreed, "asks": self.asks,
@@ -301,13 +315,26 @@ def second_program_note(answer: str, code: str) -> str:
             "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
 
 
-def disagreement_note(first: Program, second: Program, *, code_chars: int = 400, sample_chars: int = 300) -> str:
-    """Both programs, their answers and samples of what they printed, and the question which
-    constraint each missed."""
+def disagreement_note(*programs: Program, code_chars: int = 400, sample_chars: int = 300) -> str:
+    """The programs (two or more), their answers and samples of what they printed, and the question
+    which constraint each missed."""
     def show(n: int, p: Program) -> str:
         return (f"program {n} answered {_clip(p.answer, 60)}:\n{_clip(p.code, code_chars)}\nit printed: "
                 f"{_clip(p.printed, sample_chars)}")
-    return ("two programs disagree. " + show(1, first) + "\n" + show(2, second) + "\nWhich constraint of the "
-            "question did each one miss (a word matched in the wrong field, a case, a form of the value)? Write "
-            "one program that tests every constraint on each line, print 3 lines it counts and its result, then "
-            "FINAL_VAR of the result")
+    shown = "\n".join(show(n, p) for n, p in enumerate(programs, 1))
+    return (f"{_NUMBER_WORDS.get(len(programs), len(programs))} programs disagree. " + shown + "\nWhich constraint "
+            "of the question did each one miss (a word matched in the wrong field, a case, a form of the value)? "
+            "Write one program that tests every constraint on each line, print 3 lines it counts and its result, "
+            "then FINAL_VAR of the result")
+
+
+def reassertion_note(answer: str, programs: list[Program]) -> str:
+    """The ask after an answer given again with no new program, once programs disagreed: only a
+    program that tests every constraint decides between their answers."""
+    answers = " and ".join(_clip(p.answer, 40) for p in programs)
+    return (f"{_clip(answer, 60)} was given again with no new program, but programs answered {answers}: "
+            "repeating an answer does not check it. Write one program that tests every constraint of the question "
+            "on each line, print 3 lines it counts and its result, then FINAL_VAR of the result")
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}

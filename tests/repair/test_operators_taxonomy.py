@@ -176,6 +176,13 @@ CASES = [
             stamp = datetime.strptime(text, "%H:%M%z")
             return stamp.time()
         """, "stamp.time()", "stamp.timetz()"),
+    ("change_regex_quantifier", """
+        import re
+
+
+        def is_zip(text):
+            return re.fullmatch(r"[0-9]{5}(-[0-9]{4})?", text) is not None
+        """, "[0-9]{5}(", "[0-9]{1,5}("),
     ("remove_function_around_expression", "def half(n):\n    return int(n / 2)\n", "int(n / 2)", "n / 2"),
     ("remove_function_around_expression", "def f(g, x):\n    return g(x) + 1\n", "g(x)", "x"),
     ("remove_function_around_expression", "def f(d):\n    return max(0, d)\n", "max(0, d)", "d"),

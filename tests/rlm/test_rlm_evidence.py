@@ -59,7 +59,7 @@ def test_a_count_two_programs_disagree_on_is_asked_again_with_both_programs_and_
     assert "lines_with('card', 'failed')" in second_ask and "r['status'] == 'failed'" in second_ask
     assert "Which constraint" in second_ask
     check = result.trace.second_program
-    assert [p.answer for p in check.programs] == ["7", "3"] and not check.agreed
+    assert [p.answer for p in check.programs] == ["7", "3", "3"] and check.agreed  # the third agrees with the second
     assert [it.evidence and it.evidence["check"] for it in result.trace.iterations] == \
         ["second_program", "second_program", None]
 
@@ -75,6 +75,49 @@ def test_a_count_two_different_programs_agree_on_is_accepted_and_the_same_progra
     assert result.trace.second_program.agreed
     assert json.loads(json.dumps(result.trace.to_dict()))["second_program"]["agreed"] is True
 
+
+
+def test_after_a_disagreement_an_answer_given_again_with_no_new_program_is_asked_again():
+    """The bench's failure: programs said 3 and 7, the model re-asserted 7 with a bare FINAL; that is no
+    check. A third program that agrees with one of them settles it (a majority of independent programs)."""
+    regex = ("```repl\nimport re\nhits = [l for l in context.splitlines() if re.search(r'\"method\": \"card\"', l)"
+             " and re.search(r'\"status\": \"failed\"', l)]\nprint(hits[:3])\nk = len(hits)\nprint(k)\n```\n"
+             "FINAL_VAR(k)")
+    result, model = run([PARSED, LOOSE, "FINAL(7)", regex], _payments(), COUNT_Q)
+    assert (result.answer, result.answer_source) == ("3", "final_var")
+    third_ask = str(model.calls[3][-1].content)
+    assert "given again with no new program" in third_ask and "3 and 7" in third_ask
+    check = result.trace.second_program
+    assert [p.answer for p in check.programs] == ["3", "7", "3"] and check.agreed
+    assert check.asks == 2  # the ask after the re-assertion is not counted: only asks for new programs are
+
+
+
+def test_answers_with_no_new_program_do_not_use_up_the_asks_a_disagreement_needs():
+    """The bench's tickets count: the first answer re-asserted twice used up the asks, and the second
+    program's wrong count was then taken unchecked. Now it gets the disagreement shown."""
+    regex = ("```repl\nimport re\nhits = [l for l in context.splitlines() if re.search(r'\"method\": \"card\"', l)"
+             " and re.search(r'\"status\": \"failed\"', l)]\nprint(hits[:3])\nk = len(hits)\nprint(k)\n```\n"
+             "FINAL_VAR(k)")
+    replies = [PARSED, "FINAL(3)", "The count is 3, so FINAL(3)", LOOSE, regex]
+    result, model = run(replies, _payments(), COUNT_Q)
+    assert (result.answer, result.answer_source) == ("3", "final_var")
+    assert "two programs disagree" in str(model.calls[4][-1].content)
+    assert [p.answer for p in result.trace.second_program.programs] == ["3", "7", "3"]
+
+def test_after_a_disagreement_a_third_value_shows_all_three_programs():
+    check = SecondProgram()
+    assert "second program" in check.offer("7", "n = len(lines_with('card'))", "7", vote_key)
+    assert "two programs disagree" in check.offer("3", "m = len(parsed)", "3", vote_key)
+    note = check.offer("5", "k = sum(1 for r in rows if r['s'] == 'failed')", "5", vote_key)
+    assert note.startswith("three programs disagree")
+    assert "program 3 answered 5" in note and "program 1 answered 7" in note
+    assert check.offer("3", "", "", vote_key).startswith("3 was given again")  # no new program: asked, uncounted
+    assert check.asks == 3 and check.offer("3", "j = 4", "3", vote_key) == ""  # asks spent: a new program's stands
+    agreeing = SecondProgram()
+    agreeing.offer("7", "a = 1", "7", vote_key), agreeing.offer("3", "b = 2", "3", vote_key)
+    assert agreeing.offer("7", "b = 2", "", vote_key).startswith("7 was given again")  # program 2's code again
+    assert agreeing.offer(" 7", "c = 3", "7", vote_key) == "" and agreeing.agreed  # a new program agrees with program 1
 
 JOIN = ("x filler\n" * 300 + "orders user=u-4821 placed order=o-111 items=2\n" + "y filler\n" * 300
         + "shipping order=o-222 shipped from warehouse=W-55\n" + "shipping order=o-111 shipped from warehouse=W-17\n")
