@@ -122,6 +122,22 @@ def as_dry_run(result: Any, found: bool) -> Any:
     return changed
 
 
+def _console() -> Console:
+    """The command's console; piped: whole lines, no wrapping at 80 columns."""
+    console = Console()
+    if not console.is_terminal:
+        console.soft_wrap = True
+    return console
+
+
+def _check_repo(repo: Path) -> None:
+    """Raises typer.Exit (status 2, the problem said) when ``repo`` is not an existing directory."""
+    if not repo.exists():
+        raise _fail(f"repository path does not exist: {repo}")
+    if not repo.is_dir():
+        raise _fail(f"repository path is not a directory: {repo}")
+
+
 def repair_command(
     repo: Path = typer.Option(Path("."), "--repo", help="repository to repair"),
     test: str | None = typer.Option(None, "--test-cmd", "--test",
@@ -145,13 +161,8 @@ def repair_command(
     Exit status: 0 when patched (or, with --dry-run, when a patch was found), 1 when no patch
     was found, 2 on bad input, 130 on Ctrl-C.
     """
-    console = Console()
-    if not console.is_terminal:  # piped: whole lines, no wrapping at 80 columns
-        console.soft_wrap = True
-    if not repo.exists():
-        raise _fail(f"repository path does not exist: {repo}")
-    if not repo.is_dir():
-        raise _fail(f"repository path is not a directory: {repo}")
+    console = _console()
+    _check_repo(repo)
     from pydantic import ValidationError
 
     from codur.config import ConfigError, load_config

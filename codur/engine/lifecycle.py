@@ -55,6 +55,22 @@ def stop_worker(worker: threading.Thread, tools: ToolExecutor, timeout_s: float)
     return not worker.is_alive()
 
 
+def wait_for_graph(worker: threading.Thread, cancel: threading.Event, grace_s: float) -> None:
+    """Wait for the graph thread in short joins, so that the calling (main) thread keeps taking signals.
+
+    Raises:
+        KeyboardInterrupt: a second Ctrl-C, or the graph thread still running ``grace_s`` seconds
+            after ``cancel`` was set (the graph did not stop in time: as a second Ctrl-C).
+    """
+    cancelled_at = None
+    while worker.is_alive():
+        worker.join(0.1)
+        if cancel.is_set():
+            cancelled_at = cancelled_at or time.monotonic()
+            if time.monotonic() - cancelled_at > grace_s:
+                raise KeyboardInterrupt
+
+
 def cancel_on_signals(limits: Limits) -> Callable[[], None]:
     """Ctrl-C / SIGTERM set the cancel flag: the current model call finishes, no tool call
     starts any more, the next budget check ends the run with status cancelled, and the result

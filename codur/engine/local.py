@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +38,7 @@ from codur.core.events.run import MemoryFailed, RunEnd, RunReverted, RunStart, S
 from codur.engine.checkpoints import RECURSION_LIMIT, ResumeError, open_checkpointer, resume_point
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder, stop_worker
+from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder, stop_worker, wait_for_graph
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.report import RunReport
 from codur.engine.resume import save_request, saved_settings
@@ -134,7 +133,8 @@ class LocalEngine:
         sweep()  # temporary folders a killed run left behind, a day on
         components = components or EngineComponents()
         config = run_settings(request, components, self.config)
-        run_id = request.run_id or new_run_id()
+        request = request.model_copy(update={"run_id": request.run_id or new_run_id()})
+        run_id = request.run_id
         try:  # a repo that ships .codur as a link, or links inside it: nothing is written through them
             check_codur_tree(request.repo)
         except LinkedCodurFolder as exc:
@@ -152,24 +152,24 @@ class LocalEngine:
                 return RunResult(run_id=run_id, status=RunStatus.ERROR, reason=str(exc),
                                  metadata=RunMetadata(run_dir=run_dir))
         try:
-            return _Execution(request, config, components, run_id, run_dir, note).run()
+            return _Execution(request, config, components, run_dir, note).run()
         finally:
             if lock is not None:
                 lock.release()
 
 
 class _Execution:
-    """One run: its services, the graph thread, the result."""
+    """One run: its services, the graph thread, the result. ``request.run_id`` is set."""
 
-    def __init__(self, request: RunRequest, config: CodurConfig, components: EngineComponents, run_id: str,
-                 run_dir: Path, note: str) -> None:
+    def __init__(self, request: RunRequest, config: CodurConfig, components: EngineComponents, run_dir: Path,
+                 note: str) -> None:
         from codur.graph.context import build_context
 
         self.request, self.config, self.components = request, config, components
-        self.run_id, self.run_dir, self.note = run_id, run_dir, note
+        self.run_id, self.run_dir, self.note = str(request.run_id), run_dir, note
         self.memory = components.memory_for(request, config.database())
         # the session: the request's, else the run alone (its own id), so the store holds every run
-        self.session_id = request.session_id or run_id
+        self.session_id = request.session_id or self.run_id
         # the run object, built once: the model provider with the run's one usage ledger, the limits
         # that read it (the run's cancel event), the run's ToolExecutor; handed to the graph as its context
         self.ctx = build_context(request.repo, config, models=components.model_provider(),
@@ -179,7 +179,7 @@ class _Execution:
         self.provider: ModelProvider = self.ctx.models
         self.limits, self.ledger = self.ctx.limits, self.ctx.models.ledger
         self.tools: ToolExecutor = self.ctx.tools
-        self.report = RunReport(run_id, request, self.limits, self.ledger, run_dir)
+        self.report = RunReport(self.run_id, request, self.limits, self.ledger, run_dir)
 
     # events -----------------------------------------------------------------------------
     def _on_event(self, event: dict[str, Any]) -> None:
@@ -194,8 +194,9 @@ class _Execution:
 
     # the run ----------------------------------------------------------------------------
     def run(self) -> RunResult:
+        """Start the trace, open the checkpointer, stream the graph in its thread, write the result."""
         from codur.graph.builder import build_graph
-        from codur.graph.state import initial_state, state_serializer
+        from codur.graph.state import state_serializer
 
         request = self.request
         self.trace = TraceWriter(self.run_dir / "trace.jsonl")
@@ -210,23 +211,46 @@ class _Execution:
             self.trace.close()
             raise
         graph = build_graph(checkpointer)
-        run_config: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT,
-                                      "configurable": {"thread_id": self.run_id, "codur_run_id": self.run_id}}
-        graph_input: Any = initial_state(request.task, str(request.repo), self.run_id)
-        resumed_from = None
-        if request.resume:
-            try:
-                graph_input, run_config, resumed_from = resume_point(graph, run_config, request.repo, self.run_id,
-                                                                     in_database=self._keeps_in_database())
-            except ResumeError:
-                if closer is not None:
-                    closer()
-                self.trace.close()
-                raise
+        try:
+            graph_input, run_config, resumed_from = self._graph_input(graph)
+        except ResumeError:
+            if closer is not None:
+                closer()
+            self.trace.close()
+            raise
         if not request.resume and not self.config.dry_run:  # what --resume takes back (engine/resume.py)
             with contextlib.suppress(OSError):  # a run folder that cannot be written: the run says so itself
                 save_request(self.run_dir, self.run_id, request.task, self.config, request.session_id)
         self._log_run("started")
+        result = self._result(self._stream(graph, graph_input, run_config), resumed_from)
+        if checkpointer is not None and result.ok and self.components.checkpointer is None:
+            with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
+                checkpointer.delete_thread(self.run_id)
+        if closer is not None:
+            closer()
+        self._write_result(result)
+        return result
+
+    def _graph_input(self, graph: Any) -> tuple[Any, dict[str, Any], str | None]:
+        """(the graph's input, its run config, the checkpoint resumed from): the task's initial state,
+        or for ``resume`` the run's last checkpoint (:func:`codur.engine.checkpoints.resume_point`).
+
+        Raises:
+            ResumeError: ``resume`` for a run that has no checkpoint in this repo.
+        """
+        from codur.graph.state import initial_state
+
+        run_config: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT,
+                                      "configurable": {"thread_id": self.run_id, "codur_run_id": self.run_id}}
+        if not self.request.resume:
+            return initial_state(self.request.task, str(self.request.repo), self.run_id), run_config, None
+        return resume_point(graph, run_config, self.request.repo, self.run_id,
+                            in_database=self._keeps_in_database())
+
+    def _stream(self, graph: Any, graph_input: Any, run_config: dict[str, Any]) -> dict[str, Any]:
+        """Stream the graph in its own thread while this one waits and takes the signals; returns its
+        final state (``{}`` when it ended before one), with the status a cancel or an error gave it.
+        The tools are stopped after a cancel; the embedded model, when this run started it, at the end."""
         box: dict[str, Any] = {"final": {}}
 
         def consume() -> None:
@@ -248,13 +272,7 @@ class _Execution:
         restore_signals = cancel_on_signals(self.limits)
         try:
             worker.start()
-            cancelled_at = None
-            while worker.is_alive():
-                worker.join(0.1)  # short waits: the main thread keeps taking signals
-                if self.limits.cancel.is_set():
-                    cancelled_at = cancelled_at or time.monotonic()
-                    if time.monotonic() - cancelled_at > CANCEL_GRACE_S:
-                        raise KeyboardInterrupt  # the graph did not stop in time: as a second Ctrl-C
+            wait_for_graph(worker, self.limits.cancel, CANCEL_GRACE_S)
         except KeyboardInterrupt:  # a second Ctrl-C: stop now, but not before the tools have
             self.limits.cancel.set()
             if not stop_worker(worker, self.tools, STOP_WAIT_S):
@@ -267,17 +285,23 @@ class _Execution:
                 stop_shared_server()
         if worker.is_alive() or self.limits.cancel.is_set():
             self.tools.stop(STOP_WAIT_S)  # nothing changes the repo through the tools from here on
+        return box["final"]
+
+    def _result(self, final: dict[str, Any], resumed_from: str | None) -> RunResult:
+        """The run's result from the graph's final state; a failed run's edits put back
+        (:func:`codur.engine.lifecycle.revert_failed`, event ``run.reverted``)."""
         journal = self.tools.journal
         breaker = getattr(self.provider, "breaker", None)  # the configured models' (codur.llm.deadline)
-        final = self.report.result(box["final"], journal, resumed_from, breaker.down() if breaker else None)
-        result = revert_failed(final, journal, self.run_dir, keep=self.config.keep_failed or self.config.dry_run)
+        final_result = self.report.result(final, journal, resumed_from, breaker.down() if breaker else None)
+        result = revert_failed(final_result, journal, self.run_dir,
+                               keep=self.config.keep_failed or self.config.dry_run)
         if result.reverted:
             self._on_event(wire(RunReverted(files=result.files_changed, attempt=str(result.attempt_path)), self.run_id))
-        if checkpointer is not None and result.ok and self.components.checkpointer is None:
-            with contextlib.suppress(Exception):  # a finished run needs no resume point; keep the file small
-                checkpointer.delete_thread(self.run_id)
-        if closer is not None:
-            closer()
+        return result
+
+    def _write_result(self, result: RunResult) -> None:
+        """Keep the run in the session and the run list, write its manifest (a run that writes),
+        ``diff.patch`` and ``result.json``, say ``run.end`` and close the trace."""
         self._remember(result)
         self._log_run("ended", result)
         if not self.config.dry_run:
@@ -286,7 +310,6 @@ class _Execution:
         atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())
         self._on_event(wire(RunEnd(status=result.status.value, reason=result.reason), self.run_id))
         self.trace.close()
-        return result
 
     def _keeps_in_database(self) -> bool:
         """Whether this run's checkpoints are the database's (none given, a database set)."""

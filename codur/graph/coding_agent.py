@@ -18,8 +18,9 @@ from codur.core.events import emit
 from codur.core.events.agent import AgentLoadFailed
 from codur.core.ports import AgentPort, AgentResult, AgentTask
 from codur.graph.context import Run
-from codur.graph.execution.agent_executor import LLMAgent
+from codur.graph.execution.agent_executor import AgentExecutor, LLMAgent
 from codur.graph.prompts import build_system_prompt
+from codur.graph.records import Observation
 from codur.graph.state import CodurState, observation_of, patch_of, plan_of
 from codur.llm.factory import models_for_profile
 from codur.llm.policy import CallPolicy
@@ -47,26 +48,40 @@ def turn_prompt(state: CodurState, current: dict[str, str] | None = None) -> str
         parts.append("Test results before any change:\n" + obs.tests.report)
     for path, numbered in (current or obs.sources).items():
         parts.append(f"{path} (now):\n{numbered}")
+    parts += _localization_parts(obs)
+    if (near := patch.near_miss if (patch := patch_of(state)) else None) and not state.get("feedback"):
+        parts.append(f"A candidate fix made {near.fixed} of {near.failing} failing tests pass without breaking "
+                     f"the others; build on it if it helps (it is not applied):\n```diff\n{near.diff[:1500]}```")
+    if steps := plan_of(state).steps:
+        parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
+    parts += _last_attempt_parts(state, fresh)
+    parts.append("Reply with one tool call in a ```json block.")
+    return "\n\n".join(parts)
+
+
+def _localization_parts(obs: Observation) -> list[str]:
+    """The prompt's fault localization: the most suspicious lines and functions, when observe found any."""
+    parts = []
     if suspicious := obs.suspicious:
         parts.append("Most suspicious lines (fault localization over the tests' coverage):\n" + "\n".join(
             f"- {s['path']}:{s['line']}: {s['text']}" for s in suspicious))
     if functions := obs.functions:
         parts.append("Most suspicious functions, every file (the fix may need more than one):\n" + "\n".join(
             f"- {f['path']}: {f['function']} (lines {f['start']}–{f['end']}), {f['score']:.2f}" for f in functions))
-    if (near := patch.near_miss if (patch := patch_of(state)) else None) and not state.get("feedback"):
-        parts.append(f"A candidate fix made {near.fixed} of {near.failing} failing tests pass without breaking "
-                     f"the others; build on it if it helps (it is not applied):\n```diff\n{near.diff[:1500]}```")
-    if steps := plan_of(state).steps:
-        parts.append("Plan:\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)))
+    return parts
+
+
+def _last_attempt_parts(state: CodurState, fresh: bool) -> list[str]:
+    """What the prompt says of the last attempt: after a fresh retry (``fresh``: its edits reverted)
+    its diff, what followed and to try another way; else verification's feedback, if any."""
     if fresh:
-        parts.append("An earlier attempt made none of the failing tests pass and was reverted (the files above "
-                     f"are as they were). It changed:\n```diff\n{state.get('tried', '')}\n```\nAfter it:\n"
-                     f"{state.get('feedback', '')}\nFix the bug a different way: re-read the failing test's "
-                     "assertion and the most suspicious functions before editing.")
-    elif feedback := state.get("feedback"):
-        parts.append("Your previous attempt did not pass verification:\n" + feedback)
-    parts.append("Reply with one tool call in a ```json block.")
-    return "\n\n".join(parts)
+        return ["An earlier attempt made none of the failing tests pass and was reverted (the files above "
+                f"are as they were). It changed:\n```diff\n{state.get('tried', '')}\n```\nAfter it:\n"
+                f"{state.get('feedback', '')}\nFix the bug a different way: re-read the failing test's "
+                "assertion and the most suspicious functions before editing."]
+    if feedback := state.get("feedback"):
+        return ["Your previous attempt did not pass verification:\n" + feedback]
+    return []
 
 
 def current_sources(state: CodurState, ctx: Run) -> dict[str, str]:
@@ -216,5 +231,6 @@ def build_agent(state: CodurState, ctx: Run, name: str) -> tuple[AgentPort, bool
         return hit.reason if hit else None
 
     models = models_for_profile(ctx.models, cfg.profile) if cfg and cfg.profile else ctx.models.models_for("actor")
-    return LLMAgent(name, models, system, specs, tools, max_iterations=ctx.config.max_iterations,
-                    should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits)), True
+    loop = AgentExecutor(models, tools, specs, max_iterations=ctx.config.max_iterations, should_stop=should_stop,
+                         policy=CallPolicy.for_run(ctx.config, ctx.limits))
+    return LLMAgent(name, system, loop), True

@@ -90,9 +90,8 @@ def tools_for(role: str, task_type: TaskType | str, registry: ToolRegistry | Non
     return list_tools_for_tasks([task_type], exclude_side_effects=exclude, registry=registry or REGISTRY)
 
 
-def build_system_prompt(role: str, task_type: TaskType | str, registry: ToolRegistry | None = None,
-                        *, agents: list[str] | None = None, extra: str | None = None,
-                        read_only: bool = False) -> tuple[str, list[ToolSpec]]:
+def build_system_prompt(role: str, task_type: TaskType | str, *, agents: list[str] | None = None,
+                        extra: str | None = None, read_only: bool = False) -> tuple[str, list[ToolSpec]]:
     """The system prompt for ``role`` (actor, planner, critic) and the tools it lists.
 
     ``read_only`` (tool policy read_only): the actor gets the analyst's prompt and no tool with
@@ -100,9 +99,12 @@ def build_system_prompt(role: str, task_type: TaskType | str, registry: ToolRegi
 
     Returns:
         (prompt text, the ToolSpecs listed in it — the same ones to bind to the model).
+
+    Raises:
+        ValueError: an unknown role or task type.
     """
     task_type = TaskType(task_type)
-    specs = tools_for(role, task_type, registry, read_only=read_only)
+    specs = tools_for(role, task_type, read_only=read_only)
     if role == "actor":
         # a read-only run (the tool policy) gets the question's guidance: no tool it has may write
         guidance = GUIDANCE[TaskType.EXPLANATION] if read_only else GUIDANCE[task_type]

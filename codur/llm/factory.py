@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -30,25 +31,39 @@ def wants_native_tools(model: BaseChatModel) -> bool:
     return bool((getattr(model, "metadata", None) or {}).get(NATIVE_TOOLS, True))
 
 
+@dataclass(frozen=True)
+class CallBounds:
+    """What bounds every model call of one run: a :class:`ConfigModelProvider` gives its models one.
+
+    Attributes:
+        deadline: ``time.monotonic()`` value of the run's end: each call's HTTP timeout is cut
+            to the time left, and no call starts after it (:mod:`codur.llm.deadline`); None: none.
+        retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
+        cancel: the run's cancel event: a call in flight ends when it is set
+            (:class:`codur.llm.deadline.ModelCallCancelled`); None: none.
+        breaker: the run's :class:`codur.llm.deadline.CircuitBreaker`, shared by its models; None: none.
+    """
+
+    deadline: float | None = None
+    retry_after_cap_s: float = 30.0
+    cancel: threading.Event | None = None
+    breaker: Any = None
+
+
 def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = None,
-                   ledger: UsageLedger | None = None, *, deadline: float | None = None,
-                   retry_after_cap_s: float = 30.0, model_timeout_s: float | None = None,
-                   cancel: threading.Event | None = None, breaker: Any = None) -> BaseChatModel:
+                   ledger: UsageLedger | None = None, *, model_timeout_s: float | None = None,
+                   bounds: CallBounds | None = None) -> BaseChatModel:
     """Return a chat model for ``profile``.
 
     Args:
         profile: the model profile; ``base_url=None`` selects the embedded model.
         local: settings for the embedded model server.
         ledger: records every call's tokens, cost (USD, at the profile's prices) and seconds.
-        deadline: ``time.monotonic()`` value of the run's end: each call's HTTP timeout is cut
-            to the time left, and no call starts after it (:mod:`codur.llm.deadline`).
-        retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
         model_timeout_s: the request timeout, seconds, when the profile sets no ``timeout_s``
             (``CodurConfig.model_timeout_s``): the wall-clock limit of each call, its streamed
             reply included (:func:`codur.llm.deadline.hard_limit`); None: only the deadline bounds it.
-        cancel: the run's cancel event: a call in flight ends when it is set
-            (:class:`codur.llm.deadline.ModelCallCancelled`).
-        breaker: the run's :class:`codur.llm.deadline.CircuitBreaker`, shared by its models.
+        bounds: the run's deadline, cancel event, circuit breaker and Retry-After cap
+            (default: none of them, Retry-After waited up to 30 s).
 
     Raises:
         codur.llm.local.LocalModelUnavailable: the embedded model cannot start.
@@ -56,9 +71,10 @@ def get_chat_model(profile: ModelProfile, local: LocalModelSettings | None = Non
     from codur.llm.deadline import DeadlineChatOpenAI
 
     timeout = profile.timeout_s if profile.timeout_s is not None else model_timeout_s
-    limits = {"timeout": timeout, "max_retries": 0, "deadline": deadline, "cancel": cancel, "breaker": breaker,
-              "retry_after_cap_s": retry_after_cap_s, "temperature": profile.temperature,
-              "max_tokens": profile.max_tokens}
+    bounds = bounds or CallBounds()
+    limits = {"timeout": timeout, "max_retries": 0, "deadline": bounds.deadline, "cancel": bounds.cancel,
+              "breaker": bounds.breaker, "retry_after_cap_s": bounds.retry_after_cap_s,
+              "temperature": profile.temperature, "max_tokens": profile.max_tokens}
     if profile.base_url is None:
         from codur.llm.local import MODEL_ALIAS, shared_server
 
@@ -138,10 +154,10 @@ class ConfigModelProvider:
     def _model(self, profile: ModelProfile) -> BaseChatModel:
         key = profile.model_dump_json()
         if key not in self._cache:
-            self._cache[key] = get_chat_model(profile, self.config.local, self.ledger, deadline=self.deadline,
-                                              retry_after_cap_s=self.config.retry_after_cap_s,
-                                              model_timeout_s=self.config.model_timeout_s, cancel=self.cancel,
-                                              breaker=self.breaker)
+            bounds = CallBounds(deadline=self.deadline, retry_after_cap_s=self.config.retry_after_cap_s,
+                                cancel=self.cancel, breaker=self.breaker)
+            self._cache[key] = get_chat_model(profile, self.config.local, self.ledger,
+                                              model_timeout_s=self.config.model_timeout_s, bounds=bounds)
         return self._cache[key]
 
     def models_for(self, role: str) -> list[BaseChatModel]:

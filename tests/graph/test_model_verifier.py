@@ -10,7 +10,7 @@ from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.config.tables import ModelProfile
 from codur.graph.context import build_context
 from codur.graph.verification.judge import from_model
-from codur.graph.verification.llm import ModelRun, run_model_verifier, verifier_tools
+from codur.graph.verification.llm import ChangeUnderReview, ModelRun, run_model_verifier, verifier_tools
 from codur.graph.verification.verdict import Evidence, ModelVerdict, Verdict, parse_model_verdict
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.llm.factory import ConfigModelProvider
@@ -51,8 +51,8 @@ def test_the_model_picks_entry_points_with_tools_and_its_verdict_is_parsed(tmp_p
         call("run_python_file", path="salute.py", expected_output="hello, world"),
         "Checked.\n```json\n" + json.dumps(VERDICT) + "\n```",
     ])
-    result = run_model_verifier(critic, ToolExecutor(repo), task='make salute.py print "hello, world"',
-                                task_type="code_fix", changed=["salute.py"])
+    result = run_model_verifier(critic, ToolExecutor(repo), ChangeUnderReview(
+        task='make salute.py print "hello, world"', task_type="code_fix", changed=["salute.py"]))
     assert isinstance(result.verdict, ModelVerdict) and result.problem == ""
     assert result.verdict.passed and result.verdict.strategy == "entry_points"
     assert result.verdict.reasoning == VERDICT["reasoning"]
@@ -200,8 +200,8 @@ def test_a_conclusion_in_prose_is_followed_by_one_verdict_call(tmp_path: Path):
         "salute.py prints the expected greeting.",
         "```json\n" + json.dumps(VERDICT) + "\n```",
     ])
-    result = run_model_verifier(critic, ToolExecutor(repo), task='make salute.py print "hello, world"',
-                                task_type="code_fix", changed=[])
+    result = run_model_verifier(critic, ToolExecutor(repo), ChangeUnderReview(
+        task='make salute.py print "hello, world"', task_type="code_fix", changed=[]))
     assert result.verdict is not None and result.verdict.passed and result.llm_calls == 3
     # the loop's prompt does not show the verdict's format; the last call asks for it
     assert '"passed"' not in critic.calls[0][0].content
@@ -210,8 +210,9 @@ def test_a_conclusion_in_prose_is_followed_by_one_verdict_call(tmp_path: Path):
 
 def test_no_verdict_call_past_the_runs_limits(tmp_path: Path):
     critic = ScriptedChatModel(replies=["It looks right.", json.dumps(VERDICT)])
-    result = run_model_verifier(critic, ToolExecutor(greet_repo(tmp_path)), task="fix", task_type="code_fix",
-                                changed=[], should_stop=lambda: "timeout" if critic.calls else None)
+    result = run_model_verifier(critic, ToolExecutor(greet_repo(tmp_path)),
+                                ChangeUnderReview(task="fix", task_type="code_fix", changed=[]),
+                                should_stop=lambda: "timeout" if critic.calls else None)
     assert result.verdict is None and len(critic.calls) == 1
     assert result.problem == "no verdict: the run stopped before the verdict call (timeout)"
 

@@ -12,7 +12,7 @@ from codur.config.tables import ModelProfile
 from codur.core.ports import AgentResult, AgentTask
 from codur.llm.agent_runner import AgentRunner
 from codur.llm.deadline import DeadlineExceeded
-from codur.llm.factory import ConfigModelProvider, get_chat_model
+from codur.llm.factory import CallBounds, ConfigModelProvider, get_chat_model
 
 
 class Failing:
@@ -43,12 +43,12 @@ def test_no_retry_whose_backoff_ends_past_the_deadline(tmp_path: Path):
 
 def test_call_timeout_is_cut_to_the_time_left():
     profile = ModelProfile(base_url="http://127.0.0.1:9/v1", model="x", timeout_s=300)
-    model = get_chat_model(profile, deadline=time.monotonic() + 10)
+    model = get_chat_model(profile, bounds=CallBounds(deadline=time.monotonic() + 10))
     timeout, cut = model._timeout()
     assert cut and 5 < timeout <= 10  # what is left of the 10 s (building the model may take a second or two)
-    assert get_chat_model(profile, deadline=time.monotonic() + 1000)._timeout() == (300.0, False)
+    assert get_chat_model(profile, bounds=CallBounds(deadline=time.monotonic() + 1000))._timeout() == (300.0, False)
     with pytest.raises(DeadlineExceeded):
-        get_chat_model(profile, deadline=time.monotonic() - 1).invoke("hi")  # no network: time is up
+        get_chat_model(profile, bounds=CallBounds(deadline=time.monotonic() - 1)).invoke("hi")  # no network: time is up
 
 
 def test_the_request_timeout_is_model_timeout_s_unless_the_profile_sets_one():

@@ -203,24 +203,20 @@ class AgentExecutor:
 
 
 class LLMAgent:
-    """An LLM agent behind the AgentPort protocol: a system prompt, a tool selection and a model.
+    """An LLM agent behind the AgentPort protocol: a system prompt and a tool loop.
 
     Args:
         name: the agent's name (e.g. "coder").
-        model: its chat model, or its chain of them (see :class:`AgentExecutor`).
         system_prompt: built from the registry (see codur.graph.prompts).
-        specs: the tools listed in the prompt.
-        tools: the run's ToolExecutor.
-        policy: the model-call policy (retries, then the next model of the chain).
+        loop: its :class:`AgentExecutor` (its model or chain of them, the tools listed in the
+            prompt, the run's ToolExecutor, the iteration cap, the limits check and the
+            model-call policy).
     """
 
-    def __init__(self, name: str, model: BaseChatModel | Sequence[BaseChatModel], system_prompt: str,
-                 specs: Sequence[ToolSpec], tools: ToolExecutor, *, max_iterations: int = 5,
-                 should_stop: Callable[[], str | None] | None = None, policy: CallPolicy | None = None) -> None:
+    def __init__(self, name: str, system_prompt: str, loop: AgentExecutor) -> None:
         self.name = name
         self.system_prompt = system_prompt
-        self.loop = AgentExecutor(model, tools, specs, max_iterations=max_iterations, should_stop=should_stop,
-                                  policy=policy)
+        self.loop = loop
         self.last_run: AgentRun | None = None
 
     def run(self, plan: AgentTask) -> AgentResult:

@@ -38,7 +38,7 @@ from codur.core.budget import Stop
 from codur.core.contracts import PatchStatus, RunStatus, StopReason
 from codur.graph.context import Run
 from codur.graph.nodes import node
-from codur.graph.records import TurnStatus
+from codur.graph.records import AgentOutcome, TurnStatus
 from codur.graph.routing import FRESH, OUTAGE_STATUS, Route, outage_end, patch_eligible
 from codur.graph.state import CodurState, observation_of, outcome_of, patch_of, verdict_of
 from codur.graph.verification.verdict import Verdict
@@ -86,7 +86,14 @@ def decide(state: CodurState, ctx: Run) -> tuple[Route, str, Stop | None]:
         if no_progress.reason == FRESH:
             return Route.DELEGATE, FRESH, None
         return Route.DONE, no_progress.reason, no_progress
-    if "agent" not in ctx.config.fixers:  # retry and replan both lead to the agent: not for this run
+    return _next_turn(state, ctx, outcome)
+
+
+def _next_turn(state: CodurState, ctx: Run, outcome: AgentOutcome | None) -> tuple[Route, str, Stop | None]:
+    """Where a turn that did not pass goes when the run may go on: a replan after a failed turn or
+    one that edited nothing, else a retry; with the agent not among the fixers (retry and replan
+    both lead to it) the patch pipeline when eligible, else done."""
+    if "agent" not in ctx.config.fixers:
         if patch_eligible(state, ctx):
             return Route.PATCH, "verification_failed", None
         return Route.DONE, "verification_failed", None

@@ -49,7 +49,7 @@ from codur.graph.state import CodurState, ExecuteNodeResult, observation_of, out
 from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import judged_unproven, unusable, with_tests, without_tests
-from codur.graph.verification.llm import ModelRun, run_model_verifier
+from codur.graph.verification.llm import ChangeUnderReview, ModelRun, run_model_verifier
 from codur.graph.verification.verdict import Verdict
 from codur.llm.policy import CallPolicy
 
@@ -71,10 +71,10 @@ def model_verification(state: CodurState, ctx: Run, changed: list[str]) -> Model
 
     try:
         return run_model_verifier(  # the critic chain under the one model-call policy: retries, then the next
-            ctx.models.models_for("critic"), ctx.tools, task=state["task"],
-            task_type=state.get("task_type", "code_fix"), changed=changed,
-            summary=outcome.summary if (outcome := outcome_of(state)) else "",
-            diff=ctx.tools.journal.diff(),
+            ctx.models.models_for("critic"), ctx.tools,
+            ChangeUnderReview(task=state["task"], task_type=state.get("task_type", "code_fix"), changed=changed,
+                              summary=outcome.summary if (outcome := outcome_of(state)) else "",
+                              diff=ctx.tools.journal.diff()),
             should_stop=should_stop, policy=CallPolicy.for_run(ctx.config, ctx.limits))
     except Exception as exc:  # noqa: BLE001 - the critic is one opinion; its failure is not the run's
         return ModelRun(problem=f"critic unavailable: {type(exc).__name__}: {str(exc)[:200]}")

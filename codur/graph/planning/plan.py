@@ -227,13 +227,17 @@ def plan_node(state: CodurState, ctx: Run) -> dict:
         update["scope"] = scope
     if ctx.config.tool_policy == "read_only" and not ctx.config.dry_run and task_type in EDIT_TASKS:
         return {**update, **read_only_end(state, ctx, task_type.value, plan), "route": Route.DONE.value}
-    # cheapest fixer first: the candidate-patch pipeline before the tool-loop agent
+    return {**update, **_first_fixer(state, ctx, task_type, outage if replanning else None)}
+
+
+def _first_fixer(state: CodurState, ctx: Run, task_type: TaskType, outage: dict | None) -> dict:
+    """The route to the cheapest fixer first: the candidate-patch pipeline before the tool-loop
+    agent; with neither, done: as the model ``outage`` says (a replan's planner was down), else
+    ``no_fixer``."""
     if patch_eligible({**state, "task_type": task_type.value}, ctx):  # type: ignore[typeddict-item]
-        update["route"] = Route.PATCH.value  # mutation search needs no model: an outage still gets here
-    elif outage and replanning:
-        update.update(route=Route.DONE.value, **outage)
-    elif "agent" in ctx.config.fixers:
-        update["route"] = Route.DELEGATE.value
-    else:
-        update.update(route=Route.DONE.value, status=RunStatus.FAILED.value, reason="no_fixer (the agent is disabled)")
-    return update
+        return {"route": Route.PATCH.value}  # mutation search needs no model: an outage still gets here
+    if outage:
+        return {"route": Route.DONE.value, **outage}
+    if "agent" in ctx.config.fixers:
+        return {"route": Route.DELEGATE.value}
+    return {"route": Route.DONE.value, "status": RunStatus.FAILED.value, "reason": "no_fixer (the agent is disabled)"}

@@ -72,16 +72,34 @@ def verifier_prompt(specs: list[ToolSpec]) -> str:
 MAX_DIFF_CHARS = 2000
 
 
-def task_message(task: str, task_type: str, changed: list[str], summary: str, diff: str = "") -> str:
+@dataclass(frozen=True)
+class ChangeUnderReview:
+    """What the verifier is shown: what was asked and what changed.
+
+    Attributes:
+        task: the user's task; task_type: its TaskType value.
+        changed: repo-relative paths the run changed.
+        summary: the agent's own words on what it did ("" when none).
+        diff: the run's diff so far (unified; "" when none).
+    """
+
+    task: str
+    task_type: str
+    changed: list[str]
+    summary: str = ""
+    diff: str = ""
+
+
+def task_message(change: ChangeUnderReview) -> str:
     """The user message: what was asked, what changed (the run's diff, cut at
     :data:`MAX_DIFF_CHARS` characters), what the agent says it did."""
-    parts = [f"Task: {task}", f"Task type: {task_type}",
-             "Files changed: " + (", ".join(changed[:20]) if changed else "none")]
-    if diff.strip():
+    parts = [f"Task: {change.task}", f"Task type: {change.task_type}",
+             "Files changed: " + (", ".join(change.changed[:20]) if change.changed else "none")]
+    if (diff := change.diff).strip():
         cut = f"\n…[{len(diff) - MAX_DIFF_CHARS} more characters]" if len(diff) > MAX_DIFF_CHARS else ""
         parts.append(f"The change:\n```diff\n{diff[:MAX_DIFF_CHARS]}{cut}\n```")
-    if summary.strip():
-        parts.append(f"The agent's summary: {summary.strip()[:600]}")
+    if change.summary.strip():
+        parts.append(f"The agent's summary: {change.summary.strip()[:600]}")
     parts.append("First run a check: reply with one tool call in a ```json block. Give your verdict after "
                  "you have seen the results.")
     return "\n".join(parts)
@@ -150,19 +168,16 @@ def verdict_call(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[Mod
     return (parsed if isinstance(parsed, ModelVerdict) else None), tokens
 
 
-def run_model_verifier(model: BaseChatModel | Sequence[BaseChatModel], tools: ToolExecutor, *, task: str,
-                       task_type: str, changed: list[str], summary: str = "", diff: str = "",
-                       max_iterations: int = MAX_ITERATIONS,
-                       should_stop: Callable[[], str | None] | None = None,
+def run_model_verifier(model: BaseChatModel | Sequence[BaseChatModel], tools: ToolExecutor,
+                       change: ChangeUnderReview, *, should_stop: Callable[[], str | None] | None = None,
                        policy: CallPolicy | None = None) -> ModelRun:
-    """Run the verification loop and read its verdict.
+    """Run the verification loop (at most :data:`MAX_ITERATIONS` model calls, one more for a
+    structured verdict) and read its verdict.
 
     Args:
         model: the critic role's chat model, or its chain (first choice first).
         tools: the run's ToolExecutor (the loop is limited to :func:`verifier_tools`).
-        task / task_type / changed / summary: what was asked, what changed, the agent's words.
-        diff: the run's diff so far (unified), shown to the model.
-        max_iterations: model calls at most in the loop (one more for a structured verdict).
+        change: what was asked, what changed, the agent's words, the diff shown to the model.
         should_stop: the run's limits, checked before each model call (returns a reason).
         policy: the model-call policy (:mod:`codur.llm.policy`): each loop call retried, then the
             chain's next model.
@@ -173,10 +188,10 @@ def run_model_verifier(model: BaseChatModel | Sequence[BaseChatModel], tools: To
     """
     specs = verifier_tools()
     chain = [model] if isinstance(model, BaseChatModel) else list(model)
-    loop = AgentExecutor(chain, tools, specs, max_iterations=max_iterations, should_stop=should_stop, policy=policy,
+    loop = AgentExecutor(chain, tools, specs, max_iterations=MAX_ITERATIONS, should_stop=should_stop, policy=policy,
                          role="critic")
     trajectory = loop.run([SystemMessage(verifier_prompt(specs)),
-                           HumanMessage(task_message(task, task_type, changed, summary, diff))])
+                           HumanMessage(task_message(change))])
     result = ModelRun(evidence=tool_evidence(trajectory.messages), llm_calls=trajectory.llm_calls,
                       tokens=trajectory.tokens, stop_reason=trajectory.stop_reason)
     if trajectory.stop_reason.startswith("stopped"):
