@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 
 from codur.mutation.calls import op_call, op_wrap
+from codur.mutation.classes import op_own_class
 from codur.mutation.data import op_regex_quantifier
 from codur.mutation.identifiers import op_attribute, op_name
 from codur.mutation.kinds import is_num, is_str
@@ -244,6 +245,6 @@ OPERATORS: dict[type, tuple[Operator, ...]] = {
     ast.Compare: (op_compare,), ast.BinOp: (op_binop, op_wrap), ast.BoolOp: (op_boolop,),
     ast.UnaryOp: (op_unaryop,), ast.Constant: (op_constant, op_regex_quantifier),
     ast.Call: (op_call, op_wrap, op_library_call),
-    ast.Subscript: (op_subscript, op_wrap), ast.Name: (op_name, op_wrap),
+    ast.Subscript: (op_subscript, op_wrap), ast.Name: (op_name, op_own_class, op_wrap),
     ast.Attribute: (op_attribute, op_wrap), ast.IfExp: (op_ifexp,), ast.comprehension: (op_comprehension,),
     ast.Lambda: (op_lambda,), ast.List: (op_display,), ast.Tuple: (op_display,), ast.Set: (op_display,)}

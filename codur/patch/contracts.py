@@ -85,11 +85,12 @@ class SearchEnd:
 
     @classmethod
     def of(cls, status: PatchStatus, settings: PatchSettings, *, tried: int, mutants: int,
-           token_budget: bool = False) -> SearchEnd:
+           token_budget: bool = False, pairs: int = 0) -> SearchEnd:
         """The end of a search that ended ``status`` (``cancelled``, ``budget`` or ``not_found``);
-        ``token_budget``: the run's token budget stopped it. A ``not_found`` search whose mutant
-        queue holds ``max_mutants`` mutants was cut by the mutant budget (more mutants exist):
-        its end is ``budget``, else ``exhausted``.
+        ``token_budget``: the run's token budget stopped it; ``pairs``: second-order mutants among
+        the queued ``mutants``. A ``not_found`` search whose mutant queue holds ``max_mutants``
+        mutants, or ``max_pairs`` second-order ones, was cut by the mutant budget (more mutants
+        exist): its end is ``budget``, else ``exhausted``.
 
         Raises:
             ValueError: ``status`` is not one a search without a patch ends with.
@@ -99,7 +100,7 @@ class SearchEnd:
         elif status is PatchStatus.BUDGET:
             stopped, spent = SearchStop.BUDGET, "tokens" if token_budget else "time"
         elif status is PatchStatus.NOT_FOUND:
-            cut = mutants >= settings.max_mutants
+            cut = mutants >= settings.max_mutants or 0 < settings.max_pairs <= pairs
             stopped, spent = (SearchStop.BUDGET, "mutants") if cut else (SearchStop.EXHAUSTED, "")
         else:
             raise ValueError(f"a search that ended {status.value!r} did not stop for want of a patch")

@@ -128,6 +128,7 @@ class PatchPipeline:
         self.refused: list[str] = []  # why each refused candidate was refused (codur.validate.footprint)
         self.tokens = self.llm_calls = 0
         self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
+        self.pairs: dict[str, int] = {}  # second-order ones among them (Mutant.order 2)
         self.budget_hit = False
 
     def run(self) -> PatchResult:
@@ -166,7 +167,8 @@ class PatchPipeline:
             status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
             end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()),
-                               mutants=self.queued.get("mutation", 0), token_budget=self.budget_hit)
+                               mutants=self.queued.get("mutation", 0), token_budget=self.budget_hit,
+                               pairs=self.pairs.get("mutation", 0))
             return self._end(PatchResult(status, message=self._why(status), end=end, **info), start, phases, session)
 
     def _found(self, session: RepairSession, best: Candidate, info: dict) -> PatchResult:
@@ -219,6 +221,7 @@ class PatchPipeline:
         to ``untried[fixer.name]``. None: it had no candidate."""
         found = list(fixer.candidates(self._view(run)))
         self.queued[fixer.name] = len(found)
+        self.pairs[fixer.name] = sum(getattr(c, "order", 1) == 2 for c in found)
         if not found:
             return None
         read_originals(run.session, found)

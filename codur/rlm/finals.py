@@ -132,7 +132,8 @@ class FinalJudge:
 
         No check runs on the last iteration, past ``max_check_refusals`` refusals in this run, or
         when the budget allows no call (issue 26, item 3; the vote over trajectories is
-        :meth:`codur.rlm.engine.RLMEngine.run_voted`).
+        :meth:`codur.rlm.engine.RLMEngine.run_voted`). An aggregate answer taken while the
+        programs behind it still disagree is settled by :meth:`codur.rlm.aggregates.SecondProgram.settle`.
         """
         trace, context = run.trace, run.context
         told = [note for it in trace.iterations[:-1] for note in it.notes]
@@ -155,6 +156,8 @@ class FinalJudge:
                 return
         if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
             iteration.final["accepted"] = True
+        if checked and self.config.second_program and evidence.is_aggregate(trace.task):
+            answer = trace.second_program.settle(answer, trace.task, vote_key)  # programs still disagreeing
         raise Finished(answer, source)
 
     def evidence_note(self, answer: str, trace: RLMTrace, last_chance: bool, *, computed: bool = False) -> str:
@@ -166,7 +169,7 @@ class FinalJudge:
         - "not present": only after the code searched for the question's id and printed no line of it;
         - the field the question asks for (``team`` for "which team") is not its value;
         - an aggregate (how many, most, total...): two programs that work differently must agree
-          (:class:`evidence.SecondProgram`);
+          (:class:`codur.rlm.aggregates.SecondProgram`);
         - any other value: on a printed line naming the question's id, or every hop of a join printed.
 
         ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from codur.rlm.aggregates import SecondProgram
 from codur.rlm.budget import Usage
-from codur.rlm.evidence import SecondProgram
 
 AnswerSource = Literal["final_direct", "final_var", "extracted", "forced", "error"]
 SubCallKind = Literal["llm_query", "rlm_query", "batch_rlm_query"]
@@ -130,7 +130,7 @@ class RLMTrace:
             (:func:`codur.rlm.provenance.key_lines`), "" when nothing.
         budget: the budget snapshot at the end.
         path: ``repl`` (the REPL loop) or ``direct`` (the whole input fit the model's window: one call).
-        second_program: the two-program check of an aggregate answer (:class:`codur.rlm.evidence.SecondProgram`).
+        second_program: the two-program check of an aggregate answer (:class:`codur.rlm.aggregates.SecondProgram`).
     """
 
     task: str

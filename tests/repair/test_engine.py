@@ -94,6 +94,17 @@ def test_a_spent_mutant_budget_is_reported_as_budget(tmp_path):
     assert kinds(events, "patch.mutants")[0]["count"] == 2
 
 
+def test_pairs_cut_by_max_pairs_are_reported_as_the_mutant_budget(tmp_path):
+    """Two edited lines make hundreds of pairs; one allowed is a cut search, not an exhausted one."""
+    repo = write_repo(tmp_path / "repo", {
+        "area.py": "def area(w, h):\n    side = w + 1\n    return side * h - 1\n",
+        "test_area.py": "from area import area\n\n\ndef test_area():\n    assert area(2, 3) == 'six'\n"})
+    result = mutation_run(repo, repair_workers=2, max_pairs=1)
+    search = result.metadata.stop["search"]
+    assert (search["stopped"], search["spent"]) == ("budget", "mutants"), search
+    assert "max_pairs=1" in search["message"] and "more exist" in search["message"]
+
+
 def test_why_a_search_stopped():
     settings = PatchSettings(fixers=("mutation",), workers=1, time_box_s=10.0, samples=0, time_budget_s=60.0,
                              max_mutants=400, max_pairs=100, max_lines=80, sample_format="function",
@@ -103,6 +114,9 @@ def test_why_a_search_stopped():
     assert end.message == "gave up: the time budget of 60 s ran out after 7 of 400 mutants"
     assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=400, mutants=400).spent == "mutants"
     assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=9, mutants=9).stopped == "exhausted"
+    pairs_cut = SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=150, mutants=150, pairs=100)
+    assert (pairs_cut.stopped, pairs_cut.spent) == ("budget", "mutants") and "more exist" in pairs_cut.message
+    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=149, mutants=149, pairs=99).stopped == "exhausted"
     assert SearchEnd.of(PatchStatus.CANCELLED, settings, tried=3, mutants=9).stopped == "cancelled"
     tokens = SearchEnd.of(PatchStatus.BUDGET, settings, tried=3, mutants=9, token_budget=True)
     assert tokens.spent == "tokens" and "token budget" in tokens.message

@@ -9,8 +9,8 @@ import json
 
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
+from codur.rlm.aggregates import SecondProgram, constraint_words, coverage
 from codur.rlm.evidence import (
-    SecondProgram,
     absence_unsearched,
     echoes_words,
     is_aggregate,
@@ -104,6 +104,45 @@ def test_answers_with_no_new_program_do_not_use_up_the_asks_a_disagreement_needs
     assert (result.answer, result.answer_source) == ("3", "final_var")
     assert "two programs disagree" in str(model.calls[4][-1].content)
     assert [p.answer for p in result.trace.second_program.programs] == ["3", "7", "3"]
+
+
+TICKETS_Q = ("How many times was a ticket resolved with the resolution duplicate? The resolution may be written "
+             "in any case. Answer with the number.")
+
+
+def _code(reply: str) -> str:
+    """The code block of a scripted reply."""
+    return reply.split("```repl\n")[1].split("```")[0]
+
+
+def test_the_constraints_a_program_states_are_the_question_words_its_literals_name():
+    assert constraint_words(TICKETS_Q) == {"ticket", "resolved", "resolution", "duplicate"}
+    assert coverage(TICKETS_Q, 'n = count(grep("resolution=DUPLICATE"))') == 2
+    assert coverage(TICKETS_Q, 'answer = count("duplicate")\nprint("duplicate count", answer)') == 1
+    assert coverage(COUNT_Q, _code(PARSED)) == 3 and coverage(COUNT_Q, _code(LOOSE)) == 2  # +status
+
+
+def test_programs_still_disagreeing_settle_on_the_one_that_states_more_of_the_question():
+    check = SecondProgram(max_asks=2)
+    check.offer("3", _code(PARSED), "3", vote_key), check.offer("7", _code(LOOSE), "7", vote_key)
+    assert check.settle("7", COUNT_Q, vote_key) == "3" and check.settled == {"from": "7", "to": "3", "coverage": [3, 2]}
+    assert check.settle("3", COUNT_Q, vote_key) == "3"
+    tie = SecondProgram()
+    tie.offer("3", "a = grep('card failed')", "3", vote_key), tie.offer("7", "b = grep('failed card')", "7", vote_key)
+    assert tie.settle("7", COUNT_Q, vote_key) == "7" and tie.settled is None  # the same constraints: no ground
+    one = SecondProgram()
+    one.offer("3", _code(PARSED), "3", vote_key)
+    assert one.settle("9", COUNT_Q, vote_key) == "9"  # one program: nothing disagrees
+
+
+def test_a_disagreement_left_at_the_last_iteration_takes_the_program_stating_more_constraints():
+    """The bench's tickets count, seed 1: the first program (resolution=DUPLICATE, right) and a looser second
+    one (DUPLICATE anywhere, wrong) disagree; the model re-asserts the looser count to the last iteration."""
+    replies = [PARSED, LOOSE, "FINAL(7)", "It is FINAL(7).", "So FINAL(7)", "The count is 7: FINAL(7)"]
+    result, model = run(replies, _payments(), COUNT_Q)
+    assert len(model.calls) == 6 and result.answer == "3", result.answer
+    assert result.trace.second_program.settled == {"from": "7", "to": "3", "coverage": [3, 2]}
+    assert json.loads(json.dumps(result.trace.to_dict()))["second_program"]["settled"]["to"] == "3"
 
 def test_after_a_disagreement_a_third_value_shows_all_three_programs():
     check = SecondProgram()

@@ -1,0 +1,177 @@
+"""The two-program check of an aggregate answer (issue 40): a count, sum, most / least, distinct or
+average is taken when two programs that work differently agree, program-of-thought answers checked
+by self-consistency over independent programs (Chen et al. 2022, "Program of Thoughts Prompting";
+Wang et al. 2023, "Self-Consistency Improves Chain of Thought Reasoning in Language Models").
+
+When the programs still disagree as the answer is taken (the asks spent, the last iteration), the
+answer of the program that states more of the question's own words in its searches and filters
+stands (:meth:`SecondProgram.settle`): a program that leaves a constraint of the question out of its
+code counts more than the question asks for (``count("duplicate")`` against
+``grep("resolution=duplicate")`` for "how many tickets were resolved with the resolution duplicate").
+
+No model call here; the engine (:mod:`codur.rlm.finals`) turns a note into one more turn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from codur.rlm.evidence import _clip, string_literals
+
+#: words of a question that state no constraint (question words, filler, the answer's form)
+_FILLER = frozenset((
+    "a", "an", "the", "and", "or", "of", "in", "on", "at", "to", "for", "by", "with", "from", "as", "is", "are",
+    "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "how", "many", "much",
+    "number", "times", "time", "what", "which", "who", "whom", "whose", "when", "where", "there", "their", "its",
+    "it", "this", "that", "these", "those", "any", "all", "each", "every", "may", "might", "can", "could",
+    "should", "would", "will", "answer", "written", "case", "count", "total", "sum", "more", "most", "least",
+    "fewest", "highest", "lowest", "largest", "smallest", "maximum", "minimum", "average", "mean", "median",
+    "distinct", "unique", "value", "values",
+))
+_TOKEN = re.compile(r"[a-z][a-z0-9]*")
+
+
+def constraint_words(question: str) -> frozenset[str]:
+    """The words of ``question`` that can state a constraint: lower case, 3 letters or more, no
+    question word or filler (``ticket``, ``resolved``, ``resolution``, ``duplicate``)."""
+    return frozenset(w for w in _TOKEN.findall(question.lower()) if len(w) >= 3 and w not in _FILLER)
+
+
+def coverage(question: str, code: str) -> int:
+    """How many of the question's :func:`constraint_words` the string literals of ``code`` (its
+    searches, filters and compared values) name."""
+    named = {w for literal in string_literals(code) for w in _TOKEN.findall(literal.lower())}
+    return len(constraint_words(question) & named)
+
+
+@dataclass
+class Program:
+    """One program that answered an aggregate question: its answer, its code, what it printed, and
+    the iteration it answered in."""
+
+    answer: str
+    code: str
+    printed: str
+    iteration: int = 0
+
+
+@dataclass
+class SecondProgram:
+    """The two-program check of an aggregate answer (:func:`is_aggregate`), one per run.
+
+    :meth:`offer` says what to do with an answer: "" to accept it, or a note for one more turn.
+    The first answer asks for a second program written differently; a second answer from new code
+    equal to the first (by ``key``, e.g. :func:`codur.rlm.vote.vote_key`) is accepted; a different one
+    gets both programs and their samples shown and the question which constraint each missed. After a
+    disagreement an answer is accepted only from a further program whose answer one of the earlier
+    programs also gave (a majority of independent programs, as self-consistency takes): an answer
+    re-asserted with no new code is asked again, and a third different value gets all programs shown.
+    At most ``max_asks`` notes on new programs per run, then any answer from a new program stands;
+    an answer with no new program behind it is always asked again (the engine's last iteration
+    takes whatever comes: the run's iteration limit bounds these asks). The bench's tickets count
+    showed why: two bare re-assertions of the first answer used up the asks, and the second
+    program's wrong 305 was taken unchecked.
+    """
+
+    programs: list[Program] = field(default_factory=list)
+    agreed: bool = False
+    asks: int = 0
+    max_asks: int = 3
+    settled: dict | None = None
+
+    def offer(self, answer: str, code: str, printed: str, key: Callable[[str], str], *, iteration: int = 0) -> str:
+        """"" to accept ``answer`` (computed by ``code``, which printed ``printed``, in ``iteration``),
+        else the note asking for the next program."""
+        if self.agreed:
+            return ""
+        if self.programs and any(_same_code(code, p.code) for p in self.programs):
+            return self._no_new_program(answer)
+        if self.asks >= self.max_asks:
+            return ""
+        note = self._judge(answer, code, printed, key, iteration)
+        self.asks += bool(note)
+        return note
+
+    def _no_new_program(self, answer: str) -> str:
+        """The ask again for an answer with no new program behind it (not counted in ``asks``: the
+        run's iteration limit bounds it, and the last iteration's answer stands)."""
+        if len(self.programs) == 1:
+            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
+                    "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the "
+                    "result")
+        return reassertion_note(answer, self.programs)
+
+    def _judge(self, answer: str, code: str, printed: str, key: Callable[[str], str], iteration: int) -> str:
+        if not self.programs:
+            self.programs.append(Program(answer, code, printed, iteration))
+            return second_program_note(answer, code)
+        self.programs.append(Program(answer, code, printed, iteration))
+        if any(key(answer) == key(p.answer) for p in self.programs[:-1]):
+            self.agreed = True
+            return ""
+        return disagreement_note(*self.programs)
+
+    def settle(self, answer: str, question: str, key: Callable[[str], str]) -> str:
+        """The answer that stands when ``answer`` is taken while the programs disagree: the answer of
+        the program whose code names strictly more of ``question``'s constraint words
+        (:func:`coverage`) than every program that gave ``answer`` (none counts 0); else ``answer``.
+        A change is kept in :attr:`settled`."""
+        if self.agreed or len(self.programs) < 2:
+            return answer
+        score = {id(p): coverage(question, p.code) for p in self.programs}
+        mine = max((score[id(p)] for p in self.programs if key(p.answer) == key(answer)), default=0)
+        best = max(self.programs, key=lambda p: score[id(p)])
+        if score[id(best)] <= mine or key(best.answer) == key(answer):
+            return answer
+        self.settled = {"from": answer, "to": best.answer, "coverage": [score[id(p)] for p in self.programs]}
+        return best.answer
+
+    def to_dict(self) -> dict:
+        return {"agreed": self.agreed, "asks": self.asks, "settled": self.settled,
+                "programs": [{"answer": p.answer, "iteration": p.iteration, "code": p.code[:2000]}
+                             for p in self.programs]}
+
+
+def _same_code(new: str, first: str) -> bool:
+    """True when ``new`` is no second program: empty, or ``first`` again up to white space."""
+    def bare(code: str) -> str:
+        return re.sub(r"\s+", "", code)
+    return not new.strip() or bare(new) == bare(first) or bare(new) in bare(first)
+
+
+def second_program_note(answer: str, code: str) -> str:
+    """The ask for a second program after a first aggregate answer, naming a different method."""
+    if re.search(r"json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
+        other = "a regex over the lines (grep / count with a pattern holding every constraint)"
+    else:
+        other = ("a parse of the fields of each line (json.loads, or split on the separator), testing each "
+                 "constraint of the question on its own field")
+    return (f"before {_clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
+            "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
+
+
+def disagreement_note(*programs: Program, code_chars: int = 400, sample_chars: int = 300) -> str:
+    """The programs (two or more), their answers and samples of what they printed, and the question
+    which constraint each missed."""
+    def show(n: int, p: Program) -> str:
+        return (f"program {n} answered {_clip(p.answer, 60)}:\n{_clip(p.code, code_chars)}\nit printed: "
+                f"{_clip(p.printed, sample_chars)}")
+    shown = "\n".join(show(n, p) for n, p in enumerate(programs, 1))
+    return (f"{_NUMBER_WORDS.get(len(programs), len(programs))} programs disagree. " + shown + "\nWhich constraint "
+            "of the question did each one miss (a word matched in the wrong field, a case, a form of the value)? "
+            "Write one program that tests every constraint on each line, print 3 lines it counts and its result, "
+            "then FINAL_VAR of the result")
+
+
+def reassertion_note(answer: str, programs: list[Program]) -> str:
+    """The ask after an answer given again with no new program, once programs disagreed: only a
+    program that tests every constraint decides between their answers."""
+    answers = " and ".join(_clip(p.answer, 40) for p in programs)
+    return (f"{_clip(answer, 60)} was given again with no new program, but programs answered {answers}: "
+            "repeating an answer does not check it. Write one program that tests every constraint of the question "
+            "on each line, print 3 lines it counts and its result, then FINAL_VAR of the result")
+
+
+_NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
