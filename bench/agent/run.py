@@ -39,7 +39,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from codur.batch.runner import run_batch
+from codur.batch.runner import BatchSettings, run_batch
 from codur.batch.tasks import BatchTask
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -278,7 +278,7 @@ def run_codur(tasks: list[Path], metas: dict[Path, dict], modes: list[str], time
                 pairs[bt.id] = (task, metas[task], mode)
         earlier = {(t.name, m): done[(t.name, m)] for t in tasks for m in modes if (t.name, m) in done}
         store = BenchResults(pairs, earlier, out, root / "work")
-        run_batch(batch, store, workdir=root / "work", workers=workers, on_event=store.on_event)
+        run_batch(batch, store, BatchSettings(workdir=root / "work", workers=workers), on_event=store.on_event)
     return {**earlier, **store.lines}
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, Protocol
 
 from codur.batch.ray_connect import DEFAULT_TIMEOUT_S, connect
 from codur.batch.tasks import BatchTask
-from codur.batch.worker import execute_task, source_path, worker_env
+from codur.batch.worker import Workspace, execute_task, source_path, worker_env
 from codur.core import cpu
 
 
@@ -48,21 +47,18 @@ class LocalPool:
 
     Args:
         workers: tasks run at once (>= 1).
-        root: the folder holding the working copies.
-        in_place: folder repos are worked on where they are.
+        workspace: the folder holding the working copies, whether folder repos are worked on
+            where they are, the batch's name recorded with each task's run.
         env: environment variables added to every task process's (the shared model server's URL).
-        batch: the batch's name, recorded with each task's run.
     """
 
-    def __init__(self, workers: int, root: Path, *, in_place: bool = False, env: dict[str, str] | None = None,
-                 batch: str = "") -> None:
-        self.slots, self.root, self.in_place, self.env, self.batch = workers, root, in_place, dict(env or {}), batch
+    def __init__(self, workers: int, workspace: Workspace, *, env: dict[str, str] | None = None) -> None:
+        self.slots, self.workspace, self.env = workers, workspace, dict(env or {})
         self._threads = ThreadPoolExecutor(workers, thread_name_prefix="codur-batch")
         self._cancel = threading.Event()
 
     def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
-        return self._threads.submit(execute_task, task.model_dump(), str(self.root), self.in_place, self._cancel,
-                                    self.env, self.batch)
+        return self._threads.submit(execute_task, task.model_dump(), self.workspace, self._cancel, self.env)
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -77,9 +73,9 @@ class RayPool:
     Args:
         address: ``local`` starts a Ray instance on this machine (``ray.init(num_cpus=workers)``);
             ``auto`` or ``ray://HOST:PORT`` joins an existing cluster (codur installed on its nodes;
-            a folder repo and ``root`` must be paths the nodes can reach, a git URL always is).
+            a folder repo and ``workspace.root`` must be paths the nodes can reach, a git URL always is).
         workers: tasks run at once; None: ``default_workers()`` for ``local``, the cluster's CPUs else.
-        root, in_place, batch: as for :class:`LocalPool`.
+        workspace: as for :class:`LocalPool`.
         timeout_s: seconds to wait for the connection (:func:`codur.batch.ray_connect.connect`).
 
     When this process is already connected to Ray (``ray.is_initialized()``), that connection is
@@ -91,8 +87,8 @@ class RayPool:
             the cause named (network, authentication, timeout).
     """
 
-    def __init__(self, address: str, workers: int | None, root: Path, *, in_place: bool = False,
-                 batch: str = "", timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(self, address: str, workers: int | None, workspace: Workspace, *,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         try:
             import ray
         except ImportError as exc:
@@ -111,12 +107,12 @@ class RayPool:
         elif self._owned:  # a cluster: its token, a timeout of codur's own, the cause named, Ray's banner kept out
             connect(ray, address, timeout_s, **quiet)
         self.slots = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self.root, self.in_place, self.batch = root, in_place, batch
+        self.workspace = workspace
         self._remote = ray.remote(num_cpus=1, max_retries=0)(execute_task)
         self._refs: list[Any] = []
 
     def submit(self, task: BatchTask) -> Future[dict[str, Any]]:
-        ref = self._remote.remote(task.model_dump(), str(self.root), self.in_place, None, None, self.batch)
+        ref = self._remote.remote(task.model_dump(), self.workspace, None, None)
         self._refs.append(ref)
         return ref.future()
 
@@ -130,12 +126,12 @@ class RayPool:
             self._ray.shutdown()
 
 
-def open_pool(workers: int | None, root: Path, *, ray: str | None = None, in_place: bool = False,
-              env: dict[str, str] | None = None, batch: str = "", ray_timeout: float = DEFAULT_TIMEOUT_S) -> Pool:
+def open_pool(workers: int | None, workspace: Workspace, *, ray: str | None = None,
+              env: dict[str, str] | None = None, ray_timeout: float = DEFAULT_TIMEOUT_S) -> Pool:
     """A :class:`RayPool` when ``ray`` names an address, else a :class:`LocalPool` of
-    ``workers`` (default :func:`default_workers`) with ``env`` added to its task processes'.
-    ``batch`` names the batch in each task's run; ``ray_timeout`` is the Ray connect timeout,
-    seconds. Raises as :class:`RayPool` does."""
+    ``workers`` (default :func:`default_workers`) with ``env`` added to its task processes',
+    both working in ``workspace``; ``ray_timeout`` is the Ray connect timeout, seconds.
+    Raises as :class:`RayPool` does."""
     if ray:
-        return RayPool(ray, workers, root, in_place=in_place, batch=batch, timeout_s=ray_timeout)
-    return LocalPool(workers or default_workers(), root, in_place=in_place, env=env, batch=batch)
+        return RayPool(ray, workers, workspace, timeout_s=ray_timeout)
+    return LocalPool(workers or default_workers(), workspace, env=env)

@@ -18,6 +18,7 @@ when a local batch starts one embedded model server for its workers
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import statistics
 import time
 from collections import Counter, deque
@@ -31,6 +32,7 @@ from codur.batch.model_server import shared_model_server
 from codur.batch.pools import Pool, default_workers, open_pool
 from codur.batch.results import ResultStore
 from codur.batch.tasks import BatchTask
+from codur.batch.worker import Workspace
 from codur.core.events import Event
 from codur.core.events.batch import (
     BatchFinished,
@@ -102,6 +104,40 @@ class Caps:
         return ""
 
 
+@dataclass(frozen=True)
+class BatchSettings:
+    """How a batch runs: the options of ``codur batch``.
+
+    Attributes:
+        workdir: the folder holding the working copies, ``<workdir>/<id>``; a relative path is taken
+            from this process's working directory, made absolute by :func:`run_batch` once, before any
+            worker starts (a worker process runs in ``workdir`` itself, a Ray task on another node); one
+            batch at a time works in it (an flock on ``<workdir>/.batch.lock`` that names the holder).
+        workers: tasks run at once (default: half the cores, at least 1; with Ray ``auto`` or a
+            ``ray://`` address, the cluster's CPUs).
+        caps: global limits on tokens, cost (USD) and time (seconds); see :class:`Caps`.
+        ray: ``local``, ``auto`` or ``ray://HOST:PORT`` to run on Ray (:class:`codur.batch.pools.RayPool`).
+        ray_timeout: seconds to wait for the Ray connection (None: :data:`codur.batch.ray_connect.DEFAULT_TIMEOUT_S`).
+        in_place: a folder repo is worked on where it is instead of on a copy.
+        redo: run the tasks that already have a result too.
+        batch: the batch's name, recorded with each task's run (``codur_runs.batch`` in a database).
+    """
+
+    workdir: Path
+    workers: int | None = None
+    caps: Caps = Caps()
+    ray: str | None = None
+    ray_timeout: float | None = None
+    in_place: bool = False
+    redo: bool = False
+    batch: str = ""
+
+    @property
+    def workspace(self) -> Workspace:
+        """Where the tasks' working copies go (:attr:`workdir`), as the pools take it."""
+        return Workspace(self.workdir, in_place=self.in_place, batch=self.batch)
+
+
 @dataclass
 class BatchSummary:
     """What a batch did, over the last stored record of each of its tasks.
@@ -150,29 +186,16 @@ def summarize(records: Iterable[dict[str, Any]], summary: BatchSummary) -> Batch
     return summary
 
 
-def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None = None,
-              caps: Caps | None = None, ray: str | None = None, in_place: bool = False, redo: bool = False,
-              on_event: Callable[[Event], None] | None = None, pool: Pool | None = None,
-              batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
+def run_batch(tasks: list[BatchTask], store: ResultStore, settings: BatchSettings, *,
+              on_event: Callable[[Event], None] | None = None, pool: Pool | None = None) -> BatchSummary:
     """Run ``tasks`` (each a normal codur run in its own process) and store their records.
 
     Args:
         tasks: the valid tasks of a task file (:func:`codur.batch.tasks.read_tasks`).
         store: where records go (:func:`codur.batch.results.open_results`); it is not closed here.
-        workdir: the folder holding the working copies, ``<workdir>/<id>``; a relative path is taken
-            from this process's working directory, made absolute here once, before any worker
-            starts (a worker process runs in ``workdir`` itself, a Ray task on another node); one
-            batch at a time works in it (an flock on ``<workdir>/.batch.lock`` that names the holder).
-        workers: tasks run at once (default: half the cores, at least 1; with Ray ``auto`` or a
-            ``ray://`` address, the cluster's CPUs).
-        caps: global limits on tokens, cost (USD) and time (seconds); see :class:`Caps`.
-        ray: ``local``, ``auto`` or ``ray://HOST:PORT`` to run on Ray (:class:`codur.batch.pools.RayPool`).
-        in_place: a folder repo is worked on where it is instead of on a copy.
-        redo: run the tasks that already have a result too.
+        settings: the working folder, workers, caps, Ray and the batch's name (:class:`BatchSettings`).
         on_event: called with each event (see the module's docstring).
         pool: a pool to use instead of opening one (it is closed here too).
-        batch: the batch's name, recorded with each task's run (``codur_runs.batch`` in a database).
-        ray_timeout: seconds to wait for the Ray connection (None: :data:`codur.batch.ray_connect.DEFAULT_TIMEOUT_S`).
 
     Returns:
         The :class:`BatchSummary`.
@@ -182,40 +205,39 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, work
         BatchLocked: another batch works in ``workdir`` (a RuntimeError naming its pid and host).
         KeyboardInterrupt: after the tasks in flight are killed (their records are not stored).
     """
-    caps = caps or Caps()
-    workdir = Path(workdir).expanduser().resolve()  # once, here: every worker gets this same absolute path
+    # once, here: every worker gets this same absolute path
+    settings = dataclasses.replace(settings, workdir=Path(settings.workdir).expanduser().resolve())
     emit = on_event or (lambda event: None)
-    lock = hold_batch_lock(Path(workdir), WORKDIR_LOCK, "--workdir")
+    lock = hold_batch_lock(settings.workdir, WORKDIR_LOCK, "--workdir")
     try:
-        return _run(tasks, store, workdir=workdir, workers=workers, caps=caps, ray=ray, in_place=in_place,
-                    redo=redo, emit=emit, pool=pool, batch=batch, ray_timeout=ray_timeout)
+        return _run(tasks, store, settings, emit, pool)
     finally:
         lock.release()
 
 
-def _run(tasks: list[BatchTask], store: ResultStore, *, workdir: Path, workers: int | None, caps: Caps,
-         ray: str | None, in_place: bool, redo: bool, emit: Callable[[Event], None],
-         pool: Pool | None, batch: str = "", ray_timeout: float | None = None) -> BatchSummary:
+def _run(tasks: list[BatchTask], store: ResultStore, settings: BatchSettings, emit: Callable[[Event], None],
+         pool: Pool | None) -> BatchSummary:
     ids = {t.id for t in tasks}
     earlier = [r for r in store.records() if str(r.get("id")) in ids]
-    done = set() if redo else {str(r["id"]) for r in earlier}
+    done = set() if settings.redo else {str(r["id"]) for r in earlier}
     queue = deque(t for t in tasks if t.id not in done)
     summary = BatchSummary(total=len(tasks), skipped=len(tasks) - len(queue))
     kept = [r for r in earlier if str(r["id"]) in done]  # the records the caps and the summary count
     with contextlib.ExitStack() as stack:
-        if pool is None and not ray and queue:  # local workers share one embedded model server
+        workers, workspace = settings.workers, settings.workspace
+        if pool is None and not settings.ray and queue:  # local workers share one embedded model server
             env = stack.enter_context(shared_model_server(list(queue), workers or default_workers(), emit))
-            pool = open_pool(workers, workdir, in_place=in_place, env=env, batch=batch)
-        pool = pool or open_pool(workers, workdir, ray=ray, in_place=in_place, batch=batch,
-                                 **({"ray_timeout": ray_timeout} if ray_timeout else {}))
-        return _loop(queue, pool, caps, kept, summary, len(tasks), store, emit)
+            pool = open_pool(workers, workspace, env=env)
+        pool = pool or open_pool(workers, workspace, ray=settings.ray,
+                                 **({"ray_timeout": settings.ray_timeout} if settings.ray_timeout else {}))
+        return _loop(queue, pool, settings.caps, kept, summary, store, emit)
 
 
 def _loop(queue: deque[BatchTask], pool: Pool, caps: Caps, kept: list[dict[str, Any]], summary: BatchSummary,
-          total: int, store: ResultStore, emit: Callable[[Event], None]) -> BatchSummary:
+          store: ResultStore, emit: Callable[[Event], None]) -> BatchSummary:
     started = time.monotonic()
     running: dict[Future[dict[str, Any]], BatchTask] = {}
-    emit(BatchStarted(total=total, skipped=summary.skipped, queued=len(queue), workers=pool.slots))
+    emit(BatchStarted(total=summary.total, skipped=summary.skipped, queued=len(queue), workers=pool.slots))
     try:
         while queue or running:
             while queue and len(running) < pool.slots and not summary.stopped:

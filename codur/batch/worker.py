@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,21 @@ NO_TIMEOUT_S = 24 * 3600.0
 
 class TaskLost(RuntimeError):
     """A task's process ended without writing a result (killed, crashed, cancelled)."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where a batch's tasks run, and the name their runs are recorded with.
+
+    Attributes:
+        root: the folder that holds the working copies (``<root>/<id>``).
+        in_place: a folder repo is worked on where it is, not copied.
+        batch: the batch's name, recorded with each task's run (``codur_runs.batch`` in a database).
+    """
+
+    root: Path
+    in_place: bool = False
+    batch: str = ""
 
 
 def source_path() -> Path | None:
@@ -58,18 +74,15 @@ def worker_env() -> dict[str, str]:
     return env
 
 
-def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
-                 cancel: threading.Event | None = None, env: dict[str, str] | None = None,
-                 batch: str = "") -> dict[str, Any]:
+def execute_task(task: dict[str, Any], workspace: Workspace, cancel: threading.Event | None = None,
+                 env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one task in a new ``python -m codur.batch.worker`` process and return its record.
 
     Args:
         task: a :class:`BatchTask` as a dict (``model_dump()``), so a Ray task can carry it.
-        root: the folder that holds the working copies (``<root>/<id>``).
-        in_place: a folder repo is worked on where it is, not copied.
+        workspace: where the working copy goes, and the batch's name for the run.
         cancel: set it to kill the process (SIGTERM, then SIGKILL after a second).
         env: variables added to the process's environment (:func:`worker_env`).
-        batch: the batch's name, recorded with the run (``codur_runs.batch`` in a database).
 
     Raises:
         TaskLost: the process ended without a result (its exit code and the end of its stderr
@@ -81,9 +94,11 @@ def execute_task(task: dict[str, Any], root: str, in_place: bool = False,
     fd, out = tempfile.mkstemp(prefix="codur-batch-", suffix=".json")
     os.close(fd)
     try:
-        Path(root).mkdir(parents=True, exist_ok=True)
-        job = json.dumps({"task": task, "root": str(root), "in_place": in_place, "out": out, "batch": batch})
-        done = run_process([sys.executable, "-m", "codur.batch.worker"], cwd=Path(root), timeout_s=limit,
+        root = Path(workspace.root)
+        root.mkdir(parents=True, exist_ok=True)
+        job = json.dumps({"task": task, "root": str(root), "in_place": workspace.in_place, "out": out,
+                          "batch": workspace.batch})
+        done = run_process([sys.executable, "-m", "codur.batch.worker"], cwd=root, timeout_s=limit,
                            stdin=job, env={**worker_env(), **(env or {})}, cancel=cancel or threading.Event())
         text = Path(out).read_text(encoding="utf-8")
         if not text:

@@ -160,7 +160,7 @@ def batch_command(
     json_out: bool = typer.Option(False, "--json", help="One JSON object per event on stdout, the summary last."),
 ) -> None:
     """Run many codur tasks, each a normal run on its own working copy; results kept line by line."""
-    from codur.batch.runner import Caps, hold_batch_lock, run_batch
+    from codur.batch.runner import BatchSettings, Caps, hold_batch_lock, run_batch
 
     console = Console(highlight=False)
     if not console.is_terminal:
@@ -177,9 +177,9 @@ def batch_command(
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None
     try:
-        summary = run_batch(tasks, store, workdir=workdir or out.parent / f"{out.stem}-work", workers=workers,
-                            caps=caps, ray=ray, in_place=in_place, redo=redo, on_event=view, batch=out.stem,
-                            ray_timeout=ray_timeout)
+        settings = BatchSettings(workdir=workdir or out.parent / f"{out.stem}-work", workers=workers, caps=caps,
+                                 ray=ray, ray_timeout=ray_timeout, in_place=in_place, redo=redo, batch=out.stem)
+        summary = run_batch(tasks, store, settings, on_event=view)
     except (RuntimeError, OSError) as exc:  # OSError: the results file or the working copies' folder
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None

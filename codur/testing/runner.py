@@ -95,14 +95,14 @@ def argv_of(command: TestCommand, args: list[str] | tuple[str, ...] = ()) -> lis
 
 
 def reporting_argv(command: TestCommand, root: Path, out: Path, *, selection: list[str] | None = None,
-                   extra: list[str] | None = None, test_timeout_s: float) -> tuple[list[str], dict[str, str]]:
-    """The tool path's run (observe, verify, ``run_pytest``): the command with :data:`TOOL_FLAGS`,
-    the plugin writing its report to ``out`` (per-test limit ``test_timeout_s`` seconds, 0:
-    none) and ``extra``, ``selection`` (test ids or paths relative to ``root``) in place of its
-    own paths, when the command takes pytest's options; else the command as configured.
+                   test_timeout_s: float) -> tuple[list[str], dict[str, str]]:
+    """The tool path's run (observe, verify, ``run_pytest``): the command with :data:`TOOL_FLAGS`
+    and the plugin writing its report to ``out`` (per-test limit ``test_timeout_s`` seconds, 0:
+    none), ``selection`` (test ids or paths relative to ``root``) in place of its own paths,
+    when the command takes pytest's options; else the command as configured.
     Returns (argv, environment to add)."""
     plugin, env = plugin_options(out, test_timeout_s, by_option=command.is_pytest)
-    argv = command.run_argv(root, [*TOOL_FLAGS, *plugin, *(extra or [])], selection)
+    argv = command.run_argv(root, [*TOOL_FLAGS, *plugin], selection)
     return argv, (env if command.passes_args else {})
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from codur.tools import risk
 from codur.tools.errors import ToolError
 from codur.tools.gate import CallGate
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
-from codur.tools.processes import run_in_repo
+from codur.tools.processes import prepare, run_prepared
 from codur.tools.reading import MAX_READ_BYTES, decode_source, encode_source, read_bytes_bounded
 from codur.tools.visibility import is_secret, walk_files
 
@@ -208,13 +207,7 @@ class ToolContext:
             return self._write_many(changes)
 
     def _write_many(self, changes: Mapping[str, str | None]) -> list[Path]:
-        targets = []
-        for path, content in changes.items():
-            p = self.resolve(path, must_exist=content is None)
-            self._check_writable(p)
-            if content is None:
-                self._no_symlink(path)
-            targets.append((p, content))
+        targets = self._checked_targets(changes)
         encoded = {p: encode_source(content, self.rel(p)) for p, content in targets if content is not None}
         for p, content in targets:
             if content is not None and p.suffix == ".py":
@@ -231,14 +224,20 @@ class ToolContext:
                     atomic_write_bytes(p, encoded[p])
                 done.append(p)
         except BaseException:
-            for p in done:
-                old = before[p]
-                if old is None:
-                    p.unlink(missing_ok=True)
-                else:
-                    atomic_write_bytes(p, old)
+            _put_back(done, before)
             raise
         return [p for p, _ in targets]
+
+    def _checked_targets(self, changes: Mapping[str, str | None]) -> list[tuple[Path, str | None]]:
+        """``changes`` as (absolute path, content or None) once every path may be written or deleted."""
+        targets = []
+        for path, content in changes.items():
+            p = self.resolve(path, must_exist=content is None)
+            self._check_writable(p)
+            if content is None:
+                self._no_symlink(path)
+            targets.append((p, content))
+        return targets
 
     def _check_risk(self, p: Path, content: str) -> None:
         """Refuse (ToolError) a write of ``p`` whose ``content`` adds risky code, unless approved."""
@@ -300,10 +299,9 @@ class ToolContext:
                           allow_secrets=self.allow_secrets)
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
-            env: Mapping[str, str] | None = None, cwd: str = ".", writable: Sequence[Path] = (),
-            on_start: Callable[[subprocess.Popen], None] | None = None,
+            env: Mapping[str, str] | None = None, writable: Sequence[Path] = (),
             stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
-        """Run ``argv`` in the repo with a timeout; the whole process group is killed on timeout,
+        """Run ``argv`` in the repo root with a timeout; the whole process group is killed on timeout,
         cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
         the rest read-only, a private /tmp, no network), else with a ``sandbox.fallback``
@@ -324,4 +322,14 @@ class ToolContext:
             ToolError: the run is cancelled, or the command is not found or cannot be started.
         """
         with self.busy():
-            return run_in_repo(self, argv, timeout_s, stdin, env, cwd, writable, on_start, stop_on_output)
+            return run_prepared(self, prepare(self, argv, env, writable), timeout_s, stdin, stop_on_output)
+
+
+def _put_back(done: list[Path], before: Mapping[Path, bytes | None]) -> None:
+    """Undo the writes of ``done``: each file gets its ``before`` bytes again, or is removed when it had none."""
+    for p in done:
+        old = before[p]
+        if old is None:
+            p.unlink(missing_ok=True)
+        else:
+            atomic_write_bytes(p, old)

@@ -160,9 +160,7 @@ class ToolExecutor:
         clone.allowed = self.allowed
         return clone
 
-    def run_tests(self, selection: list[str] | None = None, *, caller: str = "", timeout_s: float | None = None,
-                  test_timeout_s: float | None = None, extra_args: list[str] | None = None,
-                  env: dict[str, str] | None = None) -> TestReport:
+    def run_tests(self, selection: list[str] | None = None, *, caller: str = "") -> TestReport:
         """The test tool (``run_pytest``'s body, :func:`codur.tools.testing.run_tests`) as a typed
         call: how observe, verify and localization run the repo's own tests.
 
@@ -177,8 +175,9 @@ class ToolExecutor:
         Args:
             selection: test ids or paths relative to the repo; None: the whole suite.
             caller: who runs them ("observe", "verify", ...), for the event.
-            timeout_s, test_timeout_s, extra_args, env: as :func:`codur.tools.testing.run_tests`
-                (seconds; per-test seconds, 0: none).
+
+        The run's limits are :func:`codur.tools.testing.run_tests`'s: the tool timeout for the
+        whole run, :data:`codur.testing.command.TEST_TIMEOUT_S` seconds per test.
 
         Raises:
             ToolError: the command is not found or cannot start, or the run was cancelled.
@@ -190,8 +189,7 @@ class ToolExecutor:
         t0, tested = time.monotonic(), self.ctx.tests_seconds()
         args: dict[str, Any] = {"selection": selection, "caller": caller}
         try:
-            report = run_tests(self.ctx, selection, timeout_s=timeout_s, extra_args=extra_args, env=env,
-                               test_timeout_s=test_timeout_s)
+            report = run_tests(self.ctx, selection)
         except ToolError as exc:
             self._finish(ToolResult("run_pytest", call_id, False, f"Error: {exc}", time.monotonic() - t0, args),
                          tested)

@@ -2,7 +2,8 @@
 ``sandbox.fallback`` event), with the allowlisted environment, killed on timeout or cancel,
 and the secrets its output shows redacted (:mod:`codur.sandbox.secrets`).
 
-:meth:`codur.tools.context.ToolContext.run` is the way in; this module is its body.
+:meth:`codur.tools.context.ToolContext.run` is the way in; this module is its body: :func:`prepare`
+builds the command, :func:`run_prepared` runs it.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import dataclasses
 import logging
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -50,9 +51,6 @@ class ProcessHost(Protocol):
     tmp_mb: int | None
     fallback_noted: bool
 
-    def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
-        """``path`` (relative to the repo) as an absolute path inside it."""
-
 
 def secret_files(root: Path) -> list[Path]:
     """The files at the repo's top and one folder down that commonly hold credentials
@@ -71,54 +69,85 @@ def _entries(folder: Path) -> list[Path]:
         return []
 
 
-def run_in_repo(ctx: ProcessHost, argv: Sequence[str], timeout_s: float | None, stdin: str | None,
-                env: Mapping[str, str] | None, cwd: str, writable: Sequence[Path],
-                on_start: Callable[[subprocess.Popen], None] | None,
-                stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
-    """Run ``argv`` for a tool of ``ctx``: the body of :meth:`codur.tools.context.ToolContext.run` (see it for the
-    arguments), called with the context's call gate held.
+@dataclass(frozen=True)
+class PreparedCommand:
+    """A tool's command as it starts (:func:`prepare`).
+
+    Attributes:
+        argv: the command line: the tool's, wrapped in bwrap when ``sandboxed``.
+        env: the child's whole environment (the allowlist plus the tool's variables).
+        program: the tool's ``argv[0]`` as given, for messages.
+        exe: the program's path (looked up on the child's PATH).
+        sandboxed: it runs under bubblewrap.
+    """
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    program: str
+    exe: str
+    sandboxed: bool
+
+
+def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None,
+            writable: Sequence[Path]) -> PreparedCommand:
+    """``argv`` for a tool of ``ctx`` with the allowlisted environment plus ``env``, under bubblewrap
+    when it works here (the repo and ``writable`` read-write, the interpreters it may call and
+    PYTHONPATH bound back, the repo's secret files masked), else as it is with one
+    ``sandbox.fallback`` event per context.
 
     Raises:
-        ToolError: the run is cancelled, or the command is not found or cannot be started.
+        ToolError: the command is not found.
     """
-    limit = ctx.timeout_s if timeout_s is None else timeout_s
-    where = ctx.resolve(cwd, must_exist=True)
     child_env = allowed_env(env, ctx.env_allow)
     exe = argv[0] if "/" in argv[0] else shutil.which(argv[0], path=child_env.get("PATH"))
     if exe is None:
         raise ToolError(f"command not found: {argv[0]}")
     problem = bwrap_problem()
-    if problem is None:
-        # what the private /tmp and home would hide: the program's prefix, the interpreters a
-        # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
-        pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
-        secrets = [] if ctx.allow_secrets else secret_files(ctx.root)  # a .env reads as empty in the sandbox
-        command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=where, writable=writable, network=ctx.network,
-                             tmp_mb=ctx.tmp_mb, masked=secrets,
-                             read_only_root=ctx.read_only,
-                             readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
-                                                                         interpreter_paths(py)),
-                                              *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
-        child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
-    else:
-        command = list(argv)
+    if problem is not None:
         _note_fallback(ctx, problem)
+        return PreparedCommand(tuple(argv), child_env, argv[0], exe, sandboxed=False)
+    # what the private /tmp and home would hide: the program's prefix, the interpreters a
+    # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
+    pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
+    secrets = [] if ctx.allow_secrets else secret_files(ctx.root)  # a .env reads as empty in the sandbox
+    command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=ctx.root, writable=writable, network=ctx.network,
+                         tmp_mb=ctx.tmp_mb, masked=secrets,
+                         read_only_root=ctx.read_only,
+                         readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
+                                                                     interpreter_paths(py)),
+                                          *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
+    child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
+    return PreparedCommand(tuple(command), child_env, argv[0], exe, sandboxed=True)
+
+
+def run_prepared(ctx: ProcessHost, command: PreparedCommand, timeout_s: float | None, stdin: str | None,
+                 stop_on_output: Callable[[str], bool] | None) -> ProcessResult:
+    """Run ``command`` (:func:`prepare`) in the repo of ``ctx``, killed past ``timeout_s`` seconds
+    (None: the context's) or on cancel, and return its result with secrets redacted: the body of
+    :meth:`codur.tools.context.ToolContext.run` (see it for the arguments), called with the
+    context's call gate held.
+
+    Raises:
+        ToolError: the run is cancelled, or the command cannot be started (or, under bubblewrap,
+            not seen).
+    """
+    program = command.program
     try:
-        res = run_process(command, cwd=where, timeout_s=limit, stdin=stdin, env=child_env,
-                          on_start=on_start, cancel=ctx.cancel, stop_on_output=stop_on_output,
+        res = run_process(command.argv, cwd=ctx.root, timeout_s=ctx.timeout_s if timeout_s is None else timeout_s,
+                          stdin=stdin, env=command.env, cancel=ctx.cancel, stop_on_output=stop_on_output,
                           memory_mb=ctx.memory_mb)
     except FileNotFoundError:
-        raise ToolError(f"command not found: {argv[0]}") from None
+        raise ToolError(f"command not found: {program}") from None
     except PermissionError:
-        raise ToolError(f"not executable: {argv[0]}") from None
+        raise ToolError(f"not executable: {program}") from None
     if res.cancelled:
-        raise ToolError(f"the run was cancelled; {argv[0]} was killed")
-    if problem is None and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
+        raise ToolError(f"the run was cancelled; {program} was killed")
+    if command.sandboxed and res.exit_code == 1 and res.stderr.startswith("bwrap: execvp"):
         tests = ctx.test_command
-        what = (f"the interpreter of {tests.origin}" if tests and exe in (tests.interpreter, tests.python)
-                else f"the program {argv[0]}")
-        raise ToolError(f"{cannot_see(exe, what)} ({res.stderr.strip()[:200]})")
-    return _redacted(ctx, res, argv[0])
+        what = (f"the interpreter of {tests.origin}" if tests and command.exe in (tests.interpreter, tests.python)
+                else f"the program {program}")
+        raise ToolError(f"{cannot_see(command.exe, what)} ({res.stderr.strip()[:200]})")
+    return _redacted(ctx, res, program)
 
 
 def _redacted(ctx: ProcessHost, res: ProcessResult, program: str) -> ProcessResult:

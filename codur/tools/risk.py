@@ -106,6 +106,13 @@ class _Finder:
 
     # names ------------------------------------------------------------------------------------
     def _bind(self, tree: ast.AST) -> None:
+        assigns = self._bind_imports(tree)
+        for _ in range(5):  # chains: a = os; b = a.system
+            if not self._bind_assigns(assigns):
+                break
+
+    def _bind_imports(self, tree: ast.AST) -> list[tuple[str, ast.expr]]:
+        """Bind the names ``tree``'s imports define; return its assignments to plain names, (name, value)."""
         assigns = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -118,17 +125,20 @@ class _Finder:
             elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 assigns += [(t.id, node.value) for t in targets if isinstance(t, ast.Name)]
-        for _ in range(5):  # chains: a = os; b = a.system
-            changed = False
-            for name, value in assigns:
-                text = self._string(value)
-                if text is not None and self.strings.get(name) != text:
-                    self.strings[name], changed = text, True
-                q = self._resolve(value)
-                if q is not None and self.bound.get(name) != q:
-                    self.bound[name], changed = q, True
-            if not changed:
-                break
+        return assigns
+
+    def _bind_assigns(self, assigns: list[tuple[str, ast.expr]]) -> bool:
+        """One pass over ``assigns``: the string or qualified name each value stands for now.
+        True when a binding changed (another pass may resolve more)."""
+        changed = False
+        for name, value in assigns:
+            text = self._string(value)
+            if text is not None and self.strings.get(name) != text:
+                self.strings[name], changed = text, True
+            q = self._resolve(value)
+            if q is not None and self.bound.get(name) != q:
+                self.bound[name], changed = q, True
+        return changed
 
     def _string(self, node: ast.expr) -> str | None:
         """The string ``node`` always evaluates to (literals, ``+``, constant f-strings, ``''.join``
@@ -159,29 +169,40 @@ class _Finder:
             base = self._resolve(node.value)
             return _canonical(f"{base}.{node.attr}") if base is not None else None
         if isinstance(node, ast.Call):
-            func = self._resolve(node.func)
-            arg = self._string(node.args[0]) if node.args else None
-            if func in IMPORTERS and arg is not None:
-                return _canonical(arg)
-            if func == "getattr" and len(node.args) >= 2 and (attr := self._string(node.args[1])) is not None:
-                base = self._resolve(node.args[0])
-                return _canonical(f"{base}.{attr}") if base is not None else None
-            if func == "vars" and node.args:
-                base = self._resolve(node.args[0])
-                return f"{base}.__dict__" if base is not None else None
-            if func in ("globals", "locals") and not node.args:
-                return "<globals>"
-            return None
+            return self._resolve_call(node)
         if isinstance(node, ast.Subscript):
-            base, key = self._resolve(node.value), self._string(node.slice)
-            if base is None or key is None:
-                return None
-            if base == "sys.modules":
-                return _canonical(key)
-            if base == "<globals>":
-                return self._resolve(ast.Name(id=key))
-            if base.endswith(".__dict__") or base == "builtins":
-                return _canonical(f"{base.removesuffix('.__dict__')}.{key}")
+            return self._resolve_subscript(node)
+        return None
+
+    def _resolve_call(self, node: ast.Call) -> str | None:
+        """What a call names: ``__import__('os')`` -> ``os``, ``getattr(os, 'system')`` ->
+        ``os.system``, ``vars(os)`` -> ``os.__dict__``, ``globals()`` -> ``<globals>``; else None."""
+        func = self._resolve(node.func)
+        arg = self._string(node.args[0]) if node.args else None
+        if func in IMPORTERS and arg is not None:
+            return _canonical(arg)
+        if func == "getattr" and len(node.args) >= 2 and (attr := self._string(node.args[1])) is not None:
+            base = self._resolve(node.args[0])
+            return _canonical(f"{base}.{attr}") if base is not None else None
+        if func == "vars" and node.args:
+            base = self._resolve(node.args[0])
+            return f"{base}.__dict__" if base is not None else None
+        if func in ("globals", "locals") and not node.args:
+            return "<globals>"
+        return None
+
+    def _resolve_subscript(self, node: ast.Subscript) -> str | None:
+        """What a literal key of a namespace names: ``sys.modules['os']`` -> ``os``,
+        ``globals()['x']`` -> what ``x`` names, ``os.__dict__['system']`` -> ``os.system``; else None."""
+        base, key = self._resolve(node.value), self._string(node.slice)
+        if base is None or key is None:
+            return None
+        if base == "sys.modules":
+            return _canonical(key)
+        if base == "<globals>":
+            return self._resolve(ast.Name(id=key))
+        if base.endswith(".__dict__") or base == "builtins":
+            return _canonical(f"{base.removesuffix('.__dict__')}.{key}")
         return None
 
     def _imported(self, node: ast.expr) -> bool:
@@ -203,9 +224,7 @@ class _Finder:
 
     def _visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.Import):
-            for a in node.names:
-                if (risk := kind(a.name)) is not None:
-                    self.found[f"{risk}: import {a.name}"] += 1
+            self._import(node)
             return
         if isinstance(node, ast.ImportFrom):
             self._import_from(node)
@@ -217,13 +236,24 @@ class _Finder:
             return
         if isinstance(node, ast.Attribute) and node.attr in ESCAPES:
             self.found[f"dynamic code: .{node.attr}"] += 1
-        elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
-            q = self._resolve(node)
-            if q is not None and kind(q) is not None:
-                self._add(q, node, q)
-                return
+        elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load) and self._reference(node):
+            return
         for child in ast.iter_child_nodes(node):
             self._visit(child)
+
+    def _import(self, node: ast.Import) -> None:
+        for a in node.names:
+            if (risk := kind(a.name)) is not None:
+                self.found[f"{risk}: import {a.name}"] += 1
+
+    def _reference(self, node: ast.Name | ast.Attribute) -> bool:
+        """Count a name or attribute that names something risky (``o.system`` after ``import os as o``).
+        True when it did."""
+        q = self._resolve(node)
+        if q is None or kind(q) is None:
+            return False
+        self._add(q, node, q)
+        return True
 
     def _import_from(self, node: ast.ImportFrom) -> None:
         if node.level or not node.module:

@@ -34,27 +34,23 @@ def _temp_dirs_named(env: dict[str, str] | None) -> list[Path]:
     return out
 
 
-def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s: float | None = None,
-              extra_args: list[str] | None = None, env: dict[str, str] | None = None,
-              test_timeout_s: float | None = None) -> TestReport:
+def run_tests(ctx: ToolContext, selection: list[str] | None = None) -> TestReport:
     """Run the repo's test command (:meth:`ToolContext.tests`) and read the plugin's report.
 
-    A command that takes pytest's options gets the plugin (:func:`codur.testing.runner.reporting_argv`)
-    and ``extra_args``, and ``selection`` replaces its own test paths; any other command
+    A command that takes pytest's options gets the plugin (:func:`codur.testing.runner.reporting_argv`),
+    and ``selection`` replaces its own test paths; any other command
     (``make test``), or a wrapper's (``tox -e py --``) that wrote no report, runs as
     configured and is one test, passed or failed by its exit code.
 
     Args:
         ctx: the tool context (repo root, timeout, test command).
         selection: test paths or node ids (relative to the repo); None runs everything.
-        timeout_s: limit in seconds of the whole run; default ``ctx.timeout_s``. The process
-            group is killed past it (the report then has ``exit_code`` None).
-        env: extra environment variables for the test process; under bubblewrap, files they
-            name in a temp folder stay writable (and visible to the caller).
-        test_timeout_s: per-test limit in seconds (commands that take pytest's options; default
-            :data:`codur.testing.command.TEST_TIMEOUT_S`, 0: none). A test over it fails with
-            a TimeoutError whose traceback shows the line it was looping on, and the run goes
-            on with the next test.
+
+    The whole run may take ``ctx.timeout_s`` seconds: its process group is killed past it (the
+    report then has ``exit_code`` None). Each test may take
+    :data:`codur.testing.command.TEST_TIMEOUT_S` seconds (commands that take pytest's options):
+    a test over it fails with a TimeoutError whose traceback shows the line it was looping on,
+    and the run goes on with the next test.
 
     What the run changed in the repo is reported and kept for ``codur undo``
     (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event). Under the tool policy
@@ -66,22 +62,20 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None, *, timeout_s
         ToolError: the command is not found or cannot start, or the run was cancelled.
     """
     command = ctx.tests()
-    test_timeout_s = TEST_TIMEOUT_S if test_timeout_s is None else test_timeout_s
     with snapshot.noted(ctx):
-        return _run_tests(ctx, command, selection, timeout_s, extra_args, env, test_timeout_s)
+        return _run_tests(ctx, command, selection)
 
 
-def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None, timeout_s: float | None,
-               extra_args: list[str] | None, env: dict[str, str] | None, test_timeout_s: float) -> TestReport:
+def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None) -> TestReport:
     with temp_dir("codur-pytest-") as tmp:
         out = tmp / "report.json"
-        argv, plugin_env = runner.reporting_argv(command, ctx.root, out, selection=selection, extra=extra_args,
-                                                 test_timeout_s=test_timeout_s)
+        argv, plugin_env = runner.reporting_argv(command, ctx.root, out, selection=selection,
+                                                 test_timeout_s=TEST_TIMEOUT_S)
 
         def launch(argv: list[str], env: dict[str, str], timeout_s: float | None):
             return ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
 
-        proc = runner.run_tests(command, ctx.root, argv, {**plugin_env, **(env or {})}, timeout_s, launch=launch,
+        proc = runner.run_tests(command, ctx.root, argv, plugin_env, None, launch=launch,
                                 report=out if command.passes_args else None)
         output = proc.output[-6000:]
         ctx.tests_ran(proc.duration_s)  # the run's test time (observe, verify and the test tools)

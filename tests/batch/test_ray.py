@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from codur.batch.results import JsonlResults
-from codur.batch.runner import run_batch
+from codur.batch.runner import BatchSettings, run_batch
 from codur.batch.tasks import read_tasks
 
 pytest.importorskip("ray", reason="Ray is the optional extra codur[ray]")
@@ -28,7 +28,7 @@ def _outcomes(tmp_path: Path, name: str, ray: str | None) -> tuple[dict, list[di
     store = JsonlResults(tmp_path / f"{name}.jsonl")
     events: list[dict] = []
     workdir = Path(f"{name}-work") if ray else tmp_path / f"{name}-work"  # relative: resolved once, here
-    summary = run_batch(tasks, store, workdir=workdir, workers=2, ray=ray, on_event=events.append)
+    summary = run_batch(tasks, store, BatchSettings(workdir=workdir, workers=2, ray=ray), on_event=events.append)
     store.close()
     assert summary.complete and summary.ran == 5
     outcome = {r["id"]: (r["status"], r["solved"], r["fixer"], r["diff"]) for r in store.records()}

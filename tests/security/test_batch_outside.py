@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codur.batch.runner import BatchLocked, hold_batch_lock, run_batch
+from codur.batch.runner import BatchLocked, BatchSettings, hold_batch_lock, run_batch
 from codur.batch.tasks import BatchTask, read_tasks
 from codur.batch.workcopy import prepare_workcopy
 
@@ -100,7 +100,7 @@ def test_run_batch_refuses_a_working_folder_another_batch_holds(tmp_path: Path) 
 
     try:
         with pytest.raises(BatchLocked, match=r"the working folder .* is in use by another codur batch \(pid \d+"):
-            run_batch([BatchTask(id="t1", repo=str(tmp_path), task="fix")], _Store(), workdir=workdir,
+            run_batch([BatchTask(id="t1", repo=str(tmp_path), task="fix")], _Store(), BatchSettings(workdir=workdir),
                       pool=NoPool())  # type: ignore[arg-type]
     finally:
         held.release()

@@ -147,16 +147,36 @@ def _sweeper(jobs):
     return sweep
 
 
+def _wait_s(jobs):
+    """Seconds select may wait: until the nearest deadline (an hour at most), 0.02 s while a
+    job has no pidfd (it is polled)."""
+    now = time.monotonic()
+    wait = min([j.deadline - now for j in jobs.values()] + [3600.0])
+    if any(j.pidfd is None for j in jobs.values()):
+        wait = min(wait, 0.02)
+    return max(0.0, wait)
+
+
+def _handle(request, jobs, server):
+    """Kill the job ``request["kill"]`` names, or fork a child that runs ``request``."""
+    if "kill" in request:
+        for job in jobs.values():
+            if job.id == request["kill"]:
+                _killpg(job.pid)
+        return
+    pid = os.fork()
+    if pid == 0:
+        _child(request, server)
+    jobs[pid] = _Job(request["id"], pid, float(request["timeout"]))
+    _send({"id": request["id"], "pid": pid})
+
+
 def _serve(sweeping=False):
     jobs, buf, server = {}, b"", os.getpid()
     sweep = _sweeper(jobs) if sweeping else None
     while True:
-        now = time.monotonic()
-        wait = min([j.deadline - now for j in jobs.values()] + [3600.0])
-        if any(j.pidfd is None for j in jobs.values()):
-            wait = min(wait, 0.02)
         fds = [0] + [j.pidfd for j in jobs.values() if j.pidfd is not None]
-        ready, _, _ = select.select(fds, [], [], max(0.0, wait))
+        ready, _, _ = select.select(fds, [], [], _wait_s(jobs))
         if 0 in ready:
             chunk = os.read(0, 1 << 16)
             if not chunk:  # controller went away
@@ -166,17 +186,7 @@ def _serve(sweeping=False):
             buf += chunk
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
-                request = json.loads(line)
-                if "kill" in request:
-                    for job in jobs.values():
-                        if job.id == request["kill"]:
-                            _killpg(job.pid)
-                    continue
-                pid = os.fork()
-                if pid == 0:
-                    _child(request, server)
-                jobs[pid] = _Job(request["id"], pid, float(request["timeout"]))
-                _send({"id": request["id"], "pid": pid})
+                _handle(json.loads(line), jobs, server)
         now = time.monotonic()
         for pid in list(jobs):
             if jobs[pid].reap(now >= jobs[pid].deadline, sweep):
