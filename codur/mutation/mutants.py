@@ -29,7 +29,7 @@ from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.pyast import BOM, parse_ast
-from codur.mutation import data, guards, statements
+from codur.mutation import data, early, guards, statements
 from codur.mutation.site import MutationSite
 from codur.validate.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
 
@@ -155,10 +155,9 @@ def candidates(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> l
     return out
 
 
-def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises: frozenset[str]) -> list[Mutant]:
-    """Parameter checks (:func:`codur.mutation.guards.guards`) for the innermost functions
-    holding a scored line of ``rel``, scored by their best line; functions of equal score in
-    the order of their summed line scores (the one the failing tests ran most of first)."""
+def _scored_functions(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> list[tuple[ast.AST, float]]:
+    """The innermost functions holding a scored line of ``rel``, with their best line's score; functions
+    of equal score in the order of their summed line scores (the one the failing tests ran most of first)."""
     funcs = [n for n in ast.walk(src.tree) if isinstance(n, _FUNCS)]
     best: dict[ast.AST, float] = {}
     mass: dict[ast.AST, float] = {}
@@ -170,12 +169,26 @@ def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises:
             inner = max(holders, key=lambda n: n.lineno)
             best[inner] = max(best.get(inner, 0.0), value)
             mass[inner] = mass.get(inner, 0.0) + value
+    return sorted(best.items(), key=lambda kv: (-kv[1], -mass[kv[0]], kv[0].lineno))
+
+
+def _guards(rel: str, src: Source, scores: dict[tuple[str, int], float], raises: frozenset[str]) -> list[Mutant]:
+    """Parameter checks (:func:`codur.mutation.guards.guards`) for the functions of
+    :func:`_scored_functions`, scored by their best line."""
     out = []
-    for func, score in sorted(best.items(), key=lambda kv: (-kv[1], -mass[kv[0]], kv[0].lineno)):
+    for func, score in _scored_functions(rel, src, scores):
         for line, edits, description in guards.guards(func, src, raises):
             out.append(Mutant(rel, line, "add_parameter_check", edits, description, score, guards.PRIOR,
                               (rel, line)))
     return out
+
+
+def _early_returns(rel: str, src: Source, scores: dict[tuple[str, int], float]) -> list[Mutant]:
+    """Early returns for a parameter that is None (:func:`codur.mutation.early.null_returns`) for the
+    functions of :func:`_scored_functions`, scored by their best line."""
+    return [Mutant(rel, line, "add_null_check", edits, description, score, early.PRIOR, (rel, line))
+            for func, score in _scored_functions(rel, src, scores)
+            for line, edits, description in early.null_returns(func, src)]
 
 
 def top_level_spans(text: str) -> list[tuple[int, int]]:
@@ -289,7 +302,7 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
         kept.update(data.read_data(rel, sources[rel].tree, kept))  # the module-level data they read
     singles = []
     for rel in sorted({f for f, _ in kept}):
-        singles += candidates(rel, sources[rel], kept)
+        singles += candidates(rel, sources[rel], kept) + _early_returns(rel, sources[rel], kept)
         if raises:
             singles += _guards(rel, sources[rel], kept, raises)
 

@@ -5,7 +5,7 @@ stopped: :class:`SearchEnd`) and what the graph's state keeps of it (:class:`Pat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,6 +58,13 @@ class PatchSettings:
                    memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
 
 
+class Queued(NamedTuple):
+    """The mutants a search queued (at most ``max_mutants``), and the second-order ones among them."""
+
+    mutants: int = 0
+    pairs: int = 0
+
+
 @dataclass(frozen=True)
 class SearchEnd:
     """Why a search that found no plausible patch stopped, with the figures.
@@ -84,11 +91,11 @@ class SearchEnd:
     max_pairs: int
 
     @classmethod
-    def of(cls, status: PatchStatus, settings: PatchSettings, *, tried: int, mutants: int,
-           token_budget: bool = False, pairs: int = 0) -> SearchEnd:
-        """The end of a search that ended ``status`` (``cancelled``, ``budget`` or ``not_found``);
-        ``token_budget``: the run's token budget stopped it; ``pairs``: second-order mutants among
-        the queued ``mutants``. A ``not_found`` search whose mutant queue holds ``max_mutants``
+    def of(cls, status: PatchStatus, settings: PatchSettings, *, tried: int, queued: Queued,
+           token_budget: bool = False) -> SearchEnd:
+        """The end of a search that ended ``status`` (``cancelled``, ``budget`` or ``not_found``)
+        after ``tried`` candidates, with ``queued`` mutants; ``token_budget``: the run's token
+        budget stopped it. A ``not_found`` search whose mutant queue holds ``max_mutants``
         mutants, or ``max_pairs`` second-order ones, was cut by the mutant budget (more mutants
         exist): its end is ``budget``, else ``exhausted``.
 
@@ -100,11 +107,12 @@ class SearchEnd:
         elif status is PatchStatus.BUDGET:
             stopped, spent = SearchStop.BUDGET, "tokens" if token_budget else "time"
         elif status is PatchStatus.NOT_FOUND:
-            cut = mutants >= settings.max_mutants or 0 < settings.max_pairs <= pairs
+            cut = queued.mutants >= settings.max_mutants or 0 < settings.max_pairs <= queued.pairs
             stopped, spent = (SearchStop.BUDGET, "mutants") if cut else (SearchStop.EXHAUSTED, "")
         else:
             raise ValueError(f"a search that ended {status.value!r} did not stop for want of a patch")
-        return cls(stopped, spent, tried, mutants, settings.time_budget_s, settings.max_mutants, settings.max_pairs)
+        return cls(stopped, spent, tried, queued.mutants, settings.time_budget_s, settings.max_mutants,
+                   settings.max_pairs)
 
     @property
     def message(self) -> str:

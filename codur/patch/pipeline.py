@@ -39,7 +39,7 @@ from codur.core.events import Event
 from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchStart
 from codur.patch import fixers as fixer_list
 from codur.patch import ranking
-from codur.patch.contracts import PatchResult, PatchSettings, SearchEnd
+from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
@@ -166,9 +166,9 @@ class PatchPipeline:
                 return self._end(self._found(session, outcome.best, info), start, phases, session)
             status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
-            end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()),
-                               mutants=self.queued.get("mutation", 0), token_budget=self.budget_hit,
-                               pairs=self.pairs.get("mutation", 0))
+            queued = Queued(self.queued.get("mutation", 0), self.pairs.get("mutation", 0))
+            end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()), queued=queued,
+                               token_budget=self.budget_hit)
             return self._end(PatchResult(status, message=self._why(status), end=end, **info), start, phases, session)
 
     def _found(self, session: RepairSession, best: Candidate, info: dict) -> PatchResult:

@@ -13,7 +13,7 @@ from codur.config import CodurConfig
 from codur.core.contracts import PatchStatus
 from codur.graph.state import patch_of, state_serializer
 from codur.patch import PatchResult
-from codur.patch.contracts import NearMiss, PatchOutcome, PatchSettings, SearchEnd
+from codur.patch.contracts import NearMiss, PatchOutcome, PatchSettings, Queued, SearchEnd
 
 NEAR = {"label": "calc.py: total rewritten by model sample 1", "fixed": 2, "failing": 3,
         "provenance": {"source": "sampling", "sample": 1}, "files": ["calc.py"], "diff": "--- a/calc.py\n"}
@@ -50,7 +50,7 @@ def test_a_checkpoint_loads_the_outcome_back(caplog):
     serde = state_serializer()
     settings = PatchSettings.from_config(CodurConfig())
     ended = dataclasses.replace(result(), status=PatchStatus.BUDGET,
-                                end=SearchEnd.of(PatchStatus.BUDGET, settings, tried=4, mutants=9))
+                                end=SearchEnd.of(PatchStatus.BUDGET, settings, tried=4, queued=Queued(9)))
     outcome = PatchOutcome.from_result(ended)
     assert outcome.end is not None and outcome.end.spent == "time" and outcome.end.tried == 4
     with caplog.at_level(logging.WARNING):

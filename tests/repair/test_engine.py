@@ -17,7 +17,7 @@ from codur.commands.repair import repair_command
 from codur.core.contracts import PatchStatus
 from codur.mutation import generate_mutants
 from codur.mutation.mutants import Mutant, pairs
-from codur.patch.contracts import PatchSettings, SearchEnd
+from codur.patch.contracts import PatchSettings, Queued, SearchEnd
 from codur.validate.localize import localize_faults
 from codur.validate.search import CandidateQueue
 from codur.validate.session import RepairSession
@@ -109,20 +109,20 @@ def test_why_a_search_stopped():
     settings = PatchSettings(fixers=("mutation",), workers=1, time_box_s=10.0, samples=0, time_budget_s=60.0,
                              max_mutants=400, max_pairs=100, max_lines=80, sample_format="function",
                              memory_mb=None, mutant_timeout_s=5.0)
-    end = SearchEnd.of(PatchStatus.BUDGET, settings, tried=7, mutants=400)
+    end = SearchEnd.of(PatchStatus.BUDGET, settings, tried=7, queued=Queued(400))
     assert (end.stopped, end.spent) == ("budget", "time")
     assert end.message == "gave up: the time budget of 60 s ran out after 7 of 400 mutants"
-    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=400, mutants=400).spent == "mutants"
-    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=9, mutants=9).stopped == "exhausted"
-    pairs_cut = SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=150, mutants=150, pairs=100)
+    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=400, queued=Queued(400)).spent == "mutants"
+    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=9, queued=Queued(9)).stopped == "exhausted"
+    pairs_cut = SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=150, queued=Queued(150, 100))
     assert (pairs_cut.stopped, pairs_cut.spent) == ("budget", "mutants") and "more exist" in pairs_cut.message
-    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=149, mutants=149, pairs=99).stopped == "exhausted"
-    assert SearchEnd.of(PatchStatus.CANCELLED, settings, tried=3, mutants=9).stopped == "cancelled"
-    tokens = SearchEnd.of(PatchStatus.BUDGET, settings, tried=3, mutants=9, token_budget=True)
+    assert SearchEnd.of(PatchStatus.NOT_FOUND, settings, tried=149, queued=Queued(149, 99)).stopped == "exhausted"
+    assert SearchEnd.of(PatchStatus.CANCELLED, settings, tried=3, queued=Queued(9)).stopped == "cancelled"
+    tokens = SearchEnd.of(PatchStatus.BUDGET, settings, tried=3, queued=Queued(9), token_budget=True)
     assert tokens.spent == "tokens" and "token budget" in tokens.message
     assert tokens.as_dict()["message"] == tokens.message
     with pytest.raises(ValueError, match="patched"):
-        SearchEnd.of(PatchStatus.PATCHED, settings, tried=1, mutants=1)
+        SearchEnd.of(PatchStatus.PATCHED, settings, tried=1, queued=Queued(1))
 
 
 def test_the_command_says_why_it_gave_up_from_the_result(tmp_path):
