@@ -11,7 +11,8 @@ attributes) and ``calls.py`` (calls, arguments), the standard library's optional
 never-ending ``while`` lacks, the flush of a loop's last batch, a statement indented one
 block too deep), the parameter check a failing test expected in ``guards.py``; what they
 share in ``site.py``; the module analysis they read (names in scope, kinds of use, nearest
-names) in ``names.py``; the bug patterns they are named after, with the priors, in
+names) in ``names.py``, the kinds of use it reads from the code around a name in
+``kinds.py``; the bug patterns they are named after, with the priors, in
 ``patterns.py``. The fixer that hands them to the pipeline is
 :class:`codur.patch.fixers.mutation.MutationFixer`; the validator judges them
 (:mod:`codur.validate`). ``codur repair`` is the main job with this fixer only;

@@ -15,7 +15,8 @@ import itertools
 from collections import Counter
 
 from codur.mutation.identifiers import ATTRIBUTES, arity_fits
-from codur.mutation.names import BUILTINS, is_num, is_str
+from codur.mutation.kinds import is_num, is_str
+from codur.mutation.names import BUILTINS
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.mutation.site import MutationSite, plus_minus, short
 
@@ -117,25 +118,12 @@ def _arguments(node: ast.Call, ctx: MutationSite) -> None:
 def _more_arguments(node: ast.Call, ctx: MutationSite, arity: tuple[int, float] | None,
                     others: list[ast.Call]) -> None:
     """Same function, more arguments: the next argument of another call of it, or the next
-    parameter of its definition when a variable of that name is in scope."""
-    src, facts = ctx.src, ctx.facts
+    parameter of its definition when a variable of that name is in scope (the three most
+    frequent, each added before the closing parenthesis)."""
+    src = ctx.src
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return
-    visible = set(facts.scope_of(node).bound) | set(facts.scopes[None].bound) | set(
-        facts.comprehension_names(node)) | BUILTINS
-    n, used = len(node.args), {k.arg for k in node.keywords}
-    found: Counter = Counter()
-    for call in others:
-        extra = [("arg", src.seg(call.args[n]), call.args[n])] if len(call.args) > n else []
-        extra += [("kw", src.seg(k), k.value) for k in call.keywords if k.arg and k.arg not in used]
-        for kind, text, value in extra:
-            if {x.id for x in ast.walk(value) if isinstance(x, ast.Name)} <= visible:
-                found[(kind, text)] += 1
-    if arity is not None and n < arity[1]:
-        a = ctx.facts.functions[_callee(node)][0].args
-        params = [p.arg for p in a.posonlyargs + a.args if p.arg not in ("self", "cls")]
-        if n < len(params) and params[n] in facts.scope_of(node).bound and params[n] not in used:
-            found[("arg", params[n])] += 1
+    found = _next_arguments(node, ctx, arity, others)
     end = src.span(node)[1]
     if src.text[end - 1:end] != ")":
         return
@@ -150,6 +138,32 @@ def _more_arguments(node: ast.Call, ctx: MutationSite, arity: tuple[int, float] 
             spans = [(last, last, f", {text}")] if last is not None else [(open_, open_, text)]
         ctx.add("same_function_more_args", node, spans, PRIOR["same_function_more_args"] * DECAY ** i,
                 description=f"added the argument `{short(text)}` to `{short(src.seg(node))}`")
+
+
+def _next_arguments(node: ast.Call, ctx: MutationSite, arity: tuple[int, float] | None,
+                    others: list[ast.Call]) -> Counter:
+    """(kind, source) -> count of the arguments ``node`` may lack ("arg": the next positional
+    one, "kw": a keyword one, as ``name=value``): those the ``others`` calls of its function
+    pass, whose names are all visible at ``node``, and the next parameter of the function's
+    definition (``arity``: its (required, maximum) positional arguments) when a variable of
+    that name is bound in the scope."""
+    src, facts = ctx.src, ctx.facts
+    visible = set(facts.scope_of(node).bound) | set(facts.scopes[None].bound) | set(
+        facts.comprehension_names(node)) | BUILTINS
+    n, used = len(node.args), {k.arg for k in node.keywords}
+    found: Counter = Counter()
+    for call in others:
+        extra = [("arg", src.seg(call.args[n]), call.args[n])] if len(call.args) > n else []
+        extra += [("kw", src.seg(k), k.value) for k in call.keywords if k.arg and k.arg not in used]
+        for kind, text, value in extra:
+            if {x.id for x in ast.walk(value) if isinstance(x, ast.Name)} <= visible:
+                found[(kind, text)] += 1
+    if arity is not None and n < arity[1]:
+        a = facts.functions[_callee(node)][0].args
+        params = [p.arg for p in a.posonlyargs + a.args if p.arg not in ("self", "cls")]
+        if n < len(params) and params[n] in facts.scope_of(node).bound and params[n] not in used:
+            found[("arg", params[n])] += 1
+    return found
 
 
 def _recursive(node: ast.Call, ctx: MutationSite) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
-from codur.mutation.names import FUNCS, Facts, family, use_of
+from codur.mutation.kinds import use_of
+from codur.mutation.names import FUNCS, Facts, family
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.mutation.site import MutationSite
 

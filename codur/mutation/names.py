@@ -1,6 +1,6 @@
 """Module analysis for the mutation operators: which names, attributes and callables are in
 scope at a node, how each name is used (its kinds: "num", "seq", "str", "call", ..., see
-:func:`use_of`), and which names are nearest to stand in for another (:meth:`Facts.nearest`).
+:func:`codur.mutation.kinds.use_of`), and which names are nearest to stand in for another (:meth:`Facts.nearest`).
 
 Computed once per module (:func:`facts_of`) and read through ``MutationSite.facts``.
 """
@@ -14,22 +14,12 @@ import weakref
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from codur.mutation.kinds import ANNOTATION_KINDS, METHOD_KINDS, is_num, use_of, value_kind
 from codur.validate.source import Source
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_SEQ_FUNCS = {"len", "sorted", "reversed", "enumerate", "zip", "sum", "list", "tuple", "set", "any",
-              "all", "iter", "dict", "frozenset", "map", "filter"}
-_NUM_FUNCS = {"len", "sum", "int", "abs", "round", "float", "min", "max", "ord", "pow", "divmod"}
 BUILTINS = frozenset(dir(builtins))
-#: what calling a method on a name says about it
-_METHOD_KINDS = {**dict.fromkeys(("append", "extend", "insert", "sort", "pop", "remove", "count", "index",
-                                  "reverse", "appendleft", "popleft"), {"seq"}),
-                 **dict.fromkeys(("lower", "upper", "strip", "lstrip", "rstrip", "split", "startswith",
-                                  "endswith", "replace", "isdigit", "isalpha", "title", "format"), {"str", "seq"}),
-                 **dict.fromkeys(("items", "keys", "values", "get", "setdefault"), {"dict", "seq"})}
-_ANNOTATION_KINDS = {"int": {"num"}, "float": {"num"}, "bool": {"bool"}, "str": {"str", "seq"}, "list": {"seq"},
-                     "dict": {"dict", "seq"}, "set": {"seq"}, "tuple": {"seq"}}
 _FACTS: weakref.WeakKeyDictionary[Source, Facts] = weakref.WeakKeyDictionary()
 
 
@@ -42,92 +32,6 @@ class Scope:
     types: dict[str, str] = field(default_factory=dict)  # name -> class it was built from
     numbers: list[tuple[int, int | float]] = field(default_factory=list)  # (line, literal)
     conditions: list[ast.expr] = field(default_factory=list)  # tests and their and/or clauses
-
-
-def use_of(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> str | None:
-    """How an expression is used where it stands: "seq", "num", "index", "bool", "call",
-    "obj", "str" or None (unknown)."""
-    p = parents.get(node)
-    if isinstance(p, ast.Call):
-        if p.func is node:
-            return "call"
-        name = p.func.id if isinstance(p.func, ast.Name) else ""
-        if name == "range":
-            return "num"
-        if name in _SEQ_FUNCS and not (name in ("min", "max") and len(p.args) > 1):
-            return "seq"
-        return None
-    if isinstance(p, ast.Attribute):
-        return "obj"
-    if isinstance(p, ast.Subscript):
-        return "seq" if p.value is node else "index"
-    if isinstance(p, ast.Slice) or isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub):
-        return "num"
-    if isinstance(p, (ast.For, ast.AsyncFor, ast.comprehension)) and p.iter is node:
-        return "seq"
-    if isinstance(p, ast.BinOp):
-        other = p.right if p.left is node else p.left
-        if is_str(other):
-            return "str"
-        if not isinstance(p.op, (ast.Add, ast.Mod, ast.Mult)) or is_num(other):
-            return "num"
-        return None
-    if isinstance(p, ast.Compare):
-        operands = [p.left, *p.comparators]
-        if any(isinstance(o, (ast.In, ast.NotIn)) for o in p.ops) and node is not p.left:
-            return "seq"
-        if any(is_num(o) for o in operands if o is not node) or any(
-                isinstance(o, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for o in p.ops):
-            return "num"
-        return "str" if any(is_str(o) for o in operands if o is not node) else None
-    if (isinstance(p, (ast.If, ast.While, ast.IfExp, ast.Assert)) and p.test is node
-            or isinstance(p, ast.BoolOp) or isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not)):
-        return "bool"
-    return None
-
-
-def is_num(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
-
-
-def is_str(node: ast.AST) -> bool:
-    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def value_kind(value: ast.AST | None) -> set[str]:
-    """Kinds of a name assigned ``value``."""
-    if isinstance(value, ast.Constant):
-        v = value.value
-        return {"bool"} if isinstance(v, bool) else {"num"} if isinstance(v, (int, float)) else \
-            {"str", "seq"} if isinstance(v, str) else set()
-    if isinstance(value, (ast.Dict, ast.DictComp)):
-        return {"dict", "seq"}
-    if isinstance(value, (ast.List, ast.ListComp, ast.Set, ast.SetComp, ast.GeneratorExp)):
-        return {"seq"}
-    if isinstance(value, ast.JoinedStr):
-        return {"str", "seq"}
-    if isinstance(value, (ast.Compare, ast.BoolOp)) or isinstance(value, ast.UnaryOp) and isinstance(
-            value.op, ast.Not):
-        return {"bool"}
-    if isinstance(value, ast.BinOp) and not isinstance(value.op, (ast.Add, ast.Mult, ast.Mod)):
-        return {"num"}
-    if isinstance(value, ast.BinOp):
-        return value_kind(value.left) | value_kind(value.right)
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-        name = value.func.id
-        if name in ("dict", "defaultdict", "Counter", "OrderedDict"):
-            return {"dict", "seq"}
-        if name in ("list", "sorted", "set", "tuple", "reversed", "deque", "frozenset"):
-            return {"seq"}
-        if name in ("str", "repr", "chr"):
-            return {"str", "seq"}
-        return {"num"} if name in _NUM_FUNCS else {"str", "seq"} if name == "input" else set()
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-        if value.func.attr in ("split", "rsplit", "splitlines", "readlines"):
-            return {"seq", "texts"}  # a list of strings
-        if value.func.attr in ("strip", "lower", "upper", "read", "readline", "join", "replace", "format"):
-            return {"str", "seq"}
-    return set()
 
 
 class Facts:
@@ -159,47 +63,62 @@ class Facts:
             self._use(node)
 
     def _bind(self, node: ast.AST) -> None:
-        scope = self.scopes[self.owner[node]]  # a def's own name: the enclosing scope
+        """Record the names ``node`` binds in its scope (a def's own name: the enclosing scope)."""
+        scope = self.scopes[self.owner[node]]
         if isinstance(node, (*FUNCS, ast.ClassDef)):
-            scope.bound[node.name].append(node.lineno)
-            scope.kinds[node.name].add("call")
-            if isinstance(node, ast.ClassDef):
-                self.classes[node.name] = node
-            else:
-                self.functions[node.name].append(node)
+            self._bind_definition(node, scope)
         elif isinstance(node, ast.arg) and not isinstance(self.parents.get(self.parents.get(node)), ast.Lambda):
-            func = self.owner[node]
-            scope.bound[node.arg].append(func.lineno if func else node.lineno)
-            ann = node.annotation
-            if isinstance(ann, ast.Name):
-                scope.kinds[node.arg] |= _ANNOTATION_KINDS.get(ann.id, set())
-                if ann.id in self.classes or ann.id[:1].isupper():
-                    scope.types[node.arg] = ann.id
+            self._bind_parameter(node, scope)
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and not self.local(node):
-            scope.bound[node.id].append(node.lineno)
-            parent = self.parents.get(node)
-            if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-                scope.kinds[node.id] |= value_kind(parent.value)
-                value = parent.value
-                if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id[:1].isupper():
-                    scope.types[node.id] = value.func.id
-            elif isinstance(parent, (ast.For, ast.AsyncFor)) and isinstance(parent.iter, ast.Call) and \
-                    isinstance(parent.iter.func, ast.Name) and parent.iter.func.id == "range":
-                scope.kinds[node.id] |= {"num", "index"}
+            self._bind_target(node, scope)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 name = (alias.asname or alias.name).split(".")[0]
                 scope.bound[name].append(node.lineno)
                 scope.kinds[name].add("import")
 
+    def _bind_definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, scope: Scope) -> None:
+        scope.bound[node.name].append(node.lineno)
+        scope.kinds[node.name].add("call")
+        if isinstance(node, ast.ClassDef):
+            self.classes[node.name] = node
+        else:
+            self.functions[node.name].append(node)
+
+    def _bind_parameter(self, node: ast.arg, scope: Scope) -> None:
+        """A parameter: bound at its function's line; its annotation gives kinds and class."""
+        func = self.owner[node]
+        scope.bound[node.arg].append(func.lineno if func else node.lineno)
+        ann = node.annotation
+        if isinstance(ann, ast.Name):
+            scope.kinds[node.arg] |= ANNOTATION_KINDS.get(ann.id, set())
+            if ann.id in self.classes or ann.id[:1].isupper():
+                scope.types[node.arg] = ann.id
+
+    def _bind_target(self, node: ast.Name, scope: Scope) -> None:
+        """An assigned name: its value gives kinds (and class, ``x = C(...)``); a ``for`` over
+        ``range(...)`` makes it a number and an index."""
+        scope.bound[node.id].append(node.lineno)
+        parent = self.parents.get(node)
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            scope.kinds[node.id] |= value_kind(parent.value)
+            value = parent.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id[:1].isupper():
+                scope.types[node.id] = value.func.id
+        elif isinstance(parent, (ast.For, ast.AsyncFor)) and isinstance(parent.iter, ast.Call) and \
+                isinstance(parent.iter.func, ast.Name) and parent.iter.func.id == "range":
+            scope.kinds[node.id] |= {"num", "index"}
+
     def _use(self, node: ast.AST) -> None:
+        """Record what ``node`` says of the names it uses, the numbers and conditions of its
+        scope, the calls, and the attributes and methods of each receiver."""
         scope = self.scopes[self.owner[node]]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             kind, parent = use_of(node, self.parents), self.parents.get(node)
             if kind and not (kind == "str" and isinstance(parent, ast.BinOp)):  # that is what is in doubt
                 scope.kinds[node.id].add(kind)
             if isinstance(parent, ast.Attribute):
-                scope.kinds[node.id] |= _METHOD_KINDS.get(parent.attr, set())
+                scope.kinds[node.id] |= METHOD_KINDS.get(parent.attr, set())
         elif is_num(node) and not isinstance(node.value, bool):
             scope.numbers.append((node.lineno, node.value))
         elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert, ast.comprehension)):
@@ -207,17 +126,21 @@ class Facts:
                 clauses = test.values if isinstance(test, ast.BoolOp) else [test]
                 scope.conditions += [c for c in clauses if not isinstance(c, ast.Constant)]
         elif isinstance(node, ast.Call):
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-            self.calls[name].append(node)
-            if isinstance(func, ast.Attribute) and (key := self.key(func.value)):
-                self.methods[key][func.attr] += 1
-                if not node.args and not node.keywords:
-                    self.nullary[key][func.attr] += 1
+            self._use_call(node)
         elif isinstance(node, ast.Attribute) and (key := self.key(node.value)):
             parent = self.parents.get(node)
             if not (isinstance(parent, ast.Call) and parent.func is node):
                 self.attributes[key][node.attr] += 1
+
+    def _use_call(self, node: ast.Call) -> None:
+        """A call: listed under its callee's name; a method call counted for its receiver."""
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        self.calls[name].append(node)
+        if isinstance(func, ast.Attribute) and (key := self.key(func.value)):
+            self.methods[key][func.attr] += 1
+            if not node.args and not node.keywords:
+                self.nullary[key][func.attr] += 1
 
     def local(self, node: ast.AST) -> bool:
         """True if ``node`` binds a name local to a comprehension or lambda."""
@@ -261,7 +184,7 @@ class Facts:
         return out
 
     def nearest(self, node: ast.AST, need: str | None, *, limit: int = 4, exclude: tuple[str, ...] = ()) -> list[str]:
-        """Names that may replace ``node`` (a use with ``need``, see :func:`use_of`), nearest
+        """Names that may replace ``node`` (a use with ``need``, see :func:`codur.mutation.kinds.use_of`), nearest
         first: the enclosing comprehensions' names, then the function's names by the distance
         of their nearest binding (a later binding counts 50 lines more; a name of another
         family than ``node``'s, numbers vs. collections, 5000 more), then module names."""
@@ -284,7 +207,7 @@ class Facts:
         return [n for _, n in sorted(out) if n not in skip][:limit]
 
     def kinds_named(self, name: str, func: ast.AST | None) -> set[str]:
-        """How the variable ``name`` of ``func`` is used (see :func:`use_of`)."""
+        """How the variable ``name`` of ``func`` is used (see :func:`codur.mutation.kinds.use_of`)."""
         kinds = self.scopes[func].kinds.get(name) if name in self.scopes[func].bound else None
         return kinds if kinds is not None else self.scopes[None].kinds.get(name, set())
 

@@ -21,8 +21,8 @@ from codur.mutation.calls import op_call, op_wrap
 from codur.mutation.classes import op_own_class
 from codur.mutation.data import op_regex_quantifier
 from codur.mutation.identifiers import op_attribute, op_name
+from codur.mutation.kinds import is_num, is_str
 from codur.mutation.library import op_library_call
-from codur.mutation.names import is_num, is_str
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.mutation.signatures import op_signature_keyword
 from codur.mutation.site import SYM, MutationSite, negate, plus_minus, short
@@ -134,28 +134,50 @@ def op_lambda(node: ast.Lambda, ctx: MutationSite) -> None:
 # ------------------------------------------------------------------ literals
 
 def op_constant(node: ast.Constant, ctx: MutationSite) -> None:
-    value, parent = node.value, ctx.parents.get(node)
+    """Change a literal: booleans and None (:func:`_boolean`, :func:`_none`), numbers
+    (:func:`_numeric`), strings (:func:`_string`)."""
+    value = node.value
     if isinstance(value, bool):
-        ctx.replace(node, str(not value), "change_boolean_literal")
-        if isinstance(parent, (ast.If, ast.While, ast.Return, ast.Assign, ast.keyword)):
-            names = ctx.facts.nearest(node, "bool", limit=6)  # `while True` -> `while <flag>`
-            flags = [n for n in names if "bool" in ctx.facts.scope_of(node).kinds.get(n, ())]
-            ctx.ranked(node, flags, "change_boolean_literal", 2, 0.8)
-        if isinstance(parent, ast.keyword):
-            ctx.replace(node, "None", "change_boolean_literal", PRIOR["change_boolean_literal"] * 0.5)
-    elif value is None and isinstance(parent, (ast.keyword, ast.Assign)):
-        for new in ("False", "True"):
-            ctx.replace(node, new, "change_boolean_literal", PRIOR["change_boolean_literal"] * 0.5)
+        _boolean(node, ctx)
+    elif value is None:
+        _none(node, ctx)
     elif isinstance(value, (int, float)):
         _numeric(node, ctx)
     elif isinstance(value, str):
-        if _FSTRING_FIELD.search(value) and not isinstance(parent, ast.JoinedStr):
-            start, _ = ctx.src.span(node)
-            if ctx.src.text[start] in "\"'rR":
-                ctx.add("fstring_prefix", node, [(start, start, "f")],
-                        description=f"added the f-string prefix to `{short(ctx.src.seg(node))}`")
-        if value.strip().lstrip("-").isdigit() and not isinstance(parent, ast.JoinedStr):
-            ctx.replace(node, str(int(value)), "change_constant_type")
+        _string(node, ctx)
+
+
+def _boolean(node: ast.Constant, ctx: MutationSite) -> None:
+    """``True`` <-> ``False``, a flag of the scope in its place, ``None`` for a keyword argument."""
+    parent = ctx.parents.get(node)
+    ctx.replace(node, str(not node.value), "change_boolean_literal")
+    if isinstance(parent, (ast.If, ast.While, ast.Return, ast.Assign, ast.keyword)):
+        names = ctx.facts.nearest(node, "bool", limit=6)  # `while True` -> `while <flag>`
+        flags = [n for n in names if "bool" in ctx.facts.scope_of(node).kinds.get(n, ())]
+        ctx.ranked(node, flags, "change_boolean_literal", 2, 0.8)
+    if isinstance(parent, ast.keyword):
+        ctx.replace(node, "None", "change_boolean_literal", PRIOR["change_boolean_literal"] * 0.5)
+
+
+def _none(node: ast.Constant, ctx: MutationSite) -> None:
+    """``None`` -> ``False`` / ``True`` as a keyword argument or an assigned value."""
+    if isinstance(ctx.parents.get(node), (ast.keyword, ast.Assign)):
+        for new in ("False", "True"):
+            ctx.replace(node, new, "change_boolean_literal", PRIOR["change_boolean_literal"] * 0.5)
+
+
+def _string(node: ast.Constant, ctx: MutationSite) -> None:
+    """A string with ``{field}`` made an f-string; a string of digits made a number."""
+    value, parent = node.value, ctx.parents.get(node)
+    if isinstance(parent, ast.JoinedStr):
+        return
+    if _FSTRING_FIELD.search(value):
+        start, _ = ctx.src.span(node)
+        if ctx.src.text[start] in "\"'rR":
+            ctx.add("fstring_prefix", node, [(start, start, "f")],
+                    description=f"added the f-string prefix to `{short(ctx.src.seg(node))}`")
+    if value.strip().lstrip("-").isdigit():
+        ctx.replace(node, str(int(value)), "change_constant_type")
 
 
 def _numeric(node: ast.Constant, ctx: MutationSite) -> None:

@@ -74,45 +74,6 @@ def delete_statement(node: ast.stmt, ctx: MutationSite, prior: float) -> None:
             description=f"deleted `{first}`" + (" ..." if node.end_lineno > node.lineno else ""))
 
 
-def op_statement(node: ast.stmt, ctx: MutationSite) -> None:
-    """Statement-level operators: guards, conditions, jumps, deletions, missing statements."""
-    unary = PRIOR["change_unary_operator"]
-    return_at_end(node, ctx)
-    if isinstance(node, ast.If):
-        negate(node.test, ctx)
-        if not (isinstance(node.test, ast.Constant) and node.test.value is True):
-            ctx.replace(node.test, "True", "remove_condition", 0.6)
-        if len(node.body) == 1 and isinstance(node.body[0], _JUMPS) and not node.orelse:
-            delete_statement(node, ctx, 0.9)
-        add_clauses(node.test, ctx)
-    elif isinstance(node, ast.While):
-        negate(node.test, ctx, unary * 0.8)
-        advance_loop_variable(node, ctx)
-        if not isinstance(node.test, ast.Constant):
-            add_clauses(node.test, ctx)
-    elif isinstance(node, ast.Assert):
-        negate(node.test, ctx, unary * 0.8)
-    elif isinstance(node, (ast.Continue, ast.Break)):
-        delete_statement(node, ctx, 0.8)
-    elif isinstance(node, ast.AugAssign):
-        delete_statement(node, ctx, 0.6)
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        delete_statement(node, ctx, 0.5)
-        keep_discarded_result(node, ctx)
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.BinOp):
-        keep_discarded_result(node, ctx)
-    elif isinstance(node, ast.Return):
-        _return_value(node, ctx)
-    if isinstance(node, ast.Assign):
-        mirror_link(node, ctx)
-    if isinstance(node, _BLOCKS):
-        add_statement(node, ctx)
-    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-        flush_after_loop(node, ctx)
-    if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While)):
-        dedent_last_statement(node, ctx)
-
-
 def _return_value(node: ast.Return, ctx: MutationSite) -> None:
     """Changed return values: a negated condition, None <-> 0 / False / [] / ""."""
     value = node.value
@@ -124,6 +85,61 @@ def _return_value(node: ast.Return, ctx: MutationSite) -> None:
             ctx.add("return_value", node, [(start, end, new)], 0.6)
     elif isinstance(value, ast.Constant) and not value.value and value.value is not None:
         ctx.replace(value, "None", "return_value", 0.6)  # 0, False, "" -> None
+
+
+def _if(node: ast.If, ctx: MutationSite) -> None:
+    """A negated or removed condition, a guarding jump deleted, clauses added."""
+    negate(node.test, ctx)
+    if not (isinstance(node.test, ast.Constant) and node.test.value is True):
+        ctx.replace(node.test, "True", "remove_condition", 0.6)
+    if len(node.body) == 1 and isinstance(node.body[0], _JUMPS) and not node.orelse:
+        delete_statement(node, ctx, 0.9)
+    add_clauses(node.test, ctx)
+
+
+def _while(node: ast.While, ctx: MutationSite) -> None:
+    """A negated condition, the loop variable advanced, clauses added."""
+    negate(node.test, ctx, PRIOR["change_unary_operator"] * 0.8)
+    advance_loop_variable(node, ctx)
+    if not isinstance(node.test, ast.Constant):
+        add_clauses(node.test, ctx)
+
+
+def _expression(node: ast.Expr, ctx: MutationSite) -> None:
+    """A call deleted or its discarded result kept; an arithmetic result kept."""
+    if isinstance(node.value, ast.Call):
+        delete_statement(node, ctx, 0.5)
+        keep_discarded_result(node, ctx)
+    elif isinstance(node.value, ast.BinOp):
+        keep_discarded_result(node, ctx)
+
+
+#: the operators of one kind of statement, before those every block or loop gets
+_BY_STATEMENT = {
+    ast.If: _if,
+    ast.While: _while,
+    ast.Assert: lambda node, ctx: negate(node.test, ctx, PRIOR["change_unary_operator"] * 0.8),
+    ast.Continue: lambda node, ctx: delete_statement(node, ctx, 0.8),
+    ast.Break: lambda node, ctx: delete_statement(node, ctx, 0.8),
+    ast.AugAssign: lambda node, ctx: delete_statement(node, ctx, 0.6),
+    ast.Expr: _expression,
+    ast.Return: _return_value,
+    ast.Assign: mirror_link,
+}
+
+
+def op_statement(node: ast.stmt, ctx: MutationSite) -> None:
+    """Statement-level operators: guards, conditions, jumps, deletions, missing statements."""
+    return_at_end(node, ctx)
+    own = _BY_STATEMENT.get(type(node))
+    if own is not None:
+        own(node, ctx)
+    if isinstance(node, _BLOCKS):
+        add_statement(node, ctx)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        flush_after_loop(node, ctx)
+    if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        dedent_last_statement(node, ctx)
 
 
 def _donors(node: ast.stmt, block: list[ast.stmt], ctx: MutationSite) -> list[list[ast.stmt]]:

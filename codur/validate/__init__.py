@@ -15,7 +15,8 @@
    gives the same outcomes without the installed pytest plugins; if so, candidates are
    tested without them (much cheaper) and a winner is confirmed with them. The failing
    tests' messages also say which exception a test expected and did not see
-   (:func:`codur.validate.localize.expected_raises`).
+   (:func:`codur.validate.localize.expected_raises`). A run in the repo itself (no worker's
+   copy) goes through the fork server, or directly for a non-pytest command (``localize_run.py``).
 3. **Search** (``search.py``, each candidate judged by ``evaluate.py``, the structural checks
    in ``checks.py`` and ``footprint.py``, the tests to run in ``selection.py``). Candidates run
    in rank order on the workers: the failing tests first, then the full suite, each under a

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 
 from codur.testing import command as testcmd
@@ -93,19 +94,35 @@ def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand,
     return Checks(stages, probe, guard, *ids)
 
 
-def selected_checks(loc: localize.Localization, command: testcmd.TestCommand, folder: Path, cap: float,
-                    plugin_free: bool, *, may_fail: frozenset[str], suite_s: float) -> Checks:
-    """The checks of a localization that ran a selection of the suite (see the module doc).
+@dataclass(frozen=True)
+class Baseline:
+    """What the baseline run (the tests before any change) found, that the checks are built from.
 
-    Args:
+    Attributes:
         loc: the localization (failing tests, covering map, durations).
-        command: the test command (a pytest one).
-        folder: where the selection files are written.
-        cap: seconds, at most, of a stage other than the whole suite.
-        plugin_free: the selection gave the same outcomes without the installed plugins.
+        plugin_free: the run gave the same outcomes without the installed pytest plugins.
+        selected: localization ran a selection of the suite (:mod:`codur.validate.selection`).
         may_fail: tests that failed before any change and are not among ``loc``'s failing ones.
         suite_s: seconds the whole suite took when observe ran it (0: unknown).
     """
+
+    loc: localize.Localization
+    plugin_free: bool = False
+    selected: bool = False
+    may_fail: frozenset[str] = frozenset()
+    suite_s: float = 0.0
+
+
+def selected_checks(baseline: Baseline, command: testcmd.TestCommand, folder: Path, cap: float) -> Checks:
+    """The checks of a localization that ran a selection of the suite (see the module doc).
+
+    Args:
+        baseline: what the baseline found (its ``selected`` is not read).
+        command: the test command (a pytest one).
+        folder: where the selection files are written.
+        cap: seconds, at most, of a stage other than the whole suite.
+    """
+    loc, plugin_free, may_fail, suite_s = baseline.loc, baseline.plugin_free, baseline.may_fail, baseline.suite_s
     base = whole_suite_checks(loc, command, folder / "select.json", cap, plugin_free)
     env = testcmd.NO_PLUGINS if plugin_free else ()
     slow = [f for f in testcmd.FAST_FLAGS if f != "-x"]
@@ -138,11 +155,10 @@ def selected_checks(loc: localize.Localization, command: testcmd.TestCommand, fo
                   covering=dict(loc.covering), gate=gate, covered=covered)
 
 
-def checks_for(loc: localize.Localization, command: testcmd.TestCommand, folder: Path, cap: float,
-               plugin_free: bool, *, selected: bool, may_fail: frozenset[str] = frozenset(),
-               suite_s: float = 0.0) -> Checks:
-    """:func:`selected_checks` when localization ran a selection (``selected``), else
-    :func:`whole_suite_checks`."""
-    if selected and command.is_pytest:
-        return selected_checks(loc, command, folder, cap, plugin_free, may_fail=may_fail, suite_s=suite_s)
-    return whole_suite_checks(loc, command, folder / "select.json", cap, plugin_free)
+def checks_for(baseline: Baseline, command: testcmd.TestCommand, folder: Path, cap: float) -> Checks:
+    """:func:`selected_checks` when localization ran a selection (``baseline.selected``, a
+    pytest command), else :func:`whole_suite_checks`. ``folder``: where the selection files
+    are written; ``cap``: seconds, at most, of a stage other than the whole suite."""
+    if baseline.selected and command.is_pytest:
+        return selected_checks(baseline, command, folder, cap)
+    return whole_suite_checks(baseline.loc, command, folder / "select.json", cap, baseline.plugin_free)

@@ -204,7 +204,6 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     start = time.monotonic()
     if isinstance(originals, str):
         originals = {candidate.file: originals}
-    files = files_of(candidate)
     try:
         new = apply_files(candidate, originals)
         if not new.keys() <= originals.keys():  # a file the search holds no original of: nothing to restore
@@ -217,38 +216,54 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     try:
         for rel in new:
             (worker.root / rel).write_bytes(data[rel])
-        stages = checks.stages_for(files)
-        fixed = 0
-        if candidate.probe and checks.probe is not None:
-            status, seen, notes = _outcomes(worker, checks.probe)
-            failures = _failed(seen, notes, checks.failing)
-            if status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
-                timed_out = status == CandidateVerdict.TIMEOUT
-                return Evaluation(status, 0, time.monotonic() - start, failures if timed_out else ())
-            fixed = sum(seen.get(t) == "passed" for t in checks.failing)
-            if fixed < len(checks.failing) or status != "passed":
-                guard, keep = checks.guard_for(files)
-                if fixed == 0 or (guard is None and checks.gate is None):
-                    return Evaluation(CandidateVerdict.FAILED, fixed, time.monotonic() - start, failures)
-                if guard is None:  # selection, and no passing test covers the change: nothing to break
-                    return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures)
-                status, seen, notes = _outcomes(worker, guard)
-                broke = _failed(seen, notes, keep) if seen else ()
-                near = status not in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT) and not broke and seen
-                verdict = CandidateVerdict.NEAR_MISS if near else CandidateVerdict.FAILED
-                return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke)
-            on_first_pass()
-            stages = stages[1:]
-            first = False
-        else:
-            first = True
-        for i, stage in enumerate(stages):
-            status = _passes(worker, stage)
-            if status != "passed":
-                return Evaluation(status, fixed, time.monotonic() - start)
-            if i == 0 and first:
-                on_first_pass()
-        return Evaluation(CandidateVerdict.PLAUSIBLE, len(checks.failing), time.monotonic() - start)
+        return _judge(worker, candidate, checks, on_first_pass, start)
     finally:
         for rel in new:
             (worker.root / rel).write_bytes(source_bytes(originals[rel], rel))
+
+
+def _judge(worker: Worker, candidate: Candidate, checks: Checks, on_first_pass: Callable[[], None],
+           start: float) -> Evaluation:
+    """The checks of a candidate written in the worker's copy: a probed one's failing tests
+    first (:func:`_probe`), then the acceptance stages in order, up to the first that does
+    not pass. ``start``: the evaluation's ``time.monotonic()`` start."""
+    files = files_of(candidate)
+    stages, fixed, first_pass = checks.stages_for(files), 0, on_first_pass
+    if candidate.probe and checks.probe is not None:
+        verdict = _probe(worker, checks, files, start)
+        if verdict is not None:
+            return verdict
+        on_first_pass()
+        stages, fixed, first_pass = stages[1:], len(checks.failing), lambda: None
+    for i, stage in enumerate(stages):
+        status = _passes(worker, stage)
+        if status != "passed":
+            return Evaluation(status, fixed, time.monotonic() - start)
+        if i == 0:
+            first_pass()
+    return Evaluation(CandidateVerdict.PLAUSIBLE, len(checks.failing), time.monotonic() - start)
+
+
+def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float) -> Evaluation | None:
+    """Run a probed candidate's failing tests with a report (``checks.probe``): None when they
+    all pass (the acceptance stages go on), else its verdict. A candidate that fixed some and
+    broke none of the passing tests its files' guard runs (:meth:`Checks.guard_for`) is a near
+    miss; with no guard to run, under test selection, one that fixed some is one too."""
+    status, seen, notes = _outcomes(worker, checks.probe)
+    failures = _failed(seen, notes, checks.failing)
+    if status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
+        timed_out = status == CandidateVerdict.TIMEOUT
+        return Evaluation(status, 0, time.monotonic() - start, failures if timed_out else ())
+    fixed = sum(seen.get(t) == "passed" for t in checks.failing)
+    if fixed == len(checks.failing) and status == "passed":
+        return None
+    guard, keep = checks.guard_for(files)
+    if fixed == 0 or (guard is None and checks.gate is None):
+        return Evaluation(CandidateVerdict.FAILED, fixed, time.monotonic() - start, failures)
+    if guard is None:  # selection, and no passing test covers the change: nothing to break
+        return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures)
+    status, seen, notes = _outcomes(worker, guard)
+    broke = _failed(seen, notes, keep) if seen else ()
+    near = status not in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT) and not broke and seen
+    verdict = CandidateVerdict.NEAR_MISS if near else CandidateVerdict.FAILED
+    return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke)

@@ -36,14 +36,14 @@ from pathlib import Path
 
 from codur.sandbox.lifetime import temp_dir
 from codur.sandbox.limits import MEMORY_ENV
-from codur.sandbox.process import run_process
 from codur.testing import command as testcmd
 from codur.testing.confine import scratch_root
-from codur.testing.forkserver import can_fork_server, keep_runner, take_runner
+from codur.testing.forkserver import can_fork_server
 from codur.testing.ids import file_of, under
-from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, read_report
-from codur.testing.runner import argv_of, report_env, run_tests
+from codur.testing.report import TestRecord, TestRun, read_report
+from codur.testing.runner import report_env
 from codur.validate.failures import blame_loop, expected_raises, own_frames, relative
+from codur.validate.localize_run import run_direct, run_forked
 from codur.validate.source import is_source_file
 from codur.validate.worker import TEST_TIMEOUT_EXIT, Worker
 
@@ -161,26 +161,32 @@ def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localiz
     neither steers the ranking nor becomes a test a candidate must fix. Targets that match no
     failing test of the run (renamed since) leave every failure in."""
     repo = repo.resolve()
-    tests, frames, hangs = [], {}, {}
     failing = [n for n, rec in run.tests.items() if rec.outcome == "failed"]
     if targets is not None and not any(aimed_at(n, targets) for n in failing):
         targets = None
-    for nodeid, rec in run.tests.items():
-        if targets is not None and rec.outcome == "failed" and not aimed_at(nodeid, targets):
-            continue
-        path = relative(repo, rec.path) if rec.path else None
-        tests.append(dataclasses.replace(rec, path=path or ""))
-        frames[nodeid] = rec.frames
-        if rec.timed_out:
-            hangs[nodeid] = own_frames(repo, rec.hang or rec.frames)
+    tests = [dataclasses.replace(rec, path=(relative(repo, rec.path) if rec.path else None) or "")
+             for nodeid, rec in run.tests.items()
+             if targets is None or rec.outcome != "failed" or aimed_at(nodeid, targets)]
     outcome = {t.nodeid: t.outcome for t in tests}
     ran = [t.nodeid for t in tests if t.outcome != "skipped"]
+    scores, covering, failing_files = _spectrum(repo, run.lines, outcome, ran)
+    failed = [t for t in tests if t.outcome == "failed"]
+    hung_loops = _boost_frames(repo, scores, failed)
+    return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},
+                        failing_files=frozenset(failing_files), hung_loops=frozenset(hung_loops))
+
+
+def _spectrum(repo: Path, lines: dict[str, dict[int, list[str]]], outcome: dict[str, str],
+              ran: list[str]) -> tuple[dict[tuple[str, int], float], dict[str, set[str]], set[str]]:
+    """The Ochiai score of every source line of ``repo`` the run covered (``lines``: path ->
+    line -> the ids of the tests that ran it, "" for import time), given each test's
+    ``outcome`` and the tests that ``ran``. Returns (scores, file -> the passing tests that
+    ran it, the files a failing test ran)."""
     total_failed = sum(outcome[n] == "failed" for n in ran)
     scores: dict[tuple[str, int], float] = {}
     covering: dict[str, set[str]] = defaultdict(set)
     failing_files: set[str] = set()
-    hung_loops: set[tuple[str, int]] = set()
-    for path, by_line in run.lines.items():
+    for path, by_line in lines.items():
         rel = relative(repo, path)
         if rel is None or not is_source_file(rel):
             continue
@@ -196,19 +202,27 @@ def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localiz
                 value *= IMPORT_WEIGHT
             if value:
                 scores[(rel, int(line))] = value
-    for nodeid in (n for n in ran if outcome[n] == "failed"):
+    return scores, covering, failing_files
+
+
+def _boost_frames(repo: Path, scores: dict[tuple[str, int], float], failed: list[TestRecord]) -> set[tuple[str, int]]:
+    """Add to ``scores`` the boost of the lines in the ``failed`` tests' traceback frames (the
+    innermost the most, see the module doc); returns the (file, header line) of the loops the
+    timed-out ones were stopped in (:func:`codur.validate.failures.blame_loop`)."""
+    hung_loops: set[tuple[str, int]] = set()
+    for rec in failed:
+        hang = own_frames(repo, rec.hang or rec.frames) if rec.timed_out else None
         seen = set()
-        for depth, key in enumerate(reversed(own_frames(repo, frames[nodeid]))):
+        for depth, key in enumerate(reversed(own_frames(repo, rec.frames))):
             if key not in seen:
                 seen.add(key)
-                boost = FRAME_BOOST * (1.0 if depth == 0 and nodeid not in hangs else 0.5) / total_failed
+                boost = FRAME_BOOST * (1.0 if depth == 0 and hang is None else 0.5) / len(failed)
                 scores[key] = scores.get(key, 0.0) + boost
-        if nodeid in hangs:
-            loop = blame_loop(repo, hangs[nodeid], scores, FRAME_BOOST / total_failed)
+        if hang is not None:
+            loop = blame_loop(repo, hang, scores, FRAME_BOOST / len(failed))
             if loop is not None:
                 hung_loops.add(loop)
-    return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},
-                        failing_files=frozenset(failing_files), hung_loops=frozenset(hung_loops))
+    return hung_loops
 
 
 def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
@@ -245,44 +259,35 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             env[MEMORY_ENV] = str(memory_mb)
         if progress is not None:
             env["CODUR_REPAIR_PROGRESS"] = str(progress.path)
-        plugin = ["-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
-        args = list(command.pytest_args or ())
-        if select and command.is_pytest:
-            env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
-            Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
-            args = args or list(dict.fromkeys(file_of(s) for s in select))  # collect only those files
-        output = ""
+        args = [*_selected(command, select if command.is_pytest else None, env, tmp),
+                "-p", testcmd.PLUGIN, "-p", "no:cacheprovider"]
+        report = None
         if root is not repo:
-            run = worker.run([*args, *plugin], run_timeout_s, env)
+            run = worker.run(args, run_timeout_s, env)
             output = f"exit {run.returncode} ({run.status})"
         elif can_fork_server(command):
-            runner = take_runner(command.python, repo)
-            try:
-                done = run_tests(command, repo, argv_of(command, [*args, *plugin]), env, run_timeout_s, server=runner)
-            except BaseException:
-                runner.close()
-                raise
-            keep_runner(runner)
-            code = -9 if done.exit_code is None else done.exit_code  # killed: a confined run of its own
-            output = f"exit {code}" + (" (over the time limit)" if done.timed_out else "")
+            output = run_forked(command, repo, args, env, run_timeout_s)
         else:
-            argv = argv_of(command, [*args, *plugin])
-            data = tmp / "coverage"
-            if not command.is_pytest and _can_cover(argv[0]):
-                argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
-            done = run_tests(command, repo, argv, env, run_timeout_s, confined=False)
-            if done.timed_out:
-                raise RuntimeError(f"test run exceeded {run_timeout_s:.0f}s")
-            output = done.output[-4000:]
-            if not command.is_pytest:
-                code = -1 if done.exit_code is None else done.exit_code
-                report = _whole_command_report(repo, code, output, command.argv, data)
+            output, report = run_direct(command, repo, args, env, run_timeout_s)
         if command.is_pytest:
             report = read_report(out)
             if report is None:
                 raise RuntimeError(f"test run produced no report: {output}")
     loc = score(root, report, targets)
     return dataclasses.replace(loc, elapsed_s=time.monotonic() - start, output=output)
+
+
+def _selected(command: testcmd.TestCommand, select: list[str] | None, env: dict[str, str],
+              folder: Path) -> list[str]:
+    """The pytest arguments of a run of the tests ``select`` names (test ids or files; None:
+    every test): the command's own, else the files holding them. The ids reach the repair
+    plugin through ``env`` (``CODUR_REPAIR_SELECT``, a file written in ``folder``)."""
+    args = list(command.pytest_args or ())
+    if select:
+        env["CODUR_REPAIR_SELECT"] = str(folder / "select.json")
+        Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
+        args = args or list(dict.fromkeys(file_of(s) for s in select))  # collect only those files
+    return args
 
 
 def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
@@ -294,48 +299,8 @@ def outcomes(worker: Worker, command: testcmd.TestCommand, env: dict[str, str],
     with temp_dir("codur-outcomes-") as tmp:
         out = tmp / "report.json"
         env = {**env, **report_env(out)}
-        args = list(command.pytest_args or ())
-        if select:
-            env["CODUR_REPAIR_SELECT"] = str(tmp / "select.json")
-            Path(env["CODUR_REPAIR_SELECT"]).write_text(json.dumps(select))
-            args = args or list(dict.fromkeys(file_of(s) for s in select))
+        args = _selected(command, select, env, tmp)
         worker.run([*args, "--assert=plain", "-p", testcmd.PLUGIN, "-p",
                     "no:cacheprovider"], timeout_s, env)
         run = read_report(out)
         return None if run is None else run.outcomes()
-
-
-def _can_cover(python: str) -> bool:
-    """True if ``python`` is an interpreter that can ``-m coverage run``."""
-    if not testcmd.is_python(python):
-        return False
-    try:
-        probe = run_process([python, "-c", "import coverage"], cwd=Path.cwd(), timeout_s=60, env=os.environ)
-    except OSError:
-        return False
-    return probe.exit_code == 0
-
-
-def _whole_command_report(repo: Path, returncode: int, output: str, argv: tuple[str, ...],
-                          data: Path) -> TestRun:
-    """A non-pytest command is one test (:data:`codur.testing.report.WHOLE_COMMAND`): the lines
-    it covered (when ``coverage run`` could wrap it, data in ``data``) and those named in its
-    tracebacks are suspects, except in the scripts named in the command (the test driver itself).
-    """
-    driver = {str((repo / a).resolve()) for a in argv if a.endswith(".py")}
-    frames = [(str((repo / p).resolve()), int(n)) for p, n in _FRAME_RE.findall(output)]
-    frames = [f for f in frames if f[0] not in driver]
-    outcome = "passed" if returncode == 0 else "failed"
-    lines: dict[str, dict[int, list[str]]] = defaultdict(dict)
-    if data.is_file():
-        import coverage
-
-        covered = coverage.CoverageData(basename=str(data))
-        covered.read()
-        for path in covered.measured_files():
-            if str(Path(path).resolve()) not in driver:
-                for line in covered.lines(path) or ():
-                    lines[path][line] = [WHOLE_COMMAND]
-    for path, line in frames:
-        lines[path][line] = [WHOLE_COMMAND]
-    return TestRun({WHOLE_COMMAND: TestRecord(WHOLE_COMMAND, outcome, frames=tuple(frames))}, dict(lines))

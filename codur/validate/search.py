@@ -17,7 +17,7 @@ import heapq
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -129,92 +129,141 @@ class SearchOutcome:
     near_misses: list[tuple[Any, Candidate, int]] = field(default_factory=list)
 
 
+class _Runs:
+    """The candidates in flight of one search, each on a worker of its own: started best key
+    first, collected as they finish, aborted by key. ``promising`` holds the ids of those past
+    their failing tests (now running the suite), ``false_alarms`` counts those that then failed
+    it, ``finished`` every candidate collected. ``cpu`` says how many may run at once."""
+
+    def __init__(self, pool: ThreadPoolExecutor, workers: list[Worker], texts: dict[str, str], checks: Checks,
+                 cpu: CpuBudget):
+        self.pool, self.texts, self.checks, self.cpu = pool, texts, checks, cpu
+        self.n_workers = len(workers)
+        self.idle = list(reversed(workers))
+        self.inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
+        self.promising: set[int] = set()
+        self.false_alarms = 0
+        self.finished = 0
+
+    @property
+    def holding(self) -> bool:
+        """No new run starts while one is likely the winner (until two false alarms)."""
+        return bool(self.promising) and self.false_alarms < 2
+
+    def width(self) -> int:
+        """Runs at once now: the CPU budget's slots, ramped up by one per finished candidate
+        (the top candidates often win)."""
+        return min(self.cpu.test_slots(self.n_workers), 1 + self.finished)
+
+    def background_full(self, background: Callable[[Any], bool]) -> bool:
+        """The background runs in flight (keys ``background`` accepts) use every background slot."""
+        running = sum(background(k) for k, _, _ in self.inflight.values())
+        return running >= self.cpu.test_slots(self.n_workers, background=True)
+
+    def start(self, key: Any, candidate: Candidate, *, idle: bool) -> None:
+        """Evaluate ``candidate`` on a free worker (at ``SCHED_IDLE`` when ``idle``)."""
+        worker = self.idle.pop()
+        worker.reset(idle=idle)
+        originals = {rel: self.texts[rel] for rel in files_of(candidate) if rel in self.texts}  # none: it fails
+        future = self.pool.submit(evaluate, worker, candidate, originals, self.checks,
+                                  lambda c=candidate: self.promising.add(id(c)))
+        self.inflight[future] = (key, candidate, worker)
+
+    def collect(self, timeout: float) -> Iterator[tuple[Any, Candidate, Evaluation]]:
+        """(key, candidate, evaluation) of the runs that finish within ``timeout`` seconds; a
+        worker's exception propagates."""
+        done, _ = wait(list(self.inflight), timeout=timeout, return_when=FIRST_COMPLETED)
+        for future in done:
+            key, candidate, worker = self.inflight.pop(future)
+            self.idle.append(worker)
+            self.finished += 1
+            result = future.result()
+            if id(candidate) in self.promising:
+                self.promising.discard(id(candidate))
+                self.false_alarms += result.status in (CandidateVerdict.FAILED, CandidateVerdict.TIMEOUT)
+            yield key, candidate, result
+
+    def abort(self, which: Callable[[Any], bool]) -> None:
+        """Kill the runs in flight whose key ``which`` accepts."""
+        for key, _, worker in self.inflight.values():
+            if which(key):
+                worker.abort()
+
+
+def _start_next(queue: CandidateQueue, runs: _Runs, background: Callable[[Any], bool]) -> bool:
+    """Start the best queued candidates while the runs' width allows; True when the best one
+    waits for a background slot (pushed back: nothing better is queued)."""
+    width = runs.width()
+    while len(runs.inflight) < width:
+        item = queue.pop()
+        if item is None:
+            return False
+        key, candidate = item
+        behind = background(key)
+        if behind and runs.background_full(background):
+            queue.push(key, candidate)
+            return True
+        runs.start(key, candidate, idle=behind and runs.cpu.background_idle())
+    return False
+
+
 def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
            deadline: float, cancel: threading.Event,
            on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
-           background: Callable[[Any], bool] = lambda key: False, cpu: CpuBudget | None = None) -> SearchOutcome:
+           background: Callable[[Any], bool] = lambda key: False) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
     ``texts`` maps each file to its original text (every file of every candidate).
     ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
-    is called from this thread for each finished candidate. Runs at once: as many as the CPU
-    budget ``cpu`` (default the process's, :func:`codur.core.cpu.budget`) gives, asked before
-    each start: the cores the embedded model leaves while it generates, else every core.
-    Candidates whose key ``background`` accepts (mutants tested while a model writes) get the
-    budget's background slots, and start at ``SCHED_IDLE`` when it says so. Exceptions of a
-    worker (its runner died) propagate after every run in flight is killed; so does
-    KeyboardInterrupt.
+    is called from this thread for each finished candidate. Runs at once: as many as the
+    process's CPU budget (:func:`codur.core.cpu.budget`) gives, asked before each start: the
+    cores the embedded model leaves while it generates, else every core. Candidates whose key
+    ``background`` accepts (mutants tested while a model writes) get the budget's background
+    slots, and start at ``SCHED_IDLE`` when it says so. Exceptions of a worker (its runner
+    died) propagate after every run in flight is killed; so does KeyboardInterrupt.
     """
-    cpu = cpu or cpu_budget()
-    idle = list(reversed(workers))
-    inflight: dict[Future, tuple[Any, Candidate, Worker]] = {}
-    promising: set[int] = set()  # ids of in-flight candidates past their failing tests
-    false_alarms = 0  # passed their failing tests, then failed the suite
-    best: tuple[Any, Candidate] | None = None
-    tried, stopped, finished = 0, SearchStop.EXHAUSTED, 0
-    left: list[tuple[Any, Candidate]] = []
-    near: list[tuple[Any, Candidate, int]] = []
+    found = SearchOutcome(None, None, 0, SearchStop.EXHAUSTED)  # so far
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
+        runs = _Runs(pool, workers, texts, checks, cpu_budget())
         try:
             while True:
-                if stopped is SearchStop.EXHAUSTED and (cancel.is_set() or time.monotonic() > deadline):
-                    stopped = SearchStop.CANCELLED if cancel.is_set() else SearchStop.BUDGET
-                    _abort(inflight, lambda k: True)
-                hold = bool(promising) and false_alarms < 2
-                width = min(cpu.test_slots(len(workers)), 1 + finished)  # ramp up: the top candidates often win
-                held = False  # the best item waits for the budget
-                while best is None and stopped is SearchStop.EXHAUSTED and len(inflight) < width and not hold:
-                    item = queue.pop()
-                    if item is None:
-                        break
-                    key, candidate = item
-                    behind = background(key)
-                    if behind and sum(background(k) for k, _, _ in inflight.values()) >= cpu.test_slots(
-                            len(workers), background=True):
-                        queue.push(key, candidate)  # the best item waits: nothing better is queued
-                        held = True
-                        break
-                    worker = idle.pop()
-                    worker.reset(idle=behind and cpu.background_idle())
-                    originals = {rel: texts[rel] for rel in files_of(candidate) if rel in texts}  # none: it fails
-                    future = pool.submit(evaluate, worker, candidate, originals, checks,
-                                         lambda c=candidate: promising.add(id(c)))
-                    inflight[future] = (key, candidate, worker)
-                if not inflight:
-                    if best is not None or stopped is not SearchStop.EXHAUSTED or queue.exhausted:
+                if found.stopped is SearchStop.EXHAUSTED and (cancel.is_set() or time.monotonic() > deadline):
+                    found.stopped = SearchStop.CANCELLED if cancel.is_set() else SearchStop.BUDGET
+                    runs.abort(lambda k: True)
+                searching = found.best is None and found.stopped is SearchStop.EXHAUSTED
+                held = _start_next(queue, runs, background) if searching and not runs.holding else False
+                if not runs.inflight:
+                    if not searching or queue.exhausted:
                         break
                     queue.wait(0.1, held=held)  # held: a sample's push wakes it, not the held items
                     continue
-                done, _ = wait(list(inflight), timeout=0.1, return_when=FIRST_COMPLETED)
-                for future in done:
-                    key, candidate, worker = inflight.pop(future)
-                    idle.append(worker)
-                    finished += 1
-                    result = future.result()
-                    if id(candidate) in promising:
-                        promising.discard(id(candidate))
-                        false_alarms += result.status in (CandidateVerdict.FAILED, CandidateVerdict.TIMEOUT)
-                    if result.status is CandidateVerdict.ABORTED:
-                        if stopped is SearchStop.BUDGET:
-                            left.append((key, candidate))  # not tried: it may run later
-                        continue
-                    tried += 1
-                    on_result(key, candidate, result)
-                    if result.status is CandidateVerdict.NEAR_MISS:
-                        near.append((key, candidate, result.fixed))
-                    if result.status is CandidateVerdict.PLAUSIBLE and (best is None or key < best[0]):
-                        best = (key, candidate)
-                        _abort(inflight, lambda k, b=key: k > b)
+                for key, candidate, result in runs.collect(0.1):
+                    if _tally(found, key, candidate, result, on_result):
+                        runs.abort(lambda k, b=key: k > b)
         except BaseException:
-            _abort(inflight, lambda k: True)
+            runs.abort(lambda k: True)
             raise
-    if best is not None:
-        stopped = SearchStop.FOUND
-    left = sorted(left + queue.drain(), key=lambda kc: kc[0]) if best is None else []
-    return SearchOutcome(best[1] if best else None, best[0] if best else None, tried, stopped, left, near)
+    if found.best is not None:
+        found.stopped, found.left = SearchStop.FOUND, []
+    else:
+        found.left = sorted(found.left + queue.drain(), key=lambda kc: kc[0])
+    return found
 
 
-def _abort(inflight: dict[Future, tuple[Any, Candidate, Worker]], which: Callable[[Any], bool]) -> None:
-    for key, _, worker in inflight.values():
-        if which(key):
-            worker.abort()
+def _tally(found: SearchOutcome, key: Any, candidate: Candidate, result: Evaluation,
+           on_result: Callable[[Any, Candidate, Evaluation], None]) -> bool:
+    """Count one finished candidate into ``found`` (the search so far) and hand it to
+    ``on_result`` unless it was aborted (one aborted by the deadline goes back to ``left``);
+    True when it is the new best (plausible, and ranked above any plausible one before)."""
+    if result.status is CandidateVerdict.ABORTED:
+        if found.stopped is SearchStop.BUDGET:
+            found.left.append((key, candidate))  # not tried: it may run later
+        return False
+    found.tried += 1
+    on_result(key, candidate, result)
+    if result.status is CandidateVerdict.NEAR_MISS:
+        found.near_misses.append((key, candidate, result.fixed))
+    if result.status is CandidateVerdict.PLAUSIBLE and (found.best is None or key < found.best_key):
+        found.best, found.best_key = candidate, key
+        return True
+    return False

@@ -22,7 +22,7 @@ from codur.testing.ids import file_of
 from codur.testing.suite import Suite, suite_of
 from codur.tools.executor import TestPolicy
 from codur.validate import localize
-from codur.validate.checks import checks_for
+from codur.validate.checks import Baseline, checks_for
 from codur.validate.evaluate import Candidate, Checks, Evaluation
 from codur.validate.search import CandidateQueue, search
 from codur.validate.selection import related_test_files
@@ -156,9 +156,9 @@ class RepairSession:
         self.selection = select
         before = set(self.failing_before or ()) | {t for t, o in (seen or {}).items() if o == "failed"}
         assert self._tmp is not None
-        self.checks = checks_for(self.loc, self.command, self._tmp, self.cap, plugin_free,
-                                 selected=select is not None, may_fail=frozenset(before - set(self.loc.failing)),
-                                 suite_s=self.suite_s)
+        baseline = Baseline(self.loc, plugin_free, selected=select is not None,
+                            may_fail=frozenset(before - set(self.loc.failing)), suite_s=self.suite_s)
+        self.checks = checks_for(baseline, self.command, self._tmp, self.cap)
 
     def _first_run(self, focus: list[str]) -> tuple[localize.Localization, Suite | None]:
         """The focus tests alone with coverage (on the first copy), and the project's suite
