@@ -56,3 +56,68 @@ def test_the_layers_are_the_documented_ones():
     assert not set(edges["codur.mutation"]) & {"codur.patch", "codur.graph"}  # operators know no pipeline
     engine_to_graph = {m for m in edges["codur.engine"].get("codur.graph", [])}
     assert engine_to_graph == {"codur.engine.local"}  # one place builds a run
+
+
+def _modules() -> dict[str, ast.Module]:
+    """codur's modules by dotted name (the files run inside the user's test process included)."""
+    return {".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"):
+            ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.rglob("*.py")}
+
+
+def _imported(node: ast.AST, modules: dict) -> list[str]:
+    """The modules an import statement loads: ``from codur.llm import policy`` is codur.llm.policy."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                for a in node.names]
+    return []
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan 1972)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while (w := stack.pop()) != v:
+                component.append(w)
+            if component:
+                cycles.append(sorted([v, *component]))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return cycles
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    """No import cycle between codur's modules, however long."""
+    modules = _modules()
+    graph = {name: {m for n in ast.walk(tree) for m in _imported(n, modules) if m in modules and m != name}
+             for name, tree in modules.items()}
+    assert _cycles(graph) == []
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]  # the check finds one
+
+
+def test_no_module_over_350_lines_and_no_function_over_80():
+    """Issue 39's structure: what one reads at once stays small."""
+    long_modules = sorted(str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
+                          if len(p.read_text(encoding="utf-8").splitlines()) > 350)
+    long_functions = sorted(f"{name}.{n.name} ({n.end_lineno - n.lineno + 1} lines)"
+                            for name, tree in _modules().items() for n in ast.walk(tree)
+                            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                            and n.end_lineno - n.lineno + 1 > 80)
+    assert (long_modules, long_functions) == ([], [])

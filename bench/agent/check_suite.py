@@ -69,7 +69,6 @@ def has_tests(root: Path) -> bool:
 
 def check_task(task: Path) -> list[str]:
     """Return a list of problems (empty when the task is fine)."""
-    problems = []
     toml_path = task / "task.toml"
     if not toml_path.is_file():
         return ["missing task.toml"]
@@ -77,50 +76,56 @@ def check_task(task: Path) -> list[str]:
         meta = tomllib.loads(toml_path.read_text())
     except tomllib.TOMLDecodeError as exc:
         return [f"bad task.toml: {exc}"]
-    kind = meta.get("kind")
-    for key in ("task", "kind", "bug"):
-        if not isinstance(meta.get(key), str) or not meta[key].strip():
-            problems.append(f"task.toml: `{key}` missing or empty")
-    if kind not in KINDS:
-        problems.append(f"unknown kind {kind!r}")
-    solution = task / "solution"
-
+    problems = _meta_problems(meta)
     with tempfile.TemporaryDirectory(prefix=f"check_{task.name}_") as tmp:
         work = Path(tmp) / task.name
         shutil.copytree(task, work, ignore=IGNORE)
+        check = _check_question if meta.get("kind") == "question" else _check_fix
+        return problems + check(meta, task / "solution", work)
 
-        if kind == "question":
-            kw = meta.get("keywords")
-            if not (isinstance(kw, list) and kw and all(isinstance(k, str) and k for k in kw)):
-                problems.append("question needs a non-empty `keywords` list of strings")
-            if solution.exists():
-                problems.append("question must not have solution/")
-            if has_tests(work):
-                code, out = run_pytest(work)
-                if code != 0:
-                    problems.append(f"tests should pass but got {code}: {out}")
-            return problems
 
-        if not solution.is_dir() or not any(p.is_file() for p in solution.rglob("*")):
-            problems.append("missing or empty solution/")
-            return problems
-        if not has_tests(work):
-            problems.append("no tests found")
-            return problems
+def _meta_problems(meta: dict) -> list[str]:
+    """What task.toml lacks: a non-empty ``task``, ``kind`` and ``bug``, a known kind."""
+    problems = [f"task.toml: `{key}` missing or empty" for key in ("task", "kind", "bug")
+                if not isinstance(meta.get(key), str) or not meta[key].strip()]
+    if meta.get("kind") not in KINDS:
+        problems.append(f"unknown kind {meta.get('kind')!r}")
+    return problems
 
-        code, out = run_pytest(work)
-        if code == 0:
-            problems.append("tests pass before the fix (should fail)")
 
-        for src in solution.rglob("*"):
-            if src.is_file() and "__pycache__" not in src.parts:
-                dest = work / src.relative_to(solution)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, dest)
-
+def _check_question(meta: dict, solution: Path, work: Path) -> list[str]:
+    """A question: keywords, no solution/, and its tests (if any) pass as they are."""
+    problems = []
+    kw = meta.get("keywords")
+    if not (isinstance(kw, list) and kw and all(isinstance(k, str) and k for k in kw)):
+        problems.append("question needs a non-empty `keywords` list of strings")
+    if solution.exists():
+        problems.append("question must not have solution/")
+    if has_tests(work):
         code, out = run_pytest(work)
         if code != 0:
-            problems.append(f"tests fail after the fix ({'timeout' if code is None else code}): {out}")
+            problems.append(f"tests should pass but got {code}: {out}")
+    return problems
+
+
+def _check_fix(meta: dict, solution: Path, work: Path) -> list[str]:
+    """A bug to fix: a solution/, tests that fail before it and pass after it is copied in."""
+    if not solution.is_dir() or not any(p.is_file() for p in solution.rglob("*")):
+        return ["missing or empty solution/"]
+    if not has_tests(work):
+        return ["no tests found"]
+    problems = []
+    code, out = run_pytest(work)
+    if code == 0:
+        problems.append("tests pass before the fix (should fail)")
+    for src in solution.rglob("*"):
+        if src.is_file() and "__pycache__" not in src.parts:
+            dest = work / src.relative_to(solution)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+    code, out = run_pytest(work)
+    if code != 0:
+        problems.append(f"tests fail after the fix ({'timeout' if code is None else code}): {out}")
     return problems
 
 
