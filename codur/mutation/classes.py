@@ -22,7 +22,7 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 def op_own_class(node: ast.Name, ctx: MutationSite) -> None:
     """``Version`` -> ``type(self)`` for a load of a module-level class's name inside a function
     whose first parameter is ``self`` (not in ``super(Version, self)``, not in an annotation)."""
-    if not isinstance(node.ctx, ast.Load) or node.id not in _module_classes(ctx):
+    if not isinstance(node.ctx, ast.Load) or node.id not in _classes(ctx.src.tree):
         return
     func = ctx.parents.get(node)
     while func is not None and not isinstance(func, _FUNCS):
@@ -43,10 +43,6 @@ def op_own_class(node: ast.Name, ctx: MutationSite) -> None:
 def _classes(tree: ast.Module) -> frozenset[str]:
     """Names of the classes defined at the top of ``tree`` (cached by the tree's identity)."""
     return frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
-
-
-def _module_classes(ctx: MutationSite) -> frozenset[str]:
-    return _classes(ctx.src.tree)
 
 
 def _in_annotation(node: ast.AST, func: ast.AST, ctx: MutationSite) -> bool:

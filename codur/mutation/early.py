@@ -14,18 +14,10 @@ from __future__ import annotations
 
 import ast
 
+from codur.mutation.guards import parameters
 from codur.validate.source import Edit, Source
 
 PRIOR = 0.5
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    positional = func.args.posonlyargs + func.args.args
-    names = [a.arg for a in positional + func.args.kwonlyargs]
-    if names and names[0] in ("self", "cls") and positional:
-        names = names[1:]
-    return names[:3]
 
 
 def null_returns(func: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -48,7 +40,7 @@ def null_returns(func: ast.FunctionDef | ast.AsyncFunctionDef,
     if indent.strip() or stmt.end_lineno is None or following.lineno <= stmt.end_lineno:
         return []  # statements sharing a line: nothing to put a line between
     out = []
-    for param in _parameters(func):
+    for param in parameters(func):
         if param == name:
             continue
         text = f"{indent}if {param} is None:\n{indent}    return {name}\n"

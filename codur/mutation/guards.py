@@ -21,7 +21,8 @@ CONDITIONS = ("< 0", "<= 0", "is None")
 PRIOR = 0.7
 
 
-def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+def parameters(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The first three parameters of ``func`` a guard may test (``self`` / ``cls`` left out)."""
     args = func.args.posonlyargs + func.args.args + func.args.kwonlyargs
     names = [a.arg for a in args]
     if names and names[0] in ("self", "cls") and func.args.posonlyargs + func.args.args:
@@ -46,7 +47,7 @@ def guards(func: ast.FunctionDef | ast.AsyncFunctionDef, src: Source,
         return []
     out = []
     for exc in sorted(raises)[:2]:
-        for name in _parameters(func):
+        for name in parameters(func):
             for cond in CONDITIONS:
                 message = f"{name} must not be None" if cond == "is None" else (
                     f"{name} must not be negative" if cond == "< 0" else f"{name} must be positive")

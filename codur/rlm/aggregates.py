@@ -120,12 +120,13 @@ class SecondProgram:
         A change is kept in :attr:`settled`."""
         if self.agreed or len(self.programs) < 2:
             return answer
-        score = {id(p): coverage(question, p.code) for p in self.programs}
-        mine = max((score[id(p)] for p in self.programs if key(p.answer) == key(answer)), default=0)
-        best = max(self.programs, key=lambda p: score[id(p)])
-        if score[id(best)] <= mine or key(best.answer) == key(answer):
+        scores = [coverage(question, p.code) for p in self.programs]
+        mine = max((c for c, p in zip(scores, self.programs, strict=True) if key(p.answer) == key(answer)), default=0)
+        top = max(range(len(scores)), key=scores.__getitem__)
+        best = self.programs[top]
+        if scores[top] <= mine or key(best.answer) == key(answer):
             return answer
-        self.settled = {"from": answer, "to": best.answer, "coverage": [score[id(p)] for p in self.programs]}
+        self.settled = {"from": answer, "to": best.answer, "coverage": scores}
         return best.answer
 
     def to_dict(self) -> dict:

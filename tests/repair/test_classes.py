@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.llm import ScriptedChatModel, StaticModelProvider
+from codur import RunStatus
 from codur.mutation import generate_mutants
+
+from .conftest import mutation_run, write_repo
 
 MONEY = '''"""Amounts of money in cents, so that sums never pick up floating-point error."""
 
@@ -86,13 +87,8 @@ def test_no_instance_class_outside_a_method_in_super_or_an_annotation(tmp_path: 
 
 
 def test_the_mutation_search_keeps_the_subclass_of_a_sum(tmp_path: Path):
-    repo = tmp_path / "money"
-    repo.mkdir()
-    (repo / "money.py").write_text(MONEY)
-    (repo / "test_money.py").write_text(TESTS)
-    models = {role: ScriptedChatModel(replies=[]) for role in ("planner", "actor", "critic")}
-    result = run(RunRequest(task="make the failing tests pass", repo=repo), models=StaticModelProvider(models),
-                 config=CodurConfig(fixers=["mutation"], repair_workers=1, mutation_time_box_s=120))
+    repo = write_repo(tmp_path / "money", {"money.py": MONEY, "test_money.py": TESTS})
+    result = mutation_run(repo, repair_workers=1, mutation_time_box_s=120)
     assert result.status is RunStatus.SUCCESS, result.reason
     assert "return type(self)(self.cents + other.cents, self.currency)" in (repo / "money.py").read_text()
     assert (repo / "test_money.py").read_text() == TESTS

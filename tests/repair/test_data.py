@@ -7,10 +7,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.llm import ScriptedChatModel, StaticModelProvider
+from codur import RunStatus
 from codur.mutation import generate_mutants
 from codur.mutation.data import read_data
+
+from .conftest import mutation_run, write_repo
 
 DURATIONS = r'''"""Parse durations written as "2d", "1h30m", "5m" or "45s"."""
 import re
@@ -94,13 +95,8 @@ def test_a_quantifier_in_a_table_is_mutated_when_only_the_function_is_scored(tmp
 
 
 def test_the_mutation_search_fixes_a_pattern_in_a_module_level_table(tmp_path: Path):
-    repo = tmp_path / "durations"
-    repo.mkdir()
-    (repo / "durations.py").write_text(DURATIONS)
-    (repo / "test_durations.py").write_text(TESTS)
-    models = {role: ScriptedChatModel(replies=[]) for role in ("planner", "actor", "critic")}
-    result = run(RunRequest(task="make the failing tests pass", repo=repo), models=StaticModelProvider(models),
-                 config=CodurConfig(fixers=["mutation"], repair_workers=1, mutation_time_box_s=120))
+    repo = write_repo(tmp_path / "durations", {"durations.py": DURATIONS, "test_durations.py": TESTS})
+    result = mutation_run(repo, repair_workers=1, mutation_time_box_s=120)
     assert result.status is RunStatus.SUCCESS, result.reason
     assert r'"m": r"(?P<m>\d{1,2})m",' in (repo / "durations.py").read_text()
     assert (repo / "test_durations.py").read_text() == TESTS

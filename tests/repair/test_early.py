@@ -6,10 +6,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.llm import ScriptedChatModel, StaticModelProvider
+from codur import RunStatus
 from codur.mutation.early import null_returns
 from codur.validate.source import Source, apply_edits
+
+from .conftest import mutation_run, write_repo
 
 SETTINGS = '''"""Settings read from an INI-like file of ``key = value`` lines over the defaults."""
 
@@ -68,13 +69,8 @@ def test_no_check_without_one_returned_name_built_once():
 
 
 def test_the_mutation_search_returns_the_defaults_when_no_file_is_given(tmp_path: Path):
-    repo = tmp_path / "settings"
-    repo.mkdir()
-    (repo / "settings.py").write_text(SETTINGS)
-    (repo / "test_settings.py").write_text(TESTS)
-    models = {role: ScriptedChatModel(replies=[]) for role in ("planner", "actor", "critic")}
-    result = run(RunRequest(task="make the failing tests pass", repo=repo), models=StaticModelProvider(models),
-                 config=CodurConfig(fixers=["mutation"], repair_workers=1, mutation_time_box_s=120))
+    repo = write_repo(tmp_path / "settings", {"settings.py": SETTINGS, "test_settings.py": TESTS})
+    result = mutation_run(repo, repair_workers=1, mutation_time_box_s=120)
     assert result.status is RunStatus.SUCCESS, result.reason
     assert "if path is None:\n        return settings\n" in (repo / "settings.py").read_text()
     assert (repo / "test_settings.py").read_text() == TESTS

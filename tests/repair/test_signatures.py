@@ -6,9 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from codur import CodurConfig, RunRequest, RunStatus, run
-from codur.llm import ScriptedChatModel, StaticModelProvider
+from codur import RunStatus
 from codur.mutation import generate_mutants
+
+from .conftest import mutation_run, write_repo
 
 RECORDS = '''\
 """Records written as JSON text, one per line."""
@@ -60,13 +61,8 @@ def test_only_modules_already_imported_are_read(tmp_path: Path):
 
 
 def test_the_mutation_search_sorts_the_keys_of_a_stable_line(tmp_path: Path):
-    repo = tmp_path / "records"
-    repo.mkdir()
-    (repo / "records.py").write_text(RECORDS)
-    (repo / "test_records.py").write_text(TESTS)
-    models = {role: ScriptedChatModel(replies=[]) for role in ("planner", "actor", "critic")}
-    result = run(RunRequest(task="make the failing tests pass", repo=repo), models=StaticModelProvider(models),
-                 config=CodurConfig(fixers=["mutation"], repair_workers=1, mutation_time_box_s=120))
+    repo = write_repo(tmp_path / "records", {"records.py": RECORDS, "test_records.py": TESTS})
+    result = mutation_run(repo, repair_workers=1, mutation_time_box_s=120)
     assert result.status is RunStatus.SUCCESS, result.reason
     assert "return json.dumps(record, sort_keys=True)" in (repo / "records.py").read_text()
     assert (repo / "test_records.py").read_text() == TESTS
