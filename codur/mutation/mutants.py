@@ -45,7 +45,7 @@ class Mutant:
 
     ``score`` is the suspiciousness of the mutated statement, ``prior`` the operator's
     prior (0..1); ``statement`` is (file, first line) of that statement; ``order`` is 1
-    for a single edit, 2 for a pair.
+    for a single edit, 2 for a pair; ``probed``: see :attr:`probe`.
     """
 
     file: str
@@ -57,13 +57,17 @@ class Mutant:
     prior: float
     statement: tuple[str, int]
     order: int = 1
+    probed: bool = False
 
     @property
     def probe(self) -> bool:
         """Whether the evaluator runs this mutant's failing tests one by one (near-miss
         detection) instead of the fast checks only: for the statements added or moved
-        (:data:`PROBED`), often half a fix the model's feedback samples continue from."""
-        return self.operator in PROBED
+        (:data:`PROBED`), often half a fix the model's feedback samples continue from, and
+        for every mutant made ``probed`` (the single edits of a run with two or more failing
+        tests, :class:`codur.patch.fixers.mutation.MutationFixer`: half of a two-fault fix
+        that :mod:`codur.patch.chain` joins with the other half)."""
+        return self.probed or self.operator in PROBED
 
     @property
     def size(self) -> int:

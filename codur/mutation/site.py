@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from codur.mutation.names import Facts, facts_of
+from codur.mutation.guards import parameters
+from codur.mutation.names import FUNCS, Facts, facts_of, family
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.validate.source import Edit, Source
 
@@ -176,3 +177,63 @@ def add_clauses(test: ast.expr, ctx: MutationSite) -> None:
                           and isinstance(n.value, ast.Name) and n.value.id not in ("self", "cls")]
     texts = [f"{name} is not None and {_clause(test, ctx.src, 'and')}" for name in guarded]
     ctx.ranked(test, texts, "more_specific_if", 2)
+    _sign_clauses(test, ctx)
+    _membership_clauses(test, ctx)
+
+
+#: Prior factor of the range and membership clauses (:func:`_sign_clauses`, :func:`_membership_clauses`).
+CHECKER_FACTOR = 0.9
+_ORDERED = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+#: Base classes whose instances answer ``x in self`` without defining ``__contains__`` in the module.
+CONTAINERS = frozenset({"Container", "Collection", "Mapping", "MutableMapping", "Set", "MutableSet",
+                        "dict", "set", "frozenset", "OrderedDict", "defaultdict", "UserDict"})
+
+
+def _sign_clauses(test: ast.expr, ctx: MutationSite) -> None:
+    """``test or x < 0`` and ``test and x >= 0`` for each name ``x`` the condition compares
+    with an ordered operator, when the module's facts say ``x`` is a number: a size, count
+    or index the condition checks against one bound only, and that may be negative.
+    PAR's range checker (Kim et al., ICSE 2013) and TSSB-3M's "Less/More Specific If"
+    (Richter & Wehrheim, MSR 2022) with the clause the condition's own variable gives."""
+    facts = ctx.facts
+    names = [side.id for n in ast.walk(test) if isinstance(n, ast.Compare) and any(isinstance(op, _ORDERED)
+                                                                                  for op in n.ops)
+             for side in (n.left, *n.comparators) if isinstance(side, ast.Name)]
+    func = facts.owner.get(test)
+    numeric = [n for n in dict.fromkeys(names) if family(facts.kinds_named(n, func)) == "num"]
+    for joiner, clause, operator in (("or", "{} < 0", "less_specific_if"), ("and", "{} >= 0", "more_specific_if")):
+        texts = [f"{_clause(test, ctx.src, joiner)} {joiner} {clause.format(n)}" for n in numeric]
+        ctx.ranked(test, texts, operator, 2, CHECKER_FACTOR)
+
+
+def _membership_clauses(test: ast.expr, ctx: MutationSite) -> None:
+    """``test and p not in self`` and ``test and p in self`` for each parameter ``p`` of a
+    method whose class answers ``in`` (:func:`answers_in`): a condition that should hold only
+    for a key the container holds (or does not hold yet). TSSB-3M's "More Specific If"
+    with the receiver's own membership test."""
+    func = ctx.facts.owner.get(test)
+    cls = ctx.parents.get(func) if func is not None else None
+    if not isinstance(cls, ast.ClassDef) or not answers_in(cls, ctx.facts.classes):
+        return
+    args = func.args.posonlyargs + func.args.args
+    if not args or args[0].arg != "self":
+        return
+    for op in ("not in", "in"):
+        texts = [f"{_clause(test, ctx.src, 'and')} and {p} {op} self" for p in parameters(func)]
+        ctx.ranked(test, texts, "more_specific_if", 2, CHECKER_FACTOR)
+
+
+def answers_in(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0) -> bool:
+    """Whether instances of ``cls`` answer ``x in obj`` by design: it defines ``__contains__``,
+    or a base does (a class of the module, through ``classes``: name -> class), or a base is
+    a container ABC or builtin (:data:`CONTAINERS`, by name or as ``collections.abc.NAME``)."""
+    if any(isinstance(s, FUNCS) and s.name == "__contains__" for s in cls.body):
+        return True
+    for base in cls.bases:
+        name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+        if name in CONTAINERS:
+            return True
+        if name in classes and classes[name] is not cls and depth < 8 and answers_in(classes[name], classes,
+                                                                                      depth + 1):
+            return True
+    return False

@@ -39,6 +39,7 @@ from codur.core.events import Event
 from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, PatchLocalized, PatchPhase, PatchStart
 from codur.patch import fixers as fixer_list
 from codur.patch import ranking
+from codur.patch.chain import Chain
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
 from codur.patch.producer import Producer, read_originals
@@ -130,6 +131,7 @@ class PatchPipeline:
         self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.pairs: dict[str, int] = {}  # second-order ones among them (Mutant.order 2)
         self.budget_hit = False
+        self.chain: Chain | None = None  # the near-miss mutants joined (set once localized)
 
     def run(self) -> PatchResult:
         """Search; returns a :class:`PatchResult` (errors of the test runs become status
@@ -157,6 +159,7 @@ class PatchPipeline:
             if not loc.failing:
                 return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
                                  start, phases)
+            self.chain = Chain(session.repo, loc)
             try:
                 outcome = self._run_fixers(_Run(session, tuple(ranked), phases))
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
@@ -300,6 +303,7 @@ class PatchPipeline:
             self.verdicts.append(Judgement(candidate, evaluation, own))
             if evaluation.status is CandidateVerdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
+                self._chain(run, queue, key, candidate, evaluation)
             if beside and _is_backfill(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
@@ -313,6 +317,15 @@ class PatchPipeline:
                                      background=background)
         run.phases[phase.name] = round(run.phases.get(phase.name, 0.0) + time.monotonic() - start, 3)
         return outcome
+
+    def _chain(self, run: _Run, queue: CandidateQueue, key: Any, candidate: Any, evaluation: Evaluation) -> None:
+        """Queue what the near miss ``candidate`` leads to (:meth:`codur.patch.chain.Chain.after`:
+        its unions with earlier near-miss mutants, the mutants of the lines its left failing
+        tests point at) under its own ``key``: next, before the candidates ranked below it."""
+        follow = self.chain.after(candidate, evaluation.fixed_tests) if self.chain is not None else []
+        read_originals(run.session, follow)
+        for item in follow:
+            queue.push(key, item)
 
     # -- helpers -----------------------------------------------------------------------
 

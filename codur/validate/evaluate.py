@@ -12,7 +12,7 @@ is *refused*, whatever its tests would say (:func:`codur.validate.footprint.refu
 
 The queue and the search over a pool of workers: :mod:`codur.validate.search`.
 
-A candidate with ``probe = True`` (a model sample) runs its failing tests without
+A candidate with ``probe = True`` (a model sample, a probed mutant) runs its failing tests without
 stopping at the first failure and with a per-test report: when only some pass, the
 whole suite runs once more to check that it broke no passing test, and the candidate
 is a *near miss* (status "near_miss", ``fixed`` = how many failing tests it fixed).
@@ -144,6 +144,8 @@ class Evaluation:
     passed before it and fail with it. At most :data:`MAX_FAILURES` each; the message is
     pytest's short form of the exception ("" when the test run gave none). ``reason``: why a
     refused candidate was refused (``edited tests/test_x.py``, ``emptied parse()``), else "".
+    ``fixed_tests``: the ids of the failing tests a probed candidate fixed (a near miss's
+    share of the fix, what :mod:`codur.patch.chain` joins).
     """
 
     status: CandidateVerdict
@@ -152,6 +154,7 @@ class Evaluation:
     failures: tuple[tuple[str, str], ...] = ()
     broke: tuple[tuple[str, str], ...] = ()
     reason: str = ""
+    fixed_tests: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", CandidateVerdict(self.status))  # a worker's run status is a plain word
@@ -250,17 +253,19 @@ def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float)
         timed_out = run.status == CandidateVerdict.TIMEOUT
         return Evaluation(run.status, 0, time.monotonic() - start, failures if timed_out else ())
     passed = set(run.passed)
-    fixed = sum(t in passed for t in checks.failing)
+    fixed_tests = frozenset(t for t in checks.failing if t in passed)
+    fixed = len(fixed_tests)
     if fixed == len(checks.failing) and run.status == "passed":
         return None
     guard, keep = checks.guard_for(files)
     if fixed == 0 or (guard is None and checks.gate is None):
         return Evaluation(CandidateVerdict.FAILED, fixed, time.monotonic() - start, failures)
     if guard is None:  # selection, and no passing test covers the change: nothing to break
-        return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures)
+        return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures,
+                          fixed_tests=fixed_tests)
     run = _reported(worker, guard)
     broke = _failed(run, keep) if run.tests else ()
     stopped = run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT)
     near = not stopped and not broke and run.tests
     verdict = CandidateVerdict.NEAR_MISS if near else CandidateVerdict.FAILED
-    return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke)
+    return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke, fixed_tests=fixed_tests)

@@ -67,7 +67,9 @@ class Localization:
     ``covering`` maps a source file to the passing tests that ran one of its lines (beyond
     import time): the tests an edit of that file can break; ``failing_files`` are the source
     files a failing test ran a line of (beyond import time); ``hung_loops`` the (file, header
-    line) of the innermost loop each timed-out test was stopped in.
+    line) of the innermost loop each timed-out test was stopped in. ``root`` and ``lines``
+    (the directory the run's paths are under, and path -> line -> ids of the tests that ran
+    it) keep the spectrum for :func:`refocus`.
     """
 
     tests: tuple[TestRecord, ...]
@@ -77,6 +79,8 @@ class Localization:
     covering: dict[str, frozenset[str]] = field(default_factory=dict)
     failing_files: frozenset[str] = frozenset()
     hung_loops: frozenset[tuple[str, int]] = frozenset()
+    root: Path | None = field(default=None, repr=False, compare=False)
+    lines: dict[str, dict[int, list[str]]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def failing(self) -> list[str]:
@@ -173,7 +177,24 @@ def score(repo: Path, run: TestRun, targets: list[str] | None = None) -> Localiz
     failed = [t for t in tests if t.outcome == "failed"]
     hung_loops = _boost_frames(repo, scores, failed)
     return Localization(tuple(tests), scores, covering={f: frozenset(ids) for f, ids in covering.items()},
-                        failing_files=frozenset(failing_files), hung_loops=frozenset(hung_loops))
+                        failing_files=frozenset(failing_files), hung_loops=frozenset(hung_loops),
+                        root=repo, lines=run.lines)
+
+
+def refocus(loc: Localization, failing: frozenset[str]) -> dict[tuple[str, int], float]:
+    """The suspiciousness of ``loc``'s lines with only ``failing`` (some of its failing tests)
+    counted as failing and its other failing tests left out: where the fault behind the
+    tests a partial fix left failing lies (ITER, Ye & Monperrus, ICSE 2024, localizes again
+    after each partial patch; here from the baseline's spectrum, with no new run). {} when
+    ``loc`` kept no spectrum or none of ``failing`` is one of its failing tests."""
+    if loc.root is None or not loc.lines or not failing & set(loc.failing):
+        return {}
+    tests = [t for t in loc.tests if t.outcome != "failed" or t.nodeid in failing]
+    outcome = {t.nodeid: t.outcome for t in tests}
+    ran = [t.nodeid for t in tests if t.outcome != "skipped"]
+    scores, _, _ = _spectrum(loc.root, loc.lines, outcome, ran)
+    _boost_frames(loc.root, scores, [t for t in tests if t.outcome == "failed"])
+    return scores
 
 
 def _spectrum(repo: Path, lines: dict[str, dict[int, list[str]]], outcome: dict[str, str],

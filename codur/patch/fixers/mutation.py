@@ -5,12 +5,18 @@ model and at the end."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from codur.core.events.patch import PatchMutants
 from codur.mutation import mutants
 from codur.mutation.mutants import Mutant
 from codur.patch.fixer import FixerView
+
+#: Failing tests from which every single-edit mutant is probed (:attr:`codur.mutation.mutants.Mutant.probe`):
+#: with one failing test a mutant fixes all or none, with two or more it may fix a part
+#: (a near miss, with the set it fixed, that :mod:`codur.patch.chain` joins with another).
+PROBE_FROM = 2
 
 
 class MutationFixer:
@@ -29,4 +35,6 @@ class MutationFixer:
                                     max_pairs=view.settings.max_pairs, hung_loops=loc.hung_loops,
                                     raises=loc.expected_raises)
         view.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
+        if len(loc.failing) >= PROBE_FROM:  # each single edit may be half of a two-fault fix
+            found = [dataclasses.replace(m, probed=True) if m.order == 1 else m for m in found]
         return found
