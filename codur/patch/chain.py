@@ -29,7 +29,10 @@ from typing import Any
 
 from codur.mutation import mutants as mutation
 from codur.mutation.mutants import Mutant
+from codur.patch.producer import read_originals
 from codur.validate.localize import Localization, refocus
+from codur.validate.search import CandidateQueue
+from codur.validate.session import RepairSession
 from codur.validate.source import apply_edits, overlaps
 
 #: Unions tried at most in one search.
@@ -145,6 +148,15 @@ class Chain:
         self.unions_left -= len(out)
         self.made.update(_identity(u) for u in out)
         return out
+
+    def queue_after(self, candidate: Any, fixed: frozenset[str], queue: CandidateQueue, key: Any,
+                    session: RepairSession) -> None:
+        """Push :meth:`after`'s candidates into ``queue`` under the near miss's own ``key`` (next,
+        before the candidates ranked below it), their files' originals read into ``session``."""
+        follow = self.after(candidate, fixed)
+        read_originals(session, follow)
+        for item in follow:
+            queue.push(key, item)
 
     def refocus(self, fixed: frozenset[str]) -> list[Mutant]:
         """Probed mutants of the lines the failing tests ``fixed`` leaves point at

@@ -243,3 +243,12 @@ class PatchOutcome(_Record):
         return cls(status=status or result.status, source=result.source, label=result.label,
                    provenance=result.provenance, tried=result.tried, refused=result.refused, phases=result.phases,
                    elapsed_s=result.elapsed_s, near_miss=result.near_miss, end=result.end)
+
+
+def why_unsolved(status: PatchStatus, tried: int) -> str:
+    """The message of a search that ended with ``status`` and no patch, ``tried`` candidates."""
+    if status is PatchStatus.CANCELLED:
+        return "cancelled; repository unchanged"
+    if status is PatchStatus.BUDGET:
+        return "the search's time or token budget ran out"
+    return f"no plausible patch among {tried} candidates"

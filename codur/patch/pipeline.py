@@ -40,7 +40,7 @@ from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, Patch
 from codur.patch import fixers as fixer_list
 from codur.patch import ranking
 from codur.patch.chain import Chain
-from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd
+from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
@@ -55,13 +55,14 @@ OnEvent = Callable[[Event], None]
 
 @dataclass
 class _Run:
-    """One search's session, ranked functions, seconds per phase, and per fixer the
-    candidates it left untried (best first)."""
+    """One search's session, ranked functions, seconds per phase, per fixer the candidates
+    it left untried (best first), and its near-miss mutants (:class:`Chain`)."""
 
     session: RepairSession
     ranked: tuple
     phases: dict[str, float]
     untried: dict[str, list[tuple[Any, Candidate]]] = field(default_factory=dict)
+    chain: Chain | None = None  # the near misses joined (codur.patch.chain)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,6 @@ class PatchPipeline:
         self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.pairs: dict[str, int] = {}  # second-order ones among them (Mutant.order 2)
         self.budget_hit = False
-        self.chain: Chain | None = None  # the near-miss mutants joined (set once localized)
 
     def run(self) -> PatchResult:
         """Search; returns a :class:`PatchResult` (errors of the test runs become status
@@ -159,9 +159,8 @@ class PatchPipeline:
             if not loc.failing:
                 return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
                                  start, phases)
-            self.chain = Chain(session.repo, loc)
             try:
-                outcome = self._run_fixers(_Run(session, tuple(ranked), phases))
+                outcome = self._run_fixers(_Run(session, tuple(ranked), phases, chain=Chain(session.repo, loc)))
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
                 return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
                                  start, phases)
@@ -172,7 +171,8 @@ class PatchPipeline:
             queued = Queued(self.queued.get("mutation", 0), self.pairs.get("mutation", 0))
             end = SearchEnd.of(status, self.settings, tried=sum(self.tried.values()), queued=queued,
                                token_budget=self.budget_hit)
-            return self._end(PatchResult(status, message=self._why(status), end=end, **info), start, phases, session)
+            message = why_unsolved(status, sum(self.tried.values()))
+            return self._end(PatchResult(status, message=message, end=end, **info), start, phases, session)
 
     def _found(self, session: RepairSession, best: Candidate, info: dict) -> PatchResult:
         """The result of a plausible patch ``best``; emits ``patch.found``."""
@@ -303,7 +303,8 @@ class PatchPipeline:
             self.verdicts.append(Judgement(candidate, evaluation, own))
             if evaluation.status is CandidateVerdict.NEAR_MISS:
                 self.near.append((candidate, evaluation.fixed))
-                self._chain(run, queue, key, candidate, evaluation)
+                if run.chain is not None:  # its unions, the mutants its left failing tests point at
+                    run.chain.queue_after(candidate, evaluation.fixed_tests, queue, key, run.session)
             if beside and _is_backfill(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
@@ -318,15 +319,6 @@ class PatchPipeline:
         run.phases[phase.name] = round(run.phases.get(phase.name, 0.0) + time.monotonic() - start, 3)
         return outcome
 
-    def _chain(self, run: _Run, queue: CandidateQueue, key: Any, candidate: Any, evaluation: Evaluation) -> None:
-        """Queue what the near miss ``candidate`` leads to (:meth:`codur.patch.chain.Chain.after`:
-        its unions with earlier near-miss mutants, the mutants of the lines its left failing
-        tests point at) under its own ``key``: next, before the candidates ranked below it."""
-        follow = self.chain.after(candidate, evaluation.fixed_tests) if self.chain is not None else []
-        read_originals(run.session, follow)
-        for item in follow:
-            queue.push(key, item)
-
     # -- helpers -----------------------------------------------------------------------
 
     @staticmethod
@@ -338,13 +330,6 @@ class PatchPipeline:
     def stopped(self) -> bool:
         """Cancelled, over the token budget, or past the deadline: no fixer starts."""
         return self.cancel.is_set() or self.budget_hit or time.monotonic() > self.deadline
-
-    def _why(self, status: PatchStatus) -> str:
-        if status is PatchStatus.CANCELLED:
-            return "cancelled; repository unchanged"
-        if status is PatchStatus.BUDGET:
-            return "the search's time or token budget ran out"
-        return f"no plausible patch among {sum(self.tried.values())} candidates"
 
     def _end(self, result: PatchResult, start: float, phases: dict[str, float],
              session: RepairSession | None = None) -> PatchResult:
