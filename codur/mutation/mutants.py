@@ -58,6 +58,7 @@ class Mutant:
     statement: tuple[str, int]
     order: int = 1
     probed: bool = False
+    feedback = False  # a probe's failures go to no model: the plain sweep (Checks.sweep)
 
     @property
     def probe(self) -> bool:

@@ -50,6 +50,7 @@ class MutantUnion:
 
     parts: tuple[Mutant, ...]
     probe = True
+    feedback = False  # judged like its mutants: the plain sweep (codur.validate.evaluate.Checks.sweep)
 
     @property
     def file(self) -> str:

@@ -67,7 +67,8 @@ def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand,
     sooner. With ``plugin_free`` (the suite was seen to give the same
     outcomes without the installed pytest plugins) both runs skip the plugins, which
     is much cheaper, and a third run confirms the whole suite with them. The probe and
-    guard runs (near-miss detection) are the same runs without ``-x``, with a report.
+    guard runs (near-miss detection) are the same runs without ``-x``, with a report; the
+    sweep is the probe with plain assertions (a mutant's).
     """
     failing = [t for t in loc.tests if t.outcome == "failed"]
     passing = [t.duration for t in loc.tests if t.outcome == "passed"]
@@ -91,7 +92,8 @@ def whole_suite_checks(loc: localize.Localization, command: testcmd.TestCommand,
     probe = Stage((*selected, *testcmd.PROBE_FLAGS, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
     guard = Stage((*command.pytest_args, *slow, "-p", testcmd.PLUGIN), full, (*limits, *env), report=True)
     stages = [first, Stage(whole.args, full, (*limits, *env)), whole] if plugin_free else [first, whole]
-    return Checks(stages, probe, guard, *ids)
+    sweep = Stage((*selected, *slow, "-p", testcmd.PLUGIN), first_timeout, select_env, report=True)
+    return Checks(stages, probe, guard, *ids, sweep=sweep)
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def selected_checks(baseline: Baseline, command: testcmd.TestCommand, folder: Pa
         return made[(tests, report)]
 
     return Checks(base.stages[:1], base.probe, None, base.failing, base.passing,
-                  covering=dict(loc.covering), gate=gate, covered=covered)
+                  covering=dict(loc.covering), gate=gate, covered=covered, sweep=base.sweep)
 
 
 def checks_for(baseline: Baseline, command: testcmd.TestCommand, folder: Path, cap: float) -> Checks:

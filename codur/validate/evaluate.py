@@ -45,7 +45,8 @@ class CandidateVerdict(StrEnum):
 
 
 class Candidate(Protocol):
-    """A candidate patch. ``probe``: look for near misses (see module doc).
+    """A candidate patch. ``probe``: look for near misses (see module doc); an optional
+    ``feedback = False`` says no model reads its failures (see :attr:`Checks.sweep`).
 
     A one-file candidate has ``file`` and ``apply(text)``. A candidate that changes
     several files also has ``files`` (every file it changes, ``file`` first) and
@@ -95,7 +96,9 @@ class Checks:
 
     ``stages``: the acceptance runs (failing tests with ``-x``, then the whole suite).
     ``probe``: the failing tests with a report and no ``-x``; ``guard``: the whole suite
-    with a report (both None for a non-pytest command). ``failing`` / ``passing``: the
+    with a report (both None for a non-pytest command); ``sweep``: the probe with assertions
+    left plain (no rewriting: cheaper, and the values compared only matter to a model), for a
+    probed candidate with ``feedback = False`` (a mutant). ``failing`` / ``passing``: the
     baseline's test ids.
 
     With test selection (:mod:`codur.validate.selection`), ``covering`` maps a file to the
@@ -112,6 +115,7 @@ class Checks:
     covering: dict[str, frozenset[str]] = field(default_factory=dict)
     gate: Stage | None = None
     covered: Callable[[frozenset[str], bool], Stage] | None = None
+    sweep: Stage | None = None
 
     def tests_for(self, files: tuple[str, ...]) -> frozenset[str]:
         """The passing tests that cover any of ``files`` (selection only; else empty)."""
@@ -228,7 +232,8 @@ def _judge(worker: Worker, candidate: Candidate, checks: Checks, on_first_pass: 
     files = files_of(candidate)
     stages, fixed, first_pass = checks.stages_for(files), 0, on_first_pass
     if candidate.probe and checks.probe is not None:
-        verdict = _probe(worker, checks, files, start)
+        quiet = not getattr(candidate, "feedback", True) and checks.sweep is not None
+        verdict = _probe(worker, checks, files, start, checks.sweep if quiet else checks.probe)
         if verdict is not None:
             return verdict
         on_first_pass()
@@ -242,12 +247,13 @@ def _judge(worker: Worker, candidate: Candidate, checks: Checks, on_first_pass: 
     return Evaluation(CandidateVerdict.PLAUSIBLE, len(checks.failing), time.monotonic() - start)
 
 
-def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float) -> Evaluation | None:
-    """Run a probed candidate's failing tests with a report (``checks.probe``): None when they
+def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float, probe: Stage) -> Evaluation | None:
+    """Run a probed candidate's failing tests with a report (``probe``: ``checks.probe``, or
+    ``checks.sweep`` for a candidate whose failures no model reads): None when they
     all pass (the acceptance stages go on), else its verdict. A candidate that fixed some and
     broke none of the passing tests its files' guard runs (:meth:`Checks.guard_for`) is a near
     miss; with no guard to run, under test selection, one that fixed some is one too."""
-    run = _reported(worker, checks.probe)
+    run = _reported(worker, probe)
     failures = _failed(run, checks.failing)
     if run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
         timed_out = run.status == CandidateVerdict.TIMEOUT
