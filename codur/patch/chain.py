@@ -15,9 +15,9 @@ and may be joined again.
 The other half may rank far down the first localization, which every failing test steers.
 After a near miss, the failing tests it left are localized again from the baseline's
 spectrum (:func:`codur.validate.localize.refocus`, no new run) and the best
-:data:`REFOCUSED` mutants of those lines are probed, once per set of tests left (at most
-:data:`MAX_REFOCUS` sets). :class:`Chain` holds one search's near misses and builds both,
-at most :data:`MAX_UNIONS` unions a search.
+:data:`REFOCUSED` mutants of those lines are probed, alternating with the rest of the queue,
+once per set of tests left (at most :data:`MAX_REFOCUS` sets). :class:`Chain` holds one
+search's near misses and builds both, at most :data:`MAX_UNIONS` unions a search.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from codur.validate.source import apply_edits, overlaps
 #: Unions tried at most in one search.
 MAX_UNIONS = 12
 #: Mutants generated for the failing tests one partial fix left (their lines, localized again).
-REFOCUSED = 60
+REFOCUSED = 200
 #: Distinct sets of left failing tests localized again in one search.
 MAX_REFOCUS = 3
 
@@ -102,13 +102,22 @@ def join(a: Any, b: Any) -> MutantUnion | None:
     return MutantUnion(tuple(sorted(pa + pb, key=lambda m: (m.file, m.edits[0].start))))
 
 
+def follow_key(key: Any, i: int) -> Any:
+    """The queue key of the ``i``-th (0-based) candidate that follows the one judged under
+    ``key``: between the ``i``-th and the ``i+1``-th key after it (a search's keys are ranks,
+    ints, or tuples ending in one), so follow-ups and the rest of the queue alternate."""
+    if isinstance(key, tuple) and key:
+        return (*key[:-1], follow_key(key[-1], i))
+    return key + i + 0.5 if isinstance(key, int | float) else key
+
+
 def _identity(candidate: Any) -> frozenset:
     return frozenset((m.file, m.edits) for m in parts_of(candidate))
 
 
 class Chain:
     """One search's near-miss mutants with the failing tests each fixed, and what to try next
-    from them (:meth:`after`).
+    from them (:meth:`queue_after`).
 
     Args:
         repo: the repository the mutants are generated from (read only).
@@ -123,15 +132,6 @@ class Chain:
         self.near: list[tuple[Any, frozenset[str]]] = []
         self.made: set[frozenset] = set()
         self.focused: set[frozenset[str]] = set()
-
-    def after(self, candidate: Any, fixed: frozenset[str]) -> list:
-        """The candidates to try after the near miss ``candidate`` fixed the failing tests
-        ``fixed``, best first: its unions with the earlier near misses (:meth:`unions`), then
-        the mutants of the lines the tests it left failing point at (:meth:`refocus`). A
-        candidate that is no mutant (a model sample) gives none."""
-        if not parts_of(candidate) or not fixed:
-            return []
-        return [*self.unions(candidate, fixed), *self.refocus(fixed)]
 
     def unions(self, candidate: Any, fixed: frozenset[str]) -> list[MutantUnion]:
         """Record the near miss ``candidate`` (fixing ``fixed``); its unions with the earlier
@@ -152,12 +152,18 @@ class Chain:
 
     def queue_after(self, candidate: Any, fixed: frozenset[str], queue: CandidateQueue, key: Any,
                     session: RepairSession) -> None:
-        """Push :meth:`after`'s candidates into ``queue`` under the near miss's own ``key`` (next,
-        before the candidates ranked below it), their files' originals read into ``session``."""
-        follow = self.after(candidate, fixed)
-        read_originals(session, follow)
-        for item in follow:
+        """Push into ``queue`` the unions of the near miss ``candidate`` under its own ``key``
+        (next, before the candidates ranked below it), then the mutants its left failing tests
+        point at interleaved with the rest of the queue (:func:`follow_key`); their files'
+        originals read into ``session``."""
+        if not parts_of(candidate) or not fixed:
+            return
+        unions, refocused = self.unions(candidate, fixed), self.refocus(fixed)
+        read_originals(session, [*unions, *refocused])
+        for item in unions:
             queue.push(key, item)
+        for i, item in enumerate(refocused):
+            queue.push(follow_key(key, i), item)
 
     def refocus(self, fixed: frozenset[str]) -> list[Mutant]:
         """Probed mutants of the lines the failing tests ``fixed`` leaves point at

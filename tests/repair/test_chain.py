@@ -9,9 +9,10 @@ from pathlib import Path
 from codur import RunStatus
 from codur.mutation import generate_mutants
 from codur.mutation.mutants import Mutant
-from codur.patch.chain import Chain, MutantUnion, join
+from codur.patch.chain import Chain, MutantUnion, follow_key, join
 from codur.testing.report import TestRecord
 from codur.validate.localize import Localization, refocus
+from codur.validate.search import CandidateQueue
 from codur.validate.source import Edit
 
 from .conftest import mutation_run, write_repo
@@ -181,7 +182,14 @@ def test_the_chain_joins_sets_that_each_fix_a_test_the_other_does_not(tmp_path: 
     assert chain.unions(b, frozenset({"t1", "t2"})) == []  # a's set inside it: nothing to add
     assert [u.parts for u in chain.unions(c, frozenset({"t3"}))] == [(b, c), (a, c)]  # most tests first
     assert chain.unions(d, frozenset({"t2"})) == []  # the budget of two is spent
-    assert chain.after(Edit(0, 0, ""), frozenset({"t1"})) == []  # a model sample: not joined here
+    queue = CandidateQueue()
+    chain.queue_after(Edit(0, 0, ""), frozenset({"t1"}), queue, 3, None)  # not a mutant: not joined here
+    assert len(queue) == 0
+
+
+def test_follow_ups_alternate_with_the_rest_of_the_queue():
+    assert [follow_key(4, i) for i in range(3)] == [4.5, 5.5, 6.5]
+    assert follow_key((1, 0, 7), 1) == (1, 0, 8.5) and (1, 0, 8) < follow_key((1, 0, 7), 1) < (1, 0, 9)
 
 
 def test_the_tests_left_failing_are_localized_again(tmp_path: Path):
