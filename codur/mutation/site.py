@@ -208,15 +208,15 @@ def _sign_clauses(test: ast.expr, ctx: MutationSite) -> None:
 
 def _membership_clauses(test: ast.expr, ctx: MutationSite) -> None:
     """``test and p not in self`` and ``test and p in self`` for each parameter ``p`` of a
-    method whose class answers ``in`` (:func:`answers_in`): a condition that should hold only
-    for a key the container holds (or does not hold yet). TSSB-3M's "More Specific If"
-    with the receiver's own membership test."""
+    method whose class answers ``in`` (:func:`answers_in`; not ``__contains__`` itself): a
+    condition that should hold only for a key the container holds (or does not hold yet).
+    TSSB-3M's "More Specific If" with the receiver's own membership test."""
     func = ctx.facts.owner.get(test)
     cls = ctx.parents.get(func) if func is not None else None
     if not isinstance(cls, ast.ClassDef) or not answers_in(cls, ctx.facts.classes):
         return
     args = func.args.posonlyargs + func.args.args
-    if not args or args[0].arg != "self":
+    if not args or args[0].arg != "self" or func.name == "__contains__":  # there `in self` recurses
         return
     for op in ("not in", "in"):
         texts = [f"{_clause(test, ctx.src, 'and')} and {p} {op} self" for p in parameters(func)]

@@ -139,6 +139,7 @@ def test_a_method_of_a_class_answering_in_gets_membership_clauses(tmp_path: Path
     found = _clauses(tmp_path, SESSIONS)
     assert "expires <= self.clock() and token not in self" in found
     assert "expires <= self.clock() and token in self" in found
+    assert not [c for c in found if c.startswith("token in self._expiry") and c.endswith(" in self")]  # recursion
     plain = SESSIONS.replace("    def __contains__(self, token):\n        return token in self._expiry and "
                              "self.clock() < self._expiry[token]\n\n", "")
     assert not [c for c in _clauses(tmp_path, plain) if c.endswith(" in self")]  # nothing answers `in`
