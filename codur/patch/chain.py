@@ -23,6 +23,7 @@ search's near misses and builds both, at most :data:`MAX_UNIONS` unions a search
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,10 +124,13 @@ class Chain:
         repo: the repository the mutants are generated from (read only).
         loc: the baseline's localization (its failing tests and spectrum).
         unions: unions built at most; ``refocused``: mutants per set of tests left failing.
+        judged: the candidates judged so far (a refocused mutant already judged or queued is
+            not queued again).
     """
 
-    def __init__(self, repo: Path, loc: Localization, *, unions: int = MAX_UNIONS, refocused: int = REFOCUSED):
-        self.repo, self.loc, self.refocused = repo, loc, refocused
+    def __init__(self, repo: Path, loc: Localization, *, unions: int = MAX_UNIONS, refocused: int = REFOCUSED,
+                 judged: Callable[[], list] = list):
+        self.repo, self.loc, self.refocused, self.judged = repo, loc, refocused, judged
         self.failing = frozenset(loc.failing)
         self.unions_left = unions
         self.near: list[tuple[Any, frozenset[str]]] = []
@@ -158,17 +162,21 @@ class Chain:
         originals read into ``session``."""
         if not parts_of(candidate) or not fixed:
             return
-        unions, refocused = self.unions(candidate, fixed), self.refocus(fixed)
+        unions = self.unions(candidate, fixed)
+        known = {_identity(c) for c in [*self.judged(), *queue.candidates()]}
+        refocused = [m for m in self.refocus(fixed, {m.statement for m in parts_of(candidate)})
+                     if _identity(m) not in known]
         read_originals(session, [*unions, *refocused])
         for item in unions:
             queue.push(key, item)
         for i, item in enumerate(refocused):
             queue.push(follow_key(key, i), item)
 
-    def refocus(self, fixed: frozenset[str]) -> list[Mutant]:
+    def refocus(self, fixed: frozenset[str], statements: set[tuple[str, int]]) -> list[Mutant]:
         """Probed mutants of the lines the failing tests ``fixed`` leaves point at
-        (:func:`codur.validate.localize.refocus`), best first, at most ``refocused``; none when
-        that set of tests was localized again already, or :data:`MAX_REFOCUS` sets were."""
+        (:func:`codur.validate.localize.refocus`), best first, at most ``refocused``, but for
+        those of the near miss's own ``statements`` ((file, line); no union could hold both);
+        none when that set of tests was localized again already, or :data:`MAX_REFOCUS` sets were."""
         left = self.failing - fixed
         if not left or left in self.focused or len(self.focused) >= MAX_REFOCUS:
             return []
@@ -177,4 +185,4 @@ class Chain:
         if not scores:
             return []
         found, _ = mutation.generate(self.repo, scores, limit=self.refocused, max_pairs=0)
-        return [dataclasses.replace(m, probed=True) for m in found]
+        return [dataclasses.replace(m, probed=True) for m in found if m.statement not in statements]

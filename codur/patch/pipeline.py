@@ -160,7 +160,8 @@ class PatchPipeline:
                 return self._end(PatchResult(PatchStatus.NO_FAILING_TESTS, message="no failing tests", **info),
                                  start, phases)
             try:
-                outcome = self._run_fixers(_Run(session, tuple(ranked), phases, chain=Chain(session.repo, loc)))
+                chain = Chain(session.repo, loc, judged=lambda: [j.candidate for j in self.verdicts])
+                outcome = self._run_fixers(_Run(session, tuple(ranked), phases, chain=chain))
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
                 return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
                                  start, phases)

@@ -88,6 +88,11 @@ class CandidateQueue:
             elif not self._heap and not self._closed:
                 self._cond.wait(timeout)
 
+    def candidates(self) -> list[Candidate]:
+        """Every waiting candidate (a snapshot, in no order)."""
+        with self._cond:
+            return [c for _, _, c in self._heap]
+
     def drain(self) -> list[tuple[Any, Candidate]]:
         """Remove and return every waiting item, best first."""
         with self._cond:
