@@ -259,3 +259,17 @@ def test_two_faults_each_failing_their_own_tests_are_fixed_together(tmp_path: Pa
     assert found and " together" in found[0]["label"] and found[0]["label"].startswith("mutants ")
     near = [e for e in events if e["event_type"] == "patch.candidate" and e["result"] == "near_miss"]
     assert {e["fixed"] for e in near} >= {1, 2}  # the two halves: the band's one test, the mean's two
+
+
+def test_the_other_half_is_looked_for_away_from_the_near_miss(tmp_path: Path):
+    (tmp_path / "m.py").write_text("def f(x):\n    if x > 1:\n        return 1\n    return 0\n\n\n"
+                                   "def g(y):\n    return y + 1\n")
+    tests = (TestRecord("t_a", "failed"), TestRecord("t_b", "failed"), TestRecord("t_ok", "passed"))
+    lines = {str(tmp_path / "m.py"): {1: ["t_a", "t_ok"], 2: ["t_a", "t_ok"], 3: ["t_a"], 7: ["t_b"], 8: ["t_b"]}}
+    loc = Localization(tests, root=tmp_path, lines=lines)
+    found = Chain(tmp_path, loc).refocus(frozenset({"t_a"}), set())  # t_b is left: g's line
+    assert found and {m.statement for m in found} == {("m.py", 8)} and all(m.probe for m in found)
+    chain = Chain(tmp_path, loc)
+    assert chain.refocus(frozenset({"t_a"}), {("m.py", 8)}) == []  # the near miss's own statement
+    assert Chain(tmp_path, loc, refocused=2).refocus(frozenset({"t_a"}), set())[:2] == found[:2]
+    assert chain.refocus(frozenset({"t_a"}), set()) == []  # that set of tests was localized again already
