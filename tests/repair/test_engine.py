@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from codur.commands.repair import repair_command
 from codur.core.contracts import PatchStatus
 from codur.mutation import generate_mutants
-from codur.mutation.mutants import Mutant, pairs
+from codur.mutation.mutants import Mutant
+from codur.mutation.pairs import pairs
 from codur.patch.contracts import PatchSettings, Queued, SearchEnd
 from codur.validate.localize import localize_faults
 from codur.validate.search import CandidateQueue
