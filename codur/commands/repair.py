@@ -149,7 +149,8 @@ def repair_command(
                                          help="seconds per test stage of a mutant, at most"),
     max_mutants: int = typer.Option(_DEFAULTS["max_mutants"].default, "--max-mutants", help="mutants to try at most"),
     max_pairs: int = typer.Option(_DEFAULTS["max_pairs"].default, "--max-pairs",
-                                  help="second-order mutants (edits on the same or adjacent lines) at most"),
+                                  help="second-order mutants (edits on the same or adjacent lines, or two "
+                                       "statements of one function) at most"),
     time_budget: float = typer.Option(_DEFAULTS["patch_time_budget_s"].default, "--time-budget",
                                       help="seconds for the whole search"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="print every mutant tried"),

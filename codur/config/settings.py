@@ -186,8 +186,9 @@ class CodurConfig(BaseSettings):
                                 "fewer while the embedded model generates.")
     max_mutants: int = Field(400, ge=1, description="Mutants (candidate single edits) the mutation search tries "
                              "at most.")
-    max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines) "
-                           "among them at most.")
+    max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines, "
+                           "or two statements of one function) among them at most; they keep a quarter of "
+                           "max_mutants when the single edits would fill it.")
     mutant_timeout_s: float = Field(20.0, gt=0, description="Upper bound on one test stage of a candidate, "
                                     "seconds (each test also stops at 1 s + 5x its baseline time).")
     test_memory_mb: int | None = Field(

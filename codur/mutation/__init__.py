@@ -4,10 +4,12 @@ Operators rewrite exact source spans of the most suspicious statements (localiza
 :mod:`codur.validate.localize`): comparison/arithmetic/boolean swaps, +-1 on bounds,
 indices and slices, dropped guards and operands, f-prefixes, ...; every mutant compiles and
 is unique; rank: suspiciousness × the operator's prior. Pairs of edits on the same or
-adjacent lines come last, at most ``max_pairs`` (``mutants.py``). Expression operators are in
+adjacent lines, or on two statements of one function (a deleted guard or a top-ranked edit
+with another), come last, at most ``max_pairs`` (``pairs.py``). Expression operators are in
 ``operators.py`` (operators, operands, literals), ``identifiers.py`` (identifiers,
-attributes) and ``calls.py`` (calls, arguments), the standard library's optional arguments in
-``library.py``, statement operators in ``statements.py`` and ``missing.py`` (the update a
+attributes) and ``calls.py`` (calls, arguments), the standard library's optional arguments
+and a separator stripped from a text result in ``library.py``, statement operators in
+``statements.py`` and ``missing.py`` (the update a
 never-ending ``while`` lacks, the flush of a loop's last batch, a statement indented one
 block too deep), the parameter check a failing test expected in ``guards.py``; what they
 share in ``site.py``; the module analysis they read (names in scope, kinds of use, nearest

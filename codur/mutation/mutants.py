@@ -6,12 +6,15 @@ and prior the operator's; ties go to the smaller edit (characters removed + inse
 then to the order the operators produced them. Mutants are deduplicated by resulting
 text and checked with ``compile()`` lazily, in that order.
 
-Second-order mutants (pairs of single edits) form a second tier, tried only after
-every single edit (single edits first, as in Ghanbari et al., "Practical Program
-Repair via Bytecode Mutation", 2019). Only two edits of one file on the same or
-adjacent lines (``|line difference| <= 1``) are paired, both on suspicious statements;
-a pair's suspiciousness is the lower of the two, its prior their product, and at most
-``max_pairs`` of them (the best ranked) are kept.
+Second-order mutants (pairs of single edits, :mod:`codur.mutation.pairs`) form a second
+tier, tried after the single edits (single edits first, as in Ghanbari et al., "Practical
+Program Repair via Bytecode Mutation", 2019): two edits on the same or adjacent lines, and
+a deleted guard or a top-ranked edit with an edit of another statement of the same
+function; a pair's suspiciousness is the lower of the two, its prior their product, and at
+most ``max_pairs`` of them (the best ranked of each family) are kept. When the singles
+would fill ``limit``, the pairs keep :data:`PAIR_SHARE` of it (at most ``max_pairs``) and
+the last singles give way: those are the least suspicious statements' least likely edits,
+while a fix of two edits is otherwise never tried.
 
 Only the most suspicious functions are mutated (:func:`ranked_units`, at most
 :data:`MUTATED_FUNCTIONS`): the cost of generating mutants follows the bug, not the size
@@ -22,19 +25,22 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.pyast import BOM, parse_ast
 from codur.mutation import data, early, guards, statements
+from codur.mutation.pairs import second_order
 from codur.mutation.site import MutationSite
-from codur.validate.source import Edit, Source, apply_edits, is_source_file, overlaps, read_source
+from codur.validate.source import Edit, Source, apply_edits, is_source_file, read_source
 
 #: Functions (or module-level statements) mutated at most, the most suspicious first.
 MUTATED_FUNCTIONS = 8
+#: Share of ``limit`` the pairs keep when the singles would fill it (the default
+#: ``max_pairs``, 100, of the default ``max_mutants``, 400)
+PAIR_SHARE = 0.25
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -290,7 +296,8 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
     goes first, since the run saw the loop not end. ``raises``: exceptions a failing test
     expected and did not see (:func:`codur.validate.localize.expected_raises`): the ranked
     functions get parameter checks raising them (:mod:`codur.mutation.guards`). Returns the mutants
-    (singles by rank, then at most ``max_pairs`` pairs by rank, see the module doc) and
+    (singles by rank, then at most ``max_pairs`` pairs, see the module doc and
+    :func:`codur.mutation.pairs.second_order`) and
     the original texts of the files they touch (read in their declared coding, as the
     tools read them). Test files and files that do not parse or decode are skipped.
     """
@@ -321,28 +328,17 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
         return (2, m.rank)
     singles.sort(key=order)
     first = valid(singles, texts, limit)
-    budget = min(max_pairs, limit - len(first))
-    if budget <= 0:
-        return first, texts
-    return first + valid(pairs(first), texts, budget), texts
+    budget = min(max_pairs, max(limit - len(first), int(limit * PAIR_SHARE)))
+    second = second_order(first, _function_finder(sources), lambda found, n: valid(list(found), texts, n), budget)
+    return first[:limit - len(second)] + second, texts
 
 
-def pairs(singles: list[Mutant]) -> list[Mutant]:
-    """Second-order mutants, best rank first: every two non-overlapping ``singles`` of one
-    file whose lines are the same or adjacent (``|a.line - b.line| <= 1``)."""
-    by_line: dict[tuple[str, int], list[Mutant]] = {}
-    for m in singles:
-        by_line.setdefault((m.file, m.line), []).append(m)
-    out = []
-    for (file, line), here in by_line.items():
-        below = by_line.get((file, line + 1), [])
-        for a, b in itertools.chain(itertools.combinations(here, 2), itertools.product(here, below)):
-            if overlaps(a.edits, b.edits):
-                continue
-            first, second = sorted((a, b), key=lambda m: m.edits[0].start)
-            out.append(Mutant(file, first.line, f"{first.operator}+{second.operator}",
-                              first.edits + second.edits,
-                              f"{first.description}; line {second.line}: {second.description}",
-                              min(a.score, b.score), a.prior * b.prior, first.statement, order=2))
-    out.sort(key=lambda m: m.rank)
-    return out
+def _function_finder(sources: dict[str, Source]) -> Callable[[str, int], tuple[int, int] | None]:
+    """``(file, line) -> (first, last)`` lines of the innermost function of ``sources[file]``
+    holding ``line``, None outside any function."""
+    spans = {rel: sorted(((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(src.tree) if isinstance(n, _FUNCS)),
+                         key=lambda s: s[1] - s[0]) for rel, src in sources.items()}
+
+    def function_of(rel: str, line: int) -> tuple[int, int] | None:
+        return next(((a, b) for a, b in spans.get(rel, []) if a <= line <= b), None)
+    return function_of

@@ -22,7 +22,7 @@ from codur.mutation.classes import op_own_class
 from codur.mutation.data import op_regex_quantifier
 from codur.mutation.identifiers import op_attribute, op_name
 from codur.mutation.kinds import is_num, is_str
-from codur.mutation.library import op_library_call
+from codur.mutation.library import op_library_call, op_strip_result
 from codur.mutation.patterns import DECAY, PRIOR
 from codur.mutation.signatures import op_signature_keyword
 from codur.mutation.site import SYM, MutationSite, negate, plus_minus, short
@@ -245,7 +245,7 @@ Operator = Callable[[ast.AST, MutationSite], None]
 OPERATORS: dict[type, tuple[Operator, ...]] = {
     ast.Compare: (op_compare,), ast.BinOp: (op_binop, op_wrap), ast.BoolOp: (op_boolop,),
     ast.UnaryOp: (op_unaryop,), ast.Constant: (op_constant, op_regex_quantifier),
-    ast.Call: (op_call, op_wrap, op_library_call, op_signature_keyword),
+    ast.Call: (op_call, op_wrap, op_library_call, op_strip_result, op_signature_keyword),
     ast.Subscript: (op_subscript, op_wrap), ast.Name: (op_name, op_own_class, op_wrap),
     ast.Attribute: (op_attribute, op_wrap), ast.IfExp: (op_ifexp,), ast.comprehension: (op_comprehension,),
     ast.Lambda: (op_lambda,), ast.List: (op_display,), ast.Tuple: (op_display,), ast.Set: (op_display,)}

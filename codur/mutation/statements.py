@@ -196,7 +196,9 @@ _STATEMENT_OPERATORS = {ast.AugAssign: (op_augassign,), ast.Assign: (op_assign,)
 
 
 def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
-    """Nodes in the statement's own header, not in nested statement bodies."""
+    """Nodes in the statement's own header, not in nested statement bodies; an annotated
+    assignment's annotation left out (a local's is never evaluated, PEP 526: its mutants are
+    equivalent)."""
     if isinstance(stmt, (ast.If, ast.While)):
         roots: list[ast.AST] = [stmt.test]
     elif isinstance(stmt, (ast.For, ast.AsyncFor)):
@@ -205,6 +207,8 @@ def expression_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
         roots = list(stmt.items)
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         roots = [d for d in stmt.args.defaults + stmt.args.kw_defaults if d is not None]
+    elif isinstance(stmt, ast.AnnAssign):
+        roots = [n for n in (stmt.target, stmt.value) if n is not None]
     elif isinstance(stmt, (ast.ClassDef, ast.Try, ast.Match, getattr(ast, "TryStar", ast.Try))):
         roots = []
     else:
