@@ -55,3 +55,16 @@ def guards(func: ast.FunctionDef | ast.AsyncFunctionDef, src: Source,
                 out.append((first.lineno, (Edit(at, at, text),),
                             f"added `if {name} {cond}: raise {exc}(...)` at the top of `{func.name}`"))
     return out
+
+
+def raising_conditions(tree: ast.Module, raises: frozenset[str]) -> set[int]:
+    """Lines of the conditions of the ``if`` statements of ``tree`` whose body raises one of
+    ``raises`` (exception names a failing test expected and did not see): widening such a
+    condition (``less_specific_if``: ``if size > maxsize or size < 0: raise ValueError``) is the
+    other check those tests ask for, beside a new parameter check."""
+    def raised(stmt: ast.stmt) -> str:
+        exc = stmt.exc.func if isinstance(getattr(stmt, "exc", None), ast.Call) else getattr(stmt, "exc", None)
+        return exc.id if isinstance(exc, ast.Name) else exc.attr if isinstance(exc, ast.Attribute) else ""
+    return {line for node in ast.walk(tree) if isinstance(node, ast.If)
+            and any(isinstance(s, ast.Raise) and raised(s) in raises for s in node.body)
+            for line in range(node.test.lineno, (node.test.end_lineno or node.test.lineno) + 1)}

@@ -318,12 +318,15 @@ def generate(repo: Path, scores: dict[tuple[str, int], float], *, limit: int = 4
         if raises:
             singles += _guards(rel, sources[rel], kept, raises)
 
+    widen = {(rel, n) for rel in sources for n in guards.raising_conditions(sources[rel].tree, raises)}
+
     def order(m: Mutant) -> tuple:
         """What the run itself pointed at goes first: a hung loop's missing update, then the
-        checks a test asked for (by score; stable: in :func:`_guards`' order), then by rank."""
+        checks a test asked for (by score; stable: in :func:`_guards`' order; and the widened
+        conditions of a raise of it, :func:`codur.mutation.guards.raising_conditions`), then by rank."""
         if m.operator == "advance_loop_variable" and (m.file, m.line) in hung_loops:
             return (0, m.rank)
-        if m.operator == "add_parameter_check":
+        if m.operator == "add_parameter_check" or m.operator == "less_specific_if" and (m.file, m.line) in widen:
             return (1, (-m.score, 0))
         return (2, m.rank)
     singles.sort(key=order)

@@ -273,3 +273,18 @@ def test_the_other_half_is_looked_for_away_from_the_near_miss(tmp_path: Path):
     assert chain.refocus(frozenset({"t_a"}), {("m.py", 8)}) == []  # the near miss's own statement
     assert Chain(tmp_path, loc, refocused=2).refocus(frozenset({"t_a"}), set())[:2] == found[:2]
     assert chain.refocus(frozenset({"t_a"}), set()) == []  # that set of tests was localized again already
+
+
+def test_a_condition_raising_the_exception_a_test_expected_is_widened_first(tmp_path: Path):
+    (tmp_path / "stock.py").write_text(STOCK)
+    scores = {("stock.py", n): 1.0 for n in range(1, STOCK.count("\n") + 1)}
+
+    def ops(raises: frozenset[str]) -> list[str]:
+        found, _ = generate_mutants(tmp_path, scores, limit=100_000, max_pairs=0, raises=raises)
+        return [m.operator for m in found if m.operator != "add_parameter_check"]
+
+    asked = ops(frozenset({"ValueError"}))
+    widened = asked.count("less_specific_if")
+    assert widened == 2 and asked[:widened] == ["less_specific_if"] * widened  # `or quantity < 0`, `or stock < 0`
+    assert ops(frozenset())[:widened] != ["less_specific_if"] * widened
+    assert ops(frozenset({"KeyError"}))[:widened] != ["less_specific_if"] * widened  # not the exception raised
