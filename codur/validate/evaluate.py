@@ -252,7 +252,9 @@ def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float,
     ``checks.sweep`` for a candidate whose failures no model reads): None when they
     all pass (the acceptance stages go on), else its verdict. A candidate that fixed some and
     broke none of the passing tests its files' guard runs (:meth:`Checks.guard_for`) is a near
-    miss; with no guard to run, under test selection, one that fixed some is one too."""
+    miss; with no guard to run, under test selection, one that fixed some is one too. A guard
+    run killed before its end (the search's deadline, a better candidate won) leaves the
+    candidate "aborted", so the search keeps it untried instead of calling it failed."""
     run = _reported(worker, probe)
     failures = _failed(run, checks.failing)
     if run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
@@ -270,8 +272,9 @@ def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float,
         return Evaluation(CandidateVerdict.NEAR_MISS, fixed, time.monotonic() - start, failures,
                           fixed_tests=fixed_tests)
     run = _reported(worker, guard)
+    if run.status == CandidateVerdict.ABORTED:  # killed (the phase's deadline): not judged, it may run later
+        return Evaluation(CandidateVerdict.ABORTED, fixed, time.monotonic() - start, failures, fixed_tests=fixed_tests)
     broke = _failed(run, keep) if run.tests else ()
-    stopped = run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT)
-    near = not stopped and not broke and run.tests
+    near = run.status != CandidateVerdict.TIMEOUT and not broke and run.tests
     verdict = CandidateVerdict.NEAR_MISS if near else CandidateVerdict.FAILED
     return Evaluation(verdict, fixed, time.monotonic() - start, failures, broke, fixed_tests=fixed_tests)
