@@ -5,7 +5,8 @@ Operators rewrite exact source spans of the most suspicious statements (localiza
 indices and slices, dropped guards and operands, f-prefixes, ...; every mutant compiles and
 is unique; rank: suspiciousness × the operator's prior. Pairs of edits on the same or
 adjacent lines, or on two statements of one function (a deleted guard or a top-ranked edit
-with another), come last, at most ``max_pairs`` (``pairs.py``). Expression operators are in
+with another), come last, at most ``max_pairs`` (``pairs.py``); one mutant is ``mutant.py``'s
+:class:`Mutant`. Expression operators are in
 ``operators.py`` (operators, operands, literals), ``identifiers.py`` (identifiers,
 attributes) and ``calls.py`` (calls, arguments), the standard library's optional arguments
 and a separator stripped from a text result in ``library.py``, statement operators in

@@ -26,15 +26,15 @@ from __future__ import annotations
 import ast
 import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from codur.config import CodurConfig
 from codur.core.pyast import BOM, parse_ast
 from codur.mutation import data, early, guards, statements
+from codur.mutation.mutant import Mutant
 from codur.mutation.pairs import second_order
 from codur.mutation.site import MutationSite
-from codur.validate.source import Edit, Source, apply_edits, is_source_file, read_source
+from codur.validate.source import Source, is_source_file, read_source
 
 #: Functions (or module-level statements) mutated at most, the most suspicious first.
 MUTATED_FUNCTIONS = 8
@@ -43,64 +43,6 @@ MUTATED_FUNCTIONS = 8
 PAIR_SHARE = 0.25
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """A candidate patch of one file: ``edits`` (char offsets) on its original text.
-
-    ``score`` is the suspiciousness of the mutated statement, ``prior`` the operator's
-    prior (0..1); ``statement`` is (file, first line) of that statement; ``order`` is 1
-    for a single edit, 2 for a pair; ``probed``: see :attr:`probe`.
-    """
-
-    file: str
-    line: int
-    operator: str
-    edits: tuple[Edit, ...]
-    description: str
-    score: float
-    prior: float
-    statement: tuple[str, int]
-    order: int = 1
-    probed: bool = False
-    feedback = False  # a probe's failures go to no model: the plain sweep (Checks.sweep)
-
-    @property
-    def probe(self) -> bool:
-        """Whether the evaluator runs this mutant's failing tests one by one (near-miss
-        detection) instead of the fast checks only: for the statements added or moved
-        (:data:`PROBED`), often half a fix the model's feedback samples continue from, and
-        for every mutant made ``probed`` (the single edits of a run with two or more failing
-        tests, :class:`codur.patch.fixers.mutation.MutationFixer`: half of a two-fault fix
-        that :mod:`codur.patch.chain` joins with the other half)."""
-        return self.probed or self.operator in PROBED
-
-    @property
-    def size(self) -> int:
-        """Characters removed plus characters inserted."""
-        return sum(e.end - e.start + len(e.new) for e in self.edits)
-
-    @property
-    def rank(self) -> tuple[float, int]:
-        """Sort key, best first: ``-(score × prior)``, then the edit's size."""
-        return (-self.score * self.prior, self.size)
-
-    @property
-    def label(self) -> str:
-        return f"{self.file}:{self.line} {self.description}"
-
-    @property
-    def provenance(self) -> dict:
-        return {"source": "mutation", "operator": self.operator, "line": self.line, "description": self.description}
-
-    def apply(self, text: str) -> str:
-        return apply_edits(text, self.edits)
-
-
-#: Operators that add or move a statement: their mutants are probed (see :attr:`Mutant.probe`).
-PROBED = frozenset({"return_at_end", "advance_loop_variable", "flush_after_loop", "mirror_link",
-                    "dedent_last_statement"})
 
 
 def header_lines(stmt: ast.stmt) -> range:

@@ -20,32 +20,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Protocol, TypeVar
 
-from codur.validate.source import Edit, overlaps
-
-
-class _Single(Protocol):
-    """What pairing reads of a mutant (:class:`codur.mutation.mutants.Mutant`, a frozen
-    dataclass; not imported here: that module imports this one)."""
-
-    file: str
-    line: int
-    operator: str
-    edits: tuple[Edit, ...]
-    description: str
-    score: float
-    prior: float
-    statement: tuple[str, int]
-
-    @property
-    def size(self) -> int: ...
-
-    @property
-    def rank(self) -> tuple[float, int]: ...
-
-
-Mutant = TypeVar("Mutant", bound=_Single)
+from codur.mutation.mutant import Mutant
+from codur.validate.source import overlaps
 
 #: best-ranked singles that anchor function pairs, besides every deleted guard
 ANCHORS = 10
