@@ -147,7 +147,10 @@ def repair_command(
     workers: int = typer.Option(_DEFAULTS["repair_workers"].default, "--workers", help="parallel workers"),
     mutant_timeout: float = typer.Option(_DEFAULTS["mutant_timeout_s"].default, "--mutant-timeout",
                                          help="seconds per test stage of a mutant, at most"),
-    max_mutants: int = typer.Option(_DEFAULTS["max_mutants"].default, "--max-mutants", help="mutants to try at most"),
+    max_mutants: int = typer.Option(_DEFAULTS["max_mutants"].default, "--max-mutants",
+                                    help="mutants to try in the first tier"),
+    tiers: int = typer.Option(_DEFAULTS["mutant_tiers"].default, "--tiers",
+                              help="tiers: with time left, tier k tries up to k x --max-mutants; 1: no more"),
     max_pairs: int = typer.Option(_DEFAULTS["max_pairs"].default, "--max-pairs",
                                   help="second-order mutants (edits on the same or adjacent lines, or two "
                                        "statements of one function) at most"),
@@ -173,7 +176,7 @@ def repair_command(
     try:
         config = load_config(repo, test_command=test, fixers=["mutation"], critic=False, repair_workers=workers,
                              mutant_timeout_s=mutant_timeout, max_mutants=max_mutants, max_pairs=max_pairs,
-                             patch_time_budget_s=time_budget)
+                             mutant_tiers=tiers, patch_time_budget_s=time_budget)
     except (ConfigError, ValidationError) as exc:
         raise _fail(str(exc).replace("repair_workers", "--workers")) from None
     proposed: list[str] = []

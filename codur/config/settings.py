@@ -185,7 +185,10 @@ class CodurConfig(BaseSettings):
                                 "patches; how many test at once is the CPU budget's: at most the cores codur may use, "
                                 "fewer while the embedded model generates.")
     max_mutants: int = Field(400, ge=1, description="Mutants (candidate single edits) the mutation search tries "
-                             "at most.")
+                             "in its first tier.")
+    mutant_tiers: int = Field(3, ge=1, description="Tiers of the mutation search: once every candidate was tried "
+                              "with time left, tier k tries the next mutants up to k x max_mutants (k x max_pairs "
+                              "pairs), best first; 1: max_mutants at most.")
     max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines, "
                            "or two statements of one function) among them at most; they keep a quarter of "
                            "max_mutants when the single edits would fill it.")

@@ -51,6 +51,11 @@ class Mutant:
         return (-self.score * self.prior, self.size)
 
     @property
+    def key(self) -> tuple[str, tuple[Edit, ...]]:
+        """What makes two mutants the same patch: (file, edits)."""
+        return (self.file, self.edits)
+
+    @property
     def label(self) -> str:
         return f"{self.file}:{self.line} {self.description}"
 

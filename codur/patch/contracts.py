@@ -26,7 +26,9 @@ class PatchSettings:
         samples: model samples (K).
         time_budget_s: the whole search's seconds when no deadline is given.
         max_mutants, max_pairs: the mutation search's size: mutants at most, second-order ones
-            among them at most.
+            among them at most, in its first tier.
+        tiers: tiers of the mutation search; tier k, searched once every candidate was tried
+            with time left, goes up to k × those sizes.
         max_lines: longest function shown whole to the model, lines.
         sample_format: what a sample writes ("function", "search_replace", "udiff").
         memory_mb: each test run's address-space limit, MiB (None: none).
@@ -44,18 +46,20 @@ class PatchSettings:
     sample_format: str
     memory_mb: int | None
     mutant_timeout_s: float
+    tiers: int = 1
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> PatchSettings:
         """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
         ``repair_workers``, ``mutation_time_box_s``,
         ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
-        ``sample_format``, ``test_memory_mb`` (0: none) and ``mutant_timeout_s``."""
+        ``sample_format``, ``test_memory_mb`` (0: none), ``mutant_timeout_s`` and ``mutant_tiers``."""
         return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
                    time_box_s=config.mutation_time_box_s, samples=config.samples,
                    time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
                    max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
-                   memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s)
+                   memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s,
+                   tiers=config.mutant_tiers)
 
 
 class Queued(NamedTuple):
@@ -76,7 +80,7 @@ class SearchEnd:
             (the run's token or cost budget) or ``mutants`` (``max_mutants`` / ``max_pairs`` left
             mutants out); "" otherwise.
         tried: candidates tested (every fixer's).
-        mutants: mutants the mutation fixer queued (at most ``max_mutants``; 0 when it did not run).
+        mutants: mutants the mutation fixer queued, every tier's (0 when it did not run).
         time_budget_s: the search's wall-time budget, seconds.
         max_mutants, max_pairs: the mutation search's size (mutants at most, second-order ones
             among them at most).
@@ -95,9 +99,9 @@ class SearchEnd:
            token_budget: bool = False) -> SearchEnd:
         """The end of a search that ended ``status`` (``cancelled``, ``budget`` or ``not_found``)
         after ``tried`` candidates, with ``queued`` mutants; ``token_budget``: the run's token
-        budget stopped it. A ``not_found`` search whose mutant queue holds ``max_mutants``
-        mutants, or ``max_pairs`` second-order ones, was cut by the mutant budget (more mutants
-        exist): its end is ``budget``, else ``exhausted``.
+        budget stopped it. A ``not_found`` search whose mutant queues hold ``tiers × max_mutants``
+        mutants, or ``tiers × max_pairs`` second-order ones, was cut by the mutant budget (more
+        mutants exist): its end is ``budget``, else ``exhausted``.
 
         Raises:
             ValueError: ``status`` is not one a search without a patch ends with.
@@ -107,7 +111,8 @@ class SearchEnd:
         elif status is PatchStatus.BUDGET:
             stopped, spent = SearchStop.BUDGET, "tokens" if token_budget else "time"
         elif status is PatchStatus.NOT_FOUND:
-            cut = queued.mutants >= settings.max_mutants or 0 < settings.max_pairs <= queued.pairs
+            size = max(settings.tiers, 1)  # every tier searched: the last one's budgets
+            cut = queued.mutants >= settings.max_mutants * size or 0 < settings.max_pairs * size <= queued.pairs
             stopped, spent = (SearchStop.BUDGET, "mutants") if cut else (SearchStop.EXHAUSTED, "")
         else:
             raise ValueError(f"a search that ended {status.value!r} did not stop for want of a patch")

@@ -103,6 +103,10 @@ class Fixer(Protocol):
             consumed on a thread of its own, with the earlier fixers' untried candidates beside
             it on the cores the model leaves), and time-boxes an earlier fixer that calls none
             (``PatchSettings.time_box_s``).
+
+    A fixer may also have tiers: ``more(view, tier)`` (tier 2, 3, ...) returns the candidates
+    a count budget kept out of its first list, asked for once every candidate was tried with
+    time left ([]: none left; :meth:`codur.patch.fixers.mutation.MutationFixer.more`).
     """
 
     name: str

@@ -29,7 +29,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -42,6 +41,7 @@ from codur.patch import ranking
 from codur.patch.chain import Chain
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
+from codur.patch.phases import Phase, SearchRun, is_backfill
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
@@ -51,34 +51,6 @@ from codur.validate.search import CandidateQueue, SearchOutcome
 from codur.validate.session import RepairSession
 
 OnEvent = Callable[[Event], None]
-
-
-@dataclass
-class _Run:
-    """One search's session, ranked functions, seconds per phase, per fixer the candidates
-    it left untried (best first), and its near-miss mutants (:class:`Chain`)."""
-
-    session: RepairSession
-    ranked: tuple
-    phases: dict[str, float]
-    untried: dict[str, list[tuple[Any, Candidate]]] = field(default_factory=dict)
-    chain: Chain | None = None  # the near misses joined (codur.patch.chain)
-
-
-@dataclass(frozen=True)
-class _Phase:
-    """A phase of the search: its ``name`` (its key in ``phases``), the fixer its candidates
-    count under when their provenance names none, and when it ends (``time.monotonic()``)."""
-
-    name: str
-    source: str
-    deadline: float
-
-
-def _is_backfill(key: Any) -> bool:
-    """A model fixer's queue key of an earlier fixer's untried candidate (its own: (0, n);
-    a backfill: (1, owner index, key))."""
-    return key[0] == 1
 
 
 class PatchPipeline:
@@ -161,7 +133,7 @@ class PatchPipeline:
                                  start, phases)
             try:
                 chain = Chain(session.repo, loc, judged=lambda: [j.candidate for j in self.verdicts])
-                outcome = self._run_fixers(_Run(session, tuple(ranked), phases, chain=chain))
+                outcome = self._run_fixers(SearchRun(session, tuple(ranked), phases, chain=chain))
             except (OSError, RuntimeError) as exc:  # the test runner died mid-search
                 return self._end(PatchResult(PatchStatus.ERROR, message=f"the test runs failed: {exc}", **info),
                                  start, phases)
@@ -186,7 +158,7 @@ class PatchPipeline:
 
     # -- scheduling ----------------------------------------------------------------------
 
-    def _run_fixers(self, run: _Run) -> SearchOutcome | None:
+    def _run_fixers(self, run: SearchRun) -> SearchOutcome | None:
         """Each fixer in cost order, then the candidates they left untried; the first outcome
         with a plausible patch, else the last one (None: nothing was tried)."""
         outcome = None
@@ -203,13 +175,35 @@ class PatchPipeline:
                 return outcome
         for source, left in run.untried.items():
             if left and not self.stopped():
-                outcome = self.search(run, _Phase(f"{source} (rest)", source, self.deadline),
+                outcome = self.search(run, Phase(f"{source} (rest)", source, self.deadline),
                                       CandidateQueue(left, closed=True))
+                if outcome.best is not None:
+                    return outcome
+        return self._next_tiers(run) or outcome
+
+    def _next_tiers(self, run: SearchRun) -> SearchOutcome | None:
+        """With time left once every candidate was tried: tiers 2 to ``settings.tiers`` of the
+        fixers that have them (``more(view, tier)``, e.g.
+        :meth:`codur.patch.fixers.mutation.MutationFixer.more`: the candidates a count budget cut),
+        each searched until the deadline. The first outcome with a plausible patch, else the
+        last one (None: no tier had a candidate)."""
+        outcome = None
+        for fixer in self.fixers:
+            more = getattr(fixer, "more", None)
+            for tier in range(2, self.settings.tiers + 1) if more is not None else ():
+                found = [] if self.stopped() else list(more(self._view(run), tier))
+                if not found:
+                    break
+                self.queued[fixer.name] = self.queued.get(fixer.name, 0) + len(found)
+                self.pairs[fixer.name] = self.pairs.get(fixer.name, 0) + sum(getattr(c, "order", 1) == 2 for c in found)
+                read_originals(run.session, found)
+                outcome = self.search(run, Phase(f"{fixer.name} (tier {tier})", fixer.name, self.deadline),
+                                      CandidateQueue(list(enumerate(found)), closed=True))
                 if outcome.best is not None:
                     return outcome
         return outcome
 
-    def _view(self, run: _Run, *, backfill: int = 0, done: threading.Event | None = None) -> FixerView:
+    def _view(self, run: SearchRun, *, backfill: int = 0, done: threading.Event | None = None) -> FixerView:
         """What a fixer sees of this search; ``done``: set once its phase is over."""
         models, session = self.models, run.session
         return FixerView(
@@ -219,7 +213,7 @@ class PatchPipeline:
             near_misses=lambda: list(self.near), verdicts=lambda: list(self.verdicts),
             stopped=lambda: (done is not None and done.is_set()) or self.stopped())
 
-    def _search_all(self, run: _Run, fixer: Fixer, *, boxed: bool) -> SearchOutcome | None:
+    def _search_all(self, run: SearchRun, fixer: Fixer, *, boxed: bool) -> SearchOutcome | None:
         """A fixer that calls no model: all its candidates, searched until the deadline, or for
         ``time_box_s`` seconds when ``boxed`` (a model fixer follows); what it did not try goes
         to ``untried[fixer.name]``. None: it had no candidate."""
@@ -231,11 +225,11 @@ class PatchPipeline:
         read_originals(run.session, found)
         box = min(self.deadline, time.monotonic() + self.settings.time_box_s) if boxed else self.deadline
         queue = CandidateQueue(list(enumerate(found)), closed=True)
-        outcome = self.search(run, _Phase(fixer.name, fixer.name, box), queue)
+        outcome = self.search(run, Phase(fixer.name, fixer.name, box), queue)
         run.untried[fixer.name] = outcome.left
         return outcome
 
-    def _beside_model(self, run: _Run, fixer: Fixer) -> SearchOutcome | None:
+    def _beside_model(self, run: SearchRun, fixer: Fixer) -> SearchOutcome | None:
         """A fixer that calls a model: its candidates (key (0, n)) tested as they come, the
         earlier fixers' untried ones (key (1, owner, key)) beside them on the cores the model
         leaves (none when a test hung: a hanging candidate holds a core for its whole limit, and
@@ -253,21 +247,21 @@ class PatchPipeline:
         rest: list = list(left) if hung else []
 
         def stop_backfill() -> None:
-            rest.extend(queue.take(_is_backfill))
+            rest.extend(queue.take(is_backfill))
 
         start = time.monotonic()
         producer = Producer(items, queue, session, self._count, self._over_budget)
         producer.start(stop_backfill)
         try:
-            outcome = self.search(run, _Phase(fixer.name, fixer.name, self.deadline), queue, on_hang=stop_backfill)
+            outcome = self.search(run, Phase(fixer.name, fixer.name, self.deadline), queue, on_hang=stop_backfill)
         finally:
             done.set()  # found, or the search ended: the model fixer stops at its next token
             producer.finish()
         run.phases[fixer.name] = round(time.monotonic() - start, 3)
-        rest += [(k, c) for k, c in outcome.left if _is_backfill(k)] + queue.take(_is_backfill)
+        rest += [(k, c) for k, c in outcome.left if is_backfill(k)] + queue.take(is_backfill)
         for i, owner in enumerate(owners):
             untried[owner] = sorted(((k[2], c) for k, c in rest if k[1] == i), key=lambda kc: kc[0])
-        untried[fixer.name] = [(k[1], c) for k, c in outcome.left if not _is_backfill(k)]
+        untried[fixer.name] = [(k[1], c) for k, c in outcome.left if not is_backfill(k)]
         return outcome
 
     def _count(self, call: ModelCall) -> None:
@@ -284,16 +278,16 @@ class PatchPipeline:
 
     # -- the search ------------------------------------------------------------------------
 
-    def search(self, run: _Run, phase: _Phase, queue: CandidateQueue,
+    def search(self, run: SearchRun, phase: Phase, queue: CandidateQueue,
                on_hang: Callable[[], None] | None = None) -> SearchOutcome:
         """Test ``queue``'s candidates (each counted, its verdict and its near miss kept, under
         its ``provenance["source"]``, else ``phase.source``) on the workers until
         ``phase.deadline``; the seconds add to ``run.phases[phase.name]``, after a ``patch.phase``
         event. With ``on_hang`` the search runs beside a model fixer (no ``patch.phase`` event):
-        a backfill candidate (:func:`_is_backfill`) gets the cores the embedded model leaves
+        a backfill candidate (:func:`is_backfill`) gets the cores the embedded model leaves
         (:class:`codur.core.cpu.CpuBudget`), and ``on_hang()`` is called when one timed out."""
         beside = on_hang is not None
-        background = _is_backfill if beside else (lambda key: False)
+        background = is_backfill if beside else (lambda key: False)
         if not beside:
             self.emit(PatchPhase(phase=phase.name, candidates=len(queue)))
         start = time.monotonic()
@@ -306,7 +300,7 @@ class PatchPipeline:
                 self.near.append((candidate, evaluation.fixed))
                 if run.chain is not None:  # its unions, the mutants its left failing tests point at
                     run.chain.queue_after(candidate, evaluation.fixed_tests, queue, key, run.session)
-            if beside and _is_backfill(key) and evaluation.status is CandidateVerdict.TIMEOUT:
+            if beside and is_backfill(key) and evaluation.status is CandidateVerdict.TIMEOUT:
                 on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
                 self.refused.append(evaluation.reason)

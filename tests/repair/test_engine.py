@@ -88,11 +88,39 @@ def test_no_fix_found_says_the_search_was_exhausted_and_leaves_the_repo(tmp_path
 def test_a_spent_mutant_budget_is_reported_as_budget(tmp_path):
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
     events: list[dict] = []
-    result = mutation_run(repo, repair_workers=2, max_mutants=2, events=events)
+    result = mutation_run(repo, repair_workers=2, max_mutants=2, mutant_tiers=1, events=events)
     search = result.metadata.stop["search"]
     assert (search["stopped"], search["tried"], search["mutants"]) == ("budget", 2, 2)
     assert "mutant budget" in search["message"] and "max_mutants=2" in search["message"]
     assert kinds(events, "patch.mutants")[0]["count"] == 2
+    assert [e["phase"] for e in kinds(events, "patch.phase")] == ["mutation"]
+
+
+def test_with_time_left_the_next_tiers_try_the_mutants_the_budget_cut(tmp_path):
+    """Tier k goes up to k × max_mutants, best first, skipping what an earlier tier judged."""
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    events: list[dict] = []
+    result = mutation_run(repo, repair_workers=2, max_mutants=2, mutant_tiers=3, events=events)
+    search = result.metadata.stop["search"]
+    assert (search["stopped"], search["tried"], search["mutants"]) == ("budget", 6, 6), search
+    phases = kinds(events, "patch.phase")
+    assert [(e["phase"], e["candidates"]) for e in phases] == [
+        ("mutation", 2), ("mutation (tier 2)", 2), ("mutation (tier 3)", 2)]
+    labels = [e["label"] for e in kinds(events, "patch.candidate")]
+    assert len(set(labels)) == 6  # no mutant judged twice
+    alone = mutation_run(write_repo(tmp_path / "alone", UNFIXABLE), repair_workers=2, max_mutants=6, mutant_tiers=1,
+                         events=(six := []))
+    assert alone.metadata.stop["search"]["tried"] == 6
+    assert sorted(e["label"] for e in kinds(six, "patch.candidate")) == sorted(labels)  # the same six, best first
+
+
+def test_the_tiers_end_when_the_mutants_do(tmp_path):
+    repo = write_repo(tmp_path / "repo", UNFIXABLE)
+    events: list[dict] = []
+    result = mutation_run(repo, repair_workers=2, max_mutants=400, mutant_tiers=3, events=events)
+    search = result.metadata.stop["search"]
+    assert search["stopped"] == "exhausted" and search["tried"] == search["mutants"] < 400, search
+    assert [e["phase"] for e in kinds(events, "patch.phase")] == ["mutation"]
 
 
 def test_pairs_cut_by_max_pairs_are_reported_as_the_mutant_budget(tmp_path):
@@ -134,7 +162,7 @@ def test_the_command_says_why_it_gave_up_from_the_result(tmp_path):
     repo = write_repo(tmp_path / "repo", UNFIXABLE)
     app = typer.Typer()
     app.command()(repair_command)
-    result = CliRunner().invoke(app, ["--repo", str(repo), "--workers", "1", "--max-mutants", "1"])
+    result = CliRunner().invoke(app, ["--repo", str(repo), "--workers", "1", "--max-mutants", "1", "--tiers", "1"])
     assert result.exit_code == 1
     (run_dir,) = (repo / ".codur" / "runs").iterdir()
     search = json.loads((run_dir / "result.json").read_text())["metadata"]["stop"]["search"]

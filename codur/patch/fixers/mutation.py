@@ -35,6 +35,28 @@ class MutationFixer:
                                     max_pairs=view.settings.max_pairs, hung_loops=loc.hung_loops,
                                     raises=loc.expected_raises)
         view.emit(PatchMutants(count=len(found), seconds=round(time.monotonic() - start, 3)))
-        if len(loc.failing) >= PROBE_FROM:  # each single edit may be half of a two-fault fix
-            found = [dataclasses.replace(m, probed=True) if m.order == 1 else m for m in found]
+        return _probed(found, loc.failing)
+
+    def more(self, view: FixerView, tier: int) -> list[Mutant]:
+        """Tier ``tier`` (2, 3, ...) of the search, asked for once every candidate was tried
+        with time left: the mutants :func:`codur.mutation.mutants.generate` gives with ``tier``
+        times the ``max_mutants`` and ``max_pairs`` budgets, but for those the search judged
+        already, best first ([]: the budgets cut nothing, there are no more)."""
+        loc, settings = view.localization, view.settings
+        judged = {m.key for j in view.verdicts() for m in _parts(j.candidate)}
+        found, _ = mutants.generate(view.repo, loc.scores, limit=settings.max_mutants * tier,
+                                    max_pairs=settings.max_pairs * tier, hung_loops=loc.hung_loops,
+                                    raises=loc.expected_raises)
+        return _probed([m for m in found if m.key not in judged], loc.failing)
+
+
+def _parts(candidate: object) -> tuple[Mutant, ...]:
+    """The mutants a judged candidate is made of (a union's parts; () for a model's patch)."""
+    return (candidate,) if isinstance(candidate, Mutant) else tuple(getattr(candidate, "parts", ()))
+
+
+def _probed(found: list[Mutant], failing: list[str]) -> list[Mutant]:
+    """``found`` with every single edit probed when two or more tests fail (:data:`PROBE_FROM`)."""
+    if len(failing) < PROBE_FROM:
         return found
+    return [dataclasses.replace(m, probed=True) if m.order == 1 else m for m in found]
