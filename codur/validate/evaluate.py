@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -128,13 +128,19 @@ class Checks:
         tests = self.tests_for(files)
         return [self.stages[0], *([self.covered(tests, False)] if tests else []), self.gate]
 
-    def guard_for(self, files: tuple[str, ...]) -> tuple[Stage | None, frozenset[str]]:
+    def guard_for(self, files: tuple[str, ...], first_break: bool = False) -> tuple[Stage | None, frozenset[str]]:
         """The near-miss guard of a candidate changing ``files`` and the passing tests it must
-        keep passing."""
+        keep passing. ``first_break``: under selection, the guard stops at the first test it
+        breaks (``-x``; its tests all passed before any change, so one failure is the verdict):
+        for a candidate whose broken tests no model reads (a mutant), one break costs one
+        test, not the covering tests' whole run."""
         if self.gate is None or self.covered is None:
             return self.guard, self.passing
         tests = self.tests_for(files)
-        return (self.covered(tests, True) if tests else None), tests
+        if not tests:
+            return None, tests
+        stage = self.covered(tests, True)
+        return (replace(stage, args=(*stage.args, "-x")) if first_break else stage), tests
 
 
 @dataclass(frozen=True)
@@ -233,7 +239,7 @@ def _judge(worker: Worker, candidate: Candidate, checks: Checks, on_first_pass: 
     stages, fixed, first_pass = checks.stages_for(files), 0, on_first_pass
     if candidate.probe and checks.probe is not None:
         quiet = not getattr(candidate, "feedback", True) and checks.sweep is not None
-        verdict = _probe(worker, checks, files, start, checks.sweep if quiet else checks.probe)
+        verdict = _probe(worker, checks, files, start, quiet)
         if verdict is not None:
             return verdict
         on_first_pass()
@@ -247,15 +253,15 @@ def _judge(worker: Worker, candidate: Candidate, checks: Checks, on_first_pass: 
     return Evaluation(CandidateVerdict.PLAUSIBLE, len(checks.failing), time.monotonic() - start)
 
 
-def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float, probe: Stage) -> Evaluation | None:
-    """Run a probed candidate's failing tests with a report (``probe``: ``checks.probe``, or
-    ``checks.sweep`` for a candidate whose failures no model reads): None when they
+def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float, quiet: bool) -> Evaluation | None:
+    """Run a probed candidate's failing tests with a report (``checks.probe``, or
+    ``checks.sweep`` when ``quiet``: a candidate whose failures no model reads): None when they
     all pass (the acceptance stages go on), else its verdict. A candidate that fixed some and
-    broke none of the passing tests its files' guard runs (:meth:`Checks.guard_for`) is a near
-    miss; with no guard to run, under test selection, one that fixed some is one too. A guard
+    broke none of the passing tests its files' guard runs (:meth:`Checks.guard_for`; for the
+    sweep, up to the first break) is a near miss; with no guard to run, under test selection, one that fixed some is one too. A guard
     run killed before its end (the search's deadline, a better candidate won) leaves the
     candidate "aborted", so the search keeps it untried instead of calling it failed."""
-    run = _reported(worker, probe)
+    run = _reported(worker, checks.sweep if quiet and checks.sweep is not None else checks.probe)
     failures = _failed(run, checks.failing)
     if run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
         timed_out = run.status == CandidateVerdict.TIMEOUT
@@ -265,7 +271,7 @@ def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float,
     fixed = len(fixed_tests)
     if fixed == len(checks.failing) and run.status == "passed":
         return None
-    guard, keep = checks.guard_for(files)
+    guard, keep = checks.guard_for(files, first_break=quiet)
     if fixed == 0 or (guard is None and checks.gate is None):
         return Evaluation(CandidateVerdict.FAILED, fixed, time.monotonic() - start, failures)
     if guard is None:  # selection, and no passing test covers the change: nothing to break
