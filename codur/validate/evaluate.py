@@ -259,8 +259,9 @@ def _probe(worker: Worker, checks: Checks, files: tuple[str, ...], start: float,
     all pass (the acceptance stages go on), else its verdict. A candidate that fixed some and
     broke none of the passing tests its files' guard runs (:meth:`Checks.guard_for`; when
     ``quiet``, up to the first break) is a near miss; with no guard to run, under test
-    selection, one that fixed some is one too. A guard run killed before its end (the search's deadline, a better candidate won) leaves the
-    candidate "aborted", so the search keeps it untried instead of calling it failed."""
+    selection, one that fixed some is one too. A guard run killed before its end (the
+    search's deadline, a better candidate won) leaves the candidate "aborted", so the search
+    keeps it untried instead of calling it failed."""
     run = _reported(worker, checks.sweep if quiet and checks.sweep is not None else checks.probe)
     failures = _failed(run, checks.failing)
     if run.status in (CandidateVerdict.ABORTED, CandidateVerdict.TIMEOUT):
