@@ -310,7 +310,7 @@ class PatchPipeline:
                                       **({"reason": evaluation.reason} if evaluation.reason else {})))
 
         outcome = run.session.search(queue, deadline=phase.deadline, cancel=self.cancel, on_result=on_result,
-                                     background=background)
+                                     background=background, finish_by=self.deadline)
         run.phases[phase.name] = round(run.phases.get(phase.name, 0.0) + time.monotonic() - start, 3)
         return outcome
 

@@ -188,10 +188,11 @@ class _Runs:
                 self.false_alarms += result.status in (CandidateVerdict.FAILED, CandidateVerdict.TIMEOUT)
             yield key, candidate, result
 
-    def abort(self, which: Callable[[Any], bool]) -> None:
-        """Kill the runs in flight whose key ``which`` accepts."""
-        for key, _, worker in self.inflight.values():
-            if which(key):
+    def abort(self, which: Callable[[Any], bool], *, spare_promising: bool = False) -> None:
+        """Kill the runs in flight whose key ``which`` accepts (with ``spare_promising``, but
+        for those past their failing tests)."""
+        for key, candidate, worker in self.inflight.values():
+            if which(key) and not (spare_promising and id(candidate) in self.promising):
                 worker.abort()
 
 
@@ -215,7 +216,7 @@ def _start_next(queue: CandidateQueue, runs: _Runs, background: Callable[[Any], 
 def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], checks: Checks, *,
            deadline: float, cancel: threading.Event,
            on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
-           background: Callable[[Any], bool] = lambda key: False) -> SearchOutcome:
+           background: Callable[[Any], bool] = lambda key: False, finish_by: float | None = None) -> SearchOutcome:
     """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
 
     ``texts`` maps each file to its original text (every file of every candidate).
@@ -224,16 +225,24 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
     process's CPU budget (:func:`codur.core.cpu.budget`) gives, asked before each start: the
     cores the embedded model leaves while it generates, else every core. Candidates whose key
     ``background`` accepts (mutants tested while a model writes) get the budget's background
-    slots, and start at ``SCHED_IDLE`` when it says so. Exceptions of a worker (its runner
-    died) propagate after every run in flight is killed; so does KeyboardInterrupt.
+    slots, and start at ``SCHED_IDLE`` when it says so. At ``deadline`` no candidate starts
+    and the runs in flight are killed, but for those past their failing tests (likely winners,
+    running the rest of the suite): they may finish until ``finish_by`` (a later
+    ``time.monotonic()`` value: the whole search's end when ``deadline`` is a phase's time box;
+    None: ``deadline``). Exceptions of a worker (its runner died) propagate after every run in
+    flight is killed; so does KeyboardInterrupt.
     """
+    finish_by = deadline if finish_by is None else finish_by
     found = SearchOutcome(None, None, 0, SearchStop.EXHAUSTED)  # so far
     with ThreadPoolExecutor(len(workers), thread_name_prefix="codur-repair") as pool:
         runs = _Runs(pool, workers, texts, checks, cpu_budget())
         try:
             while True:
-                if found.stopped is SearchStop.EXHAUSTED and (cancel.is_set() or time.monotonic() > deadline):
+                now = time.monotonic()
+                if found.stopped is SearchStop.EXHAUSTED and (cancel.is_set() or now > deadline):
                     found.stopped = SearchStop.CANCELLED if cancel.is_set() else SearchStop.BUDGET
+                    runs.abort(lambda k: True, spare_promising=not cancel.is_set() and now < finish_by)
+                elif found.stopped is not SearchStop.EXHAUSTED and (cancel.is_set() or now > finish_by):
                     runs.abort(lambda k: True)
                 searching = found.best is None and found.stopped is SearchStop.EXHAUSTED
                 held = _start_next(queue, runs, background) if searching and not runs.holding else False

@@ -227,13 +227,14 @@ class RepairSession:
 
     def search(self, queue: CandidateQueue, *, deadline: float, cancel: threading.Event,
                on_result: Callable[[object, Candidate, Evaluation], None] = lambda k, c, e: None,
-               background: Callable[[object], bool] = lambda key: False):
+               background: Callable[[object], bool] = lambda key: False, finish_by: float | None = None):
         """Run :func:`codur.validate.search.search` on this session's workers and checks (as many
-        runs at once as the process's CPU budget gives). Every candidate's file must already be
-        in :attr:`texts` (see :meth:`original`)."""
+        runs at once as the process's CPU budget gives; a likely winner in flight at ``deadline``
+        may finish until ``finish_by``). Every candidate's file must already be in :attr:`texts`
+        (see :meth:`original`)."""
         assert self.checks is not None
         return search(queue, self.copies, self.texts, self.checks, deadline=deadline, cancel=cancel,
-                      on_result=on_result, background=background)
+                      on_result=on_result, background=background, finish_by=finish_by)
 
 
 def _baseline(repo: Path, command: testcmd.TestCommand, copies: list[Worker], cap: float,
