@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,20 @@ def mutation_run(repo: Path, *, events: list | None = None, on_event=None, cance
             on_event(event)
 
     return run(RunRequest(task=REPAIR_TASK, repo=repo, cancel_event=cancel), config=config, on_event=listen)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A hand-written candidate: ``old`` replaced with ``new`` in ``file``."""
+
+    file: str
+    old: str
+    new: str
+    probe = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.file}: {self.old} -> {self.new}"
+
+    def apply(self, text: str) -> str:
+        return text.replace(self.old, self.new)

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 
 import pytest
 import typer
@@ -24,7 +23,7 @@ from codur.validate.search import CandidateQueue
 from codur.validate.session import RepairSession
 from codur.validate.source import Edit
 
-from .conftest import mutation_run, snapshot, write_repo
+from .conftest import Rewrite, mutation_run, snapshot, write_repo
 
 #: No single edit turns this into the expected greeting.
 UNFIXABLE = {
@@ -219,19 +218,6 @@ def test_passing_suite_is_reported(tmp_path):
     assert kinds(events, "tests.run")[0]["exit_code"] == 0
 
 
-@dataclass(frozen=True)
-class _Rewrite:
-    """A hand-written candidate: ``old`` replaced with ``new`` in ``file``."""
-
-    file: str
-    old: str
-    new: str
-    probe = False
-
-    def apply(self, text: str) -> str:
-        return text.replace(self.old, self.new)
-
-
 def test_looping_candidate_is_stopped_and_search_goes_on(tmp_path):
     repo = write_repo(tmp_path / "repo", {
         "tri.py": '''
@@ -254,7 +240,7 @@ def test_looping_candidate_is_stopped_and_search_goes_on(tmp_path):
                 assert triangle(4) == 10
             ''',
     })
-    loops, fix = _Rewrite("tri.py", "n -= 1", "n += 1"), _Rewrite("tri.py", "return n", "return s")
+    loops, fix = Rewrite("tri.py", "n -= 1", "n += 1"), Rewrite("tri.py", "return n", "return s")
     results = []
     with RepairSession(repo, workers=2, mutant_timeout_s=3.0) as session:
         session.original("tri.py")

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 
 from codur.validate.search import CandidateQueue
 from codur.validate.session import RepairSession
 
-from .conftest import write_repo
+from .conftest import Rewrite, write_repo
 
 #: The fix passes its failing test at once; the suite's slow test (a real wait on a lock
 #: file's timeout, say) keeps the acceptance run going past the box.
@@ -47,23 +46,8 @@ FILES = {
 }
 
 
-@dataclass(frozen=True)
-class _Rewrite:
-    file: str
-    old: str
-    new: str
-    probe = False
-
-    @property
-    def label(self) -> str:
-        return f"{self.old} -> {self.new}"
-
-    def apply(self, text: str) -> str:
-        return text.replace(self.old, self.new)
-
-
 #: The bug: an early return is charged a negative fee.
-FIX = _Rewrite("fees.py", "return days * daily", "return max(days, 0) * daily")
+FIX = Rewrite("fees.py", "return days * daily", "return max(days, 0) * daily")
 
 
 def _search(tmp_path, finish_late: bool):
