@@ -83,7 +83,8 @@ class SearchEnd:
         mutants: mutants the mutation fixer queued, every tier's (0 when it did not run).
         time_budget_s: the search's wall-time budget, seconds.
         max_mutants, max_pairs: the mutation search's size (mutants at most, second-order ones
-            among them at most).
+            among them at most, in its first tier).
+        tiers: the mutation search's tiers (tier k goes up to k × those sizes).
     """
 
     stopped: SearchStop
@@ -93,6 +94,7 @@ class SearchEnd:
     time_budget_s: float
     max_mutants: int
     max_pairs: int
+    tiers: int = 1
 
     @classmethod
     def of(cls, status: PatchStatus, settings: PatchSettings, *, tried: int, queued: Queued,
@@ -117,7 +119,7 @@ class SearchEnd:
         else:
             raise ValueError(f"a search that ended {status.value!r} did not stop for want of a patch")
         return cls(stopped, spent, tried, queued.mutants, settings.time_budget_s, settings.max_mutants,
-                   settings.max_pairs)
+                   settings.max_pairs, settings.tiers)
 
     @property
     def message(self) -> str:
@@ -131,7 +133,8 @@ class SearchEnd:
             return f"gave up: the run's token budget ran out after {self.tried} candidates"
         if self.spent == "mutants":
             return (f"gave up: the mutant budget is spent: none of the {self.mutants} mutants allowed "
-                    f"(max_mutants={self.max_mutants}, max_pairs={self.max_pairs}) passes, and more exist")
+                    f"(max_mutants={self.max_mutants}, max_pairs={self.max_pairs}, tiers={self.tiers}) passes, "
+                    "and more exist")
         return f"gave up: search exhausted: none of the {self.mutants} mutants passes, and there are no more"
 
     def as_dict(self) -> dict:
@@ -139,7 +142,7 @@ class SearchEnd:
         ``spent``, ``message`` and the figures."""
         return {"stopped": self.stopped.value, "spent": self.spent, "message": self.message, "tried": self.tried,
                 "mutants": self.mutants, "time_budget_s": self.time_budget_s, "max_mutants": self.max_mutants,
-                "max_pairs": self.max_pairs}
+                "max_pairs": self.max_pairs, "tiers": self.tiers}
 
 
 @dataclass
