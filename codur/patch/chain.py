@@ -113,7 +113,7 @@ def follow_key(key: Any, i: int) -> Any:
 
 
 def _identity(candidate: Any) -> frozenset:
-    return frozenset((m.file, m.edits) for m in parts_of(candidate))
+    return frozenset(m.key for m in parts_of(candidate))
 
 
 class Chain:

@@ -113,8 +113,8 @@ class SearchEnd:
         elif status is PatchStatus.BUDGET:
             stopped, spent = SearchStop.BUDGET, "tokens" if token_budget else "time"
         elif status is PatchStatus.NOT_FOUND:
-            size = max(settings.tiers, 1)  # every tier searched: the last one's budgets
-            cut = queued.mutants >= settings.max_mutants * size or 0 < settings.max_pairs * size <= queued.pairs
+            tiers = settings.tiers  # every tier searched: the last one's budgets
+            cut = queued.mutants >= settings.max_mutants * tiers or 0 < settings.max_pairs * tiers <= queued.pairs
             stopped, spent = (SearchStop.BUDGET, "mutants") if cut else (SearchStop.EXHAUSTED, "")
         else:
             raise ValueError(f"a search that ended {status.value!r} did not stop for want of a patch")

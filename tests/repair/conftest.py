@@ -95,12 +95,15 @@ def mutation_run(repo: Path, *, events: list | None = None, on_event=None, cance
 
 @dataclass(frozen=True)
 class Rewrite:
-    """A hand-written candidate: ``old`` replaced with ``new`` in ``file``."""
+    """A hand-written candidate: ``old`` replaced with ``new`` in ``file``; ``probe``: its
+    failing tests run with a report first (near-miss detection); ``feedback``: a model reads
+    its failures (a sample), else it is judged as a mutant is."""
 
     file: str
     old: str
     new: str
-    probe = False
+    probe: bool = False
+    feedback: bool = True
 
     @property
     def label(self) -> str:

@@ -5,15 +5,13 @@ runs in a real worker copy."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from codur.mutation.mutant import Mutant
 from codur.testing import command as testcmd
 from codur.validate.evaluate import CandidateVerdict, Checks, Stage, evaluate
 from codur.validate.source import Edit
 from codur.validate.worker import Worker
 
-from .conftest import write_repo
+from .conftest import Rewrite, write_repo
 
 SHELF = '''\
 def restock(stock, item, count):
@@ -73,17 +71,8 @@ ALWAYS = Mutant("shelf.py", 3, "replace_condition", (Edit(START, START + len("co
                 "replaced `count > 10` with `True`", 1.0, 0.5, ("shelf.py", 3), probed=True)
 
 
-@dataclass(frozen=True)
-class _Sample:
-    """The same edit as a model's sample: its broken tests go back to the model."""
-
-    file: str = "shelf.py"
-    probe: bool = True
-    feedback: bool = True
-    label: str = "sample 1"
-
-    def apply(self, text: str) -> str:
-        return ALWAYS.apply(text)
+#: The same edit as a model's sample: its broken tests go back to the model.
+SAMPLE = Rewrite("shelf.py", "count > 10", "True", probe=True)
 
 
 def _judge(tmp_path, candidate):
@@ -98,12 +87,12 @@ def test_a_mutants_guard_stops_at_the_first_test_it_breaks(tmp_path):
     evaluation = _judge(tmp_path, ALWAYS)
     assert evaluation.status is CandidateVerdict.FAILED
     assert evaluation.fixed_tests == {"test_shelf.py::test_negative_count_is_refused"}
-    ran = [t for t, message in evaluation.broke if message]
-    assert len(ran) == 1 and "too many" in evaluation.broke[0][1] + "".join(m for _, m in evaluation.broke)
+    messages = [message for _, message in evaluation.broke if message]
+    assert len(messages) == 1 and "too many" in messages[0]  # one test ran past the first break: none
     assert {t for t, _ in evaluation.broke} == PASSING  # the tests it never ran count as broken too
 
 
 def test_a_model_samples_guard_runs_every_covering_test(tmp_path):
-    evaluation = _judge(tmp_path, _Sample())
+    evaluation = _judge(tmp_path, SAMPLE)
     assert evaluation.status is CandidateVerdict.FAILED
     assert {t for t, message in evaluation.broke if "too many" in message} == PASSING

@@ -12,6 +12,8 @@ from pathlib import Path
 from codur.testing.report import TestRecord, TestRun
 from codur.validate.evaluate import CandidateVerdict, Checks, Stage, evaluate
 
+from .conftest import Rewrite
+
 FAILING = frozenset({"tests/test_m.py::test_negative", "tests/test_m.py::test_overwrite"})
 PASSING = frozenset({"tests/test_m.py::test_insert"})
 
@@ -37,15 +39,8 @@ class _Worker:
         return self.guard
 
 
-@dataclass(frozen=True)
-class _Mutant:
-    file: str = "m.py"
-    probe: bool = True
-    feedback: bool = False
-    label: str = "m.py:3 replaced `size > maxsize` with `size > maxsize or size < 0`"
-
-    def apply(self, text: str) -> str:
-        return text.replace("size > maxsize", "size > maxsize or size < 0")
+#: The first half of a two-fault fix, judged as a mutant is (no model reads its failures).
+HALF = Rewrite("m.py", "size > maxsize", "size > maxsize or size < 0", probe=True, feedback=False)
 
 
 def _checks() -> Checks:
@@ -57,7 +52,7 @@ def _checks() -> Checks:
 def _judge(tmp_path: Path, guard: TestRun):
     (tmp_path / "m.py").write_text("def put(size, maxsize):\n    if size > maxsize:\n        raise ValueError\n")
     worker = _Worker(tmp_path, guard)
-    evaluation = evaluate(worker, _Mutant(), (tmp_path / "m.py").read_text(), _checks())
+    evaluation = evaluate(worker, HALF, (tmp_path / "m.py").read_text(), _checks())
     assert worker.calls == 2  # the probe, then the guard
     assert (tmp_path / "m.py").read_text().count("or size < 0") == 0  # restored
     return evaluation

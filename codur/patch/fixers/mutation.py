@@ -11,6 +11,7 @@ import time
 from codur.core.events.patch import PatchMutants
 from codur.mutation import mutants
 from codur.mutation.mutants import Mutant
+from codur.patch.chain import parts_of
 from codur.patch.fixer import FixerView
 
 #: Failing tests from which every single-edit mutant is probed (:attr:`codur.mutation.mutants.Mutant.probe`):
@@ -43,16 +44,11 @@ class MutationFixer:
         times the ``max_mutants`` and ``max_pairs`` budgets, but for those the search judged
         already, best first ([]: the budgets cut nothing, there are no more)."""
         loc, settings = view.localization, view.settings
-        judged = {m.key for j in view.verdicts() for m in _parts(j.candidate)}
+        judged = {m.key for j in view.verdicts() for m in parts_of(j.candidate)}
         found, _ = mutants.generate(view.repo, loc.scores, limit=settings.max_mutants * tier,
                                     max_pairs=settings.max_pairs * tier, hung_loops=loc.hung_loops,
                                     raises=loc.expected_raises)
         return _probed([m for m in found if m.key not in judged], loc.failing)
-
-
-def _parts(candidate: object) -> tuple[Mutant, ...]:
-    """The mutants a judged candidate is made of (a union's parts; () for a model's patch)."""
-    return (candidate,) if isinstance(candidate, Mutant) else tuple(getattr(candidate, "parts", ()))
 
 
 def _probed(found: list[Mutant], failing: list[str]) -> list[Mutant]:
