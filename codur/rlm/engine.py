@@ -24,7 +24,7 @@ from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
 from codur.rlm.finals import FinalJudge, Finished
-from codur.rlm.helpers import FINAL_NAME, truncate
+from codur.rlm.helpers import FINAL_NAME, quoted_lines, truncate
 from codur.rlm.parser import FinalAnswer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
@@ -208,12 +208,14 @@ class RLMEngine:
                 outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
                 last = next((e for e in reversed(iteration.executions) if e.stdout.strip()), None)
                 hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout, context)
+                if quoted := _quoted(iteration):  # the code's search found the name whole, printed another line
+                    hint = prompts.whole_name_hint(quoted)
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
                 # no FINAL, but the output holds the line naming the question's name among look-alikes, or
                 # the model repeated a block whose output is a value of the kind asked (a count), or it printed only
                 # look-alikes of a name the text lacks: ask too
-                unanswered = iteration.final is None and last is not None and not last.error \
+                unanswered = bool(quoted) or iteration.final is None and last is not None and not last.error \
                     and bool(provenance.whole_name_lines(question, last.stdout) or iteration.repeated and hint
                              or provenance.look_alikes_only(question, last.stdout, context)[0])
                 if (premature and view.readable(iteration, shown) or unanswered) and budget.check("call") is None:
@@ -287,6 +289,15 @@ class RLMEngine:
         iteration.response = iteration.extraction["response"] if iteration.extraction else ""
         iteration.thinking = parse_response(iteration.response).thinking
         return answer or "", "forced"
+
+
+def _quoted(iteration: Iteration) -> list[str]:
+    """The lines naming a searched name whole that the notes of ``iteration``'s blocks quote
+    (:func:`codur.rlm.helpers.quoted_lines`), when its code ran without error and no FINAL was
+    taken from it: its search found the line the answer is on, and printed a look-alike's."""
+    if any(e.error for e in iteration.executions) or iteration.final and iteration.final.get("accepted"):
+        return []
+    return list(dict.fromkeys(line for e in iteration.executions for line in quoted_lines(e.notes)))[:3]
 
 
 def _stuck(iteration: Iteration) -> str:

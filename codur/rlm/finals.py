@@ -10,8 +10,9 @@ from codur.rlm import evidence, prompts, provenance, view
 from codur.rlm.answers import check_answer
 from codur.rlm.bridge import ModelClient
 from codur.rlm.config import RLMConfig
+from codur.rlm.helpers import quoted_lines
 from codur.rlm.parser import FinalAnswer, is_no_answer
-from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
+from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
 from codur.rlm.trajectory import Trajectory
 from codur.rlm.vote import vote_key
 
@@ -173,10 +174,13 @@ class FinalJudge:
         - any other value: on a printed line naming the question's id, or every hop of a join printed.
 
         ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
+        Printed here means a block's stdout and the lines of the input its searches found naming the
+        searched name whole (quoted in its notes, :func:`found`), not the engine's own retrieval of the
+        first turn: every value and hop must come from the run's code.
         """
         question = trace.task
-        blocks = [(e.code, e.stdout, bool(e.error)) for it in trace.iterations for e in it.executions]
-        outputs = [e.stdout for it in trace.iterations for e in it.executions]
+        blocks = [(e.code, found(e), bool(e.error)) for it in trace.iterations for e in it.executions]
+        outputs = [text for _, text, _ in blocks]
         outputs += [str(it.final["shown"]) for it in trace.iterations if it.final and it.final.get("shown")]
         outputs += [answer] if computed else []
         asked = [it.evidence.get("check") for it in trace.iterations if it.evidence and it.evidence.get("refused")]
@@ -209,6 +213,14 @@ class FinalJudge:
                 trace.iterations[-1].evidence = {"check": "second_program"}
             return note
         return ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
+
+
+def found(execution: CodeExecution) -> str:
+    """What a block's code brought to light: its stdout and the lines of the input its searches
+    found naming the searched name whole, which a note quotes when the code printed another line
+    (:func:`codur.rlm.helpers.quoted_lines`)."""
+    quoted = quoted_lines(execution.notes)
+    return "\n".join([execution.stdout.rstrip("\n"), *quoted]) if quoted else execution.stdout
 
 
 def printed(trace: RLMTrace) -> list[str]:

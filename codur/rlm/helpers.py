@@ -103,6 +103,13 @@ def chunks(text: str, n: int) -> list[str]:
     return pieces
 
 
+#: characters of a line of the input quoted in a note, a hint or the first turn's retrieval: a whole
+#: record of a JSON-lines log (150-300 characters) with the field that answers, not its first 120
+QUOTED_LINE_CHARS = 400
+#: where :func:`look_alike_note` starts the lines naming a search's name whole, one per line after it
+WHOLE_NAME_LINES = "The whole-name lines:"
+
+
 def zero_match_note(call: str, text_chars: int) -> str:
     """The note shown when a search found nothing: ``call`` (e.g. ``count('error')``) and the size searched."""
     return f"{call} -> 0 matches in {text_chars:,} characters: check case and spelling"
@@ -125,7 +132,7 @@ def whole_name(token: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(token)}(?![\w-])", re.IGNORECASE)
 
 
-def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) -> str:
+def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = QUOTED_LINE_CHARS) -> str:
     """For a search that found nothing: the lines holding the pattern's plain part (:func:`anchor_of`),
     ignoring case (those holding it as a whole token first: ``checkout-41`` before
     ``checkout-417``), so a small model sees the text's real format: `` its part 'checkout-41' is on 4
@@ -144,13 +151,16 @@ def where_part_is(pattern: str, text: str, *, shown: int = 3, width: int = 120) 
     return f"; its part {anchor!r} is on {len(lines):,} line{'s' if len(lines) > 1 else ''}{word}, e.g.: {examples}"
 
 
-def look_alike_note(call: str, pattern: str, lines: list[str], *, shown: int = 3, width: int = 120) -> str:
+def look_alike_note(call: str, pattern: str, lines: list[str], *, shown: int = 3,
+                    width: int = QUOTED_LINE_CHARS) -> str:
     """For a search that found lines: a note when some of them hold the pattern's plain part
     (the pattern itself when it has no regex syntax, else :func:`anchor_of`) only inside a longer
     name (``billing-460``, ``prebilling-46``, ``billing-46-canary`` for ``billing-46``), so a small
     model does not take a look-alike's value: which lines hold the part as a whole name, or that
     none does (the name itself may be absent). "" when every line holds it whole, or it has no
-    plain part. A side of the part that ends in a non-word character (``port=``) is not checked."""
+    plain part. A side of the part that ends in a non-word character (``port=``) is not checked.
+    The whole-name lines follow :data:`WHOLE_NAME_LINES`, one per line, indented
+    (:func:`quoted_lines` reads them back)."""
     part = anchor_of(pattern) if _REGEX_SYNTAX.search(pattern) else pattern.strip()
     if len(part) < 3 or not lines or not all(isinstance(line, str) for line in lines):
         return ""
@@ -171,7 +181,18 @@ def look_alike_note(call: str, pattern: str, lines: list[str], *, shown: int = 3
         return (f"{call} -> {len(lines):,} lines, none with {part!r} as a whole name, only longer names "
                 f"({others}): {part!r} itself may not be in the text")
     return (f"{call} -> {len(lines):,} lines, but only {len(exact):,} with {part!r} as a whole name; the others "
-            f"name {others}. The whole-name lines: {' | '.join(exact[:shown])}")
+            f"name {others}. {WHOLE_NAME_LINES}" + "".join(f"\n  {line}" for line in exact[:shown]))
+
+
+def quoted_lines(notes: list[str]) -> list[str]:
+    """The lines of the input that :func:`look_alike_note` quoted in ``notes`` as naming the searched
+    name whole: what the code's own search found, even when the code printed another line."""
+    found = []
+    for note in notes:
+        head, marker, rest = note.partition(WHOLE_NAME_LINES)
+        if marker:
+            found += [line.strip() for line in rest.splitlines() if line.strip()]
+    return found
 
 
 def looks_empty(stdout: str) -> bool:

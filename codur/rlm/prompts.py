@@ -18,6 +18,7 @@ from codur.core.usage import Usage
 from codur.llm.pricing import cost_usd
 from codur.rlm import provenance
 from codur.rlm.budget import Budget
+from codur.rlm.helpers import QUOTED_LINE_CHARS
 
 SYSTEM = """\
 You answer questions about a long text stored in the Python variable `context` \
@@ -234,7 +235,7 @@ def answer_turn(question: str, outputs: str, hint: str = "") -> str:
 def whole_name_hint(lines: list[str]) -> str:
     """The answer hint after a search among look-alikes: the printed lines that name the question's
     name itself (:func:`codur.rlm.provenance.whole_name_lines`)."""
-    shown = " | ".join(_clip(line, 200) for line in lines)
+    shown = " | ".join(_clip(line, QUOTED_LINE_CHARS) for line in lines)
     return (f"Of the lines printed, only {'this one names' if len(lines) == 1 else 'these name'} the name of the "
             f"question itself (the others are look-alikes): {shown}. If it answers the question, reply with just "
             "FINAL(the value from it).")

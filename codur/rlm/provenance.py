@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from codur.core.pyast import parse_ast
+from codur.rlm.helpers import QUOTED_LINE_CHARS
 from codur.rlm.helpers import whole_name as _whole
 
 #: the names a question asks about: a token with a digit or an inner hyphen (``billing-46``, ``u-7502``)
@@ -66,7 +67,7 @@ def unseen(value: str, printed: Iterable[str], context: object = None) -> bool:
     return any(made_up(t) for t in re.findall(r"[\w-]*\d[\w-]*", text))
 
 
-def look_alike_source(question: str, value: str, context: object, *, width: int = 120) -> str:
+def look_alike_source(question: str, value: str, context: object, *, width: int = QUOTED_LINE_CHARS) -> str:
     """A note when every line of ``context`` holding ``value`` (a whole token of at most 40
     characters) names one of the question's :func:`key_names` only inside a longer name
     (``billing-46-canary`` for ``billing-46``) and none names it whole: that value belongs to a
@@ -169,7 +170,7 @@ def look_alikes_only(question: str, stdout: str, context: object) -> tuple[str, 
     return "", []
 
 
-def named_after_all(question: str, value: str, context: object, *, width: int = 120) -> str:
+def named_after_all(question: str, value: str, context: object, *, width: int = QUOTED_LINE_CHARS) -> str:
     """A note when ``value`` says "not present" (:func:`says_absent`) but a line of ``context`` names
     one of the question's :func:`key_names` as a whole name: that line may hold the answer. ""
     otherwise. Given once per run: a line may name it without what was asked."""
@@ -185,7 +186,8 @@ def named_after_all(question: str, value: str, context: object, *, width: int = 
     return ""
 
 
-def unconnected(question: str, value: str, context: object, printed: Iterable[str], *, width: int = 120) -> str:
+def unconnected(question: str, value: str, context: object, printed: Iterable[str], *,
+                width: int = QUOTED_LINE_CHARS) -> str:
     """A note when ``value`` (at most 40 characters) is on at most 20 lines of ``context`` and none
     of them names one of the question's :func:`key_names`, nor a token with a digit that the code
     printed (the link of a two-step answer: the order id of a join): the value was taken from a
@@ -231,7 +233,7 @@ def _linked(found: list[str], skip: set[str], lines: list[str], *, most: int, wi
     return said
 
 
-def key_lines(question: str, context: object, *, most: int = 5, width: int = 160) -> str:
+def key_lines(question: str, context: object, *, most: int = 5, width: int = QUOTED_LINE_CHARS) -> str:
     """What the input says of each name the question asks about (:func:`key_names`), for the first
     turn: the lines naming it as a whole name (at most ``most``), the look-alike names of the lines
     holding it only inside a longer name, or that no line holds it. "" for a question with no such

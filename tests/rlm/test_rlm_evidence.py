@@ -18,6 +18,9 @@ from codur.rlm.evidence import (
     string_literals,
     unsupported,
 )
+from codur.rlm.finals import found
+from codur.rlm.helpers import look_alike_note, quoted_lines
+from codur.rlm.trace import CodeExecution
 from codur.rlm.vote import vote_key
 
 
@@ -263,3 +266,39 @@ def test_evidence_helpers():
     check = SecondProgram(max_asks=1)
     assert check.offer("4", "a = 1", "4", vote_key) and check.offer("5", "b = 2", "5", vote_key) == ""
     assert unsupported("What is the magic number?", "12", ["the magic number is 48213"]).startswith("12 is on no")
+
+
+def _config_line(service: str, port: int) -> str:
+    """One JSON-lines record of a deploy log, about 190 characters, its port past the 120th."""
+    return json.dumps({"event": "config", "service": service, "region": "eu-west-1", "owner": "platform-team",
+                       "note": "rolled out by the nightly deploy of the release train", "port": port}) + "\n"
+
+
+LONG = "".join(_config_line(f"billing-46{d}", 40000 + d) for d in range(3)) + "z\n" * 300 \
+    + _config_line("billing-46", 43071)
+LONG_Q = "Which port does the service billing-46 listen on? Answer with the port number."
+
+
+def test_a_search_that_found_the_name_whole_but_printed_a_look_alike_is_answered_from_the_line_it_found():
+    """The code printed the first line of a loose search (a look-alike's); the REPL's note quotes the
+    line naming the service whole, in full: the answer is asked from it at once, and that quoted
+    line is printed evidence for it."""
+    loose = "```repl\nline = lines_with('billing-46', 'port')[0]\nprint(line)\n```\nFINAL_VAR(line)"
+    result, model = run([loose, '{"answer": "43071"}'], LONG, LONG_Q)
+    assert (result.answer, result.answer_source) == ("43071", "extracted")
+    assert len(model.calls) == 2 and len(result.trace.iterations) == 1
+    asked = str(model.calls[1][-1].content)
+    assert _config_line("billing-46", 43071).strip() in asked  # the whole record, its port included
+    assert result.trace.iterations[0].final["refused"] == "notes"  # the look-alike's line was not taken
+    assert result.trace.iterations[0].evidence is None  # the quoted line supported the answer: no ask
+
+
+def test_lines_a_search_found_are_quoted_whole_and_read_back_from_its_note():
+    lines = [_config_line("billing-460", 40000).strip(), _config_line("billing-46", 43071).strip()]
+    assert len(lines[1]) > 150
+    note = look_alike_note("grep('billing-46')", "billing-46", lines)
+    assert quoted_lines([note]) == [lines[1]] and quoted_lines(["grep('x') -> 0 matches"]) == []
+    execution = CodeExecution(code="print(grep('billing-46')[0])", stdout=lines[0] + "\n", notes=[note])
+    assert found(execution).splitlines() == lines
+    assert unsupported(LONG_Q, "43071", [found(execution)]) == ""
+    assert "43071 is on no line" in unsupported(LONG_Q, "43071", [execution.stdout])

@@ -168,7 +168,7 @@ def test_a_forced_value_for_a_name_the_text_never_holds_becomes_not_present():
 
 def test_a_forced_not_present_for_a_name_the_text_holds_is_asked_again_with_its_line():
     """A held-out join (tickets): the model's searches missed, and the forced answer said NOT PRESENT."""
-    result, model = run(["```repl\nprint(len(grep('billing-46 ')))\n```", '{"answer": "NOT PRESENT"}',
+    result, model = run(["```repl\nprint(len(grep('service billing-46')))\n```", '{"answer": "NOT PRESENT"}',
                          '{"answer": "43071"}'], context=WITH_46, question=PORT, max_iterations=1)
     assert "note: NOT PRESENT was refused: 1 line(s) of the text name billing-46 itself, the first: 'config " \
         "service=billing-46 port=43071'" in feedback(model, 2)
@@ -246,7 +246,7 @@ def test_a_made_up_number_after_code_ran_is_refused():
 def test_a_search_with_look_alikes_shows_the_whole_name_lines():
     _, model = run(["```repl\nprint(grep('billing-46'))\n```", "FINAL(43071)"], context=WITH_46, question=PORT)
     assert ("but only 1 with 'billing-46' as a whole name; the others name billing-460, prebilling-46, "
-            "billing-46-canary. The whole-name lines: config service=billing-46 port=43071") in feedback(model, 1)
+            "billing-46-canary. The whole-name lines:\n  config service=billing-46 port=43071") in feedback(model, 1)
     clean, model = run(["```repl\nprint(grep('service=billing-46 '))\n```", "FINAL(43071)"], context=WITH_46,
                        question=PORT)
     assert "whole name" not in feedback(model, 1)
