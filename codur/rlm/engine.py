@@ -24,7 +24,8 @@ from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
 from codur.rlm.finals import FinalJudge, Finished
-from codur.rlm.helpers import FINAL_NAME, quoted_lines, truncate
+from codur.rlm.helpers import FINAL_NAME, truncate
+from codur.rlm.notes import quoted_lines
 from codur.rlm.parser import FinalAnswer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
@@ -293,7 +294,7 @@ class RLMEngine:
 
 def _quoted(iteration: Iteration) -> list[str]:
     """The lines naming a searched name whole that the notes of ``iteration``'s blocks quote
-    (:func:`codur.rlm.helpers.quoted_lines`), when its code ran without error and no FINAL was
+    (:func:`codur.rlm.notes.quoted_lines`), when its code ran without error and no FINAL was
     taken from it: its search found the line the answer is on, and printed a look-alike's."""
     if any(e.error for e in iteration.executions) or iteration.final and iteration.final.get("accepted"):
         return []

@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 
 from codur.core.pyast import parse_ast
-from codur.rlm.helpers import whole_name
+from codur.rlm.notes import whole_name
 from codur.rlm.provenance import HOW_MANY, key_names, printed_items, says_absent, unwrap
 
 #: a question whose answer is computed over many lines: a count, a sum, an extreme, distinct values, a mean
@@ -43,6 +43,14 @@ def is_aggregate(question: str) -> bool:
     """True for a question whose answer is computed over many lines (how many, total, most, least,
     distinct, average...): its answer is checked by a second program, not by a line holding it."""
     return AGGREGATE.search(question) is not None
+
+
+_NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
+
+
+def is_number(answer: str) -> bool:
+    """True when ``answer`` (quotes and a FINAL's wrapping removed) is one number: ``293``, ``1,204``, ``-3.5``."""
+    return _NUMBER.fullmatch(unwrap(answer)) is not None
 
 
 def printed_lines(outputs: Iterable[str]) -> list[str]:

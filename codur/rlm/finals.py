@@ -10,7 +10,7 @@ from codur.rlm import evidence, prompts, provenance, view
 from codur.rlm.answers import check_answer
 from codur.rlm.bridge import ModelClient
 from codur.rlm.config import RLMConfig
-from codur.rlm.helpers import quoted_lines
+from codur.rlm.notes import quoted_lines
 from codur.rlm.parser import FinalAnswer, is_no_answer
 from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
 from codur.rlm.trajectory import Trajectory
@@ -169,8 +169,8 @@ class FinalJudge:
 
         - "not present": only after the code searched for the question's id and printed no line of it;
         - the field the question asks for (``team`` for "which team") is not its value;
-        - an aggregate (how many, most, total...): two programs that work differently must agree
-          (:class:`codur.rlm.aggregates.SecondProgram`);
+        - an aggregate (how many, most, total...): a number printed by the code, and two programs that work
+          differently must agree (:class:`codur.rlm.aggregates.SecondProgram`);
         - any other value: on a printed line naming the question's id, or every hop of a join printed.
 
         ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
@@ -204,6 +204,9 @@ class FinalJudge:
             if not any(it.executions for it in trace.iterations):
                 return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "
                                        "computes it and prints 3 lines it counts and its result")
+            if evidence.is_number(answer) and (note := evidence.unsupported(question, answer, outputs)):
+                # a number no program printed: an answer written before its output was seen
+                return ask("evidence", note)
             check = trace.second_program
             since = check.programs[-1].iteration if check.programs else 0
             mine = [e for it in trace.iterations if it.index > since for e in it.executions]
@@ -218,7 +221,7 @@ class FinalJudge:
 def found(execution: CodeExecution) -> str:
     """What a block's code brought to light: its stdout and the lines of the input its searches
     found naming the searched name whole, which a note quotes when the code printed another line
-    (:func:`codur.rlm.helpers.quoted_lines`)."""
+    (:func:`codur.rlm.notes.quoted_lines`)."""
     quoted = quoted_lines(execution.notes)
     return "\n".join([execution.stdout.rstrip("\n"), *quoted]) if quoted else execution.stdout
 

@@ -23,11 +23,12 @@ class FinalAnswer:
     """A final answer found outside code fences.
 
     Attributes:
-        kind: ``direct`` for FINAL(answer), ``variable`` for FINAL_VAR(name).
+        kind: ``direct`` for FINAL(answer), ``variable`` for FINAL_VAR(name); ``expression`` for
+            FINAL_VAR(len(hits)), only inside :func:`parse_response`, which runs it as code.
         value: the answer text, or the variable name.
     """
 
-    kind: Literal["direct", "variable"]
+    kind: Literal["direct", "variable", "expression"]
     value: str
 
 
@@ -140,10 +141,24 @@ def _find_final(prose: str) -> tuple[FinalAnswer | None, str]:
                 final = FinalAnswer("variable", value)
             elif re.fullmatch(r"[\w.,:/-]*\d[\w.,:/-]*", value):  # FINAL_VAR(41468): a value, written as one
                 final = FinalAnswer("direct", value)
+            elif _is_expression(value):  # FINAL_VAR(len(hits)): run as code (parse_response)
+                final = FinalAnswer("expression", value)
         else:
             final = FinalAnswer("direct", value)
     kept.append(prose[pos:])
     return final, "".join(kept)
+
+
+def _is_expression(value: str) -> bool:
+    """True when ``value`` is a Python expression computing something (a call, an index, an
+    attribute, arithmetic): ``len(grep("ERROR"))``, ``hits[0]``."""
+    import ast
+
+    try:
+        tree = ast.parse(value, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return isinstance(tree.body, ast.Call | ast.Subscript | ast.Attribute | ast.BinOp)
 
 
 def parse_response(text: str) -> ParsedResponse:
@@ -155,7 +170,9 @@ def parse_response(text: str) -> ParsedResponse:
     Returns:
         The :class:`ParsedResponse`. ``FINAL()`` with nothing inside and
         ``FINAL_VAR`` of something that is neither an identifier nor a value holding a digit
-        (``FINAL_VAR(41468)`` is read as ``FINAL(41468)``) are not answers;
+        (``FINAL_VAR(41468)`` is read as ``FINAL(41468)``) are not answers; ``FINAL_VAR`` of an
+        expression (``FINAL_VAR(len(grep("ERROR")))``) becomes a code block ``FINAL_VAR(...)`` run
+        after the reply's others: its value is computed in the REPL, as if the call were in code;
         a marker inside any code fence is ignored.
     """
     blocks: list[str] = []
@@ -164,6 +181,9 @@ def parse_response(text: str) -> ParsedResponse:
     for body, lang in _split_fences(text):
         if lang is None:
             found, prose = _find_final(body)
+            if found is not None and found.kind == "expression":  # computed in the REPL, like FINAL_VAR in code
+                blocks.append(f"FINAL_VAR({found.value})")
+                found = None
             final = final or found
             thinking_parts.append(prose)
         elif lang in CODE_LANGUAGES:

@@ -18,7 +18,7 @@ from codur.core.usage import Usage
 from codur.llm.pricing import cost_usd
 from codur.rlm import provenance
 from codur.rlm.budget import Budget
-from codur.rlm.helpers import QUOTED_LINE_CHARS
+from codur.rlm.notes import QUOTED_LINE_CHARS
 
 SYSTEM = """\
 You answer questions about a long text stored in the Python variable `context` \

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable
 
 from codur.core.pyast import parse_ast
-from codur.rlm.helpers import QUOTED_LINE_CHARS
-from codur.rlm.helpers import whole_name as _whole
+from codur.rlm.notes import QUOTED_LINE_CHARS
+from codur.rlm.notes import whole_name as _whole
 
 #: the names a question asks about: a token with a digit or an inner hyphen (``billing-46``, ``u-7502``)
 _KEY_NAME = re.compile(r"(?<![\w-])(?=[\w-]*(?:\d|\w-\w))[A-Za-z0-9][\w-]*[A-Za-z0-9](?![\w-])")

@@ -1,8 +1,8 @@
 """The sandbox worker: a persistent Python REPL in its own process (runs INSIDE the sandbox).
 
 Started by :class:`codur.rlm.sandbox.Sandbox` as ``python -I worker.py``; it
-imports nothing from codur but the sibling ``helpers.py`` (loaded by path), so
-it starts fast and never pulls codur's dependencies into the sandbox.
+imports nothing from codur but its siblings ``helpers.py`` and ``notes.py`` (:func:`_rlm_modules`),
+so it starts fast and never pulls codur's dependencies into the sandbox.
 
 Protocol: one JSON object per line. The parent's stdin/stdout pipes carry it on
 private copies of fds 0 and 1; the worker then points fd 0 at /dev/null and fd
@@ -18,7 +18,7 @@ Requests → replies:
 ``notes`` say what a small model would miss: a helper search (grep, count, lines_with,
 search_context, count_matches) that found nothing in a large text, and the string literals
 the block searched for whose count changes with case (and, when it printed only empty
-values, those that match nothing at all): :func:`helpers.search_literal_notes`.
+values, those that match nothing at all): :func:`codur.rlm.notes.search_literal_notes`.
 ``submitted`` is "FINAL" or "FINAL_VAR" when the code called one of them (the block ends
 there, its value kept in the variable ``helpers.FINAL_NAME``), else None.
 During an exec the worker may send {"bridge": name, "args": {...}} and waits for
@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import ast
 import builtins
-import importlib.util
-import io
+import importlib
 import json
 import linecache
 import os
 import sys
 import time
 import traceback
+import types
 from pathlib import Path
 
 # Do not let this directory's modules (trace.py, parser.py...) shadow the standard library.
@@ -44,14 +44,20 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
     sys.path.pop(0)
 
 
-def _load_helpers():
-    spec = importlib.util.spec_from_file_location("codur_rlm_helpers", Path(__file__).with_name("helpers.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _rlm_modules():
+    """codur.rlm's ``helpers`` and ``notes`` without codur's package (its ``__init__`` pulls LangChain):
+    stub packages ``codur`` and ``codur.rlm`` point at this file's directories, so the import runs
+    those two modules alone."""
+    here = Path(__file__).resolve().parent
+    for name, path in (("codur", here.parent), ("codur.rlm", here)):
+        if name not in sys.modules:
+            stub = types.ModuleType(name)
+            stub.__path__ = [str(path)]
+            sys.modules[name] = stub
+    return importlib.import_module("codur.rlm.helpers"), importlib.import_module("codur.rlm.notes")
 
 
-helpers = _load_helpers()
+helpers, search_notes = _rlm_modules()
 
 
 def _user_tasks() -> int:
@@ -86,31 +92,6 @@ class Submitted(BaseException):  # noqa: N818 - not an error: the code handed in
 
 class BridgeError(RuntimeError):
     """A bridge call (llm_query, rlm_query, batch_rlm_query) failed in the parent."""
-
-
-class _Capture(io.TextIOBase):
-    """A text sink keeping the first ``limit`` characters and counting the rest."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.parts, self.kept, self.total = limit, [], 0, 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.total += len(text)
-        room = self.limit - self.kept
-        if room > 0:
-            self.parts.append(text[:room])
-            self.kept += min(room, len(text))
-        return len(text)
-
-    def value(self) -> str:
-        text = "".join(self.parts)
-        if self.total > self.kept:
-            text += (f"\n[output truncated: {self.total:,} characters in total, "
-                     f"showing the first {self.kept:,}]")
-        return text
 
 
 DISPLAY = "__rlm_display__"  # the REPL's function printing an expression statement's value
@@ -151,10 +132,10 @@ def _format_error(exc: BaseException) -> str:
 def _noted(note, shown: str, searched, result, alike: str | None = None):
     """``result`` of the search ``shown`` (``grep('x')``), after noting (``note(text)``) a zero
     result in a large text and, with ``alike`` (the pattern), lines naming only look-alikes."""
-    if not result and isinstance(searched, str) and len(searched) >= helpers.ZERO_MATCH_CHARS:
-        note(helpers.zero_match_note(shown, len(searched)))
+    if not result and isinstance(searched, str) and len(searched) >= search_notes.ZERO_MATCH_CHARS:
+        note(search_notes.zero_match_note(shown, len(searched)))
     if isinstance(result, list) and isinstance(alike, str):
-        note(helpers.look_alike_note(shown, alike, result))
+        note(search_notes.look_alike_note(shown, alike, result))
     return result
 
 
@@ -290,7 +271,7 @@ class Worker:
         self.blocks += 1
         self.notes = []
         name = f"<repl block {self.blocks}>"
-        out, err = _Capture(self.max_output_chars), _Capture(self.max_output_chars)
+        out, err = helpers.Capture(self.max_output_chars), helpers.Capture(self.max_output_chars)
         error = submitted = None
         t0 = time.perf_counter()
         saved = sys.stdout, sys.stderr
@@ -308,9 +289,10 @@ class Worker:
             sys.stdout, sys.stderr = saved
         stdout, notes = out.value(), self.notes
         context = self.ns.get("context")
-        if error is None and not notes and isinstance(context, str) and len(context) >= helpers.ZERO_MATCH_CHARS:
+        large = isinstance(context, str) and len(context) >= search_notes.ZERO_MATCH_CHARS
+        if error is None and not notes and large:
             try:
-                notes = helpers.search_literal_notes(code, context, empty=helpers.looks_empty(stdout))
+                notes = search_notes.search_literal_notes(code, context, empty=helpers.looks_empty(stdout))
             except Exception:  # noqa: BLE001 - a note is a hint; never fail the block for it
                 notes = []
         return {"op": "result", "stdout": stdout, "stderr": err.value(), "error": error,

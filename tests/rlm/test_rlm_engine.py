@@ -236,3 +236,13 @@ def test_long_histories_elide_old_outputs():
     last = model.calls[-1]
     assert "[elided]" in last[3].content
     assert "4" * 100 in last[-1].content
+
+
+def test_final_var_of_an_expression_is_computed_in_the_repl():
+    """The 1.5B model's ``FINAL_VAR(len(grep("ERROR")))`` outside code: the value comes from the REPL."""
+    log = "".join(f"2026-03-07 18:2{i}:00 {'ERROR' if i % 2 else 'INFO'} media timeout\n" for i in range(10))
+    model = ScriptedChatModel(replies=['The count.\nFINAL_VAR(len(grep("ERROR")))'])
+    result = RLMEngine(model, RLMConfig(confirm_final_with_code=False, check_evidence=False)).run(
+        "How many lines have the level ERROR?", log)
+    assert (result.answer, result.answer_source) == ("5", "final_var")
+    assert result.trace.iterations[0].executions[0].code == 'FINAL_VAR(len(grep("ERROR")))'

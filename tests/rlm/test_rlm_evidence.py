@@ -19,7 +19,7 @@ from codur.rlm.evidence import (
     unsupported,
 )
 from codur.rlm.finals import found
-from codur.rlm.helpers import look_alike_note, quoted_lines
+from codur.rlm.notes import look_alike_note, quoted_lines
 from codur.rlm.trace import CodeExecution
 from codur.rlm.vote import vote_key
 
@@ -302,3 +302,17 @@ def test_lines_a_search_found_are_quoted_whole_and_read_back_from_its_note():
     assert found(execution).splitlines() == lines
     assert unsupported(LONG_Q, "43071", [found(execution)]) == ""
     assert "43071 is on no line" in unsupported(LONG_Q, "43071", [execution.stdout])
+
+
+def test_a_count_no_program_printed_is_refused_and_is_not_taken_as_a_programs_answer():
+    """A count written as FINAL before its output was read (the 1.5B model's "3" when its code
+    printed 293): refused as printed by no code, and not counted as a program's answer."""
+    context = _payments() + json.dumps({"export": "nightly", "rows": 12}) + "\n"
+    loose = "```repl\nn = len(lines_with('card', 'failed'))\nprint(n)\n```"
+    parsed = PARSED.replace("r['method']", "r.get('method')").replace("r['status']", "r.get('status')")
+    regex = ("```repl\nimport re\nk = len(re.findall(r'\"card\", \"status\": \"failed\"', context))\nprint(k)\n```\n"
+             "FINAL_VAR(k)")
+    result, model = run([loose, "FINAL(12)", parsed, regex], context, COUNT_Q)
+    assert "your answer was refused: 12 is on no line your code printed" in str(model.calls[2][-1].content)
+    assert (result.answer, result.answer_source) == ("3", "final_var")
+    assert [p.answer for p in result.trace.second_program.programs] == ["3", "3"]

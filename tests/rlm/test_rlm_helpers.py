@@ -68,7 +68,14 @@ def test_extract_sections_markdown_and_file_headers():
 
 def test_truncate_says_how_much_was_cut():
     assert truncate("short", 10) == "short"
-    assert truncate("x" * 20, 5) == "xxxxx\n[output truncated: 20 characters in total, showing the first 5]"
+    cut = "\n[output truncated: 20 characters in total, showing the first 4 and the last 1]\n"
+    assert truncate("x" * 20, 5) == "xxxx" + cut + "x"
+    assert truncate("x" * 20, 3) == "xxx\n[output truncated: 20 characters in total, showing the first 3]"
+    # the last line a block printed (its result, after the lines it counted) survives the cut, whole
+    hits = "".join(f"2026-03-11 07:{i:02d}:00 ERROR catalog upstream returned 502\n" for i in range(60)) + "293\n"
+    shown = truncate(hits, 1_500)
+    assert shown.startswith(hits[:1_000]) and shown.endswith("returned 502\n293\n") and len(shown) < 1_600
+    assert "showing the first 1,125 and the last" in shown and "\n2026-03-11" in shown.split("]")[-1]
 
 
 # -- the helpers of issue 26 (grep, count, lines_with, between, chunks) on a real text ---------------
@@ -112,7 +119,8 @@ def test_lines_with_between_and_chunks_on_a_real_text():
 
 
 def test_empty_outputs_and_search_literal_notes():
-    from codur.rlm.helpers import looks_empty, search_literal_notes
+    from codur.rlm.helpers import looks_empty
+    from codur.rlm.notes import search_literal_notes
 
     assert looks_empty("") and looks_empty("0\n") and looks_empty("hits: []\nNone")
     assert not looks_empty("172") and not looks_empty("['a line']")

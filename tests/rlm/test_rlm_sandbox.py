@@ -97,8 +97,10 @@ def test_scratch_is_removed_on_close():
 def test_output_truncation_has_a_visible_note():
     with Sandbox("", limits=SandboxLimits(max_output_chars=100)) as sb:
         result = sb.execute("print('y' * 5000)")
-        assert result.stdout.startswith("y" * 100)
-        assert "[output truncated: 5,001 characters in total, showing the first 100]" in result.stdout
+        assert result.stdout.startswith("y" * 75) and result.stdout.endswith("y" * 24 + "\n")
+        assert "[output truncated: 5,001 characters in total, showing the first 75 and the last 25]" in result.stdout
+        result = sb.execute("hits = ['ERROR x'] * 300\nprint(hits)\nprint(len(hits))")
+        assert result.stdout.endswith("\n300\n")  # the count printed after the hits survives the capture
 
 
 def test_stdout_writes_to_fd_1_cannot_break_the_protocol(sandbox):
