@@ -129,6 +129,13 @@ class SecondProgram:
         self.settled = {"from": answer, "to": best.answer, "coverage": scores}
         return best.answer
 
+    def standing(self, question: str, key: Callable[[str], str]) -> str | None:
+        """The answer that stands when the run's budget ends before any was taken: the first
+        program's, or the program's that :meth:`settle` prefers when several disagree; None when no
+        program answered. A program's computed answer is never replaced by a guess the forced call
+        makes from truncated outputs (the logs count at 400k: 293 computed, then a forced 3)."""
+        return self.settle(self.programs[0].answer, question, key) if self.programs else None
+
     def to_dict(self) -> dict:
         return {"agreed": self.agreed, "asks": self.asks, "settled": self.settled,
                 "programs": [{"answer": p.answer, "iteration": p.iteration, "code": p.code[:2000]}

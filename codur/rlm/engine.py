@@ -23,6 +23,7 @@ from codur.rlm.answers import evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
 from codur.rlm.config import RLMConfig
+from codur.rlm.evidence import is_aggregate
 from codur.rlm.finals import FinalJudge, Finished
 from codur.rlm.helpers import FINAL_NAME, truncate
 from codur.rlm.notes import quoted_lines
@@ -277,12 +278,18 @@ class RLMEngine:
                        for i, e in enumerate(iteration.executions, 1))
 
     def _forced(self, reason: str, run: Trajectory) -> tuple[str, AnswerSource]:
-        """``run``'s budget exhausted (``reason``) without FINAL: :func:`codur.rlm.answers.forced_answer`
-        from the run's printed outputs and notes (no code runs, no conversation)."""
+        """``run``'s budget exhausted (``reason``) without FINAL: for an aggregate a program already
+        answered, that program's answer (:meth:`codur.rlm.aggregates.SecondProgram.standing`); else
+        :func:`codur.rlm.answers.forced_answer` from the run's printed outputs and notes (no code runs,
+        no conversation)."""
         trace = run.trace
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=run.budget.iterations + 1, notes=[f"forced: {reason}"])
         trace.iterations.append(iteration)
+        if self.config.check_evidence and self.config.second_program and is_aggregate(run.question) \
+                and (standing := trace.second_program.standing(run.question, vote_key)) is not None:
+            iteration.notes.append(f"the answer a program computed stands, unchecked by a second one: {standing}")
+            return standing, "forced"
         evidence = evidence_of(trace, self.config.check_chars, notes=True)
         answer, replaced = forced_answer(self.client, run, reason, evidence, iteration)
         if replaced:

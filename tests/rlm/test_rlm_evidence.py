@@ -316,3 +316,15 @@ def test_a_count_no_program_printed_is_refused_and_is_not_taken_as_a_programs_an
     assert "your answer was refused: 12 is on no line your code printed" in str(model.calls[2][-1].content)
     assert (result.answer, result.answer_source) == ("3", "final_var")
     assert [p.answer for p in result.trace.second_program.programs] == ["3", "3"]
+
+
+def test_a_count_left_unchecked_at_the_iteration_limit_is_the_programs_answer_not_a_forced_guess():
+    """The logs count at 400k: the first program computed 293, the model never wrote a second one,
+    and the forced call answered 3 from cut outputs. A program's computed answer stands."""
+    idle = "```repl\nprint('checking')\n```"
+    result, model = run([PARSED, idle], _payments(), COUNT_Q, max_iterations=2)
+    assert (result.answer, result.answer_source) == ("3", "forced")  # PARSED's count: 3 card payments failed
+    assert len(model.calls) == 2  # no forced call
+    assert "the answer a program computed stands" in result.trace.iterations[-1].notes[-1]
+    result, model = run([LOOSE, idle], _payments(), COUNT_Q, max_iterations=2)
+    assert result.answer == "7" and len(model.calls) == 2  # lines_with('card', 'failed') counted 7: it stands
