@@ -280,8 +280,8 @@ class RLMEngine:
     def _forced(self, reason: str, run: Trajectory) -> tuple[str, AnswerSource]:
         """``run``'s budget exhausted (``reason``) without FINAL: for an aggregate a program already
         answered, that program's answer (:meth:`codur.rlm.aggregates.SecondProgram.standing`); else
-        :func:`codur.rlm.answers.forced_answer` from the run's printed outputs and notes (no code runs,
-        no conversation)."""
+        :func:`codur.rlm.answers.forced_answer` from the run's printed outputs and notes and the first
+        turn's search of the whole text for the question's names (no code runs, no conversation)."""
         trace = run.trace
         trace.warn(FORCED_WARNING)
         iteration = Iteration(index=run.budget.iterations + 1, notes=[f"forced: {reason}"])
@@ -290,7 +290,10 @@ class RLMEngine:
                 and (standing := trace.second_program.standing(run.question, vote_key)) is not None:
             iteration.notes.append(f"the answer a program computed stands, unchecked by a second one: {standing}")
             return standing, "forced"
-        evidence = evidence_of(trace, self.config.check_chars, notes=True)
+        found = truncate(trace.retrieved, self.config.check_chars // 2) if trace.retrieved else ""
+        evidence = evidence_of(trace, self.config.check_chars - len(found), notes=True)
+        if found:  # what the first turn showed: the model read it too (the logs join: W-84 on its hop line)
+            evidence = f"[first turn: a search of the whole text for the question's names]\n{found}\n{evidence}"
         answer, replaced = forced_answer(self.client, run, reason, evidence, iteration)
         if replaced:
             trace.warn(replaced)

@@ -328,3 +328,14 @@ def test_a_count_left_unchecked_at_the_iteration_limit_is_the_programs_answer_no
     assert "the answer a program computed stands" in result.trace.iterations[-1].notes[-1]
     result, model = run([LOOSE, idle], _payments(), COUNT_Q, max_iterations=2)
     assert result.answer == "7" and len(model.calls) == 2  # lines_with('card', 'failed') counted 7: it stands
+
+
+def test_the_forced_answer_reads_what_the_first_turn_showed():
+    """The logs join at 400k: the model's code never printed the hops, the first turn's search of
+    the whole text had; the forced call is shown it beside the outputs."""
+    idle = "```repl\nprint(grep('placed')[0].split()[1])\n```"
+    result, model = run([idle, '{"answer": "W-17"}'], JOIN, JOIN_Q, max_iterations=1)
+    forced = str(model.calls[1][-1].content)
+    assert "[first turn: a search of the whole text for the question's names]" in forced
+    assert "orders user=u-4821 placed order=o-111" in forced and "warehouse=W-17" in forced
+    assert (result.answer, result.answer_source) == ("W-17", "forced")
