@@ -26,7 +26,7 @@ from codur.rlm.config import RLMConfig
 from codur.rlm.evidence import is_aggregate
 from codur.rlm.finals import FinalJudge, Finished
 from codur.rlm.helpers import FINAL_NAME, truncate
-from codur.rlm.notes import quoted_lines
+from codur.rlm.notes import only_longer, quoted_lines, whole_name
 from codur.rlm.parser import FinalAnswer, parse_response, without_final
 from codur.rlm.sandbox import Sandbox
 from codur.rlm.trace import AnswerSource, Iteration, RLMTrace
@@ -210,14 +210,14 @@ class RLMEngine:
                 outputs = self._outputs(iteration) + (truncate(shown, self.config.output_chars) + "\n" if shown else "")
                 last = next((e for e in reversed(iteration.executions) if e.stdout.strip()), None)
                 hint = "" if last is None or last.error else prompts.answer_hint(question, last.stdout, context)
-                if quoted := _quoted(iteration):  # the code's search found the name whole, printed another line
-                    hint = prompts.whole_name_hint(quoted)
+                if searched := _search_hint(iteration, question, context):  # what the code's searches found
+                    hint = searched
                 # a FINAL written before the output existed is never shown back (issue 26, item 1)
                 messages.append(AIMessage(without_final(iteration.response) if premature else iteration.response))
                 # no FINAL, but the output holds the line naming the question's name among look-alikes, or
                 # the model repeated a block whose output is a value of the kind asked (a count), or it printed only
                 # look-alikes of a name the text lacks: ask too
-                unanswered = bool(quoted) or iteration.final is None and last is not None and not last.error \
+                unanswered = bool(searched) or iteration.final is None and last is not None and not last.error \
                     and bool(provenance.whole_name_lines(question, last.stdout) or iteration.repeated and hint
                              or provenance.look_alikes_only(question, last.stdout, context)[0])
                 if (premature and view.readable(iteration, shown) or unanswered) and budget.check("call") is None:
@@ -302,13 +302,23 @@ class RLMEngine:
         return answer or "", "forced"
 
 
-def _quoted(iteration: Iteration) -> list[str]:
-    """The lines naming a searched name whole that the notes of ``iteration``'s blocks quote
-    (:func:`codur.rlm.notes.quoted_lines`), when its code ran without error and no FINAL was
-    taken from it: its search found the line the answer is on, and printed a look-alike's."""
+def _search_hint(iteration: Iteration, question: str, context: object) -> str:
+    """The answer hint from what ``iteration``'s searches found, when its code ran without error and
+    no FINAL was taken from it ("" otherwise): the lines naming a searched name whole that its notes
+    quote (:func:`codur.rlm.notes.quoted_lines`: the search found the line the answer is on, and the
+    code printed a look-alike's), or, for a name of the question its search found only inside longer
+    names and no line of the whole text names whole, that it is not there. The answer is then asked
+    at once; the 1.5B model otherwise went on to the iteration limit."""
     if any(e.error for e in iteration.executions) or iteration.final and iteration.final.get("accepted"):
-        return []
-    return list(dict.fromkeys(line for e in iteration.executions for line in quoted_lines(e.notes)))[:3]
+        return ""
+    notes = [note for e in iteration.executions for note in e.notes]
+    if quoted := list(dict.fromkeys(quoted_lines(notes)))[:3]:
+        return prompts.whole_name_hint(quoted)
+    names = {name.lower() for name in provenance.key_names(question)}
+    for name, alikes in only_longer(notes):
+        if name.lower() in names and isinstance(context, str) and not whole_name(name).search(context):
+            return prompts.absent_hint(name, alikes)
+    return ""
 
 
 def _stuck(iteration: Iteration) -> str:

@@ -105,6 +105,16 @@ def look_alike_note(call: str, pattern: str, lines: list[str], *, shown: int = 3
             f"name {others}. {WHOLE_NAME_LINES}" + "".join(f"\n  {line}" for line in exact[:shown]))
 
 
+_ONLY_LONGER = re.compile(r"none with '([^']+)' as a whole name, only longer names \(([^)]*)\)")
+
+
+def only_longer(notes: list[str]) -> list[tuple[str, list[str]]]:
+    """The searched names that :func:`look_alike_note` found only inside longer names, read back from
+    ``notes``: (the name, the longer names), in order."""
+    return [(m.group(1), [n.strip() for n in m.group(2).split(",") if n.strip()])
+            for note in notes for m in _ONLY_LONGER.finditer(note)]
+
+
 def quoted_lines(notes: list[str]) -> list[str]:
     """The lines of the input that :func:`look_alike_note` quoted in ``notes`` as naming the searched
     name whole: what the code's own search found, even when the code printed another line."""

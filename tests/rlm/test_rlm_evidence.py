@@ -19,7 +19,7 @@ from codur.rlm.evidence import (
     unsupported,
 )
 from codur.rlm.finals import found
-from codur.rlm.notes import look_alike_note, quoted_lines
+from codur.rlm.notes import look_alike_note, only_longer, quoted_lines
 from codur.rlm.trace import CodeExecution
 from codur.rlm.vote import vote_key
 
@@ -339,3 +339,16 @@ def test_the_forced_answer_reads_what_the_first_turn_showed():
     assert "[first turn: a search of the whole text for the question's names]" in forced
     assert "orders user=u-4821 placed order=o-111" in forced and "warehouse=W-17" in forced
     assert (result.answer, result.answer_source) == ("W-17", "forced")
+
+
+def test_a_search_that_found_only_look_alikes_of_a_name_the_text_lacks_is_answered_at_once():
+    """The logs absent case at 400k: the code's search found only longer names and handed in a
+    look-alike's value from inside the block; the REPL's note said so. NOT PRESENT is asked at once
+    and taken: the code searched for the name and no printed line names it."""
+    guess = ("```repl\nhits = lines_with('billing-46', 'port')\nif hits:\n    FINAL_VAR(hits[0].split('port=')[1])\n"
+             "else:\n    FINAL_VAR('NOT PRESENT')\n```")
+    result, model = run([guess, '{"answer": "NOT PRESENT"}'], ABSENT, ABSENT_Q)
+    assert (result.answer, result.answer_source) == ("NOT PRESENT", "extracted")
+    assert len(model.calls) == 2 and "no line of the whole text names billing-46" in str(model.calls[1][-1].content)
+    assert only_longer(result.trace.iterations[0].executions[0].notes) == [
+        ("billing-46", ["billing-460", "billing-461", "billing-462"])]

@@ -122,7 +122,7 @@ def test_a_search_among_look_alikes_without_final_is_answered_from_its_output():
 
 
 def test_a_forced_answer_on_a_look_alikes_line_is_asked_again():
-    result, model = run(["```repl\nprint(len(grep('billing-46')))\n```", '{"answer": "11111"}',
+    result, model = run(["```repl\nprint(len(context))\n```", '{"answer": "11111"}',
                          '{"answer": "NOT PRESENT"}'], context=LOOK_ALIKES, question=PORT, max_iterations=1)
     assert (result.answer, result.answer_source) == ("NOT PRESENT", "forced")
     assert "note: 11111 was refused: 11111 is on the line 'config service=billing-460 port=11111'" in \
@@ -160,7 +160,7 @@ def test_not_present_for_a_name_the_text_holds_is_refused_once():
 
 def test_a_forced_value_for_a_name_the_text_never_holds_becomes_not_present():
     """The absent case at the iteration limit: the model gave a look-alike's port twice."""
-    result, model = run(["```repl\nprint(len(grep('billing-46')))\n```", '{"answer": "11111"}', '{"answer": "11111"}'],
+    result, model = run(["```repl\nprint(len(context))\n```", '{"answer": "11111"}', '{"answer": "11111"}'],
                         context=LOOK_ALIKES, question=PORT, max_iterations=1)
     assert (result.answer, result.answer_source) == ("NOT PRESENT: no line of the text names billing-46", "forced")
     assert any("the forced answer was replaced: the model answered '11111' twice" in w for w in result.trace.warnings)
