@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from codur.core.pyast import parse_ast
 from codur.rlm.notes import whole_name
-from codur.rlm.provenance import HOW_MANY, key_names, printed_items, says_absent, unwrap
+from codur.rlm.provenance import HOW_MANY, NUMBER, key_names, printed_items, says_absent, unwrap
 
 #: a question whose answer is computed over many lines: a count, a sum, an extreme, distinct values, a mean
 AGGREGATE = re.compile(
@@ -45,12 +45,9 @@ def is_aggregate(question: str) -> bool:
     return AGGREGATE.search(question) is not None
 
 
-_NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
-
-
 def is_number(answer: str) -> bool:
     """True when ``answer`` (quotes and a FINAL's wrapping removed) is one number: ``293``, ``1,204``, ``-3.5``."""
-    return _NUMBER.fullmatch(unwrap(answer)) is not None
+    return NUMBER.fullmatch(unwrap(answer)) is not None
 
 
 def printed_lines(outputs: Iterable[str]) -> list[str]:

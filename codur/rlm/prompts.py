@@ -241,7 +241,7 @@ def whole_name_hint(lines: list[str]) -> str:
             "FINAL(the value from it).")
 
 
-_NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
+_NUMBER = provenance.NUMBER
 _HOW_MANY = provenance.HOW_MANY
 #: a question naming the answer's form as a number: "Answer with the port number."
 _ASKS_NUMBER = re.compile(r"\banswer with (?:the|a|its) (?:[\w-]+ )?number\b", re.IGNORECASE)

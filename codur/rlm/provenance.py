@@ -29,6 +29,10 @@ HOW_MANY = re.compile(r"\bhow (?:many|much|often)\b|\bcount\b|\bnumber of\b|\bto
 _ONE_ITEM = re.compile(r"""\[(['"])(.*)\1\]""")
 
 
+#: one number as an answer: ``293``, ``1,204``, ``-3.5``
+NUMBER = re.compile(r"-?\d[\d,_]*(?:\.\d+)?")
+
+
 def unwrap(value: str) -> str:
     """``value`` stripped of spaces and quotes, and of the brackets of a printed list of one item."""
     text = value.strip()
