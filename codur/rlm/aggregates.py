@@ -9,6 +9,12 @@ stands (:meth:`SecondProgram.settle`): a program that leaves a constraint of the
 code counts more than the question asks for (``count("duplicate")`` against
 ``grep("resolution=duplicate")`` for "how many tickets were resolved with the resolution duplicate").
 
+Two programs agreeing on an empty result (0, an empty list, None) are asked once more before it is
+taken (:func:`is_empty_result`, :func:`empty_result_note`): an empty output is the sign of a filter that
+matched nothing, as execution-guided decoding treats it (Wang et al. 2018, "Robust Text-to-SQL
+Generation with Execution-Guided Decoding"), and two programs sharing one wrong filter (a value
+written in another case or field) agree on it.
+
 No model call here; the engine (:mod:`codur.rlm.finals`) turns a note into one more turn.
 """
 
@@ -19,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from codur.rlm.evidence import _clip, string_literals
+from codur.rlm.provenance import says_absent, unwrap
 
 #: words of a question that state no constraint (question words, filler, the answer's form)
 _FILLER = frozenset((
@@ -80,6 +87,7 @@ class SecondProgram:
     asks: int = 0
     max_asks: int = 3
     settled: dict | None = None
+    empty_asked: bool = False
 
     def offer(self, answer: str, code: str, printed: str, key: Callable[[str], str], *, iteration: int = 0) -> str:
         """"" to accept ``answer`` (computed by ``code``, which printed ``printed``, in ``iteration``),
@@ -90,8 +98,9 @@ class SecondProgram:
             return self._no_new_program(answer)
         if self.asks >= self.max_asks:
             return ""
+        empty_before = self.empty_asked
         note = self._judge(answer, code, printed, key, iteration)
-        self.asks += bool(note)
+        self.asks += bool(note) and self.empty_asked == empty_before  # the empty-result ask is once, uncounted
         return note
 
     def _no_new_program(self, answer: str) -> str:
@@ -109,6 +118,9 @@ class SecondProgram:
             return second_program_note(answer, code)
         self.programs.append(Program(answer, code, printed, iteration))
         if any(key(answer) == key(p.answer) for p in self.programs[:-1]):
+            if is_empty_result(answer) and not self.empty_asked:
+                self.empty_asked = True
+                return empty_result_note(answer, self.programs)
             self.agreed = True
             return ""
         return disagreement_note(*self.programs)
@@ -137,7 +149,7 @@ class SecondProgram:
         return self.settle(self.programs[0].answer, question, key) if self.programs else None
 
     def to_dict(self) -> dict:
-        return {"agreed": self.agreed, "asks": self.asks, "settled": self.settled,
+        return {"agreed": self.agreed, "asks": self.asks, "settled": self.settled, "empty_asked": self.empty_asked,
                 "programs": [{"answer": p.answer, "iteration": p.iteration, "code": p.code[:2000]}
                              for p in self.programs]}
 
@@ -171,6 +183,21 @@ def disagreement_note(*programs: Program, code_chars: int = 400, sample_chars: i
             "of the question did each one miss (a word matched in the wrong field, a case, a form of the value)? "
             "Write one program that tests every constraint on each line, print 3 lines it counts and its result, "
             "then FINAL_VAR of the result")
+
+
+def is_empty_result(answer: str) -> bool:
+    """True for an aggregate answer saying nothing matched: ``0``, ``[]``, ``{}``, ``None``, "not present"."""
+    text = unwrap(answer).strip().lower()
+    return text in {"", "0", "0.0", "[]", "{}", "()", "set()", "none", "null"} or says_absent(text)
+
+
+def empty_result_note(answer: str, programs: list[Program], code_chars: int = 300) -> str:
+    """The ask after programs agree on an empty result: print what each constraint matches alone."""
+    return (f"{len(programs)} programs answered {_clip(answer, 40)}, and an empty result usually means a filter that "
+            "matched nothing (the value written another way in the text: its case, quotes, field name or form), "
+            f"not that nothing is there. The last program:\n{_clip(programs[-1].code, code_chars)}\nPrint how many "
+            "lines each constraint of the question matches on its own (one count per constraint) and 2 lines of "
+            "each; then count the lines that match them all, print 3 of them and the count, and FINAL_VAR of it")
 
 
 def reassertion_note(answer: str, programs: list[Program]) -> str:

@@ -214,16 +214,69 @@ _ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
 _NOT_NOUNS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "had", "have", "of", "in", "the", "a"})
 
 
+def asked_words(question: str) -> set[str]:
+    """The words naming what ``question`` asks for, lower case: after "which / what" and "answer with
+    the" (``{"team", "name"}`` for "Which team was T-5631 assigned to? Answer with the team name")."""
+    return {w.lower() for m in _ASKED.finditer(question) for group in m.groups() if group
+            for w in group.split()} - _NOT_NOUNS
+
+
 def echoes_words(question: str, answer: str) -> bool:
     """True when a short ``answer`` (at most 3 words, no digit) is made only of the words naming what the
-    question asks for (after "which / what" or "answer with the"): ``team`` for "Which team was T-5631
-    assigned to? Answer with the team name", ``name``, ``method`` for "Which payment method ...": the
-    field, not its value. "not present" and yes / no are never echoes."""
+    question asks for (:func:`asked_words`): ``team`` for "Which team was T-5631 assigned to? Answer
+    with the team name", ``name``, ``method`` for "Which payment method ...": the field, not its value.
+    "not present" and yes / no are never echoes."""
     text = unwrap(answer)
     words = _WORD.findall(text)
     if not words or len(words) > 3 or re.search(r"\d", text) or says_absent(text) \
             or text.lower() in ("yes", "no", "true", "false"):
         return False
-    asked = {w.lower() for m in _ASKED.finditer(question) for group in m.groups() if group
-             for w in group.split()} - _NOT_NOUNS
-    return all(w.lower() in asked for w in words)
+    return all(w.lower() in asked_words(question) for w in words)
+
+
+def _after(word: str) -> re.Pattern[str]:
+    """The value after a field word: ``warehouse=W-84``, ``team juniper``, ``"city": "Lyon"``."""
+    return re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])[\"']?\s*[=:]?\s*[\"']?([A-Za-z0-9][\w.@/+-]*)",
+                      re.IGNORECASE)
+
+
+def _before(word: str) -> re.Pattern[str]:
+    """The value just before a field word, white space between: ``falcon team``."""
+    return re.compile(rf"([A-Za-z0-9][\w.@/+-]*)[\"']?[ \t]+{re.escape(word)}(?![\w-])", re.IGNORECASE)
+
+
+def other_field_value(question: str, answer: str, outputs: Iterable[str]) -> str:
+    """A note when printed lines about the question give the field it asks for a value and ``answer``
+    is none of them; "" otherwise (also with no such line, field or id, for "not present" and aggregates).
+
+    The lines about the question: the printed lines (``outputs``) naming one of its ids whole
+    (:func:`codur.rlm.provenance.key_names`), and those naming an id such a line gives (a join's
+    intermediate value). On them, the value written after a word naming what the question asks for
+    (:func:`asked_words`: ``team juniper``, ``warehouse=W-84``, ``"city": "Lyon"``) is the asked field's
+    value; a value just before the word (``falcon team``) counts too. An answer naming none of them,
+    or naming the question's id or an intermediate id, is a neighbour on the line (a timestamp, a
+    verb, the intermediate ticket). This is answer typing by the slot the question names, after the
+    lexical answer type of question answering (Murdock et al. 2012, "Typing candidate answers using
+    type coercion", IBM Journal of Research and Development 56(3/4)).
+    """
+    value, words, names = unwrap(answer), sorted(asked_words(question)), key_names(question)
+    if not value or not words or not names or says_absent(value) or is_aggregate(question):
+        return ""
+    lines = printed_lines(outputs)
+    keyed = [line for line in lines if _names_whole(line, names)]
+    ids = {m.group(0).lower() for line in keyed for m in _ID.finditer(line)} | {n.lower() for n in names}
+    about = keyed + [line for line in lines if line not in keyed and _names_whole(line, sorted(ids))]
+    skip = ids | set(words) | _NOT_NOUNS
+    given = {v: (word, line) for line in about for word in words for v in _after(word).findall(line)
+             if v.lower() not in skip}
+    if not given or any(m.group(0).lower() in ids for m in _ID.finditer(value)) \
+            or any(whole_name(name).search(value) for name in names):
+        return _field_note(value, given) if given else ""
+    near = set(given) | {v for line in about for word in words for v in _before(word).findall(line)}
+    return "" if any(whole_name(v).search(value) for v in near) else _field_note(value, given)
+
+
+def _field_note(value: str, given: dict[str, tuple[str, str]]) -> str:
+    shown = "; ".join(f"{_clip(line)!r} gives {word} {v}" for v, (word, line) in list(given.items())[:3])
+    return (f"{_clip(value, 60)} is not the value of the field the question asks for on the printed lines about "
+            f"it: {shown}. Answer with the value of that field, from the line the question's steps lead to")

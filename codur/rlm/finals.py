@@ -171,7 +171,9 @@ class FinalJudge:
         - the field the question asks for (``team`` for "which team") is not its value;
         - an aggregate (how many, most, total...): a number printed by the code, and two programs that work
           differently must agree (:class:`codur.rlm.aggregates.SecondProgram`);
-        - any other value: on a printed line naming the question's id, or every hop of a join printed.
+        - any other value: on a printed line naming the question's id, or every hop of a join printed;
+          and, where those lines give the field the question asks for (``warehouse=W-17`` for "which
+          warehouse"), that field's value, not a neighbour on the line (:func:`evidence.other_field_value`).
 
         ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
         Printed here means a block's stdout and the lines of the input its searches found naming the
@@ -215,7 +217,8 @@ class FinalJudge:
             if note:
                 trace.iterations[-1].evidence = {"check": "second_program"}
             return note
-        return ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
+        return (ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
+                or ask("field", evidence.other_field_value(question, answer, outputs)))
 
 
 def found(execution: CodeExecution) -> str:

@@ -1,0 +1,100 @@
+"""Issue 40, after the measurement of record: an answer is the value of the field the question asks
+for on the lines about it (not a timestamp, a verb or the intermediate id beside it), and two programs
+agreeing on an empty count are asked once what each constraint matches alone. Scripted model; the
+sandbox runs for real."""
+
+from __future__ import annotations
+
+import json
+
+from codur.llm import ScriptedChatModel
+from codur.rlm import RLMConfig, RLMEngine
+from codur.rlm.aggregates import SecondProgram, is_empty_result
+from codur.rlm.evidence import asked_words, other_field_value
+from codur.rlm.vote import vote_key
+
+
+def run(replies, context, question, **config):
+    model = ScriptedChatModel(replies=list(replies))
+    result = RLMEngine(model, RLMConfig(**config)).run(question, context)
+    return result, model
+
+
+DESK = ("2026-03-01 09:12:40 T-4410 opened by mara\n" * 200 + "2026-03-02 10:00:01 T-4410 merged into T-7781\n"
+        + "2026-03-02 11:20:07 T-4410 assigned to team falcon\n" + "2026-03-03 08:00:00 T-0001 opened by ivo\n" * 200
+        + "2026-03-04 22:49:50 T-7781 assigned to team juniper\n")
+MERGE_Q = ("Ticket T-4410 was merged into another ticket. Which team was that other ticket assigned to? "
+           "Answer with the team name.")
+
+
+def test_a_joins_answer_that_is_a_neighbour_on_the_line_is_sent_back_with_the_field_it_asks_for():
+    """The development joins' misses (tickets and logs at 400k, 3166b57): the intermediate ticket, a
+    timestamp, a verb, a piece of the line, each printed on the right line and taken."""
+    hop = ("```repl\nm = grep('T-4410 merged')[0]\nprint(m)\nother = m.split()[-1]\nline = grep(other + ' assigned')[0]"
+           "\nprint(line)\n```\nFINAL_VAR(other)")
+    fixed = "```repl\nteam = line.split('team ')[1].strip()\nprint(team)\n```\nFINAL_VAR(team)"
+    result, model = run([hop, fixed], DESK, MERGE_Q)
+    assert (result.answer, result.answer_source) == ("juniper", "final_var") and len(model.calls) == 2
+    refused = str(model.calls[1][-1].content)
+    assert "T-7781 is not the value of the field the question asks for" in refused
+    assert "gives team juniper" in refused
+    assert result.trace.iterations[0].evidence["check"] == "field"
+
+
+def test_the_field_value_is_read_after_or_before_its_word_in_any_line_format():
+    printed = ["2026-03-02 10:00:01 T-4410 merged into T-7781", "2026-03-04 22:49:50 T-7781 assigned to team juniper"]
+    assert asked_words(MERGE_Q) == {"team", "name"}
+    assert other_field_value(MERGE_Q, "juniper", printed) == ""
+    for neighbour in ("T-7781", "22:49:50", "merged", "T-4410"):
+        assert "gives team juniper" in other_field_value(MERGE_Q, neighbour, printed), neighbour
+    shipped = "From which warehouse was the order placed by user u-4821 shipped? Answer with the warehouse id."
+    lines = ["orders user=u-4821 placed order=o-111 items=2", "INFO shipping order=o-111 shipped from warehouse=W-17"]
+    assert other_field_value(shipped, "W-17", lines) == ""
+    assert other_field_value(shipped, "o-111 shipped from warehouse", lines)  # the hop's id in a phrase
+    assert other_field_value(shipped, "shipping", lines)
+    record = json.dumps({"event": "account_opened", "account": "ACC-61", "city": "Bergen", "currency": "DKK"})
+    city = "In which city was the account of payment PAY-75 opened? Answer with the city."
+    payment = json.dumps({"event": "payment", "payment": "PAY-75", "account": "ACC-61"})
+    assert other_field_value(city, "Bergen", [payment, record]) == ""
+    assert "gives city Bergen" in other_field_value(city, "DKK", [payment, record])
+    assert other_field_value("Which team handles T-1?", "falcon", ["T-1 handled by falcon team lead bob"]) == ""
+    # nothing to judge: no line gives the field, no id asked, an absence, an aggregate
+    assert other_field_value(MERGE_Q, "juniper", ["T-4410 merged into T-7781"]) == ""
+    assert other_field_value("Which team is on call?", "ops", ["team juniper"]) == ""
+    assert other_field_value(MERGE_Q, "NOT PRESENT", printed) == ""
+    assert other_field_value("Which team of T-7781 has the most tickets?", "x", printed) == ""
+
+
+LEDGER = "".join(json.dumps({"payment": f"PAY-{i}", "method": ("credit_card", "wallet")[i % 2],
+                             "status": "failed" if i % 5 == 0 else "settled"}) + "\n" for i in range(60))
+EMPTY_Q = "How many card payments have the status failed? Answer with the number."
+PARSE = ("```repl\nimport json\nrows = [json.loads(l) for l in context.splitlines()]\n"
+         "k = sum(1 for r in rows if r['method'] == 'card' and r['status'] == 'failed')\nprint(k)\n```\nFINAL_VAR(k)")
+LOOP = ("```repl\nimport json\nn = 0\nfor l in context.splitlines():\n    r = json.loads(l)\n"
+        "    if r.get('method') == 'card' and r.get('status') == 'failed':\n        n += 1\nprint(n)\n```\n"
+        "FINAL_VAR(n)")
+EACH = ("```repl\nprint(sorted({r['method'] for r in rows}), len([r for r in rows if r['status'] == 'failed']))\n"
+        "c = sum(1 for r in rows if r['method'].endswith('card') and r['status'] == 'failed')\nprint(c)\n```\n"
+        "FINAL_VAR(c)")
+WITHIN = ("```repl\nhits = [r for r in rows if 'card' in r['method'] and r['status'] == 'failed']\nprint(hits[:3])\n"
+          "m = len(hits)\nprint(m)\n```\nFINAL_VAR(m)")
+
+
+def test_two_programs_agreeing_on_an_empty_count_are_asked_what_each_constraint_matches():
+    """Both programs test method == 'card' against records that write credit_card: they agree on 0."""
+    result, model = run([PARSE, LOOP, EACH, WITHIN], LEDGER, EMPTY_Q)
+    assert (result.answer, result.answer_source) == ("6", "final_var") and len(model.calls) == 4
+    ask = str(model.calls[2][-1].content)
+    assert "2 programs answered 0" in ask and "each constraint of the question matches on its own" in ask
+    check = result.trace.second_program
+    assert [p.answer for p in check.programs] == ["0", "0", "6", "6"] and check.agreed and check.empty_asked
+    assert check.asks == 2  # the second-program ask and the disagreement; the empty-result ask is not counted
+
+
+def test_an_empty_count_agreed_on_again_after_the_ask_is_taken():
+    check = SecondProgram()
+    assert check.offer("0", "a = 1", "0", vote_key).startswith("before 0 is taken")
+    assert "matched nothing" in check.offer("0", "b = 2", "0", vote_key)
+    assert check.offer("0", "c = 3", "0", vote_key) == "" and check.agreed  # asked once: a real zero stands
+    assert [is_empty_result(a) for a in ("0", "[]", "None", "NOT PRESENT", "10", "card")] == \
+        [True, True, True, True, False, False]
