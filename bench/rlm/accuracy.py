@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="the task generator: logs (log_tasks.py), tickets (ticket_tasks.py) or ledger "
                              "(ledger_tasks.py, the held-out family of issue 40)")
     parser.add_argument("--kinds", default=None,
-                        help=f"task kinds, of {', '.join(ledger_tasks.KINDS)} (aggregate: ledger only); "
+                        help=f"task kinds, of {', '.join(ledger_tasks.KINDS)} (aggregate: ledger and tickets); "
                              "default: every kind of the family")
     parser.add_argument("--sizes", default="50k,400k,2m", help="log sizes in characters, e.g. 50k,400k,2m")
     parser.add_argument("--seeds", type=int, default=5, help="tasks per kind and size (seeds 0..n-1)")

@@ -9,7 +9,10 @@ The same four kinds, asked another way:
 * ``count``: how many times a ticket was resolved as a duplicate, the resolution written in mixed
   case, among comments that say "duplicate" without resolving anything;
 * ``join``: a ticket merged into another early in the log; the other ticket's team is named late;
-* ``absent``: the ``lookup`` question for a ticket whose look-alikes are there but which is not.
+* ``absent``: the ``lookup`` question for a ticket whose look-alikes are there but which is not;
+* ``aggregate`` (after OOLONG's aggregation over categories; added after issue 40's measurement of
+  record, a development set for aggregates): the person who opened the most P1 tickets, who is not
+  the person who opened the most tickets overall, with comments by that other person that say P1.
 
 ``make_task(kind, size, seed)`` is deterministic for its arguments; ``score`` is log_tasks's
 (the value as a whole token, no distractor's value beside it, NOT PRESENT in words).
@@ -18,10 +21,15 @@ The same four kinds, asked another way:
 from __future__ import annotations
 
 import random
+import re
+from collections import Counter
 
-from log_tasks import KINDS, NOT_PRESENT, Task, _Log, family_task, score
+from log_tasks import KINDS as LOG_KINDS
+from log_tasks import NOT_PRESENT, Task, _Log, family_task, score
 
 __all__ = ["KINDS", "NOT_PRESENT", "Task", "make_task", "score"]
+
+KINDS = (*LOG_KINDS, "aggregate")
 
 TEAMS = ("atlas", "falcon", "harbor", "juniper", "kestrel", "lumen", "meridian", "nimbus", "orchid",
          "pioneer", "quartz", "sequoia", "tundra", "vega")
@@ -108,10 +116,36 @@ def _join(rng: random.Random, size: int) -> tuple[str, str, str, tuple[str, ...]
     return question, teams[0], desk.build(special), wrong
 
 
+def _aggregate(rng: random.Random, size: int) -> tuple[str, str, str, tuple[str, ...]]:
+    winner, busiest = rng.sample(PEOPLE, 2)
+    for _ in range(20):
+        desk = _Desk(rng, size)
+
+        def line(desk: _Desk = desk) -> str:
+            roll, head = rng.random(), f"{desk.stamp()} {desk.ticket()}"
+            if roll < 0.35:
+                return f"{head} opened by {winner} priority=P1 subject=\"{rng.choice(SUBJECTS)}\""
+            if roll < 0.8:
+                return f"{head} opened by {busiest} priority=P{rng.randint(3, 4)} subject=\"{rng.choice(SUBJECTS)}\""
+            return f"{head} comment by {busiest}: \"customer calls this P1\""
+        context, _ = desk.counted(0.05, line)
+        p1 = Counter(re.findall(r" opened by (\S+) priority=P1 ", context)).most_common(2)
+        overall = Counter(re.findall(r" opened by (\S+) priority=", context)).most_common(1)[0][0]
+        if p1[0][1] > p1[1][1] and overall != p1[0][0]:
+            question = "Which person opened the most tickets with priority P1? Answer with the person's name."
+            return question, p1[0][0], context, (overall,)
+    raise RuntimeError("no ticket log with one clear P1 opener in 20 tries")
+
+
 def make_task(kind: str, size: int, seed: int) -> Task:
     """The ticket task of ``kind`` over a log of about ``size`` characters (same arguments, same task).
 
     Raises:
         ValueError: an unknown kind, or a size under 5,000 characters.
     """
+    if kind == "aggregate":
+        if size < 5_000:
+            raise ValueError("a task log needs at least 5,000 characters")
+        question, answer, context, wrong = _aggregate(random.Random(f"tickets:{kind}:{size}:{seed}"), size)
+        return Task(kind, size, seed, question, answer, context, wrong, "tickets")
     return family_task("tickets", (_lookup, _count, _join), kind, size, seed)

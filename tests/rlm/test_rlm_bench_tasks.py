@@ -8,6 +8,7 @@ import importlib.util
 import json
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,18 @@ def test_ticket_count_and_join(seed):
     assigned = re.search(rf"{merged.group(1)} assigned to team (\w+)", join.context)
     assert assigned.group(1) == join.answer and join.answer not in join.wrong
     assert merged.start() < 0.25 * len(join.context) and assigned.start() > 0.75 * len(join.context)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ticket_aggregate_is_the_one_clear_p1_opener_not_the_busiest_opener(seed):
+    task = tickets.make_task("aggregate", 400_000, seed)
+    assert task == tickets.make_task("aggregate", 400_000, seed) and task.id == f"tickets:aggregate-400000-{seed}"
+    p1 = Counter(re.findall(r" opened by (\S+) priority=P1 ", task.context)).most_common()
+    overall = Counter(re.findall(r" opened by (\S+) priority=", task.context)).most_common()
+    assert p1[0][0] == task.answer and p1[0][1] > p1[1][1] and overall[0][0] == task.wrong[0] != task.answer
+    said = Counter(re.findall(r"comment by (\S+): .*P1", task.context))
+    assert said[task.wrong[0]] > 0  # a loose count of lines naming P1 favours the busiest opener
+    assert score(task, task.answer) and not score(task, task.wrong[0]) and 400_000 <= len(task.context) < 402_500
 
 
 ledger = importlib.import_module("ledger_tasks")  # the held-out family of issue 40 (--family ledger)
