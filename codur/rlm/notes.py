@@ -31,9 +31,21 @@ def compile_pattern(pattern: str, ignore_case: bool = True) -> re.Pattern[str]:
         return re.compile(re.escape(pattern), flags)
 
 
+#: characters of a search's call or pattern quoted in a note: a call can carry a whole list of lines
+#: (``count(str(lines))``), and a note quoting it whole once sent the model 18,000 tokens past its window
+CALL_CHARS = 200
+
+
+def shown_call(text: str) -> str:
+    """``text`` (a search's call or pattern) as a note quotes it: at most :data:`CALL_CHARS`
+    characters, then its length."""
+    return text if len(text) <= CALL_CHARS else f"{text[:CALL_CHARS]}… [{len(text):,} characters]"
+
+
 def zero_match_note(call: str, text_chars: int) -> str:
-    """The note shown when a search found nothing: ``call`` (e.g. ``count('error')``) and the size searched."""
-    return f"{call} -> 0 matches in {text_chars:,} characters: check case and spelling"
+    """The note shown when a search found nothing: ``call`` (e.g. ``count('error')``, cut by
+    :func:`shown_call`) and the size searched."""
+    return f"{shown_call(call)} -> 0 matches in {text_chars:,} characters: check case and spelling"
 
 
 _REGEX_SYNTAX = re.compile(r"\\[A-Za-z]|[\^$.*+?()\[\]{}|]")
@@ -97,11 +109,11 @@ def look_alike_note(call: str, pattern: str, lines: list[str], *, shown: int = 3
                                if not whole.fullmatch(m.group(0))))
     if not names:
         return ""
-    others = ", ".join(names[:5])
+    others, call, quoted = ", ".join(names[:5]), shown_call(call), shown_call(repr(part))
     if not exact:
-        return (f"{call} -> {len(lines):,} lines, none with {part!r} as a whole name, only longer names "
-                f"({others}): {part!r} itself may not be in the text")
-    return (f"{call} -> {len(lines):,} lines, but only {len(exact):,} with {part!r} as a whole name; the others "
+        return (f"{call} -> {len(lines):,} lines, none with {quoted} as a whole name, only longer names "
+                f"({others}): {quoted} itself may not be in the text")
+    return (f"{call} -> {len(lines):,} lines, but only {len(exact):,} with {quoted} as a whole name; the others "
             f"name {others}. {WHOLE_NAME_LINES}" + "".join(f"\n  {line}" for line in exact[:shown]))
 
 

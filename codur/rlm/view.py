@@ -51,7 +51,8 @@ def preview(context: Any, chars: int) -> str:
 
 def render_execution(index: int, execution: CodeExecution, limit: int) -> str:
     """One block's output for the model: stdout, stderr, the error with its last line always
-    shown, "your code printed nothing" for no output, and the worker's notes (issue 26, item 2)."""
+    shown, "your code printed nothing" for no output, and the worker's notes (issue 26, item 2),
+    each cut to ``2 * limit`` characters."""
     parts = [f"[block {index}] "]
     if execution.stdout:
         parts.append(truncate(execution.stdout, limit) + "\n")
@@ -61,7 +62,7 @@ def render_execution(index: int, execution: CodeExecution, limit: int) -> str:
         parts.append(render_error(execution.error, limit // 2))
     if len(parts) == 1:
         parts.append("(your code printed nothing: print() the values you want to see)\n")
-    parts += [f"note: {n}\n" for n in execution.notes]
+    parts += [f"note: {truncate(n, 2 * limit)}\n" for n in execution.notes]  # a note quotes at most 3 lines
     return "".join(parts)
 
 

@@ -98,3 +98,16 @@ def test_an_empty_count_agreed_on_again_after_the_ask_is_taken():
     assert check.offer("0", "c = 3", "0", vote_key) == "" and check.agreed  # asked once: a real zero stands
     assert [is_empty_result(a) for a in ("0", "[]", "None", "NOT PRESENT", "10", "card")] == \
         [True, True, True, True, False, False]
+
+
+def test_a_search_given_a_whole_list_of_lines_is_quoted_short_in_its_note():
+    """tickets aggregate at 400k (5b08bdd): count(str(lines)) over ~1,000 lines found nothing, and the
+    zero-match note quoted the call whole: the next prompt was 18,369 tokens, past the 8,192 window."""
+    desk = "".join(f"2026-03-0{i % 9 + 1} 10:00:00 T-{1000 + i} opened by {('jo.w', 'sam.o')[i % 2]} "
+                   f"priority=P{i % 3 + 1} subject=\"cart total\"\n" for i in range(3000))
+    code = "```repl\nlines = grep('priority=P1')\nn = count(str(lines))\nprint(len(lines), n)\n```"
+    result, model = run([code, "FINAL(1000)"], desk, "Which person opened the most P1 tickets?",
+                        check_evidence=False)
+    prompt = "".join(str(m.content) for m in model.calls[1])
+    assert "1000 0" in prompt and "characters] -> 0 matches in" in prompt
+    assert len(prompt) < 20_000  # the call alone is over 90,000 characters
