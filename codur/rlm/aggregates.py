@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from codur.rlm.evidence import _clip, string_literals
+from codur.rlm.helpers import EMPTY_VALUES
 from codur.rlm.provenance import says_absent, unwrap
 
 #: words of a question that state no constraint (question words, filler, the answer's form)
@@ -186,9 +187,10 @@ def disagreement_note(*programs: Program, code_chars: int = 400, sample_chars: i
 
 
 def is_empty_result(answer: str) -> bool:
-    """True for an aggregate answer saying nothing matched: ``0``, ``[]``, ``{}``, ``None``, "not present"."""
-    text = unwrap(answer).strip().lower()
-    return text in {"", "0", "0.0", "[]", "{}", "()", "set()", "none", "null"} or says_absent(text)
+    """True for an aggregate answer saying nothing matched: an empty value (``0``, ``[]``, ``None``:
+    :data:`codur.rlm.helpers.EMPTY_VALUES`, as the REPL's empty outputs) or "not present"."""
+    text = unwrap(answer)
+    return text in EMPTY_VALUES or says_absent(text)
 
 
 def empty_result_note(answer: str, programs: list[Program], code_chars: int = 300) -> str:

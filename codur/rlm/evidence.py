@@ -263,15 +263,16 @@ def other_field_value(question: str, answer: str, outputs: Iterable[str]) -> str
     if not value or not words or not names or says_absent(value) or is_aggregate(question):
         return ""
     lines = printed_lines(outputs)
-    keyed = [line for line in lines if _names_whole(line, names)]
-    ids = {m.group(0).lower() for line in keyed for m in _ID.finditer(line)} | {n.lower() for n in names}
-    about = keyed + [line for line in lines if line not in keyed and _names_whole(line, sorted(ids))]
+    ids = {m.group(0).lower() for line in lines if _names_whole(line, names) for m in _ID.finditer(line)}
+    ids |= {n.lower() for n in names}
+    about = [line for line in lines if _names_whole(line, sorted(ids))]  # the question's lines and its hops'
     skip = ids | set(words) | _NOT_NOUNS
     given = {v: (word, line) for line in about for word in words for v in _after(word).findall(line)
              if v.lower() not in skip}
-    if not given or any(m.group(0).lower() in ids for m in _ID.finditer(value)) \
-            or any(whole_name(name).search(value) for name in names):
-        return _field_note(value, given) if given else ""
+    if not given:
+        return ""
+    if any(m.group(0).lower() in ids for m in _ID.finditer(value)) or _names_whole(value, names):
+        return _field_note(value, given)  # the question's id or an intermediate id is no field's value
     near = set(given) | {v for line in about for word in words for v in _before(word).findall(line)}
     return "" if any(whole_name(v).search(value) for v in near) else _field_note(value, given)
 
