@@ -18,10 +18,7 @@ Two verdicts (:attr:`Finding.refused`):
   ``raise``, a deleted call statement of a function with side effects, a negated condition, a
   condition replaced by a constant.
 
-Every fixer's candidate goes through :func:`judge_files` (:func:`codur.validate.evaluate.evaluate`,
-beside the footprint check), and so does the agent's change at verification
-(:func:`codur.graph.task_scope.change_findings`). Test files and files that do not parse are
-not judged (their tests judge them). The public API: :func:`judge` (one file's old and new
+Test files and files that do not parse are not judged (their tests judge them). The public API: :func:`judge` (one file's old and new
 text), :func:`judge_files` (a change of several files), :func:`refusal`, :func:`held_back`,
 :func:`plausible_line`.
 """
