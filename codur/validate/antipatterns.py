@@ -18,9 +18,9 @@ Two verdicts (:attr:`Finding.refused`):
   ``raise``, a deleted call statement of a function with side effects, a negated condition, a
   condition replaced by a constant.
 
-Test files and files that do not parse are not judged (their tests judge them). The public API: :func:`judge` (one file's old and new
-text), :func:`judge_files` (a change of several files), :func:`refusal`, :func:`held_back`,
-:func:`plausible_line`.
+Test files and files that do not parse are not judged (their tests judge them). The public
+API: :func:`judge` (one file's old and new text), :func:`judge_files` (a change of several
+files), :func:`refusal`, :func:`held_back`, :func:`plausible_line`.
 """
 
 from __future__ import annotations
