@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import IO, Protocol
 
+from codur.batch.paths import make_folders, open_nofollow, shell_inert
+
 
 class ResultStore(Protocol):
     """The four methods a batch needs from its result store."""
@@ -39,23 +41,32 @@ class JsonlResults:
     """Results kept in a JSON Lines file, one flushed line per finished task.
 
     Args:
-        path: the RESULTS.jsonl file; created (with its parent folder) if absent.
+        path: the RESULTS.jsonl file; created (with its parent folder) if absent. It is read and
+            written without following a link on the way (:func:`codur.batch.paths.open_nofollow`):
+            a link there raises :class:`codur.batch.paths.LinkRefused`.
 
+    Each line is JSON with ``$`` and backquotes escaped (:func:`codur.batch.paths.shell_inert`).
     A last line cut short by a kill (no closing newline, invalid JSON) is ignored
     on reading and the next append starts on a fresh line, so nothing is lost
     but the torn record.
     """
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(os.path.abspath(path))
+        make_folders(self.path.parent, "--out")
         self._file: IO[str] | None = None
 
+    def _read(self) -> bytes:
+        try:
+            fd = open_nofollow(self.path, os.O_RDONLY, "--out")
+        except FileNotFoundError:
+            return b""
+        with os.fdopen(fd, "rb") as file:
+            return file.read()
+
     def records(self) -> list[dict]:
-        if not self.path.exists():
-            return []
         out: list[dict] = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+        for line in self._read().decode("utf-8").splitlines():
             if not line.strip():
                 continue
             try:
@@ -77,11 +88,12 @@ class JsonlResults:
         """
         if "id" not in record:
             raise ValueError("a batch result record needs an 'id'")
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        line = shell_inert(json.dumps(record, ensure_ascii=False, default=str))
         if self._file is None:
-            torn = self.path.exists() and self.path.stat().st_size > 0 and not (
-                self.path.read_bytes().endswith(b"\n"))
-            self._file = self.path.open("a", encoding="utf-8")
+            text = self._read()
+            torn = bool(text) and not text.endswith(b"\n")
+            fd = open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "--out")
+            self._file = os.fdopen(fd, "a", encoding="utf-8")
             if torn:
                 self._file.write("\n")
         self._file.write(line + "\n")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from codur.batch.model_server import shared_model_server
+from codur.batch.paths import checked_path, make_folders
 from codur.batch.pools import Pool, default_workers, open_pool
 from codur.batch.results import ResultStore
 from codur.batch.tasks import BatchTask
@@ -67,9 +68,10 @@ def hold_batch_lock(folder: Path, name: str, option: str) -> FileLock:
     Raises:
         BatchLocked: another batch holds it: ``results.jsonl is in use by another codur batch
             (pid 812 on host, since 18:52:01); wait for it to end or give another --out``.
-        OSError: the folder cannot be created, or the lock file is a link (not followed).
+        OSError: the folder cannot be created, or it, a folder above it or the lock file is a link
+            (:class:`codur.batch.paths.LinkRefused`; never followed).
     """
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folders(checked_path(folder, option), option)
     try:
         return FileLock.acquire(folder / name, what="codur batch")
     except LockHeld as exc:
@@ -203,10 +205,11 @@ def run_batch(tasks: list[BatchTask], store: ResultStore, settings: BatchSetting
     Raises:
         RuntimeError: ``ray`` is given and Ray is missing or cannot connect.
         BatchLocked: another batch works in ``workdir`` (a RuntimeError naming its pid and host).
+        codur.batch.paths.LinkRefused: ``workdir`` or a folder above it is a symbolic link.
         KeyboardInterrupt: after the tasks in flight are killed (their records are not stored).
     """
-    # once, here: every worker gets this same absolute path
-    settings = dataclasses.replace(settings, workdir=Path(settings.workdir).expanduser().resolve())
+    # once, here: every worker gets this same absolute path, checked to hold no link
+    settings = dataclasses.replace(settings, workdir=checked_path(settings.workdir, "--workdir"))
     emit = on_event or (lambda event: None)
     lock = hold_batch_lock(settings.workdir, WORKDIR_LOCK, "--workdir")
     try:

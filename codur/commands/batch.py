@@ -7,7 +7,8 @@ table; with ``--json`` one JSON object per event on stdout instead (``batch.fini
 
 Exit codes: 0 every task has a result; 1 a task line was bad, a cap stopped the batch or a
 task was lost (a restart runs what is missing); 2 bad input (no task file, a results file or
-working folder that cannot be used or that another batch holds, Ray missing or unreachable); 130 Ctrl-C (the tasks in
+working folder that cannot be used, is a link or has one on the way, or that another batch holds;
+a results file that is the task file or a shell's startup file; Ray missing or unreachable); 130 Ctrl-C (the tasks in
 flight are killed and run again on restart).
 """
 
@@ -166,6 +167,7 @@ def batch_command(
     if not console.is_terminal:
         console.soft_wrap = True
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    out = _results_file(err, out, tasks_file)
     tasks, bad = _tasks(err, tasks_file, json_out=json_out)
     database, store = _results(err, tasks_file, out)
     view = _json_lines if json_out else LiveView(console)
@@ -201,6 +203,18 @@ def batch_command(
     raise typer.Exit(0 if summary.complete and not bad else 1)
 
 
+def _results_file(err: Console, out: Path, tasks_file: Path) -> Path:
+    """``out`` made absolute once checked (:func:`codur.batch.paths.check_results_file`: no link on
+    the way, not the task file, not a shell's startup file); exit 2 naming why it is refused."""
+    from codur.batch.paths import check_results_file
+
+    try:
+        return check_results_file(out, tasks_file)
+    except (OSError, ValueError) as exc:
+        err.print(f"codur batch: {exc}", markup=False)
+        raise typer.Exit(2) from None
+
+
 def _tasks(err: Console, tasks_file: Path, *, json_out: bool) -> tuple[list, list]:
     """(the tasks of ``tasks_file``, its bad lines), each bad line said on stderr (and, with
     ``json_out``, as a ``task.invalid`` event); exit 2 when the file cannot be read."""
@@ -227,6 +241,6 @@ def _results(err: Console, tasks_file: Path, out: Path) -> tuple[str | None, Any
     try:
         database = load_config(tasks_file.parent).database()
         return database, open_results(out, database)
-    except (ConfigError, RuntimeError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
+    except (ConfigError, RuntimeError, OSError) as exc:  # RuntimeError: codur.storage.StorageError, no extra
         err.print(f"codur batch: {exc}", markup=False)
         raise typer.Exit(2) from None

@@ -24,6 +24,7 @@ from codur.sandbox.process import ProcessResult
 from codur.testing.command import TestCommand
 from codur.testing.command import resolve as resolve_tests
 from codur.tools import risk
+from codur.tools.allowlist import own_modules
 from codur.tools.errors import ToolError
 from codur.tools.gate import CallGate
 from codur.tools.journal import ChangeJournal, atomic_write_bytes
@@ -246,7 +247,7 @@ class ToolContext:
             before = decode_source(p.read_bytes(), rel) if p.is_file() else None
         except (OSError, ToolError):
             before = None
-        found = risk.added(before, content)
+        found = risk.added(before, content, own_modules(self.root, p))
         if not found:
             return
         approved = self.allow_risky or (self.confirm_risky is not None and self.confirm_risky(rel, found))

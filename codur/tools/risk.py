@@ -1,28 +1,20 @@
-"""Risky code in a candidate patch: what a write adds that reaches past the repo.
+"""Risky code in a candidate patch: what a write adds that the allowlist does not hold.
 
 An AST check of a Python file before and after a write (a model sample, an agent's edit):
-the findings of the new text that the old one did not have. Names are resolved, not read
-literally: every name a module binds through ``import x as y``, ``from x import y as z``,
-an assignment (``s = os.system``, ``m = importlib.import_module('socket')``), or a string
-constant (``MOD = 'soc' + 'ket'``) is followed to the qualified name it stands for, so
-``import os as o; o.system(...)``, ``from os import system as s; s(...)``,
-``getattr(os, 'system')``, ``__import__('os').system`` and ``builtins.eval`` are found as
-``os.system`` and ``eval``. Binding is flow-insensitive (a name bound anywhere in the file
-counts everywhere), which errs towards flagging. A finding is one of
-
-- ``network``: an import of, or a reference to, a networking module (socket, urllib,
-  requests, http, ...) or anything in it;
-- ``process``: the same for subprocess, pty, ctypes, multiprocessing, or ``os.system``,
-  ``os.popen``, ``os.exec*``, ``os.spawn*``, ``os.posix_spawn*``, ``os.fork*``;
-- ``dynamic code``: ``eval``, ``exec``, ``compile``, ``runpy``; an import whose module name
-  is computed (``importlib.import_module(name)``, ``__import__(name)``), a ``getattr`` with a
-  computed name on a module or a builtin, a computed key into ``sys.modules``, ``globals()``,
-  ``vars(...)`` or a ``__dict__``, and the sandbox-escape attributes (``__subclasses__``,
-  ``__globals__``, ``__builtins__``, ``__code__``). A computed name is risky by itself: the
-  check cannot know what it names;
-- ``outside the repo``: ``open``, ``Path``, ``os.open``, ``shutil.*`` or ``os.remove``-like
-  calls on a literal path that is absolute, starts with ``~`` or climbs with ``..``, and
-  ``os.path.expanduser``.
+the findings of the new text that the old one did not have. Every call, import and reference
+is judged against an allowlist (:mod:`codur.tools.allowlist`: the module's own names, the repo's
+own modules, builtins without I/O, pure standard-library modules), not a list of known bad
+names, so ``platform.os.system``, ``logging.handlers.socket.create_connection``, ``_socket``,
+``pickle.loads`` and ``os.__dict__.get('system')`` are all found. Names are resolved, not read
+literally: every name a module binds through ``import x as y``, ``from x import y as z``, an
+assignment (``s = os.system``, ``m = importlib.import_module('socket')``), or a string constant
+(``MOD = 'soc' + 'ket'``) is followed to the qualified name it stands for, so ``import os as o;
+o.system(...)``, ``getattr(os, 'system')``, ``__import__('os').system`` and ``builtins.eval`` are
+found as ``os.system`` and ``eval``. Binding is flow-insensitive (a name bound anywhere in the
+file counts everywhere), which errs towards flagging. A finding is ``<kind>: <what>``, the kind
+``network``, ``process``, ``dynamic code`` (eval, exec, pickle, a computed import, ``getattr``
+or key, ``__dict__`` and the other escapes), ``outside the repo`` / ``file access`` (``open`` on
+a literal path outside the repo, or a computed one) or ``not on the allowlist``.
 
 A reference counts, not only a call: ``map(os.system, cmds)`` is found. Such a write is
 flagged and written only when approved (:meth:`ToolContext.write_many`): the setting
@@ -33,73 +25,43 @@ has no findings (the syntax check deals with it).
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 
 from codur.core.pyast import parse_ast
+from codur.tools.allowlist import BUILTIN_NAMES, ESCAPES, OWN, canonical, judge, kind
 
-NETWORK = frozenset({"socket", "ssl", "urllib", "urllib2", "urllib3", "requests", "http", "httpx", "aiohttp",
-                     "ftplib", "smtplib", "poplib", "imaplib", "telnetlib", "xmlrpc", "websocket", "websockets",
-                     "paramiko", "asyncio.open_connection", "asyncio.create_subprocess_exec"})
-PROCESS = frozenset({"subprocess", "pty", "ctypes", "multiprocessing", "asyncio.create_subprocess_shell",
-                     "asyncio.create_subprocess_exec"})
-OS_PROCESS = re.compile(r"os\.(system|popen|exec\w*|spawn\w*|posix_spawn\w*|fork\w*)$")
-DYNAMIC = frozenset({"eval", "exec", "compile", "runpy"})
 #: Calls that import a module by name: the name literal is resolved, a computed one is risky.
 IMPORTERS = frozenset({"__import__", "importlib.import_module", "importlib.__import__"})
-#: Attributes that reach the interpreter's internals (the classic sandbox escapes).
-ESCAPES = frozenset({"__subclasses__", "__globals__", "__builtins__", "__code__", "__closure__"})
-FILE_CALLS = frozenset({"open", "Path", "PurePath", "os.open", "os.remove", "os.unlink", "os.rmdir", "os.rename",
-                        "os.replace", "os.listdir", "os.scandir", "os.walk", "io.open", "pathlib.Path",
-                        "pathlib.PurePath"})
-#: Other names of a module: the OS layer os re-exports, and the builtins as a name.
-SYNONYMS = {"posix": "os", "nt": "os", "__builtins__": "builtins", "_io": "io"}
+#: Calls that look an attribute up by name: a literal is resolved, a computed one is risky.
+LOOKUPS = frozenset({"getattr", "setattr", "delattr", "operator.attrgetter", "operator.methodcaller"})
+FILE_CALLS = frozenset({"open", "io.open"})
 
 
-def findings(text: str) -> Counter[str]:
-    """The risky constructs of Python source ``text`` (see the module doc), counted."""
+def findings(text: str, own: frozenset[str] = frozenset()) -> Counter[str]:
+    """The constructs of Python source ``text`` the allowlist does not hold (see the module doc),
+    counted; ``own``: the repo's top-level module names (:func:`codur.tools.allowlist.own_modules`)."""
     try:
         tree = parse_ast(text)
     except (SyntaxError, ValueError):
         return Counter()
-    return _Finder(tree).found
+    return _Finder(tree, own).found
 
 
-def added(before: str | None, after: str) -> list[str]:
+def added(before: str | None, after: str, own: frozenset[str] = frozenset()) -> list[str]:
     """What ``after`` adds to ``before`` (None: a new file), sorted: e.g.
-    ``["network: import socket", "process: os.system(...)"]``."""
-    new = findings(after) - findings(before or "")
+    ``["network: import socket", "process: os.system(...) (as platform.os.system)"]``."""
+    new = findings(after, own) - findings(before or "", own)
     return sorted(new)
-
-
-def kind(qualified: str) -> str | None:
-    """The risk of what the dotted name ``qualified`` names (``os.system`` -> ``process``), or None:
-    the first of its prefixes (``socket``, ``socket.create_connection``) that is risky decides."""
-    parts = _canonical(qualified).split(".")
-    for n in range(1, len(parts) + 1):
-        name = ".".join(parts[:n])
-        if name in NETWORK:
-            return "network"
-        if name in PROCESS or OS_PROCESS.match(name):
-            return "process"
-        if name in DYNAMIC:
-            return "dynamic code"
-    return "dynamic code" if any(p in ESCAPES for p in parts) else None
-
-
-def _canonical(name: str) -> str:
-    head, dot, rest = name.partition(".")
-    head = SYNONYMS.get(head, head)
-    name = head + dot + rest
-    return name.removeprefix("builtins.") if name != "builtins" else name
 
 
 class _Finder:
     """Two passes over a module: the names it binds (to a fixpoint), then what it references."""
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.AST, own: frozenset[str]) -> None:
+        self.own = own
         self.bound: dict[str, str] = {}    # local name -> qualified name it stands for
         self.strings: dict[str, str] = {}  # local name -> the string constant it holds
+        self.local = _defined(tree)        # names the module defines itself
         self.found: Counter[str] = Counter()
         self._bind(tree)
         self._visit(tree)
@@ -118,25 +80,26 @@ class _Finder:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self.bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
                 for a in node.names:
                     if a.name != "*":
-                        self.bound[a.asname or a.name] = f"{node.module}.{a.name}"
+                        self.bound[a.asname or a.name] = f"{module}.{a.name}" if node.module else f"{module}{a.name}"
             elif isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 assigns += [(t.id, node.value) for t in targets if isinstance(t, ast.Name)]
         return assigns
 
     def _bind_assigns(self, assigns: list[tuple[str, ast.expr]]) -> bool:
-        """One pass over ``assigns``: the string or qualified name each value stands for now.
-        True when a binding changed (another pass may resolve more)."""
+        """One pass over ``assigns``: the string or qualified name each value stands for now (a
+        name bound to the module's own object stays its own). True when a binding changed."""
         changed = False
         for name, value in assigns:
             text = self._string(value)
             if text is not None and self.strings.get(name) != text:
                 self.strings[name], changed = text, True
             q = self._resolve(value)
-            if q is not None and self.bound.get(name) != q:
+            if q is not None and not q.startswith(OWN) and self.bound.get(name) != q:
                 self.bound[name], changed = q, True
         return changed
 
@@ -162,12 +125,19 @@ class _Finder:
         return None
 
     def _resolve(self, node: ast.expr) -> str | None:
-        """The qualified name ``node`` stands for (``o.system`` -> ``os.system``), or None."""
+        """The qualified name ``node`` stands for (``o.system`` -> ``os.system``; the module's own
+        ``self.items`` -> ``@self.items``), or None: the value of an expression (a call's result)."""
         if isinstance(node, ast.Name):
-            return _canonical(self.bound.get(node.id, node.id))
+            if node.id in self.bound:
+                return canonical(self.bound[node.id])
+            if node.id == "__builtins__":
+                return "builtins"
+            if node.id in self.local or node.id not in BUILTIN_NAMES:
+                return OWN + node.id
+            return node.id
         if isinstance(node, ast.Attribute):
             base = self._resolve(node.value)
-            return _canonical(f"{base}.{node.attr}") if base is not None else None
+            return _join(base, node.attr) if base is not None else None
         if isinstance(node, ast.Call):
             return self._resolve_call(node)
         if isinstance(node, ast.Subscript):
@@ -180,10 +150,10 @@ class _Finder:
         func = self._resolve(node.func)
         arg = self._string(node.args[0]) if node.args else None
         if func in IMPORTERS and arg is not None:
-            return _canonical(arg)
+            return canonical(arg)
         if func == "getattr" and len(node.args) >= 2 and (attr := self._string(node.args[1])) is not None:
             base = self._resolve(node.args[0])
-            return _canonical(f"{base}.{attr}") if base is not None else None
+            return _join(base, attr) if base is not None else None
         if func == "vars" and node.args:
             base = self._resolve(node.args[0])
             return f"{base}.__dict__" if base is not None else None
@@ -198,29 +168,22 @@ class _Finder:
         if base is None or key is None:
             return None
         if base == "sys.modules":
-            return _canonical(key)
+            return canonical(key)
         if base == "<globals>":
             return self._resolve(ast.Name(id=key))
         if base.endswith(".__dict__") or base == "builtins":
-            return _canonical(f"{base.removesuffix('.__dict__')}.{key}")
+            return canonical(f"{base.removesuffix('.__dict__')}.{key}")
         return None
 
-    def _imported(self, node: ast.expr) -> bool:
-        """Whether ``node``'s value comes from an import, the builtins or a dynamic import (a module,
-        or something in one), as opposed to a local object such as ``self``."""
-        root: ast.expr = node
-        while isinstance(root, ast.Attribute | ast.Subscript):
-            root = root.value
-        if isinstance(root, ast.Name):
-            return root.id in self.bound or _canonical(root.id) == "builtins"
-        return isinstance(root, ast.Call) and self._resolve(root.func) in (*IMPORTERS, "globals", "locals", "vars")
-
     # references -------------------------------------------------------------------------------
-    def _add(self, what: str, written: ast.expr, q: str) -> None:
-        risk = kind(q)
-        if risk is not None:
-            shown = ast.unparse(written)
-            self.found[f"{risk}: {what}" + (f" (as {shown})" if _canonical(shown) != q else "")] += 1
+    def _add(self, what: str, written: ast.expr, q: str) -> bool:
+        """Count ``q`` (shown as ``what``) unless the allowlist holds it; True when counted."""
+        risk = judge(q, self.own)
+        if risk is None:
+            return False
+        shown = ast.unparse(written)
+        self.found[f"{risk}: {what.removeprefix(OWN)}" + (f" (as {shown})" if canonical(shown) != q else "")] += 1
+        return True
 
     def _visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.Import):
@@ -243,51 +206,68 @@ class _Finder:
 
     def _import(self, node: ast.Import) -> None:
         for a in node.names:
-            if (risk := kind(a.name)) is not None:
+            if (risk := judge(a.name, self.own)) is not None:
                 self.found[f"{risk}: import {a.name}"] += 1
 
     def _reference(self, node: ast.Name | ast.Attribute) -> bool:
-        """Count a name or attribute that names something risky (``o.system`` after ``import os as o``).
-        True when it did."""
+        """Count a name or attribute the allowlist lacks (``o.system`` after ``import os as o``). True when it did."""
         q = self._resolve(node)
-        if q is None or kind(q) is None:
-            return False
-        self._add(q, node, q)
-        return True
+        return q is not None and self._add(q, node, q)
 
     def _import_from(self, node: ast.ImportFrom) -> None:
-        if node.level or not node.module:
-            return  # the repo's own modules
-        if (risk := kind(node.module)) is not None:
-            self.found[f"{risk}: import {node.module}"] += 1
+        module = "." * node.level + (node.module or "")
+        if not node.level and (risk := kind(module)) is not None:
+            self.found[f"{risk}: import {module}"] += 1
             return
         for a in node.names:
-            if a.name == "*" and node.module in ("os", "posix", "builtins", "importlib"):
-                self.found[f"process: from {node.module} import *"] += 1
-            elif (risk := kind(f"{node.module}.{a.name}")) is not None:
-                self.found[f"{risk}: from {node.module} import {a.name}"] += 1
+            name = f"{module}.{a.name}" if node.module else f"{module}{a.name}"
+            if a.name == "*" and (risk := judge(module, self.own)) is not None:
+                self.found[f"{risk}: from {module} import *"] += 1
+            elif a.name != "*" and (risk := judge(name, self.own)) is not None:
+                self.found[f"{risk}: from {module} import {a.name}"] += 1
 
     def _call(self, node: ast.Call) -> None:
         func = self._resolve(node.func)
         args = [*node.args, *(k.value for k in node.keywords)]
-        if func in IMPORTERS or func == "getattr":
-            q = self._resolve(node)
-            if q is not None and kind(q) is not None:
-                self._add(q, node, q)  # __import__('socket'), getattr(os, 'system')
-                return
-            if q is None and func in IMPORTERS and node.args and self._string(node.args[0]) is None:
-                self.found[f"dynamic code: {func}() of a computed module name"] += 1
-            elif (q is None and func == "getattr" and len(node.args) >= 2 and self._string(node.args[1]) is None
-                  and self._imported(node.args[0])):
-                self.found[f"dynamic code: getattr({ast.unparse(node.args[0])}, ...) with a computed name"] += 1
-        elif func is not None and kind(func) is not None:
-            self._add(f"{func}(...)", node.func, func)
-        else:
-            if func is not None:
-                self._outside(node, func)
+        if func in IMPORTERS or func in LOOKUPS:
+            self._by_name(node, func)
+        elif func in FILE_CALLS:
+            self._file(node, func)
+        elif func is None or not self._add(f"{func}(...)", node.func, func):
             self._visit(node.func)
         for arg in args:
             self._visit(arg)
+
+    def _by_name(self, node: ast.Call, func: str) -> None:
+        """An import or attribute lookup by name: a literal one is judged as what it names
+        (``getattr(self, 'total')`` is the module's own), a computed one is risky by itself."""
+        name_at = 1 if func in ("getattr", "setattr", "delattr") else 0
+        name = self._string(node.args[name_at]) if len(node.args) > name_at else None
+        if name is None:
+            what = (f"{func}() of a computed module name" if func in IMPORTERS else
+                    f"{func}({ast.unparse(node.args[0]) if name_at and node.args else ''}, ...) with a computed name")
+            self.found[f"dynamic code: {what}"] += 1
+            if name_at and node.args:
+                self._visit(node.args[0])
+            return
+        if func in IMPORTERS:
+            self._add(canonical(name), node, canonical(name))
+            return
+        base = self._resolve(node.args[0]) if name_at else OWN + "object"
+        if base is None:
+            base = OWN + "value"
+        self._add(_join(base, name), node, _join(base, name))
+        if name_at:
+            self._visit(node.args[0])
+
+    def _file(self, node: ast.Call, func: str) -> None:
+        """``open`` on a literal path inside the repo is allowed; a literal outside it or a computed one is not."""
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "file"), None)
+        path = self._string(first) if first is not None else None
+        if path is None:
+            self.found[f"file access: {ast.unparse(node.func)}() on a computed path"] += 1
+        elif _outside(path):
+            self.found[f"outside the repo: {ast.unparse(node.func)}({path!r})"] += 1
 
     def _lookup(self, node: ast.Subscript) -> bool:
         """A subscript into a namespace (``sys.modules``, ``globals()``, ``vars(m)``, a ``__dict__``):
@@ -298,19 +278,33 @@ class _Finder:
         q = self._resolve(node)
         if q is None:
             self.found[f"dynamic code: {ast.unparse(node.value)}[...] with a computed key"] += 1
-        elif kind(q) is not None:
+        else:
             self._add(q, node, q)
         return True
 
-    def _outside(self, node: ast.Call, func: str) -> None:
-        if func == "os.path.expanduser":
-            self.found["outside the repo: os.path.expanduser(...)"] += 1
-            return
-        if func in FILE_CALLS or func.startswith("shutil."):
-            first = node.args[0] if node.args else None
-            path = self._string(first) if first is not None else None
-            if path is not None and _outside(path):
-                self.found[f"outside the repo: {ast.unparse(node.func)}({path!r})"] += 1
+
+def _join(base: str, attr: str) -> str:
+    """``base.attr``, the module's own objects kept as such (``@self`` + ``x`` -> ``@self.x``)."""
+    return f"{base}.{attr}" if base.startswith(OWN) else canonical(f"{base}.{attr}")
+
+
+def _defined(tree: ast.AST) -> frozenset[str]:
+    """The names ``tree`` defines itself: assignment and loop targets, parameters, functions,
+    classes, ``except ... as``, ``global``/``nonlocal``, match captures."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.ExceptHandler
+                        | ast.MatchAs | ast.MatchStar) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.update(node.names)
+    return frozenset(names)
 
 
 def _outside(path: str) -> bool:
