@@ -46,7 +46,7 @@ from codur.patch.chain import Chain
 from codur.patch.choice import Held, Stop, rank
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
-from codur.patch.phases import Phase, SearchRun, is_backfill
+from codur.patch.phases import Phase, SearchRun, is_backfill, once
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
@@ -93,7 +93,8 @@ class PatchPipeline:
                  over_budget: Callable[[], bool] = lambda: False, on_event: OnEvent | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
                  suite_s: float = 0.0, policy: TestPolicy | None = None) -> None:
-        self.repo, self.settings, self.models = repo, settings, models
+        self.repo, self.settings = repo, settings
+        self.models = once(models) if callable(models) else models  # built once, for every model fixer
         self.fixers: tuple[Fixer, ...] = tuple(f for f in fixer_list.FIXERS if f.name in settings.fixers)
         self.failures, self.task, self.test_cmd, self.policy = failures, task, test_cmd, policy
         self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
