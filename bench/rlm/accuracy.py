@@ -8,6 +8,7 @@
     .venv/bin/python bench/rlm/accuracy.py --vote 3                # 3 trajectories per task and a vote
     .venv/bin/python bench/rlm/accuracy.py --family tickets        # the ticket log (ticket_tasks.py)
     .venv/bin/python bench/rlm/accuracy.py --family ledger         # the held-out ledger (ledger_tasks.py, 5 kinds)
+    .venv/bin/python bench/rlm/accuracy.py --family parcels        # the held-out CSV export (parcel_tasks.py, 6 kinds)
 
 Tasks come from ``log_tasks.py`` (lookup among look-alike lines, counting over every line, a join of
 two facts far apart, a "not present" question), or, with ``--family tickets``, from
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ledger_tasks
 import log_tasks
+import parcel_tasks
 import ticket_tasks
 from log_tasks import Task, score
 from niah import parse_size
@@ -43,7 +45,7 @@ from niah import parse_size
 from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.prompts import direct_answer_prompt
 
-FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks}
+FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks}
 
 
 def configured_model(max_tokens: int) -> Any:
@@ -125,7 +127,7 @@ def summary(rows: list[dict]) -> list[dict]:
     groups: dict[tuple[str, int, str], list[dict]] = {}
     for row in rows:
         groups.setdefault((row["kind"], row["size"], row["method"]), []).append(row)
-    order = {kind: i for i, kind in enumerate(ledger_tasks.KINDS)}
+    order = {kind: i for i, kind in enumerate(("lookup", "count", "sum", "join", "absent", "aggregate"))}
     table = []
     for (kind, size, method), mine in sorted(groups.items(), key=lambda g: (order.get(g[0][0], 99), g[0][1], g[0][2])):
         right = sum(r["correct"] for r in mine)
@@ -158,8 +160,9 @@ def render(table: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--family", choices=tuple(FAMILIES), default="logs",
-                        help="the task generator: logs (log_tasks.py), tickets (ticket_tasks.py) or ledger "
-                             "(ledger_tasks.py, the held-out family of issue 40)")
+                        help="the task generator: logs (log_tasks.py), tickets (ticket_tasks.py), ledger "
+                             "(ledger_tasks.py, the held-out family of issue 40) or parcels (parcel_tasks.py, "
+                             "the held-out family of issue 54)")
     parser.add_argument("--kinds", default=None,
                         help=f"task kinds, of {', '.join(ledger_tasks.KINDS)} (aggregate: ledger and tickets); "
                              "default: every kind of the family")

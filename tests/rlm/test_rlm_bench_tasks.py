@@ -239,3 +239,39 @@ def test_ledger_count_join_and_aggregate(seed):
             uses[r["method"]] = uses.get(r["method"], 0) + 1
     assert max(uses, key=uses.get) == "card"  # the most failed is not the most used
     assert score(agg, agg.answer) and not score(agg, f"{agg.answer}, then card")
+
+
+parcels = importlib.import_module("parcel_tasks")  # the held-out family of issue 54 (--family parcels)
+
+
+@pytest.mark.parametrize("kind", parcels.KINDS)
+def test_parcel_tasks_are_two_csv_tables_deterministic_about_the_size_asked(kind):
+    task = parcels.make_task(kind, 50_000, 2)
+    assert task == parcels.make_task(kind, 50_000, 2) and task.id == f"parcels:{kind}-50000-2"
+    assert 49_000 <= len(task.context) < 53_000 and "service=" not in task.context and "{" not in task.context
+    couriers, rows = task.context.split("\n\n")
+    assert couriers.startswith("courier_id,name,home_depot,") and rows.startswith("parcel_id,courier_id,")
+    assert task.context != parcels.make_task(kind, 50_000, 3).context
+    with pytest.raises(ValueError, match="unknown task kind"):
+        parcels.make_task("median", 50_000, 0)
+
+
+def test_parcel_answers_follow_from_the_tables():
+    lookup = parcels.make_task("lookup", 400_000, 1)
+    name = re.search(r"courier (CR-\d+) based", lookup.question).group(1)
+    assert len(re.findall(rf"\n{name},[^,\n]+,{lookup.answer},", lookup.context)) == 1
+    assert sum(1 for line in lookup.context.splitlines() if name.lower() in line.lower()) > 10  # look-alikes
+    absent = parcels.make_task("absent", 400_000, 1)
+    gone = re.search(r"courier (CR-\d+) based", absent.question).group(1)
+    assert absent.answer == NOT_PRESENT and not re.search(rf"(?<![\w-]){gone}(?![\w-])", absent.context)
+    count = parcels.make_task("count", 400_000, 1)
+    rows = parcels.parcel_rows(count.context)
+    assert int(count.answer) > 10 and sum(1 for line in count.context.splitlines() if "returned" in line) > \
+        sum(1 for row in rows if row["status"] == "returned")  # notes say the word too
+    agg = parcels.make_task("aggregate", 400_000, 1)
+    zones = Counter(row["zone"] for row in parcels.parcel_rows(agg.context))
+    assert zones.most_common(1)[0][0] == "north" != agg.answer and score(agg, agg.answer)
+    join = parcels.make_task("join", 400_000, 1)
+    parcel = re.search(r"Parcel (PX-\d+)", join.question).group(1)
+    courier = next(r["courier_id"] for r in parcels.parcel_rows(join.context) if r["parcel_id"] == parcel)
+    assert re.search(rf"\n{courier},[^,\n]+,{join.answer},", join.context)
