@@ -82,6 +82,7 @@ def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vo
             print(f"  [final] {it.final} [notes] {it.notes} [extraction] {it.extraction}")
     return {"task": task.id, "kind": task.kind, "size": task.size, "seed": task.seed, "method": "rlm",
             "expected": task.answer, "answer": result.answer, "correct": score(task, result.answer),
+            "strict": score(task, result.answer, strict=True),
             "source": result.answer_source, "iterations": len(trace.iterations), "calls": engine.measured.calls,
             "tokens": engine.measured.total_tokens, "seconds": round(time.perf_counter() - t0, 1),
             "error": trace.error, "votes": list(result.votes)}
@@ -100,7 +101,8 @@ def run_baseline(model: Any, task: Task, chars: int) -> dict:
     except Exception as exc:  # noqa: BLE001 - a failed call is a wrong answer with its reason
         error = f"{type(exc).__name__}: {exc}"
     return {"task": task.id, "kind": task.kind, "size": task.size, "seed": task.seed, "method": "baseline",
-            "expected": task.answer, "answer": answer, "correct": score(task, answer), "source": "bare",
+            "expected": task.answer, "answer": answer, "correct": score(task, answer),
+            "strict": score(task, answer, strict=True), "source": "bare",
             "iterations": 0, "calls": 1, "tokens": tokens, "seconds": round(time.perf_counter() - t0, 1),
             "error": error}
 
@@ -131,7 +133,8 @@ def summary(rows: list[dict]) -> list[dict]:
     table = []
     for (kind, size, method), mine in sorted(groups.items(), key=lambda g: (order.get(g[0][0], 99), g[0][1], g[0][2])):
         right = sum(r["correct"] for r in mine)
-        table.append({"kind": kind, "size": size, "method": method, "right": right, "runs": len(mine),
+        strict = sum(bool(r.get("strict")) for r in mine)
+        table.append({"kind": kind, "size": size, "method": method, "right": right, "strict": strict, "runs": len(mine),
                       "accuracy": right / len(mine), "median_s": statistics.median(r["seconds"] for r in mine),
                       "median_tokens": statistics.median(r["tokens"] for r in mine),
                       "sources": sorted({r["source"] for r in mine})})
@@ -140,8 +143,9 @@ def summary(rows: list[dict]) -> list[dict]:
 
 def render(table: list[dict]) -> str:
     """The summary as a Markdown table: one line per kind and size, the RLM beside the baseline."""
-    lines = ["| kind | size (chars) | RLM right | RLM median s | RLM median tokens | baseline right "
-             "| baseline median s | baseline median tokens |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| kind | size (chars) | RLM right strict · lenient | RLM median s | RLM median tokens "
+             "| baseline right strict · lenient | baseline median s | baseline median tokens |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     cells: dict[tuple[str, int], dict[str, dict]] = {}
     for entry in table:
         cells.setdefault((entry["kind"], entry["size"]), {})[entry["method"]] = entry
@@ -149,7 +153,7 @@ def render(table: list[dict]) -> str:
     def cols(entry: dict | None) -> str:
         if entry is None:
             return "– | – | –"
-        return (f"{entry['right']}/{entry['runs']} ({entry['accuracy']:.0%}) | {entry['median_s']:.1f} | "
+        return (f"{entry['strict']}/{entry['runs']} · {entry['right']}/{entry['runs']} | {entry['median_s']:.1f} | "
                 f"{entry['median_tokens']:,.0f}")
 
     for (kind, size), methods in cells.items():

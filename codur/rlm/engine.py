@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codur.core.usage import Usage
 from codur.rlm import prompts, provenance, view
+from codur.rlm.alone import answer_alone
 from codur.rlm.answers import evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
@@ -148,6 +149,9 @@ class RLMEngine:
         except Exception as exc:  # noqa: BLE001 - a failed run is a trace with answer_source error
             answer, source = None, "error"
             trace.error = f"{type(exc).__name__}: {exc}"
+        if parent_id is None and self.config.answer_alone and (alone := answer_alone(question, answer)) != answer:
+            trace.warn(f"the answer alone: {answer!r} handed in as {alone!r}")  # issue 54, item 4
+            answer = alone
         trace.answer, trace.answer_source = answer, source
         trace.usage, trace.budget = budget.spent, budget.snapshot()
         trace.duration_s = time.monotonic() - t0

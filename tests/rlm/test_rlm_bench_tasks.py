@@ -110,12 +110,22 @@ def test_runner_rows_summary_and_table_with_the_scripted_model():
     rows = accuracy.run_all(model, [task], config=RLMConfig(max_iterations=2, max_depth=0), baseline_chars=8000)
     rlm, bare = rows
     assert (rlm["method"], rlm["answer"], rlm["correct"], rlm["source"]) == ("rlm", task.answer, True, "final_var")
+    assert rlm["strict"] and not bare["strict"]
     assert (bare["method"], bare["correct"], bare["calls"]) == ("baseline", False, 1)
     assert len(str(model.calls[1][0].content)) < 8500  # the baseline saw the truncated log only
     table = accuracy.summary(rows)
     assert [(e["method"], e["right"], e["runs"]) for e in table] == [("baseline", 0, 1), ("rlm", 1, 1)]
     text = accuracy.render(table)
-    assert "| lookup | 50,000 | 1/1 (100%) |" in text and "| 0/1 (0%) |" in text
+    assert "| lookup | 50,000 | 1/1 · 1/1 |" in text and "| 0/1 · 0/1 |" in text
+
+
+def test_strict_scoring_takes_the_answer_alone():
+    count, lookup, absent = (make_task(kind, 50_000, 0) for kind in ("count", "lookup", "absent"))
+    assert score(count, f"{count.answer} lines") and not score(count, f"{count.answer} lines", strict=True)
+    assert score(count, f" {count.answer}\n", strict=True) and not score(count, f"{int(count.answer) + 1}", strict=True)
+    assert score(lookup, f"port={lookup.answer}") and not score(lookup, f"port={lookup.answer}", strict=True)
+    assert score(lookup, lookup.answer, strict=True)
+    assert score(absent, "not present", strict=True) and not score(absent, "The service is not present", strict=True)
 
 
 tickets = sys.modules["ticket_tasks"]  # the held-out family accuracy.py runs with --family tickets
