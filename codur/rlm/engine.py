@@ -200,10 +200,13 @@ class RLMEngine:
         question, context, budget, trace = run.question, run.context, run.budget, run.trace
         info = run.sandbox.context_info
         preview = view.preview(context, self.config.preview_chars)
+        if table := view.records_summary(context):  # issue 54: the text as records, the first block queries it
+            preview = f"{preview}\n\n{table}"
         if found := provenance.key_lines(question, context):
             trace.retrieved = found
             preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"
-        messages: list[BaseMessage] = [self._system(budget, info), HumanMessage(prompts.first_turn(question, preview))]
+        messages: list[BaseMessage] = [self._system(budget, info), HumanMessage(
+            prompts.first_turn(question, preview, as_records=bool(table)))]
         try:
             while (reason := budget.check("iteration")) is None:
                 messages[0] = self._system(budget, info)

@@ -77,7 +77,10 @@ def below(limit: float) -> Callable:
 
 
 def _shown(value):
-    return value.isoformat() if isinstance(value, datetime) else value
+    """An example value as the fields summary prints it: a time in ISO form, text up to 40 characters."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value[:40] + "…" if isinstance(value, str) and len(value) > 40 else value
 
 
 def _describe(constraint) -> str:

@@ -454,6 +454,7 @@ def test_vote_over_trajectories_at_different_temperatures():
     assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.7, 1.0]
     assert "self-consistency vote over 3 trajectories: 2 for this answer" in result.trace.warnings
     assert vote_key("The port is 43,071.") == vote_key("43071") == "43071" and vote_key("None") is None
+    assert vote_key("45497.0") == vote_key("45497") == "45497" != vote_key("45497.5")
 
 
 def test_vote_stops_at_a_majority_and_at_the_budget():
