@@ -24,6 +24,7 @@ import csv
 import json
 import re
 from datetime import datetime
+from functools import lru_cache
 
 from codur.rlm.table import Record, Records
 
@@ -42,9 +43,15 @@ _DELIMITERS = (",", "\t", ";", "|")
 def typed(value):
     """``value`` as an ``int``, a ``float`` or a ``datetime`` (ISO 8601) when it is written as one, else
     unchanged (ids with leading zeros, ``007``, stay text)."""
-    if not isinstance(value, str):
-        return value
+    return _typed_text(value) if isinstance(value, str) else value
+
+
+@lru_cache(maxsize=1 << 18)
+def _typed_text(value: str):
+    """:func:`typed` of a string, remembered: a long input repeats its values (levels, states, numbers)."""
     text = value.strip()
+    if not text or not (text[0].isdigit() or text[0] in "+-"):  # most text: no number, no time
+        return value
     if _INT.fullmatch(text):
         return int(text)
     if _FLOAT.fullmatch(text):
@@ -64,7 +71,7 @@ def _flat(obj: dict, prefix: str = "") -> dict:
         if isinstance(value, dict):
             out.update(_flat(value, f"{name}."))
         else:
-            out[name] = typed(value) if isinstance(value, str) else value
+            out[name] = typed(value)
     return out
 
 
