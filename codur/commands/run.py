@@ -98,7 +98,7 @@ class JsonLines:
 
     def result(self, result: Any) -> None:
         """The last line: ``run.result`` with the RunResult's fields (its JSON form)."""
-        fields = json.loads(result.model_dump_json())
+        fields = result.model_dump(mode="json")
         self.write({"event_type": "run.result", "run_id": fields.pop("run_id"), "ts": round(time.time(), 3),
                     **fields})
 
@@ -286,11 +286,12 @@ def _unavailable(result: Any, down: str) -> Any:
     its model (``down``: the endpoint's line), ended as :func:`codur.llm.preflight.unavailable_result`
     says, and its ``result.json`` rewritten to match."""
     from codur.core.files import atomic_write_bytes
+    from codur.engine.local import result_json
     from codur.llm.preflight import unavailable_result
 
     ended = unavailable_result(result, down) if down else result
     if ended is not result and result.run_dir is not None and (result.run_dir / "result.json").is_file():
-        atomic_write_bytes(result.run_dir / "result.json", ended.model_dump_json(indent=2).encode())
+        atomic_write_bytes(result.run_dir / "result.json", result_json(ended))
     return ended
 
 

@@ -125,7 +125,8 @@ class CodurConfig(BaseSettings):
         "time, its streamed or dripped reply included (a wall-clock timer, codur.llm.deadline.hard_limit). Cut to the "
         "run's time left; retries stop at the run's deadline.")
     endpoint_failure_limit: int = Field(
-        2, ge=1, description="Timeouts or connection failures in a row after which a run calls that model endpoint "
+        2, ge=1, description="Timeouts, connection failures or replies refused for their size in a row after which a "
+        "run calls that model endpoint "
         "no more, for any role (a circuit breaker, codur.llm.deadline.CircuitBreaker); the run then ends "
         "model_unavailable unless a fixer without a model solves it.")
     max_cost_usd: float | None = Field(
