@@ -97,7 +97,7 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
         except OSError as exc:
             raise UndoRefused(f"run {run.run_id}: cannot keep a copy of the files --force would overwrite "
                               f"({exc}); nothing was changed") from None
-        report = UndoReport(*journal.restore(), after or [], backup)
+        report = UndoReport(*journal.restore(theirs=True), after or [], backup)  # the checks above decided
         journal.record_undo(forced=force, restored=report.restored, deleted=report.deleted,
                             overwritten=report.overwritten, **({"backup": str(backup)} if backup else {}))
     finally:

@@ -227,6 +227,8 @@ class ToolContext:
         except BaseException:
             _put_back(done, before)
             raise
+        for p in done:
+            self.journal.left(p)
         return [p for p, _ in targets]
 
     def _checked_targets(self, changes: Mapping[str, str | None]) -> list[tuple[Path, str | None]]:
@@ -286,6 +288,8 @@ class ToolContext:
         self.journal.record(d)
         d.parent.mkdir(parents=True, exist_ok=True)
         os.replace(s, d)
+        self.journal.left(s)
+        self.journal.left(d)
         return d
 
     def walk(self, start: str = ".", *, visible: bool = False) -> list[Path]:

@@ -43,6 +43,7 @@ class ChangeJournal:
         self.store = run_dir / "originals" if run_dir else None
         self._originals: dict[str, bytes | None] = {}
         self._whole: dict[str, Path] = {}  # large originals kept as files (keep_whole)
+        self._left: dict[str, str] = {}  # the state codur last left each file in (left)
         self._lock = threading.Lock()
         if self.store and (self.store / "index.json").exists():
             self._load()
@@ -103,6 +104,20 @@ class ChangeJournal:
             self._whole[rel] = self.store / name
             self._index(rel, {"whole": name})
             return True
+
+    def left(self, path: Path) -> None:
+        """Note the state codur leaves ``path`` in now (after its write, or after a run of code it
+        started): a later change of the file is someone else's (:meth:`changed_by_others`)."""
+        rel = path.relative_to(self.root).as_posix()
+        with self._lock:
+            self._left[rel] = file_state(self._current(rel))
+
+    def changed_by_others(self) -> list[str]:
+        """Files changed since codur last left them (:meth:`left`): while no codur write or run of
+        codur's was touching them, so by someone else (the user's editor). :meth:`restore` leaves them."""
+        with self._lock:
+            left = dict(self._left)
+        return sorted(rel for rel, state in left.items() if file_state(self._current(rel)) != state)
 
     def kept_whole(self) -> dict[str, Path]:
         """The originals kept as files (:meth:`keep_whole`), by relative path."""
@@ -169,8 +184,10 @@ class ChangeJournal:
         if self.run_dir is None:
             return None
         with self._lock:
-            names = sorted(self._originals)
-        files = {rel: file_state(self._current(rel)) for rel in names}
+            names, left = sorted(self._originals), dict(self._left)
+        # the state codur left a file in, not the one it has now: an edit of the user's during the
+        # run is then "changed since the run" for `codur undo`, not codur's to put back
+        files = {rel: left.get(rel) or file_state(self._current(rel)) for rel in names}
         path = self.run_dir / MANIFEST
         atomic_write_bytes(path, json.dumps({"version": 1, "files": files}, indent=1).encode())
         return path
@@ -180,20 +197,23 @@ class ChangeJournal:
         with self._lock:
             return dict(self._originals)
 
-    def restore(self) -> tuple[list[str], list[str]]:
+    def restore(self, *, theirs: bool = False) -> tuple[list[str], list[str]]:
         """Put every recorded file back as it was before the run, each atomically
         (:func:`atomic_write_bytes`): a changed file gets its original bytes, a file the run
-        created is deleted, one it deleted comes back; a file already as it was is left alone.
-        The one way back, for ``codur undo``, a failed run and the patch node. Returns
-        (restored, deleted): the relative paths rewritten and those deleted, sorted."""
+        created is deleted, one it deleted comes back; a file already as it was is left alone,
+        and so is a file changed since codur last left it (:meth:`changed_by_others`: the user's
+        edit during the run), unless ``theirs`` (``codur undo --force``). The one way back, for
+        ``codur undo``, a failed run and the patch node. Returns (restored, deleted): the
+        relative paths rewritten and those deleted, sorted."""
         restored, deleted = [], []
+        others = set() if theirs else set(self.changed_by_others())
         for rel, kept in sorted(self.kept_whole().items()):
             if not _same_file(self.root / rel, kept):
                 _put_whole(kept, self.root / rel)
                 restored.append(rel)
         for rel, orig in sorted(self.originals().items()):
             path = self.root / rel
-            if self._current(rel) == orig:
+            if self._current(rel) == orig or rel in others:
                 continue
             if orig is None:
                 path.unlink(missing_ok=True)
@@ -201,6 +221,7 @@ class ChangeJournal:
             else:
                 atomic_write_bytes(path, orig)
                 restored.append(rel)
+            self.left(path)
         return sorted(restored), deleted
 
     def record_undo(self, **fields: object) -> Path | None:

@@ -102,6 +102,7 @@ def note(ctx: ToolContext, before: dict[str, FileState], by: str = "the test sui
             put_back(ctx, change.path, original)
         else:
             ctx.journal.record_original(change.path, original)
+            ctx.journal.left(ctx.root / change.path)  # as the run left it: codur's to put back
     message = "; ".join(c.message for c in found) + ("; put back (tool policy read_only)" if ctx.read_only else "")
     if ctx.on_event is None:
         logging.getLogger("codur.tools").warning(message)

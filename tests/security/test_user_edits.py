@@ -122,3 +122,29 @@ def test_a_run_on_a_subfolder_and_one_on_the_whole_repo_share_one_lock(tmp_path:
     finally:
         held.release()
     RepoLock.acquire(repo / "docs", "subfolder").release()  # free again once the first run ended
+
+
+def test_a_file_codur_edited_and_the_user_saved_after_it_is_not_put_back(tmp_path: Path) -> None:
+    """The failed run's revert puts back codur's own edit of ``other.py``, not ``calc.py``, which
+    the user saved after codur's edit; the manifest records what codur left, so ``codur undo``
+    finds ``calc.py`` changed since the run."""
+    import json
+
+    from codur.tools.journal import MANIFEST, file_state
+
+    repo = _repo(tmp_path, "")
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (repo / "other.py").write_text("X = 1\n")
+    tools = ToolExecutor(repo, run_dir=tmp_path / "run")
+    codurs = "def add(a, b):\n    return a + b\n"
+    assert tools.execute("write_file", {"path": "calc.py", "content": codurs}).ok
+    assert tools.execute("write_file", {"path": "other.py", "content": "X = 2\n"}).ok
+    users = "def add(a, b):\n    return a + b  # checked by hand\n"
+    (repo / "calc.py").write_text(users)  # the editor, while the run goes on
+    assert tools.journal.changed_by_others() == ["calc.py"]
+    tools.journal.write_manifest()
+    manifest = json.loads((tmp_path / "run" / MANIFEST).read_text())["files"]
+    assert manifest["calc.py"] == file_state(codurs.encode())
+    restored, _ = tools.journal.restore()  # what a failed run does
+    assert restored == ["other.py"] and (repo / "other.py").read_text() == "X = 1\n"
+    assert (repo / "calc.py").read_text() == users
