@@ -115,6 +115,9 @@ DRY_RUN_OPTION = typer.Option(False, "--dry-run", help="Print the prompts the ag
 KEEP_FAILED_OPTION = typer.Option(False, "--keep-failed",
                                   help="Keep the edits of a run that does not succeed (default: they are "
                                   "reverted and kept in the run's attempt.patch).")
+ALLOW_RISKY_OPTION = typer.Option(False, "--allow-risky-patches",
+                                  help="Write a patch that adds a call or import the patch gate does not allow "
+                                  "(network, processes, eval, a module off its allowlist) without asking.")
 SESSION_OPTION = typer.Option(None, "--session", metavar="ID",
                               help="Session id: a follow-up run sees the session's earlier runs.")
 RESUME_OPTION = typer.Option(None, "--resume", metavar="RUN_ID",
@@ -144,6 +147,7 @@ def run_command(
     read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
     keep_failed: bool = KEEP_FAILED_OPTION,
     confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
+    allow_risky: bool = ALLOW_RISKY_OPTION,
     session: str | None = SESSION_OPTION,
     resume: str | None = RESUME_OPTION,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the model's replies and tool output."),
@@ -169,7 +173,7 @@ def run_command(
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
     _check_modes(err, read_only=read_only, confirm=confirm, quiet=quiet, verbose=verbose)
     flags = {"test_command": test_cmd, "tests": tests, "model": model, "base_url": base_url,
-             "api_key_env": api_key_env, "max_cost_usd": max_cost}
+             "api_key_env": api_key_env, "max_cost_usd": max_cost, "allow_risky_patches": allow_risky or None}
     saved: dict[str, Any] = {}
     if resume is not None:  # the run's id, task and settings from its first start (engine/resume.py)
         resume, task, session, saved = _resumed(err, repo, resume, task, session)
