@@ -103,6 +103,7 @@ def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) 
     search = result.metadata.stop.get("search") or {}
     return {"name": program.name, "corpus": corpus, "single": meta["single_edit"],
             "status": done.get("status") or result.reason, "fixed": result.ok, "exact": exact,
+            "plausible": result.reason == "plausible",
             "tried": sum((done.get("tried") or {}).values()), "time": result.duration_s,
             "patch": seen.get("patch.found", {}).get("label", ""),
             "message": search.get("message") or done.get("message") or result.reason,
@@ -121,7 +122,7 @@ def run_corpus(corpus: str, workers: int, args: argparse.Namespace) -> tuple[lis
             close_warm_runners()
         row = run_one(program, corpus, workers, args)
         rows.append(row)
-        mark = "FIXED" if row["fixed"] else row["status"]
+        mark = ("PLAUSIBLE" if row["plausible"] else "FIXED") if row["fixed"] else row["status"]
         kind = "single" if row["single"] else "multi "
         exact = "exact" if row["exact"] else "     "
         print(f"{row['name']:<24} {kind} {mark:<10} {exact} tried={row['tried']:<4} "
@@ -137,6 +138,7 @@ def summary(rows: list[dict], wall: float) -> None:
     print(f"single-edit bugs fixed: {len(single_fixed)}/{len(single)} "
           f"= {100 * len(single_fixed) / max(1, len(single)):.0f}%")
     print(f"multi-edit bugs fixed: {len(fixed) - len(single_fixed)}/{len(rows) - len(single)}")
+    print(f"held back (success / plausible, not verified): {sum(r['plausible'] for r in fixed)}")
     print(f"mutants tried: {sum(r['tried'] for r in rows)}")
     if fixed:
         print(f"median time to fix: {statistics.median(r['time'] for r in fixed):.2f}s")

@@ -71,6 +71,20 @@ def stopped(result: Any) -> str:
     return f"{search['stopped']}: {search['message']}" if search else ""
 
 
+def _outcome(console: Console, seen: _Seen, result: Any, patched: bool) -> None:
+    """The line saying what the search found: the patch (and, when it was held back by an
+    anti-pattern, what to review), no failing tests, or why nothing was found."""
+    if patched:
+        console.print(f"[green]patched[/green]: {seen.label or result.output_text}", highlight=False)
+        if result.reason == "plausible":  # held back (codur.validate.antipatterns): said, with what to review
+            console.print(f"[yellow]{result.output_text.splitlines()[0]}[/yellow]", highlight=False)
+    elif seen.first_exit == 0:
+        console.print("[yellow]no_failing_tests[/yellow]: the tests pass; nothing to repair", highlight=False)
+    else:
+        why = seen.search_status if seen.search_status not in ("", PatchStatus.PATCHED) else result.reason
+        console.print(f"[yellow]{why}[/yellow]: {result.output_text or result.reason}", highlight=False)
+
+
 def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool) -> bool:
     """Print the report; True when a patch was found (written, or shown by a dry run)."""
     if seen.failing:
@@ -89,18 +103,13 @@ def _report(console: Console, seen: _Seen, result: Any, diff: str, dry_run: bool
 
         print_diff(console, diff)
     patched = bool(diff) and (dry_run or result.ok)
-    if patched:
-        console.print(f"[green]patched[/green]: {seen.label or result.output_text}", highlight=False)
-    elif seen.first_exit == 0:
-        console.print("[yellow]no_failing_tests[/yellow]: the tests pass; nothing to repair", highlight=False)
-    else:
-        why = seen.search_status if seen.search_status not in ("", PatchStatus.PATCHED) else result.reason
-        console.print(f"[yellow]{why}[/yellow]: {result.output_text or result.reason}", highlight=False)
+    _outcome(console, seen, result, patched)
     if patched and dry_run:
         console.print("dry run: the repository was not changed")
     elif not patched and seen.first_exit != 0 and stopped(result):
         console.print(f"search stopped: {stopped(result)}", highlight=False)
-    run = (f"run {result.run_id} (dry run)" if dry_run else f"run {result.run_id} ({result.status.value}; "
+    verdict = f"{result.status.value} / {result.reason}" if result.reason == "plausible" else result.status.value
+    run = (f"run {result.run_id} (dry run)" if dry_run else f"run {result.run_id} ({verdict}; "
            + ("`codur undo` puts it back)" if patched else f"{result.reason})"))
     console.print(f"{seen.tried} mutants tried in {seen.search_s:.1f} s · {run}", highlight=False)
     return patched

@@ -5,8 +5,11 @@ the patch search's candidates (``refused 2 candidates: 1 edited tests/test_x.py,
 parse()``) and the agent's change at its last verification (``refused the change: edited
 tests/test_x.py``). A fix or feature task that passed without a test exercising what it asked
 ends ``success`` with reason ``unverified`` (:func:`codur.graph.task_scope.behaviour_checked`),
-its summary saying why. A run with no engine behind it (Studio) writes its record here
-(:mod:`codur.graph.record`).
+its summary saying why. One whose change has a held-back anti-pattern (a deleted guard, a
+negated condition...: :mod:`codur.validate.antipatterns`) ends ``success`` with reason
+``plausible``, its summary's first line naming the pattern and its line (``plausible: deletes
+the guard at utils.py:6 (...); review whether bad input still needs rejecting``). A run with
+no engine behind it (Studio) writes its record here (:mod:`codur.graph.record`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ def done_node(state: CodurState, ctx: Run) -> dict:
         passed = verdict is not None and verdict.passed
         update.update(status=(RunStatus.SUCCESS if passed else RunStatus.FAILED).value,
                       reason="verified" if passed else state.get("reason") or "unverified")
-    if (update.get("reason") or state.get("reason")) == "verified" and verdict is not None and verdict.unverified:
+    if (update.get("reason") or state.get("reason")) == "verified" and verdict is not None and verdict.plausible:
+        update["reason"] = "plausible"  # it passed, but with a held-back anti-pattern (codur.validate.antipatterns)
+    elif (update.get("reason") or state.get("reason")) == "verified" and verdict is not None and verdict.unverified:
         update["reason"] = "unverified"  # it passed, but no test exercised what the task asked
     repo = state.get("repo")
     if repo:
@@ -47,17 +52,19 @@ def done_node(state: CodurState, ctx: Run) -> dict:
             update.update(diff=journal.diff(), files_changed=journal.changed_files)
         except NotADirectoryError:
             update.update(diff="", files_changed=[])
-    update["summary"] = _summary(state, ctx, unverified=update.get("reason") == "unverified")
+    update["summary"] = _summary(state, ctx, unverified=update.get("reason") == "unverified",
+                                 plausible=update.get("reason") == "plausible")
     if ctx.record is not None and repo:  # no engine keeps this run's record: the graph writes it
         final = {**state, **update, "nodes": [*state.get("nodes", []), "done"]}
         ctx.record.finish(final, ctx.tools.journal, ctx.models.ledger.usage_figures())
     return update
 
 
-def _summary(state: CodurState, ctx: Run, *, unverified: bool) -> str:
+def _summary(state: CodurState, ctx: Run, *, unverified: bool, plausible: bool = False) -> str:
     """The run's summary: the last Act step's words (the patch's fixer and figures), why the tests
     could not start, tests the task named that the suite does not collect, failing tests not the
-    task's, what was refused, and (``unverified``) what no test exercised."""
+    task's, what was refused, (``unverified``) what no test exercised, and (``plausible``) the
+    applied change's held-back anti-patterns."""
     outcome = outcome_of(state)
     summary = outcome.summary if outcome else ""
     if outcome is not None and outcome.agent == "patch" and outcome.status == PatchStatus.PATCHED:
@@ -78,4 +85,5 @@ def _summary(state: CodurState, ctx: Run, *, unverified: bool) -> str:
     refused = [refused_line(patch.refused if (patch := patch_of(state)) else []),
                f"refused the change: {verdict.refused}" if verdict is not None and verdict.refused else ""]
     unproven = f"unverified: {verdict.unverified}" if unverified and verdict else ""
-    return "\n".join(filter(None, [summary, *refused, unproven]))
+    held = f"plausible: {verdict.plausible}" if plausible and verdict else ""
+    return "\n".join(filter(None, [held, summary, *refused, unproven]))

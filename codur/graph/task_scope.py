@@ -28,6 +28,11 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   "add a test for X", "fix the test in tests/test_x.py"), and a feature task may add new test
   files (its own tests, as above), not change the existing ones. Other task types (refactor,
   documentation, file operations, test writing classified as validation) are not judged.
+- **The change's anti-patterns** (:func:`change_findings`, :mod:`codur.validate.antipatterns`):
+  the same tasks' change is refused when it leaves code unreachable, duplicates a block or adds
+  an unconditional early exit; one that deletes a guard, a ``raise`` or a call, negates a
+  condition or replaces it by a constant passes as ``Verdict.plausible``, and the run ends
+  ``success`` with reason ``plausible``, never ``verified``.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from codur.graph.verification.verdict import Evidence, Verdict
 from codur.testing.ids import file_of, is_test_file
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
-from codur.validate import footprint
+from codur.validate import antipatterns, footprint
+from codur.validate.antipatterns import Finding
 
 if TYPE_CHECKING:
     from codur.graph.context import Run
@@ -246,12 +252,10 @@ def feature_verdict(verdict: Verdict, absent: list[str], unrelated: list[str]) -
     return out
 
 
-def change_refusal(state: CodurState, ctx: Run) -> str | None:
-    """Why the run's change (the change journal's files, original against now) is refused
-    whatever the tests say (:func:`codur.validate.footprint.refusal`), or None; see the module
-    docstring for the tasks judged and when tests may change."""
-    task_type = state.get("task_type", "code_fix")
-    if task_type not in ("code_fix", "code_generation"):
+def change_texts(state: CodurState, ctx: Run) -> tuple[dict[str, str | None], dict[str, str | None]] | None:
+    """The run's change as texts (the change journal's files: original, then now; None for a file
+    that did not exist / was deleted), or None when the task is not judged (not a fix or feature)."""
+    if state.get("task_type", "code_fix") not in ("code_fix", "code_generation"):
         return None
     tools = ctx.tools
     originals = tools.journal.originals()
@@ -261,10 +265,37 @@ def change_refusal(state: CodurState, ctx: Run) -> str | None:
 
     changed = tools.journal.changed_files
     now = {rel: (tools.root / rel).read_bytes() if (tools.root / rel).is_file() else None for rel in changed}
-    return footprint.refusal({rel: text(originals.get(rel)) for rel in changed},
-                             {rel: text(data) for rel, data in now.items()},
-                             tests=footprint.asks_for_tests(state.get("task", "")),
-                             new_tests=task_type == "code_generation")
+    return {rel: text(originals.get(rel)) for rel in changed}, {rel: text(data) for rel, data in now.items()}
+
+
+def change_refusal(state: CodurState, ctx: Run, findings: list[Finding] | None = None) -> str | None:
+    """Why the run's change (:func:`change_texts`) is refused whatever the tests say
+    (:func:`codur.validate.footprint.refusal`, then a refused anti-pattern of ``findings``,
+    :func:`codur.validate.antipatterns.refusal`), or None; see the module docstring for the
+    tasks judged and when tests may change."""
+    change = change_texts(state, ctx)
+    if change is None:
+        return None
+    why = footprint.refusal(*change, tests=footprint.asks_for_tests(state.get("task", "")),
+                            new_tests=state.get("task_type") == "code_generation")
+    return why or antipatterns.refusal(findings or [])
+
+
+def change_findings(state: CodurState, ctx: Run) -> list[Finding]:
+    """The anti-patterns of the run's change (:func:`codur.validate.antipatterns.judge_files`),
+    [] when the task is not judged."""
+    change = change_texts(state, ctx)
+    return antipatterns.judge_files(*change) if change is not None else []
+
+
+def plausible_verdict(verdict: Verdict, findings: list[Finding]) -> Verdict:
+    """``verdict``, when it passed and ``findings`` hold back the change, with ``plausible``
+    saying what they are (:meth:`codur.validate.antipatterns.Finding.describe`, joined by
+    ``; also ``); else ``verdict`` itself."""
+    held = antipatterns.held_back(findings)
+    if not verdict.passed or not held:
+        return verdict
+    return verdict.model_copy(update={"plausible": "; also ".join(f.describe() for f in held)})
 
 
 def refused_verdict(verdict: Verdict, why: str) -> Verdict:

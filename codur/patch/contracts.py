@@ -160,7 +160,9 @@ class PatchResult:
     (:func:`codur.patch.ranking.summary`). ``tokens`` and ``llm_calls`` count the
     sampler's model calls; seconds are wall time. ``end``: why a search that found nothing
     stopped (:class:`SearchEnd`: budget, exhausted or cancelled, with the figures); None when
-    a patch was found or no search ran (no failing tests, an error).
+    a patch was found or no search ran (no failing tests, an error). ``held``: the winner's
+    anti-patterns when it was held back (:meth:`codur.validate.antipatterns.Finding.as_dict`:
+    kind, path, line, text, refused, description), else [].
     """
 
     status: PatchStatus
@@ -182,6 +184,7 @@ class PatchResult:
     phases: dict[str, float] = field(default_factory=dict)
     message: str = ""
     end: SearchEnd | None = None
+    held: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.status = PatchStatus(self.status)
@@ -223,6 +226,7 @@ class PatchOutcome(_Record):
         phases: seconds each phase took, by phase name; elapsed_s: the search's seconds.
         near_miss: the best near miss (:class:`NearMiss`), or None.
         end: why a search that found nothing stopped (:class:`SearchEnd`), or None.
+        held: the applied patch's anti-patterns when it was held back (:attr:`PatchResult.held`).
     """
 
     status: PatchStatus
@@ -235,6 +239,7 @@ class PatchOutcome(_Record):
     elapsed_s: float = 0.0
     near_miss: NearMiss | None = None
     end: SearchEnd | None = None
+    held: list[dict[str, Any]] = Field(default_factory=list)
 
     @classmethod
     def of(cls, value: Any) -> PatchOutcome | None:
@@ -250,7 +255,7 @@ class PatchOutcome(_Record):
         could not be applied)."""
         return cls(status=status or result.status, source=result.source, label=result.label,
                    provenance=result.provenance, tried=result.tried, refused=result.refused, phases=result.phases,
-                   elapsed_s=result.elapsed_s, near_miss=result.near_miss, end=result.end)
+                   elapsed_s=result.elapsed_s, near_miss=result.near_miss, end=result.end, held=result.held)
 
 
 def why_unsolved(status: PatchStatus, tried: int) -> str:

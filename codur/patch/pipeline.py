@@ -17,7 +17,11 @@ For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pi
 
 The first plausible patch wins (failing tests pass, passing tests still pass). A candidate
 that edits a test or deletes too much is refused before its tests run
-(:mod:`codur.validate.footprint`); the result lists what was refused (``refused``). A
+(:mod:`codur.validate.footprint`), and so is one with a refused anti-pattern
+(:mod:`codur.validate.antipatterns`); the result lists what was refused (``refused``). A
+plausible candidate with a held-back anti-pattern does not win at once: the search goes on for
+a bounded extra budget, and the best of the held-back ones is applied only when no clean one
+comes (:mod:`codur.patch.choice`); the result's ``held`` says what it does. A
 candidate may change several files; nothing in the repo is written here: the result
 carries the diff of every file, and the graph's patch node applies it through the
 ToolExecutor. What is left unsolved goes to the tool-loop agent,
@@ -39,6 +43,7 @@ from codur.core.events.patch import PatchCandidate, PatchDone, PatchFound, Patch
 from codur.patch import fixers as fixer_list
 from codur.patch import ranking
 from codur.patch.chain import Chain
+from codur.patch.choice import Held, Stop, rank
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
 from codur.patch.phases import Phase, SearchRun, is_backfill
@@ -104,6 +109,8 @@ class PatchPipeline:
         self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.pairs: dict[str, int] = {}  # second-order ones among them (Mutant.order 2)
         self.budget_hit = False
+        self.held = Held(self.deadline)  # plausible candidates held back by an anti-pattern
+        self.halt = Stop(self.cancel, self.held)  # what the searches poll: cancelled, or the extra budget spent
 
     def run(self) -> PatchResult:
         """Search; returns a :class:`PatchResult` (errors of the test runs become status
@@ -139,6 +146,10 @@ class PatchPipeline:
                                  start, phases)
             if outcome is not None and outcome.best is not None:
                 return self._end(self._found(session, outcome.best, info), start, phases, session)
+            if self.held.found:  # no clean plausible candidate: the best held-back one
+                originals = {f: session.original(f) for c, _, _ in self.held.found for f in files_of(c)}
+                best, evaluation = rank(self.held, originals, session.loc)
+                return self._end(self._found(session, best, info, evaluation), start, phases, session)
             status = (PatchStatus.CANCELLED if self.cancel.is_set() else PatchStatus.BUDGET if self.budget_hit
                       or time.monotonic() > self.deadline else PatchStatus.NOT_FOUND)
             queued = Queued(self.queued.get("mutation", 0), self.pairs.get("mutation", 0))
@@ -147,13 +158,17 @@ class PatchPipeline:
             message = why_unsolved(status, sum(self.tried.values()))
             return self._end(PatchResult(status, message=message, end=end, **info), start, phases, session)
 
-    def _found(self, session: RepairSession, best: Candidate, info: dict) -> PatchResult:
-        """The result of a plausible patch ``best``; emits ``patch.found``."""
+    def _found(self, session: RepairSession, best: Candidate, info: dict,
+               evaluation: Evaluation | None = None) -> PatchResult:
+        """The result of a plausible patch ``best`` (``evaluation``: its verdict when it was held
+        back); emits ``patch.found``."""
         files = list(files_of(best))
         provenance = {**best.provenance, "judged": session.judged(tuple(files))}
+        held = [f.as_dict() for f in evaluation.held] if evaluation is not None else []
         result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
-                             best.provenance["source"], provenance, **info)
-        self.emit(PatchFound(label=best.label, provenance=result.provenance, diff=result.diff))
+                             best.provenance["source"], provenance, held=held, **info)
+        self.emit(PatchFound(label=best.label, provenance=result.provenance, diff=result.diff,
+                             **({"held": [f["description"] for f in held]} if held else {})))
         return result
 
     # -- scheduling ----------------------------------------------------------------------
@@ -304,12 +319,16 @@ class PatchPipeline:
                 on_hang()  # the backfill hangs: no more of it beside the model
             if evaluation.status is CandidateVerdict.REFUSED:
                 self.refused.append(evaluation.reason)
+            reason = evaluation.reason
+            if evaluation.status is CandidateVerdict.HELD:  # plausible, held back: the search goes on
+                originals = {f: run.session.original(f) for f in files_of(candidate)}
+                self.held.add(candidate, evaluation, apply_files(candidate, originals))
+                reason = "; also ".join(f.describe() for f in evaluation.held)
             self.emit(PatchCandidate(source=own, label=candidate.label, provenance=candidate.provenance,
                                       result=evaluation.status.value, fixed=evaluation.fixed,
-                                      seconds=round(evaluation.seconds, 2),
-                                      **({"reason": evaluation.reason} if evaluation.reason else {})))
+                                      seconds=round(evaluation.seconds, 2), **({"reason": reason} if reason else {})))
 
-        outcome = run.session.search(queue, deadline=phase.deadline, cancel=self.cancel, on_result=on_result,
+        outcome = run.session.search(queue, deadline=phase.deadline, cancel=self.halt, on_result=on_result,
                                      background=background, finish_by=self.deadline)
         run.phases[phase.name] = round(run.phases.get(phase.name, 0.0) + time.monotonic() - start, 3)
         return outcome
@@ -323,8 +342,9 @@ class PatchPipeline:
         return unified_diffs(originals, apply_files(candidate, originals))
 
     def stopped(self) -> bool:
-        """Cancelled, over the token budget, or past the deadline: no fixer starts."""
-        return self.cancel.is_set() or self.budget_hit or time.monotonic() > self.deadline
+        """Cancelled, over the token budget, past the deadline, or past the extra budget of a
+        held-back candidate (:class:`codur.patch.choice.Held`): no fixer starts."""
+        return self.halt.is_set() or self.budget_hit or time.monotonic() > self.deadline
 
     def _end(self, result: PatchResult, start: float, phases: dict[str, float],
              session: RepairSession | None = None) -> PatchResult:

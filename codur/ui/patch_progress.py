@@ -72,9 +72,10 @@ class PatchLines:
             self._best, self._best_fixed = str(event.label), int(event.fixed or 0)
         self._activity.set(f"patch search: {tried} candidates tried"
                            + (f", best so far {self._best[:60]}" if self._best else ""), restart=False)
-        if event.result == "refused":  # codur.validate.footprint: said whatever the verbosity
-            label, why = str(event.label)[:90], str(event.reason or "")
-            return f"     [yellow]#{tried} {escape(str(event.source))}: {escape(label)} → refused: {escape(why)}[/]"
+        if event.result in ("refused", "held"):  # footprint, anti-patterns: said whatever the verbosity
+            label, why, verdict = str(event.label)[:90], str(event.reason or ""), str(event.result)
+            return (f"     [yellow]#{tried} {escape(str(event.source))}: {escape(label)} → "
+                    f"{'held back' if verdict == 'held' else verdict}: {escape(why)}[/]")
         if not self.verbose and event.source == "mutation" and event.result != "near_miss":
             return None
         fixed = f", fixed {event.fixed}" if event.fixed else ""
@@ -83,6 +84,9 @@ class PatchLines:
 
     @on(PatchFound)
     def _found(self, event: PatchFound) -> str:
+        if event.held:  # no clean candidate came: the best held-back one (codur.patch.choice)
+            return (f"   ↳ [yellow]plausible patch, held back[/] ({escape(self.tally.fixer)}): "
+                    f"{escape(str(event.label))}: {escape('; also '.join(event.held))}")
         return f"   ↳ [green]plausible patch[/] ({escape(self.tally.fixer)}): {escape(str(event.label))}"
 
     @on(PatchDone)

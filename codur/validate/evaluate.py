@@ -8,7 +8,11 @@ stage under a timeout. Acceptance: the failing tests pass and the tests that pas
 before still pass (a *plausible patch*). Before any test runs, a candidate that edits a test,
 empties a function or class, guts a function or deletes more than a bounded number of lines
 is *refused*, whatever its tests would say (:func:`codur.validate.footprint.refusal`; status
-"refused", ``reason`` naming what it did).
+"refused", ``reason`` naming what it did), and so is one with a refused anti-pattern (code left
+unreachable, a duplicated block, an unconditional early exit:
+:mod:`codur.validate.antipatterns`). A plausible candidate with a held-back anti-pattern (a
+deleted guard, ``raise`` or call, a negated or constant condition) is *held* (status "held",
+``held`` its findings): the search goes on for a better one (:mod:`codur.patch.pipeline`).
 
 The queue and the search over a pool of workers: :mod:`codur.validate.search`.
 
@@ -28,6 +32,8 @@ from typing import Protocol
 
 from codur.testing.report import TestRun
 from codur.testing.runner import report_env
+from codur.validate import antipatterns
+from codur.validate.antipatterns import Finding
 from codur.validate.footprint import refusal
 from codur.validate.source import source_bytes
 from codur.validate.worker import Worker
@@ -41,7 +47,8 @@ class CandidateVerdict(StrEnum):
     FAILED = "failed"
     TIMEOUT = "timeout"  # a test stage ran past its limit
     ABORTED = "aborted"  # killed by the search (a better candidate won, the deadline passed)
-    REFUSED = "refused"  # not run: it edits a test or deletes too much (:mod:`codur.validate.footprint`)
+    REFUSED = "refused"  # not run: it edits a test, deletes too much, or has a refused anti-pattern
+    HELD = "held"  # plausible, but held back by an anti-pattern (:mod:`codur.validate.antipatterns`)
 
 
 class Candidate(Protocol):
@@ -155,7 +162,9 @@ class Evaluation:
     pytest's short form of the exception ("" when the test run gave none). ``reason``: why a
     refused candidate was refused (``edited tests/test_x.py``, ``emptied parse()``), else "".
     ``fixed_tests``: the ids of the failing tests a probed candidate fixed (a near miss's
-    share of the fix, what :mod:`codur.patch.chain` joins).
+    share of the fix, what :mod:`codur.patch.chain` joins). ``held``: the held-back
+    anti-patterns of the candidate (:class:`codur.validate.antipatterns.Finding`), whatever its
+    status; a plausible one with any is "held".
     """
 
     status: CandidateVerdict
@@ -165,6 +174,7 @@ class Evaluation:
     broke: tuple[tuple[str, str], ...] = ()
     reason: str = ""
     fixed_tests: frozenset[str] = frozenset()
+    held: tuple[Finding, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", CandidateVerdict(self.status))  # a worker's run status is a plain word
@@ -206,7 +216,8 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
     ``originals``: path -> original text of the candidate's files (:func:`files_of`), or
     the one file's text. ``on_first_pass`` is called once the failing tests passed. A
     candidate whose ``apply`` / ``apply_files`` raises counts as "failed"; one the footprint
-    check refuses is "refused" and runs no test. The files are restored whatever happens (a
+    check or a refused anti-pattern refuses is "refused" and runs no test; a plausible one with a
+    held-back anti-pattern is "held". The files are restored whatever happens (a
     failed write, a test run that raises).
     """
     start = time.monotonic()
@@ -219,12 +230,17 @@ def evaluate(worker: Worker, candidate: Candidate, originals: dict[str, str] | s
         data = {rel: source_bytes(text, rel) for rel, text in new.items()}  # in the declared coding
     except (ValueError, SyntaxError, KeyError):
         return Evaluation(CandidateVerdict.FAILED)
-    if why := refusal(originals, new):
+    findings = antipatterns.judge_files(originals, new)
+    if why := refusal(originals, new) or antipatterns.refusal(findings):
         return Evaluation(CandidateVerdict.REFUSED, seconds=time.monotonic() - start, reason=why)
     try:
         for rel in new:
             (worker.root / rel).write_bytes(data[rel])
-        return _judge(worker, candidate, checks, on_first_pass, start)
+        verdict = _judge(worker, candidate, checks, on_first_pass, start)
+        if not findings:
+            return verdict
+        held = verdict.status is CandidateVerdict.PLAUSIBLE
+        return replace(verdict, status=CandidateVerdict.HELD if held else verdict.status, held=tuple(findings))
     finally:
         for rel in new:
             (worker.root / rel).write_bytes(source_bytes(originals[rel], rel))

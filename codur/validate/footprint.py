@@ -107,7 +107,14 @@ def refusal(originals: Mapping[str, str | None], new: Mapping[str, str | None], 
 
 
 def advice(why: str) -> str:
-    """What the model is told after its change was refused for ``why`` (a :func:`refusal` reason)."""
+    """What the model is told after its change was refused for ``why`` (a :func:`refusal` reason,
+    or a refused anti-pattern's, :func:`codur.validate.antipatterns.refusal`)."""
+    if why.startswith("leaves code unreachable"):
+        return "no return, raise, continue or break before code that must still run: change the condition or the value"
+    if why.startswith("duplicates the block"):
+        return "change the block itself instead of adding a second copy of it"
+    if why.startswith("adds an unconditional exit"):
+        return "put the early return or raise under the condition that calls for it, or change what is wrong instead"
     verb, _, rest = why.partition(" ")
     if verb == "added":
         return f"delete {rest}: this task fixes the code, and a new test module is no part of that"

@@ -124,7 +124,8 @@ class SearchOutcome:
     """``best`` is the accepted candidate (None if none) and ``best_key`` its key;
     ``stopped`` says why the search ended (:class:`SearchStop`); ``left`` holds the
     candidates not tried (queued, or aborted by the deadline), best first;
-    ``near_misses`` the (key, candidate, fixed) near misses."""
+    ``near_misses`` the (key, candidate, fixed) near misses; ``held`` the (key, candidate,
+    evaluation) of the plausible candidates held back by an anti-pattern (never ``best``)."""
 
     best: Candidate | None
     best_key: Any
@@ -132,6 +133,7 @@ class SearchOutcome:
     stopped: SearchStop
     left: list[tuple[Any, Candidate]] = field(default_factory=list)
     near_misses: list[tuple[Any, Candidate, int]] = field(default_factory=list)
+    held: list[tuple[Any, Candidate, Evaluation]] = field(default_factory=list)
 
 
 class _Runs:
@@ -217,7 +219,8 @@ def search(queue: CandidateQueue, workers: list[Worker], texts: dict[str, str], 
            deadline: float, cancel: threading.Event,
            on_result: Callable[[Any, Candidate, Evaluation], None] = lambda k, c, e: None,
            background: Callable[[Any], bool] = lambda key: False, finish_by: float | None = None) -> SearchOutcome:
-    """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible.
+    """Evaluate candidates from ``queue`` (best key first) on ``workers`` until one is plausible
+    (one held back by an anti-pattern, status "held", does not stop it: :attr:`SearchOutcome.held`).
 
     ``texts`` maps each file to its original text (every file of every candidate).
     ``deadline`` is a ``time.monotonic()`` value. ``on_result(key, candidate, evaluation)``
@@ -277,6 +280,8 @@ def _tally(found: SearchOutcome, key: Any, candidate: Candidate, result: Evaluat
     on_result(key, candidate, result)
     if result.status is CandidateVerdict.NEAR_MISS:
         found.near_misses.append((key, candidate, result.fixed))
+    if result.status is CandidateVerdict.HELD:
+        found.held.append((key, candidate, result))
     if result.status is CandidateVerdict.PLAUSIBLE and (found.best is None or key < found.best_key):
         found.best, found.best_key = candidate, key
         return True

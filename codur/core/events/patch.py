@@ -103,11 +103,13 @@ class PatchCandidate(Event, kind="patch.candidate"):
 
 @dataclass(frozen=True, kw_only=True)
 class PatchFound(Event, kind="patch.found"):
-    """A plausible patch: its label, provenance and diff."""
+    """A plausible patch: its label, provenance and diff; ``held``, when it was held back, its
+    anti-patterns in words (:meth:`codur.validate.antipatterns.Finding.describe`)."""
 
     label: str
     provenance: dict[str, Any]
     diff: str
+    held: list[str] = OMIT
 
 
 @dataclass(frozen=True, kw_only=True)

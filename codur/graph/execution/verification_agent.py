@@ -20,9 +20,12 @@ test that failed before the run and does not belong to the task is not held agai
 (:func:`codur.graph.task_scope.scoped_verdict`).
 
 A fix or feature task whose change edits a test (unless the task asks for tests), empties a
-function or class, guts a function or deletes more than 20 lines fails, whatever the tests
-say: the same check as every candidate of the patch pipeline
-(:func:`codur.graph.task_scope.change_refusal`, :mod:`codur.validate.footprint`). The suite still
+function or class, guts a function, deletes more than 20 lines, leaves code unreachable,
+duplicates a block or adds an unconditional early exit fails, whatever the tests say: the same
+checks as every candidate of the patch pipeline (:func:`codur.graph.task_scope.change_refusal`,
+:mod:`codur.validate.footprint`, :mod:`codur.validate.antipatterns`). A passed change with a
+held-back anti-pattern (a deleted guard, ``raise`` or call, a negated or constant condition)
+gets ``Verdict.plausible``: the run ends ``success`` with reason ``plausible``. The suite still
 runs (its figures stay honest); the critic model is not asked; the verdict's ``refused``
 names the refusal and its reasoning tells the next turn what to do instead.
 
@@ -46,7 +49,7 @@ from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome
 from codur.graph.state import CodurState, ExecuteNodeResult, observation_of, outcome_of
-from codur.graph.task_scope import change_refusal, refused_verdict, scoped_verdict
+from codur.graph.task_scope import change_findings, change_refusal, plausible_verdict, refused_verdict, scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import judged_unproven, unusable, with_tests, without_tests
 from codur.graph.verification.llm import ChangeUnderReview, ModelRun, run_model_verifier
@@ -111,7 +114,8 @@ def verification_agent_node(state: CodurState, ctx: Run) -> ExecuteNodeResult:
         return verify_repo(tools, task=state["task"], task_type=task_type, changed=changed, has_tests=has_tests,
                            answer=outcome.summary if outcome else "", ended=loop_ending(outcome))
 
-    refused = change_refusal(state, ctx)
+    findings = change_findings(state, ctx)
+    refused = change_refusal(state, ctx, findings)
     run = ModelRun()
     if not use_model or refused:
         verdict = scoped_verdict(state, ctx, deterministic())
@@ -129,6 +133,7 @@ def verification_agent_node(state: CodurState, ctx: Run) -> ExecuteNodeResult:
     elif verdict.passed and verdict.unverified and run.verdict is None and judge_allowed(ctx):
         run = model_verification(state, ctx, changed)  # no test shows it: the critic reads the diff
         verdict = judged_unproven(verdict, run)
+    verdict = plausible_verdict(verdict, findings)
     if verdict.unverified:
         emit(VerifyUnverified(why=verdict.unverified, passed=verdict.passed, judged=run.verdict is not None))
     if verdict.overruled:

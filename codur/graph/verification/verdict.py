@@ -72,6 +72,10 @@ class Verdict(FieldAccess, BaseModel):
         unverified: why a passed verdict of a fix or feature task is no proof (no test exercises
             what was asked: :func:`codur.graph.task_scope.behaviour_checked`); the run then ends
             ``success`` with reason ``unverified``, never ``verified``. None when proven or failed.
+        plausible: why a passed verdict of a fix or feature task is only plausible: the change's
+            held-back anti-patterns in words (``deletes the guard at utils.py:6 (...); review
+            whether bad input still needs rejecting``: :mod:`codur.validate.antipatterns`); the run
+            then ends ``success`` with reason ``plausible``. None when there is none, or failed.
     """
 
     passed: bool
@@ -89,6 +93,7 @@ class Verdict(FieldAccess, BaseModel):
     refused: str | None = None
     checked: str = ""
     unverified: str | None = None
+    plausible: str | None = None
 
     def as_dict(self) -> dict:
         """The verdict as plain JSON-serialisable data (evidence as dicts)."""
