@@ -22,8 +22,10 @@ naming the option, environment variable or path); 130 Ctrl-C (the run ``cancelle
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
+import os
 import signal
 import sys
 from typing import Any
@@ -174,9 +176,24 @@ def route(args: list[str]) -> list[str]:
     return ["run", *args]
 
 
+def _exit_now(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    """A Ctrl-C once the command has returned, in the interpreter's exit handlers: exit 130 at once,
+    no traceback (the output is flushed first)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: ``codur TASK ...`` is ``codur run TASK ...``."""
+    """Console entry point: ``codur TASK ...`` is ``codur run TASK ...``. A Ctrl-C at any moment
+    exits 130 without a traceback: in the command (its own handling), and after it, in the
+    interpreter's exit handlers (:func:`_exit_now`; ``KeyboardInterrupt`` never reported as
+    unraisable either)."""
     args = route(list(sys.argv[1:] if argv is None else argv))
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 is printed as its bytes
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="surrogateescape")
     interrupted = []
 
     def on_sigint(signum, frame):  # noqa: ARG001 - signal handler signature
@@ -213,7 +230,8 @@ def main(argv: list[str] | None = None) -> None:
             exit_if_held(130)
         raise SystemExit(code) from None
     finally:
-        sys.unraisablehook = default_hook
+        # the command is over; what follows is the interpreter's exit (atexit callbacks, joining
+        # threads, finalizers), where a Ctrl-C would print a traceback: it ends the process at once
         if previous is signal.default_int_handler:
-            signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGINT, _exit_now)
 

@@ -113,7 +113,7 @@ def _check(config: object) -> None:
 
 
 def trust_command(
-    repo: Path = typer.Argument(Path("."), help="The repository whose codur.toml / [tool.codur] to trust."),
+    repo: Path = typer.Argument(Path("."), help="The repository whose codur.toml / \\[tool.codur] to trust."),
     revoke: bool = typer.Option(False, "--revoke", help="Forget the repo: its file's user-only settings are "
                                 "ignored again."),
 ) -> None:

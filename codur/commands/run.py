@@ -98,7 +98,7 @@ class JsonLines:
 
     def result(self, result: Any) -> None:
         """The last line: ``run.result`` with the RunResult's fields (its JSON form)."""
-        fields = json.loads(result.model_dump_json())
+        fields = result.model_dump(mode="json")
         self.write({"event_type": "run.result", "run_id": fields.pop("run_id"), "ts": round(time.time(), 3),
                     **fields})
 
@@ -115,6 +115,9 @@ DRY_RUN_OPTION = typer.Option(False, "--dry-run", help="Print the prompts the ag
 KEEP_FAILED_OPTION = typer.Option(False, "--keep-failed",
                                   help="Keep the edits of a run that does not succeed (default: they are "
                                   "reverted and kept in the run's attempt.patch).")
+ALLOW_RISKY_OPTION = typer.Option(False, "--allow-risky-patches",
+                                  help="Write a patch that adds a call or import the patch gate does not allow "
+                                  "(network, processes, eval, a module off its allowlist) without asking.")
 SESSION_OPTION = typer.Option(None, "--session", metavar="ID",
                               help="Session id: a follow-up run sees the session's earlier runs.")
 RESUME_OPTION = typer.Option(None, "--resume", metavar="RUN_ID",
@@ -144,6 +147,7 @@ def run_command(
     read_only: bool = typer.Option(False, "--read-only", help="Offer no tool that writes files or runs code."),
     keep_failed: bool = KEEP_FAILED_OPTION,
     confirm: bool = typer.Option(False, "--confirm", help="Show each write's diff and ask y/n/a(ll)/q(uit)."),
+    allow_risky: bool = ALLOW_RISKY_OPTION,
     session: str | None = SESSION_OPTION,
     resume: str | None = RESUME_OPTION,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the model's replies and tool output."),
@@ -169,7 +173,7 @@ def run_command(
     err = Console(stderr=True, highlight=False, soft_wrap=True)  # an error is one line, however long
     _check_modes(err, read_only=read_only, confirm=confirm, quiet=quiet, verbose=verbose)
     flags = {"test_command": test_cmd, "tests": tests, "model": model, "base_url": base_url,
-             "api_key_env": api_key_env, "max_cost_usd": max_cost}
+             "api_key_env": api_key_env, "max_cost_usd": max_cost, "allow_risky_patches": allow_risky or None}
     saved: dict[str, Any] = {}
     if resume is not None:  # the run's id, task and settings from its first start (engine/resume.py)
         resume, task, session, saved = _resumed(err, repo, resume, task, session)
@@ -183,8 +187,7 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     request, config = _request_and_config(err, fields, repo, {**saved, **flags})
     config = _with_modes(config, keep_failed=keep_failed, read_only=read_only, confirm=confirm)
-    if not config.dry_run and not dry_run and config.model_fixers():  # one cheap request, before the suite
-        _preflight(err, config)
+    config, down = _preflight(err, config, request.task, dry_run=dry_run)  # one cheap request, before the suite
     progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
     stdout = sys.stdout
     on_event: Callable[[dict], None] = JsonLines(stdout, progress) if json_out else progress
@@ -206,6 +209,7 @@ def run_command(
         raise _fail(err, str(exc)) from None
     finally:
         progress.stop()
+    result = _unavailable(result, down)
     if json_out:
         JsonLines(stdout, progress).result(result)
     else:
@@ -259,14 +263,40 @@ def _request_and_config(err: Console, fields: dict[str, Any], repo: Path,
     return request, config
 
 
-def _preflight(err: Console, config: Any) -> None:
-    """One cheap request to the model endpoint before the suite runs; exit 2 when it cannot be used."""
-    from codur.llm.preflight import EndpointUnusable, preflight
+def _preflight(err: Console, config: Any, task: str, *, dry_run: bool) -> tuple[Any, str]:
+    """One cheap request to the model endpoint before the suite runs (not in a dry run, nor when no
+    fixer calls a model): (``config``, "") when it answers or is not asked. When it cannot be
+    used, one line says so and the run goes on without the model
+    (:func:`codur.llm.preflight.without_model`): (that config, the endpoint's line); exit 2 when
+    there is nothing to go on with (a question, a feature request, only model fixers)."""
+    from codur.llm.preflight import EndpointUnusable, preflight, without_model
 
+    if config.dry_run or dry_run or not config.model_fixers():
+        return config, ""
     try:
         preflight(config)
     except EndpointUnusable as exc:
-        raise _fail(err, f"model endpoint {exc}") from None
+        degraded = without_model(config, task)
+        if degraded is None:
+            raise _fail(err, f"model endpoint {exc}") from None
+        err.print(f"codur: model endpoint {exc}; going on without it: {', '.join(degraded.fixers)} only",
+                  markup=False)
+        return degraded, str(exc)
+    return config, ""
+
+
+def _unavailable(result: Any, down: str) -> Any:
+    """``result`` as it is when the model answered (``down`` empty); of a run that went on without
+    its model (``down``: the endpoint's line), ended as :func:`codur.llm.preflight.unavailable_result`
+    says, and its ``result.json`` rewritten to match."""
+    from codur.core.files import atomic_write_bytes
+    from codur.engine.local import result_json
+    from codur.llm.preflight import unavailable_result
+
+    ended = unavailable_result(result, down) if down else result
+    if ended is not result and result.run_dir is not None and (result.run_dir / "result.json").is_file():
+        atomic_write_bytes(result.run_dir / "result.json", result_json(ended))
+    return ended
 
 
 def _exit_code(result: Any) -> int:

@@ -125,7 +125,8 @@ class CodurConfig(BaseSettings):
         "time, its streamed or dripped reply included (a wall-clock timer, codur.llm.deadline.hard_limit). Cut to the "
         "run's time left; retries stop at the run's deadline.")
     endpoint_failure_limit: int = Field(
-        2, ge=1, description="Timeouts or connection failures in a row after which a run calls that model endpoint "
+        2, ge=1, description="Timeouts, connection failures or replies refused for their size in a row after which a "
+        "run calls that model endpoint "
         "no more, for any role (a circuit breaker, codur.llm.deadline.CircuitBreaker); the run then ends "
         "model_unavailable unless a fixer without a model solves it.")
     max_cost_usd: float | None = Field(
@@ -150,9 +151,10 @@ class CodurConfig(BaseSettings):
         "memory that the test memory limit does not count). Unset: an eighth of the machine's memory, at least 256 "
         "(codur.sandbox.limits.default_tmp_mb); 0: bwrap's own (half the memory).")
     allow_risky_patches: bool = Field(
-        False, description="Write a candidate patch (model sample or agent edit) that adds network access, "
-        "processes, eval/exec or file access outside the repo (codur.tools.risk) without asking; unset: such "
-        "a patch is written only when the user approves it under --confirm.")
+        False, description="Write a candidate patch (model sample or agent edit) that adds a call, import or "
+        "reference the patch gate's allowlist lacks (network, processes, eval/exec, file access outside the repo, a "
+        "module off the list: codur.tools.risk, codur.tools.allowlist) without asking (codur run "
+        "--allow-risky-patches); unset: such a patch is written only when the user approves it under --confirm.")
     tool_env_allow: list[str] = Field(
         default_factory=list, description="Environment variables (exact names) passed to the code tools run, beyond "
         "codur.sandbox.bwrap.ENV_ALLOW (PATH, HOME, the locale, TERM, TMPDIR, VIRTUAL_ENV, PYTHONPATH and the "

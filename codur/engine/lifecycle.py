@@ -100,7 +100,7 @@ def revert_failed(result: RunResult, journal: ChangeJournal, run_dir: Path, *, k
     if result.ok or keep or not journal.changed_files:
         return result
     attempt = run_dir / ATTEMPT
-    atomic_write_bytes(attempt, result.diff.encode())
+    atomic_write_bytes(attempt, result.diff.encode("utf-8", "surrogateescape"))
     restored, deleted = journal.restore()
     journal.record_undo(run_ended=result.status.value, restored=restored, deleted=deleted, overwritten=[])
     meta = result.metadata.model_copy(update={"reverted": True, "attempt_path": attempt})

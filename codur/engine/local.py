@@ -306,8 +306,9 @@ class _Execution:
         self._log_run("ended", result)
         if not self.config.dry_run:
             self.tools.journal.write_manifest()  # what `codur undo` checks the files against
-        atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode())
-        atomic_write_bytes(self.run_dir / "result.json", result.model_dump_json(indent=2).encode())
+        # a file name that is not UTF-8 is in the text as surrogate escapes: written back as its bytes
+        atomic_write_bytes(self.run_dir / "diff.patch", result.diff.encode("utf-8", "surrogateescape"))
+        atomic_write_bytes(self.run_dir / "result.json", result_json(result))
         self._on_event(wire(RunEnd(status=result.status.value, reason=result.reason), self.run_id))
         self.trace.close()
 
@@ -346,3 +347,9 @@ class _Execution:
             self.memory.append(self.session_id, entry)
         except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
             self._on_event(wire(MemoryFailed(error=f"{type(exc).__name__}: {exc}"[:300]), self.run_id))
+
+
+def result_json(result: RunResult) -> bytes:
+    """``result`` as ``result.json`` holds it (indented JSON, ASCII: a non-UTF-8 file name's
+    surrogate escapes are written as ``\\udcXX``, which JSON readers take back)."""
+    return json.dumps(result.model_dump(mode="json"), indent=2).encode()

@@ -1,4 +1,4 @@
-"""One run at a time per repo: an flock on ``<repo>/.codur/run.lock`` (and :class:`FileLock`, the
+"""One run at a time per git work tree: an flock on ``<top>/.codur/run.lock`` (and :class:`FileLock`, the
 same lock on any file: one batch at a time per results file and working folder).
 
 Two runs on one repo would each keep their own change journal and silently undo
@@ -84,19 +84,35 @@ class FileLock:
             self._fd = -1
 
 
+def work_tree_root(repo: Path) -> Path:
+    """The top of the git work tree ``repo`` lies in (the nearest folder, ``repo`` included, that
+    holds a ``.git`` folder or file), or ``repo`` itself outside git."""
+    start = Path(repo).resolve()
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return Path(repo)
+
+
 class RepoLock:
-    """The lock of one run on its repo."""
+    """The lock of one run on its repo: one per git work tree, so a run on a subfolder and one on
+    the whole repo cannot revert each other's changes."""
 
     @staticmethod
     def acquire(repo: Path, run_id: str) -> FileLock:
-        """Take ``<repo>/.codur/run.lock`` without waiting (:func:`codur.core.codur_folder.codur_path`:
-        no link on the way).
+        """Take ``<top>/.codur/run.lock`` without waiting, ``<top>`` the git work tree's top
+        (:func:`work_tree_root`; the repo itself outside git, or when the top cannot hold codur's
+        folder), with no link on the way (:func:`codur.core.codur_folder.codur_path`).
 
         Raises:
             RepoLocked: another run (in this process or another) holds it.
             codur.core.codur_folder.LinkedCodurFolder: ``.codur`` or the lock file is a link.
         """
-        path = codur_path(Path(repo), LOCK_NAME)
+        top = work_tree_root(repo)
+        try:
+            path = codur_path(top, LOCK_NAME)
+        except OSError:  # a read-only top, a .codur that is a file there: the repo's own lock
+            path = codur_path(Path(repo), LOCK_NAME)
         try:
             return FileLock.acquire(path, run_id=run_id)
         except LockHeld as exc:

@@ -43,7 +43,8 @@ class RunReport:
         tests' changes (``tests.changed_files``) and risky writes (``patch.risky``)."""
         event = parse(record)
         if isinstance(event, TestsChangedFiles):
-            self.tests_changed += event.changes
+            # each change once: a suite run through its layer does the same again on every run
+            self.tests_changed += [c for c in event.changes if c not in self.tests_changed]
         elif isinstance(event, PatchRisky):
             self.risky_patches.append({"path": event.path, "findings": event.findings, "approved": event.approved})
 

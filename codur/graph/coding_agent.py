@@ -174,6 +174,7 @@ class JournaledAgent:
             for rel in sorted(set(before) | set(after)):
                 if before.get(rel) != after.get(rel):
                     self.tools.journal.record_original(rel, before.get(rel))
+                    self.tools.journal.left(self.tools.root / rel)  # as the agent left it: codur's
 
 
 def agent_names(ctx: Run) -> list[str]:

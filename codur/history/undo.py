@@ -70,12 +70,13 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
         raise UndoRefused(f"run {run.run_id} was already undone ({when})")
     repo = Path(repo).resolve()
     journal = ChangeJournal(repo, run.run_dir)
-    originals = journal.originals()
-    if not originals:
+    originals, whole = journal.originals(), journal.kept_whole()
+    if not originals and not whole:
         raise UndoRefused(f"run {run.run_id} changed no files: nothing to undo")
-    if all(_current(repo / rel) == original for rel, original in originals.items()):
+    if not set(whole) & set(journal.changed_files) and all(
+            _current(repo / rel) == original for rel, original in originals.items()):
         raise UndoRefused(f"run {run.run_id}'s files are as they were before it: nothing to undo")
-    for rel in originals:
+    for rel in [*originals, *whole]:
         target = (repo / rel).resolve()
         if not target.is_relative_to(repo) or target == repo:
             raise UndoRefused(f"run {run.run_id}'s journal names a path outside the repo: {rel}")
@@ -96,7 +97,7 @@ def undo(repo: Path, run: RunInfo, *, force: bool = False) -> UndoReport:
         except OSError as exc:
             raise UndoRefused(f"run {run.run_id}: cannot keep a copy of the files --force would overwrite "
                               f"({exc}); nothing was changed") from None
-        report = UndoReport(*journal.restore(), after or [], backup)
+        report = UndoReport(*journal.restore(theirs=True), after or [], backup)  # the checks above decided
         journal.record_undo(forced=force, restored=report.restored, deleted=report.deleted,
                             overwritten=report.overwritten, **({"backup": str(backup)} if backup else {}))
     finally:

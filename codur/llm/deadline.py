@@ -66,7 +66,7 @@ from pydantic import Field
 
 from codur.core import cpu
 from codur.core.ports import QuotaStatus
-from codur.llm.http import RESPONSES, SocketCut, shared_http_client
+from codur.llm.http import RESPONSES, ReplyTooLarge, SocketCut, shared_http_client
 from codur.llm.quota import quota_from_exception
 
 RETRY_AFTER_WAITS = 2  # Retry-After waits per call at most
@@ -167,6 +167,20 @@ def _cancellable(call: Callable[[], T], cancel: threading.Event) -> T:
     return box["value"]
 
 
+def failure_of(exc: BaseException) -> tuple[str, str]:
+    """(what a failed model call raised, naming its real cause; its kind for
+    :meth:`CircuitBreaker.record`): a reply refused for its size or its compression
+    (:class:`codur.llm.http.ReplyTooLarge`, which openai reports as a connection error) is
+    ``reply refused``, a timeout ``timeout``, anything else a ``connection failure``."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ReplyTooLarge):
+            return f"reply refused: {cause}"[:200], "reply refused"
+        cause = cause.__cause__ or cause.__context__
+    kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection failure"
+    return f"{type(exc).__name__}: {str(exc)[:120]}", kind
+
+
 class CircuitBreaker:
     """One run's count of timeouts and connection failures per endpoint: once an endpoint has
     failed ``limit`` calls in a row, no role calls it again in the run (a call raises at once),
@@ -178,6 +192,7 @@ class CircuitBreaker:
         self.limit = limit
         self._failures: Counter[str] = Counter()
         self._last: dict[str, str] = {}
+        self._kinds: dict[str, list[str]] = {}  # the kinds of failure of the current streak
         self._lock = threading.Lock()
 
     def check(self, base_url: str) -> None:
@@ -186,22 +201,32 @@ class CircuitBreaker:
             failed = self._failures[base_url]
         if failed >= self.limit:
             raise openai.APIConnectionError(
-                message=f"{base_url}: not called again in this run after {failed} timeouts or connection failures "
-                        "in a row (circuit breaker)", request=httpx.Request("POST", base_url))
+                message=f"{base_url}: not called again in this run after {self._streak(base_url)} (circuit "
+                        "breaker)", request=httpx.Request("POST", base_url))
 
-    def record(self, base_url: str, failed: bool, error: str = "") -> None:
-        """Count a failed call (a timeout, a connection failure; ``error``: what it raised), or reset
-        on a success."""
+    def record(self, base_url: str, failed: bool, error: str = "", kind: str = "connection failure") -> None:
+        """Count a failed call (``kind``: ``timeout``, ``connection failure`` or ``reply refused``;
+        ``error``: what it raised, naming the cause), or reset on a success."""
         with self._lock:
             self._failures[base_url] = self._failures[base_url] + 1 if failed else 0
+            self._kinds[base_url] = [*self._kinds.get(base_url, []), kind] if failed else []
             if failed:
                 self._last[base_url] = error
 
+    def _streak(self, url: str) -> str:
+        """``2 timeouts in a row``, ``2 replies refused in a row``, ``2 timeouts or connection failures
+        in a row``: the failures of ``url``'s streak, by their kinds."""
+        plural = {"timeout": "timeouts", "connection failure": "connection failures",
+                  "reply refused": "replies refused"}
+        kinds = list(dict.fromkeys(self._kinds.get(url) or ["connection failure"]))
+        return f"{self._failures[url]} {' or '.join(plural.get(k, k) for k in kinds)} in a row"
+
     def down(self) -> dict[str, str]:
-        """The endpoints given up, each with why: ``{url: "2 timeouts or connection failures in a
-        row; last: APIConnectionError: Connection error."}``."""
+        """The endpoints given up, each with why, naming the failures as they were: ``{url: "2
+        timeouts in a row; last: APITimeoutError: Request timed out."}``, ``{url: "2 replies refused
+        in a row; last: the model's reply is over 16777216 bytes; not read further"}``."""
         with self._lock:
-            return {url: f"{n} timeouts or connection failures in a row; last: {self._last.get(url, '')}"
+            return {url: f"{self._streak(url)}; last: {self._last.get(url, '')}"
                     for url, n in self._failures.items() if n >= self.limit}
 
 
@@ -288,7 +313,7 @@ class DeadlineChatOpenAI(ChatOpenAI):
         try:
             yield
         except openai.APIConnectionError as exc:  # APITimeoutError included
-            self.breaker.record(url, failed=True, error=f"{type(exc).__name__}: {str(exc)[:120]}")
+            self.breaker.record(url, True, *failure_of(exc))
             raise
         self.breaker.record(url, failed=False)
 
@@ -329,3 +354,19 @@ class DeadlineChatOpenAI(ChatOpenAI):
             if cut:
                 raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc
             raise
+
+    def fill(self, prompt: str, *, max_tokens: int, temperature: float, seed: int,
+             stop: list[str]) -> tuple[str, int]:
+        """One raw text completion of ``prompt`` (the endpoint's ``/completions``: a fill-in-the-middle
+        prompt of the cloze fixer, :mod:`codur.patch.fixers.cloze`), within the same limits as a chat
+        call (timeout, deadline, cancel event, circuit breaker, CPU budget). Returns (text, tokens:
+        prompt + completion). Raises what a chat call raises (``openai.OpenAIError``,
+        :class:`DeadlineExceeded`, :class:`ModelCallCancelled`)."""
+        def call(kw: dict[str, Any]) -> tuple[str, int]:
+            reply = self.root_client.completions.create(
+                model=self.model_name, prompt=prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                stop=stop, **({"timeout": kw["timeout"]} if "timeout" in kw else {}))
+            usage = reply.usage
+            return (reply.choices[0].text if reply.choices else ""), (usage.total_tokens if usage else 0)
+
+        return self._within_limits(call, {})

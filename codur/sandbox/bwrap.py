@@ -171,12 +171,15 @@ def supports_tmpfs_size(bwrap: str) -> bool:
 
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
                readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None,
-               masked: Iterable[Path] = (), read_only_root: bool = False) -> list[str]:
+               masked: Iterable[Path] = (), read_only_root: bool = False,
+               layer: Sequence[str] = ()) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
     namespace. ``read_only_root``: ``root`` is mounted read-only too (``--ro-bind``: the tool
     policy read_only), so the child cannot change a file of the repo; ``writable`` stays writable.
+    ``layer``: the arguments that mount ``root`` through a copy-on-write layer instead
+    (:meth:`codur.sandbox.overlay.Layer.bwrap_args`): the child's writes land in the layer.
 
     ``readable``: paths the private /tmp or home would hide, bound back read-only with the
     links on the way to them (:func:`hidden`, :func:`bind_back`), e.g. an interpreter's venv
@@ -199,7 +202,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     if home is not None and not home.is_relative_to(Path(root).resolve()):
         cmd += ["--tmpfs", str(home)]
     cmd += bind_back(readable, [root, *writable])
-    cmd += ["--ro-bind" if read_only_root else "--bind", str(root), str(root)]
+    cmd += [*layer] if layer and not read_only_root else ["--ro-bind" if read_only_root else "--bind", str(root),
+                                                           str(root)]
     for name in () if read_only_root else READ_ONLY_IN_REPO:
         if (root / name).is_dir():
             cmd += ["--ro-bind", str(root / name), str(root / name)]

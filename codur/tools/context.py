@@ -227,6 +227,8 @@ class ToolContext:
         except BaseException:
             _put_back(done, before)
             raise
+        for p in done:
+            self.journal.left(p)
         return [p for p, _ in targets]
 
     def _checked_targets(self, changes: Mapping[str, str | None]) -> list[tuple[Path, str | None]]:
@@ -286,6 +288,8 @@ class ToolContext:
         self.journal.record(d)
         d.parent.mkdir(parents=True, exist_ok=True)
         os.replace(s, d)
+        self.journal.left(s)
+        self.journal.left(d)
         return d
 
     def walk(self, start: str = ".", *, visible: bool = False) -> list[Path]:
@@ -301,7 +305,7 @@ class ToolContext:
 
     def run(self, argv: Sequence[str], *, timeout_s: float | None = None, stdin: str | None = None,
             env: Mapping[str, str] | None = None, writable: Sequence[Path] = (),
-            stop_on_output: Callable[[str], bool] | None = None) -> ProcessResult:
+            stop_on_output: Callable[[str], bool] | None = None, layer: Sequence[str] = ()) -> ProcessResult:
         """Run ``argv`` in the repo root with a timeout; the whole process group is killed on timeout,
         cancel or Ctrl-C. The environment is the allowlist (:mod:`codur.sandbox.bwrap`) plus
         ``env``; under bubblewrap when it works here (the repo and ``writable`` read-write,
@@ -318,12 +322,14 @@ class ToolContext:
             writable: directories outside the repo the child may write (e.g. a report folder).
             stop_on_output: called with the stdout so far as it arrives; True kills the process
                 group at once (``ProcessResult.stopped_early``).
+            layer: under bubblewrap, mount the repo through this copy-on-write layer's arguments
+                (:meth:`codur.sandbox.overlay.Layer.bwrap_args`).
 
         Raises:
             ToolError: the run is cancelled, or the command is not found or cannot be started.
         """
         with self.busy():
-            return run_prepared(self, prepare(self, argv, env, writable), timeout_s, stdin, stop_on_output)
+            return run_prepared(self, prepare(self, argv, env, writable, layer), timeout_s, stdin, stop_on_output)
 
 
 def _put_back(done: list[Path], before: Mapping[Path, bytes | None]) -> None:

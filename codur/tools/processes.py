@@ -89,11 +89,12 @@ class PreparedCommand:
 
 
 def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None,
-            writable: Sequence[Path]) -> PreparedCommand:
+            writable: Sequence[Path], layer: Sequence[str] = ()) -> PreparedCommand:
     """``argv`` for a tool of ``ctx`` with the allowlisted environment plus ``env``, under bubblewrap
     when it works here (the repo and ``writable`` read-write, the interpreters it may call and
     PYTHONPATH bound back, the repo's secret files masked), else as it is with one
-    ``sandbox.fallback`` event per context.
+    ``sandbox.fallback`` event per context. ``layer``: bubblewrap's arguments that mount the repo
+    through a copy-on-write layer (:mod:`codur.sandbox.overlay`); ignored without bubblewrap.
 
     Raises:
         ToolError: the command is not found.
@@ -112,7 +113,7 @@ def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None
     secrets = [] if ctx.allow_secrets else secret_files(ctx.root)  # a .env reads as empty in the sandbox
     command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=ctx.root, writable=writable, network=ctx.network,
                          tmp_mb=ctx.tmp_mb, masked=secrets,
-                         read_only_root=ctx.read_only,
+                         read_only_root=ctx.read_only, layer=layer,
                          readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                      interpreter_paths(py)),
                                           *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))

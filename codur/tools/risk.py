@@ -182,7 +182,8 @@ class _Finder:
         if risk is None:
             return False
         shown = ast.unparse(written)
-        self.found[f"{risk}: {what.removeprefix(OWN)}" + (f" (as {shown})" if canonical(shown) != q else "")] += 1
+        same = canonical(shown) == q.removeprefix(OWN)
+        self.found[f"{risk}: {what.removeprefix(OWN)}" + ("" if same else f" (as {shown})")] += 1
         return True
 
     def _visit(self, node: ast.AST) -> None:

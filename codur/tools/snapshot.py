@@ -9,7 +9,10 @@ size and mtime, with its bytes and SHA-256 when it is at most :data:`KEEP_BYTES`
 :data:`KEEP_TOTAL_BYTES` in all are not yet kept); after it, a file whose size or mtime
 moved is hashed again. Each change is reported
 (``the test suite deleted important.txt``) and its before-content recorded in the change
-journal, so the run's diff shows it and ``codur undo`` puts it back.
+journal, so the run's diff shows it and ``codur undo`` puts it back. A file above those
+bounds is hard-linked into the run folder before the run (:data:`WHOLE_FOLDER`; a copy across
+file systems): one the run deleted or replaced is kept whole (:meth:`ChangeJournal.keep_whole`),
+whatever its size; only one rewritten in place (the same inode) is reported as not kept.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,17 +40,21 @@ KEEP_BYTES = 1_000_000
 KEEP_TOTAL_BYTES = 64_000_000
 
 Change = Literal["modified", "deleted", "created"]
+#: The folder of a run's folder where the large files are linked before a run.
+WHOLE_FOLDER = "whole-before"
 
 
 @dataclass(frozen=True)
 class FileState:
     """One regular file before a run: ``size`` (bytes), ``mtime_ns``, ``data`` (None above
-    :data:`KEEP_BYTES`) and its SHA-256 (``digest``, None above it too)."""
+    :data:`KEEP_BYTES`) and its SHA-256 (``digest``, None above it too); ``link``: a hard link to
+    it (or a copy) when ``data`` is None and the run has a folder."""
 
     size: int
     mtime_ns: int
     data: bytes | None
     digest: str | None
+    link: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -82,16 +90,19 @@ def note(ctx: ToolContext, before: dict[str, FileState], by: str = "the test sui
     read_only (``ctx.read_only``) each change is put back at once instead (:func:`put_back`; the
     event says ``"restored": true``), so nothing is left changed."""
     found = [dataclasses.replace(c, by=by) for c in changes(ctx, before)]
+    found = [_kept_whole(ctx, c, before[c.path]) if not c.restorable else c for c in found]
+    _drop_links(before)
     if not found:
         return
     for change in found:
-        if not change.restorable:
+        if not change.restorable or before.get(change.path, _NO_STATE).link is not None:
             continue
         original = None if change.change == "created" else before[change.path].data
         if ctx.read_only:
             put_back(ctx, change.path, original)
         else:
             ctx.journal.record_original(change.path, original)
+            ctx.journal.left(ctx.root / change.path)  # as the run left it: codur's to put back
     message = "; ".join(c.message for c in found) + ("; put back (tool policy read_only)" if ctx.read_only else "")
     if ctx.on_event is None:
         logging.getLogger("codur.tools").warning(message)
@@ -101,9 +112,68 @@ def note(ctx: ToolContext, before: dict[str, FileState], by: str = "the test sui
                                             for c in found]))
 
 
+def note_layer(ctx: ToolContext, found: list[tuple[str, str]], by: str = "the test suite") -> None:
+    """Report what a run through a copy-on-write layer wrote there (``found``: (path, change),
+    :meth:`codur.sandbox.overlay.Layer.changes`): a ``tests.changed_files`` event with
+    ``restored`` true, since the layer is dropped and the repo was never written."""
+    if not found:
+        return
+    message = "; ".join(f"{by} {change} {path}" for path, change in found) + " (in its own layer: dropped, the repo " \
+        "is as it was)"
+    if ctx.on_event is None:
+        logging.getLogger("codur.tools").warning(message)
+        return
+    ctx.on_event(TestsChangedFiles(message=message, by=by, restored=True,
+                                   changes=[{"path": p, "change": c, "restorable": True} for p, c in found]))
+
+
+_NO_STATE = FileState(0, 0, None, None)
+
+
+def _kept_whole(ctx: ToolContext, change: FileChange, old: FileState) -> FileChange:
+    """``change`` of a large file made restorable when its hard link still holds the original (it
+    was deleted or replaced, not rewritten in place) and the journal took it."""
+    if old.link is None or change.change == "created":
+        return change
+    with contextlib.suppress(OSError):
+        now = os.stat(ctx.root / change.path)
+        if (now.st_dev, now.st_ino) == (os.stat(old.link).st_dev, os.stat(old.link).st_ino):
+            return change  # rewritten in place: the link holds the new bytes
+    if ctx.journal.keep_whole(change.path, old.link):
+        return dataclasses.replace(change, restorable=True)
+    return change
+
+
+def _drop_links(before: dict[str, FileState]) -> None:
+    for state in before.values():
+        if state.link is not None:
+            state.link.unlink(missing_ok=True)
+
+
+def _link(ctx: ToolContext, path: Path, n: int) -> Path | None:
+    """A hard link to ``path`` in the run folder's :data:`WHOLE_FOLDER` (a copy across file
+    systems), or None without a run folder."""
+    run_dir = ctx.journal.run_dir
+    if run_dir is None:
+        return None
+    folder = run_dir / WHOLE_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{os.getpid()}-{n}"
+    target.unlink(missing_ok=True)
+    try:
+        os.link(path, target)
+    except OSError:
+        try:
+            shutil.copyfile(path, target)
+        except OSError:
+            return None
+    return target
+
+
 def take(ctx: ToolContext) -> dict[str, FileState]:
     """Every regular file of the repo (see the module doc) by relative path; the bytes of
-    those up to :data:`KEEP_BYTES`, while :data:`KEEP_TOTAL_BYTES` are not reached."""
+    those up to :data:`KEEP_BYTES`, while :data:`KEEP_TOTAL_BYTES` are not reached; the others
+    hard-linked into the run folder (:func:`_link`)."""
     out, kept = {}, 0
     for path in ctx.walk("."):
         try:
@@ -116,7 +186,8 @@ def take(ctx: ToolContext) -> dict[str, FileState]:
             continue
         kept += len(data or b"")
         digest = hashlib.sha256(data).hexdigest() if data is not None else None
-        out[ctx.rel(path)] = FileState(info.st_size, info.st_mtime_ns, data, digest)
+        link = _link(ctx, path, len(out)) if data is None else None
+        out[ctx.rel(path)] = FileState(info.st_size, info.st_mtime_ns, data, digest, link)
     return out
 
 

@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 
 from codur.core.events.tests import TestsMemoryLimit, TestsRun
+from codur.sandbox import overlay
+from codur.sandbox.bwrap import bwrap_executable, bwrap_problem
 from codur.sandbox.lifetime import temp_dir
 from codur.testing import runner
 from codur.testing.command import TEST_TIMEOUT_S, TestCommand
@@ -53,8 +55,11 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None) -> TestRun:
     a test over it fails with a TimeoutError whose traceback shows the line it was looping on,
     and the run goes on with the next test.
 
-    What the run changed in the repo is reported and kept for ``codur undo``
-    (:mod:`codur.tools.snapshot`, a ``tests.changed_files`` event). Under the tool policy
+    Under bubblewrap the tests see the repo through a copy-on-write layer
+    (:mod:`codur.sandbox.overlay`): what they write, create or delete lands in the layer, is
+    reported (a ``tests.changed_files`` event) and dropped, so the repo is never written by the
+    suite and what the user saves meanwhile is theirs. Without an overlay, what the run changed in
+    the repo is reported and kept for ``codur undo`` (:mod:`codur.tools.snapshot`). Under the tool policy
     read_only (``ctx.read_only``) the repo is mounted read-only for the tests
     (:meth:`ToolContext.run`), and what a run without bubblewrap changed anyway is put back
     at once (the event says ``"restored": true``): a read-only run leaves the repo as it was.
@@ -63,18 +68,31 @@ def run_tests(ctx: ToolContext, selection: list[str] | None = None) -> TestRun:
         ToolError: the command is not found or cannot start, or the run was cancelled.
     """
     command = ctx.tests()
+    if not ctx.read_only and layered():
+        with overlay.layer() as layer:
+            try:
+                return _run_tests(ctx, command, selection, layer.bwrap_args(ctx.root))
+            finally:
+                snapshot.note_layer(ctx, layer.changes(ctx.root))
     with snapshot.noted(ctx):
         return _run_tests(ctx, command, selection)
 
 
-def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None) -> TestRun:
+def layered() -> bool:
+    """Whether test runs here go through a copy-on-write layer: bubblewrap works and can mount an overlay."""
+    return bwrap_problem() is None and overlay.overlay_problem(bwrap_executable() or "bwrap") is None
+
+
+def _run_tests(ctx: ToolContext, command: TestCommand, selection: list[str] | None,
+               layer: list[str] | None = None) -> TestRun:
     with temp_dir("codur-pytest-") as tmp:
         out = tmp / "report.json"
         argv, plugin_env = runner.reporting_argv(command, ctx.root, out, selection=selection,
                                                  test_timeout_s=TEST_TIMEOUT_S)
 
         def launch(argv: list[str], env: dict[str, str], timeout_s: float | None):
-            return ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)])
+            return ctx.run(argv, timeout_s=timeout_s, env=env, writable=[tmp, *_temp_dirs_named(env)],
+                           layer=layer or ())
 
         proc = runner.run_tests(command, ctx.root, argv, plugin_env, None, launch=launch)
         output = proc.output[-6000:]

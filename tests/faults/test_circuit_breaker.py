@@ -55,6 +55,6 @@ def test_a_refused_endpoint_with_every_fixer_ends_model_unavailable_not_no_progr
     config = _config(f"http://127.0.0.1:{port}/v1", fixers=["mutation", "sampling", "agent"])
     result = run(RunRequest(task="make the failing tests pass", repo=repo), config=config)
     assert result.status is RunStatus.FAILED, result.reason
-    assert result.reason.startswith(f"model_unavailable (http://127.0.0.1:{port}/v1: 2 timeouts or connection"), \
+    assert result.reason.startswith(f"model_unavailable (http://127.0.0.1:{port}/v1: 2 connection failures in a row"), \
         result.reason
     assert result.metadata.stop["before_model_unavailable"] == "no_progress"

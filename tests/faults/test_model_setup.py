@@ -121,15 +121,17 @@ def test_a_malformed_base_url_and_an_unset_key_variable_are_one_line_exit_2(ages
     assert not (ages_repo / ".codur").exists()  # nothing started
 
 
-def test_an_endpoint_that_refuses_the_key_or_is_down_stops_the_run_before_the_suite(
+def test_an_endpoint_that_refuses_the_key_or_is_down_stops_a_run_that_needs_it_before_the_suite(
         fault_server, ages_repo: Path, tmp_path: Path):
+    """With only model fixers there is nothing to go on with: exit 2 (with mutation search the run
+    goes on without the model: test_model_absent.py)."""
     import socket
     import time
 
     fault_server.key = "sk-right"
     started = time.monotonic()
     refused = codur(["codur", "is_adult(18) should be True", "--base-url", fault_server.base_url, "--model", "m",
-                     "--api-key-env", "MY_KEY"], ages_repo, tmp_path, MY_KEY="sk-wrong")
+                     "--api-key-env", "MY_KEY"], ages_repo, tmp_path, MY_KEY="sk-wrong", CODUR_FIXERS="agent")
     assert refused.returncode == 2, refused.stdout[-2000:]
     [line] = refused.stderr.strip().splitlines()
     assert line.startswith(f"codur: model endpoint {fault_server.base_url}: authentication refused (HTTP 401) "
@@ -139,7 +141,8 @@ def test_an_endpoint_that_refuses_the_key_or_is_down_stops_the_run_before_the_su
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{s.getsockname()[1]}/v1"  # a port nothing listens on
-    down = codur(["codur", "is_adult(18) should be True", "--base-url", closed, "--model", "m"], ages_repo, tmp_path)
+    down = codur(["codur", "is_adult(18) should be True", "--base-url", closed, "--model", "m"], ages_repo, tmp_path,
+                 CODUR_FIXERS="agent")
     assert down.returncode == 2
     assert down.stderr.strip().startswith(f"codur: model endpoint {closed}: cannot connect (network: ")
     assert time.monotonic() - started < 30

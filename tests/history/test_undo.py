@@ -137,11 +137,13 @@ def test_a_journal_path_outside_the_repo_is_refused(repo: Path, cli, tmp_path: P
     assert (tmp_path / "outside.txt").read_text() == "keep me\n"
 
 
-def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo: Path, cli):
+def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo: Path, cli, monkeypatch):
     """Issue 21, item 4: the repo's tests run in place (observe, verify); a conftest.py that
-    deletes a committed file is caught, reported (event, result, summary line) and undone."""
+    deletes a committed file is caught, reported (event, result, summary line) and undone.
+    Without bubblewrap (under it the suite writes a layer, never the repo: test_user_edits.py)."""
     import subprocess
 
+    monkeypatch.setenv("CODUR_SANDBOX", "off")
     (repo / "important.txt").write_text("the user's notes, not codur's to lose\n")
     (repo / "conftest.py").write_text("import pathlib\n\n"
                                       "pathlib.Path(__file__).with_name('important.txt').unlink(missing_ok=True)\n")
@@ -166,9 +168,10 @@ def test_a_file_the_test_suite_deletes_is_reported_and_undo_brings_it_back(repo:
     assert snapshot(repo) == before
 
 
-def test_a_failed_run_puts_back_what_the_test_suite_deleted(repo: Path):
+def test_a_failed_run_puts_back_what_the_test_suite_deleted(repo: Path, monkeypatch):
     import subprocess
 
+    monkeypatch.setenv("CODUR_SANDBOX", "off")  # under bubblewrap the suite writes a layer, not the repo
     (repo / "important.txt").write_text("the user's notes\n")
     (repo / "conftest.py").write_text("import pathlib\n\n"
                                       "pathlib.Path(__file__).with_name('important.txt').unlink(missing_ok=True)\n")

@@ -70,9 +70,19 @@ def test_the_test_tool_under_read_only_leaves_the_repo_byte_identical(mode: str,
 
 
 def test_the_test_tool_under_auto_journals_what_the_tests_wrote(mode: str, writer_repo: Path) -> None:
-    tools = ToolExecutor(writer_repo, ToolSettings(timeout_s=120))
+    """Without bubblewrap the suite writes the repo and the journal keeps the originals; under it
+    (issue 52) the suite writes a copy-on-write layer that is reported and dropped."""
+    events: list[dict] = []
+    tools = ToolExecutor(writer_repo, ToolSettings(timeout_s=120), on_event=events.append)
     report = tools.run_tests(caller="verify")
     assert "tests/test_calc.py::test_writes_into_the_repo" in report.passed
+    if mode == "bwrap":
+        assert not (writer_repo / "written.txt").exists() and tools.journal.changed_files == []
+        assert (writer_repo / "data.txt").read_text() == "the user's data\n"
+        changed = next(e for e in events if e["event_type"] == "tests.changed_files")
+        assert {(c["path"], c["change"]) for c in changed["changes"]} == {("written.txt", "created"),
+                                                                         ("data.txt", "modified")}
+        return
     assert (writer_repo / "written.txt").read_text() == "left by a test"
     assert sorted(tools.journal.changed_files) == ["data.txt", "written.txt"]
     tools.journal.restore()  # the journal is the way back
