@@ -117,3 +117,8 @@ def test_records_in_the_repl_with_its_predicates_and_note():
         empty = sandbox.execute("recs.where(level='WARN', user='kim').count()")
         assert empty.stdout == "0\n" and any("each constraint alone" in note for note in empty.notes)
         assert sandbox.execute("print(len(recs.unparsed))").stdout == "1\n"
+
+
+def test_a_quoted_cell_running_over_a_line_end_leaves_the_other_rows_read():
+    recs = records('id,note\n1,"open\nquote"\n2,fine\n')
+    assert recs.values("id") == [1, 2] and recs.unparsed == ['quote"']
