@@ -128,7 +128,8 @@ def test_a_variable_named_records_still_reads_and_where_literals_get_no_case_not
     text = "".join(f"2026-01-0{d} 10:00:00 INFO ticket T-{d} resolution={r}\n"
                    for d in range(1, 10) for r in ("duplicate", "DUPLICATE", "fixed")) * 80
     with Sandbox(text, limits=SandboxLimits(timeout_s=10)) as sandbox:
-        first = sandbox.execute("records = records(context)\nn = records.where(resolution='duplicate').count()\nprint(n)")
+        first = sandbox.execute("records = records(context)\n"
+                                "n = records.where(resolution='duplicate').count()\nprint(n)")
         assert (first.error, first.stdout, first.notes) == (None, "1440\n", [])  # where ignores case: no note
         again = sandbox.execute("records = records(context)\nprint(records.where(resolution='fixed').count())")
         assert (again.error, again.stdout) == (None, "720\n")
