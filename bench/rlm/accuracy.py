@@ -8,6 +8,7 @@
     .venv/bin/python bench/rlm/accuracy.py --vote 3                # 3 trajectories per task and a vote
     .venv/bin/python bench/rlm/accuracy.py --family tickets        # the ticket log (ticket_tasks.py)
     .venv/bin/python bench/rlm/accuracy.py --family ledger         # the held-out ledger (ledger_tasks.py, 5 kinds)
+    .venv/bin/python bench/rlm/accuracy.py --family parcels        # the held-out CSV export (parcel_tasks.py, 6 kinds)
 
 Tasks come from ``log_tasks.py`` (lookup among look-alike lines, counting over every line, a join of
 two facts far apart, a "not present" question), or, with ``--family tickets``, from
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import ledger_tasks
 import log_tasks
+import parcel_tasks
 import ticket_tasks
 from log_tasks import Task, score
 from niah import parse_size
@@ -43,7 +45,7 @@ from niah import parse_size
 from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.prompts import direct_answer_prompt
 
-FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks}
+FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks}
 
 
 def configured_model(max_tokens: int) -> Any:
@@ -80,6 +82,7 @@ def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vo
             print(f"  [final] {it.final} [notes] {it.notes} [extraction] {it.extraction}")
     return {"task": task.id, "kind": task.kind, "size": task.size, "seed": task.seed, "method": "rlm",
             "expected": task.answer, "answer": result.answer, "correct": score(task, result.answer),
+            "strict": score(task, result.answer, strict=True),
             "source": result.answer_source, "iterations": len(trace.iterations), "calls": engine.measured.calls,
             "tokens": engine.measured.total_tokens, "seconds": round(time.perf_counter() - t0, 1),
             "error": trace.error, "votes": list(result.votes)}
@@ -98,7 +101,8 @@ def run_baseline(model: Any, task: Task, chars: int) -> dict:
     except Exception as exc:  # noqa: BLE001 - a failed call is a wrong answer with its reason
         error = f"{type(exc).__name__}: {exc}"
     return {"task": task.id, "kind": task.kind, "size": task.size, "seed": task.seed, "method": "baseline",
-            "expected": task.answer, "answer": answer, "correct": score(task, answer), "source": "bare",
+            "expected": task.answer, "answer": answer, "correct": score(task, answer),
+            "strict": score(task, answer, strict=True), "source": "bare",
             "iterations": 0, "calls": 1, "tokens": tokens, "seconds": round(time.perf_counter() - t0, 1),
             "error": error}
 
@@ -125,11 +129,12 @@ def summary(rows: list[dict]) -> list[dict]:
     groups: dict[tuple[str, int, str], list[dict]] = {}
     for row in rows:
         groups.setdefault((row["kind"], row["size"], row["method"]), []).append(row)
-    order = {kind: i for i, kind in enumerate(ledger_tasks.KINDS)}
+    order = {kind: i for i, kind in enumerate(("lookup", "count", "sum", "join", "absent", "aggregate"))}
     table = []
     for (kind, size, method), mine in sorted(groups.items(), key=lambda g: (order.get(g[0][0], 99), g[0][1], g[0][2])):
         right = sum(r["correct"] for r in mine)
-        table.append({"kind": kind, "size": size, "method": method, "right": right, "runs": len(mine),
+        strict = sum(bool(r.get("strict")) for r in mine)
+        table.append({"kind": kind, "size": size, "method": method, "right": right, "strict": strict, "runs": len(mine),
                       "accuracy": right / len(mine), "median_s": statistics.median(r["seconds"] for r in mine),
                       "median_tokens": statistics.median(r["tokens"] for r in mine),
                       "sources": sorted({r["source"] for r in mine})})
@@ -138,8 +143,9 @@ def summary(rows: list[dict]) -> list[dict]:
 
 def render(table: list[dict]) -> str:
     """The summary as a Markdown table: one line per kind and size, the RLM beside the baseline."""
-    lines = ["| kind | size (chars) | RLM right | RLM median s | RLM median tokens | baseline right "
-             "| baseline median s | baseline median tokens |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| kind | size (chars) | RLM right strict · lenient | RLM median s | RLM median tokens "
+             "| baseline right strict · lenient | baseline median s | baseline median tokens |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     cells: dict[tuple[str, int], dict[str, dict]] = {}
     for entry in table:
         cells.setdefault((entry["kind"], entry["size"]), {})[entry["method"]] = entry
@@ -147,7 +153,7 @@ def render(table: list[dict]) -> str:
     def cols(entry: dict | None) -> str:
         if entry is None:
             return "– | – | –"
-        return (f"{entry['right']}/{entry['runs']} ({entry['accuracy']:.0%}) | {entry['median_s']:.1f} | "
+        return (f"{entry['strict']}/{entry['runs']} · {entry['right']}/{entry['runs']} | {entry['median_s']:.1f} | "
                 f"{entry['median_tokens']:,.0f}")
 
     for (kind, size), methods in cells.items():
@@ -158,8 +164,9 @@ def render(table: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--family", choices=tuple(FAMILIES), default="logs",
-                        help="the task generator: logs (log_tasks.py), tickets (ticket_tasks.py) or ledger "
-                             "(ledger_tasks.py, the held-out family of issue 40)")
+                        help="the task generator: logs (log_tasks.py), tickets (ticket_tasks.py), ledger "
+                             "(ledger_tasks.py, the held-out family of issue 40) or parcels (parcel_tasks.py, "
+                             "the held-out family of issue 54)")
     parser.add_argument("--kinds", default=None,
                         help=f"task kinds, of {', '.join(ledger_tasks.KINDS)} (aggregate: ledger and tickets); "
                              "default: every kind of the family")

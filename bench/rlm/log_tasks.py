@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 KINDS = ("lookup", "count", "join", "absent")
 NOT_PRESENT = "NOT PRESENT"
+NUMERIC_KINDS = ("count", "sum")  # answers that are one whole number
 ABSENT_WORDS = ("not present", "not found", "absent", "no such", "does not", "doesn't", "no port", "none")
 
 SERVICES = ("api-gateway", "auth", "catalog", "search", "notifier", "scheduler", "ledger", "inventory",
@@ -210,21 +211,27 @@ def _has(value: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text, re.IGNORECASE) is not None
 
 
-def score(task: Task, answer: str | None) -> bool:
+def score(task: Task, answer: str | None, *, strict: bool = False) -> bool:
     """True when ``answer`` is right for ``task``.
 
-    A port or warehouse must be named, as a whole token, with no distractor's value beside
-    it; a count must be the only number in the answer (``172``, ``There are 172.``, ``1,172``);
-    NOT PRESENT accepts the phrases of :data:`ABSENT_WORDS` when no distractor port is named.
+    Lenient (the default): a port or warehouse must be named, as a whole token, with no distractor's
+    value beside it; a count or a sum must be the only number in the answer (``172``, ``There are
+    172.``, ``1,172``); NOT PRESENT accepts the phrases of :data:`ABSENT_WORDS` when no distractor
+    port is named. ``strict`` (issue 54): the answer alone, exactly: ``172``, ``W-17``, ``NOT PRESENT``
+    (case ignored, spaces around trimmed); ``city=Tampere``, ``172 lines`` or ``1,172`` are wrong.
     """
     text = (answer or "").strip()
     if not text:
         return False
+    if strict:
+        if task.kind in NUMERIC_KINDS and task.answer != NOT_PRESENT:
+            return re.fullmatch(r"-?\d+", text) is not None and int(text) == int(task.answer)
+        return text.casefold() == task.answer.casefold()
     if any(_has(value, text) for value in task.wrong):
         return False
     if task.answer == NOT_PRESENT:
         return any(word in text.lower() for word in ABSENT_WORDS)
-    if task.kind == "count":
+    if task.kind in NUMERIC_KINDS:
         numbers = {int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", text)}
         return numbers == {int(task.answer)}
     return _has(task.answer, text)

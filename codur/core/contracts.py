@@ -36,6 +36,7 @@ class FixerRecord:
 #: progress lines call each (or the views below).
 FIXERS = (
     FixerRecord("mutation", "mutation search", model=False),
+    FixerRecord("cloze", "model fill of a masked line", model=True),
     FixerRecord("sampling", "model patch sample", model=True),
     FixerRecord("hybrid", "model sample + mutation", model=True),
     FixerRecord("agent", "agent", model=True, pipeline=False),

@@ -340,3 +340,19 @@ class DeadlineChatOpenAI(ChatOpenAI):
             if cut:
                 raise DeadlineExceeded(f"the run's time was up during the model call ({timeout:.1f}s)") from exc
             raise
+
+    def fill(self, prompt: str, *, max_tokens: int, temperature: float, seed: int,
+             stop: list[str]) -> tuple[str, int]:
+        """One raw text completion of ``prompt`` (the endpoint's ``/completions``: a fill-in-the-middle
+        prompt of the cloze fixer, :mod:`codur.patch.fixers.cloze`), within the same limits as a chat
+        call (timeout, deadline, cancel event, circuit breaker, CPU budget). Returns (text, tokens:
+        prompt + completion). Raises what a chat call raises (``openai.OpenAIError``,
+        :class:`DeadlineExceeded`, :class:`ModelCallCancelled`)."""
+        def call(kw: dict[str, Any]) -> tuple[str, int]:
+            reply = self.root_client.completions.create(
+                model=self.model_name, prompt=prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
+                stop=stop, **({"timeout": kw["timeout"]} if "timeout" in kw else {}))
+            usage = reply.usage
+            return (reply.choices[0].text if reply.choices else ""), (usage.total_tokens if usage else 0)
+
+        return self._within_limits(call, {})

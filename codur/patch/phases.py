@@ -1,11 +1,14 @@
 """What one search of the candidate-patch pipeline carries from phase to phase
-(:class:`SearchRun`), a phase (:class:`Phase`), and the queue keys of a model fixer's
-backfill (:func:`is_backfill`). Used by :class:`codur.patch.pipeline.PatchPipeline` alone."""
+(:class:`SearchRun`), a phase (:class:`Phase`), the queue keys of a model fixer's
+backfill (:func:`is_backfill`), and the models built once for every model fixer (:func:`once`).
+Used by :class:`codur.patch.pipeline.PatchPipeline` alone."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from codur.patch.chain import Chain
 from codur.validate.evaluate import Candidate
@@ -38,3 +41,26 @@ def is_backfill(key: Any) -> bool:
     """A model fixer's queue key of an earlier fixer's untried candidate (its own: (0, n);
     a backfill: (1, owner index, key))."""
     return key[0] == 1
+
+
+T = TypeVar("T")
+
+
+def once(build: Callable[[], T]) -> Callable[[], T]:
+    """``build`` called on the first call alone: later calls (another model fixer's) return its
+    result, or raise its exception again (a model that could not start is not started twice)."""
+    lock, done = threading.Lock(), []
+
+    def built() -> T:
+        with lock:
+            if not done:
+                try:
+                    done.append((build(), None))
+                except Exception as exc:  # noqa: BLE001 - raised again below, and to every later caller
+                    done.append((None, exc))
+        value, exc = done[0]
+        if exc is not None:
+            raise exc
+        return value
+
+    return built

@@ -46,7 +46,7 @@ from codur.patch.chain import Chain
 from codur.patch.choice import Held, Stop, rank
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
-from codur.patch.phases import Phase, SearchRun, is_backfill
+from codur.patch.phases import Phase, SearchRun, is_backfill, once
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
@@ -93,7 +93,8 @@ class PatchPipeline:
                  over_budget: Callable[[], bool] = lambda: False, on_event: OnEvent | None = None,
                  focus: list[str] | None = None, failing_before: list[str] | None = None,
                  suite_s: float = 0.0, policy: TestPolicy | None = None) -> None:
-        self.repo, self.settings, self.models = repo, settings, models
+        self.repo, self.settings = repo, settings
+        self.models = once(models) if callable(models) else models  # built once, for every model fixer
         self.fixers: tuple[Fixer, ...] = tuple(f for f in fixer_list.FIXERS if f.name in settings.fixers)
         self.failures, self.task, self.test_cmd, self.policy = failures, task, test_cmd, policy
         self.deadline = deadline if deadline is not None else time.monotonic() + settings.time_budget_s
@@ -146,7 +147,7 @@ class PatchPipeline:
                                  start, phases)
             if outcome is not None and outcome.best is not None:
                 return self._end(self._found(session, outcome.best, info), start, phases, session)
-            if self.held.found:  # no clean plausible candidate: the best held-back one
+            if self.held.found and not self.cancel.is_set():  # no clean plausible candidate: the best held back
                 originals = {f: session.original(f) for c, _, _ in self.held.found for f in files_of(c)}
                 best, evaluation = rank(self.held, originals, session.loc)
                 return self._end(self._found(session, best, info, evaluation), start, phases, session)
@@ -200,12 +201,21 @@ class PatchPipeline:
         """With time left once every candidate was tried: tiers 2 to ``settings.tiers`` of the
         fixers that have them (``more(view, tier)``, e.g.
         :meth:`codur.patch.fixers.mutation.MutationFixer.more`: the candidates a count budget cut),
-        each searched until the deadline. The first outcome with a plausible patch, else the
-        last one (None: no tier had a candidate)."""
+        each searched until the deadline; those of a fixer that calls a model first (more masks
+        of :class:`codur.patch.fixers.cloze.ClozeFixer`, tested as they come), then the others.
+        The first outcome with a plausible patch, else the last one (None: no tier had a candidate)."""
         outcome = None
-        for fixer in self.fixers:
+        for fixer in sorted(self.fixers, key=lambda f: not f.calls_model):  # the model's tiers first
             more = getattr(fixer, "more", None)
+            if fixer.calls_model and not self.models:
+                continue
             for tier in range(2, self.settings.tiers + 1) if more is not None else ():
+                if fixer.calls_model:
+                    found = None if self.stopped() else self._beside_model(run, fixer, tier)
+                    outcome = found or outcome
+                    if found is None or found.best is not None:
+                        break
+                    continue
                 found = [] if self.stopped() else list(more(self._view(run), tier))
                 if not found:
                     break
@@ -244,18 +254,20 @@ class PatchPipeline:
         run.untried[fixer.name] = outcome.left
         return outcome
 
-    def _beside_model(self, run: SearchRun, fixer: Fixer) -> SearchOutcome | None:
+    def _beside_model(self, run: SearchRun, fixer: Fixer, tier: int = 1) -> SearchOutcome | None:
         """A fixer that calls a model: its candidates (key (0, n)) tested as they come, the
         earlier fixers' untried ones (key (1, owner, key)) beside them on the cores the model
         leaves (none when a test hung: a hanging candidate holds a core for its whole limit, and
         no more once such a one timed out); those still untried go back to ``untried``.
-        None: the fixer had nothing to try."""
+        None: the fixer had nothing to try. ``tier`` > 1: its ``more(view, tier)`` instead of its candidates."""
         session, untried = run.session, run.untried
+        name = fixer.name if tier == 1 else f"{fixer.name} (tier {tier})"
         owners = list(untried)
         left = [((1, i, key), c) for i, owner in enumerate(owners) for key, c in untried[owner]]
         hung = any(t.timed_out for t in session.loc.tests)
         done = threading.Event()
-        items = fixer.candidates(self._view(run, backfill=0 if hung else len(left), done=done))
+        view = self._view(run, backfill=0 if hung else len(left), done=done)
+        items = fixer.candidates(view) if tier == 1 else fixer.more(view, tier)  # type: ignore[attr-defined]
         if isinstance(items, list | tuple) and not items:
             return None
         queue = CandidateQueue([] if hung else left)
@@ -268,11 +280,11 @@ class PatchPipeline:
         producer = Producer(items, queue, session, self._count, self._over_budget)
         producer.start(stop_backfill)
         try:
-            outcome = self.search(run, Phase(fixer.name, fixer.name, self.deadline), queue, on_hang=stop_backfill)
+            outcome = self.search(run, Phase(name, fixer.name, self.deadline), queue, on_hang=stop_backfill)
         finally:
             done.set()  # found, or the search ended: the model fixer stops at its next token
             producer.finish()
-        run.phases[fixer.name] = round(time.monotonic() - start, 3)
+        run.phases[name] = round(time.monotonic() - start, 3)
         rest += [(k, c) for k, c in outcome.left if is_backfill(k)] + queue.take(is_backfill)
         for i, owner in enumerate(owners):
             untried[owner] = sorted(((k[2], c) for k, c in rest if k[1] == i), key=lambda kc: kc[0])

@@ -185,10 +185,14 @@ class Sampler:
             errors in a row on the last one end the sampling).
         parts: what every prompt is built from.
         schedule: (variant, temperature) of each slot, cycled (default :data:`SCHEDULE`).
+        echoes: after this many replies that gave the code back to one kind of prompt (function,
+            file or pair), that kind is not asked again (0: it is, hotter): the sampling fixer
+            sets 1 when the cloze fixer's fills, a format that cannot echo, take the time left.
     """
 
-    def __init__(self, models: list[BaseChatModel], parts: PromptParts, schedule: tuple = SCHEDULE) -> None:
-        self.models, self.parts, self.schedule = models, parts, schedule
+    def __init__(self, models: list[BaseChatModel], parts: PromptParts, schedule: tuple = SCHEDULE,
+                 echoes: int = 0) -> None:
+        self.models, self.parts, self.schedule, self.echoes = models, parts, schedule, echoes
         self.files = list(parts.texts)
         self.original = self._key({})
         self.seen = {self.original}
@@ -229,6 +233,8 @@ class Sampler:
             if verdicts.stopped() or self.model_index >= len(self.models):
                 return
             slot = self._slot(k, verdicts)
+            if self.echoes and slot.target is None and self.unchanged[slot.family] >= self.echoes:
+                continue  # this kind of prompt gave the code back: not asked again
             start = time.monotonic()
             try:
                 reply, tokens = _call(self.models[self.model_index], self._messages(slot), slot, verdicts.stopped)

@@ -164,11 +164,11 @@ def _same_code(new: str, first: str) -> bool:
 
 def second_program_note(answer: str, code: str) -> str:
     """The ask for a second program after a first aggregate answer, naming a different method."""
-    if re.search(r"json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
-        other = "a regex over the lines (grep / count with a pattern holding every constraint)"
+    if re.search(r"records\(|json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
+        other = "a regex over the lines, without records() (grep / count with a pattern holding every constraint)"
     else:
-        other = ("a parse of the fields of each line (json.loads, or split on the separator), testing each "
-                 "constraint of the question on its own field")
+        other = ("records(context).where(field=value, ...) with each constraint of the question on its own field "
+                 "(or a parse of the fields of each line: json.loads, or split on the separator)")
     return (f"before {_clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
             "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
 

@@ -56,6 +56,9 @@ class RLMConfig(BaseModel):
         "direct_answer_tokens to spare is answered in one direct call (trace.path 'direct'); None: always the REPL "
         "(`codur rlm` and ask_codebase set it from the configured model: codur.rlm.model.window_tokens).")
     direct_answer_tokens: int = Field(512, ge=1, description="Room kept for the direct answer, tokens.")
+    answer_alone: bool = Field(
+        True, description="The root's answer reduced to the value asked (codur.rlm.alone: 'city=Tampere' -> "
+        "'Tampere', '48 lines' -> '48'); ask_codebase keeps the model's words (an agent reads them).")
 
     def budget_limits(self) -> BudgetLimits:
         return BudgetLimits(self.max_cost_usd, self.max_tokens, self.max_iterations, self.max_depth,

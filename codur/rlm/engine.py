@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codur.core.usage import Usage
 from codur.rlm import prompts, provenance, view
+from codur.rlm.alone import answer_alone
 from codur.rlm.answers import evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
 from codur.rlm.budget import Budget
@@ -148,6 +149,9 @@ class RLMEngine:
         except Exception as exc:  # noqa: BLE001 - a failed run is a trace with answer_source error
             answer, source = None, "error"
             trace.error = f"{type(exc).__name__}: {exc}"
+        if parent_id is None and self.config.answer_alone and (alone := answer_alone(question, answer)) != answer:
+            trace.warn(f"the answer alone: {answer!r} handed in as {alone!r}")  # issue 54, item 4
+            answer = alone
         trace.answer, trace.answer_source = answer, source
         trace.usage, trace.budget = budget.spent, budget.snapshot()
         trace.duration_s = time.monotonic() - t0
@@ -196,10 +200,13 @@ class RLMEngine:
         question, context, budget, trace = run.question, run.context, run.budget, run.trace
         info = run.sandbox.context_info
         preview = view.preview(context, self.config.preview_chars)
+        if table := view.records_summary(context):  # issue 54: the text as records, the first block queries it
+            preview = f"{preview}\n\n{table}"
         if found := provenance.key_lines(question, context):
             trace.retrieved = found
             preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"
-        messages: list[BaseMessage] = [self._system(budget, info), HumanMessage(prompts.first_turn(question, preview))]
+        messages: list[BaseMessage] = [self._system(budget, info), HumanMessage(
+            prompts.first_turn(question, preview, as_records=bool(table)))]
         try:
             while (reason := budget.check("iteration")) is None:
                 messages[0] = self._system(budget, info)

@@ -103,10 +103,22 @@ def bounded_search(codes: Iterable[str], name: str) -> bool:
     """True when a string literal of ``codes`` searches for ``name`` bounded on both sides, so that a
     longer name cannot match: a character other than a letter, digit, ``_`` or ``-`` beside it
     (``'service=billing-46 port='``, ``'"account": "ACC-1"'``), or ``\\b`` / ``(?<![\\w-])`` /
-    ``(?![\\w-])``. ``grep('billing-46')`` is not bounded: it finds ``billing-460`` too."""
+    ``(?![\\w-])``. ``grep('billing-46')`` is not bounded: it finds ``billing-460`` too. A keyword
+    argument that is ``name`` whole, ``recs.where(book="B-204")``, is an exact field match: bounded."""
+    codes = list(codes)
     forms = {name.lower(), re.escape(name).lower()}
     return any(_bounded(literal.lower(), form) for code in codes for literal in string_literals(code)
-               for form in forms)
+               for form in forms) or any(_field_equal(code, name) for code in codes)
+
+
+def _field_equal(code: str, name: str) -> bool:
+    """True when a call in ``code`` passes ``name`` whole as a keyword argument (``where(id="O-1")``)."""
+    try:
+        tree = parse_ast(code)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(kw.value, ast.Constant) and str(kw.value.value).lower() == name.lower()
+               for node in ast.walk(tree) if isinstance(node, ast.Call) for kw in node.keywords)
 
 
 _OPEN = ("\\b", "(?<![\\w-])", "(?<!\\s)", "\\s", " ")

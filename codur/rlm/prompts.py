@@ -41,6 +41,23 @@ steps. {rlm_cost}
 - batch_rlm_query(tasks, contexts=None) -> list[str]: independent rlm_query calls, up to {parallel} \
 at once. {batch_cost}
 Each also takes text=... to search something other than `context`.
+- records(text=None) -> Records: `context` read once as records, one dict of typed fields per line \
+or row (JSON, CSV/TSV with a header, key=value lines after a time and a level). recs.fields(): the \
+field names with examples; recs.unparsed: the lines that are no record.
+For records that are lines like `L-1|M-7|B-204|Old Town|9|4.50` under the header \
+`loan|member|book|branch|days_late|fee`, and `M-7|Ada|Vaasa` under `member_id|name|city`, \
+each question is one line (recs = records(context)):
+  lookup: who borrowed B-204? answer = recs.where(book="B-204").first()["member"]
+  count: how many late loans at Old Town? answer = recs.where(branch="Old Town", days_late=above(0)).count()
+  sum: total fees of M-7? answer = recs.where(member="M-7").sum("fee")
+  group-by: which branch has the most late loans? \
+answer = recs.where(days_late=above(0)).group_count("branch").most_common(1)[0][0]
+  join: in which city lives the member who borrowed B-204? \
+answer = recs.join("member", "member_id").where(book="B-204").first()["city"]
+  absent: who borrowed B-999? hits = recs.where(book="B-999"); \
+answer = hits.first()["member"] if hits else "NOT PRESENT"
+where(field=value) ignores case; a value may also be startswith("x"), contains("x"), above(n), \
+below(n), one_of(a, b), or where(lambda r: ...). The answer is the value alone: `Vaasa`, `12`.
 
 Python and the helpers are free and instant: use them first. Use llm_query to read one piece, \
 rlm_query only when a piece needs its own search, batch_rlm_query for many pieces.
@@ -77,8 +94,12 @@ Question: {question}
 `context` begins with:
 {preview}
 
-Write one ```repl block that finds the answer with grep/count/lines_with and puts it in a \
+Write one ```repl block that finds the answer with {how} and puts it in a \
 variable, then FINAL_VAR(that variable) outside the block."""
+
+#: how the first turn asks for the first block: the text read as records, or not
+WITH_RECORDS = "recs = records(context) and one call chain like the examples (where, count, sum, group_count, join)"
+WITH_SEARCHES = "grep/count/lines_with"
 
 RESTART = """\
 Question: {question}
@@ -90,7 +111,7 @@ Your earlier replies went nowhere ({why}); they are not shown. What their code p
 notes on its searches:
 {evidence}
 
-Write one new ```repl block that finds the answer with grep/count/lines_with (print what you \
+Write one new ```repl block that finds the answer with records(context) or grep/count/lines_with (print what you \
 find) and puts it in a variable, then FINAL_VAR(that variable) outside the block."""
 
 NEXT_TURN = """\
@@ -206,9 +227,9 @@ def system_prompt(budget: Budget, *, context_type: str, context_len: int, estima
                                  allocated=allocated, parent_left=_money(budget.parent))
 
 
-def first_turn(question: str, preview: str) -> str:
+def first_turn(question: str, preview: str, *, as_records: bool = False) -> str:
     """The first user turn: the question, the start of the context and the protocol."""
-    return FIRST_TURN.format(question=question, preview=preview)
+    return FIRST_TURN.format(question=question, preview=preview, how=WITH_RECORDS if as_records else WITH_SEARCHES)
 
 
 def restart_turn(question: str, preview: str, evidence: str, why: str) -> str:

@@ -20,12 +20,15 @@ from codur.rlm.trace import RLMTrace
 def vote_key(answer: str | None) -> str | None:
     """The form answers are compared in for a vote: lowercased, spaces collapsed, quotes and end
     punctuation dropped, thousands commas removed; a short answer holding one number is that number
-    (``"The port is 43,071."`` and ``43071`` vote together). None and empty answers: None."""
+    (``"The port is 43,071."`` and ``43071`` vote together), a whole number written as a float its
+    integer (``45497.0`` and ``45497``: a sum in floats and one in ints). None and empty answers: None."""
     if answer is None or is_no_answer(answer):
         return None
     text = re.sub(r"(?<=\d),(?=\d{3})", "", " ".join(answer.lower().split())).strip(" .!'\"`")
     numbers = re.findall(r"-?\d+(?:\.\d+)?", text)
-    return numbers[0] if len(numbers) == 1 and len(text) <= 60 else text
+    if len(numbers) == 1 and len(text) <= 60:
+        return re.sub(r"\.0+$", "", numbers[0])
+    return text
 
 
 def remaining(limits: BudgetLimits, used: Usage, elapsed_s: float) -> BudgetLimits | None:

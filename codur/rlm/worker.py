@@ -1,7 +1,8 @@
 """The sandbox worker: a persistent Python REPL in its own process (runs INSIDE the sandbox).
 
 Started by :class:`codur.rlm.sandbox.Sandbox` as ``python -I worker.py``; it
-imports nothing from codur but its siblings ``helpers.py`` and ``notes.py`` (:func:`_rlm_modules`),
+imports nothing from codur but its siblings ``helpers.py``, ``notes.py``, ``records.py`` and ``table.py``
+(:func:`_rlm_modules`),
 so it starts fast and never pulls codur's dependencies into the sandbox.
 
 Protocol: one JSON object per line. The parent's stdin/stdout pipes carry it on
@@ -45,19 +46,20 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 
 
 def _rlm_modules():
-    """codur.rlm's ``helpers`` and ``notes`` without codur's package (its ``__init__`` pulls LangChain):
-    stub packages ``codur`` and ``codur.rlm`` point at this file's directories, so the import runs
-    those two modules alone."""
+    """codur.rlm's ``helpers``, ``notes``, ``records`` and ``table`` without codur's package (its
+    ``__init__`` pulls LangChain): stub packages ``codur`` and ``codur.rlm`` point at this file's
+    directories, so the import runs those modules alone."""
     here = Path(__file__).resolve().parent
     for name, path in (("codur", here.parent), ("codur.rlm", here)):
         if name not in sys.modules:
             stub = types.ModuleType(name)
             stub.__path__ = [str(path)]
             sys.modules[name] = stub
-    return importlib.import_module("codur.rlm.helpers"), importlib.import_module("codur.rlm.notes")
+    return (importlib.import_module("codur.rlm.helpers"), importlib.import_module("codur.rlm.notes"),
+            importlib.import_module("codur.rlm.records"), importlib.import_module("codur.rlm.table"))
 
 
-helpers, search_notes = _rlm_modules()
+helpers, search_notes, read_records, table = _rlm_modules()
 
 
 def _user_tasks() -> int:
@@ -139,6 +141,12 @@ def _noted(note, shown: str, searched, result, alike: str | None = None):
     return result
 
 
+def _with_notes(recs, note):
+    """``recs`` whose ``where`` notes a filter that kept nothing while each constraint alone keeps some."""
+    recs.on_empty = note
+    return recs
+
+
 def _searches(context, note) -> dict:
     """The REPL's search helpers over ``context`` (or the ``text`` given), noting misses (:func:`_noted`)."""
     def text_or_context(text):
@@ -172,6 +180,8 @@ def _searches(context, note) -> dict:
         "search_context": flagged("search_context", helpers.search_context),
         "count_matches": flagged("count_matches", helpers.count_matches),
         "extract_json": helpers.extract_json,
+        "records": lambda text=None: _with_notes(read_records.records(text_or_context(text)), note),
+        **{name: getattr(table, name) for name in ("startswith", "contains", "one_of", "above", "below")},
         "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
             text_or_context(text), pattern),
     }

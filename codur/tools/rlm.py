@@ -86,7 +86,8 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
     else:  # outside a run (e.g. `codur tools`): a model from the environment
         model, prices = build_model()
     window, answer_tokens = window_tokens()  # a short context goes to the model directly (issue 40, item 4)
-    config = RLMConfig(max_wall_s=ctx.timeout_s, context_window_tokens=window, direct_answer_tokens=answer_tokens)
+    config = RLMConfig(max_wall_s=ctx.timeout_s, context_window_tokens=window, direct_answer_tokens=answer_tokens,
+                       answer_alone=False)
     if ctx.budget_left is not None:  # a child of the run's budget: never more than the run has left
         tokens_left, seconds_left = ctx.budget_left()
         if tokens_left <= 0 or seconds_left <= 0:

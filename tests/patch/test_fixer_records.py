@@ -94,7 +94,7 @@ def test_a_fixer_added_to_the_list_runs_in_its_order_and_its_candidate_is_judged
     assert result.status == "patched" and result.source == "toy", result.message
     assert result.provenance["note"] == "scripted" and "+    return f'Hello, {name.title()}" in result.diff
     assert result.provenance["judged"], "the real test run judged it"
-    assert result.tried["toy"] == 1 and set(result.tried) == {"mutation", "sampling", "hybrid", "toy"}
+    assert result.tried["toy"] == 1 and set(result.tried) == {"mutation", "cloze", "sampling", "hybrid", "toy"}
     phases = [e["phase"] for e in of(events, "patch.phase")]
     # first in the list: it wins before any mutant is tried; last: after every mutant failed
     assert phases == (["toy"] if first else ["mutation", "toy"])

@@ -59,7 +59,7 @@ def test_a_sample_that_breaks_a_passing_test_is_not_accepted(off_by_one_repo: Pa
                                  "functions": ["total"], "judged": "1 failing tests, then the whole suite"}
     assert "+    return sum(xs)\n" in result.diff and "if xs else None" not in result.diff
     assert result.failing == ["tests/test_calc.py::test_total"]
-    assert result.tried == {"mutation": 0, "sampling": 2, "hybrid": 0}
+    assert result.tried == {"mutation": 0, "cloze": 0, "sampling": 2, "hybrid": 0}
     assert result.llm_calls == 2 and result.tokens > 0 and result.near_miss is None
     # the model saw the failing test's source in the "tests" variant
     assert "def test_total():" in model.calls[1][1].content

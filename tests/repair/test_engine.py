@@ -65,7 +65,7 @@ def test_fixes_off_by_one_and_writes_the_patch(off_by_one_repo):
     assert set(after) == set(before)  # no bytecode, cache or temp files left behind
     tried = kinds(events, "patch.candidate")
     assert tried and tried[-1]["result"] == "plausible"
-    assert kinds(events, "patch.done")[0]["tried"] == {"mutation": len(tried), "sampling": 0, "hybrid": 0}
+    assert kinds(events, "patch.done")[0]["tried"] == {"mutation": len(tried), "cloze": 0, "sampling": 0, "hybrid": 0}
     assert not [e for e in events if e["event_type"].startswith("repair.")]  # one event family: patch.*
 
 

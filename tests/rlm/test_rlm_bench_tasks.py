@@ -110,12 +110,22 @@ def test_runner_rows_summary_and_table_with_the_scripted_model():
     rows = accuracy.run_all(model, [task], config=RLMConfig(max_iterations=2, max_depth=0), baseline_chars=8000)
     rlm, bare = rows
     assert (rlm["method"], rlm["answer"], rlm["correct"], rlm["source"]) == ("rlm", task.answer, True, "final_var")
+    assert rlm["strict"] and not bare["strict"]
     assert (bare["method"], bare["correct"], bare["calls"]) == ("baseline", False, 1)
     assert len(str(model.calls[1][0].content)) < 8500  # the baseline saw the truncated log only
     table = accuracy.summary(rows)
     assert [(e["method"], e["right"], e["runs"]) for e in table] == [("baseline", 0, 1), ("rlm", 1, 1)]
     text = accuracy.render(table)
-    assert "| lookup | 50,000 | 1/1 (100%) |" in text and "| 0/1 (0%) |" in text
+    assert "| lookup | 50,000 | 1/1 · 1/1 |" in text and "| 0/1 · 0/1 |" in text
+
+
+def test_strict_scoring_takes_the_answer_alone():
+    count, lookup, absent = (make_task(kind, 50_000, 0) for kind in ("count", "lookup", "absent"))
+    assert score(count, f"{count.answer} lines") and not score(count, f"{count.answer} lines", strict=True)
+    assert score(count, f" {count.answer}\n", strict=True) and not score(count, f"{int(count.answer) + 1}", strict=True)
+    assert score(lookup, f"port={lookup.answer}") and not score(lookup, f"port={lookup.answer}", strict=True)
+    assert score(lookup, lookup.answer, strict=True)
+    assert score(absent, "not present", strict=True) and not score(absent, "The service is not present", strict=True)
 
 
 tickets = sys.modules["ticket_tasks"]  # the held-out family accuracy.py runs with --family tickets
@@ -239,3 +249,39 @@ def test_ledger_count_join_and_aggregate(seed):
             uses[r["method"]] = uses.get(r["method"], 0) + 1
     assert max(uses, key=uses.get) == "card"  # the most failed is not the most used
     assert score(agg, agg.answer) and not score(agg, f"{agg.answer}, then card")
+
+
+parcels = importlib.import_module("parcel_tasks")  # the held-out family of issue 54 (--family parcels)
+
+
+@pytest.mark.parametrize("kind", parcels.KINDS)
+def test_parcel_tasks_are_two_csv_tables_deterministic_about_the_size_asked(kind):
+    task = parcels.make_task(kind, 50_000, 2)
+    assert task == parcels.make_task(kind, 50_000, 2) and task.id == f"parcels:{kind}-50000-2"
+    assert 49_000 <= len(task.context) < 53_000 and "service=" not in task.context and "{" not in task.context
+    couriers, rows = task.context.split("\n\n")
+    assert couriers.startswith("courier_id,name,home_depot,") and rows.startswith("parcel_id,courier_id,")
+    assert task.context != parcels.make_task(kind, 50_000, 3).context
+    with pytest.raises(ValueError, match="unknown task kind"):
+        parcels.make_task("median", 50_000, 0)
+
+
+def test_parcel_answers_follow_from_the_tables():
+    lookup = parcels.make_task("lookup", 400_000, 1)
+    name = re.search(r"courier (CR-\d+) based", lookup.question).group(1)
+    assert len(re.findall(rf"\n{name},[^,\n]+,{lookup.answer},", lookup.context)) == 1
+    assert sum(1 for line in lookup.context.splitlines() if name.lower() in line.lower()) > 10  # look-alikes
+    absent = parcels.make_task("absent", 400_000, 1)
+    gone = re.search(r"courier (CR-\d+) based", absent.question).group(1)
+    assert absent.answer == NOT_PRESENT and not re.search(rf"(?<![\w-]){gone}(?![\w-])", absent.context)
+    count = parcels.make_task("count", 400_000, 1)
+    rows = parcels.parcel_rows(count.context)
+    assert int(count.answer) > 10 and sum(1 for line in count.context.splitlines() if "returned" in line) > \
+        sum(1 for row in rows if row["status"] == "returned")  # notes say the word too
+    agg = parcels.make_task("aggregate", 400_000, 1)
+    zones = Counter(row["zone"] for row in parcels.parcel_rows(agg.context))
+    assert zones.most_common(1)[0][0] == "north" != agg.answer and score(agg, agg.answer)
+    join = parcels.make_task("join", 400_000, 1)
+    parcel = re.search(r"Parcel (PX-\d+)", join.question).group(1)
+    courier = next(r["courier_id"] for r in parcels.parcel_rows(join.context) if r["parcel_id"] == parcel)
+    assert re.search(rf"\n{courier},[^,\n]+,{join.answer},", join.context)

@@ -131,3 +131,71 @@ def test_vote_and_answer_check_flags(app, monkeypatch, tmp_path):
     assert result.stdout.splitlines()[0] == "7" and "self-consistency vote over 3" in result.stderr
     assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.0, 0.7, 0.7, 1.0, 1.0]
     assert [kw["response_format"]["json_schema"]["name"] for kw in model.call_kwargs[1::2]] == ["answer_check"] * 3
+
+
+def _greenhouse_export(seed=7):
+    """Two tab-separated tables of our own: sensors, then readings (each reading names its sensor)."""
+    import random
+
+    rng = random.Random(seed)
+    sensors = [(f"S-{n}", rng.choice(("Vexa", "Hortiq", "Agrol")), f"G{n % 4 + 1}") for n in range(10, 30)]
+    lines = ["sensor_id\tvendor\tgreenhouse", *("\t".join(s) for s in sensors), ""]
+    lines.append("reading_id\tsensor_id\tgreenhouse\tstatus\twater_ml")
+    readings = []
+    for n in range(1000, 1300):
+        sensor = rng.choice(sensors)
+        status = "alarm" if rng.random() < (0.4 if sensor[2] == "G3" else 0.1) else "ok"
+        readings.append((f"R-{n}", sensor[0], sensor[2], status, rng.randint(50, 900)))
+        lines.append("\t".join(map(str, readings[-1])))
+    return "\n".join(lines) + "\n", sensors, readings
+
+
+def test_counts_sums_group_bys_and_joins_through_records(app, monkeypatch, tmp_path):
+    """Issue 54: a scripted model answers through records(context), each aggregate checked by a second
+    program written without records (the evidence rule), each answer handed in as the value alone."""
+    text, sensors, readings = _greenhouse_export()
+    ctx = tmp_path / "export.tsv"
+    ctx.write_text(text)
+    alarms_g2 = sum(1 for r in readings if r[2] == "G2" and r[3] == "alarm")
+    water_g3 = sum(r[4] for r in readings if r[2] == "G3")
+    by_house = {h: sum(1 for r in readings if r[2] == h and r[3] == "alarm") for h in ("G1", "G2", "G3", "G4")}
+    vendor = {s[0]: s[1] for s in sensors}[readings[43][1]]
+
+    def ask(question, replies):
+        model = use_model(monkeypatch, replies)
+        result = CliRunner().invoke(app, [question, "--context", str(ctx), "--run-dir", str(tmp_path / "run")])
+        assert result.exit_code == 0, result.output
+        return result.stdout.splitlines()[0], model
+
+    count = ("```repl\nrecs = records(context)\nanswer = recs.where(greenhouse='G2', status='alarm').count()\n"
+             "print(answer)\n```\nFINAL_VAR(answer)")
+    regex = ("```repl\nimport re\nhits = re.findall(r'(?m)^R-\\d+\\tS-\\d+\\tG2\\talarm\\t', context)\n"
+             "print(hits[:3])\nsecond = len(hits)\nprint(second)\n```\nFINAL_VAR(second)")
+    answer, model = ask("How many readings of greenhouse G2 have the status alarm? Answer with the number.",
+                        [count, regex])
+    assert answer == str(alarms_g2) and len(model.calls) == 2
+    first_turn = str(model.calls[0][1].content)
+    assert "records(context) reads it as <320 records (table 320)" in first_turn and "vendor: 20 records" in first_turn
+    assert "second program" in str(model.calls[1][-1].content)
+
+    total = ("```repl\nrecs = records(context)\nanswer = recs.where(greenhouse='G3').sum('water_ml')\n"
+             "print(answer)\n```\nFINAL_VAR(answer)")
+    split = ("```repl\nsecond = float(sum(int(l.split('\\t')[4]) for l in context.splitlines()\n"
+             "             if l.startswith('R-') and l.split('\\t')[2] == 'G3'))\nprint(second)\n```\n"
+             "FINAL_VAR(second)")
+    answer, _ = ask("What is the total water_ml of greenhouse G3? Answer with the number only.", [total, split])
+    assert answer == str(water_g3)  # the second program's N.0 handed in as N
+
+    group = ("```repl\nrecs = records(context)\nanswer = recs.where(status='alarm').group_count('greenhouse')"
+             ".most_common(1)[0][0]\nprint(answer)\n```\nFINAL_VAR(answer)")
+    tally = ("```repl\nfrom collections import Counter\nc = Counter(l.split('\\t')[2] for l in context.splitlines() "
+             "if '\\talarm\\t' in l)\nprint(c)\nsecond = c.most_common(1)[0][0]\n```\nFINAL_VAR(second)")
+    answer, _ = ask("Which greenhouse has the most readings with the status alarm? Answer with the greenhouse only.",
+                    [group, tally])
+    assert answer == max(by_house, key=by_house.get) == "G3"
+
+    join = ("```repl\nrecs = records(context)\nrow = recs.join('sensor_id').where(reading_id='R-1043').first()\n"
+            "print(row)\nanswer = row['vendor']\n```\nFINAL_VAR(answer)")
+    answer, model = ask("Reading R-1043 came from a sensor. Which vendor made that sensor? Answer with the vendor.",
+                        [join])
+    assert answer == vendor and len(model.calls) == 1

@@ -335,7 +335,7 @@ def test_a_model_refusing_the_schema_is_asked_again_without_it():
     engine = RLMEngine(_NoSchemaModel(replies=["```repl\nprint(count('ERROR'))\n```", "It is 172."]),
                        RLMConfig(max_iterations=1))
     result = engine.run("How many ERROR lines?", LOG)
-    assert (result.answer, result.answer_source) == ("It is 172.", "forced")
+    assert (result.answer, result.answer_source) == ("172", "forced")  # the number alone (issue 54)
     assert result.trace.iterations[-1].extraction["structured"] is False
 
 
@@ -385,7 +385,7 @@ def test_a_final_var_of_several_items_is_shown_and_the_answer_asked_from_it():
     assert "FINAL_VAR" not in str(model.calls[1][-2].content)
     one, _ = run(["```repl\nanswer = grep('billing-46 ')\n```\nFINAL_VAR(answer)"], context=log,
                  question="Which port does the service billing-46 listen on?")
-    assert (one.answer, one.answer_source) == ("['config service=billing-46 port=43071']", "final_var")
+    assert (one.answer, one.answer_source) == ("config service=billing-46 port=43071", "final_var")  # unwrapped
 
 
 def test_a_search_whose_count_changes_with_case_is_flagged_and_its_final_not_taken():
@@ -449,17 +449,18 @@ def test_vote_over_trajectories_at_different_temperatures():
 
     model = ScriptedChatModel(replies=["FINAL(The count is 1,172.)", "FINAL(8)", "FINAL(1172)"])
     result = RLMEngine(model, RLMConfig(check_evidence=False)).run_voted("How many?", LOG, k=3)
-    assert result.votes == ("The count is 1,172.", "8", "1172")
-    assert result.answer == "The count is 1,172." and result.answer_source == "final_direct"
+    assert result.votes == ("1172", "8", "1172")  # each the number alone (issue 54)
+    assert result.answer == "1172" and result.answer_source == "final_direct"
     assert [kw.get("temperature") for kw in model.call_kwargs] == [0.0, 0.7, 1.0]
     assert "self-consistency vote over 3 trajectories: 2 for this answer" in result.trace.warnings
     assert vote_key("The port is 43,071.") == vote_key("43071") == "43071" and vote_key("None") is None
+    assert vote_key("45497.0") == vote_key("45497") == "45497" != vote_key("45497.5")
 
 
 def test_vote_stops_at_a_majority_and_at_the_budget():
     model = ScriptedChatModel(replies=["FINAL(7)", "FINAL(7.)"])
     result = RLMEngine(model, RLMConfig(check_evidence=False)).run_voted("q?", "text", k=3)
-    assert result.votes == ("7", "7.") and len(model.calls) == 2
+    assert result.votes == ("7", "7") and len(model.calls) == 2
     spent = ScriptedChatModel(replies=["FINAL(" + "x" * 400 + ")"] * 3)
     result = RLMEngine(spent, RLMConfig(max_tokens=150, check_evidence=False)).run_voted("q?", "text", k=3)
     assert len(result.votes) == 1  # the first trajectory spent the tokens the vote had

@@ -144,3 +144,20 @@ class PatchRisky(Event, kind="patch.risky"):
     path: str
     findings: list[str]
     approved: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class PatchFill(Event, kind="patch.fill"):
+    """One fill of a cloze mask (:mod:`codur.patch.fixers.cloze`): its draw (k, template, file, line,
+    temperature), outcome (candidate, duplicate, unchanged, no_parse, error), seconds, tokens, the fill."""
+
+    k: int
+    template: str
+    file: str
+    line: int
+    temperature: float
+    outcome: str
+    seconds: float
+    tokens: int
+    fill: str
+    error: str = OMIT

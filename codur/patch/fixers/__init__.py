@@ -9,6 +9,7 @@ in this order. A new fixer is its module here and its line below (and, for the s
 from __future__ import annotations
 
 from codur.patch.fixer import Fixer
+from codur.patch.fixers.cloze import ClozeFixer
 from codur.patch.fixers.hybrid import HybridFixer
 from codur.patch.fixers.mutation import MutationFixer
 from codur.patch.fixers.sampling import SamplingFixer
@@ -16,8 +17,9 @@ from codur.patch.fixers.sampling import SamplingFixer
 #: Every fixer of the pipeline, in the order they run (cost order).
 FIXERS: tuple[Fixer, ...] = (
     MutationFixer(),
+    ClozeFixer(),
     SamplingFixer(),
     HybridFixer(),
 )
 
-__all__ = ["FIXERS", "HybridFixer", "MutationFixer", "SamplingFixer"]
+__all__ = ["FIXERS", "ClozeFixer", "HybridFixer", "MutationFixer", "SamplingFixer"]

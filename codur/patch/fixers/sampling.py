@@ -15,6 +15,7 @@ from codur.core.events.patch import PatchPhase
 from codur.patch import ranking
 from codur.patch.conversation import Judged
 from codur.patch.fixer import FixerView
+from codur.patch.fixers.cloze import fim_tokens
 from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sample import Sample
 from codur.patch.sampling import Drawn, Sampler
@@ -48,7 +49,8 @@ class SamplingFixer:
         view.emit(PatchPhase(phase="sampling", functions=[s.qualname for s in parts.spans], file=parts.spans[0].file,
                              samples=view.settings.samples, backfill=view.backfill,
                              pair=[f"{s.file}:{s.qualname}" for s in parts.pair], pair_first=parts.pair_first))
-        return Sampler(models, parts).draw(view.settings.samples, _Verdicts(view, parts))
+        echoes = 1 if "cloze" in view.settings.fixers and any(fim_tokens(m) for m in models) else 0
+        return Sampler(models, parts, echoes=echoes).draw(view.settings.samples, _Verdicts(view, parts))
 
 
 def prompt_parts(view: FixerView, spans: list[FunctionSpan]) -> PromptParts:

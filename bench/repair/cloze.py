@@ -1,0 +1,155 @@
+"""bench/repair/cloze.py: the cloze fixer's fills with the embedded model (hold the model lock).
+
+Modes:
+  --fim-vs-chat  on the three programs of tests/patch/test_cloze.py, every mask of the line the
+                 fix changes, one greedy fill each, asked two ways: true fill-in-the-middle
+                 (``/v1/completions``, the fixer's prompt) and a chat prompt with a marked hole.
+                 Per way: fills that parse, distinct candidates, fixes (the program's tests
+                 pass), seconds per fill.
+  --pipeline     the candidate-patch pipeline with one fixer at a time (``cloze``, ``sampling``)
+                 on those programs and on bench/repair/corpus programs (``--only``): model
+                 calls, candidates, echo share (replies unchanged or without code), model
+                 seconds, candidates per model-minute, fixed.
+
+Usage:
+  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --fim-vs-chat
+  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --pipeline [--only 03_,12_] [--budget 120]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from codur.config import CodurConfig  # noqa: E402
+from codur.config.tables import ModelProfile  # noqa: E402
+from codur.llm.factory import get_chat_model  # noqa: E402
+from codur.patch import PatchPipeline, PatchSettings  # noqa: E402
+from codur.patch.fixers.cloze import MAX_TOKENS, STOP, fim_tokens, judge  # noqa: E402
+from codur.patch.masks import masks  # noqa: E402
+from tests.patch.test_cloze import HEADERS, REMINDERS, SHIPPING  # noqa: E402
+from tests.repair.conftest import write_repo  # noqa: E402
+
+#: (name, files, the file and the line the fix changes)
+PROGRAMS = (("shipping", SHIPPING, "shipping.py", 8), ("reminders", REMINDERS, "reminders.py", 5),
+            ("headers", HEADERS, "headers.py", 3))
+CHAT = ("Fill the hole <HOLE> in this Python file so that the failing tests pass. Answer with the code "
+        "that replaces <HOLE> only, one line, no explanation.")
+
+
+def passes(repo: Path, file: str, text: str) -> bool:
+    """The program's tests pass with ``file`` replaced by ``text`` (the original put back after)."""
+    path = repo / file
+    original = path.read_text()
+    try:
+        path.write_text(text)
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=repo,
+                              capture_output=True, timeout=60).returncode == 0
+    finally:
+        path.write_text(original)
+
+
+def chat_fill(model, prefix: str, suffix: str) -> tuple[str, int]:
+    """One greedy chat reply for the hole; the first line of code in it."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    reply = model.invoke([SystemMessage(CHAT), HumanMessage(prefix + "<HOLE>" + suffix)], temperature=0.0,
+                         max_tokens=MAX_TOKENS, seed=0)
+    lines = [ln for ln in str(reply.content).splitlines() if ln.strip() and not ln.startswith("```")]
+    return (lines[0] if lines else ""), int((reply.usage_metadata or {}).get("total_tokens", 0))
+
+
+def fim_vs_chat(model) -> None:
+    pre, suf, mid = fim_tokens(model)
+    rows = {"fim": [0, 0, 0, 0, 0.0], "chat": [0, 0, 0, 0, 0.0]}  # fills, parse, distinct, fixes, seconds
+    for name, files, file, line in PROGRAMS:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = write_repo(Path(tmp), files)
+            text = (repo / file).read_text()
+            for way in rows:
+                seen: set[str] = set()
+                for mask in masks(text, file, [line]):
+                    start = time.monotonic()
+                    if way == "fim":
+                        prompt = f"{pre}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
+                        reply, tokens = model.fill(prompt, max_tokens=MAX_TOKENS, temperature=0.0, seed=0, stop=STOP)
+                    else:
+                        reply, tokens = chat_fill(model, mask.prefix(text), mask.suffix(text))
+                    seconds = time.monotonic() - start
+                    filled = judge(mask, text, reply, 0, 0.0, seconds, tokens, seen)
+                    row = rows[way]
+                    row[0] += 1
+                    row[4] += seconds
+                    new = mask.apply(text, reply.split("\n")[0].strip())
+                    try:
+                        ast.parse(new)
+                        row[1] += 1
+                    except SyntaxError:
+                        pass
+                    if filled.sample is not None:
+                        row[2] += 1
+                        row[3] += passes(repo, file, filled.sample.new_text)
+                    print(f"{name:10} {way:4} {mask.template:9} {filled.outcome:9} {seconds:5.1f}s {reply[:60]!r}",
+                          flush=True)
+    print("\n| way | fills | fills that parse | distinct candidates | fixes | seconds per fill |")
+    print("|---|---|---|---|---|---|")
+    for way, (n, ok, distinct, fixes, seconds) in rows.items():
+        print(f"| {way} | {n} | {ok} | {distinct} | {fixes} | {seconds / max(n, 1):.1f} |")
+
+
+def programs(only: str) -> list[tuple[str, dict[str, str] | Path]]:
+    out: list[tuple[str, dict[str, str] | Path]] = [(name, files) for name, files, _, _ in PROGRAMS]
+    corpus = Path(__file__).resolve().parent / "corpus"
+    out += [(p.name, p) for p in sorted(corpus.iterdir()) if any(o and o in p.name for o in only.split(","))]
+    return out
+
+
+def pipeline(model, only: str, budget: float) -> None:
+    print("| program | fixer | model calls | candidates | echo share | model s | candidates / model-min | fixed | s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, source in programs(only):
+        for fixer in ("cloze", "sampling"):
+            with tempfile.TemporaryDirectory() as tmp:
+                if isinstance(source, Path):
+                    subprocess.run(["cp", "-r", f"{source}/.", tmp], check=True)
+                    repo = Path(tmp)
+                else:
+                    repo = write_repo(Path(tmp), source)
+                events: list = []
+                settings = PatchSettings.from_config(CodurConfig(fixers=[fixer], patch_time_budget_s=budget,
+                                                                 repair_workers=2))
+                start = time.monotonic()
+                result = PatchPipeline(repo, settings, models=[model], on_event=events.append).run()
+                calls = [e for e in events if e.event_type in ("patch.fill", "patch.sample")]
+                cands = sum(e.outcome == "candidate" for e in calls)
+                echoes = sum(e.outcome in ("unchanged", "no_code") for e in calls)
+                model_s = sum(e.seconds for e in calls)
+                print(f"| {name} | {fixer} | {len(calls)} | {cands} | {echoes / max(len(calls), 1):.0%} | "
+                      f"{model_s:.0f} | {cands / max(model_s / 60, 1e-9):.1f} | "
+                      f"{'yes' if result.status == 'patched' else 'no'} | {time.monotonic() - start:.0f} |", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fim-vs-chat", action="store_true")
+    ap.add_argument("--pipeline", action="store_true")
+    ap.add_argument("--only", default="", help="bench/repair/corpus programs whose name contains one of these")
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds of search per program and fixer")
+    args = ap.parse_args()
+    model = get_chat_model(ModelProfile(base_url=None))
+    if args.fim_vs_chat:
+        fim_vs_chat(model)
+    if args.pipeline:
+        pipeline(model, args.only, args.budget)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""The cloze fixer: the most suspicious lines masked by fix templates (:mod:`codur.patch.masks`)
+and the holes filled by the model, fill-in-the-middle (the file before the hole, the file after
+it, the model writes the middle), several fills per mask, each fill an ordinary candidate.
+
+A fill is tens of tokens where a whole-function sample is over a thousand, and a fill that
+gives the code back is dropped before the judge (a 1.5B model asked to rewrite a function
+mostly copies it back). The prompt is ``FIM_PREFIX + header + file before the hole +
+FIM_SUFFIX + file after the hole + FIM_MIDDLE``, the header (the failing tests' messages, as
+comments) and the file's start the same for every mask, so the server's prompt cache holds the
+text up to the hole. Tier 1 masks the best :data:`LINES` [1] lines, ``more(view, tier)`` the
+next ones and more fills of the earlier masks (the pipeline asks it before the mutation
+tiers). Only a model with fill-in-the-middle tokens (:data:`FIM_TOKENS`) and a raw completion
+call (``fill``: :meth:`codur.llm.deadline.DeadlineChatOpenAI.fill`) runs it: a chat prompt with a
+marked hole made the embedded model write the whole file back (bench/repair/cloze.py).
+
+Method: AlphaRepair (Xia & Zhang, ESEC/FSE 2022), Gamma (Zhang et al., ASE 2023), infilling
+with the code after the bug (Xia, Wei & Zhang, ICSE 2023).
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from codur.core.events.patch import PatchFill, PatchPhase
+from codur.patch.fixer import FixerView
+from codur.patch.masks import Mask, masks
+from codur.patch.splice import normalized
+
+#: Fill-in-the-middle tokens (prefix, suffix, middle) by a model name's family (lower case).
+FIM_TOKENS = {"qwen2.5-coder": ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>")}
+#: Where a fill ends: one line (every mask holds one), or the model's end tokens.
+STOP = ["\n", "<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|im_end|>", "<|fim_prefix|>"]
+#: Ranked lines masked up to tier t: the best LINES[1] in tier 1, up to LINES[t] in tier t.
+LINES = (0, 3, 8, 16, 32)
+#: (temperature, seed) of each fill of a mask in its first tier; a later tier adds one fill at T=1.
+FILLS = ((0.0, 0), (0.8, 1))
+#: Tokens a fill may take (one line).
+MAX_TOKENS = 48
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A cloze candidate: ``file``'s ``new_text`` with ``mask`` filled by ``fill``; ``k``: the fill's index."""
+
+    file: str
+    new_text: str
+    mask: Mask
+    fill: str
+    k: int
+    temperature: float
+    probe = True  # a fill may be a near miss: judged test by test
+
+    def apply(self, text: str) -> str:
+        return self.new_text
+
+    @property
+    def label(self) -> str:
+        return f"{self.file}:{self.mask.line}: {self.mask.template} filled by model fill {self.k}: {self.fill.strip()}"
+
+    @property
+    def provenance(self) -> dict:
+        return {"source": "cloze", "fill": self.k, "template": self.mask.template, "line": self.mask.line,
+                "temperature": self.temperature, "text": self.fill}
+
+
+@dataclass(frozen=True)
+class Filled:
+    """One model call of the cloze fixer (a :class:`codur.patch.fixer.ModelCall`). ``outcome``:
+    "candidate", "duplicate" (an earlier fill's text), "unchanged" (the masked code again),
+    "no_parse" (the filled file does not parse), or "error"."""
+
+    k: int
+    mask: Mask
+    temperature: float
+    outcome: str
+    seconds: float
+    tokens: int
+    fill: str = ""
+    sample: Fill | None = None
+    error: str = ""
+
+    @property
+    def candidate(self) -> Fill | None:
+        return self.sample
+
+    def event(self) -> PatchFill:
+        return PatchFill(k=self.k, template=self.mask.template, file=self.mask.file, line=self.mask.line,
+                         temperature=self.temperature, outcome=self.outcome, seconds=round(self.seconds, 2),
+                         tokens=self.tokens, fill=self.fill[:200], **({"error": self.error} if self.error else {}))
+
+
+def fim_tokens(model: object) -> tuple[str, str, str] | None:
+    """The fill-in-the-middle tokens of ``model`` (None: it has none, or no raw ``fill`` call)."""
+    name = str(getattr(model, "model_name", "") or "").lower()
+    if not callable(getattr(model, "fill", None)):
+        return None
+    return next((tokens for family, tokens in FIM_TOKENS.items() if family in name), None)
+
+
+class ClozeFixer:
+    """Fills of fix-template masks over the ranked lines of the ranked functions."""
+
+    name = "cloze"
+    calls_model = True
+
+    def candidates(self, view: FixerView) -> Iterator[Filled] | list:
+        """Tier 1's fills (each :class:`Filled`, with its candidate when it gave one); none when no
+        model starts, the model has no fill-in-the-middle tokens, or no line has a mask (a
+        ``patch.phase`` event with ``skipped`` says why)."""
+        return self._tier(view, 1)
+
+    def more(self, view: FixerView, tier: int) -> Iterator[Filled] | list:
+        """Tier ``tier`` (2, 3, ...): the masks of ranked lines LINES[tier-1]..LINES[tier], then one
+        more fill (T = 1) of every earlier mask ([]: nothing left)."""
+        return self._tier(view, tier)
+
+    def _tier(self, view: FixerView, tier: int) -> Iterator[Filled] | list:
+        if tier >= len(LINES):
+            return []
+        try:
+            models = view.models() if view.models is not None else []
+        except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
+            view.emit(PatchPhase(phase="cloze", skipped=f"{type(exc).__name__}: {exc}"[:300]))
+            return []
+        model = next((m for m in models if fim_tokens(m) is not None), None)
+        if model is None:
+            view.emit(PatchPhase(phase="cloze", skipped="no model with fill-in-the-middle"))
+            return []
+        lines = ranked_lines(view)
+        new = _masks(view, lines[LINES[tier - 1]:LINES[tier]])
+        draws = [(m, t, s) for m in new for t, s in FILLS]
+        if tier > 1:
+            draws += [(m, 1.0, tier) for m in _masks(view, lines[:LINES[tier - 1]])]
+        if not draws:
+            if tier == 1:
+                view.emit(PatchPhase(phase="cloze", skipped="no mask on the suspicious lines"))
+            return []
+        view.emit(PatchPhase(phase="cloze", candidates=len(draws)))
+        seen = {normalized(j.candidate.new_text) for j in view.verdicts() if isinstance(j.candidate, Fill)}
+        return _draw(model, view, draws, seen, first_k=(tier - 1) * 1000)
+
+
+def ranked_lines(view: FixerView) -> list[tuple[str, int]]:
+    """The localized lines inside the ranked functions, by suspiciousness then by function rank."""
+    loc, out = view.localization, []
+    for rank, (span, _) in enumerate(view.ranked):
+        out += [(-loc.scores[(span.file, ln)], rank, span.file, ln) for ln in range(span.start, span.end + 1)
+                if loc.scores.get((span.file, ln), 0) > 0]
+    return list(dict.fromkeys((f, ln) for _, _, f, ln in sorted(out)))
+
+
+def _masks(view: FixerView, lines: list[tuple[str, int]]) -> list[Mask]:
+    out: list[Mask] = []
+    for file in dict.fromkeys(f for f, _ in lines):
+        try:
+            out += masks(view.original(file), file, [ln for f, ln in lines if f == file])
+        except (OSError, ValueError, SyntaxError):
+            continue
+    return sorted(out, key=lambda m: lines.index((m.file, m.line)))
+
+
+def header(view: FixerView) -> str:
+    """The comment every prompt starts with: the failing tests and their messages (3 at most)."""
+    failed = [t for t in view.localization.tests if t.outcome == "failed"][:3]
+    said = [f"# {t.nodeid}: {' '.join(str(t.message).split())}"[:200] for t in failed]
+    return "\n".join(["# The tests that fail:", *said]) + "\n" if said else ""
+
+
+def _draw(model, view: FixerView, draws: list[tuple[Mask, float, int]], seen: set[str],
+          first_k: int = 0) -> Iterator[Filled]:
+    """One model call per (mask, temperature, seed), in order, until ``view.stopped()`` or two
+    calls in a row failed; the fills are numbered from ``first_k``. ``seen``: the normalized
+    texts judged already (updated)."""
+    pre, suf, mid = fim_tokens(model) or ("", "", "")
+    head, errors = header(view), 0
+    for k, (mask, temperature, seed) in enumerate(draws, start=first_k):
+        if view.stopped():
+            return
+        text = view.original(mask.file)
+        prompt = f"{pre}{head}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
+        start = time.monotonic()
+        try:
+            reply, tokens = model.fill(prompt, max_tokens=MAX_TOKENS, temperature=temperature, seed=seed, stop=STOP)
+        except Exception as exc:  # noqa: BLE001 - a failed call is reported; two in a row end the tier
+            errors += 1
+            yield Filled(k, mask, temperature, "error", time.monotonic() - start, 0,
+                         error=f"{type(exc).__name__}: {exc}"[:300])
+            if errors >= 2:
+                return
+            continue
+        errors = 0
+        yield judge(mask, text, reply, k, temperature, time.monotonic() - start, tokens, seen)
+
+
+def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds: float, tokens: int,
+          seen: set[str]) -> Filled:
+    """The :class:`Filled` of ``reply`` for ``mask`` of ``text``: its candidate, or why none
+    (``seen``: the normalized texts drawn so far; updated)."""
+    fill = reply.split("\n")[0].strip()  # the prefix ends with the line's indentation
+    if not fill or fill == mask.original.strip():
+        return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
+    new_text = mask.apply(text, fill)
+    try:
+        key = normalized(new_text)
+        ast.parse(new_text)
+    except (SyntaxError, ValueError):
+        return Filled(k, mask, temperature, "no_parse", seconds, tokens, fill)
+    if key == normalized(text):  # the same code, a comment added
+        return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
+    if key in seen:
+        return Filled(k, mask, temperature, "duplicate", seconds, tokens, fill)
+    seen.add(key)
+    return Filled(k, mask, temperature, "candidate", seconds, tokens, fill, Fill(mask.file, new_text, mask, fill, k,
+                                                                              temperature))

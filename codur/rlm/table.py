@@ -1,0 +1,239 @@
+"""The query side of ``records(text)`` (:mod:`codur.rlm.records`): :class:`Record`, :class:`Records` and
+the predicates ``startswith``, ``contains``, ``one_of``, ``above``, ``below`` a ``where`` takes.
+
+Standard library only (imported inside the sandbox worker). Equality in ``where`` and ``join`` ignores
+case and type (``where(port="41468")`` matches the int 41468, ``level="error"`` matches ``ERROR``); a
+time field matches a string that begins it (``time="2026-05-03"``: that day).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+__all__ = ["Record", "Records", "above", "below", "contains", "one_of", "startswith"]
+
+EXAMPLES = 3
+
+
+class Record(dict):
+    """One record's fields; a missing field reads as None. ``raw``: its line; ``line``: its number."""
+
+    def __init__(self, fields: dict, raw: str = "", line: int = 0) -> None:
+        super().__init__(fields)
+        self.raw, self.line = raw, line
+
+    def __missing__(self, key):
+        return None
+
+
+def _text(value) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat().lower()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value).strip().lower()
+
+
+def same(value, wanted) -> bool:
+    """Whether a field's ``value`` is ``wanted`` (a callable: its verdict; else equal ignoring case and
+    type; a time: ``wanted`` begins it)."""
+    if callable(wanted):
+        try:
+            return bool(wanted(value))
+        except Exception:  # noqa: BLE001 - a predicate that fails on a value does not match it
+            return False
+    if value is None:
+        return wanted is None
+    if isinstance(value, datetime) and isinstance(wanted, str):
+        return _text(value).startswith(wanted.strip().replace(" ", "T").lower())
+    return value == wanted or _text(value) == _text(wanted)
+
+
+def startswith(prefix: str) -> Callable:
+    """A ``where`` predicate: the value begins with ``prefix`` (ignoring case)."""
+    return lambda value: value is not None and _text(value).startswith(_text(prefix))
+
+
+def contains(part: str) -> Callable:
+    """A ``where`` predicate: the value holds ``part`` (ignoring case)."""
+    return lambda value: value is not None and _text(part) in _text(value)
+
+
+def one_of(*values) -> Callable:
+    """A ``where`` predicate: the value is one of ``values``."""
+    return lambda value: any(same(value, v) for v in values)
+
+
+def above(limit: float) -> Callable:
+    """A ``where`` predicate: a number greater than ``limit``."""
+    return lambda value: isinstance(value, int | float) and value > limit
+
+
+def below(limit: float) -> Callable:
+    """A ``where`` predicate: a number less than ``limit``."""
+    return lambda value: isinstance(value, int | float) and value < limit
+
+
+def _shown(value):
+    """An example value as the fields summary prints it: a time in ISO form, text up to 40 characters."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value[:40] + "…" if isinstance(value, str) and len(value) > 40 else value
+
+
+def _describe(constraint) -> str:
+    name, wanted = constraint
+    return f"{name}={wanted!r}" if not callable(wanted) else f"{name}=<{getattr(wanted, '__name__', 'test')}>"
+
+
+class Records:
+    """Records in the order of the text, and the lines that were none (``unparsed``).
+
+    ``on_empty(note)`` is called when a ``where`` with 2+ constraints keeps nothing although each
+    constraint alone keeps something (the note gives each one's count); the REPL shows it.
+    """
+
+    def __init__(self, items: Iterable[Record] = (), *, unparsed: list[str] | None = None,
+                 formats: Counter | None = None, on_empty: Callable[[str], None] | None = None) -> None:
+        self.items = list(items)
+        self.unparsed = [] if unparsed is None else unparsed
+        self.formats = Counter() if formats is None else formats
+        self.on_empty = on_empty
+
+    def add(self, record: Record, fmt: str) -> None:
+        self.items.append(record)
+        self.formats[fmt] += 1
+
+    def _derived(self, items: Iterable[Record]) -> Records:
+        return Records(items, unparsed=self.unparsed, formats=self.formats, on_empty=self.on_empty)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __getitem__(self, index):
+        return self._derived(self.items[index]) if isinstance(index, slice) else self.items[index]
+
+    def __call__(self, text=None) -> Records:
+        """A Records called like ``records(text)``: the text read as records (these records when ``text``
+        is None). A small model names its variable ``records = records(context)``, and its next block's
+        ``records(context)`` would otherwise fail."""
+        if text is None:
+            return self
+        from codur.rlm.records import records  # records.py builds on this module
+
+        read = records(text)
+        read.on_empty = self.on_empty
+        return read
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(f"{fmt} {n:,}" for fmt, n in self.formats.most_common())
+        return (f"<{len(self.items):,} records ({kinds or 'none read'}); {len(self.unparsed):,} unparsed lines; "
+                "print(recs.fields()) lists the fields>")
+
+    def where(self, *tests: Callable[[Record], bool], **constraints) -> Records:
+        """The records meeting every test (a function of the record) and every ``field=value``
+        (a value, or a predicate of the value: ``startswith("auth-")``, ``above(100)``, a lambda)."""
+        kept = [r for r in self.items if all(same(r.get(name), wanted) for name, wanted in constraints.items())
+                and all(same(r, test) for test in tests)]
+        if not kept and len(constraints) + len(tests) >= 2 and self.on_empty is not None:
+            alone = [(_describe(c), sum(1 for r in self.items if same(r.get(c[0]), c[1]))) for c in constraints.items()]
+            alone += [(getattr(t, "__name__", "test"), sum(1 for r in self.items if same(r, t))) for t in tests]
+            if all(n for _, n in alone):
+                self.on_empty(f"where({', '.join(d for d, _ in alone)}) -> 0 records, but each constraint alone "
+                              f"matches some: {'; '.join(f'{d}: {n:,}' for d, n in alone)}. Print a few records "
+                              "of each (recs.where(...).top(3)) and check the values you wrote")
+        return self._derived(kept)
+
+    def count(self) -> int:
+        """How many records."""
+        return len(self.items)
+
+    def values(self, field: str) -> list:
+        """The field's value of every record that has it, in order."""
+        return [r[field] for r in self.items if r.get(field) is not None]
+
+    def sum(self, field: str) -> int | float:
+        """The sum of the field's numeric values (numbers written as text count; others are skipped)."""
+        total = 0
+        for value in self.values(field):
+            if isinstance(value, str):
+                try:
+                    value = float(value.replace(",", ""))
+                except ValueError:
+                    continue
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                total += value
+        return round(total, 6) if isinstance(total, float) else total
+
+    def group_count(self, key: str | Callable[[Record], object]) -> Counter:
+        """How many records per value of the field ``key`` (or of ``key(record)``); records without it
+        are left out. A :class:`collections.Counter`: ``.most_common(1)`` is the largest group."""
+        groups: Counter = Counter()
+        for r in self.items:
+            try:
+                value = key(r) if callable(key) else r.get(key)
+            except Exception:  # noqa: BLE001 - a record the function cannot read is in no group
+                continue
+            if value is not None:
+                groups[value] += 1
+        return groups
+
+    def top(self, n: int = 5, by: str | None = None) -> Records:
+        """The first ``n`` records, or the ``n`` with the largest numeric ``by`` field."""
+        if by is None:
+            return self._derived(self.items[:n])
+        ranked = [r for r in self.items if isinstance(r.get(by), int | float)]
+        return self._derived(sorted(ranked, key=lambda r: r[by], reverse=True)[:n])
+
+    def first(self) -> Record | None:
+        """The first record, or None."""
+        return self.items[0] if self.items else None
+
+    def join(self, left_field: str, right_field: str | None = None) -> Records:
+        """Each record with ``left_field`` merged with each other record whose ``right_field`` (default:
+        the same name) holds that value, ignoring case; the left record's fields win a clash. With one
+        field name for both sides, records pair once (the earlier one on the left) and only when each
+        has a field the other lacks (an order's line and its shipment's, not two payments)."""
+        right_field = right_field or left_field
+        index: dict[str, list[tuple[int, Record]]] = {}
+        for at, r in enumerate(self.items):
+            if r.get(right_field) is not None:
+                index.setdefault(_text(r[right_field]), []).append((at, r))
+        merged = []
+        for at, left in enumerate(self.items):
+            if left.get(left_field) is None:
+                continue
+            for other, right in index.get(_text(left[left_field]), ()):
+                if other == at or (left_field == right_field and (
+                        other < at or left.keys() <= right.keys() or right.keys() <= left.keys())):
+                    continue
+                merged.append(Record({**right, **left}, f"{left.raw}\n{right.raw}", left.line))
+        return self._derived(merged)
+
+    def fields(self) -> FieldSummary:
+        """Each field name with how many records have it and up to 3 example values, most common first."""
+        counts: Counter = Counter()
+        examples: dict[str, list] = {}
+        for r in self.items:
+            for name, value in r.items():
+                counts[name] += 1
+                seen = examples.setdefault(name, [])
+                if len(seen) < EXAMPLES and value not in seen:
+                    seen.append(value)
+        return FieldSummary({name: (n, examples[name]) for name, n in counts.most_common()})
+
+
+class FieldSummary(dict):
+    """field name -> (records having it, example values); printed one field a line."""
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{name}: {n:,} records, e.g. {', '.join(repr(_shown(v)) for v in ex)}"
+                         for name, (n, ex) in self.items())

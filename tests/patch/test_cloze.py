@@ -1,0 +1,230 @@
+"""The cloze fixer on programs of our own: a fill-in-the-middle model (a local HTTP server that
+speaks the OpenAI ``/v1/completions`` protocol and answers each fill by a script) fills the
+masks of the suspicious lines; each fill is spliced and judged by the real tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from codur.llm.deadline import DeadlineChatOpenAI
+from codur.llm.local import MODEL_ALIAS
+from codur.llm.scripted import ScriptedChatModel
+from codur.patch import PatchPipeline
+from codur.patch.fixers.cloze import fim_tokens
+from codur.patch.masks import masks
+from codur.patch.prompt import PromptParts
+from codur.patch.sampling import Sampler
+from codur.patch.splice import function_at
+
+from .conftest import patch_settings, write_repo
+
+PYPROJECT = '[project]\nname = "toy"\nversion = "0.1.0"\n\n[tool.pytest.ini_options]\npythonpath = ["."]\n'
+#: Every started kilogram is charged: the fix is ``math.ceil`` inside one expression.
+SHIPPING = {
+    "shipping.py": '''
+        import math
+
+
+        def shipping_fee(weight_kg, per_kg=2.5):
+            """Charge every started kilogram: 0.2 kg costs one kilogram."""
+            if weight_kg <= 0:
+                raise ValueError("weight must be positive")
+            kilograms = weight_kg
+            return kilograms * per_kg
+        ''',
+    "test_shipping.py": '''
+        from shipping import shipping_fee
+
+
+        def test_a_started_kilogram_is_charged_whole():
+            assert shipping_fee(1.2) == 5.0
+
+
+        def test_whole_kilograms():
+            assert shipping_fee(2) == 5.0
+        ''',
+    "pyproject.toml": PYPROJECT,
+}
+#: A user without an e-mail address must be skipped: the fix is a guard around one line.
+REMINDERS = {
+    "reminders.py": '''
+        def reminders(users):
+            """One line per user that has an e-mail address."""
+            out = []
+            for name, email in users:
+                out.append(f"{name} <{email.lower()}>")
+            return out
+        ''',
+    "test_reminders.py": '''
+        from reminders import reminders
+
+
+        def test_users_without_email_are_skipped():
+            assert reminders([("Ann", "ANN@x.org"), ("Bob", None)]) == ["Ann <ann@x.org>"]
+
+
+        def test_every_user_with_email():
+            assert reminders([("Ann", "a@x.org")]) == ["Ann <a@x.org>"]
+        ''',
+    "pyproject.toml": PYPROJECT,
+}
+#: A header value may hold a colon: split at the first one only (a wrong argument list).
+HEADERS = {
+    "headers.py": '''
+        def parse_header(line):
+            """'Name: value' -> ('name', 'value'); the value may hold colons."""
+            name, value = line.split(":", 2)
+            return name.strip().lower(), value.strip()
+        ''',
+    "test_headers.py": '''
+        from headers import parse_header
+
+
+        def test_a_value_with_a_colon():
+            assert parse_header("Time: 12:30") == ("time", "12:30")
+
+
+        def test_a_plain_value():
+            assert parse_header("Host: x.org") == ("host", "x.org")
+        ''',
+    "pyproject.toml": PYPROJECT,
+}
+
+Answer = Callable[[str, str], str]
+
+
+@pytest.fixture
+def fim_server() -> Iterator[Callable[[Answer], tuple[DeadlineChatOpenAI, list[dict]]]]:
+    """Start a local ``/v1/completions`` server answering each fill with ``answer(prefix, suffix)``
+    (the prompt split at the FIM tokens); returns the model that calls it and the requests seen."""
+    servers = []
+
+    def start(answer: Answer) -> tuple[DeadlineChatOpenAI, list[dict]]:
+        seen: list[dict] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                seen.append(body)
+                prompt = body["prompt"]
+                prefix, _, rest = prompt.removeprefix("<|fim_prefix|>").partition("<|fim_suffix|>")
+                text = answer(prefix, rest.removesuffix("<|fim_middle|>"))
+                reply = {"id": "c", "object": "text_completion", "created": 0, "model": body["model"],
+                         "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
+                         "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 5,
+                                   "total_tokens": len(prompt) // 4 + 5}}
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        model = DeadlineChatOpenAI(base_url=f"http://127.0.0.1:{server.server_port}/v1", api_key="local",
+                                   model=MODEL_ALIAS, timeout=30, max_retries=0)
+        return model, seen
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def run_cloze(repo: Path, model, **changes):
+    events: list = []
+    settings = patch_settings(**{"fixers": ("cloze",), "time_budget_s": 120, **changes})
+    result = PatchPipeline(repo, settings, models=[model], on_event=events.append).run()
+    return result, [e.as_dict() if hasattr(e, "as_dict") else e for e in events]
+
+
+def fills(events) -> list[dict]:
+    return [e for e in events if e["event_type"] == "patch.fill"]
+
+
+def test_a_fill_of_the_right_hand_side_adds_the_missing_ceil(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, SHIPPING)
+    model, seen = fim_server(lambda prefix, suffix: "math.ceil(weight_kg)" if prefix.endswith("kilograms = ")
+                             else "weight_kg")
+    result, events = run_cloze(repo, model)
+    assert result.status == "patched" and result.source == "cloze", result.message
+    assert "+    kilograms = math.ceil(weight_kg)\n" in result.diff
+    assert result.provenance["template"] == "rhs" and result.provenance["text"] == "math.ceil(weight_kg)"
+    # the model was asked for fills only: every prompt is FIM, with the failing test said first
+    assert all(b["prompt"].startswith("<|fim_prefix|># The tests that fail:\n# test_shipping.py::") for b in seen)
+    assert all(b["prompt"].endswith("<|fim_middle|>") and b["stop"][0] == "\n" for b in seen)
+    assert all(b["max_tokens"] <= 64 for b in seen)
+    outcomes = {f["outcome"] for f in fills(events)}
+    assert "candidate" in outcomes and outcomes <= {"candidate", "unchanged", "duplicate", "no_parse"}
+    assert result.llm_calls == len(seen) and result.tokens > 0
+
+
+def test_a_new_guard_around_the_line_skips_the_users_without_email(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, REMINDERS)
+    model, _ = fim_server(lambda prefix, suffix: "email" if prefix.endswith("    if ") and suffix.startswith(":\n")
+                          else "out.append(name)")
+    result, _ = run_cloze(repo, model)
+    assert result.status == "patched" and result.provenance["template"] == "guard", result.message
+    assert "+        if email:\n+            out.append(" in result.diff
+
+
+def test_a_fill_of_the_argument_list_splits_at_the_first_colon_only(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, HEADERS)
+    model, seen = fim_server(lambda prefix, suffix: '":", 1' if prefix.endswith("line.split(") else "line")
+    result, events = run_cloze(repo, model)
+    assert result.status == "patched" and result.provenance["template"] == "args", result.message
+    assert '+    name, value = line.split(":", 1)\n' in result.diff
+    # a fill that gives the masked code back is never judged
+    judged = [e for e in events if e["event_type"] == "patch.candidate"]
+    assert all(e["provenance"]["text"] != "line" or e["provenance"]["template"] != "callee" for e in judged)
+    # the prompts share their start: the server's prompt cache keeps the header and the file's top
+    head = "<|fim_prefix|># The tests that fail:\n"
+    assert all(b["prompt"].startswith(head) for b in seen) and len(seen) >= 4
+
+
+def test_the_models_masks_come_before_the_mutation_tiers(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, SHIPPING)
+    model, seen = fim_server(lambda prefix, suffix: "weight_kg * 1")  # never a fix
+    settings = dict(fixers=("mutation", "cloze"), max_mutants=2, max_pairs=0, time_box_s=1.0)
+    result, events = run_cloze(repo, model, **settings)
+    assert result.status == "not_found"
+    order = [p for p in result.phases if "tier" in p]
+    assert order[:2] == ["cloze (tier 2)", "cloze (tier 3)"] and "mutation (tier 2)" in order, result.phases
+    # the model off: the mutation tiers still run
+    off = PatchPipeline(repo, patch_settings(time_budget_s=120, **settings), models=None).run()
+    assert "mutation (tier 2)" in off.phases and not any(p.startswith("cloze") for p in off.phases)
+
+
+def test_masks_follow_the_templates_and_a_model_without_fim_gets_none():
+    text = "def f(xs, n):\n    total = sum(xs, 0)\n    return total > n\n"
+    found = [(m.line, m.template, m.original) for m in masks(text, "f.py", [3, 2])]
+    assert found == [(3, "return", "total > n"), (3, "compare", "total"), (3, "compare", "n"),
+                     (3, "line", "return total > n"), (3, "guard", ""), (3, "before", ""),
+                     (2, "rhs", "sum(xs, 0)"), (2, "args", "xs, 0"), (2, "arg", "xs"), (2, "arg", "0"),
+                     (2, "callee", "sum"), (2, "line", "total = sum(xs, 0)"), (2, "guard", ""), (2, "before", "")]
+    # "after" line 2 is "before" line 3: one mask; nothing runs after a return
+    assert fim_tokens(ScriptedChatModel(replies=[])) is None
+
+
+SRC = "def price(quantity, unit):\n    gross = quantity + unit\n    return gross\n"
+
+
+def test_a_kind_of_prompt_that_gave_the_code_back_is_not_asked_again():
+    parts = PromptParts([function_at(SRC, 2, "shop.py")], SRC, "shop.py::test_price FAILED")
+    echo = "```python\n" + SRC + "```"
+    model = ScriptedChatModel(replies=[echo], default_reply=echo)
+    drawn = list(Sampler([model], parts, echoes=1).draw(6))
+    assert [(d.variant, d.outcome) for d in drawn] == [("plain", "unchanged"), ("file", "unchanged")]
+    assert len(model.calls) == 2  # the function prompt once, the whole-file prompt once
+    again = list(Sampler([ScriptedChatModel(replies=[], default_reply=echo)], parts).draw(4))
+    assert [d.outcome for d in again] == ["unchanged"] * 4  # without the limit: asked again
