@@ -202,12 +202,10 @@ def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds
     fill = reply.split("\n")[0].strip()  # the prefix ends with the line's indentation
     if not fill or fill == mask.original.strip():
         return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
-    new_text = mask.apply(text, fill)
-    try:
-        key = normalized(new_text)
-        ast.parse(new_text)
-    except (SyntaxError, ValueError):
+    new_text = _parsed(mask, text, fill) or _parsed(mask, text, fill := _overlap_cut(fill, mask.suffix(text)))
+    if new_text is None:
         return Filled(k, mask, temperature, "no_parse", seconds, tokens, fill)
+    key = normalized(new_text)
     if key == normalized(text):  # the same code, a comment added
         return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
     if key in seen:
@@ -215,3 +213,21 @@ def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds
     seen.add(key)
     return Filled(k, mask, temperature, "candidate", seconds, tokens, fill, Fill(mask.file, new_text, mask, fill, k,
                                                                               temperature))
+
+
+def _parsed(mask: Mask, text: str, fill: str) -> str | None:
+    """``text`` with ``mask`` filled by ``fill``, or None when that does not parse."""
+    new_text = mask.apply(text, fill)
+    try:
+        ast.parse(new_text)
+    except (SyntaxError, ValueError):
+        return None
+    return new_text
+
+
+def _overlap_cut(fill: str, suffix: str) -> str:
+    """``fill`` without the longest end of it the suffix starts with (a model that wrote the
+    ``:`` of ``if <hole>:`` or the ``)`` of a call again)."""
+    line = suffix.split("\n")[0]
+    cut = next((n for n in range(min(len(fill), len(line)), 0, -1) if line.startswith(fill[-n:])), 0)
+    return fill[:len(fill) - cut] if cut else fill
