@@ -95,11 +95,11 @@ def fim_vs_chat(model, ours: list[str]) -> None:
                         row[1] += 1
                     except SyntaxError:
                         pass
-                    if filled.sample is not None:
-                        row[2] += 1
-                        row[3] += passes(repo, file, filled.sample.new_text)
-                    print(f"{name:10} {way:4} {mask.template:9} {filled.outcome:9} {seconds:5.1f}s {reply[:60]!r}",
-                          flush=True)
+                    fixed = filled.sample is not None and passes(repo, file, filled.sample.new_text)
+                    row[2] += filled.sample is not None
+                    row[3] += fixed
+                    print(f"{name:10} {way:4} {mask.template:9} {filled.outcome:9} {'fixed' if fixed else '':5} "
+                          f"{seconds:5.1f}s {reply[:60]!r}", flush=True)
     print("\n| way | fills | fills that parse | distinct candidates | fixes | seconds per fill |")
     print("|---|---|---|---|---|---|")
     for way, (n, ok, distinct, fixes, seconds) in rows.items():
