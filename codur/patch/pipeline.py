@@ -147,7 +147,7 @@ class PatchPipeline:
                                  start, phases)
             if outcome is not None and outcome.best is not None:
                 return self._end(self._found(session, outcome.best, info), start, phases, session)
-            if self.held.found:  # no clean plausible candidate: the best held-back one
+            if self.held.found and not self.cancel.is_set():  # no clean plausible candidate: the best held back
                 originals = {f: session.original(f) for c, _, _ in self.held.found for f in files_of(c)}
                 best, evaluation = rank(self.held, originals, session.loc)
                 return self._end(self._found(session, best, info, evaluation), start, phases, session)

@@ -190,6 +190,8 @@ class Progress(PatchLines):
 
     @on(VerifyVerdict)
     def _verdict(self, event: VerifyVerdict) -> str | None:
+        if event.plausible:  # passed, held back by an anti-pattern (codur.validate.antipatterns)
+            return f"   [yellow]! plausible, not verified: {escape(str(event.plausible))}[/]"
         if not event.refused:  # the agent's change refused (codur.validate.footprint)
             return None
         return f"   [yellow]! refused the change: {escape(str(event.refused))}[/]"

@@ -249,6 +249,7 @@ def test_the_progress_lines_say_what_was_held_back():
     from rich.console import Console
 
     from codur.core.events.patch import PatchCandidate, PatchFound
+    from codur.core.events.verify import VerifyVerdict
     from codur.ui.progress import Progress
 
     buffer = io.StringIO()
@@ -257,9 +258,12 @@ def test_the_progress_lines_say_what_was_held_back():
     progress(PatchCandidate(source="mutation", label="parcels.py:6 deleted `if`", provenance={}, result="held",
                             fixed=1, seconds=0.2, reason=why))
     progress(PatchFound(label="parcels.py:6 deleted `if`", provenance={"source": "mutation"}, diff="", held=[why]))
+    progress(VerifyVerdict(passed=True, strategy="tests", source="deterministic", overruled=None, fallback=None,
+                           refused=None, plausible=why))
     text = buffer.getvalue()
+    assert f"! plausible, not verified: {why}" in text
     assert f"#1 mutation: parcels.py:6 deleted `if` → held back: {why}" in text
-    assert "plausible patch, held back (" in text and why in text.splitlines()[-1]
+    assert "plausible patch, held back (" in text and why in text.splitlines()[-2]
 
 
 def test_among_held_back_candidates_the_one_fewer_passing_tests_ran_wins(tmp_path: Path):

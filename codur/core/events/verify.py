@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codur.core.events.base import Event
+from codur.core.events.base import OMIT, Event
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,7 +35,8 @@ class VerifyOverruled(Event, kind="verify.overruled"):
 
 @dataclass(frozen=True, kw_only=True)
 class VerifyVerdict(Event, kind="verify.verdict"):
-    """The verdict: passed, its strategy and source, and why it was overruled, fell back or refused the change."""
+    """The verdict: passed, its strategy and source, and why it was overruled, fell back or refused the change;
+    ``plausible``: a passed change's held-back anti-patterns in words (:mod:`codur.validate.antipatterns`)."""
 
     passed: bool
     strategy: str
@@ -43,3 +44,4 @@ class VerifyVerdict(Event, kind="verify.verdict"):
     overruled: str | None
     fallback: str | None
     refused: str | None
+    plausible: str = OMIT

@@ -38,7 +38,7 @@ is ``success`` with reason ``unverified``, never ``verified``.
 
 Events: ``verify.unverified`` {why, passed, judged} (a passed change no test exercised),
 ``verify.start`` {task_type, has_tests, model}, ``verify.overruled`` {model_said,
-overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback, refused}.
+overruled}, ``verify.verdict`` {passed, strategy, source, overruled, fallback, refused, plausible}.
 """
 
 from __future__ import annotations
@@ -139,7 +139,8 @@ def verification_agent_node(state: CodurState, ctx: Run) -> ExecuteNodeResult:
     if verdict.overruled:
         emit(VerifyOverruled(model_said=run.verdict.passed if run.verdict else None, overruled=verdict.overruled))
     emit(VerifyVerdict(passed=verdict.passed, strategy=verdict.strategy, source=verdict.source,
-                       overruled=verdict.overruled, fallback=verdict.fallback, refused=verdict.refused))
+                       overruled=verdict.overruled, fallback=verdict.fallback, refused=verdict.refused,
+                       **({"plausible": verdict.plausible} if verdict.plausible else {})))
     update = ExecuteNodeResult(verification_details=verdict)
     if not verdict.passed:
         update["failure_signatures"] = [verdict.signature]
