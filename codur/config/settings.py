@@ -127,7 +127,7 @@ class CodurConfig(BaseSettings):
     endpoint_failure_limit: int = Field(
         2, ge=1, description="Timeouts, connection failures or replies refused for their size in a row after which a "
         "run calls that model endpoint "
-        "no more, for any role (a circuit breaker, codur.llm.deadline.CircuitBreaker); the run then ends "
+        "no more, for any role (a circuit breaker, codur.llm.breaker.CircuitBreaker); the run then ends "
         "model_unavailable unless a fixer without a model solves it.")
     max_cost_usd: float | None = Field(
         None, ge=0, description="Spend on model calls a run may make, USD (priced as codur.llm.pricing says; the "

@@ -56,7 +56,7 @@ class RunReport:
         (what the graph would have said is kept in ``metadata.stop["before_cancel"]``); a graph
         that stopped while still running ends ``error``. A run that failed (not refused) while a
         model endpoint was given up (``endpoints_down``: the circuit breaker's
-        :meth:`codur.llm.deadline.CircuitBreaker.down`) ends ``model_unavailable`` naming it: its
+        :meth:`codur.llm.breaker.CircuitBreaker.down`) ends ``model_unavailable`` naming it: its
         ``no_progress`` or ``max_turns`` was the endpoint's doing (the graph's reason is kept in
         ``metadata.stop["before_model_unavailable"]``). A run the patch search ended
         ``no_plausible_patch`` keeps why that search stopped in ``metadata.stop["search"]``

@@ -41,7 +41,7 @@ class CallBounds:
         retry_after_cap_s: a 429's Retry-After up to this many seconds is waited for.
         cancel: the run's cancel event: a call in flight ends when it is set
             (:class:`codur.llm.deadline.ModelCallCancelled`); None: none.
-        breaker: the run's :class:`codur.llm.deadline.CircuitBreaker`, shared by its models; None: none.
+        breaker: the run's :class:`codur.llm.breaker.CircuitBreaker`, shared by its models; None: none.
     """
 
     deadline: float | None = None
@@ -137,7 +137,7 @@ class ConfigModelProvider:
         cancel: the run's cancel event: a model call in flight ends when it is set.
         ledger: records every call of these models (default: a new one).
 
-    Its models share one :class:`codur.llm.deadline.CircuitBreaker` (``endpoint_failure_limit``):
+    Its models share one :class:`codur.llm.breaker.CircuitBreaker` (``endpoint_failure_limit``):
     an endpoint that timed out or refused that many calls in a row is not called again.
     """
 
@@ -147,7 +147,7 @@ class ConfigModelProvider:
         self.deadline = deadline if deadline is not None else time.monotonic() + config.timeout_s
         self.ledger = ledger or UsageLedger()
         self._cache: dict[str, BaseChatModel] = {}
-        from codur.llm.deadline import CircuitBreaker
+        from codur.llm.breaker import CircuitBreaker
 
         self.breaker = CircuitBreaker(config.endpoint_failure_limit)
 

@@ -99,7 +99,7 @@ class SocketCut:
 
 def failure_of(exc: BaseException) -> tuple[str, str]:
     """(what a failed model call raised, naming its real cause; its kind for
-    :meth:`codur.llm.deadline.CircuitBreaker.record`): a reply refused for its size or its compression
+    :meth:`codur.llm.breaker.CircuitBreaker.record`): a reply refused for its size or its compression
     (:class:`ReplyTooLarge`, which openai reports as a connection error) is
     ``reply refused``, a timeout ``timeout``, anything else a ``connection failure``."""
     cause: BaseException | None = exc

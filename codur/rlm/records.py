@@ -204,3 +204,6 @@ def records(text: str) -> Records:
         for number, line in block:
             _read_line(number, line, out)
     return out
+
+
+Records.reader = staticmethod(records)

@@ -93,7 +93,11 @@ class Records:
 
     ``on_empty(note)`` is called when a ``where`` with 2+ constraints keeps nothing although each
     constraint alone keeps something (the note gives each one's count); the REPL shows it.
+    ``Records.reader`` is :func:`codur.rlm.records.records`, set by that module (it builds on this
+    one, so this one does not import it back).
     """
+
+    reader: Callable[[str], Records]
 
     def __init__(self, items: Iterable[Record] = (), *, unparsed: list[str] | None = None,
                  formats: Counter | None = None, on_empty: Callable[[str], None] | None = None) -> None:
@@ -124,9 +128,7 @@ class Records:
         ``records(context)`` would otherwise fail."""
         if text is None:
             return self
-        from codur.rlm.records import records  # records.py builds on this module
-
-        read = records(text)
+        read = Records.reader(text)
         read.on_empty = self.on_empty
         return read
 

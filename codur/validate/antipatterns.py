@@ -26,7 +26,6 @@ files), :func:`refusal`, :func:`held_back`, :func:`plausible_line`.
 from __future__ import annotations
 
 import ast
-import difflib
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -38,14 +37,20 @@ from codur.testing.ids import is_test_file
 from codur.validate.shapes import (
     Unit,
     blocks,
+    callee,
     conditions,
     constant,
+    dead,
     exits,
     guards,
     inverse,
+    loop_key,
+    nested,
+    paired,
     pure_call,
     short,
     similar,
+    take,
 )
 
 
@@ -245,45 +250,23 @@ def _early_exit(was: Unit | None, unit: Unit, new: str, path: str) -> Iterator[F
         yield Finding(Kind.EARLY_EXIT, path, body[0].lineno, short(new, body[0]))
     if was is None:
         return
-    loops = {_loop_key(n): n for n in was.nodes if isinstance(n, ast.For | ast.AsyncFor | ast.While)}
+    loops = {loop_key(n): n for n in was.nodes if isinstance(n, ast.For | ast.AsyncFor | ast.While)}
     for node in unit.nodes:
         if isinstance(node, ast.For | ast.AsyncFor | ast.While) and exits(node.body[0], returns_only=True):
-            match = loops.get(_loop_key(node))
+            match = loops.get(loop_key(node))
             if match is not None and not exits(match.body[0], returns_only=True):
                 yield Finding(Kind.EARLY_EXIT, path, node.body[0].lineno, short(new, node.body[0]))
-
-
-def _loop_key(node: ast.For | ast.AsyncFor | ast.While) -> str:
-    if isinstance(node, ast.While):
-        return ast.dump(node.test)
-    return ast.dump(node.target) + ast.dump(node.iter)
 
 
 def _unreachable(was: Unit | None, unit: Unit, new: str, path: str) -> Iterator[Finding]:
     """Statements after a ``return``, ``raise``, ``continue`` or ``break`` of the same block that
     were not unreachable before (Tan et al. 2016: the dead code an early exit leaves). One finding
     per block, at its first unreachable statement."""
-    before = Counter(ast.dump(s) for b in (blocks(was) if was else []) for s in _dead(b))
+    before = Counter(ast.dump(s) for b in (blocks(was) if was else []) for s in dead(b))
     for block in blocks(unit):
-        fresh = [s for s in _dead(block) if not _take(before, ast.dump(s))]
+        fresh = [s for s in dead(block) if not take(before, ast.dump(s))]
         if fresh:
             yield Finding(Kind.UNREACHABLE, path, fresh[0].lineno, short(new, fresh[0]))
-
-
-def _take(counts: Counter, key: str) -> bool:
-    """Take one ``key`` off ``counts``: False when none was left."""
-    if counts[key] <= 0:
-        return False
-    counts[key] -= 1
-    return True
-
-
-def _dead(block: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of ``block`` after its first exit."""
-    for i, stmt in enumerate(block):
-        if exits(stmt):
-            return block[i + 1:]
-    return []
 
 
 def _duplicate(was: Unit | None, unit: Unit, new: str, path: str) -> Iterator[Finding]:
@@ -298,7 +281,7 @@ def _duplicate(was: Unit | None, unit: Unit, new: str, path: str) -> Iterator[Fi
         return
     kept = [n for n, d, k in unit.compound if d in old_dumps and k >= 3]
     for copy in added:
-        for origin in (n for n in kept if not _nested(n, copy)):
+        for origin in (n for n in kept if not nested(n, copy)):
             if not similar(unit.text(copy), unit.text(origin)):
                 continue
             twins_now = sum(similar(unit.text(origin), unit.text(n)) for n in (*added, *kept) if n is not origin)
@@ -308,10 +291,6 @@ def _duplicate(was: Unit | None, unit: Unit, new: str, path: str) -> Iterator[Fi
                 header = short(new, origin).rstrip(":")
                 yield Finding(Kind.DUPLICATE, path, copy.lineno, f"{header}: ...", str(origin.lineno))
                 return
-
-
-def _nested(a: ast.AST, b: ast.AST) -> bool:
-    return any(n is b for n in ast.walk(a)) or any(n is a for n in ast.walk(b))
 
 
 def _deleted_guards(was: Unit, unit: Unit, old: str, path: str):
@@ -339,7 +318,7 @@ def _deleted_raise(was: Unit, unit: Unit, old: str, path: str, gone: set[int]) -
     now = raises(unit)
     if len(before) > len(now):
         left = Counter(ast.dump(n) for n in now)
-        lost = [n for n in before if not _take(left, ast.dump(n))]
+        lost = [n for n in before if not take(left, ast.dump(n))]
         node = lost[0] if lost else before[-1]
         yield Finding(Kind.RAISE, path, node.lineno, short(old, node))
 
@@ -351,17 +330,10 @@ def _deleted_call(was: Unit, unit: Unit, old: str, path: str, gone: set[int]) ->
     def calls(u: Unit) -> list[ast.Expr]:
         return [n for n in u.nodes if isinstance(n, ast.Expr) and pure_call(n.value) is False]
     before = [n for n in calls(was) if id(n) not in gone]
-    left = Counter(_callee(n) for n in calls(unit))
-    lost = [n for n in before if not _take(left, _callee(n))]
+    left = Counter(callee(n) for n in calls(unit))
+    lost = [n for n in before if not take(left, callee(n))]
     if lost:
         yield Finding(Kind.CALL, path, lost[0].lineno, short(old, lost[0]))
-
-
-def _callee(stmt: ast.Expr) -> str:
-    """The name a call statement calls (``append`` of ``self._undo.append(x)``): a call whose
-    receiver or arguments changed is the same call."""
-    func = (stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value).func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ast.dump(func)
 
 
 def _conditions(was: Unit, unit: Unit, old: str, new: str, path: str) -> Iterator[Finding]:
@@ -369,17 +341,9 @@ def _conditions(was: Unit, unit: Unit, old: str, new: str, path: str) -> Iterato
     ``if``) paired in order where the change replaced one by another: one negated whole (``not
     c``, or its one comparison inverted, ``>`` for ``<=``), or one replaced by a constant (Tan et
     al. 2016, the anti-pattern of trivial conditions)."""
-    for a, b in _paired(conditions(was), conditions(unit)):
+    for a, b in paired(conditions(was), conditions(unit)):
         if constant(b) and not constant(a):
             yield Finding(Kind.CONSTANT, path, b.lineno, short(old, a), short(new, b))
         elif inverse(a, b):
             yield Finding(Kind.NEGATED, path, b.lineno, short(old, a))
 
-
-def _paired(a: list[ast.expr], b: list[ast.expr]) -> Iterator[tuple[ast.expr, ast.expr]]:
-    """The (old, new) conditions that the change replaced one for one (difflib's replace blocks
-    of equal length, over the conditions' dumps)."""
-    matcher = difflib.SequenceMatcher(None, [ast.dump(n) for n in a], [ast.dump(n) for n in b], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            yield from zip(a[i1:i2], b[j1:j2], strict=True)

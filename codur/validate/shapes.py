@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from collections import Counter
 from collections.abc import Iterator
 from functools import cached_property
 
@@ -167,3 +168,45 @@ def short(source: str, node: ast.AST, *, cut: bool = False, width: int = 80) -> 
         text = f"{first} {'or' if isinstance(node.op, ast.Or) else 'and'} ..."
     line = text.strip().splitlines()[0].strip() if text.strip() else ""
     return line if len(line) <= width else line[:width - 3].rstrip() + "..."
+
+
+def loop_key(node: ast.For | ast.AsyncFor | ast.While) -> str:
+    if isinstance(node, ast.While):
+        return ast.dump(node.test)
+    return ast.dump(node.target) + ast.dump(node.iter)
+
+
+def take(counts: Counter, key: str) -> bool:
+    """Take one ``key`` off ``counts``: False when none was left."""
+    if counts[key] <= 0:
+        return False
+    counts[key] -= 1
+    return True
+
+
+def dead(block: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of ``block`` after its first exit."""
+    for i, stmt in enumerate(block):
+        if exits(stmt):
+            return block[i + 1:]
+    return []
+
+
+def nested(a: ast.AST, b: ast.AST) -> bool:
+    return any(n is b for n in ast.walk(a)) or any(n is a for n in ast.walk(b))
+
+
+def callee(stmt: ast.Expr) -> str:
+    """The name a call statement calls (``append`` of ``self._undo.append(x)``): a call whose
+    receiver or arguments changed is the same call."""
+    func = (stmt.value.value if isinstance(stmt.value, ast.Await) else stmt.value).func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ast.dump(func)
+
+
+def paired(a: list[ast.expr], b: list[ast.expr]) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """The (old, new) conditions that the change replaced one for one (difflib's replace blocks
+    of equal length, over the conditions' dumps)."""
+    matcher = difflib.SequenceMatcher(None, [ast.dump(n) for n in a], [ast.dump(n) for n in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            yield from zip(a[i1:i2], b[j1:j2], strict=True)

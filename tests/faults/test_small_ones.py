@@ -12,7 +12,8 @@ from pathlib import Path
 import openai
 import pytest
 
-from codur.llm.deadline import CircuitBreaker, DeadlineChatOpenAI
+from codur.llm.breaker import CircuitBreaker
+from codur.llm.deadline import DeadlineChatOpenAI
 from codur.llm.http import MAX_REPLY_BYTES
 
 CODUR = Path(sys.executable).with_name("codur")
