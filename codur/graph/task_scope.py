@@ -21,18 +21,7 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
 - **Verified means the behaviour was checked** (:func:`behaviour_checked`): a fix or feature
   task whose verdict passes without a test that exercises what it asked gets
   ``Verdict.unverified``; the run then ends ``success`` with reason ``unverified``.
-- **The change's footprint** (:func:`change_refusal`, :func:`refused_verdict`): for a fix or a
-  feature task, a run whose change edits a test, empties a function or deletes too much
-  (:func:`codur.validate.footprint.refusal`) does not pass verification, whatever the tests say.
-  Test files may change when the task asks for tests (:func:`codur.validate.footprint.asks_for_tests`:
-  "add a test for X", "fix the test in tests/test_x.py"), and a feature task may add new test
-  files (its own tests, as above), not change the existing ones. Other task types (refactor,
-  documentation, file operations, test writing classified as validation) are not judged.
-- **The change's anti-patterns** (:func:`change_findings`, :mod:`codur.validate.antipatterns`):
-  the same tasks' change is refused when it leaves code unreachable, duplicates a block or adds
-  an unconditional early exit; one that deletes a guard, a ``raise`` or a call, negates a
-  condition or replaces it by a constant passes as ``Verdict.plausible``, and the run ends
-  ``success`` with reason ``plausible``, never ``verified``.
+- **The change's footprint and anti-patterns** are judged in :mod:`codur.graph.change_verdict`.
 """
 
 from __future__ import annotations
@@ -49,8 +38,6 @@ from codur.graph.verification.verdict import Evidence, Verdict
 from codur.testing.ids import file_of, is_test_file
 from codur.tools.context import ToolContext, ToolError
 from codur.tools.git import git
-from codur.validate import antipatterns, footprint
-from codur.validate.antipatterns import Finding
 
 if TYPE_CHECKING:
     from codur.graph.context import Run
@@ -295,62 +282,4 @@ def feature_verdict(verdict: Verdict, absent: list[str], unrelated: list[str]) -
         out.evidence.append(Evidence(command="requested change", output=f"not found: {what}", ok=False))
         out.reasoning = f"the task asked for {what}, which does not exist; {out.reasoning}"
         out.signature = f"missing: {what}\n{out.signature}".strip()
-    return out
-
-
-def change_texts(state: CodurState, ctx: Run) -> tuple[dict[str, str | None], dict[str, str | None]] | None:
-    """The run's change as texts (the change journal's files: original, then now; None for a file
-    that did not exist / was deleted), or None when the task is not judged (not a fix or feature)."""
-    if state.get("task_type", "code_fix") not in ("code_fix", "code_generation"):
-        return None
-    tools = ctx.tools
-    originals = tools.journal.originals()
-
-    def text(data: bytes | None) -> str | None:
-        return None if data is None else data.decode("utf-8", "replace")
-
-    changed = tools.journal.changed_files
-    now = {rel: (tools.root / rel).read_bytes() if (tools.root / rel).is_file() else None for rel in changed}
-    return {rel: text(originals.get(rel)) for rel in changed}, {rel: text(data) for rel, data in now.items()}
-
-
-def change_refusal(state: CodurState, ctx: Run, findings: list[Finding] | None = None) -> str | None:
-    """Why the run's change (:func:`change_texts`) is refused whatever the tests say
-    (:func:`codur.validate.footprint.refusal`, then a refused anti-pattern of ``findings``,
-    :func:`codur.validate.antipatterns.refusal`), or None; see the module docstring for the
-    tasks judged and when tests may change."""
-    change = change_texts(state, ctx)
-    if change is None:
-        return None
-    why = footprint.refusal(*change, tests=footprint.asks_for_tests(state.get("task", "")),
-                            new_tests=state.get("task_type") == "code_generation")
-    return why or antipatterns.refusal(findings or [])
-
-
-def change_findings(state: CodurState, ctx: Run) -> list[Finding]:
-    """The anti-patterns of the run's change (:func:`codur.validate.antipatterns.judge_files`),
-    [] when the task is not judged."""
-    change = change_texts(state, ctx)
-    return antipatterns.judge_files(*change) if change is not None else []
-
-
-def plausible_verdict(verdict: Verdict, findings: list[Finding]) -> Verdict:
-    """``verdict``, when it passed and ``findings`` hold back the change, with ``plausible``
-    saying what they are (:meth:`codur.validate.antipatterns.Finding.describe`, joined by
-    ``; also ``); else ``verdict`` itself."""
-    held = antipatterns.held_back(findings)
-    if not verdict.passed or not held:
-        return verdict
-    return verdict.model_copy(update={"plausible": "; also ".join(f.describe() for f in held)})
-
-
-def refused_verdict(verdict: Verdict, why: str) -> Verdict:
-    """``verdict`` failed because the change was refused for ``why`` (a
-    :func:`codur.validate.footprint.refusal` reason): its evidence says so, its reasoning tells the
-    next turn what to do instead, its signature starts with ``refused: <why>``."""
-    out = verdict.model_copy(deep=True)
-    out.passed, out.refused = False, why
-    out.evidence.append(Evidence(command="footprint check", output=f"refused: {why}", ok=False))
-    out.reasoning = f"the change was refused: it {why}; {footprint.advice(why)}. {out.reasoning}".strip()
-    out.signature = f"refused: {why}\n{out.signature}".strip()
     return out

@@ -1,6 +1,7 @@
 """What one search of the candidate-patch pipeline carries from phase to phase
 (:class:`SearchRun`), a phase (:class:`Phase`), the queue keys of a model fixer's
-backfill (:func:`is_backfill`), and the models built once for every model fixer (:func:`once`).
+backfill (:func:`is_backfill`), the models built once for every model fixer (:func:`once`), and
+a result's diffs (:func:`diff_of`, :func:`best_near_miss`).
 Used by :class:`codur.patch.pipeline.PatchPipeline` alone."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from codur.patch.chain import Chain
-from codur.validate.evaluate import Candidate
+from codur.validate.diffs import unified_diffs
+from codur.validate.evaluate import Candidate, apply_files, files_of
 from codur.validate.session import RepairSession
 
 
@@ -64,3 +66,17 @@ def once(build: Callable[[], T]) -> Callable[[], T]:
         return value
 
     return built
+
+
+def diff_of(session: RepairSession, candidate: Candidate) -> str:
+    """The unified diff of every file ``candidate`` changes, against the session's originals."""
+    originals = {f: session.original(f) for f in files_of(candidate)}
+    return unified_diffs(originals, apply_files(candidate, originals))
+
+
+def best_near_miss(session: RepairSession, near: list[tuple[Any, int]], failing: int) -> dict:
+    """The result's ``near_miss``: of ``near`` (candidate, failing tests it fixed), the one that
+    fixed the most (the earliest mutant on a tie), with its label, provenance, files and diff."""
+    sample, fixed = sorted(near, key=lambda sf: (-sf[1], getattr(sf[0], "k", 0)))[0]
+    return {"label": sample.label, "fixed": fixed, "failing": failing, "provenance": sample.provenance,
+            "files": list(files_of(sample)), "diff": diff_of(session, sample)}

@@ -1,31 +1,17 @@
 """The candidate-patch pipeline: every fixer's candidates judged by one evaluator, cheapest first.
 
-For a fix task with failing tests (see AGENTIC_LOGIC.md, "The candidate-patch pipeline"):
+For a fix task with failing tests (AGENTIC_LOGIC.md, "The candidate-patch pipeline", has the
+whole order): the repair session localizes (coverage, Ochiai); each fixer of
+:data:`codur.patch.fixers.FIXERS` the settings enable proposes candidates through a
+:class:`codur.patch.fixer.FixerView`; this pipeline alone schedules them, tests them on the
+workers (a model fixer's beside the untried mutants), counts them per fixer and keeps the near
+misses; what a fixer left untried is tested at the end (phase ``"<fixer> (rest)"``).
 
-1. **Localize.** The repair session copies the repo into private workers, starts the
-   warm pytest fork server and runs the suite once with per-test coverage (Ochiai).
-2. **The fixers**, in cost order: each fixer of :data:`codur.patch.fixers.FIXERS` the
-   settings' ``fixers`` enable proposes its candidates (:meth:`codur.patch.fixer.Fixer.candidates`,
-   given a :class:`codur.patch.fixer.FixerView`); this pipeline alone schedules them, tests
-   them on the workers, counts them per fixer and keeps the near misses. A fixer that calls
-   no model is searched for at most ``time_box_s`` seconds when a model fixer follows; a
-   model fixer's candidates are tested while it draws the next, with what the earlier
-   fixers left untried beside it on the cores the model leaves.
-3. **The rest.** The candidates a fixer left untried (the mutants past the time box that
-   the model fixer did not reach) are tested on every worker once every fixer had its turn
-   (phase ``"<fixer> (rest)"``), until the search budget runs out.
-
-The first plausible patch wins (failing tests pass, passing tests still pass). A candidate
-that edits a test or deletes too much is refused before its tests run
-(:mod:`codur.validate.footprint`), and so is one with a refused anti-pattern
-(:mod:`codur.validate.antipatterns`); the result lists what was refused (``refused``). A
-plausible candidate with a held-back anti-pattern does not win at once: the search goes on for
-a bounded extra budget, and the best of the held-back ones is applied only when no clean one
-comes (:mod:`codur.patch.choice`); the result's ``held`` says what it does. A
-candidate may change several files; nothing in the repo is written here: the result
-carries the diff of every file, and the graph's patch node applies it through the
-ToolExecutor. What is left unsolved goes to the tool-loop agent,
-with the best near miss as context.
+A candidate that edits a test, deletes too much (:mod:`codur.validate.footprint`) or has a
+refused anti-pattern (:mod:`codur.validate.antipatterns`) is refused before its tests run. A
+clean plausible patch wins at once; a held-back one waits while the search goes on for a bounded
+extra budget (:mod:`codur.patch.choice`). Nothing in the repo is written here: the result
+carries every file's diff, which the graph's patch node applies through the ToolExecutor.
 """
 
 from __future__ import annotations
@@ -46,11 +32,10 @@ from codur.patch.chain import Chain
 from codur.patch.choice import Held, Stop, rank
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
-from codur.patch.phases import Phase, SearchRun, is_backfill, once
+from codur.patch.phases import Phase, SearchRun, best_near_miss, diff_of, is_backfill, once
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
-from codur.validate.diffs import unified_diffs
 from codur.validate.evaluate import Candidate, CandidateVerdict, Evaluation, apply_files, files_of
 from codur.validate.search import CandidateQueue, SearchOutcome
 from codur.validate.session import RepairSession
@@ -81,9 +66,6 @@ class PatchPipeline:
             any change (None: unknown), and that run's seconds. No focus: the whole suite.
         policy: the run's test policy (:meth:`codur.tools.executor.ToolExecutor.test_policy`),
             handed to every candidate worker (default: none).
-
-    The fixers are those of :data:`codur.patch.fixers.FIXERS` (read when the pipeline is
-    built) that ``settings.fixers`` names, in that list's order.
     """
 
     def __init__(self, repo, settings: PatchSettings, *,
@@ -166,7 +148,7 @@ class PatchPipeline:
         files = list(files_of(best))
         provenance = {**best.provenance, "judged": session.judged(tuple(files))}
         held = [f.as_dict() for f in evaluation.held] if evaluation is not None else []
-        result = PatchResult(PatchStatus.PATCHED, self._diff(session, best), best.file, files, best.label,
+        result = PatchResult(PatchStatus.PATCHED, diff_of(session, best), best.file, files, best.label,
                              best.provenance["source"], provenance, held=held, **info)
         self.emit(PatchFound(label=best.label, provenance=result.provenance, diff=result.diff,
                              **({"held": [f["description"] for f in held]} if held else {})))
@@ -347,12 +329,6 @@ class PatchPipeline:
 
     # -- helpers -----------------------------------------------------------------------
 
-    @staticmethod
-    def _diff(session: RepairSession, candidate: Candidate) -> str:
-        """The unified diff of every file ``candidate`` changes, against the originals."""
-        originals = {f: session.original(f) for f in files_of(candidate)}
-        return unified_diffs(originals, apply_files(candidate, originals))
-
     def stopped(self) -> bool:
         """Cancelled, over the token budget, past the deadline, or past the extra budget of a
         held-back candidate (:class:`codur.patch.choice.Held`): no fixer starts."""
@@ -365,10 +341,7 @@ class PatchPipeline:
         result.elapsed_s = round(time.monotonic() - start, 3)
         result.phases = phases
         if self.near and session is not None:
-            sample, fixed = sorted(self.near, key=lambda sf: (-sf[1], getattr(sf[0], "k", 0)))[0]
-            result.near_miss = {"label": sample.label, "fixed": fixed, "failing": len(result.failing),
-                                "provenance": sample.provenance, "files": list(files_of(sample)),
-                                "diff": self._diff(session, sample)}
+            result.near_miss = best_near_miss(session, self.near, len(result.failing))
         self.emit(PatchDone(status=result.status.value, source=result.source, tried=result.tried,
                              llm_calls=result.llm_calls, tokens=result.tokens, elapsed_s=result.elapsed_s,
                              phases=phases, message=result.message, refused=result.refused))

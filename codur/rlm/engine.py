@@ -160,7 +160,7 @@ class RLMEngine:
     def fits_context(self, question: str, context: Any) -> bool:
         """True when ``context`` (a str) fits the model's window whole with room for the answer: the
         direct path (issue 40, item 4). Its tokens are estimated at
-        :data:`prompts.DIRECT_CHARS_PER_TOKEN` characters each (dense logs and JSON run ~3, prose ~4);
+        :data:`codur.rlm.estimate.DIRECT_CHARS_PER_TOKEN` characters each (dense logs and JSON run ~3, prose ~4);
         the prompt's own words, the question and ``direct_answer_tokens`` must fit beside it in
         ``context_window_tokens`` (None: never direct)."""
         window = self.config.context_window_tokens

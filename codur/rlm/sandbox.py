@@ -52,8 +52,8 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, spawn
-from codur.sandbox.lifetime import make_temp_dir
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden
+from codur.sandbox.lifetime import make_temp_dir, spawn
 from codur.sandbox.process import kill_process_group
 from codur.sandbox.secrets import redact
 

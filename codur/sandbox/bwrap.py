@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import functools
 import os
-import queue
 import shutil
 import stat
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
 from codur.sandbox.lifetime import die_with_parent
 from codur.sandbox.limits import default_tmp_mb
@@ -56,8 +52,6 @@ READ_ONLY_IN_REPO = (".git", ".codur")
 #: The home's credential folders and files (SSH, AWS, GnuPG, GitHub CLI, Docker, Kubernetes,
 #: netrc): never bound into the sandbox, whatever an interpreter names (:func:`never_bound`).
 CREDENTIAL_DIRS = (".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".netrc")
-_spawner: list[queue.SimpleQueue] = []
-_spawner_lock = threading.Lock()
 
 
 def allowed_env(extra: Mapping[str, str] | None = None, allow: Iterable[str] = ()) -> dict[str, str]:
@@ -326,28 +320,3 @@ def fallback_reason(problem: str) -> str:
     runs without bubblewrap; ``problem`` is :func:`bwrap_problem`'s answer."""
     return (f"code runs without the bubblewrap sandbox ({problem}): only the timeout, the "
             "process-group kill and the environment allowlist apply")
-
-
-def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
-    """``subprocess.Popen(argv, **popen)`` from one thread that lives as long as codur: bwrap's
-    ``--die-with-parent`` and ``PR_SET_PDEATHSIG`` (:func:`codur.sandbox.lifetime.die_with_parent`,
-    the default ``preexec_fn``) fire when the *thread* that started the child ends, and a
-    long-lived child (the repair fork server, the RLM worker) is often started from a
-    short-lived one. Raises what Popen raises."""
-    with _spawner_lock:
-        if not _spawner:
-            _spawner.append(queue.SimpleQueue())
-            threading.Thread(target=_serve_spawns, args=(_spawner[0],), name="codur-spawner", daemon=True).start()
-    done: Future = Future()
-    popen.setdefault("preexec_fn", die_with_parent())  # armed in the spawner thread's child
-    _spawner[0].put((list(argv), popen, done))
-    return done.result()
-
-
-def _serve_spawns(requests: queue.SimpleQueue) -> None:
-    while True:
-        argv, popen, done = requests.get()
-        try:
-            done.set_result(subprocess.Popen(argv, **popen))
-        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
-            done.set_exception(exc)

@@ -6,7 +6,7 @@ SIGKILL on Linux (:func:`die_with_parent`, a ``preexec_fn``; it works with
 ``start_new_session``): the kernel kills it when codur dies, however it dies (SIGKILL,
 the OOM killer, a closed terminal). The signal is tied to the *thread* that forked the
 child, so a long-lived child is started from one thread that lives as long as codur
-(:func:`codur.sandbox.bwrap.spawn`); under bubblewrap ``--die-with-parent`` does the
+(:func:`spawn`); under bubblewrap ``--die-with-parent`` does the
 same. A child's own children are not covered by it: the repair fork server arms it in
 every run it forks, bubblewrap's PID namespace ends with its first process, and the
 process-group kill (:mod:`codur.sandbox.process`) reaches the rest on a normal end. The
@@ -25,13 +25,18 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import queue
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 #: The name of the owner file in a temporary folder: ``<pid> <start time in clock ticks>``.
@@ -153,3 +158,33 @@ def sweep(root: Path | None = None, *, max_age_s: float = SWEEP_AGE_S) -> list[P
         shutil.rmtree(entry.path, ignore_errors=True)
         removed.append(Path(entry.path))
     return removed
+
+
+_spawner: list[queue.SimpleQueue] = []
+_spawner_lock = threading.Lock()
+
+
+
+def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **popen)`` from one thread that lives as long as codur: bwrap's
+    ``--die-with-parent`` and ``PR_SET_PDEATHSIG`` (:func:`codur.sandbox.lifetime.die_with_parent`,
+    the default ``preexec_fn``) fire when the *thread* that started the child ends, and a
+    long-lived child (the repair fork server, the RLM worker) is often started from a
+    short-lived one. Raises what Popen raises."""
+    with _spawner_lock:
+        if not _spawner:
+            _spawner.append(queue.SimpleQueue())
+            threading.Thread(target=_serve_spawns, args=(_spawner[0],), name="codur-spawner", daemon=True).start()
+    done: Future = Future()
+    popen.setdefault("preexec_fn", die_with_parent())  # armed in the spawner thread's child
+    _spawner[0].put((list(argv), popen, done))
+    return done.result()
+
+
+def _serve_spawns(requests: queue.SimpleQueue) -> None:
+    while True:
+        argv, popen, done = requests.get()
+        try:
+            done.set_result(subprocess.Popen(argv, **popen))
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller)
+            done.set_exception(exc)

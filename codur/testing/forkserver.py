@@ -19,8 +19,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from codur.sandbox.bwrap import bwrap_problem, cannot_see, spawn
+from codur.sandbox.bwrap import bwrap_problem, cannot_see
 from codur.sandbox.interpreter import interpreter_paths
+from codur.sandbox.lifetime import spawn
 from codur.sandbox.process import signal_group
 from codur.testing import command as testcmd
 from codur.testing import confine as sandbox

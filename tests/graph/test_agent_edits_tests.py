@@ -1,5 +1,5 @@
 """An agent that makes the failing test pass by editing it does not end success/verified: its
-change is refused at verification (codur/graph/task_scope.py: change_refusal), the next turn is
+change is refused at verification (codur/graph/change_verdict.py: change_refusal), the next turn is
 told why, and a run that ends on it says ``refused: edited <file>``. A task that asks for the
 test to be fixed may edit it."""
 

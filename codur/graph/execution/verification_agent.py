@@ -22,7 +22,7 @@ test that failed before the run and does not belong to the task is not held agai
 A fix or feature task whose change edits a test (unless the task asks for tests), empties a
 function or class, guts a function, deletes more than 20 lines, leaves code unreachable,
 duplicates a block or adds an unconditional early exit fails, whatever the tests say: the same
-checks as every candidate of the patch pipeline (:func:`codur.graph.task_scope.change_refusal`,
+checks as every candidate of the patch pipeline (:func:`codur.graph.change_verdict.change_refusal`,
 :mod:`codur.validate.footprint`, :mod:`codur.validate.antipatterns`). A passed change with a
 held-back anti-pattern (a deleted guard, ``raise`` or call, a negated or constant condition)
 gets ``Verdict.plausible``: the run ends ``success`` with reason ``plausible``. The suite still
@@ -45,11 +45,12 @@ from __future__ import annotations
 
 from codur.core.events import emit
 from codur.core.events.verify import VerifyOverruled, VerifyStart, VerifyUnverified, VerifyVerdict
+from codur.graph.change_verdict import change_findings, change_refusal, plausible_verdict, refused_verdict
 from codur.graph.context import Run
 from codur.graph.nodes import node
 from codur.graph.records import AgentOutcome
 from codur.graph.state import CodurState, ExecuteNodeResult, observation_of, outcome_of
-from codur.graph.task_scope import change_findings, change_refusal, plausible_verdict, refused_verdict, scoped_verdict
+from codur.graph.task_scope import scoped_verdict
 from codur.graph.verification.deterministic import QUESTION_TASKS, syntax_checks, verify_repo
 from codur.graph.verification.judge import judged_unproven, unusable, with_tests, without_tests
 from codur.graph.verification.llm import ChangeUnderReview, ModelRun, run_model_verifier
