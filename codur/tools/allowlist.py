@@ -13,7 +13,10 @@ A list of what is forbidden is bypassed by the first name it lacks (``platform.o
 - pure standard-library modules (:data:`PURE`) and what they hold, walked on the real module: a
   private name, a module that is not pure itself (``typing.sys``, ``re.copyreg``) and
   :data:`PURE_EXCEPT` (``typing.get_type_hints`` evaluates strings) are not allowed; of ``json``
-  only ``loads``, ``dumps`` and ``JSONDecodeError``.
+  only ``loads``, ``dumps`` and ``JSONDecodeError``; of ``logging`` only the loggers, the
+  module-level log calls and the level names (:data:`LOGGING_ALLOWED`: a warning the task asks
+  for goes to the handlers the program already has), never a handler that writes a file or
+  opens a socket (``logging.FileHandler``, ``logging.handlers``, ``logging.config``).
 
 Everything else is flagged, with the kind of risk when its name says it (:func:`kind`:
 ``network``, ``process``, ``dynamic code``), else ``not on the allowlist``.
@@ -31,12 +34,18 @@ from pathlib import Path
 PURE = frozenset({"math", "cmath", "re", "datetime", "itertools", "functools", "collections", "collections.abc",
                   "decimal", "fractions", "statistics", "string", "operator", "typing", "dataclasses", "enum",
                   "bisect", "heapq", "numbers", "abc", "copy", "textwrap", "unicodedata", "calendar", "random",
-                  "__future__", "json"})
+                  "__future__", "json", "logging"})
 #: The names of a pure module that are not: they evaluate strings or reach other modules.
 PURE_EXCEPT = frozenset({"typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref",
                          "operator.attrgetter", "operator.methodcaller"})
 #: Of json, only these.
 JSON_ALLOWED = frozenset({"loads", "dumps", "JSONDecodeError"})
+#: Of logging, only these: loggers, the log calls and the levels (no handler, no config).
+LOGGING_ALLOWED = frozenset({"getLogger", "Logger", "LoggerAdapter", "NullHandler", "debug", "info", "warning",
+                             "warn", "error", "exception", "critical", "log", "DEBUG", "INFO", "WARNING", "WARN",
+                             "ERROR", "CRITICAL", "NOTSET"})
+#: The pure modules of which only some names are allowed.
+ONLY = {"json": JSON_ALLOWED, "logging": LOGGING_ALLOWED}
 #: Builtins with I/O or that reach code and namespaces by name.
 DENIED_BUILTINS = frozenset({"open", "input", "eval", "exec", "compile", "__import__", "globals", "locals", "vars",
                              "breakpoint", "exit", "quit", "help", "copyright", "credits", "license",
@@ -119,8 +128,8 @@ def judge(qualified: str, own: frozenset[str] = frozenset()) -> str | None:
 def _pure(head: str, rest: list[str]) -> str | None:
     """Walk ``head.rest...`` on the real module: a private name, a module that is not pure, or a
     name of :data:`PURE_EXCEPT` is not allowed."""
-    if head == "json":
-        return None if not rest or rest[0] in JSON_ALLOWED else NOT_ALLOWED
+    if head in ONLY:
+        return None if not rest or rest[0] in ONLY[head] else NOT_ALLOWED
     obj: object = importlib.import_module(head)
     path = head
     for part in rest:

@@ -65,7 +65,8 @@ def test_a_code_validation_plan_gets_a_prompt_its_tools_can_follow(invoice_repo:
     the agent is not given it and gets "unknown tool"."""
     planner = ScriptedChatModel(replies=['{"task_type": "code_validation", "agent": "coder", "steps": []}'])
     actor = ScriptedChatModel(replies=[follows_its_prompt, follows_its_prompt])
-    result = run(RunRequest(task="check the bulk discount rule that test_discount_starts_at_threshold tests", repo=invoice_repo),
+    task = "check the bulk discount rule that test_discount_starts_at_threshold tests"
+    result = run(RunRequest(task=task, repo=invoice_repo),
                  models=StaticModelProvider({"planner": planner, "actor": actor}),
                  config=CodurConfig(critic=False, repair=False, max_turns=1, retry_base_delay_s=0))
     assert result.nodes[:5] == ["initialize", "observe", "plan", "delegate", "execute"]

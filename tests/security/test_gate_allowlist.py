@@ -62,6 +62,9 @@ def test_each_bypass_is_not_written_unless_allowed(tmp_path: Path, name: str) ->
     "import functools\n\n\ndef f(x):\n    return functools._lru_cache_wrapper",  # a private name
     "import typing\n\n\ndef f(fn):\n    return typing.get_type_hints(fn)",     # evaluates strings
     "import json\n\n\ndef f(p):\n    return json.load(p)",
+    "import logging\n\n\ndef f(p):\n    logging.getLogger().addHandler(logging.FileHandler(p))",  # a file
+    "import logging.handlers\n\n\ndef f():\n    return logging.handlers.SocketHandler('10.0.0.1', 80)",
+    "import logging.config\n\n\ndef f():\n    return logging.config.listen(9999)",
     "import operator\n\n\ndef f(x, n):\n    return operator.attrgetter(n)(x)",
     "from .util import os\n\n\ndef f():\n    os.system('id')",            # the stdlib through the repo's own module
     "def f(x):\n    return x.__init__.__globals__",
@@ -78,6 +81,15 @@ def test_the_modules_own_names_pure_stdlib_and_plain_builtins_are_allowed() -> N
             "        counts = Counter(i.sku for i in self.items)\n"
             "        return round(math.fsum(i.price for i in self.items) * rate, 2), sorted(counts), "
             "json.dumps(counts), getattr(self, 'items'), Item, open('data.txt').read()\n")
+    assert added(None, code) == []
+
+
+def test_a_warning_logged_through_the_programs_loggers_is_allowed() -> None:
+    """A task asking to log a warning is a common change: the loggers and the log calls are on the
+    list; a handler that writes a file or opens a socket is not (above)."""
+    code = ("import logging\n\nlog = logging.getLogger(__name__)\n\n\ndef passed(score):\n"
+            "    if score > 100:\n        log.warning('score %s is above 100', score)\n"
+            "        logging.warning('again')\n    return score >= 50\n")
     assert added(None, code) == []
 
 
