@@ -10,8 +10,9 @@ config file with its SHA-256 in ``$XDG_CONFIG_HOME/codur/trusted.json`` (the use
 folder); a changed file is not trusted until trusted again.
 
 ``test_command`` is the repo's when it runs pytest or unittest (``pytest ...``,
-``python -m pytest ...``, ``python -m unittest ...``, with ``uv run`` / ``poetry run`` in front);
-any other program is user-only.
+``python -m pytest ...``, ``python -m unittest ...``, with ``uv run`` / ``poetry run`` in front,
+the program bare or by an absolute path); any other program, and any program by a path relative
+to the repo (``tools/python -m pytest``: the repo's own executable), is user-only.
 """
 
 from __future__ import annotations
@@ -58,11 +59,15 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 
 def pytest_like(command: Any) -> bool:
     """Whether ``command`` (a string or argv list) runs pytest or unittest: ``pytest``,
-    ``py.test``, ``python[3[.x]] -m pytest|unittest``, maybe after ``uv run`` / ``poetry run``."""
+    ``py.test``, ``python[3[.x]] -m pytest|unittest``, maybe after ``uv run`` / ``poetry run``,
+    the program named bare or by an absolute path. A path relative to the repo
+    (``tools/python -m pytest``) is the repo's own program, whatever its name: not pytest-like."""
     words = shlex.split(command) if isinstance(command, str) else [str(w) for w in command or []]
     while words[:2] in (["uv", "run"], ["poetry", "run"]):
         words = words[2:]
     if not words:
+        return False
+    if "/" in words[0] and not os.path.isabs(words[0]):
         return False
     program = Path(words[0]).name
     if program in ("pytest", "py.test"):

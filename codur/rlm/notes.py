@@ -138,7 +138,11 @@ def quoted_lines(notes: list[str]) -> list[str]:
     return found
 
 
-CASE_FREE_CALLS = frozenset({"print", "grep", "count", "lines_with", "between", "search_context", "count_matches"})
+CASE_FREE_CALLS = frozenset({"print", "grep", "count", "lines_with", "between", "search_context", "count_matches",
+                             "records", "startswith", "contains", "one_of"})
+#: methods of ``records(text)`` whose literals are field names or values matched ignoring case
+#: (``recs.where(resolution="duplicate")``, ``.sum("fee")``), never a case-sensitive search
+RECORDS_METHODS = frozenset({"where", "sum", "values", "group_count", "top", "join", "fields"})
 #: calls whose literal is an answer, not a search: FINAL("NOT PRESENT") gets no zero-match note
 ANSWER_CALLS = frozenset({"FINAL", "FINAL_VAR"})
 _IGNORES_CASE = re.compile(r"IGNORECASE|\bre\.I\b|\(\?i\)|\.lower\(\)|\.upper\(\)|\.casefold\(\)")
@@ -160,8 +164,9 @@ def _searched_literals(code: str) -> list[str]:
     found: list[str] = []
     for node in ast.walk(tree):
         candidates = []
-        skipped = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-            and node.func.id in CASE_FREE_CALLS | ANSWER_CALLS
+        skipped = isinstance(node, ast.Call) and (
+            isinstance(node.func, ast.Name) and node.func.id in CASE_FREE_CALLS | ANSWER_CALLS
+            or isinstance(node.func, ast.Attribute) and node.func.attr in RECORDS_METHODS)
         if isinstance(node, ast.Call) and not skipped:
             candidates = [*node.args, *(k.value for k in node.keywords)]
         elif isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):

@@ -122,15 +122,20 @@ def _table(lines: list[tuple[int, str]], out: Records) -> bool:
     if head is None or len(lines) < 2:
         return False
     delimiter, names = head
-    rows = list(csv.reader([text for _, text in lines[1:]], delimiter=delimiter))
+    texts = [text for _, text in lines[1:]]
+    rows = list(csv.reader(texts, delimiter=delimiter))
+    if len(rows) != len(texts):  # a quoted cell ran over a line end: read each line on its own
+        rows = [next(csv.reader([text], delimiter=delimiter), []) for text in texts]
     if len(rows[0]) != len(names):
         return False
+    width, made = len(names), 0
     for (number, text), cells in zip(lines[1:], rows, strict=True):
-        if len(cells) == len(names):
-            out.add(Record({name: typed(cell) for name, cell in zip(names, cells, strict=True)}, text, number),
-                    "csv" if delimiter == "," else "table")
+        if len(cells) == width:
+            out.items.append(Record(zip(names, map(_typed_text, cells), strict=True), text, number))
+            made += 1
         else:
             out.unparsed.append(text)
+    out.formats["csv" if delimiter == "," else "table"] += made
     return True
 
 

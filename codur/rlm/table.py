@@ -118,6 +118,18 @@ class Records:
     def __getitem__(self, index):
         return self._derived(self.items[index]) if isinstance(index, slice) else self.items[index]
 
+    def __call__(self, text=None) -> Records:
+        """A Records called like ``records(text)``: the text read as records (these records when ``text``
+        is None). A small model names its variable ``records = records(context)``, and its next block's
+        ``records(context)`` would otherwise fail."""
+        if text is None:
+            return self
+        from codur.rlm.records import records  # records.py builds on this module
+
+        read = records(text)
+        read.on_empty = self.on_empty
+        return read
+
     def __bool__(self) -> bool:
         return bool(self.items)
 

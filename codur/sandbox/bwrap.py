@@ -53,6 +53,9 @@ BWRAP_PROBE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmp
                "--unshare-net", "--unshare-pid", "--die-with-parent", "--",
                next((t for t in ("/bin/true", "/usr/bin/true") if os.path.exists(t)), sys.executable), "-c", "")
 READ_ONLY_IN_REPO = (".git", ".codur")
+#: The home's credential folders and files (SSH, AWS, GnuPG, GitHub CLI, Docker, Kubernetes,
+#: netrc): never bound into the sandbox, whatever an interpreter names (:func:`never_bound`).
+CREDENTIAL_DIRS = (".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".netrc")
 _spawner: list[queue.SimpleQueue] = []
 _spawner_lock = threading.Lock()
 
@@ -265,6 +268,18 @@ def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
     return real, links
 
 
+def never_bound(real: Path) -> bool:
+    """True when the resolved path ``real`` may not be bound into the sandbox: the home itself or
+    a folder holding it, or a credential folder of it (:data:`CREDENTIAL_DIRS`), inside one or
+    holding one (``~/.config`` holds ``~/.config/gh``)."""
+    home = private_home()
+    if home is None:
+        return False
+    if home.is_relative_to(real):
+        return True
+    return any(real.is_relative_to(home / c) or (home / c).is_relative_to(real) for c in CREDENTIAL_DIRS)
+
+
 def bind_back(paths: Iterable[Path], bound: Iterable[Path] = ()) -> list[str]:
     """bwrap's options that show ``paths`` (see :func:`hidden`) inside the private /tmp and
     home as they are outside: each path's real location bound read-only at itself (never the
@@ -272,13 +287,14 @@ def bind_back(paths: Iterable[Path], bound: Iterable[Path] = ()) -> list[str]:
     link on the way that lies there made again (``--symlink``), unless the folder it is in
     is bound whole already (one of those real locations, or ``bound``: the repo). A program
     started by a linked path (``<repo>/.venv/bin/python``, ``.venv`` a link to
-    ``~/.cache/venvs/x``) then starts by that path: the link leads to the bound target."""
+    ``~/.cache/venvs/x``) then starts by that path: the link leads to the bound target. A path
+    :func:`never_bound` refuses (the home, a credential folder) is left hidden."""
     whole = (Path("/tmp"), private_home())
     reals: list[Path] = []
     links: list[tuple[Path, str]] = []
     for path in paths:
         real, met = _walk(Path(path).absolute())
-        if _private(real) and real not in whole and real.exists() and real not in reals:
+        if _private(real) and real not in whole and real.exists() and real not in reals and not never_bound(real):
             reals.append(real)
         links += [(at, text) for at, text in met if _private(at) and (at, text) not in links]
     reals = [r for r in reals if not any(r != o and r.is_relative_to(o) for o in reals)]  # the outermost

@@ -9,10 +9,14 @@ The interpreter (:func:`find_interpreter`), first found:
    venv, nor conda's base environment);
 2. ``$UV_PROJECT_ENVIRONMENT`` in a uv project (``uv.lock``), relative to the repo or absolute;
 3. the repo's ``.venv`` or ``venv``, a folder or a link to one elsewhere;
-4. a uv project (``uv.lock``, ``uv`` on PATH): the interpreter ``uv run`` uses;
-5. a poetry project (``poetry.lock``, ``poetry`` on PATH): ``poetry env info -p``, in
-   the project or in poetry's cache (``~/.cache/pypoetry/virtualenvs``);
-6. codur's own interpreter.
+4. a poetry project (``poetry.lock``): the environment poetry made for it in its cache
+   (:func:`poetry_env`, read from files: ``poetry`` is not run);
+5. codur's own interpreter.
+
+No tool of the project's is run to find it (``uv run`` and ``poetry env info`` build or load
+the project, and a repo may ship its own build backend, ``backend-path = ["."]``): uv's
+environment is the project's ``.venv`` or ``$UV_PROJECT_ENVIRONMENT``, poetry's is found
+where poetry names it.
 
 An activated environment comes first because activating one is the user saying which to
 use; the sandbox sees every one of them (:mod:`codur.sandbox.interpreter`).
@@ -37,7 +41,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codur.sandbox.bwrap import allowed_env
-from codur.sandbox.process import run_process
 from codur.testing.ids import file_of
 
 RUNTIME_DIR = Path(__file__).parent / "_runtime"
@@ -58,8 +61,6 @@ PLUGIN_FILES = {"CODUR_REPAIR_SELECT": "in", "CODUR_REPAIR_TEST_LIMITS": "in", "
 #: the ``run_pytest`` tool, localization): a test running longer fails with a TimeoutError
 #: raised inside it (the repair plugin's SIGALRM), its traceback pointing into the loop.
 TEST_TIMEOUT_S = 10.0
-#: Seconds a tool (uv, poetry) may take to name the project's interpreter.
-ENV_PROBE_TIMEOUT_S = 120.0
 #: Wrappers that run a command in the project's environment: the interpreter rule finds
 #: that environment anyway, so ``uv run pytest -x`` runs as ``<its python> -m pytest -x``.
 ENV_RUNNERS = (("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"))
@@ -131,14 +132,36 @@ def _python_in(prefix: Path) -> Path | None:
     return None
 
 
-def _probe(argv: list[str], repo: Path) -> str:
-    """The first line a tool prints in ``repo`` ("" when it fails or takes too long)."""
+def poetry_env(repo: Path) -> Path | None:
+    """The environment poetry made for the project ``repo`` (resolved) in its cache, read from
+    files as poetry names it (``poetry.utils.env.EnvManager.generate_env_name``):
+    ``<virtualenvs>/<name>-<hash>-py<X.Y>``, ``<name>`` the project's name (``[tool.poetry]`` or
+    ``[project]``) with spaces and shell characters as ``_``, cut to 42 characters, lower case,
+    ``<hash>`` the first 8 characters of the URL-safe base64 of the SHA-256 of the project's
+    path; ``<virtualenvs>`` is ``$POETRY_VIRTUALENVS_PATH``, else ``$POETRY_CACHE_DIR/virtualenvs``,
+    else ``~/.cache/pypoetry/virtualenvs`` (``$XDG_CACHE_HOME`` honoured). The newest Python's
+    when there are several; None when there is none."""
+    import base64
+    import glob
+    import hashlib
+    import re
+    import tomllib
+
     try:
-        done = run_process(argv, cwd=repo, timeout_s=ENV_PROBE_TIMEOUT_S, env=os.environ)
-    except OSError:
-        return ""
-    lines = done.stdout.strip().splitlines()
-    return lines[-1].strip() if done.exit_code == 0 and lines else ""
+        data = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = data.get("tool", {}).get("poetry", {}).get("name") or data.get("project", {}).get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    name = re.sub(r'[ $`!*@"\\\r\n\t]', "_", name.lower())[:42]
+    digest = base64.urlsafe_b64encode(hashlib.sha256(os.path.normcase(str(repo)).encode()).digest()).decode()[:8]
+    cache = os.environ.get("POETRY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "pypoetry")
+    base = Path(os.environ.get("POETRY_VIRTUALENVS_PATH") or os.path.join(cache, "virtualenvs"))
+    found = sorted(base.glob(f"{glob.escape(name)}-{glob.escape(digest)}-py*"),
+                   key=lambda p: tuple(int(x) for x in re.findall(r"\d+", p.name.rsplit("-py", 1)[1])))
+    return found[-1] if found else None
 
 
 def find_interpreter(repo: Path) -> tuple[str, str]:
@@ -154,14 +177,8 @@ def find_interpreter(repo: Path) -> tuple[str, str]:
     for name in (".venv", "venv"):
         if python := _python_in(repo / name):
             return str(python), name
-    if (repo / "uv.lock").is_file() and shutil.which("uv"):
-        found = _probe(["uv", "run", "--frozen", "python", "-c", "import sys; print(sys.executable)"], repo)
-        if found and Path(found).is_file():
-            return found, "uv"
-    if (repo / "poetry.lock").is_file() and shutil.which("poetry"):
-        found = _probe(["poetry", "env", "info", "-p"], repo)
-        if found and (python := _python_in(Path(found))):
-            return str(python), "poetry"
+    if (repo / "poetry.lock").is_file() and (found := poetry_env(repo)) and (python := _python_in(found)):
+        return str(python), "poetry"
     return sys.executable, "codur's interpreter"
 
 

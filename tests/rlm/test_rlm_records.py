@@ -117,3 +117,21 @@ def test_records_in_the_repl_with_its_predicates_and_note():
         empty = sandbox.execute("recs.where(level='WARN', user='kim').count()")
         assert empty.stdout == "0\n" and any("each constraint alone" in note for note in empty.notes)
         assert sandbox.execute("print(len(recs.unparsed))").stdout == "1\n"
+
+
+def test_a_quoted_cell_running_over_a_line_end_leaves_the_other_rows_read():
+    recs = records('id,note\n1,"open\nquote"\n2,fine\n')
+    assert recs.values("id") == [1, 2] and recs.unparsed == ['quote"']
+
+
+def test_a_variable_named_records_still_reads_and_where_literals_get_no_case_note():
+    text = "".join(f"2026-01-0{d} 10:00:00 INFO ticket T-{d} resolution={r}\n"
+                   for d in range(1, 10) for r in ("duplicate", "DUPLICATE", "fixed")) * 80
+    with Sandbox(text, limits=SandboxLimits(timeout_s=10)) as sandbox:
+        first = sandbox.execute("records = records(context)\n"
+                                "n = records.where(resolution='duplicate').count()\nprint(n)")
+        assert (first.error, first.stdout, first.notes) == (None, "1440\n", [])  # where ignores case: no note
+        again = sandbox.execute("records = records(context)\nprint(records.where(resolution='fixed').count())")
+        assert (again.error, again.stdout) == (None, "720\n")
+        plain = sandbox.execute("print(context.count('duplicate'))")
+        assert any("ignoring case" in note for note in plain.notes)  # a real case-sensitive search still is

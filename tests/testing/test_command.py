@@ -83,7 +83,9 @@ def test_other_commands_run_whole_or_pass_pytest_options_through(tmp_path, monke
     assert tox.run_argv(repo, ["-q"], ["tests/t.py"])[-2:] == ["-q", "tests/t.py"]
 
 
-def test_a_uv_project_gets_the_environment_uv_makes(tmp_path, monkeypatch):
+def test_a_uv_project_uses_the_environment_the_user_made_and_makes_none(tmp_path, monkeypatch):
+    """Issue 52: codur runs no ``uv run`` to find a uv project's interpreter (it builds the
+    project); the environment is the project's ``.venv`` once the user made it (``uv sync``)."""
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     uv = Path(sys.executable).with_name("uv")  # the dev extra's
     assert uv.is_file(), "uv is a dev dependency"
@@ -93,9 +95,10 @@ def test_a_uv_project_gets_the_environment_uv_makes(tmp_path, monkeypatch):
     (repo / "pyproject.toml").write_text('[project]\nname = "uvproj"\nversion = "0.1.0"\n'
                                          'requires-python = ">=3.11"\ndependencies = []\n')
     subprocess.run([str(uv), "lock", "--offline", "--quiet"], cwd=repo, check=True, capture_output=True)
-    python, origin = find_interpreter(repo)
-    assert origin == "uv" and Path(python).parent.parent == repo / ".venv"
-    assert find_interpreter(repo) == (python, ".venv")  # made once: the rule's .venv from now on
+    assert find_interpreter(repo) == (sys.executable, "codur's interpreter")
+    assert not (repo / ".venv").exists()  # nothing of uv's ran
+    subprocess.run([str(uv), "sync", "--offline", "--quiet"], cwd=repo, check=True, capture_output=True)
+    assert find_interpreter(repo) == (str(repo / ".venv" / "bin" / "python"), ".venv")
 
 
 @pytest.mark.parametrize("command, message", [("", "empty test command"), ("   ", "empty test command"),

@@ -249,8 +249,10 @@ def test_the_network_is_cut_unless_the_setting_allows_it(repo: Path) -> None:
 
 @needs_bwrap
 def test_a_venv_in_the_private_home_and_its_pth_paths_stay_visible(home_with_a_key: Path) -> None:
-    """Issue 21, item 2: the interpreter, its venv and what its .pth files add are bound back
-    when they live in the home the sandbox hides."""
+    """Issue 21, item 2: the interpreter, its venv and what its .pth files add under its prefix
+    (pip's ``<venv>/src`` checkouts) are bound back when they live in the home the sandbox hides;
+    issue 52: a .pth folder elsewhere in the home is not (never a folder of the home outside
+    the interpreter's prefixes)."""
     import subprocess
 
     from codur.testing.command import TestCommand
@@ -258,16 +260,18 @@ def test_a_venv_in_the_private_home_and_its_pth_paths_stay_visible(home_with_a_k
     home = home_with_a_key.parent
     venv = home / ".venvs" / "proj"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    lib = home / "src" / "lib"
-    lib.mkdir(parents=True)
-    (lib / "homemade.py").write_text("ANSWER = 42\n")
+    lib, elsewhere = venv / "src" / "lib", home / "src" / "other"
+    for folder, name in ((lib, "homemade"), (elsewhere, "outside")):
+        folder.mkdir(parents=True)
+        (folder / f"{name}.py").write_text("ANSWER = 42\n")
     site = next((venv / "lib").glob("python3*/site-packages"))
-    (site / "homemade.pth").write_text(f"{lib}\n")
+    (site / "homemade.pth").write_text(f"{lib}\n{elsewhere}\n")
     (home_with_a_key / "use_it.py").write_text(
         "import os, homemade\nprint('answer', homemade.ANSWER)\n"
-        "print('ssh', os.path.exists(os.path.expanduser('~/.ssh')))\n")
+        "print('ssh', os.path.exists(os.path.expanduser('~/.ssh')))\n"
+        "print('outside', os.path.exists(" + repr(str(elsewhere)) + "))\n")
     ex = ToolExecutor(home_with_a_key)
     python = str(venv / "bin" / "python")
     ex.ctx.test_command = TestCommand((python, "-m", "pytest"), python, (), python, ".venv", True)
     out = ex.execute("run_python_file", {"path": "use_it.py"}).output
-    assert "answer 42" in out and "ssh False" in out, out
+    assert "answer 42" in out and "ssh False" in out and "outside False" in out, out
