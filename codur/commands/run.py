@@ -25,6 +25,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from codur.commands import model_absent
 from codur.ui.progress import Progress, kind
 
 # RunRequest fields -> the option that sets them, for one-line errors
@@ -187,7 +188,7 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     request, config = _request_and_config(err, fields, repo, {**saved, **flags})
     config = _with_modes(config, keep_failed=keep_failed, read_only=read_only, confirm=confirm)
-    config, down = _preflight(err, config, request.task, dry_run=dry_run)  # one cheap request, before the suite
+    config, down = model_absent.preflight(err, config, request.task, dry_run=dry_run)  # before the suite
     progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
     stdout = sys.stdout
     on_event: Callable[[dict], None] = JsonLines(stdout, progress) if json_out else progress
@@ -209,7 +210,7 @@ def run_command(
         raise _fail(err, str(exc)) from None
     finally:
         progress.stop()
-    result = _unavailable(result, down)
+    result = model_absent.ended(result, down)
     if json_out:
         JsonLines(stdout, progress).result(result)
     else:
@@ -261,42 +262,6 @@ def _request_and_config(err: Console, fields: dict[str, Any], repo: Path,
     except ConfigError as exc:
         raise _fail(err, str(exc)) from None
     return request, config
-
-
-def _preflight(err: Console, config: Any, task: str, *, dry_run: bool) -> tuple[Any, str]:
-    """One cheap request to the model endpoint before the suite runs (not in a dry run, nor when no
-    fixer calls a model): (``config``, "") when it answers or is not asked. When it cannot be
-    used, one line says so and the run goes on without the model
-    (:func:`codur.llm.preflight.without_model`): (that config, the endpoint's line); exit 2 when
-    there is nothing to go on with (a question, a feature request, only model fixers)."""
-    from codur.llm.preflight import EndpointUnusable, preflight, without_model
-
-    if config.dry_run or dry_run or not config.model_fixers():
-        return config, ""
-    try:
-        preflight(config)
-    except EndpointUnusable as exc:
-        degraded = without_model(config, task)
-        if degraded is None:
-            raise _fail(err, f"model endpoint {exc}") from None
-        err.print(f"codur: model endpoint {exc}; going on without it: {', '.join(degraded.fixers)} only",
-                  markup=False)
-        return degraded, str(exc)
-    return config, ""
-
-
-def _unavailable(result: Any, down: str) -> Any:
-    """``result`` as it is when the model answered (``down`` empty); of a run that went on without
-    its model (``down``: the endpoint's line), ended as :func:`codur.llm.preflight.unavailable_result`
-    says, and its ``result.json`` rewritten to match."""
-    from codur.core.files import atomic_write_bytes
-    from codur.engine.local import result_json
-    from codur.llm.preflight import unavailable_result
-
-    ended = unavailable_result(result, down) if down else result
-    if ended is not result and result.run_dir is not None and (result.run_dir / "result.json").is_file():
-        atomic_write_bytes(result.run_dir / "result.json", result_json(ended))
-    return ended
 
 
 def _exit_code(result: Any) -> int:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
 from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder, stop_worker, wait_for_graph
 from codur.engine.lock import RepoLock, RepoLocked
-from codur.engine.report import RunReport
+from codur.engine.report import RunReport, result_json
 from codur.engine.resume import save_request, saved_settings
 from codur.engine.settings import run_settings
 from codur.llm.factory import ConfigModelProvider, ModelProvider
@@ -332,7 +331,7 @@ class _Execution:
                             batch=meta.get("batch") or None, task_id=meta.get("batch_task") or None,
                             settings=saved_settings(self.config))
             else:
-                log.ended(self.run_id, json.loads(result.model_dump_json()))
+                log.ended(self.run_id, result.model_dump(mode="json"))
         except Exception as exc:  # noqa: BLE001 - the run list helps later; it does not decide this run
             failed = StorageFailed(error=f"run list ({what}): {type(exc).__name__}: {exc}"[:300])
             self._on_event(wire(failed, self.run_id))
@@ -348,8 +347,3 @@ class _Execution:
         except Exception as exc:  # noqa: BLE001 - any store's failure (a database gone away mid-run)
             self._on_event(wire(MemoryFailed(error=f"{type(exc).__name__}: {exc}"[:300]), self.run_id))
 
-
-def result_json(result: RunResult) -> bytes:
-    """``result`` as ``result.json`` holds it (indented JSON, ASCII: a non-UTF-8 file name's
-    surrogate escapes are written as ``\\udcXX``, which JSON readers take back)."""
-    return json.dumps(result.model_dump(mode="json"), indent=2).encode()

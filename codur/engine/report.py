@@ -8,6 +8,7 @@ reason, fixer, diff, metadata).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +101,9 @@ def _dump(value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     return value.model_dump(mode="json") if hasattr(value, "model_dump") else dict(value)
+
+
+def result_json(result: RunResult) -> bytes:
+    """``result`` as ``result.json`` holds it (indented JSON, ASCII: a non-UTF-8 file name's
+    surrogate escapes are written as ``\\udcXX``, which JSON readers take back)."""
+    return json.dumps(result.model_dump(mode="json"), indent=2).encode()

@@ -66,7 +66,7 @@ from pydantic import Field
 
 from codur.core import cpu
 from codur.core.ports import QuotaStatus
-from codur.llm.http import RESPONSES, ReplyTooLarge, SocketCut, shared_http_client
+from codur.llm.http import RESPONSES, SocketCut, failure_of, shared_http_client
 from codur.llm.quota import quota_from_exception
 
 RETRY_AFTER_WAITS = 2  # Retry-After waits per call at most
@@ -165,20 +165,6 @@ def _cancellable(call: Callable[[], T], cancel: threading.Event) -> T:
     if "error" in box:
         raise box["error"]
     return box["value"]
-
-
-def failure_of(exc: BaseException) -> tuple[str, str]:
-    """(what a failed model call raised, naming its real cause; its kind for
-    :meth:`CircuitBreaker.record`): a reply refused for its size or its compression
-    (:class:`codur.llm.http.ReplyTooLarge`, which openai reports as a connection error) is
-    ``reply refused``, a timeout ``timeout``, anything else a ``connection failure``."""
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, ReplyTooLarge):
-            return f"reply refused: {cause}"[:200], "reply refused"
-        cause = cause.__cause__ or cause.__context__
-    kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection failure"
-    return f"{type(exc).__name__}: {str(exc)[:120]}", kind
 
 
 class CircuitBreaker:

@@ -95,3 +95,17 @@ class SocketCut:
             if sock is not None:
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)  # the blocked read in the call's thread fails now
+
+
+def failure_of(exc: BaseException) -> tuple[str, str]:
+    """(what a failed model call raised, naming its real cause; its kind for
+    :meth:`codur.llm.deadline.CircuitBreaker.record`): a reply refused for its size or its compression
+    (:class:`ReplyTooLarge`, which openai reports as a connection error) is
+    ``reply refused``, a timeout ``timeout``, anything else a ``connection failure``."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ReplyTooLarge):
+            return f"reply refused: {cause}"[:200], "reply refused"
+        cause = cause.__cause__ or cause.__context__
+    kind = "timeout" if isinstance(exc, openai.APITimeoutError) else "connection failure"
+    return f"{type(exc).__name__}: {str(exc)[:120]}", kind

@@ -7,11 +7,8 @@ every role's retries. Only a refused connection, a timeout, and an authenticatio
 refusal (HTTP 401, 403) fail the check; any other answer (a 404 from a server without the
 list, a 500) shows the endpoint is there, and the run meets whatever follows itself.
 
-A failed check does not stop a fix: the model's absence degrades the run (:func:`without_model`).
-The run goes on with the fixers that need no model (mutation search), and ends ``failed`` /
-``model_unavailable`` only when a model was needed and nothing else fixed the bug
-(:func:`unavailable_result`). A task that only a model can do (a question, a feature request)
-or a run whose fixers all need one has nothing to go on with.
+A failed check does not stop a fix: the model's absence degrades the run
+(:mod:`codur.commands.model_absent`).
 """
 
 from __future__ import annotations
@@ -92,36 +89,3 @@ def preflight(config: object, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:
     for endpoint in endpoints(config):
         check_endpoint(endpoint, timeout_s)
 
-
-def without_model(config: object, task: str) -> object | None:
-    """``config`` (a CodurConfig) for a run without its model: the fixers that need none, no
-    critic; None when there is nothing to go on with: the task's wording asks a question, an
-    analysis or a feature (:func:`codur.graph.planning.task.read_task`), or every fixer of the
-    run needs a model."""
-    from codur.core.contracts import MODEL_FIXERS
-    from codur.graph.planning.task import read_task
-    from codur.tools.registry import TaskType
-
-    kind = read_task(task).kind(failing_tests=True)
-    if kind in (TaskType.EXPLANATION, TaskType.CODE_ANALYSIS, TaskType.CODE_GENERATION):
-        return None
-    fixers = [f for f in config.fixers if f not in MODEL_FIXERS]  # type: ignore[attr-defined]
-    if not fixers:
-        return None
-    return config.model_copy(update={"fixers": fixers, "critic": False})  # type: ignore[attr-defined]
-
-
-def unavailable_result(result: object, why: str) -> object:
-    """``result`` (a RunResult of a run :func:`without_model`) as the run with its model would have
-    ended: a failed run (not refused) ends ``model_unavailable (<why>)``, the reason the fixers
-    without a model ended on kept in ``metadata.stop["before_model_unavailable"]``; any other
-    result is returned as it is."""
-    from codur.engine.contracts import RunStatus
-
-    reason = result.reason  # type: ignore[attr-defined]
-    if result.status is not RunStatus.FAILED or reason.startswith(("refused", "model_unavailable")):  # type: ignore[attr-defined]
-        return result
-    meta = result.metadata  # type: ignore[attr-defined]
-    stop = {**meta.stop, "before_model_unavailable": reason}
-    return result.model_copy(update={"reason": f"model_unavailable ({why})",  # type: ignore[attr-defined]
-                                     "metadata": meta.model_copy(update={"stop": stop})})

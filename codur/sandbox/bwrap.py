@@ -175,7 +175,7 @@ def supports_tmpfs_size(bwrap: str) -> bool:
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
                readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None,
                masked: Iterable[Path] = (), read_only_root: bool = False,
-               layer: Sequence[str] = ()) -> list[str]:
+               layer: Sequence[str] = (), replaced: Iterable[tuple[Path, Path]] = ()) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
@@ -189,7 +189,9 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     under ``~`` or a repo's ``.venv`` linked there. ``network``: keep the host's
     network (the setting ``sandbox_network``) instead of none. ``masked``: files of ``root``
     the code sees as empty (``/dev/null`` bound over them: the repo's ``.env`` unless the setting
-    ``allow_secrets``; an empty file of codur's is bound over them, :func:`empty_file`). ``tmp_mb``: the private /tmp's
+    ``allow_secrets``; an empty file of codur's is bound over them, :func:`empty_file`). ``replaced``:
+    (copy, file) pairs, each copy bound read-only over its file (``.git/config`` without its
+    credentials, :func:`codur.tools.masking.git_views`). ``tmp_mb``: the private /tmp's
     size, MiB (the setting ``sandbox_tmp_mb``; None: :func:`codur.sandbox.limits.default_tmp_mb`,
     0: bwrap's own), so a test cannot fill the machine's memory through /tmp (a tmpfs is RAM
     that RLIMIT_AS does not count); a bwrap without ``--size`` gets none. ``--die-with-parent`` is tied
@@ -214,6 +216,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
         cmd += ["--bind", str(path), str(path)]
     for path in masked:
         cmd += ["--ro-bind", str(empty_file()), str(path)]
+    for copy, path in replaced:
+        cmd += ["--ro-bind", str(copy), str(path)]
     cmd += [] if network else ["--unshare-net"]
     cmd += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
             "--", *argv]

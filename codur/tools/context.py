@@ -170,7 +170,7 @@ class ToolContext:
         rel = self.rel(p)
         if p.is_dir():
             raise ToolError(f"{rel} is a directory; use list_files")
-        if is_secret(rel) and not self.allow_secrets:
+        if (is_secret(rel) or is_secret(Path(path.strip()).as_posix())) and not self.allow_secrets:
             raise ToolError(f"{rel} may hold secrets and is not read (set allow_secrets to permit)")
         data = read_bytes_bounded(p, max_bytes, rel)
         if b"\0" in data[:8192]:

@@ -2,12 +2,15 @@
 
 git runs as ``git -C <root>`` through :meth:`ToolContext.run` with the repo's own
 hooks, pager, external diff, textconv and fsmonitor switched off, so a repo's
-config cannot make these tools run its code, and without optional index locks.
+config cannot make these tools run its code, and without optional index locks. They see the
+sandbox's masked view (:mod:`codur.tools.masking`): a file it masks is left out of
+``git_status`` and ``git_diff`` (a masked, committed ``.env`` would show as all lines removed).
 """
 
 from __future__ import annotations
 
 from codur.tools.context import ToolContext, ToolError
+from codur.tools.masking import hide_in_diff, hide_in_status, masked_names
 from codur.tools.registry import TaskType, tool
 
 T = TaskType
@@ -40,6 +43,7 @@ def git(ctx: ToolContext, *args: str) -> str:
 def git_status(ctx: ToolContext) -> str:
     """Show the branch and the changed, staged and untracked files."""
     out = git(ctx, "status", "--short", "--branch", "--", ".")
+    out = out if ctx.allow_secrets else hide_in_status(out, masked_names(ctx.root))
     return out.rstrip() + ("" if out.count("\n") > 1 else "\nworking tree clean")
 
 
@@ -49,6 +53,7 @@ def git_diff(ctx: ToolContext, path: str = ".", staged: bool = False) -> str:
     ctx.resolve(path)
     out = git(ctx, "diff", "--no-ext-diff", "--no-textconv", "--relative",
               *(["--cached"] if staged else []), "--", path)
+    out = out if ctx.allow_secrets else hide_in_diff(out, masked_names(ctx.root))
     return out.rstrip() or f"no {'staged' if staged else 'unstaged'} changes under {path}"
 
 

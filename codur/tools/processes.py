@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from codur.core.events.tool import SandboxFallback, SecretRedacted
-from codur.core.files import IGNORED_DIRS
 from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, cannot_see, fallback_reason, hidden
 from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.process import ProcessResult, run_process
 from codur.sandbox.secrets import redact
 from codur.tools.errors import ToolError
-from codur.tools.visibility import is_secret
+from codur.tools.masking import git_views, masked_files
 
 if TYPE_CHECKING:
     import threading
@@ -52,23 +51,6 @@ class ProcessHost(Protocol):
     fallback_noted: bool
 
 
-def secret_files(root: Path) -> list[Path]:
-    """The files at the repo's top and one folder down that commonly hold credentials
-    (:func:`codur.tools.visibility.is_secret`: ``.env``, ``.env.*``, keys, ``.netrc``...), not links."""
-    out = []
-    for folder in [root, *(d for d in _entries(root) if d.is_dir() and not d.is_symlink() and
-                          d.name not in IGNORED_DIRS)]:
-        out += [p for p in _entries(folder) if is_secret(p.name) and p.is_file() and not p.is_symlink()]
-    return out
-
-
-def _entries(folder: Path) -> list[Path]:
-    try:
-        return sorted(folder.iterdir())
-    except OSError:
-        return []
-
-
 @dataclass(frozen=True)
 class PreparedCommand:
     """A tool's command as it starts (:func:`prepare`).
@@ -92,9 +74,11 @@ def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None
             writable: Sequence[Path], layer: Sequence[str] = ()) -> PreparedCommand:
     """``argv`` for a tool of ``ctx`` with the allowlisted environment plus ``env``, under bubblewrap
     when it works here (the repo and ``writable`` read-write, the interpreters it may call and
-    PYTHONPATH bound back, the repo's secret files masked), else as it is with one
-    ``sandbox.fallback`` event per context. ``layer``: bubblewrap's arguments that mount the repo
-    through a copy-on-write layer (:mod:`codur.sandbox.overlay`); ignored without bubblewrap.
+    PYTHONPATH bound back, the repo's secret files masked (:func:`codur.tools.masking.masked_files`),
+    its ``.git`` files with credentials replaced by clean copies (:func:`codur.tools.masking.git_views`)),
+    else as it is with one ``sandbox.fallback`` event per context. ``layer``: bubblewrap's
+    arguments that mount the repo through a copy-on-write layer (:mod:`codur.sandbox.overlay`);
+    ignored without bubblewrap.
 
     Raises:
         ToolError: the command is not found.
@@ -110,9 +94,9 @@ def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None
     # what the private /tmp and home would hide: the program's prefix, the interpreters a
     # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
     pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
-    secrets = [] if ctx.allow_secrets else secret_files(ctx.root)  # a .env reads as empty in the sandbox
+    secrets = [] if ctx.allow_secrets else masked_files(ctx.root)  # a .env reads as empty in the sandbox
     command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=ctx.root, writable=writable, network=ctx.network,
-                         tmp_mb=ctx.tmp_mb, masked=secrets,
+                         tmp_mb=ctx.tmp_mb, masked=secrets, replaced=git_views(ctx.root),
                          read_only_root=ctx.read_only, layer=layer,
                          readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                      interpreter_paths(py)),

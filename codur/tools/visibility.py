@@ -17,14 +17,30 @@ import pathspec
 
 from codur.core.files import IGNORED_DIRS
 
-SECRET_PATTERNS = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "*.p12", ".netrc", "_netrc", ".pypirc",
-                   ".git-credentials", "credentials")
+#: The one list of file names that hold credentials, each with the tool that writes it (its
+#: documentation is the source): ``.env`` files (python-dotenv, docker compose), TLS and SSH
+#: keys (OpenSSL ``*.pem``/``*.key``/``*.p12``/``*.pfx``, ssh-keygen ``id_*``), netrc (curl, git,
+#: pip: ``.netrc``, ``_netrc``), ``.git-credentials`` (git credential-store), ``.pypirc`` (twine),
+#: ``.npmrc`` (npm), ``.pgpass`` (libpq), ``credentials*`` (AWS CLI ``credentials``, Google
+#: ``credentials*.json``), ``secrets.y*ml`` (Rails, Kubernetes), ``database.yml`` (Rails),
+#: ``*.tfvars``/``*.tfvars.json`` (Terraform), ``.docker/config.json`` (docker login),
+#: ``.htpasswd`` (Apache). A pattern with a ``/`` matches the path's end, else the name.
+SECRET_PATTERNS = (".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "id_*", ".netrc", "_netrc",
+                   ".git-credentials", ".pypirc", ".npmrc", ".pgpass", "credentials", "credentials*.json",
+                   "secrets.yml", "secrets.yaml", "secrets.*.yml", "secrets.*.yaml", "database.yml", "*.tfvars",
+                   "*.tfvars.json", ".docker/config.json", ".htpasswd")
+#: Names ``id_*`` and ``*.key`` would take that are source code, not keys.
+_CODE = (".py", ".pyi", ".pyx", ".pxd")
 
 
 def is_secret(rel: str) -> bool:
-    """True for files that commonly hold credentials (.env, keys, certificates)."""
+    """True for files that commonly hold credentials (:data:`SECRET_PATTERNS`): ``rel`` is a
+    repo-relative POSIX path or a name; a Python source file never is."""
     name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(name, pat) for pat in SECRET_PATTERNS)
+    if name.endswith(_CODE):
+        return False
+    return any(fnmatch.fnmatch(name, pat) if "/" not in pat else ("/" + rel).endswith("/" + pat)
+               for pat in SECRET_PATTERNS)
 
 
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
@@ -86,7 +102,7 @@ def walk_files(root: Path, base: Path, *, visible: bool = False, allow_secrets: 
         )
         for name in sorted(filenames):
             if ignore and (ignore.ignored(here / name, is_dir=False)
-                           or (is_secret(name) and not allow_secrets)):
+                           or (is_secret((here / name).relative_to(root).as_posix()) and not allow_secrets)):
                 continue
             out.append(here / name)
     return out

@@ -1,0 +1,159 @@
+"""What the sandbox and the git tools do not show of the repo: its credential files, found by
+name and by content at any depth, and the credentials in its ``.git`` files.
+
+:func:`masked_files` lists the files the code codur runs sees as empty (``bwrap_argv(masked=)``)
+and that ``git_status`` / ``git_diff`` leave out (:func:`hide_in_status`, :func:`hide_in_diff`):
+every file whose path :func:`codur.tools.visibility.is_secret` names (the one list, with its
+sources), a link to one (by the link's name or its target's), and a configuration file (see
+:data:`SCANNED`) in which detect-secrets' detectors find a secret (:mod:`codur.sandbox.secrets`).
+:func:`git_views` makes copies of ``.git/config``, ``FETCH_HEAD`` and the reflogs with the
+credentials taken out of remote URLs (``https://user:token@host`` -> ``https://host``) and the
+``extraheader`` lines dropped; the sandbox is given those copies in place of the real files, so
+no encoding of what it can read (zlib, base64) holds the token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from codur.core.files import IGNORED_DIRS
+from codur.sandbox.bwrap import hidden_in_sandbox
+from codur.sandbox.secrets import redact
+from codur.tools.visibility import is_secret
+
+#: Suffixes of the configuration files whose content is scanned ("" : no suffix); source code is
+#: not (a test's fake key must stay readable by the code under repair).
+SCANNED = ("", ".json", ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".txt", ".properties", ".xml",
+           ".config", ".secret", ".credentials")
+#: Files larger than this (bytes) are not scanned.
+SCAN_MAX_BYTES = 256 * 1024
+#: ``.git`` files that may hold a remote URL with its credentials (besides ``logs/**``).
+GIT_FILES = ("config", "FETCH_HEAD")
+_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@")
+_EXTRAHEADER = re.compile(r"(?im)^\s*extraheader\s*=.*$")
+_found: dict[tuple[str, int, int], bool] = {}
+
+
+def holds_secret(path: Path) -> bool:
+    """True when the configuration file ``path`` (see :data:`SCANNED`, at most
+    :data:`SCAN_MAX_BYTES`) holds a secret detect-secrets' detectors find; cached by path, size
+    and modification time."""
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    if path.suffix.lower() not in SCANNED or info.st_size > SCAN_MAX_BYTES or not info.st_size:
+        return False
+    key = (str(path), info.st_mtime_ns, info.st_size)
+    if key not in _found:
+        try:
+            text = path.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return False
+        _found[key] = bool(redact(text).kinds)
+    return _found[key]
+
+
+def masked_files(root: Path) -> list[Path]:
+    """The files of ``root`` (resolved) at any depth (not in :data:`IGNORED_DIRS`) that the sandbox
+    shows as empty: by name, by content, and links to such files (given as the file they lead
+    to, when the sandbox can see it: a link's target in the hidden home is hidden already)."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_DIRS and not d.endswith(".egg-info"))
+        here = Path(dirpath)
+        for name in sorted(filenames):
+            path = here / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                target = Path(os.path.realpath(path))
+                inside = target.is_relative_to(root)
+                secret = is_secret(rel) or is_secret(target.relative_to(root).as_posix() if inside else target.name)
+                if target.is_file() and (secret or holds_secret(target)) and (inside or not hidden_in_sandbox(target)):
+                    out.append(target)
+            elif is_secret(rel) or holds_secret(path):
+                out.append(path)
+    return list(dict.fromkeys(out))
+
+
+def masked_names(root: Path) -> set[str]:
+    """The repo-relative POSIX paths of :func:`masked_files` and of the links that lead to them."""
+    files = set(masked_files(root))
+    out = {p.relative_to(root).as_posix() for p in files if p.is_relative_to(root)}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
+        out |= {(Path(dirpath) / n).relative_to(root).as_posix() for n in filenames
+                if (Path(dirpath) / n).is_symlink() and Path(os.path.realpath(Path(dirpath) / n)) in files}
+    return out
+
+
+def _hidden(rel: str, masked: set[str]) -> bool:
+    return rel in masked or is_secret(rel)
+
+
+def hide_in_status(out: str, masked: set[str]) -> str:
+    """``git status --short`` output without the lines of masked or secret-named paths."""
+    kept = []
+    for line in out.splitlines(keepends=True):
+        paths = line[3:].rstrip("\n").split(" -> ") if not line.startswith("##") else []
+        if not any(_hidden(p.strip('"'), masked) for p in paths):
+            kept.append(line)
+    return "".join(kept)
+
+
+def hide_in_diff(out: str, masked: set[str]) -> str:
+    """``git diff`` output with each masked or secret-named file's part replaced by one line."""
+    parts = re.split(r"(?m)^(?=diff --git )", out)
+    kept = []
+    for part in parts:
+        head = re.match(r"diff --git a/(.*) b/(.*)$", part.split("\n", 1)[0])
+        if head and (_hidden(head.group(1), masked) or _hidden(head.group(2), masked)):
+            kept.append(f"(changes to {head.group(2)} not shown: it may hold secrets)\n")
+        else:
+            kept.append(part)
+    return "".join(kept)
+
+
+def clean_git_text(text: str) -> str:
+    """``text`` (a ``.git`` file) with the credentials of its URLs and its ``extraheader`` lines taken out."""
+    return _EXTRAHEADER.sub("", _URL_CREDENTIALS.sub(r"\1", text))
+
+
+def git_views(root: Path) -> list[tuple[Path, Path]]:
+    """(copy, real file) pairs for the ``.git`` files of ``root`` that hold credentials
+    (:data:`GIT_FILES` and the reflogs), each copy cleaned (:func:`clean_git_text`) and written
+    read-only under ``$TMPDIR/codur-git-<uid>/``; the sandbox binds each copy over its file."""
+    git = root / ".git"
+    if not git.is_dir():
+        return []
+    files = [git / n for n in GIT_FILES] + sorted(p for p in (git / "logs").rglob("*") if p.is_file())[:500]
+    out = []
+    for real in files:
+        try:
+            text = real.read_text(errors="surrogateescape")
+        except OSError:
+            continue
+        clean = clean_git_text(text)
+        if clean != text:
+            out.append((_write_copy(real, clean), real))
+    return out
+
+
+def _write_copy(real: Path, text: str) -> Path:
+    folder = Path(tempfile.gettempdir()) / f"codur-git-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.lstat()
+    if not os.path.isdir(folder) or folder.is_symlink() or info.st_uid != os.getuid():
+        raise OSError(f"{folder} is not a folder of this user's; remove it")
+    data = text.encode(errors="surrogateescape")
+    copy = folder / hashlib.sha256(str(real).encode() + b"\0" + data).hexdigest()[:24]
+    if not copy.exists():
+        tmp = copy.with_suffix(f".{os.getpid()}")
+        tmp.write_bytes(data)
+        tmp.chmod(0o444)
+        os.replace(tmp, copy)
+    return copy
