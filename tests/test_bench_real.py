@@ -241,7 +241,8 @@ def test_newest_compares_release_numbers_not_strings():
 
 def test_normalize_ignores_docstrings_formatting_and_version_but_not_a_changed_guard():
     fix = 'def clamp(x, lo):\n    """Clamp."""\n    if x < lo:\n        return lo\n    return x\n'
-    same = '__version__ = "2.0"\n\ndef clamp(x,lo):   # reformatted\n    if (x < lo):\n        return lo\n    return x\n'
+    same = ('__version__ = "2.0"\n\ndef clamp(x,lo):   # reformatted\n'
+            '    if (x < lo):\n        return lo\n    return x\n')
     other = 'def clamp(x, lo):\n    if x <= lo:\n        return lo\n    return x\n'
     assert heldout.normalize('__version__ = "1.0"\n' + fix) == heldout.normalize(same)
     assert heldout.normalize(fix) != heldout.normalize(other)

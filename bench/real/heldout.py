@@ -26,9 +26,9 @@ from __future__ import annotations
 import ast
 import json
 import os
-import tomllib
 import shutil
 import tempfile
+import tomllib
 from pathlib import Path
 
 import bugs

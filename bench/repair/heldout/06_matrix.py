@@ -1,5 +1,4 @@
 import pytest
-
 from matrix import matmul, transpose
 
 

@@ -1,5 +1,4 @@
 import pytest
-
 from stack import Stack
 
 

@@ -1,5 +1,4 @@
 import pytest
-
 from ring import RingQueue
 
 

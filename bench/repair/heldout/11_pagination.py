@@ -1,5 +1,4 @@
 import pytest
-
 from pages import page_count, paginate
 
 

@@ -1,5 +1,4 @@
 import pytest
-
 from roman import to_roman
 
 

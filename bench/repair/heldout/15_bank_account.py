@@ -1,5 +1,4 @@
 import pytest
-
 from account import Account, InsufficientFunds
 
 
