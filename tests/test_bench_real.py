@@ -206,11 +206,16 @@ def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsy
               "tests": ["t1", "t2"], "fix_hunks": {"src/humanize/filesize.py": 1}}
     new = {"bug": "humanize-naturalsize-float", "seconds": 151.9, **common, **events.figures(seen)}
     old = {"bug": "older-record", "seconds": 90.0, "fixer": "", **common}  # written before the figures existed
-    real_run.print_table([new, old])
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split()[2:8] == ["s", "1st", "cand", "loc", "s", "mut"]
-    assert lines[2].split()[1:8] == ["✗", "152", "3.4", "0.5", "0.10", "3", "46.8"]
-    assert lines[3].split()[1:8] == ["✗", "90", "-", "-", "-", "-", "-"]
+    green = {**old, "bug": "green-but-wrong", "fixed": True, "correct": False, "heldout": 68, "same_fix": False,
+             "reason": "verified"}
+    real_run.print_table([new, old, green])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[1].split()[1:12] == ["fixed", "correct", "held", "same", "s", "1st", "cand", "loc", "s", "mut", "s"]
+    assert lines[2].split()[1:11] == ["✗", "-", "-", "-", "152", "3.4", "0.5", "0.10", "3", "46.8"]
+    assert lines[3].split()[1:8] == ["✗", "-", "-", "-", "90", "-", "-"]
+    assert lines[4].split()[1:6] == ["✓", "✗", "68", "-", "90"]
+    assert "green 1/3; correct (held-out tests pass) 0/1 green with held-out tests" in out
 
 
 # ---------------------------------------------------------------- the held-out check

@@ -138,6 +138,12 @@ def figures_text(r: dict) -> str:
             f"mutants {c(r.get('mutants_s'), 2)}s, samples {r.get('samples', 0)} x {c(r.get('sample_s'))}s")
 
 
+def _correct(r: dict) -> str:
+    """The correct cell: ✓/✗ for a green run judged by held-out tests, - otherwise (older
+    results files, red runs, bugs without held-out tests)."""
+    return "-" if not r["fixed"] or r.get("correct") is None else "✓" if r["correct"] else "✗"
+
+
 def print_table(recs: list[dict]) -> None:
     """Per bug: fixed, wall seconds, seconds to the first candidate, localization seconds,
     mutant generation seconds, model patch samples and seconds per sample, model calls,
@@ -148,14 +154,21 @@ def print_table(recs: list[dict]) -> None:
         return
     c = events.cell
     w = max(len(r["bug"]) for r in recs)
-    print(f"\n{'bug':<{w}}  {'fixed':<5} {'s':>5} {'1st cand':>8} {'loc s':>6} {'mut s':>6} {'samples':>7} "
+    print(f"\n{'bug':<{w}}  {'fixed':<5} {'correct':<7} {'held':>4} {'same':<4} {'s':>5} "
+          f"{'1st cand':>8} {'loc s':>6} {'mut s':>6} {'samples':>7} "
           f"{'s/sample':>8} {'calls':>5} {'tests':>5}  {'fixer':<24} real fix (file:hunks)")
     for r in recs:
-        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {r['seconds']:>5.0f} "
+        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {_correct(r):<7} {r.get('heldout', '-'):>4} "
+              f"{'✓' if r.get('same_fix') else '-':<4} {r['seconds']:>5.0f} "
               f"{c(r.get('first_candidate_s')):>8} {c(r.get('localize_s')):>6} {c(r.get('mutants_s'), 2):>6} "
               f"{r.get('samples', '-'):>7} {c(r.get('sample_s')):>8} {r['llm_calls']:>5} "
               f"{len(r['tests']):>5}  {(r['fixer'] or r['status'])[:24]:<24} {fix_text(r['fix_hunks'])}")
     ok = [r for r in recs if r["fixed"]]
+    judged = [r for r in ok if r.get("correct") is not None]
+    same = sum(bool(r.get("same_fix")) for r in ok)
+    print(f"\ngreen {len(ok)}/{len(recs)}; correct (held-out tests pass) {sum(r['correct'] is True for r in judged)}"
+          f"/{len(judged)} green with held-out tests; the developers' fix (AST) {same}"
+          f"; plausible (held back) {sum(r.get('reason', '').startswith('plausible') for r in ok)}")
     multi = [r for r in recs if len(r["fix_hunks"]) > 1 or any(n > 1 for n in r["fix_hunks"].values())]
     fixers: dict[str, int] = {}
     for r in ok:
