@@ -121,7 +121,8 @@ def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) 
         result = run(RunRequest(task=TASK, repo=work, timeout_s=max(config.timeout_s, args.time_budget + 120.0)),
                      config=config, on_event=on_event)
         exact = result.ok and (work / meta["fix"]["file"]).read_text() == fixed
-        correct = held_out(program, work) if result.ok else False
+        correct = held_out(program, work) if result.ok else (False if (HELDOUT / f"{program.name}.py").is_file()
+                                                             else None)
     done = seen.get("patch.done", {})
     search = result.metadata.stop.get("search") or {}
     return {"name": program.name, "corpus": corpus, "single": meta["single_edit"],
