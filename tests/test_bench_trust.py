@@ -36,3 +36,13 @@ def test_a_change_request_and_a_plain_fix_end_as_expected_with_no_false_success(
     fix = next(line for line in lines if line["task"] == "f01_grades")
     assert fix["done"] and fix["llm_calls"] == 0
     assert "**0 false successes**" in bench.table(lines)
+
+
+def test_issue_55s_cases_end_with_no_false_success():
+    """A test that shares a word with the task, a test the task asks to change, one it asks to keep
+    passing, one the user edited, refactor wordings with nothing checked, a critic's prose reply:
+    none of them is proof the task was done."""
+    bench = load()
+    lines = [bench.run_task(task, "scripted", 120) for task in bench.TASKS if task.id.startswith("s0")]
+    assert len(lines) == 7
+    assert not [line for line in lines if line["false_success"]], lines

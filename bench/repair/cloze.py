@@ -7,13 +7,14 @@ Modes:
                  Per way: fills that parse, distinct candidates, fixes (the program's tests
                  pass), seconds per fill.
   --pipeline     the candidate-patch pipeline with one fixer at a time (``cloze``, ``sampling``)
-                 on those programs and on bench/repair/corpus programs (``--only``): model
+                 on those programs and on bench/repair programs (``--only``, name prefixes): model
                  calls, candidates, echo share (replies unchanged or without code), model
                  seconds, candidates per model-minute, fixed.
 
 Usage:
-  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --fim-vs-chat
-  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --pipeline [--only 03_,12_] [--budget 120]
+  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --fim-vs-chat [--ours shipping]
+  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --pipeline [--ours ""] [--only t20,t27]
+      [--budget 120] [--fixers cloze,sampling]
 """
 
 from __future__ import annotations
@@ -67,10 +68,10 @@ def chat_fill(model, prefix: str, suffix: str) -> tuple[str, int]:
     return (lines[0] if lines else ""), int((reply.usage_metadata or {}).get("total_tokens", 0))
 
 
-def fim_vs_chat(model) -> None:
+def fim_vs_chat(model, ours: list[str]) -> None:
     pre, suf, mid = fim_tokens(model)
     rows = {"fim": [0, 0, 0, 0, 0.0], "chat": [0, 0, 0, 0, 0.0]}  # fills, parse, distinct, fixes, seconds
-    for name, files, file, line in PROGRAMS:
+    for name, files, file, line in [p for p in PROGRAMS if p[0] in ours]:
         with tempfile.TemporaryDirectory() as tmp:
             repo = write_repo(Path(tmp), files)
             text = (repo / file).read_text()
@@ -94,29 +95,30 @@ def fim_vs_chat(model) -> None:
                         row[1] += 1
                     except SyntaxError:
                         pass
-                    if filled.sample is not None:
-                        row[2] += 1
-                        row[3] += passes(repo, file, filled.sample.new_text)
-                    print(f"{name:10} {way:4} {mask.template:9} {filled.outcome:9} {seconds:5.1f}s {reply[:60]!r}",
-                          flush=True)
+                    fixed = filled.sample is not None and passes(repo, file, filled.sample.new_text)
+                    row[2] += filled.sample is not None
+                    row[3] += fixed
+                    print(f"{name:10} {way:4} {mask.template:9} {filled.outcome:9} {'fixed' if fixed else '':5} "
+                          f"{seconds:5.1f}s {reply[:60]!r}", flush=True)
     print("\n| way | fills | fills that parse | distinct candidates | fixes | seconds per fill |")
     print("|---|---|---|---|---|---|")
     for way, (n, ok, distinct, fixes, seconds) in rows.items():
         print(f"| {way} | {n} | {ok} | {distinct} | {fixes} | {seconds / max(n, 1):.1f} |")
 
 
-def programs(only: str) -> list[tuple[str, dict[str, str] | Path]]:
-    out: list[tuple[str, dict[str, str] | Path]] = [(name, files) for name, files, _, _ in PROGRAMS]
-    corpus = Path(__file__).resolve().parent / "corpus"
-    out += [(p.name, p) for p in sorted(corpus.iterdir()) if any(o and o in p.name for o in only.split(","))]
+def programs(only: str, ours: list[str]) -> list[tuple[str, dict[str, str] | Path]]:
+    out: list[tuple[str, dict[str, str] | Path]] = [(name, files) for name, files, _, _ in PROGRAMS if name in ours]
+    here = Path(__file__).resolve().parent
+    out += [(p.name, p) for corpus in ("corpus", "corpus_taxonomy") for p in sorted((here / corpus).iterdir())
+            if any(o and p.name.startswith(o) for o in only.split(","))]
     return out
 
 
-def pipeline(model, only: str, budget: float) -> None:
+def pipeline(model, only: str, budget: float, fixers: list[str], ours: list[str]) -> None:
     print("| program | fixer | model calls | candidates | echo share | model s | candidates / model-min | fixed | s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, source in programs(only):
-        for fixer in ("cloze", "sampling"):
+    for name, source in programs(only, ours):
+        for fixer in fixers:
             with tempfile.TemporaryDirectory() as tmp:
                 if isinstance(source, Path):
                     subprocess.run(["cp", "-r", f"{source}/.", tmp], check=True)
@@ -141,14 +143,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fim-vs-chat", action="store_true")
     ap.add_argument("--pipeline", action="store_true")
-    ap.add_argument("--only", default="", help="bench/repair/corpus programs whose name contains one of these")
+    ap.add_argument("--only", default="", help="bench/repair programs by name prefix, e.g. t20,t27")
+    ap.add_argument("--ours", default="shipping,reminders,headers", help="which of our three programs run")
     ap.add_argument("--budget", type=float, default=120.0, help="seconds of search per program and fixer")
+    ap.add_argument("--fixers", default="cloze,sampling", help="the fixers compared, one run each")
     args = ap.parse_args()
     model = get_chat_model(ModelProfile(base_url=None))
     if args.fim_vs_chat:
-        fim_vs_chat(model)
+        fim_vs_chat(model, args.ours.split(","))
     if args.pipeline:
-        pipeline(model, args.only, args.budget)
+        pipeline(model, args.only, args.budget, args.fixers.split(","), [o for o in args.ours.split(",") if o])
 
 
 if __name__ == "__main__":

@@ -31,7 +31,25 @@ TEMPS_TESTS = ("from temps import c_to_f, f_to_c\n\n\ndef test_boiling():\n    a
                "def test_freezing():\n    assert f_to_c(32) == 0\n")
 TEXT = 'def shout(s):\n    """``s`` in capitals, with a bang."""\n    return s.upper() + "!"\n'
 TEXT_TESTS = "from text import shout\n\n\ndef test_shout():\n    assert shout('hi') == 'HI!'\n"
+SHAPES = 'def area(w, h):\n    """Area of a w by h rectangle."""\n    return w + h\n'
+SHAPES_TESTS = "from shapes import area\n\n\ndef test_area_of_rectangle():\n    assert area(2, 3) == 6\n"
+UNITS = 'def scale(n):\n    """n map units in cm on paper, with a 1 cm border."""\n    return round(n * 3.105 + 1, 2)\n'
+UNITS_TESTS = "from units import scale\n\n\ndef test_scale():\n    assert scale(2) == 6.21\n"
+STATS = ('def summarize(xs):\n    total = 0\n    for x in xs:\n        total = total + x\n'
+         '    return {"total": total, "count": len(xs)}\n')
+STATS_TESTS = ("from stats import summarize\n\n\ndef test_summarize():\n"
+               "    assert summarize([1, 2, 3]) == {'total': 6, 'count': 3}\n")
+TOOLS = ('def load_rows(text):\n    return [line.split(",") for line in text.splitlines() if line]\n\n\n'
+         'def count_words(text):\n    return len(text.split())\n')
+REPORT = 'from tools import load_rows\n\n\ndef main(text):\n    return len(load_rows(text))\n'
+TOOLS_TESTS = "from tools import count_words\n\n\ndef test_count_words():\n    assert count_words('a b') == 2\n"
+CALC = "def add(a, b):\n    return a + b\n"
 REPOS = {"grades": {"grades.py": GRADES, "test_grades.py": GRADES_TESTS},
+         "shapes": {"shapes.py": SHAPES, "test_shapes.py": SHAPES_TESTS},
+         "units": {"units.py": UNITS, "test_units.py": UNITS_TESTS},
+         "stats": {"stats.py": STATS, "test_stats.py": STATS_TESTS},
+         "tools": {"tools.py": TOOLS, "report.py": REPORT, "test_tools.py": TOOLS_TESTS},
+         "calc": {"calc.py": CALC},
          "cart": {"cart.py": CART, "test_cart.py": CART_TESTS},
          "temps": {"temps.py": TEMPS, "test_temps.py": TEMPS_TESTS},
          "text": {"text.py": TEXT, "test_text.py": TEXT_TESTS}}
@@ -48,6 +66,7 @@ def write(path: str, content: str) -> list[str]:
 
 
 NOT_ABOUT = '{"about_task": false, "tests": [], "why": "the failing test checks something else"}'
+PROSE = "I read the change and it looks fine to me."
 CRITIC_FAILED = '{"passed": false, "strategy": "static", "reasoning": "the new function does not do what was asked"}'
 
 
@@ -126,6 +145,47 @@ TASKS: list[Task] = [
          ("failed/no_fixer (the agent is disabled)", "failed/unverified"),
          check="import pytest\nfrom grades import passed\n\n\ndef test_it():\n"
          "    with pytest.raises(ValueError):\n        passed(-1)\n", config={"fixers": ["mutation"]}),
+    # issue 55: codur's own rules must not claim a success nobody checked
+    Task("s01_area_word", "change", "shapes", "make area() raise ValueError when a side is negative",
+         ("success/unverified",), check="import pytest\nfrom shapes import area\n\n\ndef test_it():\n"
+         "    with pytest.raises(ValueError):\n        area(-1, 2)\n",
+         planner=(NOT_ABOUT, '{"task_type": "code_generation"}'),
+         actor=tuple(write("shapes.py", SHAPES.replace(
+             "    return w + h\n",
+             '    if w < 0 or h < 0:\n        raise ValueError("negative side")\n    return w + h\n'))),
+         config=CHANGE),
+    Task("s02_intended", "change", "units", "the +1 offset in scale() is intended: update test_units.py to expect 7.21",
+         ("success/unverified", "success/verified"), check="from pathlib import Path\nfrom units import scale\n\n\n"
+         "def test_it():\n    assert scale(2) == 7.21 and '7.21' in Path('test_units.py').read_text()\n",
+         planner=('{"task_type": "code_fix"}',),
+         actor=tuple(write("test_units.py", UNITS_TESTS.replace("6.21", "7.21"))),
+         config=CHANGE),
+    Task("s03_keep_passing", "wrong_feature", "text",
+         "add a function whisper(s) to text.py that returns s in lower case; test_text.py must keep passing",
+         ("success/unverified",),
+         check="from text import whisper\n\n\ndef test_it():\n    assert whisper('Hi') == 'hi'\n",
+         actor=tuple(write("text.py", TEXT + "\n\ndef whisper(s):\n    return s\n")), config=FEATURE),
+    Task("s04_user_edited", "change", "text", "make shout() strip surrounding spaces first",
+         ("success/unverified",),
+         check="from text import shout\n\n\ndef test_it():\n    assert shout(' hi ') == 'HI!'\n",
+         working={"test_text.py": TEXT_TESTS + "\n\ndef test_shout_word():\n    assert shout('ok') == 'OK!'\n"},
+         planner=('{"task_type": "code_fix"}',),
+         actor=tuple(write("text.py", TEXT.replace('    return', '    # strip first\n    return'))), config=FEATURE),
+    Task("s05_refactor_mean", "change", "stats", "simplify summarize() and make it also return the mean",
+         ("success/unverified",), check="from stats import summarize\n\n\ndef test_it():\n"
+         "    assert summarize([1, 2, 3])['mean'] == 2\n", planner=('{"task_type": "refactor"}',),
+         actor=tuple(write("stats.py", 'def summarize(xs):\n    return {"total": sum(xs), "count": len(xs)}\n')),
+         config=FEATURE),
+    Task("s06_rename_script", "change", "tools", "rename load_rows to read_rows in tools.py",
+         ("success/unverified",), check="import report\nfrom tools import read_rows\n\n\ndef test_it():\n"
+         "    assert report.main('a,b\\nc,d\\n') == 2\n", planner=('{"task_type": "refactor"}',),
+         actor=tuple(write("tools.py", TOOLS.replace("load_rows", "read_rows"))), config=FEATURE),
+    Task("s07_critic_prose", "change", "calc", "add a docstring to add() in calc.py",
+         ("success/unverified", "failed/max_turns", "failed/verification_failed"),
+         check="from calc import add\n\n\ndef test_it():\n    assert add.__doc__\n",
+         planner=('{"task_type": "documentation"}',),
+         actor=tuple(write("calc.py", "# adds two numbers\n" + CALC)), critic=(PROSE, PROSE),
+         config={**FEATURE, "critic": True}),
     # features written wrong
     Task("w01_word_count", "wrong_feature", "grades",
          "add a function word_count(text) to grades.py that returns the number of words in text",

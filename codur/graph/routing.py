@@ -11,6 +11,7 @@ from enum import StrEnum
 from codur.core.contracts import PIPELINE_FIXERS, PatchStatus, RunStatus
 from codur.core.ports import QuotaStatus
 from codur.graph.context import Run
+from codur.graph.planning.task import read_task
 from codur.graph.state import CodurState, observation_of, outcome_of, scope_of, verdict_of
 from codur.graph.task_scope import scope_test_files, task_tests
 from codur.testing.ids import is_test_file
@@ -78,12 +79,14 @@ def target_tests(state: CodurState, ctx: Run) -> list[str]:
 def patch_eligible(state: CodurState, ctx: Run) -> bool:
     """A fix (or feature) task whose tests fail (a feature task: tests that belong to it, see
     :func:`target_tests`), with source files of the repo's own beside the tests, once per run,
-    when the pipeline is enabled, and never in a dry or read-only run."""
+    when the pipeline is enabled, and never in a dry or read-only run, nor for a task that calls
+    code intended or asks to change tests (:attr:`codur.graph.planning.task.TaskReading.keeps_code`:
+    the code-only fixers would change what the user keeps)."""
     c = ctx.config
     if not c.repair or c.dry_run or c.tool_policy == "read_only" or state.get("patch_attempted") \
             or not any(f in c.fixers for f in PIPELINE_FIXERS):
         return False
-    if state.get("task_type") not in PATCH_TASKS:
+    if state.get("task_type") not in PATCH_TASKS or read_task(state.get("task", "")).keeps_code:
         return False
     return bool(target_tests(state, ctx)) and any(not is_test_file(f) for f in observation_of(state).files)
 

@@ -161,6 +161,8 @@ def scoped_verdict(state: CodurState, ctx: Run, verdict: Verdict) -> Verdict:
         out = feature_verdict(verdict, [], [t for t in tests.failed if t not in tests.targets])
     else:
         out = verdict
+    if out.passed and task_type == "refactor" and (why := refactor_unchecked(state, ctx)):
+        return out.model_copy(update={"unverified": why})
     if not out.passed or task_type not in CHANGE_TASKS:
         return out
     how = behaviour_checked(state, ctx, out)
@@ -184,11 +186,11 @@ CHANGE_TASKS = ("code_fix", "code_generation")
 def behaviour_checked(state: CodurState, ctx: Run, verdict: Verdict) -> str:
     """How the behaviour the task asks for was checked by ``verdict`` (a passed one), in words;
     "" when it was not. A check is: a test that failed at the start and is about the task
-    (the plan's scope, observe's targets) passing now; a test the task names passing; a test
-    file added or changed in the working tree before the run (the user's) that uses a name the
-    task asks for, or imports a changed module, with no failing test; an entry point's output
-    compared with the output the task quotes or the repo's ``expected.txt``. Tests written by
-    the run itself are not a check (the run could write a test its own wrong code passes)."""
+    (the plan's scope, observe's targets) passing now; an entry point's output compared with
+    the output the task quotes or the repo's ``expected.txt``. A test that passed before the run
+    is no check of the change, whether the task names it ("test_x.py must keep passing") or the
+    user edited its file before the run; tests written by the run itself are not a check either
+    (the run could write a test its own wrong code passes)."""
     obs = observation_of(state)
     scope = scope_of(state)
     failing_now = set(verdict.failing_tests)
@@ -199,27 +201,71 @@ def behaviour_checked(state: CodurState, ctx: Run, verdict: Verdict) -> str:
         if about and not failing_now & set(about):
             n = len(about)
             return f"{n} failing test{'s' if n > 1 else ''} about the task pass{'es' if n == 1 else ''} now"
-        reading = read_task(state.get("task", ""))
-        files = {file_of(t) for t in reading.tests}
-        if reading.tests and any((ctx.tools.root / f).is_file() for f in files if f.endswith(".py")) \
-                and not {file_of(t) for t in failing_now} & files:
-            return f"the tests the task names pass ({', '.join(reading.tests[:3])})"
-        names = set(reading.asked.names)
-        modules = {f.removesuffix(".py").rsplit("/", 1)[-1] for f in ctx.tools.journal.changed_files
-                   if f.endswith(".py") and not is_test_file(f)}
-        for rel in obs.changed_tests:
-            try:
-                words = set(re.findall(r"\w+", ctx.tools.ctx.read_text(rel)))
-            except ToolError:
-                continue
-            if (words & names or (not names and words & modules)) and rel not in {file_of(t) for t in failing_now}:
-                return f"{rel} (changed in the working tree) exercises it and passes"
         return ""
     if verdict.strategy == "entry_points":
         compared = [e for e in verdict.evidence if e.command.startswith("compare with") and e.ok]
         if compared or expected_output(state.get("task", "")) is not None:
             return "the entry point printed the expected output"
     return ""
+
+
+#: A refactor's wording that asks for a behaviour too ("simplify summarize() and make it also return the mean").
+_BEHAVIOUR = re.compile(r"\b(?:also|make (?:it|them)|so that|returns?|raises?|should|must)\b", re.IGNORECASE)
+
+
+def refactor_unchecked(state: CodurState, ctx: Run) -> str:
+    """What a passed refactor's tests did not check, in words ("" when they did): the task asks
+    for a behaviour too (a word of :data:`_BEHAVIOUR`, or another kind of wording); a function
+    or class the change removed is still used by a file of the repo (a rename that left a
+    caller behind); no source file changed; no test file imports a changed module (nothing ran
+    the changed code)."""
+    task = state.get("task", "")
+    if _BEHAVIOUR.search(task) or len(read_task(task).kinds) > 1:
+        return "the task asks for a change of behaviour, and no test checks it"
+    tools = ctx.tools
+    originals = tools.journal.originals()
+    sources = [f for f in tools.journal.changed_files if f.endswith(".py") and not is_test_file(f)]
+    removed: set[str] = set()
+    for rel in sources:
+        before = _names(originals.get(rel))
+        after = _names((tools.root / rel).read_bytes() if (tools.root / rel).is_file() else None)
+        removed |= before - after
+    users, tests = _users(ctx.tools.ctx, removed, {f.removesuffix(".py").rsplit("/", 1)[-1] for f in sources})
+    if not sources:
+        return "no source file was changed"
+    if users:
+        return f"{', '.join(sorted(removed)[:3])} removed, still used by {', '.join(users[:3])}"
+    if not tests:
+        return f"no test imports the changed code ({', '.join(sources[:3])})"
+    return ""
+
+
+def _users(ctx: ToolContext, removed: set[str], modules: set[str]) -> tuple[list[str], list[str]]:
+    """The repo's Python files that use a name of ``removed``, and its test files that import
+    one of ``modules`` (module base names)."""
+    users, tests = [], []
+    for path in ctx.walk("."):
+        rel = ctx.rel(path)
+        if path.suffix != ".py":
+            continue
+        try:
+            words = set(re.findall(r"\w+", ctx.read_text(rel)))
+        except ToolError:
+            continue
+        if words & removed:
+            users.append(rel)
+        if is_test_file(rel) and words & modules and words & {"import", "from"}:
+            tests.append(rel)
+    return users, tests
+
+
+def _names(data: bytes | None) -> set[str]:
+    """The top-level functions and classes of a module's source (set() when it does not parse)."""
+    try:
+        tree = parse_ast((data or b"").decode("utf-8", "replace"))
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
 
 
 def unrelated_line(tests: list[str], shown: int = 3) -> str:

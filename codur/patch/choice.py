@@ -16,7 +16,8 @@ by this order (:func:`rank`):
    cost one more covered run of every passing test per candidate: the baseline's coverage comes
    free);
 3. smallest edit, in tokens changed (a proxy for the AST edit, on the changed lines only);
-4. the model's likelihood where a model made it (``provenance["logprob"]``, higher first);
+4. the model's likelihood where a model made it (``provenance["logprob"]``, higher first; no
+   fixer records one yet);
 5. the order the search found them in.
 
 When the first plausible candidate is clean, nothing more is searched: on the one-function

@@ -201,7 +201,8 @@ class ToolExecutor:
         """What holds for a test run this executor does not start itself (repair's candidate
         workers on their private copies, localization through the warm fork server): the
         repo read-only, the cancel event, the address-space limit (MiB)."""
-        return TestPolicy(read_only=self.policy == "read_only", cancel=self.ctx.cancel, memory_mb=self.ctx.memory_mb)
+        return TestPolicy(read_only=self.policy == "read_only", cancel=self.ctx.cancel, memory_mb=self.ctx.memory_mb,
+                          allow_secrets=self.ctx.allow_secrets)
 
     def with_allowed(self, allowed: Collection[str] | None) -> ToolExecutor:
         """A view of this executor limited to ``allowed`` tools, sharing context and journal."""
@@ -306,11 +307,14 @@ class TestPolicy:
             write only their copies; the repo is bound read-only in their sandbox).
         cancel: the run's cancel event: once set, no test run starts.
         memory_mb: each test process's address-space limit, MiB; None: none.
+        allow_secrets: the copies keep the repo's credential files (else they hold them empty,
+            :func:`codur.tools.masking.blank_masked`).
     """
 
     __test__ = False
 
     read_only: bool = False
+    allow_secrets: bool = False
     cancel: threading.Event | None = None
     memory_mb: int | None = None
 

@@ -6,7 +6,8 @@ and that ``git_status`` / ``git_diff`` leave out (:func:`hide_in_status`, :func:
 every file whose path :func:`codur.tools.visibility.is_secret` names (the one list, with its
 sources), a link to one (by the link's name or its target's), and a configuration file (see
 :data:`SCANNED`) in which detect-secrets' detectors find a secret (:mod:`codur.sandbox.secrets`).
-:func:`git_views` makes copies of ``.git/config``, ``FETCH_HEAD`` and the reflogs with the
+:func:`blank_masked` empties them in repair's worker copies. :func:`git_views` makes copies
+of ``.git/config``, ``FETCH_HEAD`` and the reflogs with the
 credentials taken out of remote URLs (``https://user:token@host`` -> ``https://host``) and the
 ``extraheader`` lines dropped; the sandbox is given those copies in place of the real files, so
 no encoding of what it can read (zlib, base64) holds the token.
@@ -89,6 +90,18 @@ def masked_names(root: Path) -> set[str]:
         out |= {(Path(dirpath) / n).relative_to(root).as_posix() for n in filenames
                 if (Path(dirpath) / n).is_symlink() and Path(os.path.realpath(Path(dirpath) / n)) in files}
     return out
+
+
+def blank_masked(root: Path) -> None:
+    """Empty, in a copy of a repo (``root``, resolved: repair's worker copies), each file
+    :func:`masked_names` lists; a link among them becomes an empty file (its target may be the
+    repo's own file). The tests run in the copy then read them as the sandbox shows them."""
+    root = root.resolve()
+    for rel in sorted(masked_names(root)):
+        path = root / rel
+        if path.is_symlink():
+            path.unlink()
+        path.write_bytes(b"")
 
 
 def _hidden(rel: str, masked: set[str]) -> bool:

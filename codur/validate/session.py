@@ -21,6 +21,7 @@ from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_
 from codur.testing.ids import file_of
 from codur.testing.suite import Suite, suite_of
 from codur.tools.executor import TestPolicy
+from codur.tools.masking import blank_masked
 from codur.validate import localize
 from codur.validate.checks import Baseline, checks_for
 from codur.validate.evaluate import Candidate, Checks, Evaluation
@@ -122,6 +123,8 @@ class RepairSession:
             for copy in self.copies:
                 copy.memory_mb = self.memory_mb
                 copy.policy = self.policy
+                if not self.policy.allow_secrets:
+                    blank_masked(copy.root)  # its tests read no credential file of the repo
             self._localize()
         except BaseException:
             self.close(keep=False)

@@ -22,7 +22,7 @@ from codur.llm import ScriptedChatModel, StaticModelProvider
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
 FIX_NEW = "if quantity >= BULK_THRESHOLD:"
-TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
+TASK = "the total in billing.py for 10 items should include the discount"  # no fast path: the planner is asked
 
 PLUGIN = '''
 from codur.core.ports import AgentResult

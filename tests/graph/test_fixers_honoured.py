@@ -13,7 +13,7 @@ from codur.graph.verification.verdict import Verdict
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.testing.report import records_of, run_of
 
-TASK = "billing total for 10 items should include the discount"  # no fast path
+TASK = "the total in billing.py for 10 items should include the discount"  # no fast path
 FIX_NEW = "if quantity >= BULK_THRESHOLD:"
 
 

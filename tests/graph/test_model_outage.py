@@ -8,7 +8,7 @@ import openai
 from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
 
-TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
+TASK = "the total in billing.py for 10 items should include the discount"  # no fast path: the planner is asked
 
 
 def error_429(code: str, message: str) -> openai.RateLimitError:

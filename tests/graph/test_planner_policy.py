@@ -11,7 +11,7 @@ from codur.llm import ScriptedChatModel, StaticModelProvider
 
 FIX_OLD = "if quantity > BULK_THRESHOLD:"
 FIX_NEW = "if quantity >= BULK_THRESHOLD:"
-TASK = "billing total for 10 items should include the discount"  # no fast path: the planner is asked
+TASK = "the total in billing.py for 10 items should include the discount"  # no fast path: the planner is asked
 PLAN = '{"task_type": "code_fix", "agent": "coder", "steps": ["read billing.py", "fix the comparison"]}'
 
 

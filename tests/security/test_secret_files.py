@@ -17,7 +17,9 @@ import pytest
 
 from codur.sandbox.bwrap import bwrap_problem
 from codur.tools import ToolExecutor
+from codur.tools.executor import TestPolicy
 from codur.tools.visibility import is_secret
+from codur.validate.session import RepairSession
 
 pytestmark = pytest.mark.skipif(bwrap_problem() is not None, reason=f"no bubblewrap here: {bwrap_problem()}")
 CANARY = "hunter2-canary-52a"
@@ -114,3 +116,22 @@ def test_the_sandbox_gets_a_git_config_without_the_remote_token(tmp_path: Path) 
     status = ToolExecutor(repo).execute("git_status", {}).output
     assert "peek.py" in status, status  # git still works on the clean copy
     assert CANARY in (repo / ".git" / "config").read_text()  # the real file is untouched
+
+
+def test_repairs_worker_copies_hold_the_credential_files_empty(tmp_path: Path) -> None:
+    """The candidate patches' tests run in copies of the repo: those hold no credential either."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (repo / "tests" / "test_calc.py").write_text("from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    (repo / ".env").write_text(f"API_TOKEN={CANARY}\n")
+    (repo / "config").mkdir()
+    (repo / "config" / "secrets.yaml").write_text(f"token: {CANARY}\n")
+    (repo / "local.env.txt").symlink_to(".env")
+    with RepairSession(repo, workers=1) as session:
+        copy = session.copies[0].root
+        assert [(copy / n).read_text() for n in (".env", "config/secrets.yaml", "local.env.txt")] == ["", "", ""]
+        assert (copy / "calc.py").read_text().startswith("def add")
+    with RepairSession(repo, workers=1, policy=TestPolicy(allow_secrets=True)) as session:
+        assert CANARY in (session.copies[0].root / ".env").read_text()
+    assert CANARY in (repo / ".env").read_text()

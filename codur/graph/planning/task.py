@@ -11,9 +11,13 @@ whether it reports a bug, and what it names (functions, flags, files, tests).
 3. the tests in test files added or changed in the working tree (the user's, or the run's);
 4. tests that use a name the task asks for that does not exist yet (a test of the feature);
 5. for a bug report ("X crashes", "fix limiter.py"), tests whose file uses a name or imports
-   a module the task names; for any task but a feature or a question, tests whose name shares
-   a word with the task ("billing total for 10 items should include the discount" and
-   ``test_discount_starts_at_threshold``).
+   a module the task names.
+
+A word the task and a test's name share is no evidence (``test_area_of_rectangle`` is not
+"make area() raise ValueError when a side is negative"): such a test is in doubt, decided by
+the planner model, and unrelated without one. A task that calls code intended ("the +1 offset
+is intended") or asks to change tests (:attr:`TaskReading.keeps_code`) never gets code changed
+by a code-only fixer (:func:`codur.graph.routing.patch_eligible`).
 
 Any other failing test is *unrelated*: no fixer is run for it and it is never the proof that
 the task is done. When nothing above links a failing test to the task but the task is no
@@ -69,9 +73,9 @@ _TEST_ID = re.compile(r"(?<![\w./-])([\w./-]*test\w*\.py(?:::[\w\[\]:.-]+)?)")
 #: Words that follow "function", "called" and the like in plain English, not names.
 _WORDS = frozenset({"a", "an", "the", "that", "which", "to", "for", "in", "of", "with", "and", "or", "is", "it",
                     "its", "this", "called", "named"})
-#: Words too common to link a bug report to a test's name.
-_COMMON = frozenset({"test", "tests", "when", "with", "that", "this", "from", "should", "does", "returns", "return",
-                     "value", "values", "wrong", "works", "fails", "fail", "file", "make", "pass"})
+#: The task says the code is as meant ("the +1 offset is intended", "this rounding is deliberate").
+_INTENDED = re.compile(r"\b(?:is|are|was|were)\s+(?:intended|intentional|deliberate|on purpose|by design|correct)\b",
+                       re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ class TaskReading:
         asked: the functions, flags and files it names (:func:`requested`).
         tests: the test ids, test files and bare test names it names, as written.
         asks_for_tests: it asks to change tests (:func:`codur.validate.footprint.asks_for_tests`).
+        intended: it says some code is intended ("the +1 offset is intended").
     """
 
     text: str
@@ -114,6 +119,12 @@ class TaskReading:
     asked: Requested = Requested()
     tests: tuple[str, ...] = ()
     asks_for_tests: bool = False
+    intended: bool = False
+
+    @property
+    def keeps_code(self) -> bool:
+        """The task calls code intended or asks to change tests: the code is not what is wrong."""
+        return self.intended or self.asks_for_tests
 
     @property
     def question(self) -> bool:
@@ -145,7 +156,8 @@ def read_task(task: str) -> TaskReading:
     return TaskReading(text=task, kinds=kinds, greeting=bool(re.match(GREETING, text)), plain_fix=plain,
                        bug_report=plain or TaskType.CODE_FIX in kinds or bool(_EXPECTS.search(task)),
                        asked=requested(task),
-                       tests=tuple(dict.fromkeys(tests)), asks_for_tests=footprint.asks_for_tests(task))
+                       tests=tuple(dict.fromkeys(tests)), asks_for_tests=footprint.asks_for_tests(task),
+                       intended=bool(_INTENDED.search(task)))
 
 
 @dataclass(frozen=True)
@@ -203,16 +215,14 @@ def relate(reading: TaskReading, failing: Iterable[str], *, test_text: Callable[
     related += [t for t in failing if t not in related and texts[file_of(t)] & new]
     feature = reading.kinds[:1] == (TaskType.CODE_GENERATION,) and not reading.bug_report
     if reading.bug_report:
-        related += [t for t in failing if t not in related and _linked(reading, t, texts[file_of(t)], by_words=True)]
-    elif not feature and not reading.question:
-        related += [t for t in failing if t not in related and _named_alike(reading, t)]
+        related += [t for t in failing if t not in related and _linked(reading, t, texts[file_of(t)])]
     if related:
         return _split(failing, related, "changed, or testing what the task names")
     if feature and not any(texts[file_of(t)] & set(reading.asked.names) for t in failing):
         return _split(failing, [], "a feature task, and no failing test uses what it names")
     if reading.question:
         return _split(failing, [], "a question")
-    linked = [t for t in failing if _linked(reading, t, texts[file_of(t)], by_words=False)]
+    linked = [t for t in failing if _linked(reading, t, texts[file_of(t)])]
     return Relation(unrelated=tuple(failing), decided=False, undecided=tuple(linked or failing),
                     why="the rules cannot tell whether the failing tests are the task's")
 
@@ -227,25 +237,12 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text))
 
 
-def _linked(reading: TaskReading, test_id: str, words: set[str], *, by_words: bool) -> bool:
-    """Whether the test's file uses a name the task names or imports a module it names; with
-    ``by_words``, also whether the test's name shares a word (4+ letters) with the task."""
+def _linked(reading: TaskReading, test_id: str, words: set[str]) -> bool:
+    """Whether the test's file uses a name the task names or imports a module it names."""
     if words & set(reading.asked.names):
         return True
     modules = {f.removesuffix(".py").replace("/", ".") for f in reading.asked.files if f.endswith(".py")}
-    stems = {m.rsplit(".", 1)[-1] for m in modules}
-    if words & stems:  # the test's file imports or mentions a module the task names
-        return True
-    return by_words and _named_alike(reading, test_id)
-
-
-def _named_alike(reading: TaskReading, test_id: str) -> bool:
-    """Whether the test's name shares a word of 4+ letters with the task (``test_discount_starts_at
-    _threshold`` and "billing total for 10 items should include the discount"); common words aside."""
-    name = test_id.split("::")[-1].split("[")[0].lower()
-    parts = {p for p in re.split(r"[_\W]+", name) if len(p) >= 4 and p not in _COMMON}
-    task_words = {w for w in re.findall(r"[a-z]+", reading.text.lower()) if len(w) >= 4}
-    return bool(parts & {w for w in task_words if w not in _COMMON})
+    return bool(words & {m.rsplit(".", 1)[-1] for m in modules})
 
 
 __all__ = ["KINDS", "PLAIN_FIX", "Relation", "Requested", "TaskReading", "read_task", "relate",

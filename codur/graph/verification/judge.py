@@ -3,7 +3,9 @@
 The deterministic checks are the ground truth where they can speak: with tests, the
 suite decides pass or fail and a model that disagrees is overruled; without tests, the
 model decides, except that a changed file that does not parse cannot pass. A model reply
-that is no verdict falls back to the deterministic verdict, and the verdict says so.
+that is no verdict (asked once more for one, :func:`codur.graph.verification.llm.run_model_verifier`)
+falls back to the deterministic verdict, and the verdict says so; without tests such a
+verdict that passed is ``unverified``: no verdict is never a pass.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ def unusable(run: ModelRun) -> str:
 
 def without_tests(run: ModelRun, static: list[Evidence], fallback: Verdict | None) -> Verdict:
     """No tests: the model's verdict, overruled by a changed file that does not parse; when the
-    model's verdict is :func:`unusable`, ``fallback`` (the deterministic verdict) marked as such.
+    model's verdict is :func:`unusable`, ``fallback`` (the deterministic verdict) marked as such,
+    and ``unverified`` when it passed (a reply that is no verdict counts as none, never as a pass).
 
     Raises:
         ValueError: the model's verdict is unusable and no fallback is given.
@@ -83,6 +86,8 @@ def without_tests(run: ModelRun, static: list[Evidence], fallback: Verdict | Non
             raise ValueError(f"no usable model verdict ({problem}) and no deterministic fallback")
         verdict = fallback.model_copy(deep=True)
         verdict.fallback = problem
+        if verdict.passed:  # no verdict is no pass: the run may succeed, never as verified
+            verdict.unverified = verdict.unverified or f"the critic gave no verdict ({problem})"
         return verdict
     assert run.verdict is not None
     verdict = from_model(run, run.verdict)

@@ -35,7 +35,10 @@ FIM_TOKENS = {"qwen2.5-coder": ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middl
 STOP = ["\n", "<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|im_end|>", "<|fim_prefix|>"]
 #: Ranked lines masked up to tier t: the best LINES[1] in tier 1, up to LINES[t] in tier t.
 LINES = (0, 3, 8, 16, 32)
-#: (temperature, seed) of each fill of a mask in its first tier; a later tier adds one fill at T=1.
+#: (temperature, seed) of each fill of a mask in its first tier, every mask's first fill before any
+#: second one (the masks of three lines at 15 s a fill on a loaded machine: the greedy fills of
+#: the first line's masks alone took the whole 100 s of a shipping-fee run); a later tier adds
+#: one fill at T=1.
 FILLS = ((0.0, 0), (0.8, 1))
 #: Tokens a fill may take (one line).
 MAX_TOKENS = 48
@@ -131,7 +134,7 @@ class ClozeFixer:
             return []
         lines = ranked_lines(view)
         new = _masks(view, lines[LINES[tier - 1]:LINES[tier]])
-        draws = [(m, t, s) for m in new for t, s in FILLS]
+        draws = [(m, t, s) for t, s in FILLS for m in new]  # every mask's greedy fill first
         if tier > 1:
             draws += [(m, 1.0, tier) for m in _masks(view, lines[:LINES[tier - 1]])]
         if not draws:
@@ -202,12 +205,10 @@ def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds
     fill = reply.split("\n")[0].strip()  # the prefix ends with the line's indentation
     if not fill or fill == mask.original.strip():
         return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
-    new_text = mask.apply(text, fill)
-    try:
-        key = normalized(new_text)
-        ast.parse(new_text)
-    except (SyntaxError, ValueError):
+    new_text = _parsed(mask, text, fill) or _parsed(mask, text, fill := _overlap_cut(fill, mask.suffix(text)))
+    if new_text is None:
         return Filled(k, mask, temperature, "no_parse", seconds, tokens, fill)
+    key = normalized(new_text)
     if key == normalized(text):  # the same code, a comment added
         return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
     if key in seen:
@@ -215,3 +216,21 @@ def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds
     seen.add(key)
     return Filled(k, mask, temperature, "candidate", seconds, tokens, fill, Fill(mask.file, new_text, mask, fill, k,
                                                                               temperature))
+
+
+def _parsed(mask: Mask, text: str, fill: str) -> str | None:
+    """``text`` with ``mask`` filled by ``fill``, or None when that does not parse."""
+    new_text = mask.apply(text, fill)
+    try:
+        ast.parse(new_text)
+    except (SyntaxError, ValueError):
+        return None
+    return new_text
+
+
+def _overlap_cut(fill: str, suffix: str) -> str:
+    """``fill`` without the longest end of it the suffix starts with (a model that wrote the
+    ``:`` of ``if <hole>:`` or the ``)`` of a call again)."""
+    line = suffix.split("\n")[0]
+    cut = next((n for n in range(min(len(fill), len(line)), 0, -1) if line.startswith(fill[-n:])), 0)
+    return fill[:len(fill) - cut] if cut else fill
