@@ -206,8 +206,49 @@ def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsy
               "tests": ["t1", "t2"], "fix_hunks": {"src/humanize/filesize.py": 1}}
     new = {"bug": "humanize-naturalsize-float", "seconds": 151.9, **common, **events.figures(seen)}
     old = {"bug": "older-record", "seconds": 90.0, "fixer": "", **common}  # written before the figures existed
-    real_run.print_table([new, old])
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split()[2:8] == ["s", "1st", "cand", "loc", "s", "mut"]
-    assert lines[2].split()[1:8] == ["✗", "152", "3.4", "0.5", "0.10", "3", "46.8"]
-    assert lines[3].split()[1:8] == ["✗", "90", "-", "-", "-", "-", "-"]
+    green = {**old, "bug": "green-but-wrong", "fixed": True, "correct": False, "heldout": 68, "same_fix": False,
+             "reason": "verified"}
+    real_run.print_table([new, old, green])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[1].split()[1:12] == ["fixed", "correct", "held", "same", "s", "1st", "cand", "loc", "s", "mut", "s"]
+    assert lines[2].split()[1:11] == ["✗", "-", "-", "-", "152", "3.4", "0.5", "0.10", "3", "46.8"]
+    assert lines[3].split()[1:8] == ["✗", "-", "-", "-", "90", "-", "-"]
+    assert lines[4].split()[1:6] == ["✓", "✗", "68", "-", "90"]
+    assert "green 1/3; correct (held-out tests pass) 0/1 green with held-out tests" in out
+
+
+# ---------------------------------------------------------------- the held-out check
+
+import heldout  # noqa: E402
+
+
+def test_changed_test_files_lists_new_and_changed_files_only(tmp_path):
+    repo, newer = tmp_path / "repo", tmp_path / "newer"
+    for root, files in ((repo, {"tests/test_a.py": "def test_a(): pass\n", "tests/test_b.py": "x = 1\n"}),
+                        (newer, {"tests/test_a.py": "def test_a(): pass\n", "tests/test_b.py": "x = 2\n",
+                                 "tests/sub/test_c.py": "def test_c(): pass\n", "README": "r"})):
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+    assert heldout.changed_test_files(repo, newer, ["tests"]) == ["tests/sub/test_c.py", "tests/test_b.py"]
+
+
+def test_held_out_tests_passed_on_the_reference_and_were_not_shown():
+    outcomes = {"t.py::test_shown": "PASSED", "t.py::test_new": "PASSED", "t.py::test_later_fix": "FAILED",
+                "t.py::test_p[1]": "PASSED", "t.py::test_err": "ERROR"}
+    assert heldout.select(outcomes, {"t.py::test_shown"}) == ["t.py::test_new", "t.py::test_p[1]"]
+
+
+def test_newest_compares_release_numbers_not_strings():
+    assert heldout.newest(["1.9.0", "1.22.4", "1.20.0"]) == "1.22.4"
+
+
+def test_normalize_ignores_docstrings_formatting_and_version_but_not_a_changed_guard():
+    fix = 'def clamp(x, lo):\n    """Clamp."""\n    if x < lo:\n        return lo\n    return x\n'
+    same = ('__version__ = "2.0"\n\ndef clamp(x,lo):   # reformatted\n'
+            '    if (x < lo):\n        return lo\n    return x\n')
+    other = 'def clamp(x, lo):\n    if x <= lo:\n        return lo\n    return x\n'
+    assert heldout.normalize('__version__ = "1.0"\n' + fix) == heldout.normalize(same)
+    assert heldout.normalize(fix) != heldout.normalize(other)
+    assert heldout.normalize('"""Only a docstring."""\n') == heldout.normalize("")

@@ -181,11 +181,13 @@ class SuiteRun:
         return sorted(k for k, v in self.outcomes.items() if v in ("FAILED", "ERROR"))
 
 
-def run_suite(bug: Bug, repo: Path, timeout: float = PYTEST_TIMEOUT) -> SuiteRun:
-    """Run the bug's suite with the repo's own ``.venv`` interpreter (``-rA`` lists each outcome)."""
+def run_suite(bug: Bug, repo: Path, timeout: float = PYTEST_TIMEOUT, paths: list[str] | None = None) -> SuiteRun:
+    """Run the bug's suite (or only ``paths``, relative to the repo) with the repo's own ``.venv``
+    interpreter (``-rA`` lists each outcome)."""
     import time
 
-    cmd = [str(repo / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *bug.tests]
+    cmd = [str(repo / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+           *(bug.tests if paths is None else paths)]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     env.update(PYTHONDONTWRITEBYTECODE="1", COLUMNS="250")
     t0 = time.monotonic()

@@ -11,9 +11,12 @@ Modes:
              failing tests pass and nothing else fails (codur's own status is not trusted);
              beside it the figures of codur's events (events.py): seconds to the first
              candidate, localization and mutant generation seconds, samples and seconds per
-             sample, the fixer
+             sample, the fixer; then the held-out check (heldout.py): the newer release's
+             tests the bug repo did not take, run in a copy: correct when they pass too,
+             and whether the patch is the developers' fix after normalization
   --check    no model: per bug, the failing tests fail on the bug (and nothing else does),
-             and with the real fix (the newer release's files) every test passes
+             and with the real fix (the newer release's files) every test passes; the
+             held-out tests of each bug are selected (and cached)
 
 Usage:
   .venv/bin/python bench/real/run.py --check [--bugs parse,cachetools-lfu-copy]
@@ -36,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bugs  # noqa: E402
 import events  # noqa: E402
+import heldout  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -70,20 +74,23 @@ def check(bug: bugs.Bug) -> dict:
     not_failing = [t for t in bug.failing if before.outcomes.get(t) not in ("FAILED", "ERROR")]
     others = [t for t in before.bad() if t not in bug.failing and t not in bug.flaky]
     fixed, why = bugs.judge(bug, after)
+    ref = heldout.reference(bug)
     problems = ([f"passes on the bug: {', '.join(not_failing)}"] if not_failing else []) + \
                ([f"also fails on the bug: {', '.join(others[:5])}"] if others else []) + \
                ([f"with the fix: {why}"] if not fixed else [])
     return {"bug": bug.id, "project": bug.project, "versions": f"{bug.old}->{bug.new}", "ok": not problems,
-            "failing": len(bug.failing), "suite": len(after.outcomes), "fix": fix_text(bugs.fix_hunks(bug)),
+            "failing": len(bug.failing), "suite": len(after.outcomes),
+            "heldout": len(ref["heldout"]), "fix": fix_text(bugs.fix_hunks(bug)),
             "seconds": round(time.monotonic() - t0, 1), "problems": "; ".join(problems)}
 
 
 def print_check(rows: list[dict]) -> None:
     w = max(len(r["bug"]) for r in rows)
-    print(f"\n{'bug':<{w}}  {'versions':<14} {'ok':<3} {'failing':>7} {'suite':>6} {'s':>5}  fix (file:hunks)")
+    print(f"\n{'bug':<{w}}  {'versions':<14} {'ok':<3} {'failing':>7} {'suite':>6} {'held-out':>8} {'s':>5}  "
+          "fix (file:hunks)")
     for r in rows:
         print(f"{r['bug']:<{w}}  {r['versions']:<14} {'✓' if r['ok'] else '✗':<3} {r['failing']:>7} "
-              f"{r['suite']:>6} {r['seconds']:>5.0f}  {r['fix']}")
+              f"{r['suite']:>6} {r['heldout']:>8} {r['seconds']:>5.0f}  {r['fix']}")
         if r["problems"]:
             print(f"{'':<{w}}  ! {r['problems']}")
     projects = sorted({r["project"] for r in rows})
@@ -99,6 +106,7 @@ def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
     """Build ``bug``, let codur fix it, judge with the bug's own tests; one results record.
     With ``keep``, the repo as codur left it (its run folder in .codur/ included, .venv not)
     is copied to ``keep/<bug id>``."""
+    ref = heldout.reference(bug)
     with tempfile.TemporaryDirectory(prefix=f"real_{bug.id}_") as tmp:
         repo = bugs.build(bug, Path(tmp) / bug.id)
         pristine = Path(tmp) / "pristine"
@@ -109,9 +117,13 @@ def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
             shutil.copytree(repo, keep / bug.id, symlinks=True, ignore=shutil.ignore_patterns(".venv"))
         bugs.copy_tests(bug, pristine, repo)
         fixed, why = bugs.judge(bug, bugs.run_suite(bug, repo))
+        correct, missed = heldout.check(bug, repo, ref) if fixed else (False, [])
+        same = fixed and heldout.same_as_fix(bug, repo)
     res = run.result()
     meta = res.get("metadata") or {}
     return {"bug": bug.id, "project": bug.project, "old": bug.old, "new": bug.new, "fixed": fixed, "judge": why,
+            "correct": correct, "heldout": len(ref["heldout"]), "heldout_failing": missed[:20],
+            "same_fix": same, "equivalent": fixed and (same or correct is True),
             "status": res.get("status", ""), "reason": str(res.get("reason", ""))[:200],
             "seconds": run.seconds, **events.figures(run.events),
             "llm_calls": (meta.get("usage") or {}).get("llm_calls", 0), "timings": meta.get("timings", {}),
@@ -126,6 +138,12 @@ def figures_text(r: dict) -> str:
             f"mutants {c(r.get('mutants_s'), 2)}s, samples {r.get('samples', 0)} x {c(r.get('sample_s'))}s")
 
 
+def _correct(r: dict) -> str:
+    """The correct cell: ✓/✗ for a green run judged by held-out tests, - otherwise (older
+    results files, red runs, bugs without held-out tests)."""
+    return "-" if not r["fixed"] or r.get("correct") is None else "✓" if r["correct"] else "✗"
+
+
 def print_table(recs: list[dict]) -> None:
     """Per bug: fixed, wall seconds, seconds to the first candidate, localization seconds,
     mutant generation seconds, model patch samples and seconds per sample, model calls,
@@ -136,14 +154,21 @@ def print_table(recs: list[dict]) -> None:
         return
     c = events.cell
     w = max(len(r["bug"]) for r in recs)
-    print(f"\n{'bug':<{w}}  {'fixed':<5} {'s':>5} {'1st cand':>8} {'loc s':>6} {'mut s':>6} {'samples':>7} "
+    print(f"\n{'bug':<{w}}  {'fixed':<5} {'correct':<7} {'held':>4} {'same':<4} {'s':>5} "
+          f"{'1st cand':>8} {'loc s':>6} {'mut s':>6} {'samples':>7} "
           f"{'s/sample':>8} {'calls':>5} {'tests':>5}  {'fixer':<24} real fix (file:hunks)")
     for r in recs:
-        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {r['seconds']:>5.0f} "
+        print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {_correct(r):<7} {r.get('heldout', '-'):>4} "
+              f"{'✓' if r.get('same_fix') else '-':<4} {r['seconds']:>5.0f} "
               f"{c(r.get('first_candidate_s')):>8} {c(r.get('localize_s')):>6} {c(r.get('mutants_s'), 2):>6} "
               f"{r.get('samples', '-'):>7} {c(r.get('sample_s')):>8} {r['llm_calls']:>5} "
               f"{len(r['tests']):>5}  {(r['fixer'] or r['status'])[:24]:<24} {fix_text(r['fix_hunks'])}")
     ok = [r for r in recs if r["fixed"]]
+    judged = [r for r in ok if r.get("correct") is not None]
+    same = sum(bool(r.get("same_fix")) for r in ok)
+    print(f"\ngreen {len(ok)}/{len(recs)}; correct (held-out tests pass) {sum(r['correct'] is True for r in judged)}"
+          f"/{len(judged)} green with held-out tests; the developers' fix (AST) {same}"
+          f"; plausible (held back) {sum(r.get('reason', '').startswith('plausible') for r in ok)}")
     multi = [r for r in recs if len(r["fix_hunks"]) > 1 or any(n > 1 for n in r["fix_hunks"].values())]
     fixers: dict[str, int] = {}
     for r in ok:

@@ -36,6 +36,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 CORPORA = {"main": Path(__file__).parent / "corpus", "taxonomy": Path(__file__).parent / "corpus_taxonomy"}
+HELDOUT = Path(__file__).parent / "heldout"  # held-out tests, one per program that has one: never shown to codur
+HELDOUT_TIMEOUT_S = 60.0  # a held-out test loops only on a wrong patch; the margin is for a loaded machine
 CHECK_TIMEOUT_S = 10.0  # per pytest run in --check; bugs that loop forever end as "timeout"
 TASK = "make the failing tests pass"  # codur repair's
 
@@ -53,27 +55,47 @@ def _reference(program: Path) -> tuple[dict, str, str]:
     return meta, text, text.replace(fix["old"], fix["new"])
 
 
-def _pytest(directory: Path) -> int | str:
-    """pytest's exit code in ``directory``, or "timeout" after CHECK_TIMEOUT_S seconds
-    (the process is killed)."""
+def _pytest(directory: Path, paths: list[str] | None = None, timeout: float = CHECK_TIMEOUT_S) -> int | str:
+    """pytest's exit code in ``directory`` (on ``paths`` only, when given), or "timeout" after
+    ``timeout`` seconds (the process is killed)."""
     try:
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-                              cwd=directory, capture_output=True, timeout=CHECK_TIMEOUT_S,
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(paths or [])],
+                              cwd=directory, capture_output=True, timeout=timeout,
                               check=False).returncode
     except subprocess.TimeoutExpired:
         return "timeout"
 
 
+def held_out(program: Path, work: Path) -> bool | None:
+    """Run the program's held-out test (``heldout/<program>.py``, never in the copy codur
+    repairs) against the module in ``work``: True when it passes, None when the program has none.
+    The test is copied in under a name of its own and removed after."""
+    test = HELDOUT / f"{program.name}.py"
+    if not test.is_file():
+        return None
+    target = work / "test_zz_heldout.py"
+    shutil.copy2(test, target)
+    try:
+        return _pytest(work, [target.name], HELDOUT_TIMEOUT_S) == 0
+    finally:
+        target.unlink()
+
+
 def check(program: Path) -> str:
-    """One line, starting "ok " when the bug fails (exit 1) or hangs and the fix passes."""
+    """One line, starting "ok " when the bug fails (exit 1) or hangs and the fix passes (the
+    held-out test too, where the program has one)."""
     meta, _, fixed = _reference(program)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(shutil.copytree(program, Path(tmp) / program.name))
         buggy_rc = _pytest(work)
+        buggy_held = held_out(program, work)
         (work / meta["fix"]["file"]).write_text(fixed)
         fixed_rc = _pytest(work)
-    ok = buggy_rc in (1, "timeout") and fixed_rc == 0
-    return f"{'ok ' if ok else 'BAD'} {program.name}: buggy exit {buggy_rc}, fixed exit {fixed_rc}"
+        fixed_held = held_out(program, work)
+    ok = buggy_rc in (1, "timeout") and fixed_rc == 0 and fixed_held is not False
+    held = "" if fixed_held is None else f"; held-out test: bug {'passes' if buggy_held else 'fails'}, " \
+        f"fix {'passes' if fixed_held else 'FAILS'}"
+    return f"{'ok ' if ok else 'BAD'} {program.name}: buggy exit {buggy_rc}, fixed exit {fixed_rc}{held}"
 
 
 def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) -> dict:
@@ -99,11 +121,13 @@ def run_one(program: Path, corpus: str, workers: int, args: argparse.Namespace) 
         result = run(RunRequest(task=TASK, repo=work, timeout_s=max(config.timeout_s, args.time_budget + 120.0)),
                      config=config, on_event=on_event)
         exact = result.ok and (work / meta["fix"]["file"]).read_text() == fixed
+        correct = held_out(program, work) if result.ok else (False if (HELDOUT / f"{program.name}.py").is_file()
+                                                             else None)
     done = seen.get("patch.done", {})
     search = result.metadata.stop.get("search") or {}
     return {"name": program.name, "corpus": corpus, "single": meta["single_edit"],
             "status": done.get("status") or result.reason, "fixed": result.ok, "exact": exact,
-            "plausible": result.reason == "plausible",
+            "correct": correct, "plausible": result.reason == "plausible",
             "tried": sum((done.get("tried") or {}).values()), "time": result.duration_s,
             "patch": seen.get("patch.found", {}).get("label", ""),
             "message": search.get("message") or done.get("message") or result.reason,
@@ -125,7 +149,8 @@ def run_corpus(corpus: str, workers: int, args: argparse.Namespace) -> tuple[lis
         mark = ("PLAUSIBLE" if row["plausible"] else "FIXED") if row["fixed"] else row["status"]
         kind = "single" if row["single"] else "multi "
         exact = "exact" if row["exact"] else "     "
-        print(f"{row['name']:<24} {kind} {mark:<10} {exact} tried={row['tried']:<4} "
+        correct = {True: "correct", False: "WRONG  ", None: "-      "}[row["correct"]] if row["fixed"] else "       "
+        print(f"{row['name']:<24} {kind} {mark:<10} {exact} {correct} tried={row['tried']:<4} "
               f"{row['time']:6.2f}s  {row['patch'] or row['message']}", flush=True)
     return rows, time.monotonic() - start
 
@@ -135,6 +160,9 @@ def summary(rows: list[dict], wall: float) -> None:
     single = [r for r in rows if r["single"]]
     single_fixed = [r for r in single if r["fixed"]]
     print(f"fixed: {len(fixed)}/{len(rows)} (exact reference fix: {sum(r['exact'] for r in rows)})")
+    judged = [r for r in rows if r["correct"] is not None]
+    print(f"correct (held-out test passes): {sum(r['correct'] is True for r in judged)}/{len(judged)} programs "
+          f"with a held-out test ({sum(r['fixed'] for r in judged)} of them fixed)")
     print(f"single-edit bugs fixed: {len(single_fixed)}/{len(single)} "
           f"= {100 * len(single_fixed) / max(1, len(single)):.0f}%")
     print(f"multi-edit bugs fixed: {len(fixed) - len(single_fixed)}/{len(rows) - len(single)}")
@@ -152,7 +180,9 @@ def combined(rows: list[dict], wall: float) -> None:
     fixed = [r for r in rows if r["fixed"]]
     single = [r for r in rows if r["single"]]
     median = f"{statistics.median(r['time'] for r in fixed):.2f}s" if fixed else "-"
-    print(f"combined: fixed {len(fixed)}/{len(rows)} (exact {sum(r['exact'] for r in rows)}), single-edit fixed "
+    judged = [r for r in rows if r["correct"] is not None]
+    print(f"combined: fixed {len(fixed)}/{len(rows)} (exact {sum(r['exact'] for r in rows)}; correct "
+          f"{sum(r['correct'] is True for r in judged)}/{len(judged)} with a held-out test), single-edit fixed "
           f"{sum(r['fixed'] for r in single)}/{len(single)}, mutants tried {sum(r['tried'] for r in rows)}, "
           f"median time to fix {median}, wall time {wall:.1f}s")
 
