@@ -181,13 +181,14 @@ def test_a_new_guard_around_the_line_skips_the_users_without_email(tmp_path: Pat
 
 def test_a_fill_of_the_argument_list_splits_at_the_first_colon_only(tmp_path: Path, fim_server):
     repo = write_repo(tmp_path, HEADERS)
-    model, seen = fim_server(lambda prefix, suffix: '":", 1' if prefix.endswith("line.split(") else "line")
+    model, seen = fim_server(lambda prefix, suffix: '":", 1' if prefix.endswith("line.split(")
+                             else "line.split" if prefix.endswith("value = ") else "line")
     result, events = run_cloze(repo, model)
     assert result.status == "patched" and result.provenance["template"] == "args", result.message
     assert '+    name, value = line.split(":", 1)\n' in result.diff
     # a fill that gives the masked code back is never judged
     judged = [e for e in events if e["event_type"] == "patch.candidate"]
-    assert all(e["provenance"]["text"] != "line" or e["provenance"]["template"] != "callee" for e in judged)
+    assert all(e["provenance"]["text"] != "line.split" or e["provenance"]["template"] != "callee" for e in judged)
     # the prompts share their start: the server's prompt cache keeps the header and the file's top
     head = "<|fim_prefix|># The tests that fail:\n"
     assert all(b["prompt"].startswith(head) for b in seen) and len(seen) >= 4
