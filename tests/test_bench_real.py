@@ -185,7 +185,10 @@ def test_figures_of_a_recorded_run_with_mutants_and_model_samples():
     assert events.figures(seen) == {
         "first_candidate_s": 3.37, "localize_s": 0.511, "localized_tests": 68, "mutants_s": 0.1, "mutants": 400,
         "samples": 3, "sample_s": 46.8,  # (37.64 + 26.33 + 76.33) / 3
-        "candidates": 2, "fixer": ""}
+        "candidates": 2, "fixer": "", "fixed_by": "",
+        # 2 replies with no code (echoes) and one stopped early: 3 replies, 0 candidates in 140.3 model s
+        "fills": 0, "replies": 3, "echoes": 2, "echo_share": 0.667, "model_candidates": 0, "model_s": 140.3,
+        "candidates_per_model_min": 0.0}
     assert events.CodurRun(seen, 151.9, START, 1).result()["status"] == "timeout"
 
 
@@ -193,9 +196,39 @@ def test_figures_of_a_run_that_never_reached_the_pipeline():
     seen = events.read_events(STDOUT.splitlines()[0] + "\n", START)
     assert events.figures(seen) == {
         "first_candidate_s": None, "localize_s": None, "localized_tests": None, "mutants_s": None, "mutants": None,
-        "samples": 0, "sample_s": None, "candidates": 0, "fixer": ""}
+        "samples": 0, "sample_s": None, "candidates": 0, "fixer": "", "fixed_by": "",
+        "fills": 0, "replies": 0, "echoes": 0, "echo_share": None, "model_candidates": 0, "model_s": 0.0,
+        "candidates_per_model_min": None}
     assert events.CodurRun(seen, 420.0, START, None).result()["status"] == "killed"
     assert events.CodurRun(seen, 2.0, START, 2, "boom").result()["reason"] == "exit 2, no run.result: boom"
+
+
+#: A run of the cloze fixer with the embedded model on a shipping fee missing its ``math.ceil``
+#: (tests/e2e/test_patch_cloze_e2e.py), from its trace, with the ``run.result`` line ``--json`` adds.
+FILLS = '''\
+{"event_type": "run.start", "run_id": "20261129-031949-46507b", "ts": 1795922389.9, "task": "make the failing tests pass"}
+{"event_type": "patch.phase", "run_id": "20261129-031949-46507b", "ts": 1795922393.314, "phase": "cloze", "candidates": 24}
+{"event_type": "patch.fill", "run_id": "20261129-031949-46507b", "ts": 1795922395.394, "k": 0, "template": "condition", "file": "shipping.py", "line": 6, "temperature": 0.0, "outcome": "candidate", "seconds": 2.08, "tokens": 123, "fill": "weight_kg < 0"}
+{"event_type": "patch.candidate", "run_id": "20261129-031949-46507b", "ts": 1795922395.523, "source": "cloze", "label": "shipping.py:6: condition filled by model fill 0: weight_kg < 0", "provenance": {"source": "cloze", "fill": 0, "template": "condition", "line": 6, "temperature": 0.0, "text": "weight_kg < 0"}, "result": "failed", "fixed": 0, "seconds": 0.13}
+{"event_type": "patch.fill", "run_id": "20261129-031949-46507b", "ts": 1795922396.066, "k": 1, "template": "compare", "file": "shipping.py", "line": 6, "temperature": 0.0, "outcome": "unchanged", "seconds": 0.67, "tokens": 123, "fill": "weight_kg"}
+{"event_type": "patch.fill", "run_id": "20261129-031949-46507b", "ts": 1795922396.634, "k": 2, "template": "compare", "file": "shipping.py", "line": 6, "temperature": 0.0, "outcome": "unchanged", "seconds": 0.57, "tokens": 122, "fill": "0"}
+{"event_type": "patch.fill", "run_id": "20261129-031949-46507b", "ts": 1795922397.562, "k": 3, "template": "before", "file": "shipping.py", "line": 6, "temperature": 0.0, "outcome": "no_parse", "seconds": 0.93, "tokens": 131, "fill": "if weight_kg < 0:"}
+{"event_type": "patch.fill", "run_id": "20261129-031949-46507b", "ts": 1795922398.413, "k": 4, "template": "rhs", "file": "shipping.py", "line": 8, "temperature": 0.0, "outcome": "candidate", "seconds": 0.85, "tokens": 126, "fill": "math.ceil(weight_kg)"}
+{"event_type": "patch.candidate", "run_id": "20261129-031949-46507b", "ts": 1795922398.795, "source": "cloze", "label": "shipping.py:8: rhs filled by model fill 4: math.ceil(weight_kg)", "provenance": {"source": "cloze", "fill": 4, "template": "rhs", "line": 8, "temperature": 0.0, "text": "math.ceil(weight_kg)"}, "result": "plausible", "fixed": 1, "seconds": 0.38}
+{"event_type": "patch.fill", "run_id": "20261129-031949-46507b", "ts": 1795922399.27, "k": 5, "template": "line", "file": "shipping.py", "line": 8, "temperature": 0.0, "outcome": "duplicate", "seconds": 0.86, "tokens": 126, "fill": "kilograms = math.ceil(weight_kg)"}
+{"event_type": "patch.done", "run_id": "20261129-031949-46507b", "ts": 1795922399.27, "status": "patched", "source": "cloze", "tried": {"mutation": 0, "cloze": 2, "sampling": 0, "hybrid": 0}, "llm_calls": 6, "tokens": 751, "elapsed_s": 8.646, "phases": {"localize": 0.396, "cloze": 5.956}, "message": "", "refused": []}
+{"event_type": "run.end", "run_id": "20261129-031949-46507b", "ts": 1795922400.224, "status": "success", "reason": "verified"}
+{"event_type": "run.result", "run_id": "20261129-031949-46507b", "ts": 1795922400.3, "status": "success", "reason": "verified", "metadata": {"fixer": "model fill of a masked line", "usage": {"llm_calls": 0}}}
+'''  # noqa: E501 - the recorded lines
+
+
+def test_model_figures_of_a_recorded_cloze_run_count_replies_echoes_and_candidates_per_model_minute():
+    fig = events.figures(events.read_events(FILLS, 1795922389.9))
+    assert fig["fixer"] == "model fill of a masked line" and fig["fixed_by"] == "cloze"
+    # 6 fills: 2 candidates, 2 unchanged (the compare masks gave `weight_kg` and `0` back), 1 no_parse, 1 duplicate
+    assert (fig["fills"], fig["samples"], fig["replies"], fig["echoes"], fig["model_candidates"]) == (6, 0, 6, 2, 2)
+    assert fig["echo_share"] == 0.333 and fig["model_s"] == 6.0  # 2.08 + 0.67 + 0.57 + 0.93 + 0.85 + 0.86
+    assert fig["candidates_per_model_min"] == 20.0
 
 
 def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsys):
@@ -216,6 +249,28 @@ def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsy
     assert lines[3].split()[1:8] == ["✗", "-", "-", "-", "90", "-", "-"]
     assert lines[4].split()[1:6] == ["✓", "✗", "68", "-", "90"]
     assert "green 1/3; correct (held-out tests pass) 0/1 green with held-out tests" in out
+    assert lines[1].split()[-11:-5] == ["replies", "echoes", "echo%", "m-cand", "model", "s"]
+    assert lines[2].split()[-8:-2] == ["3", "2", "67%", "0", "140.3", "0.00"]
+    assert lines[3].split()[-8:-2] == ["-", "-", "-", "-", "-", "-"]
+
+
+def test_the_totals_give_fixes_by_fixer_and_the_model_figures(capsys):
+    import run as real_run
+
+    cloze = events.figures(events.read_events(FILLS, 1795922389.9))
+    sampled = events.figures(events.read_events(STDOUT, START))
+    common = {"project": "p", "status": "success", "llm_calls": 0, "tests": ["t"], "fix_hunks": {"a.py": 1},
+              "seconds": 10.0, "reason": "verified"}
+    recs = [{"bug": "cloze-fix", "fixed": True, "correct": True, **common, **cloze},
+            {"bug": "sampled", "fixed": False, **common, **sampled},
+            {"bug": "old-mutation", "fixed": True, "correct": False, "fixer": "mutation search", **common}]
+    real_run.print_table(recs)
+    out = capsys.readouterr().out
+    assert "fixes by fixer: cloze 1 (correct 1), mutation 1 (correct 0)" in out
+    # 6 fills + 3 samples; 2 + 2 echoes; 2 candidates in 6.0 + 140.3 model s
+    assert "model: 9 replies (6 fills, 3 samples), 4 echoes (44%), 2 distinct candidates in 146 model s " \
+           "(0.82 per model-minute)" in out
+    assert out.splitlines()[2].split()[-2] == "cloze"
 
 
 # ---------------------------------------------------------------- the held-out check

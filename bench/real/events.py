@@ -14,7 +14,8 @@ with ``ts`` (wall-clock seconds) and written to the run's trace too
 - ``patch.mutants``: ``seconds``, the mutation phase's mutant generation; ``count``;
 - ``patch.candidate``: one per tested candidate, the first one's ``ts`` gives the seconds
   to the first candidate;
-- ``patch.sample``: one per model patch sample drawn, with its ``seconds``;
+- ``patch.sample``: one per model patch sample drawn, with its ``seconds`` and ``outcome``;
+- ``patch.fill``: one per model fill of a masked line (the cloze fixer), the same fields;
 - ``run.result``: the last line, ``metadata.fixer``.
 """
 
@@ -30,12 +31,20 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codur.core.contracts import FIXER_NAMES
+
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "make the failing tests pass"
 #: ``python -c LAUNCH ROOT ARGS...``: codur's console entry point, imported from ROOT.
 LAUNCH = "import sys; sys.path.insert(0, sys.argv.pop(1)); from codur._entry import main; main()"
 #: Seconds a run may overrun its ``--timeout`` before it is killed.
 GRACE_S = 120.0
+#: What ``metadata.fixer`` says (the summary's words) -> the fixer's name (mutation, cloze,
+#: sampling, hybrid, agent).
+FIXER_BY_WORDS = {words: name for name, words in FIXER_NAMES.items()}
+#: Outcomes of a model reply (``patch.sample``, ``patch.fill``) that gave nothing new: the code
+#: back unchanged, or no code at all.
+ECHOES = ("unchanged", "no_code")
 
 
 def codur_command() -> list[str]:
@@ -116,20 +125,45 @@ def figures(events: list[dict]) -> dict:
     (the first ``patch.localized``'s ``elapsed_s`` and ``tests_run``), ``mutants_s`` and
     ``mutants`` (the first ``patch.mutants``'s ``seconds`` and ``count``), ``samples`` (how many
     ``patch.sample`` events: model patch samples drawn), ``sample_s`` (their mean seconds),
-    ``candidates`` (how many ``patch.candidate`` events) and ``fixer`` (``run.result``'s
-    ``metadata.fixer``, '' for none).
+    ``candidates`` (how many ``patch.candidate`` events), ``fixer`` (``run.result``'s
+    ``metadata.fixer``, '' for none), ``fixed_by`` (that fixer's name: mutation, cloze,
+    sampling, hybrid or agent; '' for none) and the model figures of :func:`model_figures`.
     """
     first = _first(events, "patch.candidate")
     localized = _first(events, "patch.localized") or {}
     generated = _first(events, "patch.mutants") or {}
     samples = [float(e.get("seconds") or 0.0) for e in events if e.get("event_type") == "patch.sample"]
     result = _first(events, "run.result") or {}
+    fixer = (result.get("metadata") or {}).get("fixer", "")
     return {"first_candidate_s": first["t"] if first else None,
             "localize_s": localized.get("elapsed_s"), "localized_tests": localized.get("tests_run"),
             "mutants_s": generated.get("seconds"), "mutants": generated.get("count"),
             "samples": len(samples), "sample_s": round(sum(samples) / len(samples), 1) if samples else None,
             "candidates": sum(1 for e in events if e.get("event_type") == "patch.candidate"),
-            "fixer": (result.get("metadata") or {}).get("fixer", "")}
+            "fixer": fixer, "fixed_by": FIXER_BY_WORDS.get(fixer, fixer), **model_figures(events)}
+
+
+def model_figures(events: list[dict]) -> dict:
+    """What the candidate-patch pipeline's model replies gave: the ``patch.sample`` and
+    ``patch.fill`` events (the tool-loop agent's calls are not among them).
+
+    Returns ``fills`` (``patch.fill`` events), ``replies`` (samples and fills that got a
+    reply: every one but an ``error``), ``echoes`` (replies that gave the code back unchanged
+    or no code, :data:`ECHOES`), ``echo_share`` (echoes / replies, None without a reply),
+    ``model_candidates`` (replies whose outcome is ``candidate``: distinct, new code, tested),
+    ``model_s`` (the seconds of every sample and fill, errors included) and
+    ``candidates_per_model_min`` (model_candidates per 60 model seconds, None without model
+    time).
+    """
+    drawn = [e for e in events if e.get("event_type") in ("patch.sample", "patch.fill")]
+    replies = [e for e in drawn if e.get("outcome") != "error"]
+    echoes = sum(1 for e in replies if e.get("outcome") in ECHOES)
+    found = sum(1 for e in replies if e.get("outcome") == "candidate")
+    seconds = round(sum(float(e.get("seconds") or 0.0) for e in drawn), 1)
+    return {"fills": sum(1 for e in drawn if e.get("event_type") == "patch.fill"), "replies": len(replies),
+            "echoes": echoes, "echo_share": round(echoes / len(replies), 3) if replies else None,
+            "model_candidates": found, "model_s": seconds,
+            "candidates_per_model_min": round(found * 60 / seconds, 2) if seconds else None}
 
 
 def cell(value: float | None, digits: int = 1) -> str:

@@ -11,9 +11,11 @@ Modes:
              failing tests pass and nothing else fails (codur's own status is not trusted);
              beside it the figures of codur's events (events.py): seconds to the first
              candidate, localization and mutant generation seconds, samples and seconds per
-             sample, the fixer; then the held-out check (heldout.py): the newer release's
-             tests the bug repo did not take, run in a copy: correct when they pass too,
-             and whether the patch is the developers' fix after normalization
+             sample, the model's replies (samples and fills), echoes, distinct candidates,
+             model seconds and candidates per model-minute, the fixer; then the held-out
+             check (heldout.py): the newer release's tests the bug repo did not take, run
+             in a copy: correct when they pass too, and whether the patch is the
+             developers' fix after normalization
   --check    no model: per bug, the failing tests fail on the bug (and nothing else does),
              and with the real fix (the newer release's files) every test passes; the
              held-out tests of each bug are selected (and cached)
@@ -33,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -137,7 +140,10 @@ def figures_text(r: dict) -> str:
     """The per-bug figures of a results record, for its progress line."""
     c = events.cell
     return (f"1st candidate {c(r.get('first_candidate_s'))}s, localization {c(r.get('localize_s'))}s, "
-            f"mutants {c(r.get('mutants_s'), 2)}s, samples {r.get('samples', 0)} x {c(r.get('sample_s'))}s")
+            f"mutants {c(r.get('mutants_s'), 2)}s, samples {r.get('samples', 0)} x {c(r.get('sample_s'))}s, "
+            f"fills {r.get('fills', 0)}; model replies {r.get('replies', 0)}, echoes {r.get('echoes', 0)} "
+            f"({_share(r.get('echo_share'))}), candidates {r.get('model_candidates', 0)} in "
+            f"{c(r.get('model_s'))} model s ({c(r.get('candidates_per_model_min'))}/model-min)")
 
 
 def _correct(r: dict) -> str:
@@ -146,11 +152,24 @@ def _correct(r: dict) -> str:
     return "-" if not r["fixed"] or r.get("correct") is None else "✓" if r["correct"] else "✗"
 
 
+def _share(value: float | None) -> str:
+    """A share as a whole percent, ``-`` for None."""
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def fixed_by(r: dict) -> str:
+    """The name of the fixer that made a green record's applied fix (mutation, cloze,
+    sampling, hybrid, agent; an older record's ``fixer`` words mapped back), '' for none."""
+    return r.get("fixed_by") or events.FIXER_BY_WORDS.get(r.get("fixer") or "", r.get("fixer") or "")
+
+
 def print_table(recs: list[dict]) -> None:
     """Per bug: fixed, wall seconds, seconds to the first candidate, localization seconds,
     mutant generation seconds, model patch samples and seconds per sample, model calls,
-    failing tests, the fixer and the real fix; then the totals. A figure a record lacks
-    (a run that never got there, or a results file older than the figure) is ``-``."""
+    failing tests, the model's replies (samples and fills), their echoes and echo share, the
+    model's distinct candidates, model seconds and candidates per model-minute, the fixer
+    and the real fix; then the totals (:func:`print_totals`). A figure a record lacks (a run
+    that never got there, or a results file older than the figure) is ``-``."""
     if not recs:
         print("no results")
         return
@@ -158,13 +177,24 @@ def print_table(recs: list[dict]) -> None:
     w = max(len(r["bug"]) for r in recs)
     print(f"\n{'bug':<{w}}  {'fixed':<5} {'correct':<7} {'held':>4} {'same':<4} {'s':>5} "
           f"{'1st cand':>8} {'loc s':>6} {'mut s':>6} {'samples':>7} "
-          f"{'s/sample':>8} {'calls':>5} {'tests':>5}  {'fixer':<24} real fix (file:hunks)")
+          f"{'s/sample':>8} {'calls':>5} {'tests':>5} {'replies':>7} {'echoes':>6} {'echo%':>5} {'m-cand':>6} "
+          f"{'model s':>7} {'cand/min':>8}  {'fixer':<10} real fix (file:hunks)")
     for r in recs:
         print(f"{r['bug']:<{w}}  {'✓' if r['fixed'] else '✗':<5} {_correct(r):<7} {r.get('heldout', '-'):>4} "
               f"{'✓' if r.get('same_fix') else '-':<4} {r['seconds']:>5.0f} "
               f"{c(r.get('first_candidate_s')):>8} {c(r.get('localize_s')):>6} {c(r.get('mutants_s'), 2):>6} "
               f"{r.get('samples', '-'):>7} {c(r.get('sample_s')):>8} {r['llm_calls']:>5} "
-              f"{len(r['tests']):>5}  {(r['fixer'] or r['status'])[:24]:<24} {fix_text(r['fix_hunks'])}")
+              f"{len(r['tests']):>5} {r.get('replies', '-'):>7} {r.get('echoes', '-'):>6} "
+              f"{_share(r.get('echo_share')):>5} {r.get('model_candidates', '-'):>6} {c(r.get('model_s')):>7} "
+              f"{c(r.get('candidates_per_model_min'), 2):>8}  {(fixed_by(r) or r['status'])[:10]:<10} "
+              f"{fix_text(r['fix_hunks'])}")
+    print_totals(recs)
+
+
+def print_totals(recs: list[dict]) -> None:
+    """Below the table: green, correct, the developers' fix and plausible counts; fixed,
+    multi-hunk fixes, wall and median seconds; the fixes by fixer; the model's replies,
+    echoes and their share, distinct candidates, model seconds and candidates per model-minute."""
     ok = [r for r in recs if r["fixed"]]
     judged = [r for r in ok if r.get("correct") is not None]
     same = sum(bool(r.get("same_fix")) for r in ok)
@@ -172,15 +202,20 @@ def print_table(recs: list[dict]) -> None:
           f"/{len(judged)} green with held-out tests; the developers' fix (AST) {same}"
           f"; plausible (held back) {sum(r.get('reason', '').startswith('plausible') for r in ok)}")
     multi = [r for r in recs if len(r["fix_hunks"]) > 1 or any(n > 1 for n in r["fix_hunks"].values())]
-    fixers: dict[str, int] = {}
-    for r in ok:
-        fixers[r["fixer"] or "?"] = fixers.get(r["fixer"] or "?", 0) + 1
     print(f"\nfixed {len(ok)}/{len(recs)}; multi-hunk or multi-file fixes: {sum(r['fixed'] for r in multi)}/"
           f"{len(multi)}; wall {sum(r['seconds'] for r in recs):.0f} s; median s (fixed) "
           f"{statistics.median(r['seconds'] for r in ok):.0f}" if ok else
           f"\nfixed 0/{len(recs)}; wall {sum(r['seconds'] for r in recs):.0f} s")
+    fixers = Counter(fixed_by(r) or "?" for r in ok)
+    correct = Counter(fixed_by(r) or "?" for r in judged if r["correct"] is True)
     if fixers:
-        print("by fixer: " + ", ".join(f"{k} {v}" for k, v in sorted(fixers.items(), key=lambda kv: -kv[1])))
+        print("fixes by fixer: " + ", ".join(f"{k} {v} (correct {correct[k]})" for k, v in fixers.most_common()))
+    replies, echoes = sum(r.get("replies", 0) for r in recs), sum(r.get("echoes", 0) for r in recs)
+    found, model_s = sum(r.get("model_candidates", 0) for r in recs), sum(r.get("model_s") or 0.0 for r in recs)
+    print(f"model: {replies} replies ({sum(r.get('fills', 0) for r in recs)} fills, "
+          f"{sum(r.get('samples', 0) for r in recs)} samples), {echoes} echoes "
+          f"({_share(echoes / replies if replies else None)}), {found} distinct candidates in {model_s:.0f} model s"
+          f" ({events.cell(found * 60 / model_s if model_s else None, 2)} per model-minute)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         r = run_bug(bug, args.timeout, args.keep)
         recs.append(r)
         print(f"{'✓' if r['fixed'] else '✗'} {bug.id:<36} {r['seconds']:>6.0f}s  {r['status']}/{r['reason'][:50]}  "
-              f"fixer={r['fixer'] or '-'}  {figures_text(r)}  judge: {r['judge'][:60]}", flush=True)
+              f"fixer={fixed_by(r) or '-'}  {figures_text(r)}  judge: {r['judge'][:60]}", flush=True)
         with out.open("a") as f:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     print_table(recs)
