@@ -186,7 +186,7 @@ def run_command(
     extra = {"session_id": session, "run_id": resume, "resume": resume is not None or None,
              "cancel_event": cancel}
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
-    request, config = _request_and_config(err, fields, repo, {**saved, **flags})
+    request, config = _request_and_config(err, fields, repo, flags, saved)
     config = _with_modes(config, keep_failed=keep_failed, read_only=read_only, confirm=confirm)
     config, down = model_absent.preflight(err, config, request.task, dry_run=dry_run)  # before the suite
     progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
@@ -238,10 +238,11 @@ def _check_modes(err: Console, *, read_only: bool, confirm: bool, quiet: bool, v
                          "or run without --confirm")
 
 
-def _request_and_config(err: Console, fields: dict[str, Any], repo: Path,
-                        flags: dict[str, Any]) -> tuple[Any, Any]:
-    """(RunRequest of ``fields``, the repo's settings with ``flags`` over them; None flags are not
-    given); exit 2 with one line naming the option, variable or file when either is wrong."""
+def _request_and_config(err: Console, fields: dict[str, Any], repo: Path, flags: dict[str, Any],
+                        saved: dict[str, Any]) -> tuple[Any, Any]:
+    """(RunRequest of ``fields``, the repo's settings with ``saved`` (a resumed run's first start's)
+    over them and ``flags`` over those; a None flag is not given, so it leaves the saved value);
+    exit 2 with one line naming the option, variable or file when either is wrong."""
     from pydantic import ValidationError
 
     from codur.config import ConfigError, load_config
@@ -249,7 +250,7 @@ def _request_and_config(err: Console, fields: dict[str, Any], repo: Path,
 
     try:
         request = RunRequest(**fields)
-        config = load_config(repo, **{k: v for k, v in flags.items() if v is not None})
+        config = load_config(repo, **{**saved, **{k: v for k, v in flags.items() if v is not None}})
         if config.base_url and config.api_key_env and not os.environ.get(config.api_key_env):
             raise ConfigError(f"--api-key-env: the variable {config.api_key_env} is not set (export it with the "
                               "endpoint's key, or name the variable that holds it)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +57,39 @@ def open_checkpointer(given: Any, config: CodurConfig, repo: Path,
     return SqliteSaver(conn, serde=serde()), conn.close
 
 
+#: The nodes that take the last verdict as it stands instead of checking the repo: a resume before
+#: one of them verifies again first (the repo may have changed since: a cancel puts the edits back).
+TRUST_THE_VERDICT = frozenset({"review", "done"})
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a resumed run goes on.
+
+    Attributes:
+        config: the run config of the checkpoint to continue from (``recursion_limit`` and the
+            run id set).
+        checkpoint_id: the id of the checkpoint the run was interrupted after.
+        next: the node(s) the interrupted run would have run next.
+        rechecked: "" or why the run verifies again before going on (it was interrupted after its
+            verification: the verdict is of the repo as it was then).
+    """
+
+    config: dict[str, Any]
+    checkpoint_id: str
+    next: tuple[str, ...]
+    rechecked: str = ""
+
+
 def resume_point(graph: Any, run_config: dict[str, Any], repo: Path, run_id: str, *,
-                 in_database: bool) -> tuple[None, dict[str, Any], str]:
-    """(graph input None, the config of the last checkpoint whose state was still running and
-    had a next node, its checkpoint id): the run continues from its last completed node. A
-    checkpoint written for the repo at another path (another machine, through the database)
-    gets ``repo`` first (a new checkpoint after it, the same next node).
+                 in_database: bool) -> ResumePoint:
+    """The last checkpoint whose state was still running and had a next node: the run continues
+    from its last completed node. A checkpoint written for the repo at another path (another
+    machine, through the database) gets ``repo`` first (a new checkpoint after it, the same next
+    node). A run interrupted after its verification (next: review or done, :data:`TRUST_THE_VERDICT`)
+    verifies again first (a new checkpoint as if ``execute`` had just ended: next verify), so
+    nothing is claimed of a repo the run has not checked as it is now (a cancel put its edits back,
+    the user changed a file).
 
     Args:
         graph: the compiled graph, with the run's checkpointer.
@@ -78,9 +106,15 @@ def resume_point(graph: Any, run_config: dict[str, Any], repo: Path, run_id: str
             if was and Path(was).resolve() != Path(repo).resolve():
                 # resumed from a database on another machine (or after a move): this copy of the repo
                 config = graph.update_state(config, {"repo": str(repo)})
+            rechecked = ""
+            if set(snapshot.next) & TRUST_THE_VERDICT and snapshot.values.get("verification_details") is not None:
+                rechecked = (f"interrupted before {', '.join(snapshot.next)}: the repo is verified again as it is "
+                             "now, not taken from the verdict of the first start")
+                config = graph.update_state(config, {}, as_node="execute")  # next: verify
             config = {**config, "recursion_limit": RECURSION_LIMIT}
             config["configurable"] = {**config["configurable"], "codur_run_id": run_id}
-            return None, config, str(snapshot.config["configurable"].get("checkpoint_id", ""))
+            return ResumePoint(config, str(snapshot.config["configurable"].get("checkpoint_id", "")),
+                               tuple(snapshot.next), rechecked)
     where, runs = ("the database", "`codur runs --database`") if in_database else (
         f"{repo}/.codur/", "`codur runs`")
     raise ResumeError(f"--resume {run_id}: no checkpoint to resume from in {where} "

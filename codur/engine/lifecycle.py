@@ -17,7 +17,7 @@ from pathlib import Path
 from codur.core.budget import Limits
 from codur.engine.contracts import RunResult
 from codur.tools.executor import ToolExecutor
-from codur.tools.journal import ChangeJournal, atomic_write_bytes
+from codur.tools.journal import UNDONE, ChangeJournal, atomic_write_bytes
 
 #: A failed run's attempted diff, in its folder.
 ATTEMPT = "attempt.patch"
@@ -105,3 +105,22 @@ def revert_failed(result: RunResult, journal: ChangeJournal, run_dir: Path, *, k
     journal.record_undo(run_ended=result.status.value, restored=restored, deleted=deleted, overwritten=[])
     meta = result.metadata.model_copy(update={"reverted": True, "attempt_path": attempt})
     return result.model_copy(update={"metadata": meta})
+
+
+def reopen(run_dir: Path) -> list[str]:
+    """A resumed run's folder, before it goes on: the record that its changes were put back
+    (``undone.json``: a failed or cancelled first start's revert, or a ``codur undo``) is moved
+    aside to ``undone-<UTC time>.json``, so ``codur undo`` sees the resumed run's end and not the
+    first start's. Returns the files that record says were put back (restored or deleted), [] when
+    there is none."""
+    import json
+
+    record = run_dir / UNDONE
+    try:
+        body = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    with contextlib.suppress(OSError):
+        os.replace(record, run_dir / f"undone-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json")
+    files = body.get("restored", []) + body.get("deleted", []) if isinstance(body, dict) else []
+    return sorted(str(f) for f in files)

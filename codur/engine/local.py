@@ -33,11 +33,11 @@ from typing import Any
 from codur.config import CodurConfig
 from codur.core.codur_folder import LinkedCodurFolder, check_codur_tree
 from codur.core.events import TraceWriter, wire
-from codur.core.events.run import MemoryFailed, RunEnd, RunReverted, RunStart, StorageFailed
+from codur.core.events.run import MemoryFailed, RunEnd, RunResumed, RunReverted, RunStart, StorageFailed
 from codur.engine.checkpoints import RECURSION_LIMIT, ResumeError, open_checkpointer, resume_point
 from codur.engine.components import EngineComponents, ExecutionEngine
 from codur.engine.contracts import RunMetadata, RunRequest, RunResult, RunStatus
-from codur.engine.lifecycle import cancel_on_signals, revert_failed, run_folder, stop_worker, wait_for_graph
+from codur.engine.lifecycle import cancel_on_signals, reopen, revert_failed, run_folder, stop_worker, wait_for_graph
 from codur.engine.lock import RepoLock, RepoLocked
 from codur.engine.report import RunReport, result_json
 from codur.engine.resume import save_request, saved_settings
@@ -182,14 +182,12 @@ class _Execution:
 
     # events -----------------------------------------------------------------------------
     def _on_event(self, event: dict[str, Any]) -> None:
-        event.setdefault("run_id", self.run_id)
         if not event.get("run_id"):
             event["run_id"] = self.run_id
         self.report.note(event)
         self.trace.write(event)
-        for listener in (self.components.emitter,):
-            if listener is not None:
-                listener(event)
+        if self.components.emitter is not None:
+            self.components.emitter(event)
 
     # the run ----------------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -243,8 +241,11 @@ class _Execution:
                                       "configurable": {"thread_id": self.run_id, "codur_run_id": self.run_id}}
         if not self.request.resume:
             return initial_state(self.request.task, str(self.request.repo), self.run_id), run_config, None
-        return resume_point(graph, run_config, self.request.repo, self.run_id,
-                            in_database=self._keeps_in_database())
+        point = resume_point(graph, run_config, self.request.repo, self.run_id, in_database=self._keeps_in_database())
+        put_back = [] if self.config.dry_run else reopen(self.run_dir)  # the run goes on: undo sees its end
+        self._on_event(wire(RunResumed(checkpoint=point.checkpoint_id, next=list(point.next), rechecked=point.rechecked,
+                                       put_back=put_back), self.run_id))
+        return None, point.config, point.checkpoint_id
 
     def _stream(self, graph: Any, graph_input: Any, run_config: dict[str, Any]) -> dict[str, Any]:
         """Stream the graph in its own thread while this one waits and takes the signals; returns its

@@ -27,6 +27,8 @@ MANIFEST = "journal.json"
 #: The file in a run directory saying its changes were put back (by ``codur undo``, or
 #: because the run failed).
 UNDONE = "undone.json"
+#: The file in a run's ``originals/`` holding the state codur last left each file in (:meth:`ChangeJournal.left`).
+LEFT = "left.json"
 
 
 def file_state(data: bytes | None) -> str:
@@ -49,7 +51,11 @@ class ChangeJournal:
             self._load()
 
     def _load(self) -> None:
+        """The originals, and the states codur left the files in, of the run folder's earlier start
+        (a resumed run's journal goes on from them)."""
         assert self.store
+        if (self.store / LEFT).is_file():
+            self._left = dict(json.loads((self.store / LEFT).read_text()))
         index = json.loads((self.store / "index.json").read_text())
         for rel, stored in index.items():
             if isinstance(stored, dict):
@@ -111,6 +117,8 @@ class ChangeJournal:
         rel = path.relative_to(self.root).as_posix()
         with self._lock:
             self._left[rel] = file_state(self._current(rel))
+            if self.store and self.store.is_dir():  # kept for a resumed run (its end's manifest, its revert)
+                atomic_write_bytes(self.store / LEFT, json.dumps(self._left, indent=1).encode())
 
     def changed_by_others(self) -> list[str]:
         """Files changed since codur last left them (:meth:`left`): while no codur write or run of

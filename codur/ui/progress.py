@@ -26,7 +26,7 @@ from codur.core.events.agent import AgentPrompt, AgentReply, AgentRetry
 from codur.core.events.model import ModelCall, ModelFallback, ModelStart
 from codur.core.events.patch import PatchRisky
 from codur.core.events.plan import PlanFallback
-from codur.core.events.run import EngineState
+from codur.core.events.run import EngineState, RunResumed
 from codur.core.events.tests import TestsChangedFiles, TestsCommand, TestsSetupFailed
 from codur.core.events.tool import SandboxFallback, ToolCall
 from codur.core.events.verify import VerifyVerdict
@@ -209,6 +209,12 @@ class Progress(PatchLines):
         undone = ", ".join(event.reverted or []) or "nothing"
         return (f"   [yellow]↻ fresh retry (turn {event.turn}): the last attempt fixed no failing test; "
                 f"reverted {escape(undone)[:200]}[/]")
+
+    @on(RunResumed)
+    def _resumed(self, event: RunResumed) -> str:
+        put_back = f"; the first start's end put back {', '.join(event.put_back)[:200]}" if event.put_back else ""
+        check = "; the repo is verified again as it is now" if event.rechecked else ""
+        return f"   [yellow]↻ resumed before {escape(', '.join(event.next))}{escape(check + put_back)}[/]"
 
     @on(ModelFallback)
     def _model_fallback(self, event: ModelFallback) -> str:  # the model-call policy went on to the chain's next profile

@@ -38,6 +38,18 @@ class RunReverted(Event, kind="run.reverted"):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RunResumed(Event, kind="run.resumed"):
+    """A run went on from its checkpoint: the checkpoint's id, the node(s) it was to run next,
+    ``rechecked`` (why it verifies the repo again first, or ""), and ``put_back``: the files its
+    first start's end had put back (a cancel or failure reverts the edits), which it finds as they are."""
+
+    checkpoint: str
+    next: list[str]
+    rechecked: str
+    put_back: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
 class EngineState(Event, kind="engine.state"):
     """A node entered (``phase`` ``enter``) or left (``exit``, with its ``seconds`` and, when it raised, the
     ``error``): its engine state (:data:`codur.core.events.ENGINE_STATES`), the node, the turn and the status."""
