@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from codur.core.usage import UsageLedger
 from codur.llm.deadline import DeadlineChatOpenAI
+from codur.llm.factory import record_in
 from codur.llm.local import MODEL_ALIAS
 from codur.llm.scripted import ScriptedChatModel
 from codur.patch import PatchPipeline
@@ -286,3 +288,17 @@ def test_tied_lines_give_the_branch_lines_first_when_a_test_expected_an_exceptio
     result, events = run_cloze(repo, model)
     assert result.status == "patched" and "+    if weight_kg <= 0:" in result.diff, result.message
     assert (fills(events)[0]["line"], fills(events)[0]["template"]) == (6, "condition")
+
+
+def test_the_fills_are_recorded_in_the_runs_usage_ledger(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, SHIPPING)
+    model, seen = fim_server(lambda prefix, suffix: "math.ceil(weight_kg)" if prefix.endswith("kilograms = ")
+                             else "weight_kg")
+    ledger = UsageLedger()
+    result, events = run_cloze(repo, record_in(model, ledger))
+    assert result.status == "patched"
+    # each fill is a model call of the run: its tokens (the server's prompt + 5) in the ledger, as a chat call's
+    drawn = fills(events)
+    assert ledger.usage.calls == len(seen) == len(drawn) == result.llm_calls
+    assert ledger.usage.output_tokens == 5 * len(seen)
+    assert ledger.usage.total_tokens == sum(f["tokens"] for f in drawn) == result.tokens
