@@ -295,6 +295,42 @@ def test_held_out_tests_passed_on_the_reference_and_were_not_shown():
     assert heldout.select(outcomes, {"t.py::test_shown"}) == ["t.py::test_new", "t.py::test_p[1]"]
 
 
+def test_tests_failing_on_the_bug_itself_are_left_out_of_the_held_out_check():
+    # a release's fix file holds another change (a new property) whose test fails on the bug
+    # repo as it is: a patch of the bug alone cannot pass it, so it is not held out
+    outcomes = {"t.py::test_keeps": "PASSED", "t.py::test_new_property": "PASSED"}
+    assert heldout.select(outcomes, set(), {"t.py::test_new_property"}) == ["t.py::test_keeps"]
+
+
+def _flaky_repo(tmp_path):
+    """A repo whose ``.venv`` is this interpreter's, with a test failing on its first run only
+    (it counts its runs in a file) and one always failing."""
+    repo = tmp_path / "repo"
+    (repo / ".venv" / "bin").mkdir(parents=True)
+    (repo / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_evict.py").write_text(
+        "import pathlib\n\nCOUNT = pathlib.Path(__file__).with_name('runs.txt')\n\n\n"
+        "def test_evicts_by_chance():\n"
+        "    n = int(COUNT.read_text()) if COUNT.exists() else 0\n"
+        "    COUNT.write_text(str(n + 1))\n"
+        "    assert n > 0\n\n\n"
+        "def test_broken():\n    assert 1 + 1 == 3\n\n\n"
+        "def test_fine():\n    assert True\n")
+    bug = bugs.Bug(id="flaky", project="p", package="p", old="1", new="2", what="", fix=[], take=[],
+                   failing=[], source=".", tests=["tests"], requirements=[], old_sha256="", new_sha256="")
+    return bug, repo
+
+
+def test_a_test_failing_by_chance_is_run_again_and_not_counted(tmp_path):
+    bug, repo = _flaky_repo(tmp_path)
+    first, never = heldout.failing(bug, repo, ["tests/test_evict.py"])
+    assert first["tests/test_evict.py::test_evicts_by_chance"] == "FAILED"
+    assert never == {"tests/test_evict.py::test_broken"}
+    # the file ran 3 times: test_broken failed every time; the chance failure passed at its second run
+    assert (repo / "tests" / "runs.txt").read_text() == "3"
+
+
 def test_newest_compares_release_numbers_not_strings():
     assert heldout.newest(["1.9.0", "1.22.4", "1.20.0"]) == "1.22.4"
 

@@ -83,17 +83,18 @@ def check(bug: bugs.Bug) -> dict:
                ([f"with the fix: {why}"] if not fixed else [])
     return {"bug": bug.id, "project": bug.project, "versions": f"{bug.old}->{bug.new}", "ok": not problems,
             "failing": len(bug.failing), "suite": len(after.outcomes),
-            "heldout": len(ref["heldout"]), "fix": fix_text(bugs.fix_hunks(bug)),
+            "heldout": len(ref["heldout"]), "left_out": len(ref.get("changed", [])),
+            "fix": fix_text(bugs.fix_hunks(bug)),
             "seconds": round(time.monotonic() - t0, 1), "problems": "; ".join(problems)}
 
 
 def print_check(rows: list[dict]) -> None:
     w = max(len(r["bug"]) for r in rows)
-    print(f"\n{'bug':<{w}}  {'versions':<14} {'ok':<3} {'failing':>7} {'suite':>6} {'held-out':>8} {'s':>5}  "
-          "fix (file:hunks)")
+    print(f"\n{'bug':<{w}}  {'versions':<14} {'ok':<3} {'failing':>7} {'suite':>6} {'held-out':>8} "
+          f"{'left out':>8} {'s':>5}  fix (file:hunks)")
     for r in rows:
         print(f"{r['bug']:<{w}}  {r['versions']:<14} {'✓' if r['ok'] else '✗':<3} {r['failing']:>7} "
-              f"{r['suite']:>6} {r['heldout']:>8} {r['seconds']:>5.0f}  {r['fix']}")
+              f"{r['suite']:>6} {r['heldout']:>8} {r['left_out']:>8} {r['seconds']:>5.0f}  {r['fix']}")
         if r["problems"]:
             print(f"{'':<{w}}  ! {r['problems']}")
     projects = sorted({r["project"] for r in rows})
@@ -120,12 +121,13 @@ def run_bug(bug: bugs.Bug, timeout: float, keep: Path | None = None) -> dict:
             shutil.copytree(repo, keep / bug.id, symlinks=True, ignore=shutil.ignore_patterns(".venv"))
         bugs.copy_tests(bug, pristine, repo)
         fixed, why = bugs.judge(bug, bugs.run_suite(bug, repo))
-        correct, missed = heldout.check(bug, repo, ref) if fixed else (False, [])
+        correct, missed, left = heldout.check(bug, repo, ref) if fixed else (False, [], [])
         same = fixed and heldout.same_as_fix(bug, repo)
     res = run.result()
     meta = res.get("metadata") or {}
     return {"bug": bug.id, "project": bug.project, "old": bug.old, "new": bug.new, "fixed": fixed, "judge": why,
             "correct": correct, "heldout": len(ref["heldout"]), "heldout_failing": missed[:20],
+            "heldout_left_out": len(ref.get("changed", [])), "left_out_failing": left[:20],
             "same_fix": same, "equivalent": fixed and (same or correct is True),
             "status": res.get("status", ""), "reason": str(res.get("reason", ""))[:200],
             "seconds": run.seconds, **events.figures(run.events),

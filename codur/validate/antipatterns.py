@@ -15,8 +15,8 @@ Two verdicts (:attr:`Finding.refused`):
   in a function or loop body;
 - **held back** (applied only when no other plausible candidate is found, and then reported:
   the run ends ``success`` / ``plausible``, not ``verified``): a deleted guard, a deleted
-  ``raise``, a deleted call statement of a function with side effects, a negated condition, a
-  condition replaced by a constant.
+  ``raise``, a deleted call statement of a function with side effects, a guard's condition
+  weakened from its own parts, a negated condition, a condition replaced by a constant.
 
 Test files and files that do not parse are not judged (their tests judge them). The public
 API: :func:`judge` (one file's old and new text), :func:`judge_files` (a change of several
@@ -30,14 +30,13 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
-from codur.core.pyast import parse_ast
 from codur.testing.ids import is_test_file
 from codur.validate.shapes import (
     Unit,
     blocks,
     callee,
+    changed_span,
     conditions,
     constant,
     dead,
@@ -51,6 +50,8 @@ from codur.validate.shapes import (
     short,
     similar,
     take,
+    units,
+    weaker,
 )
 
 
@@ -63,6 +64,7 @@ class Kind(StrEnum):
     GUARD = "deleted_guard"
     RAISE = "deleted_raise"
     CALL = "deleted_call"
+    WEAKENED = "weakened_guard"
     NEGATED = "negated_condition"
     CONSTANT = "constant_condition"
 
@@ -73,6 +75,7 @@ _ORDER = {kind: i for i, kind in enumerate(Kind)}
 _REVIEW = {Kind.GUARD: "review whether bad input still needs rejecting",
            Kind.RAISE: "review whether the error still needs raising",
            Kind.CALL: "review whether its effect is still needed",
+           Kind.WEAKENED: "review whether what it let through still needs rejecting",
            Kind.NEGATED: "review whether the cases it used to select still behave",
            Kind.CONSTANT: "review whether the other branch is still needed"}
 
@@ -85,11 +88,12 @@ class Finding:
         kind: the rule (:class:`Kind`).
         path: the file (repo-relative posix path; "" when judged without one).
         line: 1-based line: in the new text for what the change added (unreachable code, a
-            duplicate, an early exit, a negated or constant condition), in the old text for
+            duplicate, an early exit, a weakened guard, a negated or constant condition), in the old text for
             what it deleted (a guard, a raise, a call).
         text: the code concerned, one line, shortened (``if not isinstance(base, str) or ...:
             return None``).
-        detail: the duplicated block's line (duplicate), the constant (constant condition), else "".
+        detail: the duplicated block's line (duplicate), the constant (constant condition), the
+            new condition (weakened guard), else "".
     """
 
     kind: Kind
@@ -116,6 +120,7 @@ class Finding:
                 Kind.GUARD: f"deletes the guard at {self.where()} ({self.text})",
                 Kind.RAISE: f"deletes the raise at {self.where()} ({self.text})",
                 Kind.CALL: f"deletes the call at {self.where()} ({self.text})",
+                Kind.WEAKENED: f"weakens the guard at {self.where()} ({self.text}) to ({self.detail})",
                 Kind.NEGATED: f"negates the condition at {self.where()} ({self.text})",
                 Kind.CONSTANT: f"replaces the condition at {self.where()} ({self.text}) by {self.detail}"}[self.kind]
         return f"{what}; {_REVIEW[self.kind]}" if self.kind in _REVIEW else what
@@ -133,10 +138,10 @@ def judge(old: str, new: str, path: str = "") -> list[Finding]:
     in ``old`` (a new function against nothing). [] when either text does not parse."""
     if old == new:
         return []
-    before, after = _units(old), _units(new)
+    before, after = units(old), units(new)
     if before is None or after is None:
         return []
-    first, last = _changed_lines(old, new)
+    first, last = changed_span(old, new)
     found: list[Finding] = []
     for name, unit in after.items():
         if unit.node.end_lineno < first or unit.node.lineno > last:
@@ -179,48 +184,6 @@ def plausible_line(findings: list[Finding]) -> str:
     ``; also ``."""
     held = held_back(findings)
     return "plausible: " + "; also ".join(f.describe() for f in held) if held else ""
-
-
-# -- the units judged ----------------------------------------------------------------------------
-
-
-def _changed_lines(old: str, new: str) -> tuple[int, int]:
-    """The first and last line of ``new`` (1-based) that differ from ``old``, from the common
-    prefix and suffix of their lines (a deletion: the lines around it)."""
-    a, b = old.splitlines(), new.splitlines()
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    return head, max(head + 1, len(b) - tail + 1)
-
-
-@lru_cache(maxsize=32)
-def _units(text: str) -> dict[str, Unit] | None:
-    """Every function and method of ``text`` by qualified name (``Parser.parse``,
-    ``outer.inner``; a second one of the same name gets ``#2``); None when it does not parse.
-    Cached: a file's candidates share its original."""
-    try:
-        tree = parse_ast(text)
-    except (SyntaxError, ValueError):
-        return None
-    out: dict[str, Unit] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                name = f"{prefix}{child.name}"
-                if not isinstance(child, ast.ClassDef):
-                    key = name if name not in out else f"{name}#{sum(k.split('#')[0] == name for k in out) + 1}"
-                    out[key] = Unit(child)
-                visit(child, f"{name}.")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
-    return out
 
 
 # -- the rules -------------------------------------------------------------------------------------
@@ -340,10 +303,17 @@ def _conditions(was: Unit, unit: Unit, old: str, new: str, path: str) -> Iterato
     """Conditions (of ``if``, ``while``, ``assert``, a conditional expression, a comprehension's
     ``if``) paired in order where the change replaced one by another: one negated whole (``not
     c``, or its one comparison inverted, ``>`` for ``<=``), or one replaced by a constant (Tan et
-    al. 2016, the anti-pattern of trivial conditions)."""
+    al. 2016, the anti-pattern of trivial conditions); a guard's condition weakened from its own
+    parts (:func:`~codur.validate.shapes.weaker`: ``a or b`` → ``a and b``, an operand of its
+    ``or`` dropped): part of the guard deleted, so what it used to reject flows on (Qi et al.
+    2015, functionality deletion; Tan et al. 2016, deleting a control statement). A guard made
+    narrower by a new condition of its own (``a`` → ``a and key not in self``) is not weakened
+    *from its own parts* and is not held back: that is how many real fixes read."""
+    guarded = {id(n.test) for n in guards(was)}
     for a, b in paired(conditions(was), conditions(unit)):
         if constant(b) and not constant(a):
             yield Finding(Kind.CONSTANT, path, b.lineno, short(old, a), short(new, b))
         elif inverse(a, b):
             yield Finding(Kind.NEGATED, path, b.lineno, short(old, a))
-
+        elif id(a) in guarded and weaker(a, b):
+            yield Finding(Kind.WEAKENED, path, b.lineno, short(old, a), short(new, b))

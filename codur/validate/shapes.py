@@ -8,7 +8,9 @@ import ast
 import difflib
 from collections import Counter
 from collections.abc import Iterator
-from functools import cached_property
+from functools import cached_property, lru_cache
+
+from codur.core.pyast import parse_ast
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
@@ -149,6 +151,20 @@ def inverse(a: ast.expr, b: ast.expr) -> bool:
     return False
 
 
+def weaker(a: ast.expr, b: ast.expr) -> bool:
+    """``b`` is ``a`` weakened from its own parts: ``a`` is an ``or`` and ``b`` is an ``and``
+    of some of its operands (``x or y`` → ``x and y``), or an ``or`` of fewer of them, or one
+    of them (``x or y or z`` → ``x or z``, ``x``). Such a ``b`` holds only where ``a`` held:
+    a guard with it lets through what it used to stop, and adds no condition of its own."""
+    if not (isinstance(a, ast.BoolOp) and isinstance(a.op, ast.Or)):
+        return False
+    parts = Counter(ast.dump(v) for v in a.values)
+    if not isinstance(b, ast.BoolOp):
+        return ast.dump(b) in parts
+    kept = Counter(ast.dump(v) for v in b.values)
+    return kept <= parts and (isinstance(b.op, ast.And) or kept.total() < parts.total())
+
+
 def pure_call(expr: ast.expr) -> bool | None:
     """None when ``expr`` is no call (``await`` of one counts as one); True for a call of a
     pure builtin (:data:`PURE_BUILTINS`), False for any other call."""
@@ -210,3 +226,42 @@ def paired(a: list[ast.expr], b: list[ast.expr]) -> Iterator[tuple[ast.expr, ast
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "replace" and i2 - i1 == j2 - j1:
             yield from zip(a[i1:i2], b[j1:j2], strict=True)
+
+
+def changed_span(old: str, new: str) -> tuple[int, int]:
+    """The first and last line of ``new`` (1-based) that differ from ``old``, from the common
+    prefix and suffix of their lines (a deletion: the lines around it)."""
+    a, b = old.splitlines(), new.splitlines()
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head, max(head + 1, len(b) - tail + 1)
+
+
+@lru_cache(maxsize=32)
+def units(text: str) -> dict[str, Unit] | None:
+    """Every function and method of ``text`` by qualified name (``Parser.parse``,
+    ``outer.inner``; a second one of the same name gets ``#2``); None when it does not parse.
+    Cached: a file's candidates share its original."""
+    try:
+        tree = parse_ast(text)
+    except (SyntaxError, ValueError):
+        return None
+    out: dict[str, Unit] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    key = name if name not in out else f"{name}#{sum(k.split('#')[0] == name for k in out) + 1}"
+                    out[key] = Unit(child)
+                visit(child, f"{name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return out

@@ -12,6 +12,7 @@ from codur import CodurConfig, RunRequest, RunStatus, run
 from codur.llm import ScriptedChatModel, StaticModelProvider
 from codur.patch import PatchPipeline
 
+from ..repair.conftest import UPLOAD_DATES
 from .conftest import patch_settings, snapshot, write_repo
 
 PYPROJECT = '''
@@ -59,23 +60,7 @@ GUARD = ("plausible: deletes the guard at parcels.py:6 (if not isinstance(parcel
 #: An unknown date format should give None; the fallback parser (RFC 2822 dates) raises instead.
 #: Returning None before the fallback makes the tests pass and leaves the fallback unreachable.
 DATES = {
-    "dates.py": '''
-        import email.utils
-        from datetime import datetime
-
-        FORMATS = ("%Y-%m-%d", "%d.%m.%Y")
-
-
-        def upload_date(text):
-            """The date of an upload, or None when no known format reads it."""
-            for fmt in FORMATS:
-                try:
-                    return datetime.strptime(text, fmt).date()
-                except ValueError:
-                    continue
-            parsed = email.utils.parsedate_to_datetime(text)
-            return parsed.date()
-        ''',
+    "dates.py": UPLOAD_DATES,
     "tests/test_dates.py": '''
         from datetime import date
 
@@ -180,6 +165,28 @@ def test_a_run_whose_only_fix_deletes_a_type_guard_ends_plausible_never_verified
     assert result.metadata.verdict["plausible"] == first.removeprefix("plausible: ")
     record = json.loads((Path(result.metadata.run_dir) / "result.json").read_text())
     assert record["reason"] == "plausible" and record["output_text"].splitlines()[0] == first
+
+
+#: The same shipment, its guard also turning away an empty list. ``or`` → ``and`` passes every
+#: test (a tuple with parcels gets through, an empty list sums to 0 anyway) and weakens the guard:
+#: a string of parcels or an empty tuple now flows on.
+EITHER = {**PARCELS, "parcels.py": PARCELS["parcels.py"].replace(
+    "if not isinstance(parcels, list):", "if not isinstance(parcels, list) or not parcels:")}
+
+
+def test_a_run_whose_only_fix_weakens_a_guard_ends_plausible_never_verified(tmp_path: Path):
+    repo = write_repo(tmp_path / "parcels", EITHER)
+    config = CodurConfig(critic=False, fixers=["mutation"], repair_workers=2, test_memory_mb=0)
+    result = run(RunRequest(task="make the failing tests pass", repo=repo), config=config)
+    assert result.status is RunStatus.SUCCESS
+    code = (repo / "parcels.py").read_text()
+    if result.reason == "verified":  # the real fix: the guard kept whole, widened
+        assert "isinstance(parcels" in code and " or not parcels" in code, code
+        return
+    assert result.reason == "plausible", result.reason
+    first = result.summary.splitlines()[0]
+    assert first.startswith("plausible: weakens the guard at parcels.py:6 (not isinstance(parcels, list) or "
+                            "not parcels) to (not isinstance(parcels, list) and not parcels)"), first
 
 
 # -- the agent's own change, at verification ------------------------------------------------------

@@ -24,6 +24,27 @@ def snapshot(root: Path) -> dict[str, bytes]:
             if p.is_file() and ".codur" not in p.relative_to(root).parts}
 
 
+#: A date parser: two formats, then a fallback parser (RFC 2822 dates) that raises on an unknown
+#: format where the tests want None. Returning None before the fallback passes the tests and
+#: leaves the fallback unreachable; the real fix checks the fallback's result.
+UPLOAD_DATES = '''import email.utils
+from datetime import datetime
+
+FORMATS = ("%Y-%m-%d", "%d.%m.%Y")
+
+
+def upload_date(text):
+    """The date of an upload, or None when no known format reads it."""
+    for fmt in FORMATS:
+        try:
+            return datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    parsed = email.utils.parsedate_to_datetime(text)
+    return parsed.date()
+'''
+
+
 OFF_BY_ONE = {
     "calc.py": '''
         def total(xs):

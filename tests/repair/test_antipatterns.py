@@ -9,24 +9,11 @@ from pathlib import Path
 
 from codur.validate.antipatterns import Finding, Kind, judge, judge_files, refusal
 
+from .conftest import UPLOAD_DATES
+
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
-DATES = '''import email.utils
-from datetime import datetime
-
-FORMATS = ("%Y-%m-%d", "%d.%m.%Y")
-
-
-def upload_date(text):
-    """The date of an upload, or None when no known format reads it."""
-    for fmt in FORMATS:
-        try:
-            return datetime.strptime(text, fmt).date()
-        except ValueError:
-            continue
-    parsed = email.utils.parsedate_to_datetime(text)
-    return parsed.date()
-'''
+DATES = UPLOAD_DATES
 
 URLS = '''import re
 
@@ -125,6 +112,22 @@ def test_a_deleted_guard_is_held_back_a_widened_one_is_not():
     assert refusal(found) is None
     widened = URLS.replace('r"https?://"', 'r"[a-z][a-z0-9+.-]*://"')
     assert judge(URLS, widened, "utils.py") == []
+
+
+def test_a_guard_weakened_from_its_own_parts_is_held_back_one_narrowed_by_a_new_condition_is_not():
+    weakened = URLS.replace("not isinstance(base, str) or not re.match", "not isinstance(base, str) and not re.match")
+    found = judge(URLS, weakened, "utils.py")
+    assert kinds(found) == [("weakened_guard", False)] and found[0].line == 6
+    assert found[0].describe() == ('weakens the guard at utils.py:6 (not isinstance(base, str) or not '
+                                   're.match(r"https?://", base)) to (not isinstance(base, str) and not '
+                                   're.match(r"https?://", base)); review whether what it let through '
+                                   'still needs rejecting')
+    half = URLS.replace("not isinstance(base, str) or not re.match", "not re.match")
+    assert kinds(judge(URLS, half, "utils.py")) == [("weakened_guard", False)]  # an operand of its or dropped
+    narrowed = URLS.replace('re.match(r"https?://", base):', 're.match(r"https?://", base) and base != "":')
+    assert judge(URLS, narrowed, "utils.py") == []  # a condition of its own added: a fix reads so
+    swapped = ORDERS.replace("if total > 100:", "if total > 100 and order['qty'] > 1:")
+    assert judge(ORDERS, swapped, "orders.py") == []  # not a guard: its body does not exit
 
 
 def test_a_deleted_raise_is_held_back():
