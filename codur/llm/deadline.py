@@ -69,6 +69,7 @@ from codur.core.ports import QuotaStatus
 from codur.llm.breaker import CircuitBreaker
 from codur.llm.http import RESPONSES, SocketCut, failure_of, shared_http_client
 from codur.llm.quota import quota_from_exception
+from codur.llm.usage import recorded_completion
 
 RETRY_AFTER_WAITS = 2  # Retry-After waits per call at most
 T = TypeVar("T")
@@ -299,14 +300,18 @@ class DeadlineChatOpenAI(ChatOpenAI):
              stop: list[str]) -> tuple[str, int]:
         """One raw text completion of ``prompt`` (the endpoint's ``/completions``: a fill-in-the-middle
         prompt of the cloze fixer, :mod:`codur.patch.fixers.cloze`), within the same limits as a chat
-        call (timeout, deadline, cancel event, circuit breaker, CPU budget). Returns (text, tokens:
+        call (timeout, deadline, cancel event, circuit breaker, CPU budget) and recorded like one in
+        the run's usage ledger (:func:`codur.llm.usage.recorded_completion`). Returns (text, tokens:
         prompt + completion). Raises what a chat call raises (``openai.OpenAIError``,
         :class:`DeadlineExceeded`, :class:`ModelCallCancelled`)."""
-        def call(kw: dict[str, Any]) -> tuple[str, int]:
+        def call(kw: dict[str, Any]) -> tuple[str, int, int]:
             reply = self.root_client.completions.create(
                 model=self.model_name, prompt=prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
                 stop=stop, **({"timeout": kw["timeout"]} if "timeout" in kw else {}))
             usage = reply.usage
-            return (reply.choices[0].text if reply.choices else ""), (usage.total_tokens if usage else 0)
+            return ((reply.choices[0].text if reply.choices else ""), usage.prompt_tokens if usage else 0,
+                    usage.completion_tokens if usage else 0)
 
-        return self._within_limits(call, {})
+        text, tokens_in, tokens_out = recorded_completion(self.callbacks, self.model_name, prompt,
+                                                          lambda: self._within_limits(call, {}))
+        return text, tokens_in + tokens_out

@@ -3,18 +3,19 @@
 The model provider attaches :func:`ledger_callback` to every model it builds (as a LangChain
 callback), so every call is recorded in the run's :class:`codur.core.usage.UsageLedger`
 wherever it happens: agent, planner, critic, patch sampler or a tool that calls a model (the
-RLM). :func:`call_usage` is the one rule for one call's :class:`Usage`: tokens from the reply's
+RLM), and a raw text completion (a cloze fill) is made one LangChain run of the model's callbacks
+(:func:`recorded_completion`). :func:`call_usage` is the one rule for one call's :class:`Usage`: tokens from the reply's
 ``usage_metadata``, cost at the prices of :mod:`codur.llm.pricing` (the one price table).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.outputs import LLMResult
+from langchain_core.callbacks import BaseCallbackHandler, CallbackManager, Callbacks
+from langchain_core.outputs import Generation, LLMResult
 
 from codur.core.events.base import Event
 from codur.core.events.model import ModelCall, ModelStart
@@ -40,6 +41,25 @@ def ledger_callback(ledger: UsageLedger, usd_per_mtok: tuple[float, float] = (0.
     return _LedgerCallback(ledger, usd_per_mtok)
 
 
+def recorded_completion(callbacks: Callbacks, model: str, prompt: str,
+                        call: Callable[[], tuple[str, int, int]]) -> tuple[str, int, int]:
+    """``call()`` (one raw text completion of ``prompt`` by ``model``; returns the text, the
+    prompt's tokens and the completion's) made a LangChain LLM run of ``callbacks`` (a model's
+    ``callbacks``): the ledger's callback records it and emits its ``model.start`` /
+    ``model.call`` events, as for a chat call. Returns what ``call`` returned; raises what it
+    raises (the run then ends with an error)."""
+    manager = CallbackManager.configure(inheritable_callbacks=callbacks, inheritable_metadata={"ls_model_name": model})
+    run = manager.on_llm_start({"name": model}, [prompt])[0]
+    try:
+        text, tokens_in, tokens_out = call()
+    except BaseException as exc:
+        run.on_llm_error(exc)
+        raise
+    meta = {"input_tokens": tokens_in, "output_tokens": tokens_out, "total_tokens": tokens_in + tokens_out}
+    run.on_llm_end(LLMResult(generations=[[Generation(text=text, generation_info={"usage_metadata": meta})]]))
+    return text, tokens_in, tokens_out
+
+
 class _LedgerCallback(BaseCallbackHandler):
     """Records each call and emits ``model.start`` / ``model.call`` events (role, model, tokens in and
     out, seconds, cost in USD) into the running graph's event stream."""
@@ -60,12 +80,20 @@ class _LedgerCallback(BaseCallbackHandler):
         self._started[run_id] = (time.monotonic(), info, prompt_chars)
         _emit(ModelStart(**info))
 
+    def on_llm_start(self, serialized: dict[str, Any], prompts: list[str], *, run_id: Any = None,
+                     metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """A raw text completion (:func:`recorded_completion`): recorded as a chat call is."""
+        self.on_chat_model_start(serialized, [], run_id=run_id, metadata=metadata)
+        started, info, _ = self._started[run_id]
+        self._started[run_id] = (started, info, sum(len(p) for p in prompts))
+
     def on_llm_end(self, response: LLMResult, *, run_id: Any = None, **kwargs: Any) -> None:
         started, info, _ = self._started.pop(run_id, (None, {}, 0))
         seconds = time.monotonic() - started if started is not None else 0.0
         for generations in response.generations:
             for gen in generations:
-                meta = getattr(getattr(gen, "message", None), "usage_metadata", None) or {}
+                meta = (getattr(getattr(gen, "message", None), "usage_metadata", None)
+                        or (gen.generation_info or {}).get("usage_metadata") or {})
                 if meta:
                     usage = call_usage(meta, self.usd_per_mtok, seconds)
                     self.ledger.record(usage)

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 TEMPLATES = ("return", "rhs", "condition", "compare", "args", "arg", "callee", "line", "guard", "before", "after")
 #: Statements after which nothing runs: no ``after`` insertion.
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+#: Statements that choose the path (which lines run next, or whether the run goes on) rather
+#: than compute a value: their header line is a *branch line* (:func:`branch_lines`).
+BRANCHES = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Assert, ast.Raise, ast.Try)
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,17 @@ def masks(text: str, file: str, lines: list[int]) -> list[Mask]:
                 seen.add(key)
                 out.append(mask)
     return out
+
+
+def branch_lines(text: str) -> set[int]:
+    """The lines (1-based) of ``text`` where a :data:`BRANCHES` statement starts: an ``if`` /
+    ``while`` / ``for`` header, an ``assert``, a ``raise``, a ``try``. Every other line holding a
+    statement computes a value (an assignment, a return, a call).
+
+    Raises:
+        SyntaxError: ``text`` does not parse.
+    """
+    return {node.lineno for node in ast.walk(ast.parse(text)) if isinstance(node, BRANCHES)}
 
 
 def _line_masks(tree: ast.AST, rows: list[str], starts: list[int], file: str, line: int) -> list[Mask]:

@@ -18,7 +18,7 @@ from codur.tools.reading import decode_source
 from codur.validate.source import is_source_file
 
 #: pytest.raises' and unittest's messages for an exception that was expected and not raised
-_NOT_RAISED = (re.compile(r"DID NOT RAISE <class '(?:[\w.]+\.)?(\w+)'>"),
+_NOT_RAISED = (re.compile(r"DID NOT RAISE (?:<class ')?(?:[\w.]+\.)?(\w+)"),  # pytest < 9, and 9's bare name
                re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b not raised"))
 
 

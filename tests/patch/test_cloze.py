@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from codur.core.usage import UsageLedger
 from codur.llm.deadline import DeadlineChatOpenAI
+from codur.llm.factory import record_in
 from codur.llm.local import MODEL_ALIAS
 from codur.llm.scripted import ScriptedChatModel
 from codur.patch import PatchPipeline
@@ -230,3 +232,73 @@ def test_a_kind_of_prompt_that_gave_the_code_back_is_not_asked_again():
     assert len(model.calls) == 2  # the function prompt once, the whole-file prompt once
     again = list(Sampler([ScriptedChatModel(replies=[], default_reply=echo)], parts).draw(4))
     assert [d.outcome for d in again] == ["unchanged"] * 4  # without the limit: asked again
+
+
+def like_the_embedded_model(text: str, fixes: dict[str, str]) -> Answer:
+    """Fills as the embedded model gave them on the shipping fee: a hole cut in ``text`` gets the
+    code it held back (an echo), a new hole (a guard, a line before or after) the line that follows
+    it; ``fixes``: the end of a prefix -> the fill written there instead."""
+    def answer(prefix: str, suffix: str) -> str:
+        if fill := next((f for end, f in fixes.items() if prefix.endswith(end)), None):
+            return fill
+        body = prefix[prefix.index(text[:12]):]
+        if text.startswith(body) and text.endswith(suffix):
+            return text[len(body):len(text) - len(suffix)].split("\n")[0]
+        return suffix.lstrip(":\n ").split("\n")[0]
+    return answer
+
+
+def test_tied_lines_give_the_value_lines_masks_first_and_the_missing_ceil_is_the_first_fill(tmp_path: Path,
+                                                                                             fim_server):
+    repo = write_repo(tmp_path, SHIPPING)
+    text = (repo / "shipping.py").read_text()
+    model, seen = fim_server(like_the_embedded_model(text, {"    kilograms = ": "math.ceil(weight_kg)"}))
+    result, events = run_cloze(repo, model)
+    assert result.status == "patched" and result.provenance["template"] == "rhs", result.message
+    # both tests run lines 6, 8 and 9 (a tie); the guard's condition went the same way in both, so the
+    # value lines come first: the first fill is the fix, the guard line's masks come last
+    drawn = fills(events)
+    assert (drawn[0]["line"], drawn[0]["template"], drawn[0]["outcome"]) == (8, "rhs", "candidate")
+    assert result.provenance["fill"] == 0
+    assert list(dict.fromkeys(f["line"] for f in drawn)) in ([8], [8, 9], [8, 9, 6])
+
+
+def test_a_hole_whose_greedy_fill_gave_the_code_back_is_not_filled_again_in_its_tier(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, SHIPPING)
+    model, seen = fim_server(like_the_embedded_model((repo / "shipping.py").read_text(), {}))  # never a fix
+    result, events = run_cloze(repo, model)
+    assert result.status == "not_found"
+    tier1 = [f for f in fills(events) if f["k"] < 1000]
+    echoed = {(f["line"], f["template"]) for f in tier1 if f["temperature"] == 0 and f["outcome"] == "unchanged"}
+    again = {(f["line"], f["template"]) for f in tier1 if f["temperature"] > 0}
+    assert len(echoed) >= 4 and not echoed & again, (echoed, again)
+    # a hole whose greedy fill was new code gets its second fill
+    assert again == {(f["line"], f["template"]) for f in tier1 if f["temperature"] == 0} - echoed
+
+
+def test_tied_lines_give_the_branch_lines_first_when_a_test_expected_an_exception(tmp_path: Path, fim_server):
+    files = {**SHIPPING, "shipping.py": SHIPPING["shipping.py"].replace("<= 0", "< 0").replace("weight_kg\n",
+                                                                                           "math.ceil(weight_kg)\n"),
+             "test_shipping.py": "import pytest\nfrom shipping import shipping_fee\n\n\n"
+                                 "def test_no_weight_is_refused():\n    with pytest.raises(ValueError):\n"
+                                 "        shipping_fee(0)\n\n\ndef test_a_parcel():\n"
+                                 "    assert shipping_fee(1.2) == 5.0\n"}
+    repo = write_repo(tmp_path, files)
+    model, _ = fim_server(like_the_embedded_model((repo / "shipping.py").read_text(), {"    if ": "weight_kg <= 0"}))
+    result, events = run_cloze(repo, model)
+    assert result.status == "patched" and "+    if weight_kg <= 0:" in result.diff, result.message
+    assert (fills(events)[0]["line"], fills(events)[0]["template"]) == (6, "condition")
+
+
+def test_the_fills_are_recorded_in_the_runs_usage_ledger(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, SHIPPING)
+    model, seen = fim_server(lambda prefix, suffix: "math.ceil(weight_kg)" if prefix.endswith("kilograms = ")
+                             else "weight_kg")
+    ledger = UsageLedger()
+    result, events = run_cloze(repo, record_in(model, ledger))
+    assert result.status == "patched"
+    # each fill is a model call of the run: its tokens (the server's prompt + 5) in the ledger, as a chat call's
+    drawn = fills(events)
+    assert ledger.usage.calls == len(seen) == len(drawn) == result.llm_calls
+    assert ledger.usage.output_tokens == 5 * len(seen)
+    assert ledger.usage.total_tokens == sum(f["tokens"] for f in drawn) == result.tokens

@@ -71,6 +71,7 @@ def test_expected_exceptions_are_read_from_both_runners_messages():
     assert expected_raises(["Failed: DID NOT RAISE <class 'ValueError'>"]) == {"ValueError"}
     assert expected_raises(["AssertionError: KeyError not raised"]) == {"KeyError"}
     assert expected_raises(["Failed: DID NOT RAISE <class 'pool.errors.PoolError'>"]) == {"PoolError"}
+    assert expected_raises(["Failed: DID NOT RAISE ValueError"]) == {"ValueError"}  # pytest 9
     assert expected_raises(["assert 3 == 4", "", "ValueError: bad capacity"]) == frozenset()
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from codur.core.events.patch import PatchFill, PatchPhase
 from codur.patch.fixer import FixerView
-from codur.patch.masks import Mask, masks
+from codur.patch.masks import Mask, branch_lines, masks
 from codur.patch.splice import normalized
 
 #: Fill-in-the-middle tokens (prefix, suffix, middle) by a model name's family (lower case).
@@ -147,12 +147,37 @@ class ClozeFixer:
 
 
 def ranked_lines(view: FixerView) -> list[tuple[str, int]]:
-    """The localized lines inside the ranked functions, by suspiciousness then by function rank."""
+    """The localized lines inside the ranked functions, by suspiciousness, a tie broken by the
+    lines' kind (:func:`value_first`), then by function rank and line."""
     loc, out = view.localization, []
+    first = value_first(view)
     for rank, (span, _) in enumerate(view.ranked):
-        out += [(-loc.scores[(span.file, ln)], rank, span.file, ln) for ln in range(span.start, span.end + 1)
-                if loc.scores.get((span.file, ln), 0) > 0]
-    return list(dict.fromkeys((f, ln) for _, _, f, ln in sorted(out)))
+        out += [(-round(loc.scores[(span.file, ln)], 9), first(span.file, ln), rank, span.file, ln)
+                for ln in range(span.start, span.end + 1) if loc.scores.get((span.file, ln), 0) > 0]
+    return list(dict.fromkeys((f, ln) for *_, f, ln in sorted(out)))
+
+
+def value_first(view: FixerView):
+    """``(file, line) -> 0 or 1``: 0 for the lines to mask first among equally suspicious ones.
+
+    Lines tie when the same tests run them, so a branch line among them (:func:`branch_lines`:
+    an ``if``/``while``/``for`` header, an ``assert``, a ``raise``) chose the same path in the
+    failing tests as in the passing ones; what differs between them is a value, computed by a
+    value line (an assignment, a return, a call), so value lines come first. When the failing
+    tests expected an exception they did not see (``Localization.expected_raises``), the path
+    is what is wrong: branch lines come first.
+    """
+    branches: dict[str, set[int]] = {}
+    flip = bool(view.localization.expected_raises)
+
+    def kind(file: str, line: int) -> int:
+        if file not in branches:
+            try:
+                branches[file] = branch_lines(view.original(file))
+            except (OSError, ValueError, SyntaxError):
+                branches[file] = set()
+        return int((line in branches[file]) != flip)
+    return kind
 
 
 def _masks(view: FixerView, lines: list[tuple[str, int]]) -> list[Mask]:
@@ -175,13 +200,16 @@ def header(view: FixerView) -> str:
 def _draw(model, view: FixerView, draws: list[tuple[Mask, float, int]], seen: set[str],
           first_k: int = 0) -> Iterator[Filled]:
     """One model call per (mask, temperature, seed), in order, until ``view.stopped()`` or two
-    calls in a row failed; the fills are numbered from ``first_k``. ``seen``: the normalized
-    texts judged already (updated)."""
+    calls in a row failed; the fills are numbered from ``first_k``. A mask whose fill gave the
+    masked code back is not filled again here (its likeliest fill is the code: the time goes to
+    the next masks). ``seen``: the normalized texts judged already (updated)."""
     pre, suf, mid = fim_tokens(model) or ("", "", "")
-    head, errors = header(view), 0
+    head, errors, echoed = header(view), 0, set()
     for k, (mask, temperature, seed) in enumerate(draws, start=first_k):
         if view.stopped():
             return
+        if mask in echoed:
+            continue
         text = view.original(mask.file)
         prompt = f"{pre}{head}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
         start = time.monotonic()
@@ -195,7 +223,10 @@ def _draw(model, view: FixerView, draws: list[tuple[Mask, float, int]], seen: se
                 return
             continue
         errors = 0
-        yield judge(mask, text, reply, k, temperature, time.monotonic() - start, tokens, seen)
+        filled = judge(mask, text, reply, k, temperature, time.monotonic() - start, tokens, seen)
+        if filled.outcome == "unchanged":
+            echoed.add(mask)
+        yield filled
 
 
 def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds: float, tokens: int,
