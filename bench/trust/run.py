@@ -96,7 +96,8 @@ def start(task: Task, repo: Path, model: str, timeout: float, *, actor: tuple[st
 def run_task(task: Task, model: str, timeout: float) -> dict:
     """One task's line: expected and actual end, done, false success, seconds, model calls. A task
     with ``cancel_at`` runs twice: a first start cancelled there, then ``--resume`` of it (its
-    ``resumed`` replies); the resumed run's end is the task's."""
+    ``resumed`` replies); the resumed run's end is the task's (the first start's, when it ended
+    before that node: the embedded model may)."""
     with tempfile.TemporaryDirectory(prefix=f"trust_{task.id}_") as tmp:
         repo = make_repo(task, Path(tmp))
         started = time.monotonic()
@@ -104,7 +105,8 @@ def run_task(task: Task, model: str, timeout: float) -> dict:
         if task.cancel_at:
             first = start(task, repo, model, timeout, actor=task.actor, cancel_at=task.cancel_at)
             calls = first.llm_calls
-            result = start(task, repo, model, timeout, actor=task.resumed, resume=first.run_id)
+            result = first if first.status.value != "cancelled" else start(  # it never got there: its own end
+                task, repo, model, timeout, actor=task.resumed, resume=first.run_id)
         else:
             result = start(task, repo, model, timeout, actor=task.actor)
         seconds = time.monotonic() - started
