@@ -1,5 +1,5 @@
-"""bench/trust: at least 20 tasks of our own over the five kinds, and its harness judges a run
-by the hidden check (a change request beside an unrelated failing test, a plain fix)."""
+"""bench/trust: at least 20 tasks of our own over the six kinds, and its harness judges a run
+by the hidden check (a change request beside an unrelated failing test, a plain fix, a resumed run)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_the_bench_has_twenty_tasks_of_every_kind():
     bench = load()
     tasks = bench.TASKS
     assert len(tasks) >= 20 and len({t.id for t in tasks}) == len(tasks)
-    assert {t.kind for t in tasks} == {"change", "wrong_feature", "right_feature", "question", "plain_fix"}
+    assert {t.kind for t in tasks} == {"change", "wrong_feature", "right_feature", "question", "plain_fix", "resume"}
 
 
 def test_a_change_request_and_a_plain_fix_end_as_expected_with_no_false_success():
@@ -40,9 +40,9 @@ def test_a_change_request_and_a_plain_fix_end_as_expected_with_no_false_success(
 
 def test_issue_55s_cases_end_with_no_false_success():
     """A test that shares a word with the task, a test the task asks to change, one it asks to keep
-    passing, one the user edited, refactor wordings with nothing checked, a critic's prose reply:
-    none of them is proof the task was done."""
+    passing, one the user edited, refactor wordings with nothing checked, a critic's prose reply, a
+    verdict of an edit a cancel put back before --resume: none of them is proof the task was done."""
     bench = load()
     lines = [bench.run_task(task, "scripted", 120) for task in bench.TASKS if task.id.startswith("s0")]
-    assert len(lines) == 7
+    assert len(lines) == 9
     assert not [line for line in lines if line["false_success"]], lines

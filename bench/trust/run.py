@@ -4,7 +4,9 @@ Each task runs on a fresh git repo of its own (the files committed, then the use
 uncommitted work written), through :func:`codur.run`, with the scripted model (each task's
 replies per role, and its config) or the embedded model (the defaults). After the run a
 hidden check says whether the task is *done*: a pytest file run in the repo, or words the
-answer must hold. The table gives, per task, the end expected of a trustworthy run (scripted),
+answer must hold. A resume task runs twice: a first start cancelled as a node starts (as a
+Ctrl-C there), then the resumed run, whose end is judged. The table gives, per task, the end
+expected of a trustworthy run (scripted),
 the actual end, whether the task is done, and a **false success**: the run said
 ``success / verified`` (or ``answered``) and the task is not done. ``success / unverified``
 that is not done is counted apart: codur said it could not prove it.
@@ -23,6 +25,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -31,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tasks import REPOS, TASKS, Task  # noqa: E402
 
-from codur import CodurConfig, RunRequest, run  # noqa: E402
+from codur import CodurConfig, RunRequest, RunResult, run  # noqa: E402
 from codur.llm import ScriptedChatModel, StaticModelProvider  # noqa: E402
 
 CHECK_FILE = "test_zz_hidden_check.py"
@@ -66,21 +69,46 @@ def done(task: Task, repo: Path, answer: str) -> bool:
     return proc.returncode == 0
 
 
-def scripted(task: Task) -> StaticModelProvider:
-    roles = {"actor": task.actor, "planner": task.planner, "critic": task.critic}
+def scripted(task: Task, actor: tuple[str, ...]) -> StaticModelProvider:
+    roles = {"actor": actor, "planner": task.planner, "critic": task.critic}
     return StaticModelProvider({role: ScriptedChatModel(replies=list(replies)) for role, replies in roles.items()})
 
 
+def start(task: Task, repo: Path, model: str, timeout: float, *, actor: tuple[str, ...] = (),
+          cancel_at: str = "", resume: str | None = None) -> RunResult:
+    """One codur run of ``task`` on ``repo``: cancelled as the node ``cancel_at`` starts (as a
+    Ctrl-C at that moment), or resuming the run ``resume``; ``actor``: the scripted actor's replies."""
+    cancel = threading.Event()
+
+    def on_event(event: dict) -> None:
+        if cancel_at and (event.get("event_type"), event.get("node"), event.get("phase")) == (
+                "engine.state", cancel_at, "enter"):
+            cancel.set()
+
+    request = RunRequest(task=task.task, repo=repo, cancel_event=cancel, run_id=resume, resume=resume is not None,
+                         timeout_s=None if model == "scripted" else timeout)
+    if model == "scripted":
+        config = CodurConfig(repair_workers=1, timeout_s=timeout, **task.config)
+        return run(request, models=scripted(task, actor), config=config, on_event=on_event)
+    return run(request, config=CodurConfig(repair_workers=1), on_event=on_event)
+
+
 def run_task(task: Task, model: str, timeout: float) -> dict:
-    """One task's line: expected and actual end, done, false success, seconds, model calls."""
+    """One task's line: expected and actual end, done, false success, seconds, model calls. A task
+    with ``cancel_at`` runs twice: a first start cancelled there, then ``--resume`` of it (its
+    ``resumed`` replies); the resumed run's end is the task's (the first start's, when it ended
+    before that node: the embedded model may)."""
     with tempfile.TemporaryDirectory(prefix=f"trust_{task.id}_") as tmp:
         repo = make_repo(task, Path(tmp))
         started = time.monotonic()
-        if model == "scripted":
-            config = CodurConfig(repair_workers=1, timeout_s=timeout, **task.config)
-            result = run(RunRequest(task=task.task, repo=repo), models=scripted(task), config=config)
+        calls = 0
+        if task.cancel_at:
+            first = start(task, repo, model, timeout, actor=task.actor, cancel_at=task.cancel_at)
+            calls = first.llm_calls
+            result = first if first.status.value != "cancelled" else start(  # it never got there: its own end
+                task, repo, model, timeout, actor=task.resumed, resume=first.run_id)
         else:
-            result = run(RunRequest(task=task.task, repo=repo, timeout_s=timeout), config=CodurConfig(repair_workers=1))
+            result = start(task, repo, model, timeout, actor=task.actor)
         seconds = time.monotonic() - started
         end = f"{result.status.value}/{result.reason}"
         ok = done(task, repo, result.output_text)
@@ -88,7 +116,7 @@ def run_task(task: Task, model: str, timeout: float) -> dict:
     return {"task": task.id, "kind": task.kind, "model": model, "expected": " or ".join(task.expect), "actual": end,
             "as_expected": end in task.expect, "done": ok, "false_success": claimed and not ok,
             "unverified_not_done": result.reason == "unverified" and not ok, "seconds": round(seconds, 1),
-            "llm_calls": result.llm_calls}
+            "llm_calls": calls + result.llm_calls}
 
 
 def table(lines: list[dict]) -> str:

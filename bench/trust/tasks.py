@@ -81,6 +81,8 @@ class Task:
         working: files written after the repo's commit (the user's uncommitted work).
         actor, planner, critic: the scripted model's replies per role.
         config: CodurConfig fields for the scripted run (the embedded run uses the defaults).
+        cancel_at: a resume task: the first start is cancelled as this node starts (a Ctrl-C
+            there), then resumed; ``resumed``: the scripted actor's replies in the resumed run.
     """
 
     id: str
@@ -95,6 +97,8 @@ class Task:
     planner: tuple[str, ...] = ()
     critic: tuple[str, ...] = ()
     config: dict = field(default_factory=dict)
+    cancel_at: str = ""
+    resumed: tuple[str, ...] = ()
 
 
 NEG = GRADES.replace("    return score > PASS_MARK\n",
@@ -186,6 +190,23 @@ TASKS: list[Task] = [
          planner=('{"task_type": "documentation"}',),
          actor=tuple(write("calc.py", "# adds two numbers\n" + CALC)), critic=(PROSE, PROSE),
          config={**FEATURE, "critic": True}),
+    # issue 55, item 4: a Ctrl-C as the verdict came in (the cancel lands as review starts) puts
+    # the edit back; the resumed run must verify the repo as it is now, not claim the first verdict
+    Task("s08_resume_reverted", "resume", "temps",
+         "add a function k_to_c(k) to temps.py that converts kelvin to celsius", ("failed/max_turns",),
+         check="from temps import k_to_c\n\n\ndef test_it():\n    assert k_to_c(273.15) == 0\n",
+         working={"test_kelvin.py": "def test_kelvin():\n    from temps import k_to_c\n\n"
+                  "    assert k_to_c(273.15) == 0\n"},
+         actor=tuple(write("temps.py", TEMPS + "\n\ndef k_to_c(k):\n    return k - 273.15\n")), config=FEATURE,
+         cancel_at="review", resumed=("Done.",)),
+    Task("s09_resume_redone", "resume", "temps",
+         "add a function k_to_c(k) to temps.py that converts kelvin to celsius", ("success/verified",),
+         check="from temps import k_to_c\n\n\ndef test_it():\n    assert k_to_c(273.15) == 0\n",
+         working={"test_kelvin.py": "def test_kelvin():\n    from temps import k_to_c\n\n"
+                  "    assert k_to_c(273.15) == 0\n"},
+         actor=tuple(write("temps.py", TEMPS + "\n\ndef k_to_c(k):\n    return k - 273.15\n")),
+         config={**FEATURE, "max_turns": 2}, cancel_at="review",
+         resumed=tuple(write("temps.py", TEMPS + "\n\ndef k_to_c(k):\n    return k - 273.15\n"))),
     # features written wrong
     Task("w01_word_count", "wrong_feature", "grades",
          "add a function word_count(text) to grades.py that returns the number of words in text",

@@ -30,7 +30,8 @@ def needs_embedded_model(tasks: list[BatchTask]) -> bool:
     from codur.llm.factory import ROLES
 
     config = load_config(None)
-    if config.local.server_url or not any(p.base_url is None for r in ROLES for p in config.profiles_for(r)):
+    embedded = any(p.base_url is None for r in ROLES for p in config.profiles_for(r, resolve=False))
+    if config.local.server_url or not embedded:
         return False
     return any(any(f in MODEL_FIXERS for f in (t.fixers or config.fixers)) for t in tasks)
 

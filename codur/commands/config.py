@@ -5,7 +5,7 @@ the repos whose own config file may choose every setting.
     codur trust [PATH] [--revoke]                   let the repo's own config file set every setting
 
 Exit codes: 0 done; 2 bad input (no such repo, no config file to trust, a setting that does
-not parse, ``--check``: the database or a model endpoint cannot be used). Only Typer and Rich
+not parse, ``--check``: the database, a model endpoint or the embedded model cannot be used). Only Typer and Rich
 at import time: ``codur --help`` stays fast.
 """
 
@@ -29,15 +29,15 @@ def config_command(
     api_key_env: str | None = typer.Option(None, "--api-key-env", metavar="VAR",
                                            help="As codur run's flag: the variable holding the API key."),
     check: bool = typer.Option(False, "--check", help="Also try what the settings name: connect to the database "
-                               "(create codur's tables) and ask the model endpoint for its models; exit 2 when "
-                               "one cannot be used."),
+                               "(create codur's tables), ask each model endpoint for its models, see whether the "
+                               "embedded model can start; exit 2 when one cannot be used."),
 ) -> None:
     """Print every effective setting for the repo, where it came from (flag, env, file, default) and
     its level (``user``, ``repo``, ``repo (trusted)``, ``default``; a repo file's value that is
     not taken: ``ignored (untrusted repo)``), then the test command it gives (``tests:
     .venv/bin/python -m pytest (.venv)``). ``CODUR_*`` variables that are no setting and the repo
-    file's ignored keys are named first. With ``--check``, the database and the model endpoint
-    are tried and what they hold is said."""
+    file's ignored keys are named first. With ``--check``, the database, the model endpoints and
+    the embedded model (when a role uses it) are tried and what they hold is said."""
     console.soft_wrap = not console.is_terminal  # piped: whole lines, never wrapped at 80 columns
     from codur.config import CodurConfig, ConfigError, load_config
     from codur.config.origins import ignored_settings, origins, unknown_variables
@@ -72,9 +72,8 @@ def config_command(
 
 
 def _check(config: object) -> None:
-    """``codur config --check``: the database (connected, tables created, what it holds) and each
-    model endpoint (one request); exit 2 after saying which failed."""
-    from codur.llm.preflight import EndpointUnusable, check_endpoint, endpoints
+    """``codur config --check``: the database (connected, tables created, what it holds) and the
+    models (:func:`_check_models`); exit 2 after saying which failed."""
     from codur.storage import StorageError, postgres_module, redact
 
     failed = False
@@ -93,23 +92,54 @@ def _check(config: object) -> None:
                 f"results), {found['sessions']} sessions"))
     else:
         console.print(Text("database: none set (runs are kept in each repo's .codur/)"))
-    from codur.config import ConfigError
+    if not _check_models(config) or failed:
+        raise typer.Exit(2)
 
-    try:
-        named = endpoints(config)
-    except ConfigError as exc:  # no model named and the endpoint's list cannot be read
-        err.print(f"codur: check: {exc}", markup=False)
-        named, failed = [], True
+
+def _check_models(config: object) -> bool:
+    """Each model endpoint the roles call first (one request, then the model it serves when none is
+    named) and, when a role's chain holds the embedded model, whether it can start here (without
+    starting it: :func:`codur.llm.local.embedded_problem`; an attached ``local.server_url`` is asked
+    as an endpoint). Says each; True when every one can be used. When none can, one more line says
+    that no model can run."""
+    import os
+
+    from codur.config.endpoint import ModelChoiceError, served_model
+    from codur.llm.factory import ROLES
+    from codur.llm.local import embedded_problem
+    from codur.llm.preflight import Endpoint, EndpointUnusable, check_endpoint, endpoints
+
+    usable, failed = 0, 0
+    named = endpoints(config)
+    local = config.local  # type: ignore[attr-defined]
+    embedded = any(p.base_url is None for r in ROLES for p in config.profiles_for(r, resolve=False))  # type: ignore[attr-defined]
+    if embedded and local.server_url:
+        named.append(Endpoint(local.server_url.rstrip("/"), "CODUR_API_KEY", "embedded (local.server_url)"))
     for endpoint in named:
         try:
             check_endpoint(endpoint)
-        except EndpointUnusable as exc:
-            err.print(f"codur: check: model endpoint {exc}", markup=False)
-            failed = True
+            model = endpoint.model or served_model(endpoint.base_url, os.environ.get(endpoint.api_key_env),
+                                                   endpoint.api_key_env)
+        except (EndpointUnusable, ModelChoiceError) as exc:
+            prefix = "" if isinstance(exc, ModelChoiceError) else "model endpoint "
+            err.print(f"codur: check: {prefix}{exc}", markup=False)
+            failed += 1
         else:
-            console.print(Text(f"model endpoint {endpoint.base_url}: answers (key from {endpoint.api_key_env})"))
-    if failed:
-        raise typer.Exit(2)
+            console.print(Text(f"model endpoint {endpoint.base_url}: answers (key from {endpoint.api_key_env}); "
+                               f"model {model}"))
+            usable += 1
+    if embedded and not local.server_url:
+        if (problem := embedded_problem(local)) is None:
+            console.print(Text(f"embedded model: available (xllamacpp installed; its model file in "
+                               f"{local.cache_dir}, built on first start when missing; not started by the check)"))
+            usable += 1
+        else:
+            err.print(f"codur: check: embedded model: {problem}", markup=False)
+            failed += 1
+    if not usable:
+        err.print("codur: check: no model can run (with CODUR_FIXERS=mutation codur fixes what mutation search "
+                  "can without one)", markup=False)
+    return not failed
 
 
 def trust_command(

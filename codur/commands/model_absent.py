@@ -16,12 +16,16 @@ import typer
 from rich.console import Console
 
 
-def preflight(err: Console, config: Any, task: str, *, dry_run: bool) -> tuple[Any, str]:
+def preflight(err: Console, config: Any, task: str, *, dry_run: bool, served: bool = True) -> tuple[Any, str]:
     """One cheap request to the model endpoint before the suite runs (not in a dry run, nor when no
     fixer calls a model): (``config``, "") when it answers or is not asked. When it cannot be
-    used, one line says so and the run goes on without the model
-    (:func:`without_model`): (that config, the endpoint's line); exit 2 when
-    there is nothing to go on with (a question, a feature request, only model fixers)."""
+    used (down, refusing the key, not at that URL: the same line whether or not a model was named),
+    one line says so and the run goes on without the model (:func:`without_model`): (that
+    config, the endpoint's line); exit 2 when there is nothing to go on with (a question, a
+    feature request, only model fixers). When it answers and no model was named, the one it
+    serves is asked for (``served``; :func:`codur.config.endpoint.served_model`): exit 2 with one
+    line when it cannot be chosen (several, none)."""
+    from codur.config import ConfigError
     from codur.llm.preflight import EndpointUnusable
     from codur.llm.preflight import preflight as check
 
@@ -29,6 +33,8 @@ def preflight(err: Console, config: Any, task: str, *, dry_run: bool) -> tuple[A
         return config, ""
     try:
         check(config)
+        if served and config.base_url and not config.model and not config.profiles:
+            config = config.model_copy(update={"model": config.profiles_for("actor")[0].model})  # asks /v1/models
     except EndpointUnusable as exc:
         degraded = without_model(config, task)
         if degraded is None:
@@ -37,6 +43,9 @@ def preflight(err: Console, config: Any, task: str, *, dry_run: bool) -> tuple[A
         err.print(f"codur: model endpoint {exc}; going on without it: {', '.join(degraded.fixers)} only",
                   markup=False)
         return degraded, str(exc)
+    except ConfigError as exc:
+        err.print(f"codur: {exc}", highlight=False, markup=False)
+        raise typer.Exit(2) from None
     return config, ""
 
 

@@ -188,7 +188,8 @@ def run_command(
     fields.update({k: v for k, v in extra.items() if v is not None and k in RunRequest.model_fields})
     request, config = _request_and_config(err, fields, repo, flags, saved)
     config = _with_modes(config, keep_failed=keep_failed, read_only=read_only, confirm=confirm)
-    config, down = model_absent.preflight(err, config, request.task, dry_run=dry_run)  # before the suite
+    config, down = model_absent.preflight(err, config, request.task, dry_run=dry_run,  # before the suite
+                                          served=provide_models is None)
     progress = Progress(console, verbose=verbose, quiet=quiet or json_out)
     stdout = sys.stdout
     on_event: Callable[[dict], None] = JsonLines(stdout, progress) if json_out else progress
@@ -254,8 +255,6 @@ def _request_and_config(err: Console, fields: dict[str, Any], repo: Path, flags:
         if config.base_url and config.api_key_env and not os.environ.get(config.api_key_env):
             raise ConfigError(f"--api-key-env: the variable {config.api_key_env} is not set (export it with the "
                               "endpoint's key, or name the variable that holds it)")
-        if config.base_url and not config.model and not config.profiles and provide_models is None:
-            config = config.model_copy(update={"model": config.profiles_for("actor")[0].model})  # asks /v1/models
     except ValidationError as exc:
         first = exc.errors()[0]
         option = OPTIONS.get(str(first["loc"][0]) if first["loc"] else "")

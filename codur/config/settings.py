@@ -309,11 +309,17 @@ class CodurConfig(BaseSettings):
         the run calls no model at all (the planner and the critic are not asked either)."""
         return [f for f in self.fixers if f in MODEL_FIXERS]
 
-    def profiles_for(self, role: str) -> list[ModelProfile]:
+    def profiles_for(self, role: str, *, resolve: bool = True) -> list[ModelProfile]:
         """The fallback chain of profiles for ``role``; roles without one use ``actor``'s.
 
         Without any configured profile the chain is a single profile from
-        base_url/model (or the embedded model when base_url is unset).
+        base_url/model (or the embedded model when base_url is unset). With ``base_url`` and no
+        ``model``, the endpoint is asked for the one it serves (:func:`served_model`), unless not
+        ``resolve``: then the profile's model is "" (for what needs only the endpoint and its key).
+
+        Raises:
+            ConfigError: the served model cannot be chosen (its cause is the
+                :class:`ModelChoiceError`, with ``cause``).
         """
         names = self.roles.get(role) or self.roles.get("actor") or []
         chain = [self.profiles[n] for n in names if n in self.profiles]
@@ -321,13 +327,12 @@ class CodurConfig(BaseSettings):
             return chain
         if self.base_url:
             key_env = self.api_key_env or ("CODUR_API_KEY" if os.environ.get("CODUR_API_KEY") else "OPENAI_API_KEY")
-            if self.model:
-                model = self.model
-            else:
+            model = self.model or ""
+            if not model and resolve:
                 try:
-                    model = served_model(self.base_url, os.environ.get(key_env))
+                    model = served_model(self.base_url, os.environ.get(key_env), key_env)
                 except ModelChoiceError as exc:
-                    raise ConfigError(str(exc)) from None
+                    raise ConfigError(str(exc)) from exc
             return [ModelProfile(base_url=self.base_url, model=model, api_key_env=key_env)]
         return [ModelProfile(base_url=None, max_tokens=self.local.max_tokens, timeout_s=self.local.timeout_s)]
 

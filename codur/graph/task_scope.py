@@ -20,7 +20,8 @@ has nothing to do with the task, and mutation search "fixing" that test wrote no
   not hold it against the task, and the run's summary names it (:func:`unrelated_line`).
 - **Verified means the behaviour was checked** (:func:`behaviour_checked`): a fix or feature
   task whose verdict passes without a test that exercises what it asked gets
-  ``Verdict.unverified``; the run then ends ``success`` with reason ``unverified``.
+  ``Verdict.unverified``; the run then ends ``success`` with reason ``unverified``. A task that
+  asks for an edit and changed nothing fails (:func:`no_change`).
 - **The change's footprint and anti-patterns** are judged in :mod:`codur.graph.change_verdict`.
 """
 
@@ -148,6 +149,8 @@ def scoped_verdict(state: CodurState, ctx: Run, verdict: Verdict) -> Verdict:
         out = feature_verdict(verdict, [], [t for t in tests.failed if t not in tests.targets])
     else:
         out = verdict
+    if out.passed and task_type in EDIT_TASKS and not ctx.tools.journal.changed_files:
+        return no_change(out, "a refactor, documentation or file task is done by a change")
     if out.passed and task_type == "refactor" and (why := refactor_unchecked(state, ctx)):
         return out.model_copy(update={"unverified": why})
     if not out.passed or task_type not in CHANGE_TASKS:
@@ -156,11 +159,7 @@ def scoped_verdict(state: CodurState, ctx: Run, verdict: Verdict) -> Verdict:
     if how:
         return out.model_copy(update={"checked": how})
     if not ctx.tools.journal.changed_files:  # nothing changed, and no test the task is about passes now
-        out = out.model_copy(deep=True)
-        out.passed, out.signature = False, "no change"
-        out.evidence.append(Evidence(command="changed files", output="no file was changed", ok=False))
-        out.reasoning = f"nothing was changed, and no test shows the task was already done; {out.reasoning}"
-        return out
+        return no_change(out, "no test shows the task was already done")
     return out.model_copy(update={"unverified": "no test exercises what the task asks (" + (
         "the tests that pass were passing before the run" if out.strategy in ("tests", "hybrid")
         else f"checked by {out.strategy} only") + ")"})
@@ -168,6 +167,19 @@ def scoped_verdict(state: CodurState, ctx: Run, verdict: Verdict) -> Verdict:
 
 #: The task types whose success needs a check of the behaviour asked for.
 CHANGE_TASKS = ("code_fix", "code_generation")
+#: The other task types that ask for an edit: one that changed nothing did not do it (a resumed run
+#: whose first start's edit a cancel put back, an agent that only said it was done).
+EDIT_TASKS = ("refactor", "documentation", "file_operation")
+
+
+def no_change(verdict: Verdict, why: str) -> Verdict:
+    """``verdict`` (a passed one) failed because no file was changed: signature ``no change``
+    (review replans), evidence and reasoning saying so, ``why`` that is no success."""
+    out = verdict.model_copy(deep=True)
+    out.passed, out.signature = False, "no change"
+    out.evidence.append(Evidence(command="changed files", output="no file was changed", ok=False))
+    out.reasoning = f"nothing was changed, and {why}; {out.reasoning}"
+    return out
 
 
 def behaviour_checked(state: CodurState, ctx: Run, verdict: Verdict) -> str:

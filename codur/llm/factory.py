@@ -175,7 +175,7 @@ class ConfigModelProvider:
 
     @property
     def uses_local_model(self) -> bool:
-        return any(p.base_url is None for r in ROLES for p in self.config.profiles_for(r))
+        return any(p.base_url is None for r in ROLES for p in self.config.profiles_for(r, resolve=False))
 
 
 class StaticModelProvider:

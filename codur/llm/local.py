@@ -64,10 +64,8 @@ def ensure_gguf(cache_dir: Path) -> Path:
     cache_dir.mkdir(parents=True, exist_ok=True)
     target = cache_dir / GGUF_NAME
     stamp = cache_dir / (GGUF_NAME + ".sha256")
-    if target.exists() and stamp.exists():
-        st = target.stat()
-        if stamp.read_text().strip() == f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}":
-            return target
+    if _built(cache_dir):
+        return target
     parts = _part_files()
     digest = hashlib.sha256()
     with atomic_writer(target) as out:  # a mismatch below leaves no file behind
@@ -83,6 +81,44 @@ def ensure_gguf(cache_dir: Path) -> Path:
     st = target.stat()
     stamp.write_text(f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}\n")
     return target
+
+
+def _built(cache_dir: Path) -> bool:
+    """Whether ``cache_dir`` holds the model file, rebuilt and checked (its stamp matches)."""
+    target, stamp = cache_dir / GGUF_NAME, cache_dir / (GGUF_NAME + ".sha256")
+    try:
+        st = target.stat()
+        return stamp.read_text().strip() == f"{GGUF_SHA256} {st.st_size} {st.st_mtime_ns}"
+    except OSError:
+        return False
+
+
+def embedded_problem(settings: LocalModelSettings) -> str | None:
+    """Why the embedded model cannot start here, without starting it (``codur config --check``);
+    None when it can: xllamacpp is installed and the model file is built in ``settings.cache_dir``,
+    or can be (the part packages installed, the folder writable, room for :data:`GGUF_SIZE` bytes).
+    With ``settings.server_url`` (an attached server) it is not asked here (that is an endpoint)."""
+    import os
+    import shutil
+
+    if importlib.util.find_spec("xllamacpp") is None:
+        return f"the embedded model needs package xllamacpp (extra 'local'): {INSTALL_HINT}"
+    cache = settings.cache_dir
+    if _built(cache):
+        return None
+    try:
+        _part_files()
+    except LocalModelUnavailable as exc:
+        return str(exc)
+    folder = next((p for p in (cache, *cache.parents) if p.exists()), None)
+    if folder is None or not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        what = "not a folder" if folder is not None and not folder.is_dir() else "not writable"
+        return f"the embedded model's file must be built in {cache} (local.cache_dir), but {folder or cache} is {what}"
+    free = shutil.disk_usage(folder).free
+    if free < GGUF_SIZE:
+        return (f"the embedded model's file ({GGUF_SIZE / 1e9:.1f} GB) must be built in {cache} (local.cache_dir), "
+                f"but only {free / 1e9:.1f} GB are free there")
+    return None
 
 
 def _free_port() -> int:

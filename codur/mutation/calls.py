@@ -200,7 +200,14 @@ def _beside(node: ast.AST, parent: ast.AST | None) -> ast.AST | None:
 def op_wrap(node: ast.expr, ctx: MutationSite) -> None:
     """Add function around expression: ``abs``/``max(0, .)`` of a difference, ``int``/``round``
     of a quotient, ``list`` of an iterator, ``sorted`` of an iterated or returned collection,
-    ``str`` of a non-string concatenated to a string, ``int`` of text used as a number."""
+    ``str`` of a non-string concatenated to a string, ``int`` of text used as a number.
+
+    A quotient's ``int``/``round`` rank just after its floor division (``a / b`` → ``a // b``,
+    ``change_binary_operator``): ``//`` is Python 3's integer division (PEP 238), exact for
+    integers of any size, where ``int(a / b)`` goes through a float (exact only below 2**53)
+    and truncates toward zero; both pass the tests that ask for a whole number, and the first
+    plausible one is applied. The wrapper stays for a quotient of floats, where ``//`` gives a
+    float."""
     parent, text, facts = ctx.parents.get(node), ctx.src.seg(node), ctx.facts
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in (
             _WRAPPERS | {"max", "min", "list", "sorted", "set", "tuple"}):
@@ -212,7 +219,8 @@ def op_wrap(node: ast.expr, ctx: MutationSite) -> None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
         texts += [f"abs({text})", f"max(0, {text})"]
     elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        texts += [f"int({text})", f"round({text})"]
+        after_floor = PRIOR["change_binary_operator"] / PRIOR["add_function_around_expression"] * DECAY
+        ctx.ranked(node, [f"int({text})", f"round({text})"], "add_function_around_expression", 2, after_floor)
     iterated = isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node
     collection = kinds & {"seq", "dict"} or callee in ("set", "keys", "values", "items")
     if iterated and callee not in ("range", "enumerate", "zip", "sorted", "reversed") or (

@@ -2,7 +2,7 @@
 extra budget, and the best of those found is applied.
 
 A plausible candidate with a held-back anti-pattern (:mod:`codur.validate.antipatterns`: a
-deleted guard, ``raise`` or call, a negated or constant condition) is not applied at once: the
+deleted guard, ``raise`` or call, a weakened guard, a negated or constant condition) is not applied at once: the
 search keeps going for :data:`EXTRA_SHARE` of the time it has left, or until :data:`MORE_HELD`
 more such candidates are found, or until a clean plausible candidate comes (which wins at once,
 as the first plausible candidate always did). When none does, the best held-back one is applied,

@@ -11,7 +11,7 @@ from codur.rlm.answers import check_answer
 from codur.rlm.bridge import ModelClient
 from codur.rlm.config import RLMConfig
 from codur.rlm.notes import quoted_lines
-from codur.rlm.parser import FinalAnswer, is_no_answer
+from codur.rlm.parser import FinalAnswer, is_no_answer, is_object_repr
 from codur.rlm.trace import AnswerSource, CodeExecution, Iteration, RLMTrace
 from codur.rlm.trajectory import Trajectory
 from codur.rlm.vote import vote_key
@@ -84,6 +84,11 @@ class FinalJudge:
         confirm = self.config.confirm_final_with_code and not last_chance
         if not found:
             iteration.notes.append(f"FINAL_VAR({name}) refused: no variable {name!r} in the REPL")
+        elif is_object_repr(value):  # a table or function, not the value it would give
+            iteration.final["refused"] = "object"
+            iteration.notes.append(f"FINAL_VAR({name}) refused: {name} holds {view.clip(value or '')}, an object, "
+                                   "not a value; finish the chain (.count(), .sum(field), .first()[field]), "
+                                   "print the result, then FINAL_VAR it")
         elif doubted or (is_no_answer(value) and not last_chance):
             iteration.final["refused"] = "notes" if doubted else "empty"
             iteration.notes.append(f"FINAL_VAR({name}) refused: {name} is empty, or the notes "

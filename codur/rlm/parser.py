@@ -200,6 +200,18 @@ NO_ANSWER = frozenset({"", "none", "null", "n/a", "[]", "{}", "()", "set()", "un
 """Answers that say nothing (compared lowercased, stripped): FINAL(None) is not an answer."""
 
 
+_OBJECT_REPR = re.compile(r"<(?:[\d,]+ records? \(|bound method |function |built-in |generator |class |module |"
+                          r"[\w.]+ object at 0x)")
+
+
+def is_object_repr(value: str | None) -> bool:
+    """True for the printed form of an object rather than a value: ``<5,845 records (csv 5,845); ...>``
+    (a :class:`codur.rlm.table.Records` table whose chain was not finished), ``<bound method ...>``,
+    ``<function ...>``, ``<... object at 0x7f...>``. One line, between angle brackets."""
+    text = (value or "").strip()
+    return text.startswith("<") and text.endswith(">") and "\n" not in text and bool(_OBJECT_REPR.match(text))
+
+
 def is_no_answer(value: str | None) -> bool:
     """True for None and the empty answers of :data:`NO_ANSWER`."""
     return value is None or value.strip().strip("'\"").lower() in NO_ANSWER

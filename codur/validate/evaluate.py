@@ -11,7 +11,7 @@ is *refused*, whatever its tests would say (:func:`codur.validate.footprint.refu
 "refused", ``reason`` naming what it did), and so is one with a refused anti-pattern (code left
 unreachable, a duplicated block, an unconditional early exit:
 :mod:`codur.validate.antipatterns`). A plausible candidate with a held-back anti-pattern (a
-deleted guard, ``raise`` or call, a negated or constant condition) is *held* (status "held",
+deleted guard, ``raise`` or call, a weakened guard, a negated or constant condition) is *held* (status "held",
 ``held`` its findings): the search goes on for a better one (:mod:`codur.patch.pipeline`).
 
 The queue and the search over a pool of workers: :mod:`codur.validate.search`.

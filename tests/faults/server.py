@@ -1,6 +1,7 @@
 """A fault-injecting OpenAI-compatible server for tests (stdlib http.server in a thread, 127.0.0.1).
 
-``GET /v1/models`` lists ``models``. ``POST /v1/chat/completions`` answers with the next fault
+``GET /v1/models`` lists ``models`` (a path outside ``root``, when set, gets a 404).
+``POST /v1/chat/completions`` answers with the next fault
 of the script (then ``default`` for every later request): a normal reply, a status with a JSON
 error body and headers (429 with or without Retry-After, 429 ``insufficient_quota``, 500, 503), a reply slower than the
 client's timeout, malformed JSON, empty ``choices``, or, for ``stream=True``, a stream cut in
@@ -208,6 +209,8 @@ class FaultServer:
     auth: list[str] = field(default_factory=list)
     #: When set, a request without ``Authorization: Bearer <key>`` gets a 401 (as OpenAI's API answers).
     key: str | None = None
+    #: When set (``"/v1"``), a request outside this path gets a 404 (as vLLM answers a base URL without /v1).
+    root: str = ""
     stop: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
@@ -243,7 +246,7 @@ class FaultServer:
                     request = {}
                 server.requests.append((time.monotonic(), request))
                 server.auth.append(self.headers.get("Authorization", ""))
-                if server.refuses(self):
+                if server.outside(self) or server.refuses(self):
                     return
                 if not self.path.endswith("/chat/completions"):
                     _send(self, 404, b'{"error": {"message": "not found"}}')
@@ -252,7 +255,7 @@ class FaultServer:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 server.auth.append(self.headers.get("Authorization", ""))
-                if server.refuses(self):
+                if server.outside(self) or server.refuses(self):
                     return
                 if not self.path.endswith("/models"):
                     _send(self, 404, b'{"error": {"message": "not found"}}')
@@ -268,6 +271,13 @@ class FaultServer:
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True, name="fault-server").start()
         return self
+
+    def outside(self, handler: BaseHTTPRequestHandler) -> bool:
+        """Answer 404 and return True when :attr:`root` is set and the request's path is not under it."""
+        if not self.root or handler.path.startswith(self.root + "/"):
+            return False
+        _send(handler, 404, b'{"detail": "Not Found"}')
+        return True
 
     def refuses(self, handler: BaseHTTPRequestHandler) -> bool:
         """Answer 401 and return True when :attr:`key` is set and the request does not carry it."""

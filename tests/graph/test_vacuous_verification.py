@@ -34,3 +34,19 @@ def test_a_fix_that_changed_nothing_does_not_end_verified(tmp_path: Path):
     assert result.status is RunStatus.FAILED and result.reason == "max_turns"
     assert result.files_changed == [] and result.verification["strategy"] == "static"
     assert not result.verification["passed"]
+
+
+def test_a_refactor_or_docstring_task_that_changed_nothing_is_no_success(invoice_repo: Path):
+    """Issue 55: "nothing changed" is never success for a task that asks for a change (on main a
+    refactor or documentation task whose agent only said it was done ended ``success / unverified``;
+    so did a resumed run whose first start's edit a cancel had put back)."""
+    for task, kind in (("simplify line_total() in billing.py", "refactor"),
+                       ("add a docstring to line_total() in billing.py", "documentation")):
+        planner = ScriptedChatModel(replies=[f'{{"task_type": "{kind}", "steps": []}}'] * 3)
+        actor = ScriptedChatModel(replies=["Done: it is simpler now."] * 3)
+        result = run(RunRequest(task=task, repo=invoice_repo),
+                     models=StaticModelProvider({"actor": actor, "planner": planner}),
+                     config=CodurConfig(critic=False, repair=False, max_turns=1, fixers=["agent"]))
+        assert result.status is RunStatus.FAILED, (kind, result.status, result.reason)
+        assert result.files_changed == [] and result.verification["signature"] == "no change"
+        assert "nothing was changed" in result.verification["reasoning"]

@@ -246,3 +246,16 @@ def test_final_var_of_an_expression_is_computed_in_the_repl():
         "How many lines have the level ERROR?", log)
     assert (result.answer, result.answer_source) == ("5", "final_var")
     assert result.trace.iterations[0].executions[0].code == 'FINAL_VAR(len(grep("ERROR")))'
+
+
+def test_final_var_of_an_unfinished_records_chain_is_refused_and_the_value_is_asked_for():
+    """Seen on the held-out parcels family (issue 54): the model's FINAL_VAR named the ``records`` table
+    itself, and its printed form ``<5,845 records (csv 5,845); ...>`` was taken as the count."""
+    table = "order,status\n" + "".join(f"o-{i},{'late' if i % 3 == 0 else 'ok'}\n" for i in range(30))
+    result, model = run(["```repl\nrecs = records(context)\n```\nFINAL_VAR(recs)",
+                         '```repl\nlate = recs.where(status="late").count()\nprint(late)\n```',
+                         "FINAL_VAR(late)"],
+                        context=table, question="How many orders are late?", confirm_final_with_code=False)
+    assert result.answer == "10"
+    assert result.trace.iterations[0].final["refused"] == "object"
+    assert "holds <30 records" in model.calls[1][-1].content

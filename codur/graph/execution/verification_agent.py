@@ -24,7 +24,7 @@ function or class, guts a function, deletes more than 20 lines, leaves code unre
 duplicates a block or adds an unconditional early exit fails, whatever the tests say: the same
 checks as every candidate of the patch pipeline (:func:`codur.graph.change_verdict.change_refusal`,
 :mod:`codur.validate.footprint`, :mod:`codur.validate.antipatterns`). A passed change with a
-held-back anti-pattern (a deleted guard, ``raise`` or call, a negated or constant condition)
+held-back anti-pattern (a deleted guard, ``raise`` or call, a weakened guard, a negated or constant condition)
 gets ``Verdict.plausible``: the run ends ``success`` with reason ``plausible``. The suite still
 runs (its figures stay honest); the critic model is not asked; the verdict's ``refused``
 names the refusal and its reasoning tells the next turn what to do instead.
