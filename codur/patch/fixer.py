@@ -10,6 +10,7 @@ Design after aider's coders: one small class per way of editing, chosen by an at
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,46 @@ class ModelCall(Protocol):
     def candidate(self) -> Candidate | None: ...
 
     def event(self) -> dict: ...
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One model call of a fixer that calls a model (a :class:`ModelCall`): the draw's number ``k``
+    and ``temperature``; ``outcome``: "candidate" (``sample`` is the candidate), else why there is
+    none ("duplicate", "unchanged", ..., "error": the call failed); ``seconds``; ``tokens``
+    (prompt + completion); the ``reply``; ``error`` (how the call failed, or why the reply gave
+    nothing). Each fixer's record adds what its draw was (:class:`codur.patch.sampling.Drawn`,
+    :class:`codur.patch.fixers.cloze.Filled`)."""
+
+    k: int
+    temperature: float
+    outcome: str
+    seconds: float
+    tokens: int
+    reply: str = ""
+    sample: Any = None
+    error: str = ""
+
+    @property
+    def candidate(self) -> Any:
+        """The candidate this call produced (None: none to test)."""
+        return self.sample
+
+    def said(self) -> dict[str, str]:
+        """The event's ``error`` field, when there is one."""
+        return {"error": self.error} if self.error else {}
+
+
+def timed(call: Callable[[], tuple[str, int]]) -> tuple[str, int, float, str]:
+    """``call()``, a model call giving (reply, tokens), timed: (reply, tokens, seconds, error). A
+    call that raised gives ("", 0, its seconds, "Type: message" cut to 300 characters): the fixer
+    records it as an "error" call and goes on or stops by its own rule."""
+    start = time.monotonic()
+    try:
+        reply, tokens = call()
+    except Exception as exc:  # noqa: BLE001 - a failed call is the fixer's record, not the search's end
+        return "", 0, time.monotonic() - start, f"{type(exc).__name__}: {exc}"[:300]
+    return reply, tokens, time.monotonic() - start, ""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ Era of Large Pre-trained Language Models" (Xia, Wei, Zhang, ICSE 2023).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from langchain_core.messages import BaseMessage
 from codur.core.events.patch import PatchSample
 from codur.patch import conversation, formats
 from codur.patch.conversation import Judged, Unjudged, Verdicts
+from codur.patch.fixer import Asked, timed
 from codur.patch.prompt import PromptParts
 from codur.patch.reply import new_texts
 from codur.patch.sample import Sample
@@ -71,33 +73,19 @@ MAX_PAIRS, PAIR_EVERY = 2, 3
 
 
 @dataclass(frozen=True)
-class Drawn:
-    """One model call of the sampler. ``outcome``: "candidate", "duplicate", "unchanged",
-    "no_code" (the reply does not apply: no usable code, a SEARCH that matches nothing, a
-    result that does not compile; ``error`` says which), "stopped" (cut short) or "error"
-    (the call failed, ``error`` says how); ``sample`` is set for a candidate. ``tokens``:
-    prompt + completion (estimated when the stream was cut)."""
+class Drawn(Asked):
+    """One model call of the sampler (:class:`codur.patch.fixer.Asked`), of the prompt kind
+    ``variant``. ``outcome``: "candidate", "duplicate", "unchanged", "no_code" (the reply does
+    not apply: no usable code, a SEARCH that matches nothing, a result that does not compile;
+    ``error`` says which), "stopped" (cut short) or "error"; ``sample`` (a :class:`Sample`) is
+    set for a candidate. ``tokens`` are estimated when the stream was cut."""
 
-    k: int
-    variant: str
-    temperature: float
-    outcome: str
-    seconds: float
-    tokens: int
-    reply: str = ""
-    sample: Sample | None = None
-    error: str = ""
-
-    @property
-    def candidate(self) -> Sample | None:
-        """The candidate this call produced (None: none to test)."""
-        return self.sample
+    variant: str = ""
 
     def event(self) -> PatchSample:
         """The ``patch.sample`` event of this call (the reply cut to 400 characters)."""
         return PatchSample(k=self.k, variant=self.variant, temperature=self.temperature, outcome=self.outcome,
-                           seconds=round(self.seconds, 2), tokens=self.tokens, reply=self.reply[:400],
-                           **({"error": self.error} if self.error else {}))
+                           seconds=round(self.seconds, 2), tokens=self.tokens, reply=self.reply[:400], **self.said())
 
 
 def _call(model: BaseChatModel, messages: list[BaseMessage], slot: _Slot, stop: Callable[[], bool]) -> tuple[str, int]:
@@ -235,22 +223,21 @@ class Sampler:
             slot = self._slot(k, verdicts)
             if self.echoes and slot.target is None and self.unchanged[slot.family] >= self.echoes:
                 continue  # this kind of prompt gave the code back: not asked again
-            start = time.monotonic()
-            try:
-                reply, tokens = _call(self.models[self.model_index], self._messages(slot), slot, verdicts.stopped)
-            except Exception as exc:  # noqa: BLE001 - a failed call is reported, the next profile tries
+            reply, tokens, seconds, error = timed(functools.partial(self._ask, slot, verdicts))
+            if error:  # a failed call is reported, the next profile tries
                 self.errors += 1
                 if self.errors >= 2 or self.model_index + 1 < len(self.models):
                     self.model_index, self.errors = self.model_index + 1, 0
-                yield Drawn(k, slot.variant, slot.temperature, "error", time.monotonic() - start, 0,
-                            error=f"{type(exc).__name__}: {exc}"[:300])
+                yield Drawn(k, slot.temperature, "error", seconds, 0, error=error, variant=slot.variant)
                 continue
             self.errors = 0
-            seconds = time.monotonic() - start
             if verdicts.stopped() and not slot.complete(reply):
-                yield Drawn(k, slot.variant, slot.temperature, "stopped", seconds, tokens, reply)  # cut short
+                yield Drawn(k, slot.temperature, "stopped", seconds, tokens, reply, variant=slot.variant)  # cut short
                 return
             yield self._judge(slot, reply, seconds, tokens)
+
+    def _ask(self, slot: _Slot, verdicts: Verdicts) -> tuple[str, int]:
+        return _call(self.models[self.model_index], self._messages(slot), slot, verdicts.stopped)
 
     def _key(self, news: dict[str, str]) -> tuple[str, ...]:
         return tuple(normalized(news.get(f, self.parts.texts[f])) for f in self.files)
@@ -310,9 +297,9 @@ class Sampler:
         try:
             news, done = new_texts(parts, variant, slot.spans, reply)
         except NotApplied as exc:
-            return Drawn(k, variant, temperature, "no_code", seconds, tokens, reply, error=str(exc)[:300])
+            return Drawn(k, temperature, "no_code", seconds, tokens, reply, error=str(exc)[:300], variant=variant)
         except (SyntaxError, ValueError, IndexError, RecursionError) as exc:  # a reply no rule foresaw
-            return Drawn(k, variant, temperature, "no_code", seconds, tokens, reply,
+            return Drawn(k, temperature, "no_code", seconds, tokens, reply, variant=variant,
                          error=f"could not apply the reply: {type(exc).__name__}: {exc}"[:300])
         key = self._key(news)
         if key in self.seen:
@@ -323,12 +310,12 @@ class Sampler:
                 echo = Sample(parts.spans[0].file, parts.text, k, temperature, variant, tuple(slot.names))
                 self.echoed.append(Judged(echo, CandidateVerdict.FAILED, 0, len(parts.verdict), parts.verdict))
                 self.answers[k] = conversation.answer(echo, reply, edit=parts.window is not None)
-            return Drawn(k, variant, temperature, outcome, seconds, tokens, reply)
+            return Drawn(k, temperature, outcome, seconds, tokens, reply, variant=variant)
         self.seen.add(key)
         sample = slot.sample(parts, news, done)
         if variant in FEEDBACK_BASES and not sample.extra:
             self.answers[k] = conversation.answer(sample, reply, edit=parts.window is not None)
-        return Drawn(k, variant, temperature, "candidate", seconds, tokens, reply, sample)
+        return Drawn(k, temperature, "candidate", seconds, tokens, reply, sample, variant=variant)
 
 
 def draw(models: list[BaseChatModel], parts: PromptParts, k_max: int, verdicts: Verdicts | None = None,

@@ -19,12 +19,12 @@ with the code after the bug (Xia, Wei & Zhang, ICSE 2023).
 from __future__ import annotations
 
 import ast
-import time
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from codur.core.events.patch import PatchFill, PatchPhase
-from codur.patch.fixer import FixerView
+from codur.patch.fixer import Asked, FixerView, timed
 from codur.patch.holes import asker
 from codur.patch.masks import Mask, branch_lines, masks
 from codur.patch.splice import normalized
@@ -64,29 +64,18 @@ class Fill:
 
 
 @dataclass(frozen=True)
-class Filled:
-    """One model call of the cloze fixer (a :class:`codur.patch.fixer.ModelCall`). ``outcome``:
-    "candidate", "duplicate" (an earlier fill's text), "unchanged" (the masked code again),
-    "no_parse" (the filled file does not parse), or "error"."""
+class Filled(Asked):
+    """One fill of ``mask`` (:class:`codur.patch.fixer.Asked`; ``reply``: the fill). ``outcome``:
+    "candidate" (``sample``: its :class:`Fill`), "duplicate" (an earlier fill's text),
+    "unchanged" (the masked code again), "no_parse" (the filled file does not parse), or
+    "error"."""
 
-    k: int
-    mask: Mask
-    temperature: float
-    outcome: str
-    seconds: float
-    tokens: int
-    fill: str = ""
-    sample: Fill | None = None
-    error: str = ""
-
-    @property
-    def candidate(self) -> Fill | None:
-        return self.sample
+    mask: Mask = None  # type: ignore[assignment] - always given
 
     def event(self) -> PatchFill:
         return PatchFill(k=self.k, template=self.mask.template, file=self.mask.file, line=self.mask.line,
                          temperature=self.temperature, outcome=self.outcome, seconds=round(self.seconds, 2),
-                         tokens=self.tokens, fill=self.fill[:200], **({"error": self.error} if self.error else {}))
+                         tokens=self.tokens, fill=self.reply[:200], **self.said())
 
 
 class ClozeFixer:
@@ -196,18 +185,15 @@ def _draw(ask, view: FixerView, draws: list[tuple[Mask, float, int]], seen: set[
         if mask in echoed:
             continue
         text = view.original(mask.file)
-        start = time.monotonic()
-        try:
-            reply, tokens = ask(head, mask, text, temperature, seed)
-        except Exception as exc:  # noqa: BLE001 - a failed call is reported; two in a row end the tier
+        reply, tokens, seconds, error = timed(functools.partial(ask, head, mask, text, temperature, seed))
+        if error:  # a failed call is reported; two in a row end the tier
             errors += 1
-            yield Filled(k, mask, temperature, "error", time.monotonic() - start, 0,
-                         error=f"{type(exc).__name__}: {exc}"[:300])
+            yield Filled(k, temperature, "error", seconds, 0, error=error, mask=mask)
             if errors >= 2:
                 return
             continue
         errors = 0
-        filled = judge(mask, text, reply, k, temperature, time.monotonic() - start, tokens, seen)
+        filled = judge(mask, text, reply, k, temperature, seconds, tokens, seen)
         if filled.outcome == "unchanged":
             echoed.add(mask)
         yield filled
@@ -219,18 +205,18 @@ def judge(mask: Mask, text: str, reply: str, k: int, temperature: float, seconds
     (``seen``: the normalized texts drawn so far; updated)."""
     fill = reply.split("\n")[0].strip()  # the prefix ends with the line's indentation
     if not fill or fill == mask.original.strip():
-        return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
+        return Filled(k, temperature, "unchanged", seconds, tokens, fill, mask=mask)
     new_text = _parsed(mask, text, fill) or _parsed(mask, text, fill := _overlap_cut(fill, mask.suffix(text)))
     if new_text is None:
-        return Filled(k, mask, temperature, "no_parse", seconds, tokens, fill)
+        return Filled(k, temperature, "no_parse", seconds, tokens, fill, mask=mask)
     key = normalized(new_text)
     if key == normalized(text):  # the same code, a comment added
-        return Filled(k, mask, temperature, "unchanged", seconds, tokens, fill)
+        return Filled(k, temperature, "unchanged", seconds, tokens, fill, mask=mask)
     if key in seen:
-        return Filled(k, mask, temperature, "duplicate", seconds, tokens, fill)
+        return Filled(k, temperature, "duplicate", seconds, tokens, fill, mask=mask)
     seen.add(key)
-    return Filled(k, mask, temperature, "candidate", seconds, tokens, fill, Fill(mask.file, new_text, mask, fill, k,
-                                                                              temperature))
+    return Filled(k, temperature, "candidate", seconds, tokens, fill, Fill(mask.file, new_text, mask, fill, k,
+                                                                         temperature), mask=mask)
 
 
 def _parsed(mask: Mask, text: str, fill: str) -> str | None:
