@@ -34,7 +34,8 @@ from codur.config import CodurConfig  # noqa: E402
 from codur.config.tables import ModelProfile  # noqa: E402
 from codur.llm.factory import get_chat_model  # noqa: E402
 from codur.patch import PatchPipeline, PatchSettings  # noqa: E402
-from codur.patch.fixers.cloze import MAX_TOKENS, STOP, fim_tokens, judge  # noqa: E402
+from codur.patch.fixers.cloze import judge  # noqa: E402
+from codur.patch.holes import MAX_TOKENS, STOP, fim_tokens  # noqa: E402
 from codur.patch.masks import masks  # noqa: E402
 from tests.patch.test_cloze import HEADERS, REMINDERS, SHIPPING  # noqa: E402
 from tests.repair.conftest import write_repo  # noqa: E402

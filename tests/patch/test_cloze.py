@@ -18,7 +18,7 @@ from codur.llm.factory import record_in
 from codur.llm.local import MODEL_ALIAS
 from codur.llm.scripted import ScriptedChatModel
 from codur.patch import PatchPipeline
-from codur.patch.fixers.cloze import fim_tokens
+from codur.patch.holes import fim_tokens
 from codur.patch.masks import masks
 from codur.patch.prompt import PromptParts
 from codur.patch.sampling import Sampler
@@ -101,6 +101,27 @@ HEADERS = {
 Answer = Callable[[str, str], str]
 
 
+def json_server(answer: Callable[[str, dict], tuple[int, dict]]) -> ThreadingHTTPServer:
+    """A local HTTP server, serving from a thread, answering each POST with ``answer(path,
+    body)`` -> (status, JSON reply); the caller shuts it down."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            status, reply = answer(self.path, json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            data = json.dumps(reply).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 @pytest.fixture
 def fim_server() -> Iterator[Callable[[Answer], tuple[DeadlineChatOpenAI, list[dict]]]]:
     """Start a local ``/v1/completions`` server answering each fill with ``answer(prefix, suffix)``
@@ -110,29 +131,17 @@ def fim_server() -> Iterator[Callable[[Answer], tuple[DeadlineChatOpenAI, list[d
     def start(answer: Answer) -> tuple[DeadlineChatOpenAI, list[dict]]:
         seen: list[dict] = []
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                seen.append(body)
-                prompt = body["prompt"]
-                prefix, _, rest = prompt.removeprefix("<|fim_prefix|>").partition("<|fim_suffix|>")
-                text = answer(prefix, rest.removesuffix("<|fim_middle|>"))
-                reply = {"id": "c", "object": "text_completion", "created": 0, "model": body["model"],
+        def complete(path: str, body: dict) -> tuple[int, dict]:
+            seen.append(body)
+            prompt = body["prompt"]
+            prefix, _, rest = prompt.removeprefix("<|fim_prefix|>").partition("<|fim_suffix|>")
+            text = answer(prefix, rest.removesuffix("<|fim_middle|>"))
+            return 200, {"id": "c", "object": "text_completion", "created": 0, "model": body["model"],
                          "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
                          "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 5,
                                    "total_tokens": len(prompt) // 4 + 5}}
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
-            def log_message(self, *args) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        server = json_server(complete)
         servers.append(server)
         model = DeadlineChatOpenAI(base_url=f"http://127.0.0.1:{server.server_port}/v1", api_key="local",
                                    model=MODEL_ALIAS, timeout=30, max_retries=0)

@@ -181,7 +181,8 @@ def test_the_model_is_built_once_mutation_has_failed(tmp_path: Path):
         built.append(ScriptedChatModel(replies=[fix]))
         return built
 
-    result = PatchPipeline(repo, patch_settings(samples=1, time_box_s=60.0), models=models).run()
+    settings = patch_settings(samples=1, time_box_s=60.0, fixers=("mutation", "sampling"))
+    result = PatchPipeline(repo, settings, models=models).run()
     assert result.status == "patched" and result.source == "sampling", result.message
     assert len(built) == 1 and len(built[0].calls) == 1
     assert result.tried["mutation"] > 0  # every mutant was tried before the model was asked

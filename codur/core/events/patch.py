@@ -59,7 +59,8 @@ class PatchMutants(Event, kind="patch.mutants"):
 
 @dataclass(frozen=True, kw_only=True)
 class PatchPhase(Event, kind="patch.phase"):
-    """A phase of the search started (its candidates), was skipped (why), or, for sampling, what it samples."""
+    """A phase of the search started (its candidates), was skipped (why), or, for sampling, what it samples;
+    for cloze, the ``form`` its holes are asked in (fim, chat)."""
 
     phase: str
     candidates: int = OMIT
@@ -70,6 +71,7 @@ class PatchPhase(Event, kind="patch.phase"):
     backfill: int = OMIT
     pair: list[str] = OMIT
     pair_first: bool = OMIT
+    form: str = OMIT
 
 
 @dataclass(frozen=True, kw_only=True)

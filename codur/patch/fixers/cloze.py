@@ -9,9 +9,8 @@ FIM_SUFFIX + file after the hole + FIM_MIDDLE``, the header (the failing tests' 
 comments) and the file's start the same for every mask, so the server's prompt cache holds the
 text up to the hole. Tier 1 masks the best :data:`LINES` [1] lines, ``more(view, tier)`` the
 next ones and more fills of the earlier masks (the pipeline asks it before the mutation
-tiers). Only a model with fill-in-the-middle tokens (:data:`FIM_TOKENS`) and a raw completion
-call (``fill``: :meth:`codur.llm.deadline.DeadlineChatOpenAI.fill`) runs it: a chat prompt with a
-marked hole made the embedded model write the whole file back (bench/repair/cloze.py).
+tiers). A model with fill-in-the-middle tokens and a raw completion call is asked in that form;
+any other model gets a chat prompt with a marked hole (:mod:`codur.patch.holes`).
 
 Method: AlphaRepair (Xia & Zhang, ESEC/FSE 2022), Gamma (Zhang et al., ASE 2023), infilling
 with the code after the bug (Xia, Wei & Zhang, ICSE 2023).
@@ -26,13 +25,10 @@ from dataclasses import dataclass
 
 from codur.core.events.patch import PatchFill, PatchPhase
 from codur.patch.fixer import FixerView
+from codur.patch.holes import asker
 from codur.patch.masks import Mask, branch_lines, masks
 from codur.patch.splice import normalized
 
-#: Fill-in-the-middle tokens (prefix, suffix, middle) by a model name's family (lower case).
-FIM_TOKENS = {"qwen2.5-coder": ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>")}
-#: Where a fill ends: one line (every mask holds one), or the model's end tokens.
-STOP = ["\n", "<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|im_end|>", "<|fim_prefix|>"]
 #: Ranked lines masked up to tier t: the best LINES[1] in tier 1, up to LINES[t] in tier t.
 LINES = (0, 3, 8, 16, 32)
 #: (temperature, seed) of each fill of a mask in its first tier, every mask's first fill before any
@@ -40,8 +36,6 @@ LINES = (0, 3, 8, 16, 32)
 #: the first line's masks alone took the whole 100 s of a shipping-fee run); a later tier adds
 #: one fill at T=1.
 FILLS = ((0.0, 0), (0.8, 1))
-#: Tokens a fill may take (one line).
-MAX_TOKENS = 48
 
 
 @dataclass(frozen=True)
@@ -95,14 +89,6 @@ class Filled:
                          tokens=self.tokens, fill=self.fill[:200], **({"error": self.error} if self.error else {}))
 
 
-def fim_tokens(model: object) -> tuple[str, str, str] | None:
-    """The fill-in-the-middle tokens of ``model`` (None: it has none, or no raw ``fill`` call)."""
-    name = str(getattr(model, "model_name", "") or "").lower()
-    if not callable(getattr(model, "fill", None)):
-        return None
-    return next((tokens for family, tokens in FIM_TOKENS.items() if family in name), None)
-
-
 class ClozeFixer:
     """Fills of fix-template masks over the ranked lines of the ranked functions."""
 
@@ -111,7 +97,7 @@ class ClozeFixer:
 
     def candidates(self, view: FixerView) -> Iterator[Filled] | list:
         """Tier 1's fills (each :class:`Filled`, with its candidate when it gave one); none when no
-        model starts, the model has no fill-in-the-middle tokens, or no line has a mask (a
+        model starts or no line has a mask (a
         ``patch.phase`` event with ``skipped`` says why)."""
         return self._tier(view, 1)
 
@@ -128,9 +114,9 @@ class ClozeFixer:
         except Exception as exc:  # noqa: BLE001 - no model: the other fixers still run
             view.emit(PatchPhase(phase="cloze", skipped=f"{type(exc).__name__}: {exc}"[:300]))
             return []
-        model = next((m for m in models if fim_tokens(m) is not None), None)
-        if model is None:
-            view.emit(PatchPhase(phase="cloze", skipped="no model with fill-in-the-middle"))
+        ask = asker(models)
+        if ask is None:
+            view.emit(PatchPhase(phase="cloze", skipped="no model"))
             return []
         lines = ranked_lines(view)
         new = _masks(view, lines[LINES[tier - 1]:LINES[tier]])
@@ -141,9 +127,9 @@ class ClozeFixer:
             if tier == 1:
                 view.emit(PatchPhase(phase="cloze", skipped="no mask on the suspicious lines"))
             return []
-        view.emit(PatchPhase(phase="cloze", candidates=len(draws)))
+        view.emit(PatchPhase(phase="cloze", candidates=len(draws), form=ask.form))
         seen = {normalized(j.candidate.new_text) for j in view.verdicts() if isinstance(j.candidate, Fill)}
-        return _draw(model, view, draws, seen, first_k=(tier - 1) * 1000)
+        return _draw(ask, view, draws, seen, first_k=(tier - 1) * 1000)
 
 
 def ranked_lines(view: FixerView) -> list[tuple[str, int]]:
@@ -197,13 +183,12 @@ def header(view: FixerView) -> str:
     return "\n".join(["# The tests that fail:", *said]) + "\n" if said else ""
 
 
-def _draw(model, view: FixerView, draws: list[tuple[Mask, float, int]], seen: set[str],
+def _draw(ask, view: FixerView, draws: list[tuple[Mask, float, int]], seen: set[str],
           first_k: int = 0) -> Iterator[Filled]:
     """One model call per (mask, temperature, seed), in order, until ``view.stopped()`` or two
     calls in a row failed; the fills are numbered from ``first_k``. A mask whose fill gave the
     masked code back is not filled again here (its likeliest fill is the code: the time goes to
     the next masks). ``seen``: the normalized texts judged already (updated)."""
-    pre, suf, mid = fim_tokens(model) or ("", "", "")
     head, errors, echoed = header(view), 0, set()
     for k, (mask, temperature, seed) in enumerate(draws, start=first_k):
         if view.stopped():
@@ -211,10 +196,9 @@ def _draw(model, view: FixerView, draws: list[tuple[Mask, float, int]], seen: se
         if mask in echoed:
             continue
         text = view.original(mask.file)
-        prompt = f"{pre}{head}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
         start = time.monotonic()
         try:
-            reply, tokens = model.fill(prompt, max_tokens=MAX_TOKENS, temperature=temperature, seed=seed, stop=STOP)
+            reply, tokens = ask(head, mask, text, temperature, seed)
         except Exception as exc:  # noqa: BLE001 - a failed call is reported; two in a row end the tier
             errors += 1
             yield Filled(k, mask, temperature, "error", time.monotonic() - start, 0,

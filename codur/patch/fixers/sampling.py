@@ -15,7 +15,6 @@ from codur.core.events.patch import PatchPhase
 from codur.patch import ranking
 from codur.patch.conversation import Judged
 from codur.patch.fixer import FixerView
-from codur.patch.fixers.cloze import fim_tokens
 from codur.patch.prompt import PromptParts, test_source
 from codur.patch.sample import Sample
 from codur.patch.sampling import Drawn, Sampler
@@ -49,7 +48,7 @@ class SamplingFixer:
         view.emit(PatchPhase(phase="sampling", functions=[s.qualname for s in parts.spans], file=parts.spans[0].file,
                              samples=view.settings.samples, backfill=view.backfill,
                              pair=[f"{s.file}:{s.qualname}" for s in parts.pair], pair_first=parts.pair_first))
-        echoes = 1 if "cloze" in view.settings.fixers and any(fim_tokens(m) for m in models) else 0
+        echoes = 1 if "cloze" in view.settings.fixers else 0  # the fills take that time
         return Sampler(models, parts, echoes=echoes).draw(view.settings.samples, _Verdicts(view, parts))
 
 

@@ -1,0 +1,105 @@
+"""How a cloze hole (:class:`codur.patch.masks.Mask`) is asked of a model: fill-in-the-middle
+where the model and its server have it, else a chat prompt with a marked hole.
+
+- :class:`FimAsk`: ``FIM_PREFIX + header + file before the hole + FIM_SUFFIX + file after it +
+  FIM_MIDDLE`` through the raw completion call (``fill``:
+  :meth:`codur.llm.deadline.DeadlineChatOpenAI.fill`), stopped at the line's end. The model
+  was trained on this form (Qwen2.5-Coder), so the fill is the middle and nothing else.
+- :class:`ChatAsk`: a system prompt asking for the code of the hole only, and the file with
+  :data:`HOLE` where the hole is; the reply's first line of code is the fill (a fence, or the
+  line's start the model wrote again, cut). Chosen for a model without fill-in-the-middle
+  tokens (:data:`FIM_TOKENS`) or a raw completion call, and for the rest of the run when the
+  server answers the completion endpoint with 404 (it has none).
+
+Both give (reply, tokens) and go through the model's own limits and the run's usage ledger.
+"""
+
+from __future__ import annotations
+
+import re
+
+import openai
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from codur.patch.masks import Mask
+
+#: Fill-in-the-middle tokens (prefix, suffix, middle) by a model name's family (lower case).
+FIM_TOKENS = {"qwen2.5-coder": ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>")}
+#: Where a fill ends: one line (every mask holds one), or the model's end tokens.
+STOP = ["\n", "<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|im_end|>", "<|fim_prefix|>"]
+#: Tokens a fill may take (one line).
+MAX_TOKENS = 48
+#: The mark of the hole in a chat prompt.
+HOLE = "<HOLE>"
+#: The chat form's system prompt.
+CHAT = (f"Fill the hole {HOLE} in this Python file so that the failing tests pass. Answer with the code that "
+        f"replaces {HOLE} only, one line, no explanation.")
+
+
+def fim_tokens(model: object) -> tuple[str, str, str] | None:
+    """The fill-in-the-middle tokens of ``model`` (None: it has none, or no raw ``fill`` call)."""
+    name = str(getattr(model, "model_name", "") or "").lower()
+    if not callable(getattr(model, "fill", None)):
+        return None
+    return next((tokens for family, tokens in FIM_TOKENS.items() if family in name), None)
+
+
+class ChatAsk:
+    """A hole asked of a chat model: the file with :data:`HOLE`, the reply's first line of code."""
+
+    form = "chat"
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def __call__(self, head: str, mask: Mask, text: str, temperature: float, seed: int) -> tuple[str, int]:
+        prefix = mask.prefix(text)
+        messages = [SystemMessage(CHAT), HumanMessage(f"{head}{prefix}{HOLE}{mask.suffix(text)}")]
+        reply = self.model.invoke(messages, temperature=temperature, seed=seed, max_tokens=MAX_TOKENS)
+        meta = getattr(reply, "usage_metadata", None) or {}
+        return first_line(str(reply.content), prefix), int(meta.get("total_tokens") or 0)
+
+
+class FimAsk:
+    """A hole asked fill-in-the-middle; a server without the completion endpoint (404) makes it
+    ask the chat form from then on."""
+
+    def __init__(self, model, tokens: tuple[str, str, str]) -> None:
+        self.model, self.tokens, self.chat = model, tokens, None
+
+    @property
+    def form(self) -> str:
+        return "fim" if self.chat is None else "chat"
+
+    def __call__(self, head: str, mask: Mask, text: str, temperature: float, seed: int) -> tuple[str, int]:
+        if self.chat is not None:
+            return self.chat(head, mask, text, temperature, seed)
+        pre, suf, mid = self.tokens
+        prompt = f"{pre}{head}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
+        try:
+            return self.model.fill(prompt, max_tokens=MAX_TOKENS, temperature=temperature, seed=seed, stop=STOP)
+        except openai.NotFoundError:
+            self.chat = ChatAsk(self.model)
+            return self.chat(head, mask, text, temperature, seed)
+
+
+def asker(models: list) -> FimAsk | ChatAsk | None:
+    """How the holes are asked: fill-in-the-middle of the first model that has it, else the
+    chat form of the first model (None: no model)."""
+    for model in models:
+        if (tokens := fim_tokens(model)) is not None:
+            return FimAsk(model, tokens)
+    return ChatAsk(models[0]) if models else None
+
+
+def first_line(reply: str, prefix: str) -> str:
+    """The fill in a chat ``reply``: its first line of code (fences, blank lines and a leading
+    :data:`HOLE` left out), without the start of the hole's line when the model wrote it again
+    (``kilograms = math.ceil(w)`` for the hole of ``kilograms = <HOLE>``)."""
+    lines = [ln.strip() for ln in reply.replace(HOLE, "").splitlines()
+             if ln.strip() and not ln.strip().startswith("```")]
+    if not lines:
+        return ""
+    line, start = lines[0].strip("`"), prefix.rsplit("\n", 1)[-1].strip()
+    again = start and line != start and re.match(re.escape(start) + r"(?!\w)", line)
+    return line[len(start):].strip() if again else line
