@@ -3,7 +3,7 @@
 Modes:
   --fim-vs-chat  on the three programs of tests/patch/test_cloze.py, every mask of the line the
                  fix changes, one greedy fill each, asked two ways: true fill-in-the-middle
-                 (``/v1/completions``, the fixer's prompt) and a chat prompt with a marked hole.
+                 (``/v1/completions``, the fixer's prompt) and the fixer's chat form (a marked hole).
                  Per way: fills that parse, distinct candidates, fixes (the program's tests
                  pass), seconds per fill.
   --pipeline     the candidate-patch pipeline with one fixer at a time (``cloze``, ``sampling``)
@@ -35,7 +35,7 @@ from codur.config.tables import ModelProfile  # noqa: E402
 from codur.llm.factory import get_chat_model  # noqa: E402
 from codur.patch import PatchPipeline, PatchSettings  # noqa: E402
 from codur.patch.fixers.cloze import judge  # noqa: E402
-from codur.patch.holes import MAX_TOKENS, STOP, fim_tokens  # noqa: E402
+from codur.patch.holes import MAX_TOKENS, STOP, ChatAsk, fim_tokens  # noqa: E402
 from codur.patch.masks import masks  # noqa: E402
 from tests.patch.test_cloze import HEADERS, REMINDERS, SHIPPING  # noqa: E402
 from tests.repair.conftest import write_repo  # noqa: E402
@@ -43,8 +43,6 @@ from tests.repair.conftest import write_repo  # noqa: E402
 #: (name, files, the file and the line the fix changes)
 PROGRAMS = (("shipping", SHIPPING, "shipping.py", 8), ("reminders", REMINDERS, "reminders.py", 5),
             ("headers", HEADERS, "headers.py", 3))
-CHAT = ("Fill the hole <HOLE> in this Python file so that the failing tests pass. Answer with the code "
-        "that replaces <HOLE> only, one line, no explanation.")
 
 
 def passes(repo: Path, file: str, text: str) -> bool:
@@ -57,16 +55,6 @@ def passes(repo: Path, file: str, text: str) -> bool:
                               capture_output=True, timeout=60).returncode == 0
     finally:
         path.write_text(original)
-
-
-def chat_fill(model, prefix: str, suffix: str) -> tuple[str, int]:
-    """One greedy chat reply for the hole; the first line of code in it."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    reply = model.invoke([SystemMessage(CHAT), HumanMessage(prefix + "<HOLE>" + suffix)], temperature=0.0,
-                         max_tokens=MAX_TOKENS, seed=0)
-    lines = [ln for ln in str(reply.content).splitlines() if ln.strip() and not ln.startswith("```")]
-    return (lines[0] if lines else ""), int((reply.usage_metadata or {}).get("total_tokens", 0))
 
 
 def fim_vs_chat(model, ours: list[str]) -> None:
@@ -84,7 +72,7 @@ def fim_vs_chat(model, ours: list[str]) -> None:
                         prompt = f"{pre}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
                         reply, tokens = model.fill(prompt, max_tokens=MAX_TOKENS, temperature=0.0, seed=0, stop=STOP)
                     else:
-                        reply, tokens = chat_fill(model, mask.prefix(text), mask.suffix(text))
+                        reply, tokens = ChatAsk(model)("", mask, text, 0.0, 0)  # the fixer's chat form
                     seconds = time.monotonic() - start
                     filled = judge(mask, text, reply, 0, 0.0, seconds, tokens, seen)
                     row = rows[way]

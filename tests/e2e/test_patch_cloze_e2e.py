@@ -36,10 +36,15 @@ def test_cloze_fills_on_the_shipping_fee(tmp_path: Path):
     assert result.status in (RunStatus.SUCCESS, RunStatus.FAILED), result.reason
     phase = next(e for e in events if e["event_type"] == "patch.phase" and e["phase"] == "cloze")
     assert phase["candidates"] >= 8  # the masks of three lines, two fills each
+    assert phase["form"] == "fim"  # the embedded model has fill-in-the-middle tokens and the endpoint
     filled = [e for e in events if e["event_type"] == "patch.fill"]
     assert filled and all(f["template"] in TEMPLATES and f["file"] == "shipping.py" for f in filled)
     assert all(f["outcome"] in ("candidate", "duplicate", "unchanged", "no_parse") for f in filled)
     assert all(f["tokens"] > 0 and "\n" not in f["fill"] for f in filled)
+    # every fill is a model call of the run's usage ledger, with its model.call event
+    calls = [e for e in events if e["event_type"] == "model.call" and not e.get("error")]
+    assert result.llm_calls >= len(filled) and result.tokens >= sum(f["tokens"] for f in filled)
+    assert len(calls) >= len(filled)
     tested = [e for e in events if e["event_type"] == "patch.candidate"]
     assert len(tested) <= sum(f["outcome"] == "candidate" for f in filled)
     assert all(e["source"] == "cloze" and e["provenance"]["template"] in TEMPLATES for e in tested)
