@@ -1,10 +1,11 @@
 """How a cloze hole (:class:`codur.patch.masks.Mask`) is asked of a model: fill-in-the-middle
 where the model and its server have it, else a chat prompt with a marked hole.
 
-- :class:`FimAsk`: ``FIM_PREFIX + header + file before the hole + FIM_SUFFIX + file after it +
+- :class:`FimAsk`: ``FIM_PREFIX + header + code before the hole + FIM_SUFFIX + code after it +
   FIM_MIDDLE`` through the raw completion call (``fill``:
   :meth:`codur.llm.deadline.DeadlineChatOpenAI.fill`), stopped at the line's end. The model
   was trained on this form (Qwen2.5-Coder), so the fill is the middle and nothing else.
+  The code around the hole is the module whole when small, else a window (:func:`around`).
 - :class:`ChatAsk`: a system prompt asking for the code of the hole only, and the file with
   :data:`HOLE` where the hole is; the reply's first line of code is the fill (a fence, or the
   line's start the model wrote again, cut). Chosen for a model without fill-in-the-middle
@@ -16,6 +17,8 @@ Both give (reply, tokens) and go through the model's own limits and the run's us
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
 
 import openai
@@ -29,6 +32,16 @@ FIM_TOKENS = {"qwen2.5-coder": ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middl
 STOP = ["\n", "<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|im_end|>", "<|fim_prefix|>"]
 #: Tokens a fill may take (one line).
 MAX_TOKENS = 48
+#: Characters of the file the model sees around a hole (whole lines): the module's head (its docstring,
+#: imports and constants) up to HEAD_CHARS, then the text before the hole from the start of the
+#: function holding it, at most BEFORE_CHARS, and the text after it, at most AFTER_CHARS. A whole
+#: file of 700 lines is about 7,000 tokens: on 2 cores the embedded model read such a prompt for 275 s,
+#: the whole budget of a bench/real run, before its first fill. The code next to the bug is the
+#: context infilling needs (Xia, Wei & Zhang, ICSE 2023), and the window's start is the same for
+#: every hole of one function, so the server's prompt cache still holds it.
+HEAD_CHARS, BEFORE_CHARS, AFTER_CHARS = 1_200, 3_000, 1_500
+#: Written where the window leaves the module's text out.
+ELIDED = "# ...\n"
 #: The mark of the hole in a chat prompt.
 HOLE = "<HOLE>"
 #: The chat form's system prompt.
@@ -53,8 +66,8 @@ class ChatAsk:
         self.model = model
 
     def __call__(self, head: str, mask: Mask, text: str, temperature: float, seed: int) -> tuple[str, int]:
-        prefix = mask.prefix(text)
-        messages = [SystemMessage(CHAT), HumanMessage(f"{head}{prefix}{HOLE}{mask.suffix(text)}")]
+        prefix, suffix = around(mask, text)
+        messages = [SystemMessage(CHAT), HumanMessage(f"{head}{prefix}{HOLE}{suffix}")]
         reply = self.model.invoke(messages, temperature=temperature, seed=seed, max_tokens=MAX_TOKENS)
         meta = getattr(reply, "usage_metadata", None) or {}
         return first_line(str(reply.content), prefix), int(meta.get("total_tokens") or 0)
@@ -75,7 +88,8 @@ class FimAsk:
         if self.chat is not None:
             return self.chat(head, mask, text, temperature, seed)
         pre, suf, mid = self.tokens
-        prompt = f"{pre}{head}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
+        prefix, suffix = around(mask, text)
+        prompt = f"{pre}{head}{prefix}{suf}{suffix}{mid}"
         try:
             return self.model.fill(prompt, max_tokens=MAX_TOKENS, temperature=temperature, seed=seed, stop=STOP)
         except openai.NotFoundError:
@@ -103,3 +117,40 @@ def first_line(reply: str, prefix: str) -> str:
     line, start = lines[0].strip("`"), prefix.rsplit("\n", 1)[-1].strip()
     again = start and line != start and re.match(re.escape(start) + r"(?!\w)", line)
     return line[len(start):].strip() if again else line
+
+
+def around(mask: Mask, text: str) -> tuple[str, str]:
+    """(the text before the hole, the text after it) that the model sees for ``mask`` of ``text``
+    (a module): :func:`Mask.prefix` and :func:`Mask.suffix` cut to the window of :data:`HEAD_CHARS`,
+    :data:`BEFORE_CHARS` and :data:`AFTER_CHARS` at line ends; a small module is seen whole."""
+    prefix, suffix = mask.prefix(text), mask.suffix(text)
+    if len(suffix) > AFTER_CHARS:
+        suffix = suffix[:suffix.rfind("\n", 0, AFTER_CHARS) + 1] or suffix[:AFTER_CHARS]
+    head_end, starts = _layout(text)
+    if len(prefix) <= HEAD_CHARS + BEFORE_CHARS:
+        return prefix, suffix
+    start = max((s for s in starts if s <= mask.start), default=0)  # the function holding the hole
+    if mask.start - start > BEFORE_CHARS:
+        start = prefix.find("\n", mask.start - BEFORE_CHARS) + 1
+    head = text[:head_end] if head_end <= HEAD_CHARS else text[:text.rfind("\n", 0, HEAD_CHARS) + 1]
+    return (prefix[start:] if start <= len(head) else head + ELIDED + prefix[start:]), suffix
+
+
+@functools.lru_cache(maxsize=8)
+def _layout(text: str) -> tuple[int, tuple[int, ...]]:
+    """(where the module's head ends: its first function or class, every function's start with its
+    decorators, as offsets of ``text``); (len, ()) when ``text`` does not parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return len(text), ()
+    offsets = [0]
+    for line in text.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    first = next((n for n in tree.body if isinstance(n, defs)), None)
+    head_end = offsets[min(d.lineno for d in first.decorator_list) - 1 if first.decorator_list else first.lineno - 1] \
+        if first else len(text)
+    starts = sorted(offsets[(min(d.lineno for d in n.decorator_list) if n.decorator_list else n.lineno) - 1]
+                    for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return head_end, tuple(starts)

@@ -311,3 +311,22 @@ def test_the_fills_are_recorded_in_the_runs_usage_ledger(tmp_path: Path, fim_ser
     assert ledger.usage.calls == len(seen) == len(drawn) == result.llm_calls
     assert ledger.usage.output_tokens == 5 * len(seen)
     assert ledger.usage.total_tokens == sum(f["tokens"] for f in drawn) == result.tokens
+
+
+def test_a_long_module_is_seen_through_a_window_around_the_hole(tmp_path: Path, fim_server):
+    """A fill sees the module's head and the function around the hole, not the whole file: the
+    embedded model read a 700-line module's prompt for 275 s (a bench/real run's whole budget)."""
+    zones = "".join(f'\n\ndef zone_{n}_surcharge(weight_kg):\n    """Zone {n}\'s surcharge in euros."""\n'
+                    f"    return round(weight_kg * {n / 100:.2f}, 2)\n" for n in range(1, 120))
+    repo = write_repo(tmp_path, SHIPPING)
+    module = repo / "shipping.py"
+    module.write_text(module.read_text().replace("import math\n", "import math\n" + zones, 1))
+    assert len((repo / "shipping.py").read_text()) > 12_000
+    model, seen = fim_server(lambda prefix, suffix: "math.ceil(weight_kg)" if prefix.endswith("kilograms = ")
+                             else "weight_kg")
+    result, _ = run_cloze(repo, model)
+    assert result.status == "patched" and "+    kilograms = math.ceil(weight_kg)\n" in result.diff
+    for body in seen:
+        prompt = body["prompt"]
+        assert len(prompt) < 6_500 and "import math\n" in prompt and "def shipping_fee(" in prompt
+        assert "def zone_1_surcharge" not in prompt and "# ...\n" in prompt

@@ -1,11 +1,12 @@
 """The cloze fixer: the most suspicious lines masked by fix templates (:mod:`codur.patch.masks`)
-and the holes filled by the model, fill-in-the-middle (the file before the hole, the file after
-it, the model writes the middle), several fills per mask, each fill an ordinary candidate.
+and the holes filled by the model, fill-in-the-middle (the code before the hole, the code after
+it, the model writes the middle; a long module through a window, :func:`codur.patch.holes.around`),
+several fills per mask, each fill an ordinary candidate.
 
 A fill is tens of tokens where a whole-function sample is over a thousand, and a fill that
 gives the code back is dropped before the judge (a 1.5B model asked to rewrite a function
-mostly copies it back). The prompt is ``FIM_PREFIX + header + file before the hole +
-FIM_SUFFIX + file after the hole + FIM_MIDDLE``, the header (the failing tests' messages, as
+mostly copies it back). The prompt is ``FIM_PREFIX + header + code before the hole +
+FIM_SUFFIX + code after the hole + FIM_MIDDLE``, the header (the failing tests' messages, as
 comments) and the file's start the same for every mask, so the server's prompt cache holds the
 text up to the hole. Tier 1 masks the best :data:`LINES` [1] lines, ``more(view, tier)`` the
 next ones and more fills of the earlier masks (the pipeline asks it before the mutation
