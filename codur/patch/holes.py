@@ -107,11 +107,16 @@ def asker(models: list) -> FimAsk | ChatAsk | None:
 
 
 def first_line(reply: str, prefix: str) -> str:
-    """The fill in a chat ``reply``: its first line of code (fences, blank lines and a leading
-    :data:`HOLE` left out), without the start of the hole's line when the model wrote it again
-    (``kilograms = math.ceil(w)`` for the hole of ``kilograms = <HOLE>``)."""
-    lines = [ln.strip() for ln in reply.replace(HOLE, "").splitlines()
-             if ln.strip() and not ln.strip().startswith("```")]
+    """The fill in a chat ``reply``: its first line of code — the first line inside its first
+    fenced block when it has one (prose around it left out), else its first line (blank lines,
+    a leading :data:`HOLE` and inline backticks left out) — without the start of the hole's line
+    when the model wrote it again (``kilograms = math.ceil(w)`` for the hole of
+    ``kilograms = <HOLE>``)."""
+    rows = reply.replace(HOLE, "").splitlines()
+    fences = [i for i, ln in enumerate(rows) if ln.strip().startswith("```")]
+    if fences:
+        rows = rows[fences[0] + 1:fences[1]] if len(fences) > 1 else rows[fences[0] + 1:]
+    lines = [ln.strip() for ln in rows if ln.strip()]
     if not lines:
         return ""
     line, start = lines[0].strip("`"), prefix.rsplit("\n", 1)[-1].strip()

@@ -45,7 +45,8 @@ def test_a_chat_model_without_fim_fills_the_holes_in_the_chat_form(tmp_path: Pat
 
 def test_the_reply_of_a_chat_hole_is_cut_to_its_fill():
     assert first_line("```python\nkilograms = math.ceil(w)\n```", "x\n    kilograms = ") == "math.ceil(w)"
-    assert first_line("Here:\n`n + 1`", "    return ") == "Here:"  # prose first: a fill that will not parse
+    assert first_line("Here is the fix:\n```python\nn + 1\n```\nIt adds one.", "    return ") == "n + 1"
+    assert first_line("Here:\n`n + 1`", "    return ") == "Here:"  # prose, no fence: a fill that will not parse
     assert first_line("returned + 1", "    return ") == "returned + 1"  # a name that starts like the line
     assert first_line("\n\n", "    return ") == ""
 
