@@ -43,6 +43,6 @@ def test_issue_55s_cases_end_with_no_false_success():
     passing, one the user edited, refactor wordings with nothing checked, a critic's prose reply, a
     verdict of an edit a cancel put back before --resume: none of them is proof the task was done."""
     bench = load()
-    lines = [bench.run_task(task, "scripted", 120) for task in bench.TASKS if task.id.startswith("s0")]
-    assert len(lines) == 9
+    lines = [bench.run_task(task, "scripted", 120) for task in bench.TASKS if task.id.startswith(("s0", "s1"))]
+    assert len(lines) == 10
     assert not [line for line in lines if line["false_success"]], lines

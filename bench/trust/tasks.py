@@ -158,6 +158,14 @@ TASKS: list[Task] = [
              "    return w + h\n",
              '    if w < 0 or h < 0:\n        raise ValueError("negative side")\n    return w + h\n'))),
          config=CHANGE),
+    # written after the embedded model's run of s01 (the lead, 2026-11-29): its planner called the
+    # word-sharing test about the task, and mutation search's `w * h` ended `success / verified`
+    Task("s10_area_about", "change", "shapes", "make area() raise ValueError when a side is negative",
+         ("success/unverified",), check="import pytest\nfrom shapes import area\n\n\ndef test_it():\n"
+         "    with pytest.raises(ValueError):\n        area(-1, 2)\n",
+         planner=('{"about_task": true, "tests": ["test_shapes.py::test_area_of_rectangle"], "why": "area"}',
+                  '{"task_type": "code_fix"}'),
+         config=CHANGE),
     Task("s02_intended", "change", "units", "the +1 offset in scale() is intended: update test_units.py to expect 7.21",
          ("success/unverified", "success/verified"), check="from pathlib import Path\nfrom units import scale\n\n\n"
          "def test_it():\n    assert scale(2) == 7.21 and '7.21' in Path('test_units.py').read_text()\n",

@@ -197,7 +197,7 @@ def behaviour_checked(state: CodurState, ctx: Run, verdict: Verdict) -> str:
         about = list(scope.related) if scope is not None else list(obs.tests.targets if obs.tests else [])
         if scope is None and obs.tests is not None and not about and state.get("task_type") == "code_fix":
             about = list(obs.tests.failed)  # a run without a scope (a node called alone): observe's failures
-        if about and not failing_now & set(about):
+        if about and not failing_now & set(about) and _checks_named_raise(state.get("task", ""), ctx, about):
             n = len(about)
             return f"{n} failing test{'s' if n > 1 else ''} about the task pass{'es' if n == 1 else ''} now"
         return ""
@@ -206,6 +206,33 @@ def behaviour_checked(state: CodurState, ctx: Run, verdict: Verdict) -> str:
         if compared or expected_output(state.get("task", "")) is not None:
             return "the entry point printed the expected output"
     return ""
+
+
+#: An exception the task asks the code to raise: "make area() raise ValueError when a side is negative".
+_RAISE = re.compile(r"\braises?\s+(?:an?\s+)?([A-Z]\w*(?:Error|Exception|Warning))\b")
+
+
+def _checks_named_raise(task: str, ctx: Run, tests: list[str]) -> bool:
+    """False when ``task`` asks for an exception to be raised and none of ``tests`` (node ids)
+    names it in its own body: those tests check something else of the code (the embedded planner
+    related ``test_area_of_rectangle`` to "make area() raise ValueError...", and a mutant that
+    fixed the area passed it), so they are no check of what was asked. True otherwise."""
+    match = _RAISE.search(task)
+    if match is None:
+        return True
+    for test in tests:
+        path, _, name = test.partition("::")
+        file = ctx.tools.root / path
+        try:
+            tree = parse_ast(file.read_bytes()) if file.is_file() else None
+        except (SyntaxError, ValueError):
+            tree = None
+        name = name.split("::")[-1].split("[")[0]
+        bodies = [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                  and n.name == name] if tree is not None else []
+        if any(re.search(rf"\b{match.group(1)}\b", body) for body in bodies):
+            return True
+    return False
 
 
 #: A refactor's wording that asks for a behaviour too ("simplify summarize() and make it also return the mean").
