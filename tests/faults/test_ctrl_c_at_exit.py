@@ -29,8 +29,11 @@ SCRIPTS = {
 
 @pytest.mark.parametrize("where", sorted(SCRIPTS))
 def test_ctrl_c_in_the_exit_handlers_exits_130_without_a_traceback(where: str) -> None:
+    # the child gets Ctrl-C's default disposition, as a terminal's command has: a suite started in
+    # the background (`nohup ... &`) ignores SIGINT, and a child would inherit that and never see it
     proc = subprocess.Popen([sys.executable, "-c", SCRIPTS[where]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stderr is not None
     assert proc.stderr.readline() == "in the exit handler\n"
     proc.send_signal(signal.SIGINT)
