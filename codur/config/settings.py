@@ -191,6 +191,11 @@ class CodurConfig(BaseSettings):
     mutant_tiers: int = Field(3, ge=1, description="Tiers of the mutation search: once every candidate was tried "
                               "with time left, tier k tries the next mutants up to k x max_mutants (k x max_pairs "
                               "pairs), best first; 1: max_mutants at most.")
+    model_tiers_first: bool = Field(
+        False, description="With time left once every candidate was tried: the model fixers' next tiers (more "
+        "cloze masks and fills) before the mutation search's tiers 2..mutant_tiers; False (the default): the "
+        "mutation tiers first, then the model's (bench/real, 2026-11-29: two bugs mutation tiers 2-3 fix in "
+        "62-101 s timed out at 300 s behind the model's tiers, and no bug was fixed by a later cloze tier).")
     max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines, "
                            "or two statements of one function) among them at most; they keep a quarter of "
                            "max_mutants when the single edits would fill it.")

@@ -29,6 +29,7 @@ class PatchSettings:
             among them at most, in its first tier.
         tiers: tiers of the mutation search; tier k, searched once every candidate was tried
             with time left, goes up to k × those sizes.
+        model_tiers_first: the model fixers' tiers before the mutation tiers (default: after).
         max_lines: longest function shown whole to the model, lines.
         sample_format: what a sample writes ("function", "search_replace", "udiff").
         memory_mb: each test run's address-space limit, MiB (None: none).
@@ -47,19 +48,21 @@ class PatchSettings:
     memory_mb: int | None
     mutant_timeout_s: float
     tiers: int = 1
+    model_tiers_first: bool = False
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> PatchSettings:
         """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
         ``repair_workers``, ``mutation_time_box_s``,
         ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
-        ``sample_format``, ``test_memory_mb`` (0: none), ``mutant_timeout_s`` and ``mutant_tiers``."""
+        ``sample_format``, ``test_memory_mb`` (0: none), ``mutant_timeout_s``, ``mutant_tiers`` and
+        ``model_tiers_first``."""
         return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
                    time_box_s=config.mutation_time_box_s, samples=config.samples,
                    time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
                    max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
                    memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s,
-                   tiers=config.mutant_tiers)
+                   tiers=config.mutant_tiers, model_tiers_first=config.model_tiers_first)
 
 
 class Queued(NamedTuple):

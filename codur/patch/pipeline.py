@@ -183,11 +183,13 @@ class PatchPipeline:
         """With time left once every candidate was tried: tiers 2 to ``settings.tiers`` of the
         fixers that have them (``more(view, tier)``, e.g.
         :meth:`codur.patch.fixers.mutation.MutationFixer.more`: the candidates a count budget cut),
-        each searched until the deadline; those of a fixer that calls a model first (more masks
-        of :class:`codur.patch.fixers.cloze.ClozeFixer`, tested as they come), then the others.
+        each searched until the deadline; those of the fixers that call no model first, then
+        those of a model fixer (more masks of :class:`codur.patch.fixers.cloze.ClozeFixer`,
+        tested as they come), or the other way round with ``settings.model_tiers_first``.
         The first outcome with a plausible patch, else the last one (None: no tier had a candidate)."""
         outcome = None
-        for fixer in sorted(self.fixers, key=lambda f: not f.calls_model):  # the model's tiers first
+        first = self.settings.model_tiers_first
+        for fixer in sorted(self.fixers, key=lambda f: f.calls_model != first):  # stable: cost order within
             more = getattr(fixer, "more", None)
             if fixer.calls_model and not self.models:
                 continue

@@ -205,14 +205,18 @@ def test_a_fill_of_the_argument_list_splits_at_the_first_colon_only(tmp_path: Pa
     assert all(b["prompt"].startswith(head) for b in seen) and len(seen) >= 4
 
 
-def test_the_models_masks_come_before_the_mutation_tiers(tmp_path: Path, fim_server):
+def test_the_mutation_tiers_come_before_the_models_masks_unless_asked(tmp_path: Path, fim_server):
     repo = write_repo(tmp_path, SHIPPING)
     model, seen = fim_server(lambda prefix, suffix: "weight_kg * 1")  # never a fix
     settings = dict(fixers=("mutation", "cloze"), max_mutants=2, max_pairs=0, time_box_s=1.0)
     result, events = run_cloze(repo, model, **settings)
     assert result.status == "not_found"
     order = [p for p in result.phases if "tier" in p]
-    assert order[:2] == ["cloze (tier 2)", "cloze (tier 3)"] and "mutation (tier 2)" in order, result.phases
+    assert order[:2] == ["mutation (tier 2)", "mutation (tier 3)"] and "cloze (tier 2)" in order, result.phases
+    # model_tiers_first: the model's masks first
+    first, _ = run_cloze(repo, model, model_tiers_first=True, **settings)
+    order = [p for p in first.phases if "tier" in p]
+    assert order[:2] == ["cloze (tier 2)", "cloze (tier 3)"] and "mutation (tier 2)" in order, first.phases
     # the model off: the mutation tiers still run
     off = PatchPipeline(repo, patch_settings(time_budget_s=120, **settings), models=None).run()
     assert "mutation (tier 2)" in off.phases and not any(p.startswith("cloze") for p in off.phases)

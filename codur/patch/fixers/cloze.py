@@ -9,9 +9,9 @@ mostly copies it back). The prompt is ``FIM_PREFIX + header + code before the ho
 FIM_SUFFIX + code after the hole + FIM_MIDDLE``, the header (the failing tests' messages, as
 comments) and the file's start the same for every mask, so the server's prompt cache holds the
 text up to the hole. Tier 1 masks the best :data:`LINES` [1] lines, ``more(view, tier)`` the
-next ones and more fills of the earlier masks (the pipeline asks it before the mutation
-tiers). A model with fill-in-the-middle tokens and a raw completion call is asked in that form;
-any other model gets a chat prompt with a marked hole (:mod:`codur.patch.holes`).
+next ones and more fills of the earlier masks (the pipeline asks it after the mutation
+tiers, or before them with ``model_tiers_first``). A model with fill-in-the-middle tokens and
+a raw completion call is asked in that form; any other model gets a chat prompt with a marked hole (:mod:`codur.patch.holes`).
 
 Method: AlphaRepair (Xia & Zhang, ESEC/FSE 2022), Gamma (Zhang et al., ASE 2023), infilling
 with the code after the bug (Xia, Wei & Zhang, ICSE 2023).
