@@ -11,7 +11,8 @@ comments) and the file's start the same for every mask, so the server's prompt c
 text up to the hole. Tier 1 masks the best :data:`LINES` [1] lines, ``more(view, tier)`` the
 next ones and more fills of the earlier masks (the pipeline asks it after the mutation
 tiers, or before them with ``model_tiers_first``). A model with fill-in-the-middle tokens and
-a raw completion call is asked in that form; any other model gets a chat prompt with a marked hole (:mod:`codur.patch.holes`).
+a raw completion call is asked in that form; any other model gets a chat prompt with a marked
+hole (:mod:`codur.patch.holes`).
 
 Method: AlphaRepair (Xia & Zhang, ESEC/FSE 2022), Gamma (Zhang et al., ASE 2023), infilling
 with the code after the bug (Xia, Wei & Zhang, ICSE 2023).
