@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from codur.rlm.evidence import _clip, string_literals
+from codur.rlm.evidence import clip, string_literals
 from codur.rlm.helpers import EMPTY_VALUES
 from codur.rlm.provenance import says_absent, unwrap
 
@@ -108,7 +108,7 @@ class SecondProgram:
         """The ask again for an answer with no new program behind it (not counted in ``asks``: the
         run's iteration limit bounds it, and the last iteration's answer stands)."""
         if len(self.programs) == 1:
-            return (f"{_clip(answer, 60)} must be checked by a second program that works differently from the "
+            return (f"{clip(answer, 60)} must be checked by a second program that works differently from the "
                     "first; write and run it, printing 3 lines it counts and its result, then FINAL_VAR of the "
                     "result")
         return reassertion_note(answer, self.programs)
@@ -169,7 +169,7 @@ def second_program_note(answer: str, code: str) -> str:
     else:
         other = ("records(context).where(field=value, ...) with each constraint of the question on its own field "
                  "(or a parse of the fields of each line: json.loads, or split on the separator)")
-    return (f"before {_clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
+    return (f"before {clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
             "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
 
 
@@ -177,8 +177,8 @@ def disagreement_note(*programs: Program, code_chars: int = 400, sample_chars: i
     """The programs (two or more), their answers and samples of what they printed, and the question
     which constraint each missed."""
     def show(n: int, p: Program) -> str:
-        return (f"program {n} answered {_clip(p.answer, 60)}:\n{_clip(p.code, code_chars)}\nit printed: "
-                f"{_clip(p.printed, sample_chars)}")
+        return (f"program {n} answered {clip(p.answer, 60)}:\n{clip(p.code, code_chars)}\nit printed: "
+                f"{clip(p.printed, sample_chars)}")
     shown = "\n".join(show(n, p) for n, p in enumerate(programs, 1))
     return (f"{_NUMBER_WORDS.get(len(programs), len(programs))} programs disagree. " + shown + "\nWhich constraint "
             "of the question did each one miss (a word matched in the wrong field, a case, a form of the value)? "
@@ -195,9 +195,9 @@ def is_empty_result(answer: str) -> bool:
 
 def empty_result_note(answer: str, programs: list[Program], code_chars: int = 300) -> str:
     """The ask after programs agree on an empty result: print what each constraint matches alone."""
-    return (f"{len(programs)} programs answered {_clip(answer, 40)}, and an empty result usually means a filter that "
+    return (f"{len(programs)} programs answered {clip(answer, 40)}, and an empty result usually means a filter that "
             "matched nothing (the value written another way in the text: its case, quotes, field name or form), "
-            f"not that nothing is there. The last program:\n{_clip(programs[-1].code, code_chars)}\nPrint how many "
+            f"not that nothing is there. The last program:\n{clip(programs[-1].code, code_chars)}\nPrint how many "
             "lines each constraint of the question matches on its own (one count per constraint) and 2 lines of "
             "each; then count the lines that match them all, print 3 of them and the count, and FINAL_VAR of it")
 
@@ -205,8 +205,8 @@ def empty_result_note(answer: str, programs: list[Program], code_chars: int = 30
 def reassertion_note(answer: str, programs: list[Program]) -> str:
     """The ask after an answer given again with no new program, once programs disagreed: only a
     program that tests every constraint decides between their answers."""
-    answers = " and ".join(_clip(p.answer, 40) for p in programs)
-    return (f"{_clip(answer, 60)} was given again with no new program, but programs answered {answers}: "
+    answers = " and ".join(clip(p.answer, 40) for p in programs)
+    return (f"{clip(answer, 60)} was given again with no new program, but programs answered {answers}: "
             "repeating an answer does not check it. Write one program that tests every constraint of the question "
             "on each line, print 3 lines it counts and its result, then FINAL_VAR of the result")
 

@@ -17,7 +17,9 @@ An answer is judged by the lines the run's code printed, not by a search of the 
   Language Models"), with the second program asked for a different method (a regex over lines
   versus a parse of fields) and samples of what it counted.
 
-No model call here; the engine (:mod:`codur.rlm.engine`) turns a note into one more turn.
+What the question asks for (the word "team" answered for "which team", a neighbour of the asked
+field's value on its line) is judged in :mod:`codur.rlm.slots`. No model call here; the engine
+(:mod:`codur.rlm.engine`) turns a note into one more turn.
 """
 
 from __future__ import annotations
@@ -35,8 +37,7 @@ AGGREGATE = re.compile(
     rf"{HOW_MANY.pattern}|\b(?:most|least|fewest|highest|lowest|largest|smallest|maximum|minimum|average|mean"
     r"|median|sum|distinct|unique)\b", re.IGNORECASE)
 #: an id a line may share with another line: letters, a hyphen, then a digit (``o-28982``, ``ACC-4821``)
-_ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*-\d[\w-]*(?![\w-])")
-_WORD = re.compile(r"[A-Za-z][\w-]*")
+ID = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*-\d[\w-]*(?![\w-])")
 
 
 def is_aggregate(question: str) -> bool:
@@ -85,7 +86,7 @@ def searched_for(code: str, name: str) -> bool:
     return any(key in _plain(literal).lower() for literal in string_literals(code))
 
 
-def _names_whole(line: str, names: list[str]) -> bool:
+def names_whole(line: str, names: list[str]) -> bool:
     return any(whole_name(name).search(line) for name in names)
 
 
@@ -94,7 +95,7 @@ def _longer(line: str, name: str) -> list[str]:
             if m.group(0).lower() != name.lower()]
 
 
-def _clip(text: str, limit: int = 160) -> str:
+def clip(text: str, limit: int = 160) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + " …"
 
@@ -158,18 +159,18 @@ def unsupported(question: str, answer: str, outputs: Iterable[str], codes: Itera
     token = whole_name(value)
     support = [line for line in lines if line.strip() == value or token.search(line)]
     if not support:
-        return (f"{_clip(value, 60)} is on no line your code printed: print the line it comes from (or compute and "
+        return (f"{clip(value, 60)} is on no line your code printed: print the line it comes from (or compute and "
                 "print it), then answer from that output")
     names = key_names(question)
     if not names or is_aggregate(question):
         return ""
-    if any(_names_whole(line, names) for line in support):
+    if any(names_whole(line, names) for line in support):
         return ""
     if any(bounded_search(codes, name) for name in names) and any(line.strip() == value for line in support):
         return ""  # a value the code computed, from a search for the question's id as a whole name
-    keyed = [line for line in lines if _names_whole(line, names)]
-    hops = {m.group(0).lower() for line in keyed for m in _ID.finditer(line)} - {n.lower() for n in names}
-    if any(m.group(0).lower() in hops for line in support for m in _ID.finditer(line)):
+    keyed = [line for line in lines if names_whole(line, names)]
+    hops = {m.group(0).lower() for line in keyed for m in ID.finditer(line)} - {n.lower() for n in names}
+    if any(m.group(0).lower() in hops for line in support for m in ID.finditer(line)):
         return ""  # every hop printed: a line naming the question's id gives an id, whose line gives the value
     return _why_unsupported(value, support, names, keyed)
 
@@ -181,14 +182,14 @@ def _why_unsupported(value: str, support: list[str], names: list[str], keyed: li
     for line in support:
         for key in names:
             if others := _longer(line, key):
-                return (f"{_clip(value, 60)} is on the printed line {_clip(line)!r}, which names {others[0]}, not "
+                return (f"{clip(value, 60)} is on the printed line {clip(line)!r}, which names {others[0]}, not "
                         f"{key}: a look-alike's value. Find the line naming {key} itself, or answer NOT PRESENT if "
                         "your search finds none")
     if keyed:
-        return (f"{_clip(value, 60)} is on printed lines that name no {' or '.join(names)} and no id that the printed "
-                f"line(s) naming it give (the first: {_clip(keyed[0])!r}). For a second step, print the line of the "
+        return (f"{clip(value, 60)} is on printed lines that name no {' or '.join(names)} and no id that the printed "
+                f"line(s) naming it give (the first: {clip(keyed[0])!r}). For a second step, print the line of the "
                 "id that line gives, then answer from it")
-    return (f"{_clip(value, 60)} is on printed lines that name no {' or '.join(names)}: print the line naming {name} "
+    return (f"{clip(value, 60)} is on printed lines that name no {' or '.join(names)}: print the line naming {name} "
             "first (and, for a second step, the line of the id it gives), then answer from them")
 
 
@@ -214,82 +215,7 @@ def absence_unsearched(question: str, codes_and_outputs: Iterable[tuple[str, str
             found.append((name, hits[0]))
     if found:
         name, line = found[0]
-        return (f"your search for {name} printed a line naming it: {_clip(line)!r}; read what it says before "
+        return (f"your search for {name} printed a line naming it: {clip(line)!r}; read what it says before "
                 "answering that it is not there")
     return (f"NOT PRESENT is taken only after a search for {names[0]} that finds no line: run "
             f"print(grep(r\"(?<![\\w-]){re.escape(names[0])}(?![\\w-])\")) and answer from what it prints")
-
-
-#: the words naming what a question asks for: after "which / what" and "answer with the"
-_ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
-                    r"|\banswer with (?:the|a|an|its)\s+([\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
-_NOT_NOUNS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "had", "have", "of", "in", "the", "a"})
-
-
-def asked_words(question: str) -> set[str]:
-    """The words naming what ``question`` asks for, lower case: after "which / what" and "answer with
-    the" (``{"team", "name"}`` for "Which team was T-5631 assigned to? Answer with the team name")."""
-    return {w.lower() for m in _ASKED.finditer(question) for group in m.groups() if group
-            for w in group.split()} - _NOT_NOUNS
-
-
-def echoes_words(question: str, answer: str) -> bool:
-    """True when a short ``answer`` (at most 3 words, no digit) is made only of the words naming what the
-    question asks for (:func:`asked_words`): ``team`` for "Which team was T-5631 assigned to? Answer
-    with the team name", ``name``, ``method`` for "Which payment method ...": the field, not its value.
-    "not present" and yes / no are never echoes."""
-    text = unwrap(answer)
-    words = _WORD.findall(text)
-    if not words or len(words) > 3 or re.search(r"\d", text) or says_absent(text) \
-            or text.lower() in ("yes", "no", "true", "false"):
-        return False
-    return all(w.lower() in asked_words(question) for w in words)
-
-
-def _after(word: str) -> re.Pattern[str]:
-    """The value after a field word: ``warehouse=W-84``, ``team juniper``, ``"city": "Lyon"``."""
-    return re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])[\"']?\s*[=:]?\s*[\"']?([A-Za-z0-9][\w.@/+-]*)",
-                      re.IGNORECASE)
-
-
-def _before(word: str) -> re.Pattern[str]:
-    """The value just before a field word, white space between: ``falcon team``."""
-    return re.compile(rf"([A-Za-z0-9][\w.@/+-]*)[\"']?[ \t]+{re.escape(word)}(?![\w-])", re.IGNORECASE)
-
-
-def other_field_value(question: str, answer: str, outputs: Iterable[str]) -> str:
-    """A note when printed lines about the question give the field it asks for a value and ``answer``
-    is none of them; "" otherwise (also with no such line, field or id, for "not present" and aggregates).
-
-    The lines about the question: the printed lines (``outputs``) naming one of its ids whole
-    (:func:`codur.rlm.provenance.key_names`), and those naming an id such a line gives (a join's
-    intermediate value). On them, the value written after a word naming what the question asks for
-    (:func:`asked_words`: ``team juniper``, ``warehouse=W-84``, ``"city": "Lyon"``) is the asked field's
-    value; a value just before the word (``falcon team``) counts too. An answer naming none of them,
-    or naming the question's id or an intermediate id, is a neighbour on the line (a timestamp, a
-    verb, the intermediate ticket). This is answer typing by the slot the question names, after the
-    lexical answer type of question answering (Murdock et al. 2012, "Typing candidate answers using
-    type coercion", IBM Journal of Research and Development 56(3/4)).
-    """
-    value, words, names = unwrap(answer), sorted(asked_words(question)), key_names(question)
-    if not value or not words or not names or says_absent(value) or is_aggregate(question):
-        return ""
-    lines = printed_lines(outputs)
-    ids = {m.group(0).lower() for line in lines if _names_whole(line, names) for m in _ID.finditer(line)}
-    ids |= {n.lower() for n in names}
-    about = [line for line in lines if _names_whole(line, sorted(ids))]  # the question's lines and its hops'
-    skip = ids | set(words) | _NOT_NOUNS
-    given = {v: (word, line) for line in about for word in words for v in _after(word).findall(line)
-             if v.lower() not in skip}
-    if not given:
-        return ""
-    if any(m.group(0).lower() in ids for m in _ID.finditer(value)) or _names_whole(value, names):
-        return _field_note(value, given)  # the question's id or an intermediate id is no field's value
-    near = set(given) | {v for line in about for word in words for v in _before(word).findall(line)}
-    return "" if any(whole_name(v).search(value) for v in near) else _field_note(value, given)
-
-
-def _field_note(value: str, given: dict[str, tuple[str, str]]) -> str:
-    shown = "; ".join(f"{_clip(line)!r} gives {word} {v}" for v, (word, line) in list(given.items())[:3])
-    return (f"{_clip(value, 60)} is not the value of the field the question asks for on the printed lines about "
-            f"it: {shown}. Answer with the value of that field, from the line the question's steps lead to")

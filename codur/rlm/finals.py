@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codur.rlm import evidence, prompts, provenance, view
+from codur.rlm import evidence, prompts, provenance, slots, view
 from codur.rlm.answers import check_answer
 from codur.rlm.bridge import ModelClient
 from codur.rlm.config import RLMConfig
@@ -178,7 +178,7 @@ class FinalJudge:
           differently must agree (:class:`codur.rlm.aggregates.SecondProgram`);
         - any other value: on a printed line naming the question's id, or every hop of a join printed;
           and, where those lines give the field the question asks for (``warehouse=W-17`` for "which
-          warehouse"), that field's value, not a neighbour on the line (:func:`evidence.other_field_value`).
+          warehouse"), that field's value, not a neighbour on the line (:func:`slots.other_field_value`).
 
         ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
         Printed here means a block's stdout and the lines of the input its searches found naming the
@@ -204,7 +204,7 @@ class FinalJudge:
             return note if "look-alike" in note else ""
         if provenance.says_absent(answer):
             return ask("absence", evidence.absence_unsearched(question, blocks))
-        if evidence.echoes_words(question, answer):
+        if slots.echoes_words(question, answer):
             return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
                                "with the value itself, from a line your code printed")
         if evidence.is_aggregate(question) and self.config.second_program:
@@ -223,7 +223,7 @@ class FinalJudge:
                 trace.iterations[-1].evidence = {"check": "second_program"}
             return note
         return (ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
-                or ask("field", evidence.other_field_value(question, answer, outputs)))
+                or ask("field", slots.other_field_value(question, answer, outputs)))
 
 
 def found(execution: CodeExecution) -> str:

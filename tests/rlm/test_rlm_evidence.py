@@ -12,7 +12,6 @@ from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.aggregates import SecondProgram, constraint_words, coverage
 from codur.rlm.evidence import (
     absence_unsearched,
-    echoes_words,
     is_aggregate,
     searched_for,
     string_literals,
@@ -20,6 +19,7 @@ from codur.rlm.evidence import (
 )
 from codur.rlm.finals import found
 from codur.rlm.notes import look_alike_note, only_longer, quoted_lines
+from codur.rlm.slots import echoes_words
 from codur.rlm.trace import CodeExecution
 from codur.rlm.vote import vote_key
 

@@ -10,7 +10,7 @@ import json
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.aggregates import SecondProgram, is_empty_result
-from codur.rlm.evidence import asked_words, other_field_value
+from codur.rlm.slots import asked_ranks, asked_words, name_parts, other_field_value, table_rows
 from codur.rlm.vote import vote_key
 
 
@@ -111,3 +111,48 @@ def test_a_search_given_a_whole_list_of_lines_is_quoted_short_in_its_note():
     prompt = "".join(str(m.content) for m in model.calls[1])
     assert "1000 0" in prompt and "characters] -> 0 matches in" in prompt
     assert len(prompt) < 20_000  # the call alone is over 90,000 characters
+
+
+BRANCH_Q = ("Loan L-3301 was made to a member. In which branch is that member registered? "
+            "Answer with the branch name.")
+
+
+def test_the_asked_word_reads_a_field_whose_name_it_is_a_part_of_in_every_record_form():
+    """issue 54: 'home_branch' is the branch's field; 'name' (asked too, once) is another field of
+    the same row, so the member's name is a neighbour, not the branch."""
+    forms = {
+        "dict": ["{'loan': 'L-3301', 'member': 'M-72', 'due': '2026-04-02'}",
+                 "{'member': 'M-72', 'name': 'Ruth Okafor', 'home_branch': 'Eastgate', 'since': 2019}"],
+        "json": ['{"loan": "L-3301", "member": "M-72"}',
+                 '{"member": "M-72", "fullName": "Ruth Okafor", "homeBranch": "Eastgate"}'],
+        "key=value": ['loan=L-3301 member=M-72', 'member=M-72 name="Ruth Okafor" home-branch=Eastgate'],
+    }
+    for form, printed in forms.items():
+        assert other_field_value(BRANCH_Q, "Eastgate", printed) == "", form
+        note = other_field_value(BRANCH_Q, "Ruth Okafor", printed)
+        assert "gives branch Eastgate" in note, form
+    assert name_parts("home_branch") >= {"home", "branch"} and name_parts("homeBranch") >= {"home", "branch"}
+    assert "branch" not in name_parts("branches") and asked_ranks(BRANCH_Q) == {"branch": 2, "name": 1}
+    # the word asked most gives way when it gives only an id: the member's name is asked by "member name"
+    question = "Which member borrowed L-3301? Answer with the member name."
+    printed = ["{'loan': 'L-3301', 'member': 'M-72'}",
+               "{'member': 'M-72', 'name': 'Ruth Okafor', 'branch': 'Eastgate'}"]
+    assert other_field_value(question, "Ruth Okafor", printed) == ""
+    assert other_field_value(question, "M-72", printed) == ""  # the member, by its id: asked too
+    assert "gives name Ruth Okafor" in other_field_value(question, "Eastgate", printed)
+
+
+def test_a_csv_or_tsv_row_gives_its_values_by_the_columns_of_its_printed_header():
+    loans = "loan_id,member_id,due\nL-3301,M-72,2026-04-02"
+    members = ('member_id,name,home_branch,since\nM-720,"Lin, Ada",Northfield,2021\n'
+               'M-72,"Okafor, Ruth",Eastgate,2019')
+    assert other_field_value(BRANCH_Q, "Eastgate", [loans, members]) == ""
+    assert "gives branch Eastgate" in other_field_value(BRANCH_Q, "Okafor, Ruth", [loans, members])
+    assert "gives branch Eastgate" in other_field_value(BRANCH_Q, "2019", [loans, members])
+    tsv = "member_id\tname\thomeBranch\nM-72\tRuth Okafor\tEastgate"
+    assert "gives branch Eastgate" in other_field_value(BRANCH_Q, "Ruth Okafor", [loans, tsv])
+    rows = table_rows([members])
+    assert [row["home_branch"] for _, row in rows] == ["Northfield", "Eastgate"]
+    # rows with no header printed, or under a header with no asked column: nothing to judge
+    assert other_field_value(BRANCH_Q, "Ruth Okafor", ["L-3301,M-72,2026-04-02", "M-72,Ruth Okafor,Eastgate"]) == ""
+    assert other_field_value(BRANCH_Q, "Ruth Okafor", [loans, "member_id,name\nM-72,Ruth Okafor"]) == ""

@@ -1,0 +1,186 @@
+"""What a question asks for, and the value the printed evidence gives it (issues 40 and 54).
+
+* :func:`asked_words` / :func:`echoes_words`: the words naming what a question asks for ("team" in
+  "Which team was T-5631 assigned to?"), and an answer made only of them (the field, not its value).
+* :func:`other_field_value`: where the printed lines about the question give the asked field a
+  value, the answer is that value, not a neighbour on its line. The asked field is found in the
+  forms records are printed in: ``team juniper``, ``warehouse=W-84``, ``"city": "Lyon"``,
+  ``'home_depot': 'Trieste'`` (a Python dict, a ``records`` row), a field name the asked word is a
+  part of (:func:`name_parts`: ``depot`` in ``home_depot``, ``homeDepot``), and a CSV / TSV row
+  under its printed header line (:func:`table_rows`: the column whose name holds the word).
+
+This is answer typing by the slot the question names, after the lexical answer type of question
+answering (Murdock et al. 2012, "Typing candidate answers using type coercion", IBM Journal of
+Research and Development 56(3/4)). No model call here.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Iterator
+
+from codur.rlm.evidence import ID, clip, is_aggregate, names_whole, printed_lines
+from codur.rlm.notes import whole_name
+from codur.rlm.provenance import key_names, printed_items, says_absent, unwrap
+
+#: the words naming what a question asks for: after "which / what" and "answer with the"
+_ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
+                    r"|\banswer with (?:the|a|an|its)\s+([\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
+_NOT_NOUNS = frozenset({"is", "was", "are", "were", "does", "did", "do", "has", "had", "have", "of", "in", "the", "a"})
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+#: a field and its value: ``key=value``, ``key: value``, ``"key": "value"``, ``'key': 'two words'``
+_KEYED = re.compile(r"""(?<![\w-])(["']?)([A-Za-z_][\w-]*)\1\s*[=:]\s*"""
+                    r"""(?:"([^"\n]*)"|'([^'\n]*)'|([A-Za-z0-9][\w.@/+-]*))""")
+#: a column name of a printed header line (``parcel_id``, ``homeDepot``, ``weight g``)
+_COLUMN = re.compile(r"[A-Za-z_][\w .-]*")
+_DELIMITERS = ("\t", ",", ";")
+
+
+def asked_ranks(question: str) -> dict[str, int]:
+    """The words naming what ``question`` asks for, lower case, each with the number of asking
+    phrases that name it (after "which / what" and "answer with the"): ``{"team": 2, "name": 1}``
+    for "Which team was T-5631 assigned to? Answer with the team name"."""
+    ranks: dict[str, int] = {}
+    for m in _ASKED.finditer(question):
+        for word in {w.lower() for group in m.groups() if group for w in group.split()} - _NOT_NOUNS:
+            ranks[word] = ranks.get(word, 0) + 1
+    return ranks
+
+
+def asked_words(question: str) -> set[str]:
+    """The words naming what ``question`` asks for, lower case (:func:`asked_ranks`): ``{"team", "name"}``
+    for "Which team was T-5631 assigned to? Answer with the team name"."""
+    return set(asked_ranks(question))
+
+
+def echoes_words(question: str, answer: str) -> bool:
+    """True when a short ``answer`` (at most 3 words, no digit) is made only of the words naming what the
+    question asks for (:func:`asked_words`): ``team`` for "Which team was T-5631 assigned to? Answer
+    with the team name", ``name``, ``method`` for "Which payment method ...": the field, not its value.
+    "not present" and yes / no are never echoes."""
+    text = unwrap(answer)
+    words = _WORD.findall(text)
+    if not words or len(words) > 3 or re.search(r"\d", text) or says_absent(text) \
+            or text.lower() in ("yes", "no", "true", "false"):
+        return False
+    return all(w.lower() in asked_words(question) for w in words)
+
+
+def name_parts(name: str) -> set[str]:
+    """A field name and its parts, lower case, split at ``_``, ``-``, ``.``, spaces and camelCase:
+    ``{"home_depot", "home", "depot"}`` for ``home_depot``; ``homeDepot`` gives ``home`` and ``depot`` too."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return {name.lower(), *(part.lower() for part in re.split(r"[_\-.\s]+", spaced) if part)}
+
+
+def _header(line: str) -> tuple[str, list[str]] | None:
+    """(delimiter, column names) when ``line`` is a CSV / TSV header: 2+ distinct names, no id among them."""
+    for delimiter in _DELIMITERS:
+        if delimiter not in line:
+            continue
+        cells = [cell.strip() for cell in next(csv.reader([line], delimiter=delimiter))]
+        if len(cells) >= 2 and len(set(cells)) == len(cells) \
+                and all(_COLUMN.fullmatch(cell) and not ID.search(cell) for cell in cells):
+            return delimiter, cells
+    return None
+
+
+def table_rows(outputs: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
+    """The CSV / TSV rows printed under a header line in the same output: (the row's line, {column:
+    cell}). A line with the header's delimiter and as many cells is a row of it; another header line
+    starts a new table. Quoted cells may hold the delimiter (``"left at door, signed"``)."""
+    rows = []
+    for out in outputs:
+        header: tuple[str, list[str]] | None = None
+        for line in printed_items(out or ""):
+            if header and header[0] in line:
+                cells = next(csv.reader([line], delimiter=header[0]))
+                if len(cells) == len(header[1]):
+                    rows.append((line, dict(zip(header[1], (c.strip() for c in cells), strict=True))))
+                    continue
+            header = _header(line) or header
+    return rows
+
+
+def _after(word: str) -> re.Pattern[str]:
+    """The value after a field word: ``warehouse=W-84``, ``team juniper``, ``"city": "Lyon"``."""
+    return re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])[\"']?\s*[=:]?\s*[\"']?([A-Za-z0-9][\w.@/+-]*)",
+                      re.IGNORECASE)
+
+
+def _before(word: str) -> re.Pattern[str]:
+    """The value just before a field word, white space between: ``falcon team``."""
+    return re.compile(rf"([A-Za-z0-9][\w.@/+-]*)[\"']?[ \t]+{re.escape(word)}(?![\w-])", re.IGNORECASE)
+
+
+def slot_values(word: str, lines: list[str], rows: list[tuple[str, dict[str, str]]]) -> Iterator[tuple[str, str]]:
+    """(value, line) for each value ``lines`` and table ``rows`` give the field ``word`` names: written
+    after the word (``team juniper``, ``city=Lyon``), the value of a key the word is a part of
+    (:func:`name_parts`: ``'home_depot': 'Trieste'``), a row's cell in such a column."""
+    for line in lines:
+        for value in _after(word).findall(line):
+            yield value, line
+        for m in _KEYED.finditer(line):
+            value = next((v for v in m.group(3, 4, 5) if v is not None), "").strip()
+            if value and word in name_parts(m.group(2)):
+                yield value, line
+    for line, row in rows:
+        yield from ((cell, line) for column, cell in row.items() if cell and word in name_parts(column))
+
+
+def other_field_value(question: str, answer: str, outputs: Iterable[str]) -> str:
+    """A note when printed lines about the question give the field it asks for a value and ``answer``
+    is none of them; "" otherwise (also with no such line, field or id, for "not present" and aggregates).
+
+    The lines about the question: the printed lines (``outputs``) naming one of its ids whole
+    (:func:`codur.rlm.provenance.key_names`), and those naming an id such a line gives (a join's
+    intermediate value); CSV / TSV rows among them read by their printed header (:func:`table_rows`).
+    On them, the value of a field a word naming what the question asks for names
+    (:func:`slot_values`) is the asked field's value; a value just before the word (``falcon team``)
+    counts too. The words the question names most often are tried first ("depot", named twice in
+    "At which depot ...? Answer with the depot name", before "name"), the next only when those give
+    no value but ids. An answer naming none of the values, or naming the question's id or an intermediate
+    id, is a neighbour on the line (a timestamp, a verb, the intermediate ticket, the courier's name).
+    """
+    outputs = list(outputs)
+    value, ranks, names = unwrap(answer), asked_ranks(question), key_names(question)
+    if not value or not ranks or not names or says_absent(value) or is_aggregate(question):
+        return ""
+    lines = printed_lines(outputs)
+    ids = {m.group(0).lower() for line in lines if names_whole(line, names) for m in ID.finditer(line)}
+    ids = sorted(ids | {n.lower() for n in names})
+    about = [line for line in lines if names_whole(line, ids)]  # the question's lines and its hops'
+    rows = [(line, row) for line, row in table_rows(outputs) if names_whole(line, ids)]
+    given, near, seen = _slot(ranks, about, rows, ids)
+    if not given or value.lower() in seen:
+        return ""  # no value to judge by, or the answer is one (an id the question asks for too)
+    if any(m.group(0).lower() in ids for m in ID.finditer(value)) or names_whole(value, names):
+        return _field_note(value, given)  # the question's id or an intermediate id is no field's value
+    return "" if any(whole_name(v).search(value) for v in set(given) | near) else _field_note(value, given)
+
+
+def _slot(ranks: dict[str, int], about: list[str], rows: list[tuple[str, dict[str, str]]],
+          ids: list[str]) -> tuple[dict[str, tuple[str, str]], set[str], set[str]]:
+    """The asked field's values on the lines ``about`` the question and its table ``rows``, by the
+    words of :func:`asked_ranks` the question names most first: ({value: (word, line)}, the values just
+    before such a word, every value seen lower case). A rank whose words give only ids (the question's
+    or a hop's: ``member=M-72`` for "the member name") gives way to the next."""
+    skip, seen = set(ranks) | _NOT_NOUNS, set()
+    given: dict[str, tuple[str, str]] = {}
+    near: set[str] = set()
+    for rank in sorted(set(ranks.values()), reverse=True):
+        words = sorted(w for w, r in ranks.items() if r == rank)
+        slot = [(v, w, line) for w in words for v, line in slot_values(w, about, rows) if v.lower() not in skip]
+        seen |= {v.lower() for v, _, _ in slot}
+        given = {v: (word, line) for v, word, line in slot if v.lower() not in ids}
+        near = {v for line in about for w in words for v in _before(w).findall(line)}
+        if given or near:
+            break
+    return given, near, seen
+
+
+def _field_note(value: str, given: dict[str, tuple[str, str]]) -> str:
+    shown = "; ".join(f"{clip(line)!r} gives {word} {v}" for v, (word, line) in list(given.items())[:3])
+    return (f"{clip(value, 60)} is not the value of the field the question asks for on the printed lines about "
+            f"it: {shown}. Answer with the value of that field, from the line the question's steps lead to")
