@@ -5,7 +5,10 @@ sandbox runs for real."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
+from pathlib import Path
 
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
@@ -156,3 +159,32 @@ def test_a_csv_or_tsv_row_gives_its_values_by_the_columns_of_its_printed_header(
     # rows with no header printed, or under a header with no asked column: nothing to judge
     assert other_field_value(BRANCH_Q, "Ruth Okafor", ["L-3301,M-72,2026-04-02", "M-72,Ruth Okafor,Eastgate"]) == ""
     assert other_field_value(BRANCH_Q, "Ruth Okafor", [loans, "member_id,name\nM-72,Ruth Okafor"]) == ""
+
+
+def _bench(name):
+    bench = Path(__file__).resolve().parents[2] / "bench" / "rlm"
+    sys.path.insert(0, str(bench))  # field_replay.py imports its siblings, the task generators
+    spec = importlib.util.spec_from_file_location(f"rlm_bench_{name}", bench / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, bench
+
+
+def test_the_held_out_parcels_answers_replayed_the_couriers_name_is_caught_and_no_right_answer_flagged():
+    """bench/rlm at ff6bf87: the parcels join answered 'Ilse Marr', the name on the courier's CSV row,
+    not its home_depot; the row's printed forms rebuilt from the task's own text (the results keep
+    answers, not outputs). The depot lookup answered right ('Bremen') was flagged before in the
+    records form: its row's 'name' field was read as the asked "depot name"."""
+    replay, bench = _bench("field_replay")
+    rows = [r for r in replay.recorded_rows(bench) if r["file"] == "results-2026-11-29-ff6bf87-parcels-400k.jsonl"]
+    join = next(r for r in rows if r["task"] == "parcels:join-400000-0")
+    task = replay.make_task(join["task"])
+    forms = replay.evidence(task, replay.about_lines(task.question, task.context.splitlines()))
+    assert join["answer"] == "Ilse Marr" and task.answer == "Trieste"
+    for form in ("records", "table"):
+        assert "gives depot Trieste" in other_field_value(task.question, join["answer"], forms[form]), form
+        assert other_field_value(task.question, task.answer, forms[form]) == "", form
+    for row in [r for r in rows if r["strict"] and r["task"] != join["task"]]:
+        task = replay.make_task(row["task"])
+        forms = replay.evidence(task, replay.about_lines(task.question, task.context.splitlines()))
+        assert all(other_field_value(task.question, row["answer"], out) == "" for out in forms.values()), row["task"]
