@@ -43,8 +43,12 @@ from log_tasks import Task, score
 from niah import parse_size
 
 from codur.rlm import RLMConfig, RLMEngine
+from codur.rlm.finals import found
 from codur.rlm.prompts import direct_answer_prompt
 
+#: characters of each block's printed output a row keeps (``printed``: what the answer checks read, for
+#: replaying them later, ``field_replay.py``)
+PRINTED_CHARS = 4_000
 FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks}
 
 
@@ -65,7 +69,8 @@ def configured_model(max_tokens: int) -> Any:
 
 def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vote: int = 1) -> dict:
     """One RLM run on ``task`` (``vote`` > 1: that many trajectories and a vote, :meth:`RLMEngine.run_voted`):
-    its row (answer, correct, source, iterations, tokens, seconds). ``show`` prints every reply,
+    its row (answer, correct, source, iterations, tokens, seconds, and ``printed``: each block's output
+    and the input lines its searches found, up to ``PRINTED_CHARS`` a block). ``show`` prints every reply,
     output, note and extraction of the run."""
     t0 = time.perf_counter()
     engine = RLMEngine(model, config)
@@ -85,7 +90,8 @@ def run_rlm(model: Any, task: Task, config: RLMConfig, *, show: bool = False, vo
             "strict": score(task, result.answer, strict=True),
             "source": result.answer_source, "iterations": len(trace.iterations), "calls": engine.measured.calls,
             "tokens": engine.measured.total_tokens, "seconds": round(time.perf_counter() - t0, 1),
-            "error": trace.error, "votes": list(result.votes)}
+            "error": trace.error, "votes": list(result.votes),
+            "printed": [found(e)[:PRINTED_CHARS] for it in trace.iterations for e in it.executions]}
 
 
 def run_baseline(model: Any, task: Task, chars: int) -> dict:

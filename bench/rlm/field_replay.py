@@ -12,13 +12,15 @@ text, in three forms:
   (a join's hop), at most 20 per name: what ``print(grep(...))`` shows;
 * ``records``: the same lines as ``records(text)`` rows, printed as dicts;
 * ``table``: the same lines under the header line of their blank-line-separated block, when that
-  block is a CSV / TSV table.
+  block is a CSV / TSV table;
+* ``trace``: what the run's code printed, for rows that keep it (``printed``, written by
+  ``accuracy.py`` since issue 54's field check; older rows keep only the answer).
 
 For each row and form the field check (``other_field_value``) is asked of the recorded answer: a note
 on a right answer (strict: the value alone) is a false alarm, a note on a wrong one a catch; an answer
 right only leniently (the value inside its line, ``... shipped from warehouse=W-84``) is counted apart,
 a note there asks for the value alone. Run it again with
-``PYTHONPATH=<a checkout of the commit before>`` to count the check as it was (it falls back to
+``PYTHONPATH=<the codur folder of the commit before>`` to count the check as it was (it falls back to
 ``codur.rlm.evidence.other_field_value``).
 """
 
@@ -53,7 +55,7 @@ except ImportError:  # the check before issue 54's change
 HERE = Path(__file__).resolve().parent
 FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks}
 PER_NAME = 20
-FORMS = ("lines", "records", "table")
+FORMS = ("lines", "records", "table", "trace")
 
 
 def recorded_rows(folder: Path) -> list[dict]:
@@ -110,7 +112,8 @@ def evidence(task, picked: list[str]) -> dict[str, list[str]]:
 
 
 def replay(rows: list[dict], show: bool) -> dict[tuple[str, str], Counter]:
-    """{(form, right or wrong): Counter(flagged, quiet, changed generator)} over ``rows``."""
+    """{(form, right / right, lenient only / wrong): Counter(flagged, quiet)} over ``rows``, and
+    ("any", "left out"): Counter(generator changed)."""
     counts: dict[tuple[str, str], Counter] = {}
     by_task: dict[str, list[dict]] = {}
     for row in rows:
@@ -120,15 +123,15 @@ def replay(rows: list[dict], show: bool) -> dict[tuple[str, str], Counter]:
         picked = about_lines(task.question, task.context.splitlines())
         forms = evidence(task, picked)
         for row in mine:
+            if task.answer != row["expected"]:
+                counts.setdefault(("any", "left out"), Counter())["generator changed"] += 1
+                continue
             verdict = "wrong" if not row["correct"] else \
                 "right" if FAMILIES[task.family].score(task, row["answer"], strict=True) else "right, lenient only"
-            for form in FORMS:
-                tally = counts.setdefault((form, verdict), Counter())
-                if task.answer != row["expected"]:
-                    tally["generator changed"] += 1
-                    continue
+            forms["trace"] = row.get("printed") or []
+            for form in (f for f in FORMS if forms[f] or f != "trace"):
                 note = other_field_value(task.question, row["answer"], forms[form]) if forms[form] else ""
-                tally["flagged" if note else "quiet"] += 1
+                counts.setdefault((form, verdict), Counter())["flagged" if note else "quiet"] += 1
                 if note and show:
                     print(f"{form} {verdict} {task_id} ({row['file']}): {row['answer']!r}\n  {note[:300]}")
     return counts
@@ -147,8 +150,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---:|---:|---:|")
     for form in FORMS:
         cells = [counts.get((form, verdict), Counter()) for verdict in ("right", "right, lenient only", "wrong")]
+        if not any(cells):
+            continue  # no row keeps its printed outputs (the trace form)
         print(f"| {form} | " + " | ".join(f"{c['flagged']}/{c['flagged'] + c['quiet']}" for c in cells) + " |")
-    changed = sum(c["generator changed"] for c in counts.values()) // len(FORMS)
+    changed = counts.get(("any", "left out"), Counter())["generator changed"]
     print(f"left out: {changed} rows whose task the generators no longer make (expected answer changed)")
 
 

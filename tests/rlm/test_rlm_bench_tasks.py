@@ -111,6 +111,7 @@ def test_runner_rows_summary_and_table_with_the_scripted_model():
     rlm, bare = rows
     assert (rlm["method"], rlm["answer"], rlm["correct"], rlm["source"]) == ("rlm", task.answer, True, "final_var")
     assert rlm["strict"] and not bare["strict"]
+    assert rlm["printed"] == [f"{task.answer}\n"]  # what the answer checks read, kept for field_replay.py
     assert (bare["method"], bare["correct"], bare["calls"]) == ("baseline", False, 1)
     assert len(str(model.calls[1][0].content)) < 8500  # the baseline saw the truncated log only
     table = accuracy.summary(rows)
