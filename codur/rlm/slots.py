@@ -32,8 +32,9 @@ _WORD = re.compile(r"[A-Za-z][\w-]*")
 #: a field and its value: ``key=value``, ``key: value``, ``"key": "value"``, ``'key': 'two words'``
 _KEYED = re.compile(r"""(?<![\w-])(["']?)([A-Za-z_][\w-]*)\1\s*[=:]\s*"""
                     r"""(?:"([^"\n]*)"|'([^'\n]*)'|([A-Za-z0-9][\w.@/+-]*))""")
-#: a column name of a printed header line (``parcel_id``, ``homeDepot``, ``weight g``)
-_COLUMN = re.compile(r"[A-Za-z_][\w .-]*")
+#: a column name of a printed header line (``parcel_id``, ``homeDepot``, ``weight.g``); no space, so
+#: that prose with commas ("found 3 lines, e.g.") is no header
+_COLUMN = re.compile(r"[A-Za-z_][\w.-]{0,39}")
 _DELIMITERS = ("\t", ",", ";")
 
 
