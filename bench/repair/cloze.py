@@ -6,6 +6,9 @@ Modes:
                  (``/v1/completions``, the fixer's prompt) and the fixer's chat form (a marked hole).
                  Per way: fills that parse, distinct candidates, fixes (the program's tests
                  pass), seconds per fill.
+  --unlike       on those programs, every mask of every line of the function the fix changes, one
+                 greedy fill each, asked plainly and under the grammar that excludes the masked
+                 code (codur/patch/unlike.py): fills, echoes, candidates, fixes, seconds per fill.
   --pipeline     the candidate-patch pipeline with one fixer at a time (``cloze``, ``sampling``)
                  on those programs and on bench/repair programs (``--only``, name prefixes): model
                  calls, candidates, echo share (replies unchanged or without code), model
@@ -13,6 +16,7 @@ Modes:
 
 Usage:
   flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --fim-vs-chat [--ours shipping]
+  flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --unlike
   flock /tmp/codur-model.lock .venv/bin/python bench/repair/cloze.py --pipeline [--ours ""] [--only t20,t27]
       [--budget 120] [--fixers cloze,sampling]
 """
@@ -35,7 +39,7 @@ from codur.config.tables import ModelProfile  # noqa: E402
 from codur.llm.factory import get_chat_model  # noqa: E402
 from codur.patch import PatchPipeline, PatchSettings  # noqa: E402
 from codur.patch.fixers.cloze import judge  # noqa: E402
-from codur.patch.holes import MAX_TOKENS, STOP, ChatAsk, fim_tokens  # noqa: E402
+from codur.patch.holes import MAX_TOKENS, STOP, ChatAsk, FimAsk, fim_tokens  # noqa: E402
 from codur.patch.masks import masks  # noqa: E402
 from tests.patch.test_cloze import HEADERS, REMINDERS, SHIPPING  # noqa: E402
 from tests.repair.conftest import write_repo  # noqa: E402
@@ -95,6 +99,39 @@ def fim_vs_chat(model, ours: list[str]) -> None:
         print(f"| {way} | {n} | {ok} | {distinct} | {fixes} | {seconds / max(n, 1):.1f} |")
 
 
+def unlike_vs_plain(model, ours: list[str]) -> None:
+    """Every mask of every line of the function the fix changes, one greedy fill each, asked
+    fill-in-the-middle plainly and under the grammar that excludes the masked code
+    (:mod:`codur.patch.unlike`): per way, fills, echoes, candidates, fixes, seconds per fill."""
+    rows = {"plain": [0, 0, 0, 0, 0.0], "unlike": [0, 0, 0, 0, 0.0]}  # fills, echoes, candidates, fixes, s
+    for name, files, file, line in [p for p in PROGRAMS if p[0] in ours]:
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = write_repo(Path(tmp), files)
+            text = (repo / file).read_text()
+            func = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)
+                        and n.lineno <= line <= n.end_lineno)
+            holes = masks(text, file, list(range(func.lineno + 1, func.end_lineno + 1)))
+            for way, row in rows.items():
+                ask, seen = FimAsk(model, fim_tokens(model)), set()
+                ask.unlike = way == "unlike"
+                for mask in holes:
+                    start = time.monotonic()
+                    reply, tokens = ask("", mask, text, 0.0, 0)
+                    seconds = time.monotonic() - start
+                    filled = judge(mask, text, reply, 0, 0.0, seconds, tokens, seen)
+                    fixed = filled.sample is not None and passes(repo, file, filled.sample.new_text)
+                    for i, add in enumerate((1, filled.outcome == "unchanged", filled.sample is not None, fixed,
+                                             seconds)):
+                        row[i] += add
+                    print(f"{name:10} {way:6} {mask.line:3} {mask.template:9} {filled.outcome:9} "
+                          f"{'fixed' if fixed else '':5} {seconds:5.1f}s {reply[:60]!r}", flush=True)
+    print("\n| way | fills | echoes | distinct candidates | fixes | seconds per fill |")
+    print("|---|---|---|---|---|---|")
+    for way, (n, echoes, distinct, fixes, seconds) in rows.items():
+        share = echoes / max(n, 1)
+        print(f"| {way} | {n} | {echoes} ({share:.0%}) | {distinct} | {fixes} | {seconds / max(n, 1):.1f} |")
+
+
 def programs(only: str, ours: list[str]) -> list[tuple[str, dict[str, str] | Path]]:
     out: list[tuple[str, dict[str, str] | Path]] = [(name, files) for name, files, _, _ in PROGRAMS if name in ours]
     here = Path(__file__).resolve().parent
@@ -132,6 +169,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fim-vs-chat", action="store_true")
     ap.add_argument("--pipeline", action="store_true")
+    ap.add_argument("--unlike", action="store_true", help="greedy fills with and without the grammar")
     ap.add_argument("--only", default="", help="bench/repair programs by name prefix, e.g. t20,t27")
     ap.add_argument("--ours", default="shipping,reminders,headers", help="which of our three programs run")
     ap.add_argument("--budget", type=float, default=120.0, help="seconds of search per program and fixer")
@@ -140,6 +178,8 @@ def main() -> None:
     model = get_chat_model(ModelProfile(base_url=None))
     if args.fim_vs_chat:
         fim_vs_chat(model, args.ours.split(","))
+    if args.unlike:
+        unlike_vs_plain(model, args.ours.split(","))
     if args.pipeline:
         pipeline(model, args.only, args.budget, args.fixers.split(","), [o for o in args.ours.split(",") if o])
 

@@ -297,17 +297,19 @@ class DeadlineChatOpenAI(ChatOpenAI):
             raise
 
     def fill(self, prompt: str, *, max_tokens: int, temperature: float, seed: int,
-             stop: list[str]) -> tuple[str, int]:
+             stop: list[str], grammar: str | None = None) -> tuple[str, int]:
         """One raw text completion of ``prompt`` (the endpoint's ``/completions``: a fill-in-the-middle
         prompt of the cloze fixer, :mod:`codur.patch.fixers.cloze`), within the same limits as a chat
         call (timeout, deadline, cancel event, circuit breaker, CPU budget) and recorded like one in
-        the run's usage ledger (:func:`codur.llm.usage.recorded_completion`). Returns (text, tokens:
-        prompt + completion). Raises what a chat call raises (``openai.OpenAIError``,
-        :class:`DeadlineExceeded`, :class:`ModelCallCancelled`)."""
+        the run's usage ledger (:func:`codur.llm.usage.recorded_completion`). ``grammar``: a llama.cpp
+        GBNF grammar the completion must follow (the request's ``grammar`` field; a server without
+        it may refuse it with 400). Returns (text, tokens: prompt + completion). Raises what a chat
+        call raises (``openai.OpenAIError``, :class:`DeadlineExceeded`, :class:`ModelCallCancelled`)."""
         def call(kw: dict[str, Any]) -> tuple[str, int, int]:
             reply = self.root_client.completions.create(
                 model=self.model_name, prompt=prompt, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                stop=stop, **({"timeout": kw["timeout"]} if "timeout" in kw else {}))
+                stop=stop, **({"timeout": kw["timeout"]} if "timeout" in kw else {}),
+                **({"extra_body": {"grammar": grammar}} if grammar else {}))
             usage = reply.usage
             return ((reply.choices[0].text if reply.choices else ""), usage.prompt_tokens if usage else 0,
                     usage.completion_tokens if usage else 0)

@@ -4,7 +4,10 @@ where the model and its server have it, else a chat prompt with a marked hole.
 - :class:`FimAsk`: ``FIM_PREFIX + header + code before the hole + FIM_SUFFIX + code after it +
   FIM_MIDDLE`` through the raw completion call (``fill``:
   :meth:`codur.llm.deadline.DeadlineChatOpenAI.fill`), stopped at the line's end. The model
-  was trained on this form (Qwen2.5-Coder), so the fill is the middle and nothing else.
+  was trained on this form (Qwen2.5-Coder), so the fill is the middle and nothing else. The fill
+  is decoded under a grammar that excludes the masked code (:mod:`codur.patch.unlike`: the
+  model's likeliest fill that differs, where it would mostly give the code back); a server that
+  refuses the grammar (400) is asked without it from then on.
   The code around the hole is the module whole when small, else a window (:func:`around`).
 - :class:`ChatAsk`: a system prompt asking for the code of the hole only, and the file with
   :data:`HOLE` where the hole is; the reply's first line of code is the fill (a fence, or the
@@ -25,6 +28,7 @@ import openai
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from codur.patch.masks import Mask
+from codur.patch.unlike import gbnf
 
 #: Fill-in-the-middle tokens (prefix, suffix, middle) by a model name's family (lower case).
 FIM_TOKENS = {"qwen2.5-coder": ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>")}
@@ -78,7 +82,7 @@ class FimAsk:
     ask the chat form from then on."""
 
     def __init__(self, model, tokens: tuple[str, str, str]) -> None:
-        self.model, self.tokens, self.chat = model, tokens, None
+        self.model, self.tokens, self.chat, self.unlike = model, tokens, None, True
 
     @property
     def form(self) -> str:
@@ -90,8 +94,15 @@ class FimAsk:
         pre, suf, mid = self.tokens
         prefix, suffix = around(mask, text)
         prompt = f"{pre}{head}{prefix}{suf}{suffix}{mid}"
+        ask = functools.partial(self.model.fill, prompt, max_tokens=MAX_TOKENS, temperature=temperature, seed=seed,
+                                stop=STOP)
         try:
-            return self.model.fill(prompt, max_tokens=MAX_TOKENS, temperature=temperature, seed=seed, stop=STOP)
+            if self.unlike:
+                try:
+                    return ask(grammar=gbnf(mask.original, mask.suffix(text)))
+                except openai.BadRequestError:  # a server without llama.cpp's grammars: asked plain from now on
+                    self.unlike = False
+            return ask()
         except openai.NotFoundError:
             self.chat = ChatAsk(self.model)
             return self.chat(head, mask, text, temperature, seed)

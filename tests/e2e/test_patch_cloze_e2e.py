@@ -53,3 +53,19 @@ def test_cloze_fills_on_the_shipping_fee(tmp_path: Path):
         assert "shipping.py" in result.diff and "ceil" in result.diff
     else:
         assert result.reason == "no_plausible_patch"
+
+
+def test_the_embedded_server_decodes_every_fill_under_the_grammar_that_excludes_the_masked_code(tmp_path: Path):
+    from codur.config.tables import ModelProfile
+    from codur.llm.factory import get_chat_model
+    from codur.patch.holes import FimAsk, fim_tokens
+    from codur.patch.masks import masks
+
+    repo = write_repo(tmp_path, SHIPPING)
+    text = (repo / "shipping.py").read_text()
+    model = get_chat_model(ModelProfile(base_url=None))
+    ask = FimAsk(model, fim_tokens(model))
+    holes = [m for m in masks(text, "shipping.py", [6, 8]) if m.original]  # the guard's and the fix line's
+    replies = [(m, ask("", m, text, 0.0, 0)[0].split("\n")[0].strip()) for m in holes]
+    assert ask.unlike and ask.form == "fim"  # llama.cpp took the grammar: never refused, never the chat form
+    assert all(fill and fill != m.original.strip() and not fill.startswith("#") for m, fill in replies), replies
