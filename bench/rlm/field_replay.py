@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import json
 import re
 import sys
@@ -53,6 +54,8 @@ except ImportError:  # the check before issue 54's change
     from codur.rlm.evidence import other_field_value
 
 HERE = Path(__file__).resolve().parent
+#: the check reads table rows printed without their header by the input's header (since issue 54)
+READS_INPUT = "context" in inspect.signature(other_field_value).parameters
 FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks}
 PER_NAME = 20
 FORMS = ("lines", "records", "table", "trace")
@@ -111,9 +114,10 @@ def evidence(task, picked: list[str]) -> dict[str, list[str]]:
     return {"lines": ["\n".join(picked)], "records": ["\n".join(rows)], "table": tables}
 
 
-def replay(rows: list[dict], show: bool) -> dict[tuple[str, str], Counter]:
+def replay(rows: list[dict], show: bool, with_input: bool = True) -> dict[tuple[str, str], Counter]:
     """{(form, right / right, lenient only / wrong): Counter(flagged, quiet)} over ``rows``, and
-    ("any", "left out"): Counter(generator changed)."""
+    ("any", "left out"): Counter(generator changed). ``with_input``: the check is given the task's
+    text (when it takes it, :data:`READS_INPUT`)."""
     counts: dict[tuple[str, str], Counter] = {}
     by_task: dict[str, list[dict]] = {}
     for row in rows:
@@ -130,7 +134,8 @@ def replay(rows: list[dict], show: bool) -> dict[tuple[str, str], Counter]:
                 "right" if FAMILIES[task.family].score(task, row["answer"], strict=True) else "right, lenient only"
             forms["trace"] = row.get("printed") or []
             for form in (f for f in FORMS if forms[f] or f != "trace"):
-                note = other_field_value(task.question, row["answer"], forms[form]) if forms[form] else ""
+                given = (task.context,) if with_input and READS_INPUT else ()
+                note = other_field_value(task.question, row["answer"], forms[form], *given) if forms[form] else ""
                 counts.setdefault((form, verdict), Counter())["flagged" if note else "quiet"] += 1
                 if note and show:
                     print(f"{form} {verdict} {task_id} ({row['file']}): {row['answer']!r}\n  {note[:300]}")
@@ -141,10 +146,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--folder", type=Path, default=HERE, help="where the results files are")
     parser.add_argument("--show-flagged", action="store_true", help="print each flagged answer and its note")
+    parser.add_argument("--without-input", action="store_true",
+                        help="do not give the check the task's text (no table header read from it)")
     args = parser.parse_args(argv)
     rows = recorded_rows(args.folder)
-    counts = replay(rows, args.show_flagged)
-    print(f"{len(rows)} recorded RLM answers (distinct task and answer), check: {other_field_value.__module__}")
+    counts = replay(rows, args.show_flagged, with_input=not args.without_input)
+    reads = READS_INPUT and not args.without_input
+    print(f"{len(rows)} recorded RLM answers (distinct task and answer), check: {other_field_value.__module__}, "
+          f"{'given' if reads else 'not given'} the task's text")
     print("| evidence form | right answers flagged (false alarms) | right only leniently, flagged "
           "| wrong answers flagged (caught) |")
     print("|---|---:|---:|---:|")

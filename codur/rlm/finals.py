@@ -148,7 +148,8 @@ class FinalJudge:
                                       whole_text=not checked):
             iteration.notes.append(note)
             return
-        if checked and (note := self.evidence_note(answer, trace, last_chance, computed=source == "final_var")):
+        if checked and (note := self.evidence_note(answer, trace, last_chance, computed=source == "final_var",
+                                                   context=context)):
             iteration.notes.append(f"your answer was refused: {note}")
             iteration.evidence = {**(iteration.evidence or {}), "answer": answer, "refused": note}
             return
@@ -166,7 +167,8 @@ class FinalJudge:
             answer = trace.second_program.settle(answer, trace.task, vote_key)  # programs still disagreeing
         raise Finished(answer, source)
 
-    def evidence_note(self, answer: str, trace: RLMTrace, last_chance: bool, *, computed: bool = False) -> str:
+    def evidence_note(self, answer: str, trace: RLMTrace, last_chance: bool, *, computed: bool = False,
+                      context: object = None) -> str:
         """Why ``answer`` is not taken yet, judged by what the run's code printed
         (:mod:`codur.rlm.evidence`), "" to take it. On the last iteration only a look-alike's printed
         line refuses (the forced answer follows); otherwise each check asks at most
@@ -181,6 +183,7 @@ class FinalJudge:
           warehouse"), that field's value, not a neighbour on the line (:func:`slots.other_field_value`).
 
         ``computed``: the answer is a REPL variable's value (FINAL_VAR), which counts as printed.
+        ``context``: the input, whose CSV / TSV headers read the table rows the code printed without one.
         Printed here means a block's stdout and the lines of the input its searches found naming the
         searched name whole (quoted in its notes, :func:`found`), not the engine's own retrieval of the
         first turn: every value and hop must come from the run's code.
@@ -223,7 +226,7 @@ class FinalJudge:
                 trace.iterations[-1].evidence = {"check": "second_program"}
             return note
         return (ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
-                or ask("field", slots.other_field_value(question, answer, outputs)))
+                or ask("field", slots.other_field_value(question, answer, outputs, context)))
 
 
 def found(execution: CodeExecution) -> str:

@@ -87,6 +87,14 @@ def _header(line: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def _row(header: tuple[str, list[str]], line: str) -> dict[str, str] | None:
+    """``line`` read as a row under ``header`` (delimiter, columns): {column: cell}, or None when it has
+    another number of cells."""
+    delimiter, columns = header
+    cells = next(csv.reader([line], delimiter=delimiter)) if delimiter in line else []
+    return dict(zip(columns, (c.strip() for c in cells), strict=True)) if len(cells) == len(columns) else None
+
+
 def table_rows(outputs: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
     """The CSV / TSV rows printed under a header line in the same output: (the row's line, {column:
     cell}). A line with the header's delimiter and as many cells is a row of it; another header line
@@ -95,13 +103,41 @@ def table_rows(outputs: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
     for out in outputs:
         header: tuple[str, list[str]] | None = None
         for line in printed_items(out or ""):
-            if header and header[0] in line:
-                cells = next(csv.reader([line], delimiter=header[0]))
-                if len(cells) == len(header[1]):
-                    rows.append((line, dict(zip(header[1], (c.strip() for c in cells), strict=True))))
-                    continue
+            if header and (row := _row(header, line)):
+                rows.append((line, row))
+                continue
             header = _header(line) or header
     return rows
+
+
+def input_rows(context: object, lines: Iterable[str]) -> list[tuple[str, dict[str, str]]]:
+    """The printed ``lines`` that are rows of a CSV / TSV table of the input (``context``, a str), read
+    by that table's header: the first line of the blank-line-separated block holding the line, when
+    it is a header (:func:`table_rows`) and the line has as many cells. ``grep`` prints a table's
+    rows without its header; the input still has it."""
+    if not isinstance(context, str):
+        return []
+    rows = []
+    for line in lines:
+        at = _line_at(context, line) if any(d in line for d in _DELIMITERS) else -1
+        gap = context.rfind("\n\n", 0, at) if at > 0 else -1
+        start = gap + 2 if gap >= 0 else 0
+        end = context.find("\n", start)
+        header = _header(context[start:end]) if 0 <= start < end < at else None
+        if header and (row := _row(header, line)):
+            rows.append((line, row))
+    return rows
+
+
+def _line_at(text: str, line: str) -> int:
+    """Where ``line`` is a whole line of ``text``, or -1."""
+    at = text.find(line)
+    while at >= 0:
+        end = at + len(line)
+        if (at == 0 or text[at - 1] == "\n") and (end == len(text) or text[end] in "\r\n"):
+            return at
+        at = text.find(line, at + 1)
+    return -1
 
 
 def _after(word: str) -> re.Pattern[str]:
@@ -130,13 +166,14 @@ def slot_values(word: str, lines: list[str], rows: list[tuple[str, dict[str, str
         yield from ((cell, line) for column, cell in row.items() if cell and word in name_parts(column))
 
 
-def other_field_value(question: str, answer: str, outputs: Iterable[str]) -> str:
+def other_field_value(question: str, answer: str, outputs: Iterable[str], context: object = None) -> str:
     """A note when printed lines about the question give the field it asks for a value and ``answer``
     is none of them; "" otherwise (also with no such line, field or id, for "not present" and aggregates).
 
     The lines about the question: the printed lines (``outputs``) naming one of its ids whole
     (:func:`codur.rlm.provenance.key_names`), and those naming an id such a line gives (a join's
-    intermediate value); CSV / TSV rows among them read by their printed header (:func:`table_rows`).
+    intermediate value); CSV / TSV rows among them read by their printed header (:func:`table_rows`), or
+    else by the header of their table in the input (``context``, :func:`input_rows`).
     On them, the value of a field a word naming what the question asks for names
     (:func:`slot_values`) is the asked field's value; a value just before the word (``falcon team``)
     counts too. The words the question names most often are tried first ("depot", named twice in
@@ -153,6 +190,8 @@ def other_field_value(question: str, answer: str, outputs: Iterable[str]) -> str
     ids = sorted(ids | {n.lower() for n in names})
     about = [line for line in lines if names_whole(line, ids)]  # the question's lines and its hops'
     rows = [(line, row) for line, row in table_rows(outputs) if names_whole(line, ids)]
+    read = {line for line, _ in rows}
+    rows += input_rows(context, [line for line in about if line not in read])
     given, near, seen = _slot(ranks, about, rows, ids)
     if not given or value.lower() in seen:
         return ""  # no value to judge by, or the answer is one (an id the question asks for too)

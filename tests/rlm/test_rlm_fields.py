@@ -13,7 +13,7 @@ from pathlib import Path
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.aggregates import SecondProgram, is_empty_result
-from codur.rlm.slots import asked_ranks, asked_words, name_parts, other_field_value, table_rows
+from codur.rlm.slots import asked_ranks, asked_words, input_rows, name_parts, other_field_value, table_rows
 from codur.rlm.vote import vote_key
 
 
@@ -36,11 +36,15 @@ def test_a_joins_answer_that_is_a_neighbour_on_the_line_is_sent_back_with_the_fi
     hop = ("```repl\nm = grep('T-4410 merged')[0]\nprint(m)\nother = m.split()[-1]\nline = grep(other + ' assigned')[0]"
            "\nprint(line)\n```\nFINAL_VAR(other)")
     fixed = "```repl\nteam = line.split('team ')[1].strip()\nprint(team)\n```\nFINAL_VAR(team)"
-    result, model = run([hop, fixed], DESK, MERGE_Q)
-    assert (result.answer, result.answer_source) == ("juniper", "final_var") and len(model.calls) == 2
+    sent_back_then_right([hop, fixed], DESK, MERGE_Q, wrong="T-7781", given="team juniper", right="juniper")
+
+
+def sent_back_then_right(replies, context, question, *, wrong, given, right):
+    """The first FINAL (``wrong``) is refused by the field check, its note naming ``given``; ``right`` follows."""
+    result, model = run(replies, context, question)
+    assert (result.answer, result.answer_source) == (right, "final_var") and len(model.calls) == 2
     refused = str(model.calls[1][-1].content)
-    assert "T-7781 is not the value of the field the question asks for" in refused
-    assert "gives team juniper" in refused
+    assert f"{wrong} is not the value of the field the question asks for" in refused and f"gives {given}" in refused
     assert result.trace.iterations[0].evidence["check"] == "field"
 
 
@@ -161,6 +165,37 @@ def test_a_csv_or_tsv_row_gives_its_values_by_the_columns_of_its_printed_header(
     assert other_field_value(BRANCH_Q, "Ruth Okafor", [loans, "member_id,name\nM-72,Ruth Okafor"]) == ""
 
 
+PEOPLE, BRANCHES = ("Ada Lin", "Bo Wirth", "Cai Ng"), ("Northfield", "Eastgate", "Mill Lane")
+LIBRARY = ("member_id,name,home_branch,since\n"
+           + "".join(f"M-{1000 + i},{PEOPLE[i % 3]},{BRANCHES[i % 3]},{2010 + i % 12}\n" for i in range(300))
+           + "M-7272,Ruth Okafor,Eastgate,2019\n\nloan_id,member_id,due\n"
+           + "".join(f"L-{2000 + i},M-{1000 + i % 300},2026-04-{i % 28 + 1:02d}\n" for i in range(500))
+           + "L-3301,M-7272,2026-04-02\n")
+
+
+def test_table_rows_printed_without_their_header_are_read_by_the_inputs_header():
+    """grep prints a CSV table's rows without the header; the input still has it, above the rows'
+    block. The loan's row gives the member, the member's row its name beside its home_branch."""
+    printed = ["L-3301,M-7272,2026-04-02", "M-7272,Ruth Okafor,Eastgate,2019"]
+    assert other_field_value(BRANCH_Q, "Ruth Okafor", printed) == ""  # no header printed or given
+    assert "gives branch Eastgate" in other_field_value(BRANCH_Q, "Ruth Okafor", printed, LIBRARY)
+    assert other_field_value(BRANCH_Q, "Eastgate", printed, LIBRARY) == ""
+    assert input_rows(LIBRARY, printed) == [
+        (printed[0], {"loan_id": "L-3301", "member_id": "M-7272", "due": "2026-04-02"}),
+        (printed[1], {"member_id": "M-7272", "name": "Ruth Okafor", "home_branch": "Eastgate", "since": "2019"})]
+    # a printed line that is no whole line of the input, or an input with no header: no row
+    assert input_rows(LIBRARY, ["M-7272,Ruth Okafor", "L-3301,M-7272"]) == []
+    assert input_rows(LIBRARY.split("\n", 1)[1], [printed[1]]) == [] and input_rows(["a list"], printed) == []
+
+
+def test_the_engine_sends_a_csv_joins_neighbour_back_with_the_column_the_question_asks_for():
+    hop = ("```repl\nloan = grep('^L-3301,')[0]\nprint(loan)\nmember = loan.split(',')[1]\n"
+           "row = grep('^' + member + ',')[0]\nprint(row)\nname = row.split(',')[1]\n```\nFINAL_VAR(name)")
+    fixed = "```repl\nbranch = row.split(',')[2]\nprint(branch)\n```\nFINAL_VAR(branch)"
+    sent_back_then_right([hop, fixed], LIBRARY, BRANCH_Q, wrong="Ruth Okafor", given="branch Eastgate",
+                         right="Eastgate")
+
+
 def _bench(name):
     bench = Path(__file__).resolve().parents[2] / "bench" / "rlm"
     sys.path.insert(0, str(bench))  # field_replay.py imports its siblings, the task generators
@@ -184,7 +219,11 @@ def test_the_held_out_parcels_answers_replayed_the_couriers_name_is_caught_and_n
     for form in ("records", "table"):
         assert "gives depot Trieste" in other_field_value(task.question, join["answer"], forms[form]), form
         assert other_field_value(task.question, task.answer, forms[form]) == "", form
+    # the CSV rows as grep prints them, no header: read by the header the input gives them
+    assert other_field_value(task.question, join["answer"], forms["lines"]) == ""
+    assert "gives depot Trieste" in other_field_value(task.question, join["answer"], forms["lines"], task.context)
     for row in [r for r in rows if r["strict"] and r["task"] != join["task"]]:
         task = replay.make_task(row["task"])
         forms = replay.evidence(task, replay.about_lines(task.question, task.context.splitlines()))
-        assert all(other_field_value(task.question, row["answer"], out) == "" for out in forms.values()), row["task"]
+        assert all(other_field_value(task.question, row["answer"], out, task.context) == ""
+                   for out in forms.values()), row["task"]
