@@ -2,8 +2,9 @@
 
 Modes:
   --fim-vs-chat  on the three programs of tests/patch/test_cloze.py, every mask of the line the
-                 fix changes, one greedy fill each, asked two ways: true fill-in-the-middle
-                 (``/v1/completions``, the fixer's prompt) and the fixer's chat form (a marked hole).
+                 fix changes, one greedy fill each, asked three ways: plain fill-in-the-middle
+                 (``/v1/completions``, the fixer's prompt), the same under the grammar that
+                 excludes the masked code (the fixer's way) and the fixer's chat form (a marked hole).
                  Per way: fills that parse, distinct candidates, fixes (the program's tests
                  pass), seconds per fill.
   --unlike       on those programs, every mask of every line of the function the fix changes, one
@@ -39,7 +40,7 @@ from codur.config.tables import ModelProfile  # noqa: E402
 from codur.llm.factory import get_chat_model  # noqa: E402
 from codur.patch import PatchPipeline, PatchSettings  # noqa: E402
 from codur.patch.fixers.cloze import judge  # noqa: E402
-from codur.patch.holes import MAX_TOKENS, STOP, ChatAsk, FimAsk, fim_tokens  # noqa: E402
+from codur.patch.holes import ChatAsk, FimAsk, fim_tokens  # noqa: E402
 from codur.patch.masks import masks  # noqa: E402
 from tests.patch.test_cloze import HEADERS, REMINDERS, SHIPPING  # noqa: E402
 from tests.repair.conftest import write_repo  # noqa: E402
@@ -62,21 +63,23 @@ def passes(repo: Path, file: str, text: str) -> bool:
 
 
 def fim_vs_chat(model, ours: list[str]) -> None:
-    pre, suf, mid = fim_tokens(model)
-    rows = {"fim": [0, 0, 0, 0, 0.0], "chat": [0, 0, 0, 0, 0.0]}  # fills, parse, distinct, fixes, seconds
+    """On ``ours``, every mask of the line the fix changes, one greedy fill each, asked three ways:
+    plain fill-in-the-middle, the fixer's (fill-in-the-middle under the grammar that excludes the
+    masked code) and the fixer's chat form; per way: fills, fills that parse, distinct candidates,
+    fixes, seconds per fill."""
+    plain, fixer = FimAsk(model, fim_tokens(model)), FimAsk(model, fim_tokens(model))
+    plain.unlike = False
+    ways = {"fim": plain, "fim+grammar": fixer, "chat": ChatAsk(model)}
+    rows = {way: [0, 0, 0, 0, 0.0] for way in ways}  # fills, parse, distinct, fixes, seconds
     for name, files, file, line in [p for p in PROGRAMS if p[0] in ours]:
         with tempfile.TemporaryDirectory() as tmp:
             repo = write_repo(Path(tmp), files)
             text = (repo / file).read_text()
-            for way in rows:
+            for way, ask in ways.items():
                 seen: set[str] = set()
                 for mask in masks(text, file, [line]):
                     start = time.monotonic()
-                    if way == "fim":
-                        prompt = f"{pre}{mask.prefix(text)}{suf}{mask.suffix(text)}{mid}"
-                        reply, tokens = model.fill(prompt, max_tokens=MAX_TOKENS, temperature=0.0, seed=0, stop=STOP)
-                    else:
-                        reply, tokens = ChatAsk(model)("", mask, text, 0.0, 0)  # the fixer's chat form
+                    reply, tokens = ask("", mask, text, 0.0, 0)
                     seconds = time.monotonic() - start
                     filled = judge(mask, text, reply, 0, 0.0, seconds, tokens, seen)
                     row = rows[way]
@@ -91,7 +94,7 @@ def fim_vs_chat(model, ours: list[str]) -> None:
                     fixed = filled.sample is not None and passes(repo, file, filled.sample.new_text)
                     row[2] += filled.sample is not None
                     row[3] += fixed
-                    print(f"{name:10} {way:4} {mask.template:9} {filled.outcome:9} {'fixed' if fixed else '':5} "
+                    print(f"{name:10} {way:11} {mask.template:9} {filled.outcome:9} {'fixed' if fixed else '':5} "
                           f"{seconds:5.1f}s {reply[:60]!r}", flush=True)
     print("\n| way | fills | fills that parse | distinct candidates | fixes | seconds per fill |")
     print("|---|---|---|---|---|---|")
