@@ -10,8 +10,8 @@ misses; what a fixer left untried is tested at the end (phase ``"<fixer> (rest)"
 A candidate that edits a test, deletes too much (:mod:`codur.validate.footprint`) or has a
 refused anti-pattern (:mod:`codur.validate.antipatterns`) is refused before its tests run. A
 clean plausible patch wins at once; a held-back one waits while the search goes on for a bounded
-extra budget (:mod:`codur.patch.choice`). Nothing in the repo is written here: the result
-carries every file's diff, which the graph's patch node applies through the ToolExecutor.
+extra budget (:mod:`codur.patch.choice`). Nothing in the repo is written here: the graph's patch
+node applies the result's diffs through the ToolExecutor.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from codur.patch.chain import Chain
 from codur.patch.choice import Held, Stop, rank
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
-from codur.patch.phases import Phase, SearchRun, best_near_miss, diff_of, is_backfill, once
+from codur.patch.phases import Phase, SearchRun, best_near_miss, diff_of, is_backfill, next_tiers_after, once
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
@@ -55,8 +55,7 @@ class PatchPipeline:
         failures: the failing tests' report shown to the model (ids, short tracebacks).
         task: the user's request, shown to the model (it often describes the symptom).
         test_cmd: the repo's test command (resolved, or an argv; None: the default one).
-        deadline: ``time.monotonic()`` by which the whole search ends (default:
-            ``settings.time_budget_s`` from now).
+        deadline: ``time.monotonic()`` by which the search ends (default: ``settings.time_budget_s`` on).
         cancel: set to stop (status "cancelled").
         over_budget: asked after each model call; True stops the model fixer (status ``budget``): the
             run's limits, which read its usage ledger (every call recorded there).
@@ -91,8 +90,7 @@ class PatchPipeline:
         self.tokens = self.llm_calls = 0
         self.queued: dict[str, int] = {}  # candidates each fixer without a model queued (the SearchEnd's mutants)
         self.pairs: dict[str, int] = {}  # second-order ones among them (Mutant.order 2)
-        self.budget_hit = False
-        self.held = Held(self.deadline)  # plausible candidates held back by an anti-pattern
+        self.budget_hit, self.held = False, Held(self.deadline)  # held: plausible ones held back by an anti-pattern
         self.halt = Stop(self.cancel, self.held)  # what the searches poll: cancelled, or the extra budget spent
 
     def run(self) -> PatchResult:
@@ -180,15 +178,11 @@ class PatchPipeline:
         return self._next_tiers(run) or outcome
 
     def _next_tiers(self, run: SearchRun) -> SearchOutcome | None:
-        """With time left once every candidate was tried: tiers 2 to ``settings.tiers`` of the
-        fixers that have them (``more(view, tier)``, e.g.
-        :meth:`codur.patch.fixers.mutation.MutationFixer.more`: the candidates a count budget cut),
-        each searched until the deadline; those of the fixers that call no model first, then
-        those of a model fixer (more masks of :class:`codur.patch.fixers.cloze.ClozeFixer`,
-        tested as they come), or the other way round with ``settings.model_tiers_first``.
-        The first outcome with a plausible patch, else the last one (None: no tier had a candidate)."""
-        outcome = None
-        first = self.settings.model_tiers_first
+        """With time left once every candidate was tried: tiers 2 to ``settings.tiers`` of the fixers
+        that have them (``more(view, tier)``: MutationFixer's mutants a count budget cut, ClozeFixer's
+        next masks), each searched until the deadline, the model fixers' last (first with
+        ``settings.model_tiers_first``). The first outcome with a plausible patch, else the last."""
+        outcome, first = None, self.settings.model_tiers_first
         for fixer in sorted(self.fixers, key=lambda f: f.calls_model != first):  # stable: cost order within
             more = getattr(fixer, "more", None)
             if fixer.calls_model and not self.models:
@@ -203,8 +197,7 @@ class PatchPipeline:
                 found = [] if self.stopped() else list(more(self._view(run), tier))
                 if not found:
                     break
-                self.queued[fixer.name] = self.queued.get(fixer.name, 0) + len(found)
-                self.pairs[fixer.name] = self.pairs.get(fixer.name, 0) + sum(getattr(c, "order", 1) == 2 for c in found)
+                self._queued(fixer, found)
                 read_originals(run.session, found)
                 outcome = self.search(run, Phase(f"{fixer.name} (tier {tier})", fixer.name, self.deadline),
                                       CandidateQueue(list(enumerate(found)), closed=True))
@@ -224,19 +217,29 @@ class PatchPipeline:
 
     def _search_all(self, run: SearchRun, fixer: Fixer, *, boxed: bool) -> SearchOutcome | None:
         """A fixer that calls no model: all its candidates, searched until the deadline, or for
-        ``time_box_s`` seconds when ``boxed`` (a model fixer follows); what it did not try goes
-        to ``untried[fixer.name]``. None: it had no candidate."""
+        ``time_box_s`` seconds when ``boxed`` (a model fixer follows); what it did not try goes to
+        ``untried[fixer.name]``, when ``boxed`` with its next tiers after it (:func:`next_tiers_after`).
+        None: it had no candidate."""
         found = list(fixer.candidates(self._view(run)))
-        self.queued[fixer.name] = len(found)
-        self.pairs[fixer.name] = sum(getattr(c, "order", 1) == 2 for c in found)
+        self.queued[fixer.name] = self.pairs[fixer.name] = 0
+        self._queued(fixer, found)
         if not found:
             return None
         read_originals(run.session, found)
         box = min(self.deadline, time.monotonic() + self.settings.time_box_s) if boxed else self.deadline
-        queue = CandidateQueue(list(enumerate(found)), closed=True)
-        outcome = self.search(run, Phase(fixer.name, fixer.name, box), queue)
-        run.untried[fixer.name] = outcome.left
+        outcome = self.search(run, Phase(fixer.name, fixer.name, box),
+                              CandidateQueue(list(enumerate(found)), closed=True))
+        more = next_tiers_after(fixer, self._view(run), outcome.left, self.settings.tiers) \
+            if boxed and outcome.best is None and not self.stopped() and not self.settings.model_tiers_first else []
+        read_originals(run.session, more)
+        run.untried[fixer.name] = outcome.left + [(len(found) + i, c) for i, c in enumerate(more)]
+        self._queued(fixer, more)
         return outcome
+
+    def _queued(self, fixer: Fixer, found: list) -> None:
+        """Count ``found`` as queued by ``fixer`` (and its second-order mutants among them)."""
+        self.queued[fixer.name] = self.queued.get(fixer.name, 0) + len(found)
+        self.pairs[fixer.name] = self.pairs.get(fixer.name, 0) + sum(getattr(c, "order", 1) == 2 for c in found)
 
     def _beside_model(self, run: SearchRun, fixer: Fixer, tier: int = 1) -> SearchOutcome | None:
         """A fixer that calls a model: its candidates (key (0, n)) tested as they come, the
@@ -329,8 +332,6 @@ class PatchPipeline:
         run.phases[phase.name] = round(run.phases.get(phase.name, 0.0) + time.monotonic() - start, 3)
         return outcome
 
-    # -- helpers -----------------------------------------------------------------------
-
     def stopped(self) -> bool:
         """Cancelled, over the token budget, past the deadline, or past the extra budget of a
         held-back candidate (:class:`codur.patch.choice.Held`): no fixer starts."""
@@ -340,8 +341,7 @@ class PatchPipeline:
              session: RepairSession | None = None) -> PatchResult:
         result.tried, result.refused = dict(self.tried), list(self.refused)
         result.llm_calls, result.tokens = self.llm_calls, self.tokens
-        result.elapsed_s = round(time.monotonic() - start, 3)
-        result.phases = phases
+        result.elapsed_s, result.phases = round(time.monotonic() - start, 3), phases
         if self.near and session is not None:
             result.near_miss = best_near_miss(session, self.near, len(result.failing))
         self.emit(PatchDone(status=result.status.value, source=result.source, tried=result.tried,

@@ -211,8 +211,10 @@ def test_the_mutation_tiers_come_before_the_models_masks_unless_asked(tmp_path: 
     settings = dict(fixers=("mutation", "cloze"), max_mutants=2, max_pairs=0, time_box_s=1.0)
     result, events = run_cloze(repo, model, **settings)
     assert result.status == "not_found"
-    order = [p for p in result.phases if "tier" in p]
-    assert order[:2] == ["mutation (tier 2)", "mutation (tier 3)"] and "cloze (tier 2)" in order, result.phases
+    # the mutation tiers went beside the model's fills and into the rest: every mutant tried before the masks
+    order = [p for p in result.phases if "tier" in p or "rest" in p]
+    assert order[0] == "mutation (rest)" and order[1:3] == ["cloze (tier 2)", "cloze (tier 3)"], result.phases
+    assert not any(p.startswith("mutation (tier") for p in order), result.phases
     # model_tiers_first: the model's masks first
     first, _ = run_cloze(repo, model, model_tiers_first=True, **settings)
     order = [p for p in first.phases if "tier" in p]
@@ -220,6 +222,19 @@ def test_the_mutation_tiers_come_before_the_models_masks_unless_asked(tmp_path: 
     # the model off: the mutation tiers still run
     off = PatchPipeline(repo, patch_settings(time_budget_s=120, **settings), models=None).run()
     assert "mutation (tier 2)" in off.phases and not any(p.startswith("cloze") for p in off.phases)
+
+
+def test_the_cores_the_model_leaves_go_on_to_the_next_mutation_tiers(tmp_path: Path, fim_server):
+    from tests.repair.conftest import OFF_BY_ONE
+    repo = write_repo(tmp_path, OFF_BY_ONE)  # its fix is mutant 7 or 8: tier 2 of max_mutants=4
+    model, _ = fim_server(lambda prefix, suffix: "xs[i] * 1")  # never a fix
+    result, events = run_cloze(repo, model, fixers=("mutation", "cloze"), max_mutants=4, max_pairs=0, tiers=3,
+                               time_box_s=1.0)
+    assert result.status == "patched" and result.source == "mutation", result.message
+    assert "len(xs) - 1" in result.diff
+    # tested beside the model's fills (or right after them), not in a tier phase of its own
+    assert not any("tier" in p for p in result.phases), result.phases
+    assert next(e for e in events if e["event_type"] == "patch.done")["tried"]["mutation"] > 4
 
 
 def test_masks_follow_the_templates_and_a_model_without_fim_gets_none():
