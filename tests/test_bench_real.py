@@ -23,6 +23,16 @@ import sdists  # noqa: E402
 import splice  # noqa: E402
 
 
+def real_run_module():
+    """bench/real/run.py, loaded from its file (other benches have a run.py too: a bare
+    ``import run`` takes whichever one a test put first on the path)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_real_run", REAL / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_manifest_names_defined_projects_versions_and_tests():
     data = tomllib.loads(bugs.MANIFEST.read_text())
     loaded = bugs.load()
@@ -232,7 +242,7 @@ def test_model_figures_of_a_recorded_cloze_run_count_replies_echoes_and_candidat
 
 
 def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsys):
-    import run as real_run
+    real_run = real_run_module()
 
     seen = events.read_events(STDOUT, START)
     common = {"project": "humanize", "fixed": False, "status": "timeout", "llm_calls": 3,
@@ -255,7 +265,7 @@ def test_the_table_prints_the_figures_and_a_dash_for_a_record_without_them(capsy
 
 
 def test_the_totals_give_fixes_by_fixer_and_the_model_figures(capsys):
-    import run as real_run
+    real_run = real_run_module()
 
     cloze = events.figures(events.read_events(FILLS, 1795922389.9))
     sampled = events.figures(events.read_events(STDOUT, START))

@@ -198,10 +198,14 @@ def test_the_engine_sends_a_csv_joins_neighbour_back_with_the_column_the_questio
 
 def _bench(name):
     bench = Path(__file__).resolve().parents[2] / "bench" / "rlm"
+    saved = list(sys.path)
     sys.path.insert(0, str(bench))  # field_replay.py imports its siblings, the task generators
-    spec = importlib.util.spec_from_file_location(f"rlm_bench_{name}", bench / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec = importlib.util.spec_from_file_location(f"rlm_bench_{name}", bench / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:  # bench/rlm has a run.py: left on the path, it shadowed bench/real's for later tests
+        sys.path[:] = saved
     return module, bench
 
 
