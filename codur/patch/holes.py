@@ -38,12 +38,19 @@ STOP = ["\n", "<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|im_end|>", "<|f
 MAX_TOKENS = 48
 #: Characters of the file the model sees around a hole (whole lines): the module's head (its docstring,
 #: imports and constants) up to HEAD_CHARS, then the text before the hole from the start of the
-#: function holding it, at most BEFORE_CHARS, and the text after it, at most AFTER_CHARS. A whole
+#: function holding it, at most BEFORE_CHARS, and the text after it, at most AFTER_CHARS: the server's
+#: prompt cache holds the prompt up to the hole, so the text after it is what each fill reads anew
+#: (on parse's module at 65 tokens/s: 450 tokens and 7 s a fill with 1,500 characters, 180 tokens
+#: and 3 s with 600, the fills mostly the same; bench/repair/README.md, "Fill cost"). A whole
 #: file of 700 lines is about 7,000 tokens: on 2 cores the embedded model read such a prompt for 275 s,
 #: the whole budget of a bench/real run, before its first fill. The code next to the bug is the
-#: context infilling needs (Xia, Wei & Zhang, ICSE 2023), and the window's start is the same for
-#: every hole of one function, so the server's prompt cache still holds it.
-HEAD_CHARS, BEFORE_CHARS, AFTER_CHARS = 1_200, 3_000, 1_500
+#: context infilling needs (Xia, Wei & Zhang, ICSE 2023). The window's start is the function's
+#: start, or in a function longer than BEFORE_CHARS a point that moves in steps of STEP_CHARS: every
+#: hole of one step's lines sees the same start, so the server's prompt cache holds the prompt up to
+#: the hole and a fill reads only the rest (with the start moving with each hole, 4 fills of 18 on
+#: parse's module read the window's 1,250 tokens whole, 17 s each; 148 s for the 18 in steps, 173 s
+#: before, with 1,500 characters after the hole).
+HEAD_CHARS, BEFORE_CHARS, AFTER_CHARS, STEP_CHARS = 1_200, 3_000, 600, 1_000
 #: Written where the window leaves the module's text out.
 ELIDED = "# ...\n"
 #: The mark of the hole in a chat prompt.
@@ -138,7 +145,8 @@ def first_line(reply: str, prefix: str) -> str:
 def around(mask: Mask, text: str) -> tuple[str, str]:
     """(the text before the hole, the text after it) that the model sees for ``mask`` of ``text``
     (a module): :func:`Mask.prefix` and :func:`Mask.suffix` cut to the window of :data:`HEAD_CHARS`,
-    :data:`BEFORE_CHARS` and :data:`AFTER_CHARS` at line ends; a small module is seen whole."""
+    :data:`BEFORE_CHARS` and :data:`AFTER_CHARS` at line ends, the start in steps of :data:`STEP_CHARS`;
+    a small module is seen whole."""
     prefix, suffix = mask.prefix(text), mask.suffix(text)
     if len(suffix) > AFTER_CHARS:
         suffix = suffix[:suffix.rfind("\n", 0, AFTER_CHARS) + 1] or suffix[:AFTER_CHARS]
@@ -146,8 +154,9 @@ def around(mask: Mask, text: str) -> tuple[str, str]:
     if len(prefix) <= HEAD_CHARS + BEFORE_CHARS:
         return prefix, suffix
     start = max((s for s in starts if s <= mask.start), default=0)  # the function holding the hole
-    if mask.start - start > BEFORE_CHARS:
-        start = prefix.find("\n", mask.start - BEFORE_CHARS) + 1
+    if (over := mask.start - BEFORE_CHARS - start) > 0:  # from the first step's line start past the limit
+        start = min(text.find("\n", start + -(-over // STEP_CHARS) * STEP_CHARS - 1),
+                    text.rfind("\n", 0, mask.start)) + 1
     head = text[:head_end] if head_end <= HEAD_CHARS else text[:text.rfind("\n", 0, HEAD_CHARS) + 1]
     return (prefix[start:] if start <= len(head) else head + ELIDED + prefix[start:]), suffix
 
