@@ -30,6 +30,9 @@ class PatchSettings:
         tiers: tiers of the mutation search; tier k, searched once every candidate was tried
             with time left, goes up to k × those sizes.
         model_tiers_first: the model fixers' tiers before the mutation tiers (default: after).
+        model_box_s: seconds the model fixers' first tier may take, all of them together, from
+            the first one's start (0: until the deadline); then the candidates left, the
+            mutation tiers and the model's next tiers.
         max_lines: longest function shown whole to the model, lines.
         sample_format: what a sample writes ("function", "search_replace", "udiff").
         memory_mb: each test run's address-space limit, MiB (None: none).
@@ -49,20 +52,22 @@ class PatchSettings:
     mutant_timeout_s: float
     tiers: int = 1
     model_tiers_first: bool = False
+    model_box_s: float = 0.0
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> PatchSettings:
         """The settings ``fixers`` (those of :data:`codur.core.contracts.PIPELINE_FIXERS`),
         ``repair_workers``, ``mutation_time_box_s``,
         ``samples``, ``patch_time_budget_s``, ``max_mutants``, ``max_pairs``, ``sample_max_lines``,
-        ``sample_format``, ``test_memory_mb`` (0: none), ``mutant_timeout_s``, ``mutant_tiers`` and
-        ``model_tiers_first``."""
+        ``sample_format``, ``test_memory_mb`` (0: none), ``mutant_timeout_s``, ``mutant_tiers``,
+        ``model_tiers_first`` and ``model_time_box_s``."""
         return cls(fixers=tuple(f for f in PIPELINE_FIXERS if f in config.fixers), workers=config.repair_workers,
                    time_box_s=config.mutation_time_box_s, samples=config.samples,
                    time_budget_s=config.patch_time_budget_s, max_mutants=config.max_mutants,
                    max_pairs=config.max_pairs, max_lines=config.sample_max_lines, sample_format=config.sample_format,
                    memory_mb=config.test_memory_mb or None, mutant_timeout_s=config.mutant_timeout_s,
-                   tiers=config.mutant_tiers, model_tiers_first=config.model_tiers_first)
+                   tiers=config.mutant_tiers, model_tiers_first=config.model_tiers_first,
+                   model_box_s=config.model_time_box_s)
 
 
 class Queued(NamedTuple):

@@ -1,12 +1,13 @@
 """What one search of the candidate-patch pipeline carries from phase to phase
-(:class:`SearchRun`), a phase (:class:`Phase`), the queue keys of a model fixer's
-backfill (:func:`is_backfill`), the models built once for every model fixer (:func:`once`), and
-a result's diffs (:func:`diff_of`, :func:`best_near_miss`).
+(:class:`SearchRun`), a phase (:class:`Phase`), the model fixers' time box (:class:`ModelBox`),
+the queue keys of a model fixer's backfill (:func:`is_backfill`), the models built once for every
+model fixer (:func:`once`), and a result's diffs (:func:`diff_of`, :func:`best_near_miss`).
 Used by :class:`codur.patch.pipeline.PatchPipeline` alone."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -37,6 +38,28 @@ class Phase:
     name: str
     source: str
     deadline: float
+
+
+@dataclass
+class ModelBox:
+    """When the model fixers' first tier ends (``time.monotonic()``): ``seconds`` after the first of
+    them began, at most ``deadline``; ``seconds`` 0: at the deadline. Past it, a model fixer's first
+    tier does not start, and the one under way stops; the candidates left, the mutation tiers and
+    the model's next tiers have the rest (AGENTIC_LOGIC.md, step 5b)."""
+
+    deadline: float
+    seconds: float
+    began: float | None = None
+
+    def until(self) -> float:
+        """The end of the box (its clock starts at the first call)."""
+        if self.began is None:
+            self.began = time.monotonic()
+        return min(self.deadline, self.began + self.seconds) if self.seconds > 0 else self.deadline
+
+    def over(self) -> bool:
+        """The box began and its time is up."""
+        return self.began is not None and time.monotonic() >= self.until()
 
 
 def is_backfill(key: Any) -> bool:

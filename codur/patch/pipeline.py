@@ -4,8 +4,8 @@ For a fix task with failing tests (AGENTIC_LOGIC.md, "The candidate-patch pipeli
 whole order): the repair session localizes (coverage, Ochiai); each fixer of
 :data:`codur.patch.fixers.FIXERS` the settings enable proposes candidates through a
 :class:`codur.patch.fixer.FixerView`; this pipeline alone schedules them, tests them on the
-workers (a model fixer's beside the untried mutants), counts them per fixer and keeps the near
-misses; what a fixer left untried is tested at the end (phase ``"<fixer> (rest)"``).
+workers (a model fixer's beside the untried mutants, its first tier within a time box), counts them per fixer
+and keeps the near misses; what a fixer left untried is tested at the end (phase ``"<fixer> (rest)"``).
 
 A candidate that edits a test, deletes too much (:mod:`codur.validate.footprint`) or has a
 refused anti-pattern (:mod:`codur.validate.antipatterns`) is refused before its tests run. A
@@ -32,7 +32,7 @@ from codur.patch.chain import Chain
 from codur.patch.choice import Held, Stop, rank
 from codur.patch.contracts import PatchResult, PatchSettings, Queued, SearchEnd, why_unsolved
 from codur.patch.fixer import Fixer, FixerView, Judgement, ModelCall
-from codur.patch.phases import Phase, SearchRun, best_near_miss, diff_of, is_backfill, next_tiers_after, once
+from codur.patch.phases import ModelBox, Phase, SearchRun, best_near_miss, diff_of, is_backfill, next_tiers_after, once
 from codur.patch.producer import Producer, read_originals
 from codur.testing.command import TestCommand
 from codur.tools.executor import TestPolicy
@@ -92,6 +92,7 @@ class PatchPipeline:
         self.pairs: dict[str, int] = {}  # second-order ones among them (Mutant.order 2)
         self.budget_hit, self.held = False, Held(self.deadline)  # held: plausible ones held back by an anti-pattern
         self.halt = Stop(self.cancel, self.held)  # what the searches poll: cancelled, or the extra budget spent
+        self.box = ModelBox(self.deadline, settings.model_box_s)  # the model fixers' first tier
 
     def run(self) -> PatchResult:
         """Search; returns a :class:`PatchResult` (errors of the test runs become status
@@ -159,13 +160,10 @@ class PatchPipeline:
         with a plausible patch, else the last one (None: nothing was tried)."""
         outcome = None
         for i, fixer in enumerate(self.fixers):
-            if self.stopped() or (fixer.calls_model and not self.models):
+            if self.stopped() or (fixer.calls_model and (not self.models or self.box.over())):
                 continue
-            if fixer.calls_model:
-                found = self._beside_model(run, fixer)
-            else:
-                found = self._search_all(run, fixer, boxed=bool(self.models) and any(
-                    f.calls_model for f in self.fixers[i + 1:]))
+            found = self._beside_model(run, fixer) if fixer.calls_model else self._search_all(
+                run, fixer, boxed=bool(self.models) and any(f.calls_model for f in self.fixers[i + 1:]))
             outcome = found or outcome
             if outcome is not None and outcome.best is not None:
                 return outcome
@@ -267,7 +265,8 @@ class PatchPipeline:
         producer = Producer(items, queue, session, self._count, self._over_budget)
         producer.start(stop_backfill)
         try:
-            outcome = self.search(run, Phase(name, fixer.name, self.deadline), queue, on_hang=stop_backfill)
+            outcome = self.search(run, Phase(name, fixer.name, self.box.until() if tier == 1 else self.deadline), queue,
+                                  on_hang=stop_backfill)
         finally:
             done.set()  # found, or the search ended: the model fixer stops at its next token
             producer.finish()

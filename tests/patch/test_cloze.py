@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -235,6 +236,26 @@ def test_the_cores_the_model_leaves_go_on_to_the_next_mutation_tiers(tmp_path: P
     # tested beside the model's fills (or right after them), not in a tier phase of its own
     assert not any("tier" in p for p in result.phases), result.phases
     assert next(e for e in events if e["event_type"] == "patch.done")["tried"]["mutation"] > 4
+
+
+def test_the_models_first_tier_ends_at_its_time_box_and_its_next_tiers_still_run(tmp_path: Path, fim_server):
+    """Past ``model_box_s`` the fills of tier 1 stop, the sampler's first tier does not begin, and the
+    cloze fixer's next tier still runs; without the box tier 1 asks
+    every fill and the sampler asks its samples (a chat request)."""
+    def slow(prefix: str, suffix: str) -> str:
+        time.sleep(0.25)
+        return "weight_kg + 0"  # never the fix
+    boxed, seen = fim_server(slow)
+    result, _ = run_cloze(write_repo(tmp_path / "boxed", SHIPPING), boxed, fixers=("cloze", "sampling"),
+                          model_box_s=1.5, tiers=2, time_budget_s=6)
+    assert result.status != "patched" and result.phases["cloze"] < 2.5, result.phases
+    assert seen and all("prompt" in body for body in seen)  # fills only: no sample was asked
+    assert "cloze (tier 2)" in result.phases and "sampling" not in result.phases
+    whole, asked = fim_server(slow)
+    result, _ = run_cloze(write_repo(tmp_path / "whole", SHIPPING), whole, fixers=("cloze", "sampling"),
+                          tiers=2, time_budget_s=10)
+    assert result.phases["cloze"] > 2.5 and "sampling" in result.phases, result.phases
+    assert any("messages" in body for body in asked)
 
 
 def test_masks_follow_the_templates_and_a_model_without_fim_gets_none():
