@@ -187,14 +187,20 @@ class RLMEngine:
         return answer, "final_direct"
 
     def _system(self, budget: Budget, info: Mapping[str, Any]) -> SystemMessage:
-        """The system prompt with the budget left and the estimates measured so far (rebuilt before
-        every call: the time per call is measured from this run's first call on)."""
+        """The system prompt with the budget and the estimates as the run starts. It is built once:
+        the server's prompt cache holds a conversation whose start does not change, so each call
+        reads only the turns added since the last (a prompt rebuilt with the budget left made the
+        embedded model read the whole conversation again at every iteration). The budget left and
+        the time per call measured from this run's first call on are in each later user turn."""
         return SystemMessage(prompts.system_prompt(
             budget, context_type=info.get("context_type", "str"), context_len=info.get("context_len", 0),
-            estimate=prompts.CallEstimate.from_budget(
-                budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
-                prompt_chars=self.config.sub_call_chars), sub_chars=self.config.sub_call_chars,
+            estimate=self._estimate(budget), sub_chars=self.config.sub_call_chars,
             output_chars=self.config.output_chars, sub_iterations=self.config.sub_max_iterations))
+
+    def _estimate(self, budget: Budget) -> prompts.CallEstimate:
+        """One model call's estimated seconds and cost, measured so far."""
+        return prompts.CallEstimate.from_budget(budget, measured=self.measured, usd_per_mtok=self.client.usd_per_mtok(),
+                                                prompt_chars=self.config.sub_call_chars)
 
     def _loop(self, run: Trajectory) -> tuple[str, AnswerSource]:
         question, context, budget, trace = run.question, run.context, run.budget, run.trace
@@ -209,7 +215,6 @@ class RLMEngine:
             prompts.first_turn(question, preview, as_records=bool(table)))]
         try:
             while (reason := budget.check("iteration")) is None:
-                messages[0] = self._system(budget, info)
                 budget.start_iteration()
                 iteration = self._step(messages, run)
                 premature = bool(iteration.final and iteration.final.get("premature"))
@@ -241,7 +246,8 @@ class RLMEngine:
                     messages[1:] = [HumanMessage(prompts.restart_turn(
                         question, preview, evidence_of(trace, self.config.check_chars, notes=True), stuck))]
                     continue
-                messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint)))
+                messages.append(HumanMessage(prompts.next_turn(question, outputs, iteration.notes, budget, hint,
+                                                               call_cost=self._estimate(budget).describe(1))))
                 view.elide_old_outputs(messages, self.config.history_chars)
         except Finished as done:
             return done.answer, done.source

@@ -198,12 +198,16 @@ def restart_turn(question: str, preview: str, evidence: str, why: str) -> str:
     return RESTART.format(question=question, preview=preview, why=why, evidence=evidence or "(nothing printed)")
 
 
-def next_turn(question: str, outputs: str, notes: list[str], budget: Budget, hint: str = "") -> str:
-    """The user turn after an iteration: its outputs, notes, the answer hint, and the protocol again."""
+def next_turn(question: str, outputs: str, notes: list[str], budget: Budget, hint: str = "",
+              call_cost: str = "") -> str:
+    """The user turn after an iteration: its outputs, notes, the answer hint, the protocol again, the
+    budget left and ``call_cost`` (:meth:`CallEstimate.describe` of one call, measured so far: the
+    system prompt keeps the estimates of the run's start)."""
     note_text = "".join(f"\nNote: {n}" for n in notes)
-    return NEXT_TURN.format(outputs=outputs.rstrip("\n"), notes=note_text, hint=f"\n{hint}" if hint else "",
+    text = NEXT_TURN.format(outputs=outputs.rstrip("\n"), notes=note_text, hint=f"\n{hint}" if hint else "",
                             question=_clip(question), iterations_left=budget.limits.max_iterations - budget.iterations,
                             cost_left=_money(budget))
+    return f"{text} llm_query: {call_cost}" if call_cost else text
 
 
 def answer_turn(question: str, outputs: str, hint: str = "") -> str:

@@ -250,9 +250,25 @@ def test_the_root_prompt_measures_time_from_its_first_call_in_the_same_run():
     result = RLMEngine(model, RLMConfig()).run("What is the magic number?", log)
     assert result.answer == "48213"
     assert "time not measured yet" in str(model.calls[0][0].content)
-    second = str(model.calls[1][0].content)
-    assert "time not measured yet" not in second and "~1 model call(s), ~0s" in second
+    # the system prompt stays as the run began (the server's prompt cache holds the conversation's start);
+    # the time measured since, and the budget left, are in the newest user turn
+    assert model.calls[1][0].content == model.calls[0][0].content
+    second = str(model.calls[1][-1].content)
+    assert "time not measured yet" not in second and "llm_query: ~1 model call(s), ~0s" in second
     assert "Budget left: 5 iterations" in second  # the budget line is current too
+
+
+def test_each_call_of_a_run_begins_with_the_whole_conversation_of_the_call_before():
+    """A conversation only grows at its end, so the server reads only the new turns (its prompt cache):
+    the embedded model reads about 70 tokens a second on 2 cores."""
+    log = "".join(f"2026-03-0{d % 9 + 1} worker-{d % 4} shipped {d}\n" for d in range(200))
+    model = ScriptedChatModel(replies=["```repl\nprint(len(context))\n```", "```repl\nprint(count('worker-2'))\n```",
+                                       "```repl\nn = count('worker-3')\nprint(n)\n```"], default_reply="FINAL(50)")
+    result = RLMEngine(model, RLMConfig(check_evidence=False)).run("How many lines name worker-3?", log)
+    assert result.answer == "50" and len(model.calls) >= 4
+    for before, after in zip(model.calls, model.calls[1:], strict=False):
+        # all of the call before but its last turn (a question asked once, e.g. the answer from an output)
+        assert [m.content for m in after[:len(before) - 1]] == [m.content for m in before[:-1]]
 
 
 def test_evidence_helpers():
