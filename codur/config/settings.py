@@ -196,9 +196,9 @@ class CodurConfig(BaseSettings):
         "cloze masks and fills) before the mutation search's tiers 2..mutant_tiers; False (the default): the "
         "mutation tiers first, then the model's (bench/real, 2026-11-29: two bugs mutation tiers 2-3 fix in "
         "62-101 s timed out at 300 s behind the model's tiers, and no bug was fixed by a later cloze tier).")
-    model_time_box_s: float = Field(0.0, ge=0, description="Seconds the model fixers' first tier (cloze fills, then "
-        "patch samples) may take together; then the candidates left, the mutation tiers and the model's next tiers. "
-        "0: until the search's deadline.")
+    model_time_box_s: float = Field(150.0, ge=0, description="Seconds the model fixers' first tier (cloze fills, "
+        "then patch samples) may take together; then the candidates left, the mutation tiers and the model's next "
+        "tiers; 0: until the search's deadline (bench/real, 2026-11-29: 5 late fixes 961 s -> 844 s in all).")
     max_pairs: int = Field(100, ge=0, description="Second-order mutants (two edits on the same or adjacent lines, "
                            "or two statements of one function) among them at most; they keep a quarter of "
                            "max_mutants when the single edits would fill it.")

@@ -52,7 +52,7 @@ class PatchSettings:
     mutant_timeout_s: float
     tiers: int = 1
     model_tiers_first: bool = False
-    model_box_s: float = 0.0
+    model_box_s: float = 150.0
 
     @classmethod
     def from_config(cls, config: CodurConfig) -> PatchSettings:

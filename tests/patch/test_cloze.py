@@ -253,7 +253,7 @@ def test_the_models_first_tier_ends_at_its_time_box_and_its_next_tiers_still_run
     assert "cloze (tier 2)" in result.phases and "sampling" not in result.phases
     whole, asked = fim_server(slow)
     result, _ = run_cloze(write_repo(tmp_path / "whole", SHIPPING), whole, fixers=("cloze", "sampling"),
-                          tiers=2, time_budget_s=10)
+                          model_box_s=0, tiers=2, time_budget_s=10)
     assert result.phases["cloze"] > 2.5 and "sampling" in result.phases, result.phases
     assert any("messages" in body for body in asked)
 
