@@ -78,7 +78,7 @@ services = sorted({{line.split()[3] for line in lines}})
 print(services)
 ```
 When an output you have seen shows the answer, write FINAL(the answer) on its own line OUTSIDE code blocks.
-Budget left: {iterations_left} iterations, {cost_left}, depth {depth} of max {max_depth}."""
+Budget of this run: {iterations_left} iterations, {cost_left}, depth {depth} of max {max_depth}."""
 
 SUB_RLM = """
 

@@ -256,6 +256,9 @@ def test_the_root_prompt_measures_time_from_its_first_call_in_the_same_run():
     second = str(model.calls[1][-1].content)
     assert "time not measured yet" not in second and "llm_query: ~1 model call(s), ~0s" in second
     assert "Budget left: 5 iterations" in second  # the budget line is current too
+    # the system prompt states the run's budget, not a count "left" it would keep stale
+    assert "Budget of this run: 6 iterations" in str(model.calls[1][0].content)
+    assert "Budget left" not in str(model.calls[1][0].content)
 
 
 def test_each_call_of_a_run_begins_with_the_whole_conversation_of_the_call_before():
