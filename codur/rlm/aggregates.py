@@ -162,9 +162,30 @@ def _same_code(new: str, first: str) -> bool:
     return not new.strip() or bare(new) == bare(first) or bare(new) in bare(first)
 
 
+def unnamed_values(question: str, code: str, context: str, limit: int = 3) -> list[str]:
+    """Up to ``limit`` of ``question``'s :func:`constraint_words`, in the question's order, that the string
+    literals of ``code`` do not name but ``context`` holds as a value: a whole word somewhere not written as a
+    field's name (``word=``, ``"word":``, ``word:``). "How many transfer payments failed?" answered by
+    ``recs.where(status="failed").count()``: ``transfer`` (a method's value in the text) is not filtered on."""
+    named = {w for literal in string_literals(code) for w in _TOKEN.findall(literal.lower())}
+    words = [w for w in dict.fromkeys(_TOKEN.findall(question.lower())) if w in constraint_words(question)]
+    return [w for w in words if w not in named and re.search(rf"(?i)(?<![\w-]){w}(?![\w-])(?!\"?\s*[:=])", context)
+            ][:limit]
+
+
+def unnamed_note(question: str, code: str, context: str) -> str:
+    """The sentence a second-program ask gains when the first program filters on none of
+    :func:`unnamed_values` ("" when it names them all)."""
+    missing = unnamed_values(question, code, context)
+    if not missing:
+        return ""
+    return (f". The question says {', '.join(map(repr, missing))}, which the text holds as values, and your first "
+            "program filters on none of them: the second program should state every constraint of the question")
+
+
 def second_program_note(answer: str, code: str) -> str:
     """The ask for a second program after a first aggregate answer, naming a different method."""
-    if re.search(r"records\(|json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
+    if re.search(r"records\(|\brecs\b|json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
         other = "a regex over the lines, without records() (grep / count with a pattern holding every constraint)"
     else:
         other = ("records(context).where(field=value, ...) with each constraint of the question on its own field "

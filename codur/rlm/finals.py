@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codur.rlm import evidence, prompts, provenance, slots, view
+from codur.rlm import aggregates, evidence, prompts, provenance, slots, view
 from codur.rlm.answers import check_answer
 from codur.rlm.bridge import ModelClient
 from codur.rlm.config import RLMConfig
@@ -89,7 +89,7 @@ class FinalJudge:
             iteration.notes.append(f"FINAL_VAR({name}) refused: {name} holds {view.clip(value or '')}, an object, "
                                    "not a value; finish the chain (.count(), .sum(field), .first()[field]), "
                                    "print the result, then FINAL_VAR it")
-        elif doubted or (is_no_answer(value) and not last_chance):
+        elif doubted or is_no_answer(value):  # None is no answer, even last: the forced answer reads the outputs
             iteration.final["refused"] = "notes" if doubted else "empty"
             iteration.notes.append(f"FINAL_VAR({name}) refused: {name} is empty, or the notes "
                                    "above question the search it comes from; search again")
@@ -217,16 +217,24 @@ class FinalJudge:
             if evidence.is_number(answer) and (note := evidence.unsupported(question, answer, outputs)):
                 # a number no program printed: an answer written before its output was seen
                 return ask("evidence", note)
-            check = trace.second_program
-            since = check.programs[-1].iteration if check.programs else 0
-            mine = [e for it in trace.iterations if it.index > since for e in it.executions]
-            note = check.offer(answer, "\n".join(e.code for e in mine), "\n".join(e.stdout for e in mine),
-                               vote_key, iteration=trace.iterations[-1].index)
-            if note:
-                trace.iterations[-1].evidence = {"check": "second_program"}
-            return note
+            return _second_program(answer, trace, context)
         return (ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
                 or ask("field", slots.other_field_value(question, answer, outputs, context)))
+
+
+def _second_program(answer: str, trace: RLMTrace, context: object) -> str:
+    """The two-program check's note on an aggregate ``answer`` (:class:`codur.rlm.aggregates.SecondProgram`),
+    "" to take it; the first ask also names the question's values the first program filtered on none of."""
+    check = trace.second_program
+    since = check.programs[-1].iteration if check.programs else 0
+    mine = [e for it in trace.iterations if it.index > since for e in it.executions]
+    note = check.offer(answer, "\n".join(e.code for e in mine), "\n".join(e.stdout for e in mine),
+                       vote_key, iteration=trace.iterations[-1].index)
+    if note:
+        trace.iterations[-1].evidence = {"check": "second_program"}
+        if len(check.programs) == 1 and isinstance(context, str):
+            note += aggregates.unnamed_note(trace.task, check.programs[0].code, context)
+    return note
 
 
 def found(execution: CodeExecution) -> str:

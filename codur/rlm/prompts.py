@@ -44,7 +44,7 @@ or row (JSON, CSV/TSV with a header, key=value lines after a time and a level). 
 field names with examples; recs.unparsed: the lines that are no record.
 For records that are lines like `L-1|M-7|B-204|Old Town|9|4.50` under the header \
 `loan|member|book|branch|days_late|fee`, and `M-7|Ada|Vaasa` under `member_id|name|city`, \
-each question is one line (recs = records(context)):
+each question is one line (`recs` is records(context), already read):
   lookup: who borrowed B-204? answer = recs.where(book="B-204").first()["member"]
   count: how many late loans at Old Town? answer = recs.where(branch="Old Town", days_late=above(0)).count()
   sum: total fees of M-7? answer = recs.where(member="M-7").sum("fee")

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-__all__ = ["Record", "Records", "above", "below", "contains", "one_of", "startswith"]
+__all__ = ["LazyRecords", "Record", "Records", "above", "below", "contains", "one_of", "startswith"]
 
 EXAMPLES = 3
 
@@ -25,6 +25,9 @@ class Record(dict):
         self.raw, self.line = raw, line
 
     def __missing__(self, key):
+        for other in getattr(self, "later", ()):  # first()'s record: the next record of its selection that has it
+            if other.get(key) is not None:
+                return other[key]
         return None
 
 
@@ -196,8 +199,15 @@ class Records:
         return self._derived(sorted(ranked, key=lambda r: r[by], reverse=True)[:n])
 
     def first(self) -> Record | None:
-        """The first record, or None."""
-        return self.items[0] if self.items else None
+        """The first record, or None. A field it lacks reads from the first later record of this selection
+        that has it: ``recs.where(account="A-1").first()["city"]`` is the city of A-1's record that names
+        one, not None because A-1's first record is a payment (the 1.5B model writes that chain for a join)."""
+        if not self.items:
+            return None
+        head = self.items[0]
+        record = Record(head, head.raw, head.line)
+        record.later = self.items[1:]
+        return record
 
     def join(self, left_field: str, right_field: str | None = None) -> Records:
         """Each record with ``left_field`` merged with each other record whose ``right_field`` (default:
@@ -239,3 +249,39 @@ class FieldSummary(dict):
     def __repr__(self) -> str:
         return "\n".join(f"{name}: {n:,} records, e.g. {', '.join(repr(_shown(v)) for v in ex)}"
                          for name, (n, ex) in self.items())
+
+
+class LazyRecords:
+    """The :class:`Records` ``read()`` returns, read on first use and then kept: the REPL binds ``recs``
+    to one before any block runs, so the prompt's ``recs.where(...)`` works in a block that leaves out
+    ``recs = records(context)`` (the 1.5B model did, at every iteration of the ledger lookup: NameError),
+    and an input no block queries is never parsed."""
+
+    def __init__(self, read: Callable[[], Records]) -> None:
+        self._read, self._records = read, None
+
+    def _loaded(self) -> Records:
+        if self._records is None:
+            self._records = self._read()
+        return self._records
+
+    def __getattr__(self, name):
+        return getattr(self._loaded(), name)
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __iter__(self):
+        return iter(self._loaded())
+
+    def __getitem__(self, index):
+        return self._loaded()[index]
+
+    def __call__(self, text=None) -> Records:
+        return self._loaded()(text)
+
+    def __bool__(self) -> bool:
+        return bool(self._loaded())
+
+    def __repr__(self) -> str:
+        return repr(self._loaded())

@@ -137,6 +137,14 @@ def test_budget_exhausted_forces_an_answer_with_a_warning():
     assert len(result.trace.iterations) == 3 and result.trace.iterations[-1].executions == []
 
 
+def test_a_final_var_holding_none_is_refused_on_the_last_iteration_too_and_the_forced_answer_follows():
+    # the ledger join took `None` at its last iteration: `None` is never the answer to a question
+    result, _ = run(["```repl\ncity = None\nprint(city)\n```\nFINAL_VAR(city)", "FINAL(48213)"], max_iterations=1)
+    assert (result.answer, result.answer_source) == ("48213", "forced")
+    first = result.trace.iterations[0]
+    assert first.final["refused"] == "empty" and not first.final["accepted"]
+
+
 def test_forced_answer_without_final_uses_the_text():
     result, _ = run(["```repl\nprint(1)\n```", "It is probably 7."], max_iterations=1)
     assert (result.answer, result.answer_source) == ("It is probably 7.", "forced")

@@ -9,7 +9,7 @@ import json
 
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
-from codur.rlm.aggregates import SecondProgram, constraint_words, coverage
+from codur.rlm.aggregates import SecondProgram, constraint_words, coverage, unnamed_values
 from codur.rlm.evidence import (
     absence_unsearched,
     is_aggregate,
@@ -65,6 +65,17 @@ def test_a_count_two_programs_disagree_on_is_asked_again_with_both_programs_and_
     assert [p.answer for p in check.programs] == ["7", "3", "3"] and check.agreed  # the third agrees with the second
     assert [it.evidence and it.evidence["check"] for it in result.trace.iterations] == \
         ["second_program", "second_program", None]
+
+
+def test_the_first_ask_names_the_question_values_the_first_program_filters_on_none_of():
+    unfiltered = "```repl\nanswer = recs.where(status='failed').count()\nprint(answer)\n```\nFINAL_VAR(answer)"
+    result, model = run([unfiltered, PARSED, "FINAL(3)"], _payments(), COUNT_Q)
+    first_ask = str(model.calls[1][-1].content)
+    assert "regex over the lines, without records()" in first_ask  # `recs` is the records() table
+    assert "The question says 'card', which the text holds as values" in first_ask
+    assert "'payments'" not in first_ask and "'status'" not in first_ask  # a plural no line holds; a field's name
+    assert [p.answer for p in result.trace.second_program.programs][:2] == ["5", "3"]
+    assert unnamed_values(COUNT_Q, _code(PARSED), _payments()) == []
 
 
 def test_a_count_two_different_programs_agree_on_is_accepted_and_the_same_program_again_is_not():

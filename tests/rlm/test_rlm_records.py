@@ -119,6 +119,27 @@ def test_records_in_the_repl_with_its_predicates_and_note():
         assert sandbox.execute("print(len(recs.unparsed))").stdout == "1\n"
 
 
+def test_recs_is_bound_before_any_block_so_a_chain_without_its_assignment_runs():
+    # the 1.5B model copied the prompt's chain and left out `recs = records(context)`: NameError at every iteration
+    with Sandbox(KEY_VALUE, limits=SandboxLimits(timeout_s=10)) as sandbox:
+        chain = sandbox.execute("print(recs.where(level='error', message=startswith('auth-')).count())")
+        assert (chain.error, chain.stdout) == (None, "2\n")
+        assert sandbox.execute("print(len(recs), bool(recs), recs[0]['level'])").stdout == "5 True INFO\n"
+        empty = sandbox.execute("recs.where(level='WARN', user='kim').count()")
+        assert any("each constraint alone" in note for note in empty.notes)  # the bound one notes too
+        mine = sandbox.execute("recs = records('a=1\\na=2')\nprint(recs.sum('a'))")
+        assert (mine.error, mine.stdout) == (None, "3\n")  # the model may still bind its own
+
+
+def test_a_field_the_first_record_lacks_reads_from_the_next_record_of_the_selection_that_has_it():
+    recs = records("account=A-1 amount=5\naccount=A-2 city=Oslo\naccount=A-1 city=Vaasa\naccount=A-1 city=Turku\n")
+    first = recs.where(account="A-1").first()
+    assert (first["amount"], first["city"], first.get("city"), first.line) == (5, "Vaasa", None, 1)
+    assert recs.where(account="A-1").first()["holder"] is None and recs.where(account="A-9").first() is None
+    assert "later" not in vars(recs.items[0])  # the table's own records are left as they were
+    assert recs.items[0]["city"] is None
+
+
 def test_a_quoted_cell_running_over_a_line_end_leaves_the_other_rows_read():
     recs = records('id,note\n1,"open\nquote"\n2,fine\n')
     assert recs.values("id") == [1, 2] and recs.unparsed == ['quote"']
