@@ -7,6 +7,9 @@ fill and the suffix. The templates (:data:`TEMPLATES`), in the order tried on a 
 - ``return``: the return expression; ``rhs``: the right-hand side of an assignment;
 - ``condition``: the test of an ``if`` / ``while`` / ``assert`` / conditional expression;
   ``compare``: one side of a comparison;
+- ``choice``: a conditional expression whose ``else`` keeps the returned or assigned value, the hole
+  before it (``share = <fill> else done / total``: the model writes ``1.0 if not total``), TBar's
+  "mutate conditional expression" / "insert range checker" as one hole;
 - ``args``: a call's whole argument list (an empty one included); ``arg``: one argument of
   several; ``callee``: the function a call calls;
 - ``line``: the whole statement;
@@ -21,10 +24,11 @@ into mask patterns (Gamma, Zhang et al., ASE 2023; templates after TBar, Liu et 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: The templates, in the order a line's masks are tried.
-TEMPLATES = ("return", "rhs", "condition", "compare", "args", "arg", "callee", "line", "guard", "before", "after")
+TEMPLATES = ("return", "rhs", "condition", "compare", "choice", "args", "arg", "callee", "line", "guard", "before",
+             "after")
 #: Statements after which nothing runs: no ``after`` insertion.
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 #: Statements that choose the path (which lines run next, or whether the run goes on) rather
@@ -123,11 +127,12 @@ def _line_masks(tree: ast.AST, rows: list[str], starts: list[int], file: str, li
 
 
 def _part_masks(node: ast.AST, span) -> list[Mask | None]:
-    """``return``, ``rhs``, ``condition`` and ``compare`` of ``node``."""
-    if isinstance(node, ast.Return) and node.value is not None:
-        return [span(node.value, "return")]
-    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
-        return [span(node.value, "rhs")]
+    """``return``, ``rhs``, ``choice``, ``condition`` and ``compare`` of ``node``."""
+    if isinstance(node, ast.Return | ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+        whole = span(node.value, "return" if isinstance(node, ast.Return) else "rhs")
+        bare = isinstance(node.value, ast.Tuple | ast.IfExp | ast.Lambda | ast.Yield | ast.YieldFrom | ast.Starred)
+        choice = None if whole is None or bare else replace(whole, template="choice", after=" else " + whole.original)
+        return [whole, choice]  # a bare tuple would split at the else; a conditional or lambda nests badly
     if isinstance(node, ast.If | ast.While | ast.Assert | ast.IfExp):
         return [span(node.test, "condition")]
     if isinstance(node, ast.Compare):

@@ -99,6 +99,28 @@ HEADERS = {
     "pyproject.toml": PYPROJECT,
 }
 
+#: Nothing to do counts as done: the fix is a conditional expression around one right-hand side.
+PROGRESS = {
+    "progress.py": '''
+        def percent_done(done, total):
+            """How much of the work is done, in whole percent; no work at all counts as done."""
+            share = done / total
+            return round(100 * share)
+        ''',
+    "test_progress.py": '''
+        from progress import percent_done
+
+
+        def test_no_work_at_all_is_done():
+            assert percent_done(0, 0) == 100
+
+
+        def test_a_quarter():
+            assert percent_done(1, 4) == 25
+        ''',
+    "pyproject.toml": PYPROJECT,
+}
+
 Answer = Callable[[str, str], str]
 
 
@@ -206,6 +228,18 @@ def test_a_fill_of_the_argument_list_splits_at_the_first_colon_only(tmp_path: Pa
     assert all(b["prompt"].startswith(head) for b in seen) and len(seen) >= 4
 
 
+def test_a_conditional_expression_whose_else_keeps_the_value_guards_the_division(tmp_path: Path, fim_server):
+    repo = write_repo(tmp_path, PROGRESS)
+    # the hole is before " else done / total": the model writes only the new value and its condition
+    model, seen = fim_server(lambda prefix, suffix: "1.0 if not total" if suffix.startswith(" else done / total\n")
+                             else "done / total" if prefix.endswith("share = ") else "round(100 * share)")
+    result, events = run_cloze(repo, model)
+    assert result.status == "patched" and result.provenance["template"] == "choice", result.message
+    assert "+    share = 1.0 if not total else done / total\n" in result.diff
+    asked = [b["prompt"] for b in seen]
+    assert any(p.endswith(" else done / total\n    return round(100 * share)\n<|fim_middle|>") for p in asked)
+
+
 def test_the_mutation_tiers_come_before_the_models_masks_unless_asked(tmp_path: Path, fim_server):
     repo = write_repo(tmp_path, SHIPPING)
     model, seen = fim_server(lambda prefix, suffix: "weight_kg * 1")  # never a fix
@@ -262,8 +296,9 @@ def test_masks_follow_the_templates_and_a_model_without_fim_gets_none():
     text = "def f(xs, n):\n    total = sum(xs, 0)\n    return total > n\n"
     found = [(m.line, m.template, m.original) for m in masks(text, "f.py", [3, 2])]
     assert found == [(3, "return", "total > n"), (3, "compare", "total"), (3, "compare", "n"),
-                     (3, "line", "return total > n"), (3, "guard", ""), (3, "before", ""),
-                     (2, "rhs", "sum(xs, 0)"), (2, "args", "xs, 0"), (2, "arg", "xs"), (2, "arg", "0"),
+                     (3, "choice", "total > n"), (3, "line", "return total > n"), (3, "guard", ""), (3, "before", ""),
+                     (2, "rhs", "sum(xs, 0)"), (2, "choice", "sum(xs, 0)"), (2, "args", "xs, 0"), (2, "arg", "xs"),
+                     (2, "arg", "0"),
                      (2, "callee", "sum"), (2, "line", "total = sum(xs, 0)"), (2, "guard", ""), (2, "before", "")]
     # "after" line 2 is "before" line 3: one mask; nothing runs after a return
     assert fim_tokens(ScriptedChatModel(replies=[])) is None
