@@ -182,6 +182,15 @@ def run_cloze(repo: Path, model, **changes):
     return result, [e.as_dict() if hasattr(e, "as_dict") else e for e in events]
 
 
+def patched_by(tmp_path: Path, fim_server, files: dict, template: str, answer: Answer):
+    """Run the cloze fixer alone on ``files`` with a FIM server answering ``answer``; assert the repo
+    got patched by a fill of ``template``; return the result, its events and the requests seen."""
+    model, seen = fim_server(answer)
+    result, events = run_cloze(write_repo(tmp_path, files), model)
+    assert result.status == "patched" and result.provenance["template"] == template, result.message
+    return result, events, seen
+
+
 def fills(events) -> list[dict]:
     return [e for e in events if e["event_type"] == "patch.fill"]
 
@@ -204,21 +213,16 @@ def test_a_fill_of_the_right_hand_side_adds_the_missing_ceil(tmp_path: Path, fim
 
 
 def test_a_new_guard_around_the_line_skips_the_users_without_email(tmp_path: Path, fim_server):
-    repo = write_repo(tmp_path, REMINDERS)
     # the embedded model often writes the ":" that follows the hole again: cut, as it then parses
-    model, _ = fim_server(lambda prefix, suffix: "email:" if prefix.endswith("    if ") and suffix.startswith(":\n")
-                          else "out.append(name)")
-    result, _ = run_cloze(repo, model)
-    assert result.status == "patched" and result.provenance["template"] == "guard", result.message
+    result, _, _ = patched_by(tmp_path, fim_server, REMINDERS, "guard", lambda prefix, suffix: "email:" if
+                              prefix.endswith("    if ") and suffix.startswith(":\n") else "out.append(name)")
     assert "+        if email:\n+            out.append(" in result.diff
 
 
 def test_a_fill_of_the_argument_list_splits_at_the_first_colon_only(tmp_path: Path, fim_server):
-    repo = write_repo(tmp_path, HEADERS)
-    model, seen = fim_server(lambda prefix, suffix: '":", 1' if prefix.endswith("line.split(")
-                             else "line.split" if prefix.endswith("value = ") else "line")
-    result, events = run_cloze(repo, model)
-    assert result.status == "patched" and result.provenance["template"] == "args", result.message
+    result, events, seen = patched_by(tmp_path, fim_server, HEADERS, "args", lambda prefix, suffix: '":", 1' if
+                                      prefix.endswith("line.split(") else "line.split" if prefix.endswith("value = ")
+                                      else "line")
     assert '+    name, value = line.split(":", 1)\n' in result.diff
     # a fill that gives the masked code back is never judged
     judged = [e for e in events if e["event_type"] == "patch.candidate"]
@@ -229,12 +233,10 @@ def test_a_fill_of_the_argument_list_splits_at_the_first_colon_only(tmp_path: Pa
 
 
 def test_a_conditional_expression_whose_else_keeps_the_value_guards_the_division(tmp_path: Path, fim_server):
-    repo = write_repo(tmp_path, PROGRESS)
     # the hole is before " else done / total": the model writes only the new value and its condition
-    model, seen = fim_server(lambda prefix, suffix: "1.0 if not total" if suffix.startswith(" else done / total\n")
-                             else "done / total" if prefix.endswith("share = ") else "round(100 * share)")
-    result, events = run_cloze(repo, model)
-    assert result.status == "patched" and result.provenance["template"] == "choice", result.message
+    result, _, seen = patched_by(tmp_path, fim_server, PROGRESS, "choice", lambda prefix, suffix: "1.0 if not total" if
+                                 suffix.startswith(" else done / total\n") else "done / total" if
+                                 prefix.endswith("share = ") else "round(100 * share)")
     assert "+    share = 1.0 if not total else done / total\n" in result.diff
     asked = [b["prompt"] for b in seen]
     assert any(p.endswith(" else done / total\n    return round(100 * share)\n<|fim_middle|>") for p in asked)
