@@ -211,6 +211,8 @@ class FinalJudge:
             return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
                                "with the value itself, from a line your code printed")
         if evidence.is_aggregate(question) and self.config.second_program:
+            if note := ask("field", slots.not_a_value(question, answer, context)):  # "which X": a value of X
+                return note
             if not any(it.executions for it in trace.iterations):
                 return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "
                                        "computes it and prints 3 lines it counts and its result")
@@ -219,7 +221,8 @@ class FinalJudge:
                 return ask("evidence", note)
             return _second_program(answer, trace, context)
         return (ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
-                or ask("field", slots.other_field_value(question, answer, outputs, context)))
+                or ask("field", slots.other_field_value(question, answer, outputs, context))
+                or ask("field", slots.not_a_value(question, answer, context)))
 
 
 def _second_program(answer: str, trace: RLMTrace, context: object) -> str:

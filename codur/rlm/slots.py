@@ -2,6 +2,8 @@
 
 * :func:`asked_words` / :func:`echoes_words`: the words naming what a question asks for ("team" in
   "Which team was T-5631 assigned to?"), and an answer made only of them (the field, not its value).
+* :func:`not_a_value`: a "which X" answer that is no value the field X has in the input's records
+  (``280``, a group's count, for "Which payment method has the most failed payments?").
 * :func:`other_field_value`: where the printed lines about the question give the asked field a
   value, the answer is that value, not a neighbour on its line. The asked field is found in the
   forms records are printed in: ``team juniper``, ``warehouse=W-84``, ``"city": "Lyon"``,
@@ -19,10 +21,13 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 from codur.rlm.evidence import ID, clip, is_aggregate, names_whole, printed_lines
 from codur.rlm.notes import whole_name
 from codur.rlm.provenance import key_names, printed_items, says_absent, unwrap
+from codur.rlm.records import records
+from codur.rlm.table import _text
 
 #: the words naming what a question asks for: after "which / what" and "answer with the"
 _ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
@@ -36,6 +41,9 @@ _KEYED = re.compile(r"""(?<![\w-])(["']?)([A-Za-z_][\w-]*)\1\s*[=:]\s*"""
 #: that prose with commas ("found 3 lines, e.g.") is no header
 _COLUMN = re.compile(r"[A-Za-z_][\w.-]{0,39}")
 _DELIMITERS = ("\t", ",", ";")
+#: distinct values kept per field by :func:`field_values`; a field with more is not judged by them
+FIELD_VALUES = 2_000
+_WHICH = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 
 
 def asked_ranks(question: str) -> dict[str, int]:
@@ -224,3 +232,47 @@ def _field_note(value: str, given: dict[str, tuple[str, str]]) -> str:
     shown = "; ".join(f"{clip(line)!r} gives {word} {v}" for v, (word, line) in list(given.items())[:3])
     return (f"{clip(value, 60)} is not the value of the field the question asks for on the printed lines about "
             f"it: {shown}. Answer with the value of that field, from the line the question's steps lead to")
+
+
+@lru_cache(maxsize=2)
+def field_values(context: str) -> dict[str, frozenset[str] | None]:
+    """Each field of ``records(context)`` with its values as text, lower case (as ``where`` compares
+    them); None for a field with over :data:`FIELD_VALUES` values; {} when fewer than 10 lines, or
+    not most of them, are records."""
+    try:
+        recs = records(context)
+    except (ValueError, TypeError, RecursionError, MemoryError):
+        return {}
+    if len(recs) < 10 or len(recs.unparsed) > len(recs):
+        return {}
+    seen: dict[str, set[str]] = {}
+    for record in recs:
+        for name, value in record.items():
+            values = seen.setdefault(name, set())
+            if len(values) <= FIELD_VALUES:
+                values.add(_text(value))
+    return {name: None if len(v) > FIELD_VALUES else frozenset(v) for name, v in seen.items()}
+
+
+def not_a_value(question: str, answer: str, context: object) -> str:
+    """A note when ``question`` asks "which / what X" and the input's records have a field named by X
+    (:func:`asked_ranks`, most named first; :func:`name_parts`) of which ``answer`` is no value; ""
+    otherwise (no such field, an answer saying "not present", input that is no records). The second
+    program of "Which payment method has the most payments with the status failed?" printed the top
+    group's count, 280, and two programs agreed on it."""
+    value = unwrap(answer).strip()
+    if not isinstance(context, str) or not value or says_absent(value) or not _WHICH.search(question):
+        return ""
+    fields = field_values(context)
+    ranks = asked_ranks(question)
+    for rank in sorted(set(ranks.values()), reverse=True):
+        words = {w for w, r in ranks.items() if r == rank}
+        named = [f for f, values in fields.items() if words & name_parts(f) and values is not None]
+        if named:
+            if any(_text(value) in fields[f] for f in named):
+                return ""
+            shown = ", ".join(sorted(fields[named[0]])[:6])
+            return (f"{clip(value, 60)} is not a value of the field {named[0]!r} the question asks for (its values "
+                    f"include {shown}): answer with the {named[0]} itself, e.g. the key of the top group "
+                    "(group_count(field).most_common(1)[0][0]), not its count")
+    return ""

@@ -13,7 +13,15 @@ from pathlib import Path
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.aggregates import SecondProgram, is_empty_result
-from codur.rlm.slots import asked_ranks, asked_words, input_rows, name_parts, other_field_value, table_rows
+from codur.rlm.slots import (
+    asked_ranks,
+    asked_words,
+    input_rows,
+    name_parts,
+    not_a_value,
+    other_field_value,
+    table_rows,
+)
 from codur.rlm.vote import vote_key
 
 
@@ -194,6 +202,35 @@ def test_the_engine_sends_a_csv_joins_neighbour_back_with_the_column_the_questio
     fixed = "```repl\nbranch = row.split(',')[2]\nprint(branch)\n```\nFINAL_VAR(branch)"
     sent_back_then_right([hop, fixed], LIBRARY, BRANCH_Q, wrong="Ruth Okafor", given="branch Eastgate",
                          right="Eastgate")
+
+
+#: a kennel's bookings, key=value lines: boarding has 6 cancelled bookings, grooming 3, training 1
+KENNEL = "".join(f"2026-05-{1 + i % 28:02d} booking=B-{500 + i} service={service} status={status} dogs={1 + i % 3}\n"
+                 for i, (service, status) in enumerate(
+                     [("boarding", "cancelled")] * 6 + [("grooming", "cancelled")] * 3 + [("training", "cancelled")]
+                     + [("grooming", "kept")] * 12 + [("training", "kept")] * 9))
+MOST_Q = "Which service has the most cancelled bookings? Answer with the service name."
+
+
+def test_a_which_answer_that_is_no_value_of_the_asked_field_in_the_records_is_refused():
+    assert "is not a value of the field 'service'" in not_a_value(MOST_Q, "6", KENNEL)
+    assert "boarding, grooming, training" in not_a_value(MOST_Q, "6", KENNEL)
+    assert not_a_value(MOST_Q, "Boarding", KENNEL) == "" and not_a_value(MOST_Q, "NOT PRESENT", KENNEL) == ""
+    assert not_a_value("Which booking had the most dogs?", "B-502", KENNEL) == ""  # a field named by the question
+    assert not_a_value("How many bookings were cancelled?", "10", KENNEL) == ""  # no "which X"
+    assert not_a_value(MOST_Q, "6", "prose without records\n" * 20) == ""  # no records, no field to judge by
+
+
+def test_the_engine_sends_a_groups_count_back_when_the_question_asks_which_group():
+    count = ("```repl\ntop = recs.where(status='cancelled').group_count('service').most_common(1)[0][1]\nprint(top)\n"
+             "```\nFINAL_VAR(top)")
+    key = count.replace("[0][1]", "[0][0]")
+    regex = ("```repl\nimport re\nfrom collections import Counter\nc = Counter(re.findall(r'service=(\\w+) "
+             "status=cancelled', context))\nprint(c)\nbest = c.most_common(1)[0][0]\n```\nFINAL_VAR(best)")
+    result, model = run([count, key, regex], KENNEL, MOST_Q)
+    assert (result.answer, result.answer_source) == ("boarding", "final_var")
+    assert "6 is not a value of the field 'service'" in str(model.calls[1][-1].content)
+    assert [p.answer for p in result.trace.second_program.programs] == ["boarding", "boarding"]
 
 
 def _bench(name):
