@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from codur.rlm.evidence import clip, string_literals
 from codur.rlm.helpers import EMPTY_VALUES
 from codur.rlm.provenance import says_absent, unwrap
+from codur.rlm.slots import field_values
 
 #: words of a question that state no constraint (question words, filler, the answer's form)
 _FILLER = frozenset((
@@ -175,11 +176,17 @@ def unnamed_values(question: str, code: str, context: str, limit: int = 3) -> li
 
 def unnamed_note(question: str, code: str, context: str) -> str:
     """The sentence a second-program ask gains when the first program filters on none of
-    :func:`unnamed_values` ("" when it names them all)."""
+    :func:`unnamed_values` ("" when it names them all): each word with the ``where`` constraint that
+    states it when the input is records and one field holds it as a value (``where(method='card')``)."""
     missing = unnamed_values(question, code, context)
     if not missing:
         return ""
-    return (f". The question says {', '.join(map(repr, missing))}, which the text holds as values, and your first "
+    fields = field_values(context)
+
+    def said(word: str) -> str:
+        named = [name for name, values in fields.items() if values is not None and word in values]
+        return f"{word!r} (where({named[0]}={word!r}))" if len(named) == 1 else repr(word)
+    return (f". The question says {', '.join(map(said, missing))}, which the text holds as values, and your first "
             "program filters on none of them: the second program should state every constraint of the question")
 
 

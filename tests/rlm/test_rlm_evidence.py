@@ -72,7 +72,7 @@ def test_the_first_ask_names_the_question_values_the_first_program_filters_on_no
     result, model = run([unfiltered, PARSED, "FINAL(3)"], _payments(), COUNT_Q)
     first_ask = str(model.calls[1][-1].content)
     assert "regex over the lines, without records()" in first_ask  # `recs` is the records() table
-    assert "The question says 'card', which the text holds as values" in first_ask
+    assert "The question says 'card' (where(method='card')), which the text holds as values" in first_ask
     assert "'payments'" not in first_ask and "'status'" not in first_ask  # a plural no line holds; a field's name
     assert [p.answer for p in result.trace.second_program.programs][:2] == ["5", "3"]
     assert unnamed_values(COUNT_Q, _code(PARSED), _payments()) == []
