@@ -18,7 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codur.core.usage import Usage
-from codur.rlm import prompts, provenance, view
+from codur.rlm import prompts, provenance, slots, view
 from codur.rlm.alone import answer_alone
 from codur.rlm.answers import evidence_of, extract_answer, forced_answer
 from codur.rlm.bridge import Bridge, ModelClient
@@ -208,6 +208,8 @@ class RLMEngine:
         preview = view.preview(context, self.config.preview_chars)
         if table := view.records_summary(context):  # issue 54: the text as records, the first block queries it
             preview = f"{preview}\n\n{table}"
+            if links := slots.value_links(question, context):  # value linking: where(field=value) to copy
+                preview = f"{preview}\nThe question's words among the records' values: {links}."
         if found := provenance.key_lines(question, context):
             trace.retrieved = found
             preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"

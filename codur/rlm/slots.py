@@ -2,6 +2,10 @@
 
 * :func:`asked_words` / :func:`echoes_words`: the words naming what a question asks for ("team" in
   "Which team was T-5631 assigned to?"), and an answer made only of them (the field, not its value).
+* :func:`value_links`: the question's words that are values of the input's records, with their fields
+  (``'card' is method``), shown in the first turn: value linking, as text-to-SQL links a question to
+  a database's cells (Guo et al. 2019, "Towards Complex Text-to-SQL in Cross-Domain Database with
+  Intermediate Representation"; Wang et al. 2020, "RAT-SQL").
 * :func:`not_a_value`: a "which X" answer that is no value the field X has in the input's records
   (``280``, a group's count, for "Which payment method has the most failed payments?").
 * :func:`other_field_value`: where the printed lines about the question give the asked field a
@@ -276,3 +280,26 @@ def not_a_value(question: str, answer: str, context: object) -> str:
                     f"include {shown}): answer with the {named[0]} itself, e.g. the key of the top group "
                     "(group_count(field).most_common(1)[0][0]), not its count")
     return ""
+
+
+def value_links(question: str, context: object, limit: int = 6) -> str:
+    """The words of ``question`` (its ids, its words of 3 letters or more, and each two neighbouring
+    words) that are a whole value of the records of ``context``, in the question's order, each with
+    the field(s) holding it and how many records: ``'card' is method (812 records); 'ACC-61745' is
+    account (4 records)``; at most ``limit``, a word held by more than 2 fields left out; "" when the
+    input is no records (:func:`field_values`) or no word is a value."""
+    if not isinstance(context, str) or not field_values(context):
+        return ""
+    words = [w.lower() for w in [*key_names(question), *re.findall(r"\b[A-Za-z]+\d+\b|[A-Za-z]{3,}", question)]]
+    plain = re.findall(r"[A-Za-z]+", question)
+    words += [f"{a} {b}".lower() for a, b in zip(plain, plain[1:], strict=False)]
+    wanted = set(words)
+    hits: dict[str, dict[str, int]] = {}
+    for record in records(context):
+        for name, value in record.items():
+            if isinstance(value, str) and (text := _text(value)) in wanted:
+                held = hits.setdefault(text, {})
+                held[name] = held.get(name, 0) + 1
+    said = [f"{w!r} is {' or '.join(f'{n} ({c:,} records)' for n, c in hits[w].items())}"
+            for w in dict.fromkeys(words) if w in hits and len(hits[w]) <= 2]
+    return "; ".join(said[:limit])

@@ -21,6 +21,7 @@ from codur.rlm.slots import (
     not_a_value,
     other_field_value,
     table_rows,
+    value_links,
 )
 from codur.rlm.vote import vote_key
 
@@ -219,6 +220,17 @@ def test_a_which_answer_that_is_no_value_of_the_asked_field_in_the_records_is_re
     assert not_a_value("Which booking had the most dogs?", "B-502", KENNEL) == ""  # a field named by the question
     assert not_a_value("How many bookings were cancelled?", "10", KENNEL) == ""  # no "which X"
     assert not_a_value(MOST_Q, "6", "prose without records\n" * 20) == ""  # no records, no field to judge by
+
+
+def test_the_first_turn_links_the_questions_words_to_the_fields_holding_them_as_values():
+    question = "How many boarding bookings of B-503 were cancelled with 2 dogs? Answer with the number."
+    assert value_links(question, KENNEL) == ("'b-503' is booking (1 records); 'boarding' is service (6 records); "
+                                             "'cancelled' is status (10 records)")
+    assert value_links(question, "prose without records\n" * 20) == ""
+    result, model = run(["```repl\nn = recs.where(service='boarding', status='cancelled').count()\nprint(n)\n```"
+                         "\nFINAL_VAR(n)"], KENNEL, question, max_iterations=1)
+    first = str(model.calls[0][-1].content)
+    assert "The question's words among the records' values: 'b-503' is booking (1 records);" in first
 
 
 def test_the_engine_sends_a_groups_count_back_when_the_question_asks_which_group():
