@@ -211,7 +211,8 @@ class FinalJudge:
             return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
                                "with the value itself, from a line your code printed")
         if evidence.is_aggregate(question) and self.config.second_program:
-            if note := ask("field", slots.not_a_value(question, answer, context)):  # "which X": a value of X
+            if note := slots.not_a_value(question, answer, context):  # "which X": a value of X, asked every time
+                trace.iterations[-1].evidence = {"check": "field"}
                 return note
             if not any(it.executions for it in trace.iterations):
                 return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "
