@@ -202,6 +202,9 @@ class FinalJudge:
             trace.iterations[-1].evidence = {"check": check}
             return note
 
+        if unprinted := _unprinted_count(question, answer, trace, computed):  # asked every time, last too
+            trace.iterations[-1].evidence = {"check": "evidence"}
+            return unprinted
         if last_chance:
             note = evidence.unsupported(question, answer, outputs)
             return note if "look-alike" in note else ""
@@ -217,13 +220,23 @@ class FinalJudge:
             if not any(it.executions for it in trace.iterations):
                 return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "
                                        "computes it and prints 3 lines it counts and its result")
-            if evidence.is_number(answer) and (note := evidence.unsupported(question, answer, outputs)):
-                # a number no program printed: an answer written before its output was seen
-                return ask("evidence", note)
             return _second_program(answer, trace, context)
         return (ask("evidence", evidence.unsupported(question, answer, outputs, [code for code, _, _ in blocks]))
                 or ask("field", slots.other_field_value(question, answer, outputs, context))
                 or ask("field", slots.not_a_value(question, answer, context)))
+
+
+def _unprinted_count(question: str, answer: str, trace: RLMTrace, computed: bool) -> str:
+    """The note refusing an aggregate's number that no block of the run printed (its stdout, not an input
+    line a search quoted: a ``5`` inside a quoted record is no count), "" otherwise. Asked every time,
+    the last iteration too: the run then ends in the program's computed answer
+    (:meth:`codur.rlm.aggregates.SecondProgram.standing`), not in a number written before its output
+    was seen (the held-out parcels counts: 59 and 133 printed, then ``FINAL(5)`` and ``FINAL(622)`` taken)."""
+    if not evidence.is_aggregate(question) or not evidence.is_number(answer):
+        return ""
+    stdout = [e.stdout for it in trace.iterations for e in it.executions]
+    stdout += [str(it.final["shown"]) for it in trace.iterations if it.final and it.final.get("shown")]
+    return evidence.unsupported(question, answer, stdout + ([answer] if computed else []))
 
 
 def _second_program(answer: str, trace: RLMTrace, context: object) -> str:

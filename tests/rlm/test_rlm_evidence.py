@@ -360,6 +360,18 @@ def test_a_count_left_unchecked_at_the_iteration_limit_is_the_programs_answer_no
     assert result.answer == "7" and len(model.calls) == 2  # lines_with('card', 'failed') counted 7: it stands
 
 
+def test_a_count_written_without_its_output_is_refused_every_time_and_the_programs_count_stands():
+    """The held-out parcels counts: 59 printed by the first program, then FINAL(5) written three times and
+    taken once the asks ran out. A number inside a quoted input line (PAY-105) is not a printed count."""
+    search = "```repl\nprint(grep('PAY-105'))\n```"
+    result, model = run([PARSED, search, "FINAL(105)", "FINAL(105)", "FINAL(105)"], _payments(), COUNT_Q,
+                        max_iterations=4)
+    assert (result.answer, result.answer_source) == ("3", "forced")
+    refused = [it.index for it in result.trace.iterations if any("105 is on no line" in n for n in it.notes)]
+    assert refused == [3, 4]  # the last iteration's too
+    assert [p.answer for p in result.trace.second_program.programs] == ["3"]
+
+
 def test_the_forced_answer_reads_what_the_first_turn_showed():
     """The logs join at 400k: the model's code never printed the hops, the first turn's search of
     the whole text had; the forced call is shown it beside the outputs."""
