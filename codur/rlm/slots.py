@@ -282,14 +282,14 @@ def not_a_value(question: str, answer: str, context: object) -> str:
     return ""
 
 
-def value_links(question: str, context: object, limit: int = 6) -> str:
+@lru_cache(maxsize=4)
+def linked_values(question: str, context: object) -> dict[str, dict[str, int]]:
     """The words of ``question`` (its ids, its words of 3 letters or more, and each two neighbouring
-    words) that are a whole value of the records of ``context``, in the question's order, each with
-    the field(s) holding it and how many records: ``'card' is method (812 records); 'ACC-61745' is
-    account (4 records)``; at most ``limit``, a word held by more than 2 fields left out; "" when the
-    input is no records (:func:`field_values`) or no word is a value."""
+    words), lower case and in the question's order, that are a whole value of the records of
+    ``context``, each with the fields holding it and how many records; a word held by more than 2
+    fields left out; {} when the input is no records (:func:`field_values`) or no word is a value."""
     if not isinstance(context, str) or not field_values(context):
-        return ""
+        return {}
     words = [w.lower() for w in [*key_names(question), *re.findall(r"\b[A-Za-z]+\d+\b|[A-Za-z]{3,}", question)]]
     plain = re.findall(r"[A-Za-z]+", question)
     words += [f"{a} {b}".lower() for a, b in zip(plain, plain[1:], strict=False)]
@@ -300,6 +300,22 @@ def value_links(question: str, context: object, limit: int = 6) -> str:
             if isinstance(value, str) and (text := _text(value)) in wanted:
                 held = hits.setdefault(text, {})
                 held[name] = held.get(name, 0) + 1
-    said = [f"{w!r} is {' or '.join(f'{n} ({c:,} records)' for n, c in hits[w].items())}"
-            for w in dict.fromkeys(words) if w in hits and len(hits[w]) <= 2]
+    return {w: hits[w] for w in dict.fromkeys(words) if w in hits and len(hits[w]) <= 2}
+
+
+def value_links(question: str, context: object, limit: int = 6) -> str:
+    """:func:`linked_values` said in words, at most ``limit``: ``'card' is method (812 records); 'ACC-61745'
+    is account (4 records)``; "" for none."""
+    said = [f"{w!r} is {' or '.join(f'{n} ({c:,} records)' for n, c in fields.items())}"
+            for w, fields in linked_values(question, context).items()]
     return "; ".join(said[:limit])
+
+
+def names_in_fields(question: str, context: object) -> bool:
+    """Whether the records of ``context`` hold what ``question`` asks about in their fields: each of its
+    ids (:func:`codur.rlm.provenance.key_names`) is a field's value, or, with no id, one of its words is.
+    False when the ids are only inside free text (``T-5631 assigned to team falcon`` read as a
+    ``message``): then a search of the text is the way in, not a ``where``."""
+    linked = linked_values(question, context)
+    ids = [n.lower() for n in key_names(question)]
+    return all(i in linked for i in ids) if ids else bool(linked)

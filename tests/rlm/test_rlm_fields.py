@@ -18,6 +18,7 @@ from codur.rlm.slots import (
     asked_words,
     input_rows,
     name_parts,
+    names_in_fields,
     not_a_value,
     other_field_value,
     table_rows,
@@ -231,6 +232,22 @@ def test_the_first_turn_links_the_questions_words_to_the_fields_holding_them_as_
                          "\nFINAL_VAR(n)"], KENNEL, question, max_iterations=1)
     first = str(model.calls[0][-1].content)
     assert "The question's words among the records' values: 'b-503' is booking (1 records);" in first
+
+
+def test_the_first_turn_reads_records_only_when_the_questions_ids_are_values_of_their_fields():
+    # the ticket desk's facts are free text: read as records, the id sits inside a `message`
+    desk = "".join(f"2026-03-0{1 + i % 9} 10:00:0{i % 10} T-{4400 + i} assigned to team {t} prio=P{1 + i % 3}\n"
+                   for i, t in enumerate(["falcon", "juniper", "kestrel"] * 10))
+    assert names_in_fields("Which team was ticket T-4405 assigned to?", desk) is False
+    assert names_in_fields("How many tickets have prio P2?", desk) is True  # no id: a word that is a value
+    assert names_in_fields(MOST_Q, KENNEL) and names_in_fields("Which service had booking B-503?", KENNEL)
+    assert names_in_fields("Which service had booking B-999?", KENNEL) is False  # an id in no record
+    _, model = run(["FINAL(falcon)"], desk, "Which team was ticket T-4405 assigned to?", max_iterations=1)
+    first = str(model.calls[0][-1].content)
+    assert "records(context) reads it as" not in first and "grep/count/lines_with" in first
+    _, model = run(["FINAL(6)"], KENNEL, MOST_Q, max_iterations=1)
+    first = str(model.calls[0][-1].content)
+    assert "records(context) reads it as" in first and "recs = records(context) and one call chain" in first
 
 
 def test_the_engine_sends_a_groups_count_back_when_the_question_asks_which_group():
