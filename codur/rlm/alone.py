@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from codur.rlm import provenance
+from codur.rlm import provenance, slots
 
 #: one ``field=value`` / ``field: value`` pair, as a line, a dict or a JSON fragment prints it
 _PAIR = re.compile(r"""\{?\s*['"]?([A-Za-z_][\w.-]*)['"]?\s*(?:=|:\s)\s*['"]?([^'"={}]+?)['"]?\s*\}?""")
@@ -38,6 +38,8 @@ def answer_alone(question: str, answer: str | None) -> str | None:
     * an absence when the question names its word (``answer NOT PRESENT``): ``NOT PRESENT``;
     * one ``field=value`` / ``field: value`` pair (``city=Tampere``, ``{'city': 'Tampere'}``): the value,
       when it is one word or the question names the field (``Error: timeout while reading`` stays);
+    * two words, the first naming what the question asks for (:func:`codur.rlm.slots.asked_words`):
+      the second (``team lumen`` -> ``lumen`` for "Which team ...?");
     * quotes, a list of one item and the trailing period of one word are removed.
     """
     if answer is None:
@@ -52,6 +54,9 @@ def answer_alone(question: str, answer: str | None) -> str | None:
         numbers = {_number(n) for n in _NUMBERS.findall(text)}
         if len(numbers) == 1:
             return numbers.pop()
+    words = text.split()
+    if len(words) == 2 and words[0].lower().rstrip(":") in slots.asked_words(question):
+        return words[1]  # "team lumen" for "Which team ...? Answer with the team name": the field's name before it
     pair = _PAIR.fullmatch(text)
     if pair and not pair.group(2).startswith("/"):
         key, value = pair.group(1), pair.group(2).strip()

@@ -8,6 +8,7 @@ from codur.rlm.alone import answer_alone
 
 CITY = "In which city was that account opened? Answer with the city."
 COUNT = "How many parcels have the status lost? Answer with the number."
+TEAM = "Which team was ticket T-5631 assigned to? Answer with the team name."
 ABSENT = "Who holds ACC-1? If no record opens exactly ACC-1, answer NOT PRESENT."
 
 
@@ -18,6 +19,8 @@ ABSENT = "Who holds ACC-1? If no record opens exactly ACC-1, answer NOT PRESENT.
     (COUNT, "count: 48", "48"), (ABSENT, "not found", "NOT PRESENT"),
     (COUNT, "12 of 40", "12 of 40"), (CITY, "W-17", "W-17"), (CITY, "12:30:00", "12:30:00"),
     (CITY, "Error: timeout while reading", "Error: timeout while reading"), (CITY, "It is Tampere.", "It is Tampere."),
+    (TEAM, "team lumen", "lumen"), (TEAM, "Team: lumen", "lumen"), (CITY, "New York", "New York"),
+    (CITY, "city Tampere", "Tampere"), (TEAM, "lumen team", "lumen team"),
 ])
 def test_answer_alone(question, answer, alone):
     assert answer_alone(question, answer) == alone
