@@ -31,7 +31,7 @@ from codur.rlm.evidence import ID, clip, is_aggregate, names_whole, printed_line
 from codur.rlm.notes import whole_name
 from codur.rlm.provenance import key_names, printed_items, says_absent, unwrap
 from codur.rlm.records import records
-from codur.rlm.table import _text
+from codur.rlm.table import compared
 
 #: the words naming what a question asks for: after "which / what" and "answer with the"
 _ASKED = re.compile(r"\b(?:which|what)\s+([\w-]+(?:\s+[\w-]+)?)"
@@ -254,7 +254,7 @@ def field_values(context: str) -> dict[str, frozenset[str] | None]:
         for name, value in record.items():
             values = seen.setdefault(name, set())
             if len(values) <= FIELD_VALUES:
-                values.add(_text(value))
+                values.add(compared(value))
     return {name: None if len(v) > FIELD_VALUES else frozenset(v) for name, v in seen.items()}
 
 
@@ -273,7 +273,7 @@ def not_a_value(question: str, answer: str, context: object) -> str:
         words = {w for w, r in ranks.items() if r == rank}
         named = [f for f, values in fields.items() if words & name_parts(f) and values is not None]
         if named:
-            if any(_text(value) in fields[f] for f in named):
+            if any(compared(value) in fields[f] for f in named):
                 return ""
             shown = ", ".join(sorted(fields[named[0]])[:6])
             return (f"{clip(value, 60)} is not a value of the field {named[0]!r} the question asks for (its values "
@@ -297,7 +297,7 @@ def linked_values(question: str, context: object) -> dict[str, dict[str, int]]:
     hits: dict[str, dict[str, int]] = {}
     for record in records(context):
         for name, value in record.items():
-            if isinstance(value, str) and (text := _text(value)) in wanted:
+            if isinstance(value, str) and (text := compared(value)) in wanted:
                 held = hits.setdefault(text, {})
                 held[name] = held.get(name, 0) + 1
     return {w: hits[w] for w in dict.fromkeys(words) if w in hits and len(hits[w]) <= 2}

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-__all__ = ["LazyRecords", "Record", "Records", "above", "below", "contains", "one_of", "startswith"]
+__all__ = ["LazyRecords", "Record", "Records", "above", "below", "compared", "contains", "one_of", "startswith"]
 
 EXAMPLES = 3
 
@@ -31,7 +31,9 @@ class Record(dict):
         return None
 
 
-def _text(value) -> str:
+def compared(value) -> str:
+    """``value`` as ``where`` and ``join`` compare it: text, lower case, stripped; a whole float as its int
+    (``3.0`` -> ``3``), a time in ISO form."""
     if isinstance(value, datetime):
         return value.isoformat().lower()
     if isinstance(value, float) and value.is_integer():
@@ -50,18 +52,18 @@ def same(value, wanted) -> bool:
     if value is None:
         return wanted is None
     if isinstance(value, datetime) and isinstance(wanted, str):
-        return _text(value).startswith(wanted.strip().replace(" ", "T").lower())
-    return value == wanted or _text(value) == _text(wanted)
+        return compared(value).startswith(wanted.strip().replace(" ", "T").lower())
+    return value == wanted or compared(value) == compared(wanted)
 
 
 def startswith(prefix: str) -> Callable:
     """A ``where`` predicate: the value begins with ``prefix`` (ignoring case)."""
-    return lambda value: value is not None and _text(value).startswith(_text(prefix))
+    return lambda value: value is not None and compared(value).startswith(compared(prefix))
 
 
 def contains(part: str) -> Callable:
     """A ``where`` predicate: the value holds ``part`` (ignoring case)."""
-    return lambda value: value is not None and _text(part) in _text(value)
+    return lambda value: value is not None and compared(part) in compared(value)
 
 
 def one_of(*values) -> Callable:
@@ -218,12 +220,12 @@ class Records:
         index: dict[str, list[tuple[int, Record]]] = {}
         for at, r in enumerate(self.items):
             if r.get(right_field) is not None:
-                index.setdefault(_text(r[right_field]), []).append((at, r))
+                index.setdefault(compared(r[right_field]), []).append((at, r))
         merged = []
         for at, left in enumerate(self.items):
             if left.get(left_field) is None:
                 continue
-            for other, right in index.get(_text(left[left_field]), ()):
+            for other, right in index.get(compared(left[left_field]), ()):
                 if other == at or (left_field == right_field and (
                         other < at or left.keys() <= right.keys() or right.keys() <= left.keys())):
                     continue
