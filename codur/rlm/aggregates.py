@@ -51,8 +51,12 @@ def constraint_words(question: str) -> frozenset[str]:
 def coverage(question: str, code: str) -> int:
     """How many of the question's :func:`constraint_words` the string literals of ``code`` (its
     searches, filters and compared values) name."""
-    named = {w for literal in string_literals(code) for w in _TOKEN.findall(literal.lower())}
-    return len(constraint_words(question) & named)
+    return len(constraint_words(question) & _named(code))
+
+
+def _named(code: str) -> set[str]:
+    """The words, lower case, of the string literals of ``code``."""
+    return {w for literal in string_literals(code) for w in _TOKEN.findall(literal.lower())}
 
 
 @dataclass
@@ -168,8 +172,8 @@ def unnamed_values(question: str, code: str, context: str, limit: int = 3) -> li
     literals of ``code`` do not name but ``context`` holds as a value: a whole word somewhere not written as a
     field's name (``word=``, ``"word":``, ``word:``). "How many transfer payments failed?" answered by
     ``recs.where(status="failed").count()``: ``transfer`` (a method's value in the text) is not filtered on."""
-    named = {w for literal in string_literals(code) for w in _TOKEN.findall(literal.lower())}
-    words = [w for w in dict.fromkeys(_TOKEN.findall(question.lower())) if w in constraint_words(question)]
+    named, wanted = _named(code), constraint_words(question)
+    words = [w for w in dict.fromkeys(_TOKEN.findall(question.lower())) if w in wanted]
     return [w for w in words if w not in named and re.search(rf"(?i)(?<![\w-]){w}(?![\w-])(?!\"?\s*[:=])", context)
             ][:limit]
 

@@ -206,17 +206,15 @@ class RLMEngine:
         question, context, budget, trace = run.question, run.context, run.budget, run.trace
         info = run.sandbox.context_info
         preview = view.preview(context, self.config.preview_chars)
-        table = view.records_summary(context)  # issue 54: the text as records, the first block queries it
-        if table and slots.names_in_fields(question, context):  # else the question's ids are in free text
+        # issue 54: the text as records, the first block queries it, unless the question's ids are in free text
+        if as_records := bool(table := view.records_summary(context)) and slots.names_in_fields(question, context):
             preview = f"{preview}\n\n{table}\nThe question's words among the records' values: " \
                       f"{slots.value_links(question, context)}."  # value linking: where(field=value) to copy
-        else:
-            table = ""
         if found := provenance.key_lines(question, context):
             trace.retrieved = found
             preview = f"{preview}\n\nWhat a search of the whole text finds of the question's names:\n{found}"
         messages: list[BaseMessage] = [self._system(budget, info), HumanMessage(
-            prompts.first_turn(question, preview, as_records=bool(table)))]
+            prompts.first_turn(question, preview, as_records=as_records))]
         try:
             while (reason := budget.check("iteration")) is None:
                 budget.start_iteration()

@@ -196,15 +196,14 @@ class FinalJudge:
         asked = [it.evidence.get("check") for it in trace.iterations if it.evidence and it.evidence.get("refused")]
         limit = self.config.max_evidence_asks
 
-        def ask(check: str, note: str) -> str:
-            if not note or asked.count(check) >= limit:
+        def ask(check: str, note: str, every_time: bool = False) -> str:
+            if not note or (asked.count(check) >= limit and not every_time):
                 return ""
             trace.iterations[-1].evidence = {"check": check}
             return note
 
-        if unprinted := _unprinted_count(question, answer, trace, computed):  # asked every time, last too
-            trace.iterations[-1].evidence = {"check": "evidence"}
-            return unprinted
+        if note := ask("evidence", _unprinted_count(question, answer, trace, computed), every_time=True):
+            return note  # the last iteration too
         if last_chance:
             note = evidence.unsupported(question, answer, outputs)
             return note if "look-alike" in note else ""
@@ -214,8 +213,7 @@ class FinalJudge:
             return ask("echo", f"{view.clip(answer, 60)} names what the question asks for, not its value: answer "
                                "with the value itself, from a line your code printed")
         if evidence.is_aggregate(question) and self.config.second_program:
-            if note := slots.not_a_value(question, answer, context):  # "which X": a value of X, asked every time
-                trace.iterations[-1].evidence = {"check": "field"}
+            if note := ask("field", slots.not_a_value(question, answer, context), every_time=True):  # a value of X
                 return note
             if not any(it.executions for it in trace.iterations):
                 return ask("evidence", f"{view.clip(answer, 60)} was computed by no code: write a program that "

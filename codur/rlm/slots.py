@@ -26,11 +26,12 @@ import csv
 import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from codur.rlm.evidence import ID, clip, is_aggregate, names_whole, printed_lines
 from codur.rlm.notes import whole_name
 from codur.rlm.provenance import key_names, printed_items, says_absent, unwrap
-from codur.rlm.records import records
+from codur.rlm.records import Records, records
 from codur.rlm.table import compared
 
 #: the words naming what a question asks for: after "which / what" and "answer with the"
@@ -45,6 +46,8 @@ _KEYED = re.compile(r"""(?<![\w-])(["']?)([A-Za-z_][\w-]*)\1\s*[=:]\s*"""
 #: that prose with commas ("found 3 lines, e.g.") is no header
 _COLUMN = re.compile(r"[A-Za-z_][\w.-]{0,39}")
 _DELIMITERS = ("\t", ",", ";")
+#: records(context) is offered first when at least this share of the input's lines are records
+RECORDS_SHARE = 0.8
 #: distinct values kept per field by :func:`field_values`; a field with more is not judged by them
 FIELD_VALUES = 2_000
 _WHICH = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
@@ -238,16 +241,30 @@ def _field_note(value: str, given: dict[str, tuple[str, str]]) -> str:
             f"it: {shown}. Answer with the value of that field, from the line the question's steps lead to")
 
 
-@lru_cache(maxsize=2)
-def field_values(context: str) -> dict[str, frozenset[str] | None]:
-    """Each field of ``records(context)`` with its values as text, lower case (as ``where`` compares
-    them); None for a field with over :data:`FIELD_VALUES` values; {} when fewer than 10 lines, or
-    not most of them, are records."""
+@lru_cache(maxsize=1)
+def _records_of(context: str) -> Records | None:
     try:
         recs = records(context)
     except (ValueError, TypeError, RecursionError, MemoryError):
-        return {}
-    if len(recs) < 10 or len(recs.unparsed) > len(recs):
+        return None
+    if len(recs) < 10 or len(recs) < RECORDS_SHARE * (len(recs) + len(recs.unparsed)):
+        return None
+    return recs
+
+
+def records_of(context: Any) -> Records | None:
+    """What ``records(context)`` reads, read once per input (the first turn and the checks share it; do not
+    change it); None when the input is not text, or fewer than :data:`RECORDS_SHARE` of its lines (and
+    fewer than 10) are records: then the searches are the way in."""
+    return _records_of(context) if isinstance(context, str) else None
+
+
+@lru_cache(maxsize=2)
+def field_values(context: str) -> dict[str, frozenset[str] | None]:
+    """Each field of ``records(context)`` with its values as text, lower case (as ``where`` compares
+    them); None for a field with over :data:`FIELD_VALUES` values; {} when the input is no records
+    (:func:`records_of`)."""
+    if (recs := records_of(context)) is None:
         return {}
     seen: dict[str, set[str]] = {}
     for record in recs:
@@ -295,7 +312,7 @@ def linked_values(question: str, context: object) -> dict[str, dict[str, int]]:
     words += [f"{a} {b}".lower() for a, b in zip(plain, plain[1:], strict=False)]
     wanted = set(words)
     hits: dict[str, dict[str, int]] = {}
-    for record in records(context):
+    for record in records_of(context) or ():
         for name, value in record.items():
             if isinstance(value, str) and (text := compared(value)) in wanted:
                 held = hits.setdefault(text, {})

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from codur.rlm.helpers import looks_empty, truncate
-from codur.rlm.records import records
+from codur.rlm.slots import records_of
 from codur.rlm.trace import CodeExecution, Iteration
 
 
@@ -50,23 +50,14 @@ def preview(context: Any, chars: int) -> str:
     return truncate(text, chars)
 
 
-#: records(context) is offered first when at least this share of the input's lines are records
-RECORDS_SHARE = 0.8
 RECORDS_FIELDS = 14
 
 
 def records_summary(context: Any) -> str:
     """What ``records(context)`` reads (how many records, of which formats, the unparsed lines, and the
     first :data:`RECORDS_FIELDS` fields with examples), shown in the first turn so the first block can
-    query it; "" when the input is not text, or fewer than :data:`RECORDS_SHARE` of its lines (and
-    fewer than 10) are records: then the searches are the way in."""
-    if not isinstance(context, str):
-        return ""
-    try:
-        recs = records(context)
-    except (ValueError, TypeError, RecursionError, MemoryError):
-        return ""
-    if len(recs) < 10 or len(recs) < RECORDS_SHARE * (len(recs) + len(recs.unparsed)):
+    query it; "" when the input is no records (:func:`records_of`)."""
+    if (recs := records_of(context)) is None:
         return ""
     fields = repr(recs.fields()).splitlines()
     more = f"\n({len(fields) - RECORDS_FIELDS} more fields)" if len(fields) > RECORDS_FIELDS else ""

@@ -13,6 +13,7 @@ from pathlib import Path
 from codur.llm import ScriptedChatModel
 from codur.rlm import RLMConfig, RLMEngine
 from codur.rlm.aggregates import SecondProgram, is_empty_result
+from codur.rlm.records import records
 from codur.rlm.slots import (
     asked_ranks,
     asked_words,
@@ -248,6 +249,18 @@ def test_the_first_turn_reads_records_only_when_the_questions_ids_are_values_of_
     _, model = run(["FINAL(6)"], KENNEL, MOST_Q, max_iterations=1)
     first = str(model.calls[0][-1].content)
     assert "records(context) reads it as" in first and "recs = records(context) and one call chain" in first
+
+
+def test_the_first_turn_and_the_checks_read_the_records_once_per_input(monkeypatch):
+    import codur.rlm.slots as slots
+
+    reads = []
+    monkeypatch.setattr(slots, "records", lambda text: reads.append(len(text)) or records(text))
+    slots._records_of.cache_clear()
+    text = KENNEL + "2026-05-09 booking=B-999 service=boarding status=cancelled dogs=1\n"  # an input of its own
+    run(["```repl\nn = recs.where(status='cancelled').group_count('service').most_common(1)[0][1]\nprint(n)\n```\n"
+         "FINAL_VAR(n)", "FINAL(boarding)"], text, MOST_Q, max_iterations=2)
+    assert reads == [len(text)]  # the summary, the value links and the not-a-value check share one parse
 
 
 def test_the_engine_sends_a_groups_count_back_when_the_question_asks_which_group():
