@@ -9,6 +9,7 @@
     .venv/bin/python bench/rlm/accuracy.py --family tickets        # the ticket log (ticket_tasks.py)
     .venv/bin/python bench/rlm/accuracy.py --family ledger         # the held-out ledger (ledger_tasks.py, 5 kinds)
     .venv/bin/python bench/rlm/accuracy.py --family parcels        # the held-out CSV export (parcel_tasks.py, 6 kinds)
+    .venv/bin/python bench/rlm/accuracy.py --family builds         # the newest held-out one: JSON (build_tasks.py)
 
 Tasks come from ``log_tasks.py`` (lookup among look-alike lines, counting over every line, a join of
 two facts far apart, a "not present" question), or, with ``--family tickets``, from
@@ -35,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import build_tasks
 import ledger_tasks
 import log_tasks
 import parcel_tasks
@@ -49,7 +51,8 @@ from codur.rlm.prompts import direct_answer_prompt
 #: characters of each block's printed output a row keeps (``printed``: what the answer checks read, for
 #: replaying them later, ``field_replay.py``)
 PRINTED_CHARS = 4_000
-FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks}
+FAMILIES = {"logs": log_tasks, "tickets": ticket_tasks, "ledger": ledger_tasks, "parcels": parcel_tasks,
+            "builds": build_tasks}
 
 
 def configured_model(max_tokens: int) -> Any:
@@ -172,7 +175,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--family", choices=tuple(FAMILIES), default="logs",
                         help="the task generator: logs (log_tasks.py), tickets (ticket_tasks.py), ledger "
                              "(ledger_tasks.py, the held-out family of issue 40) or parcels (parcel_tasks.py, "
-                             "the held-out family of issue 54)")
+                             "the held-out family of issue 54) or builds (build_tasks.py, issue 54's newest "
+                             "held-out family, frozen before the measurement of record)")
     parser.add_argument("--kinds", default=None,
                         help=f"task kinds, of {', '.join(ledger_tasks.KINDS)} (aggregate: ledger and tickets); "
                              "default: every kind of the family")

@@ -286,3 +286,40 @@ def test_parcel_answers_follow_from_the_tables():
     parcel = re.search(r"Parcel (PX-\d+)", join.question).group(1)
     courier = next(r["courier_id"] for r in parcels.parcel_rows(join.context) if r["parcel_id"] == parcel)
     assert re.search(rf"\n{courier},[^,\n]+,{join.answer},", join.context)
+
+
+builds = importlib.import_module("build_tasks")  # issue 54's second held-out family (--family builds)
+
+
+@pytest.mark.parametrize("kind", builds.KINDS)
+def test_build_tasks_are_one_json_array_deterministic_about_the_size_asked(kind):
+    task = builds.make_task(kind, 50_000, 2)
+    assert task == builds.make_task(kind, 50_000, 2) and task.id == f"builds:{kind}-50000-2"
+    assert 48_000 <= len(task.context) < 54_000 and task.context.startswith("[\n  {")
+    objects = json.loads(task.context)
+    assert {"runner_id", "host"} <= set(objects[0]) or {"build_id", "result"} <= set(objects[0])
+    assert task.context != builds.make_task(kind, 50_000, 3).context
+    with pytest.raises(ValueError, match="unknown task kind"):
+        builds.make_task("median", 50_000, 0)
+
+
+def test_build_answers_follow_from_the_objects():
+    lookup = builds.make_task("lookup", 400_000, 1)
+    name = re.search(r"runner (RN-\d+) hosted", lookup.question).group(1)
+    runners = [o for o in json.loads(lookup.context) if o["runner_id"] == name and "host" in o]
+    assert [o["host"]["region"] for o in runners] == [lookup.answer]
+    assert lookup.context.count(f'"{name}') > 10  # look-alikes and its builds
+    absent = builds.make_task("absent", 400_000, 1)
+    gone = re.search(r"runner (RN-\d+) hosted", absent.question).group(1)
+    assert absent.answer == NOT_PRESENT and not re.search(rf"(?<![\w-]){gone}(?![\w-])", absent.context)
+    count = builds.make_task("count", 400_000, 1)
+    assert int(count.answer) > 10 and count.context.count("cancelled") > \
+        sum(1 for b in builds.build_objects(count.context) if b["result"]["status"] == "cancelled")  # messages too
+    agg = builds.make_task("aggregate", 400_000, 1)
+    branches = Counter(b["branch"] for b in builds.build_objects(agg.context))
+    assert branches.most_common(1)[0][0] == "main" != agg.answer and score(agg, agg.answer)
+    join = builds.make_task("join", 400_000, 1)
+    build = re.search(r"Build (B-\d+)", join.question).group(1)
+    runner = next(b["runner_id"] for b in builds.build_objects(join.context) if b["build_id"] == build)
+    assert [o["host"]["region"] for o in json.loads(join.context) if o.get("runner_id") == runner and "host" in o] \
+        == [join.answer]
