@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from codur.sandbox.process import ProcessResult
@@ -92,7 +92,7 @@ def _no_kill(kill: Callable[[], None]) -> None:
 def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str, str], timeout_s: float | None,
               *, server: Runner | None = None, launch: Launch | None = None, report: Path | None = None,
               on_start: Callable[[Callable[[], None]], None] = _no_kill, origin: Path | None = None,
-              confined: bool = True, shadow_src: bool = False) -> TestRun:
+              confined: bool = True, shadow_src: bool = False, secrets: Sequence[Path] = ()) -> TestRun:
     """Start one run of the repo's tests, wait for it, and read its report: the one function
     that starts a test run.
 
@@ -112,6 +112,9 @@ def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str
         origin: the repo a copy in ``cwd`` was made from (bound back in a confined
             subprocess); default ``cwd``.
         confined: a subprocess runs under bwrap when it works (False: the allowlist only).
+        secrets: ``origin``'s credential files (:func:`codur.tools.masking.masked_files`; none
+            under ``allow_secrets``), read as empty in a confined subprocess
+            (:func:`codur.testing.confine.origin_secrets`).
         shadow_src: a subprocess puts ``cwd/src`` first on ``PYTHONPATH`` (a worker's copy
             shadows an install of the original ``src/`` layout).
 
@@ -136,7 +139,7 @@ def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str
         if shadow_src and (cwd / "src").is_dir():
             full["PYTHONPATH"] = os.pathsep.join([str(cwd / "src"), full["PYTHONPATH"]])
         done = run_confined(argv, cwd, full, timeout_s, on_start, origin or cwd, command.interpreter,
-                            confined=confined)
+                            confined=confined, secrets=secrets)
         code, timed_out, output, duration = done.exit_code, done.timed_out, done.stdout + done.stderr, done.duration_s
     found = read_report(report) if report is not None else None
     return run_of(found.tests if found else None, code, timed_out=timed_out, duration_s=duration, output=output,

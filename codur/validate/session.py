@@ -21,7 +21,7 @@ from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_
 from codur.testing.ids import file_of
 from codur.testing.suite import Suite, suite_of
 from codur.tools.executor import TestPolicy
-from codur.tools.masking import blank_masked
+from codur.tools.masking import blank_masked, masked_files
 from codur.validate import localize
 from codur.validate.checks import Baseline, checks_for
 from codur.validate.evaluate import Candidate, Checks, Evaluation
@@ -35,8 +35,10 @@ from codur.validate.worker import Worker
 OWN_TEST_BUDGET = 300
 
 
-def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list) -> None:
-    """Start the shared runner (in a thread) and copy ``n`` workers into ``pool``.
+def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list, *,
+                   secrets: tuple[Path, ...] = ()) -> None:
+    """Start the shared runner (in a thread) and copy ``n`` workers into ``pool``; ``secrets``:
+    the repo's credential files, which read as empty in the runner's runs.
 
     ``pool`` receives the runner first (if any), then the workers; the caller closes
     them all, even when this raises.
@@ -45,7 +47,7 @@ def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list)
         pool += [Worker(repo, command, i) for i in range(n)]
         return
     with ThreadPoolExecutor(1) as ex:
-        future = ex.submit(take_runner, command.python, repo)
+        future = ex.submit(take_runner, command.python, repo, secrets=secrets)
         try:
             copies = [Worker(repo, command, i) for i in range(n)]
         finally:
@@ -118,11 +120,12 @@ class RepairSession:
             return self
         self._tmp = make_temp_dir("codur-repair-")
         try:
-            _start_workers(self.repo, self.command, self.n_workers, self.pool)
+            secrets = () if self.policy.allow_secrets else tuple(masked_files(self.repo))
+            _start_workers(self.repo, self.command, self.n_workers, self.pool, secrets=secrets)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
             for copy in self.copies:
                 copy.memory_mb = self.memory_mb
-                copy.policy = self.policy
+                copy.policy, copy.secrets = self.policy, secrets
                 if not self.policy.allow_secrets:
                     blank_masked(copy.root)  # its tests read no credential file of the repo
             self._localize()

@@ -66,6 +66,7 @@ class Worker:
         self.runner = runner
         self.origin = Path(repo).absolute()
         self.memory_mb: int | None = None  # each run's address-space limit, MiB (set by the session)
+        self.secrets: tuple[Path, ...] = ()  # the repo's credential files, empty in its runs (set by the session)
         self.idle = False  # runs at SCHED_IDLE (set by the search, :meth:`reset`)
         self.policy = TestPolicy()  # the run's test policy (the session's, from the run's ToolExecutor)
         self.confined = confine.problem() is None  # says once when not (from the caller's thread: its trace)
@@ -117,7 +118,7 @@ class Worker:
             env = {**(env or {}), IDLE_ENV: "1"}
         done = run_tests(self.command, self.root, argv_of(self.command, args), env or {}, timeout_s,
                          server=self.runner, on_start=self._started, origin=self.origin, shadow_src=True,
-                         report=report)
+                         report=report, secrets=self.secrets)
         with self._lock:
             self._kill = None
             aborted = self._aborted

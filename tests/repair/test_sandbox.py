@@ -72,6 +72,29 @@ def test_a_setsid_child_of_a_test_does_not_outlive_its_run(tmp_path: Path) -> No
                 os.kill(pid, signal.SIGKILL)
 
 
+@needs_bwrap
+def test_the_repos_own_credential_files_read_as_empty_by_their_absolute_path_too(tmp_path: Path) -> None:
+    """The worker copies hold the repo's .env empty, but the repo itself lies in the read-only
+    filesystem: a test that reads it by its path must find it empty as well, in place
+    (localization through the fork server) and from a worker's copy (the repair)."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:  # outside /tmp: the sandbox sees it
+        origin = Path(place) / "repo"
+        repo = write_repo(origin, {**OFF_BY_ONE, ".env": "API_TOKEN=tok-3f9a17c2e\n",
+                                   "tests/test_env_file.py": f'''
+            from pathlib import Path
+
+
+            def test_the_credentials_read_as_empty():
+                assert Path({str(origin / ".env")!r}).read_text() == ""
+            '''})
+        loc = localize_faults(repo)
+        outcome = {t.nodeid: t.outcome for t in loc.tests}
+        assert outcome["tests/test_env_file.py::test_the_credentials_read_as_empty"] == "passed"
+        result = mutation_run(repo, repair_workers=2)
+        assert result.ok, result.reason  # a failing credential test would leave no plausible patch
+        assert (origin / ".env").read_text() == "API_TOKEN=tok-3f9a17c2e\n"
+
+
 @pytest.mark.parametrize("sandbox", ["on", "off"])
 def test_a_secret_in_codurs_environment_is_not_visible_to_the_tests(tmp_path: Path, monkeypatch,
                                                                     sandbox: str) -> None:
