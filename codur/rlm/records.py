@@ -4,7 +4,9 @@ short call chain a small model can copy (issue 54).
 Standard library only: the sandbox worker (:mod:`codur.rlm.worker`) imports this module through its stub
 packages. The text is read block by block (blocks are separated by blank lines) and line by line:
 
-* a JSON array of objects (the whole text or a block), or one JSON object per line;
+* a JSON array of objects (the whole text or a block), or one JSON object per line; a nested
+  object's fields are named by their own key when it is the object's only field of that name
+  (``{"result": {"status": "failed"}}``: ``status``), else by their dotted path (``result.status``);
 * a CSV / TSV / ``;`` / ``|`` table: a header line of field names, then rows with as many cells
   (quoted cells may hold the delimiter); a row with another number of cells is unparsed;
 * any other line: an optional leading ISO timestamp (field ``time``), an optional level word
@@ -23,6 +25,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections import Counter
 from datetime import datetime
 from functools import lru_cache
 
@@ -64,15 +67,21 @@ def _typed_text(value: str):
     return value
 
 
-def _flat(obj: dict, prefix: str = "") -> dict:
-    out = {}
+def _paths(obj: dict, prefix: tuple = ()) -> list[tuple[tuple, object]]:
+    out = []
     for key, value in obj.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            out.update(_flat(value, f"{name}."))
-        else:
-            out[name] = typed(value)
+        path = (*prefix, str(key))
+        out += _paths(value, path) if isinstance(value, dict) else [(path, value)]
     return out
+
+
+def _flat(obj: dict) -> dict:
+    """A JSON object's fields, nested objects flattened: a nested field is named by its own key when no
+    other field of the object has that key (``{"result": {"status": "failed"}}`` -> ``status``, which a
+    ``where(status=...)`` can name), else by its dotted path (``user.id`` beside ``id``)."""
+    paths = _paths(obj)
+    leaves = Counter(path[-1] for path, _ in paths)
+    return {path[-1] if leaves[path[-1]] == 1 else ".".join(path): typed(value) for path, value in paths}
 
 
 def _line_record(line: str) -> dict | None:

@@ -8,23 +8,54 @@ time field matches a string that begins it (``time="2026-05-03"``: that day).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from functools import lru_cache
 
 __all__ = ["LazyRecords", "Record", "Records", "above", "below", "compared", "contains", "one_of", "startswith"]
 
 EXAMPLES = 3
 
 
+@lru_cache(maxsize=4096)
+def _plain(name: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_")
+
+
 class Record(dict):
-    """One record's fields; a missing field reads as None. ``raw``: its line; ``line``: its number."""
+    """One record's fields; a missing field reads as None. ``raw``: its line; ``line``: its number.
+
+    A name the record lacks reads its one field of that name written another way (:meth:`field`):
+    ``r["result_status"]``, ``r.get("Result.Status")`` and ``where(result_status=...)`` read the field
+    ``result.status``, which no keyword argument can name; ``status`` reads it too when it is the
+    record's only field whose last dotted part is ``status``, and ``meta.color`` reads ``color`` (a
+    nested field :func:`codur.rlm.records.records` named by its own key)."""
 
     def __init__(self, fields: dict, raw: str = "", line: int = 0) -> None:
         super().__init__(fields)
         self.raw, self.line = raw, line
 
+    def field(self, key) -> str | None:
+        """The record's own field name ``key`` means: ``key`` itself, else the one field equal to it
+        ignoring case and punctuation, or whose last dotted part is; None when none or several are."""
+        if key in self or not isinstance(key, str):
+            return key if key in self else None
+        for want in dict.fromkeys((_plain(key), _plain(key.rsplit(".", 1)[-1]))):  # meta.color: color too
+            found = [k for k in self if isinstance(k, str) and want in (_plain(k), _plain(k.rsplit(".", 1)[-1]))]
+            if found:
+                return found[0] if len(found) == 1 else None
+        return None
+
+    def get(self, key, default=None):
+        name = self.field(key)
+        return default if name is None else dict.__getitem__(self, name)
+
     def __missing__(self, key):
+        name = self.field(key)
+        if name is not None:
+            return dict.__getitem__(self, name)
         for other in getattr(self, "later", ()):  # first()'s record: the next record of its selection that has it
             if other.get(key) is not None:
                 return other[key]

@@ -156,3 +156,43 @@ def test_a_variable_named_records_still_reads_and_where_literals_get_no_case_not
         assert (again.error, again.stdout) == (None, "720\n")
         plain = sandbox.execute("print(context.count('duplicate'))")
         assert any("ignoring case" in note for note in plain.notes)  # a real case-sensitive search still is
+
+
+ORDERS = """\
+[
+  {
+    "order": "O-1",
+    "id": 11,
+    "customer": {"id": "C-7", "country": "FI"},
+    "payment": {"status": "paid", "total": 12.5}
+  },
+  {
+    "order": "O-2",
+    "id": 12,
+    "customer": {"id": "C-8", "country": "SE"},
+    "payment": {"status": "refunded", "total": 4.0}
+  },
+  {
+    "order": "O-3",
+    "id": 13,
+    "customer": {"id": "C-7", "country": "FI"},
+    "payment": {"status": "paid", "total": 30}
+  }
+]
+"""
+
+
+def test_a_nested_field_is_named_by_its_own_key_so_a_keyword_argument_can_name_it():
+    # `where(payment.status="paid")` is a SyntaxError: a dotted name is no keyword argument
+    recs = records(ORDERS)
+    assert list(recs.fields()) == ["order", "id", "customer.id", "country", "status", "total"]
+    assert recs.where(status="paid", country="FI").count() == 2 and recs.where(status="paid").sum("total") == 42.5
+    assert recs.where(customer_id="C-7").values("order") == ["O-1", "O-3"]  # customer.id beside id
+    assert recs.where(**{"payment.status": "refunded"}).first()["Customer.ID"] == "C-8"  # the path still reads
+    assert recs.group_count("country").most_common(1) == [("FI", 2)] and recs.first()["id"] == 11
+
+
+def test_a_nested_json_count_in_the_repl_through_a_field_by_its_own_key():
+    with Sandbox(ORDERS, limits=SandboxLimits(timeout_s=10)) as sandbox:
+        done = sandbox.execute("n = recs.where(country='FI', status='paid').count()\nprint(n)")
+        assert (done.error, done.stdout) == (None, "2\n")
