@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from codur.rlm.evidence import clip, string_literals
 from codur.rlm.helpers import EMPTY_VALUES
 from codur.rlm.provenance import says_absent, unwrap
-from codur.rlm.slots import field_values
+from codur.rlm.slots import field_values, records_of
 
 #: words of a question that state no constraint (question words, filler, the answer's form)
 _FILLER = frozenset((
@@ -94,6 +94,7 @@ class SecondProgram:
     max_asks: int = 3
     settled: dict | None = None
     empty_asked: bool = False
+    spanning: bool = False  # the input's records span several lines each (:func:`records_span_lines`)
 
     def offer(self, answer: str, code: str, printed: str, key: Callable[[str], str], *, iteration: int = 0) -> str:
         """"" to accept ``answer`` (computed by ``code``, which printed ``printed``, in ``iteration``),
@@ -121,7 +122,7 @@ class SecondProgram:
     def _judge(self, answer: str, code: str, printed: str, key: Callable[[str], str], iteration: int) -> str:
         if not self.programs:
             self.programs.append(Program(answer, code, printed, iteration))
-            return second_program_note(answer, code)
+            return second_program_note(answer, code, spanning=self.spanning)
         self.programs.append(Program(answer, code, printed, iteration))
         if any(key(answer) == key(p.answer) for p in self.programs[:-1]):
             if is_empty_result(answer) and not self.empty_asked:
@@ -134,16 +135,26 @@ class SecondProgram:
     def settle(self, answer: str, question: str, key: Callable[[str], str]) -> str:
         """The answer that stands when ``answer`` is taken while the programs disagree: the answer of
         the program whose code names strictly more of ``question``'s constraint words
-        (:func:`coverage`) than every program that gave ``answer`` (none counts 0); else ``answer``.
-        A change is kept in :attr:`settled`."""
-        if self.agreed or len(self.programs) < 2:
+        (:func:`coverage`) than every program that gave ``answer`` (none counts 0); an empty result
+        (:func:`is_empty_result`) also yields to a program's non-empty answer naming as many (an empty
+        result usually means a filter that matched nothing: the builds count, 22 computed through
+        ``records``, then a ``grep("branch=hotfix")`` over JSON printed 0 and the last iteration's 0
+        was taken); else ``answer``. A change is kept in :attr:`settled`."""
+        if self.agreed or not self.programs:
             return answer
         scores = [coverage(question, p.code) for p in self.programs]
         mine = max((c for c, p in zip(scores, self.programs, strict=True) if key(p.answer) == key(answer)), default=0)
-        top = max(range(len(scores)), key=scores.__getitem__)
-        best = self.programs[top]
-        if scores[top] <= mine or key(best.answer) == key(answer):
+        empty = is_empty_result(answer)
+
+        def beats(c: int, p: Program) -> bool:
+            if key(p.answer) == key(answer):
+                return False
+            return c > mine and len(self.programs) > 1 or empty and c >= mine and not is_empty_result(p.answer)
+
+        ranked = [(c, -i) for i, (c, p) in enumerate(zip(scores, self.programs, strict=True)) if beats(c, p)]
+        if not ranked:
             return answer
+        best = self.programs[-max(ranked)[1]]
         self.settled = {"from": answer, "to": best.answer, "coverage": scores}
         return best.answer
 
@@ -194,15 +205,28 @@ def unnamed_note(question: str, code: str, context: str) -> str:
             "program filters on none of them: the second program should state every constraint of the question")
 
 
-def second_program_note(answer: str, code: str) -> str:
-    """The ask for a second program after a first aggregate answer, naming a different method."""
-    if re.search(r"records\(|\brecs\b|json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
+def second_program_note(answer: str, code: str, *, spanning: bool = False) -> str:
+    """The ask for a second program after a first aggregate answer, naming a different method; ``spanning``:
+    each record of the input spans several lines (:func:`records_span_lines`), so no regex over the lines
+    can count them and the other method is a parse of its own."""
+    if spanning and re.search(r"records\(|\brecs\b", code):
+        other = ("json.loads(context) (or the csv module) and a loop testing every constraint on each object's "
+                 "fields, without records(): a record spans several lines here, so a regex over the lines "
+                 "cannot count them")
+    elif re.search(r"records\(|\brecs\b|json\.loads|split\(|\.get\(|\[['\"]\w+['\"]\]", code):
         other = "a regex over the lines, without records() (grep / count with a pattern holding every constraint)"
     else:
         other = ("records(context).where(field=value, ...) with each constraint of the question on its own field "
                  "(or a parse of the fields of each line: json.loads, or split on the separator)")
     return (f"before {clip(answer, 60)} is taken, check it with a second program that works differently: {other}. "
             "Print the first 3 lines it counts and its result, then FINAL_VAR of the result")
+
+
+def records_span_lines(context: object) -> bool:
+    """True when the input is records (:func:`codur.rlm.slots.records_of`) that span two or more lines
+    each on average: a pretty-printed JSON array, where a regex over the lines counts no record."""
+    recs = records_of(context)
+    return recs is not None and isinstance(context, str) and 2 * len(recs) <= context.count("\n")
 
 
 def disagreement_note(*programs: Program, code_chars: int = 400, sample_chars: int = 300) -> str:

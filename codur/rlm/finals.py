@@ -241,6 +241,7 @@ def _second_program(answer: str, trace: RLMTrace, context: object) -> str:
     """The two-program check's note on an aggregate ``answer`` (:class:`codur.rlm.aggregates.SecondProgram`),
     "" to take it; the first ask also names the question's values the first program filtered on none of."""
     check = trace.second_program
+    check.spanning = check.spanning or not check.programs and aggregates.records_span_lines(context)
     since = check.programs[-1].iteration if check.programs else 0
     mine = [e for it in trace.iterations if it.index > since for e in it.executions]
     note = check.offer(answer, "\n".join(e.code for e in mine), "\n".join(e.stdout for e in mine),

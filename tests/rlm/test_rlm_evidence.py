@@ -147,6 +147,10 @@ def test_programs_still_disagreeing_settle_on_the_one_that_states_more_of_the_qu
     one = SecondProgram()
     one.offer("3", _code(PARSED), "3", vote_key)
     assert one.settle("9", COUNT_Q, vote_key) == "9"  # one program: nothing disagrees
+    assert one.settle("0", COUNT_Q, vote_key) == "3" and one.settled["to"] == "3"  # an empty result yields
+    nothing = SecondProgram()
+    nothing.offer("0", _code(PARSED), "0", vote_key)
+    assert nothing.settle("0", COUNT_Q, vote_key) == "0" and nothing.settled is None  # the program's own 0
 
 
 def test_a_disagreement_left_at_the_last_iteration_takes_the_program_stating_more_constraints():
@@ -394,3 +398,23 @@ def test_a_search_that_found_only_look_alikes_of_a_name_the_text_lacks_is_answer
     assert len(model.calls) == 2 and "no line of the whole text names billing-46" in str(model.calls[1][-1].content)
     assert only_longer(result.trace.iterations[0].executions[0].notes) == [
         ("billing-46", ["billing-460", "billing-461", "billing-462"])]
+
+
+def _orders_array() -> str:
+    """One pretty-printed JSON array of nested orders: 5 of the 30 from FI are paid."""
+    orders = [{"order": f"O-{i}", "customer": {"id": f"C-{i % 7}", "country": "FI" if i % 3 == 0 else "SE"},
+               "payment": {"status": "paid" if i % 6 == 0 else "open", "total": i}} for i in range(30)]
+    return json.dumps(orders, indent=2)
+
+
+def test_records_spanning_lines_get_a_parse_as_the_second_program_and_a_last_empty_result_yields():
+    """A second program over a pretty-printed JSON array cannot be a regex over the lines: the builds count
+    at 400k was asked for one, its grep("branch=hotfix") printed 0, and the last iteration's 0 was taken
+    over the 22 that records() had computed."""
+    question = "How many orders from FI are paid? Answer with the number."
+    first = "```repl\nn = recs.where(country='FI', status='paid').count()\nprint(n)\n```\nFINAL_VAR(n)"
+    grep_ = "```repl\nm = len(grep('country=FI', 'status=paid'))\nprint(m)\n```"
+    result, model = run([first, grep_, "No build matches: FINAL(0)"], _orders_array(), question, max_iterations=3)
+    ask = str(model.calls[1][-1].content)
+    assert "json.loads(context)" in ask and "spans several lines" in ask and "regex over the lines, without" not in ask
+    assert result.answer == "5" and (result.trace.second_program.settled or {}).get("from") == "0"
