@@ -7,6 +7,8 @@ packages. The text is read block by block (blocks are separated by blank lines) 
 * a JSON array of objects (the whole text or a block), or one JSON object per line; a nested
   object's fields are named by their own key when it is the object's only field of that name
   (``{"result": {"status": "failed"}}``: ``status``), else by their dotted path (``result.status``);
+  ``record["result"]`` is the nested object itself (its fields named the same way), and an empty one
+  in a record without it when other records have it, so ``r["result"]["status"]`` reads None there;
 * a CSV / TSV / ``;`` / ``|`` table: a header line of field names, then rows with as many cells
   (quoted cells may hold the delimiter); a row with another number of cells is unparsed;
 * any other line: an optional leading ISO timestamp (field ``time``), an optional level word
@@ -156,8 +158,16 @@ def _json_array(block: str, first: int, out: Records) -> bool:
     if not isinstance(items, list) or not items or not all(isinstance(item, dict) for item in items):
         return False
     for item in items:
-        out.add(Record(_flat(item), json.dumps(item), first), "json")
+        out.add(_json_record(item, json.dumps(item), first), "json")
     return True
+
+
+def _json_record(obj: dict, raw: str, line: int) -> Record:
+    """A JSON object's record; its nested objects kept whole for ``record["result"]["status"]``."""
+    record = Record(_flat(obj), raw, line)
+    if nested := {key: value for key, value in obj.items() if isinstance(value, dict)}:
+        record.nested = nested
+    return record
 
 
 def _read_line(number: int, line: str, out: Records) -> None:
@@ -168,7 +178,7 @@ def _read_line(number: int, line: str, out: Records) -> None:
         except ValueError:
             obj = None
         if isinstance(obj, dict):
-            out.add(Record(_flat(obj), line, number), "json")
+            out.add(_json_record(obj, line, number), "json")
             return
     fields = _line_record(line)
     if fields is None:
@@ -212,7 +222,11 @@ def records(text: str) -> Records:
             continue
         for number, line in block:
             _read_line(number, line, out)
+    if objects := frozenset(key for r in out.items for key in getattr(r, "nested", ())):
+        for record in out.items:  # a record without one of them reads it as an empty object
+            record.objects = objects
     return out
 
 
 Records.reader = staticmethod(records)
+Record.flatten = staticmethod(_flat)

@@ -31,7 +31,9 @@ class Record(dict):
     ``r["result_status"]``, ``r.get("Result.Status")`` and ``where(result_status=...)`` read the field
     ``result.status``, which no keyword argument can name; ``status`` reads it too when it is the
     record's only field whose last dotted part is ``status``, and ``meta.color`` reads ``color`` (a
-    nested field :func:`codur.rlm.records.records` named by its own key)."""
+    nested field :func:`codur.rlm.records.records` named by its own key). A JSON record reads the name of
+    a nested object as that object (``r["result"]["status"]``), and as an empty one when it lacks it but
+    other records of its input have it (a build's ``result`` on a runner's record: None inside)."""
 
     def __init__(self, fields: dict, raw: str = "", line: int = 0) -> None:
         super().__init__(fields)
@@ -52,10 +54,16 @@ class Record(dict):
         name = self.field(key)
         return default if name is None else dict.__getitem__(self, name)
 
+    flatten: Callable[[dict], dict]  # :func:`codur.rlm.records._flat`, set by that module
+
     def __missing__(self, key):
         name = self.field(key)
         if name is not None:
             return dict.__getitem__(self, name)
+        if key in getattr(self, "nested", ()):  # a JSON record's nested object, read whole
+            return Record(Record.flatten(self.nested[key]), self.raw, self.line)
+        if key in getattr(self, "objects", ()):  # other records have it: an empty one reads None inside
+            return Record({}, self.raw, self.line)
         for other in getattr(self, "later", ()):  # first()'s record: the next record of its selection that has it
             if other.get(key) is not None:
                 return other[key]
@@ -239,6 +247,7 @@ class Records:
             return None
         head = self.items[0]
         record = Record(head, head.raw, head.line)
+        record.__dict__.update(vars(head))
         record.later = self.items[1:]
         return record
 

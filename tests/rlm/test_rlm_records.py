@@ -192,6 +192,16 @@ def test_a_nested_field_is_named_by_its_own_key_so_a_keyword_argument_can_name_i
     assert recs.group_count("country").most_common(1) == [("FI", 2)] and recs.first()["id"] == 11
 
 
+def test_a_nested_object_reads_whole_and_as_empty_in_a_record_of_another_kind():
+    # the 1.5B model loops `for r in records(context): if r["payment"]["status"] == ...` over mixed objects
+    mixed = records(ORDERS.replace("[\n", '[\n  {"courier": "K-1", "depot": {"city": "Oulu"}},\n', 1))
+    assert mixed.count() == 4 and mixed.first()["depot"]["city"] == "Oulu" and mixed.first()["payment"]["total"] is None
+    assert sum(r["payment"]["total"] for r in mixed if r["payment"]["status"] == "paid") == 42.5
+    assert mixed.where(order="O-2").first()["customer"] == {"id": "C-8", "country": "SE"}
+    assert mixed[1].get("payment") is None and mixed[1]["depot"] == {}  # get() keeps the flat fields only
+    assert records('{"a": 1}\n' * 3)[0]["payment"] is None  # no nested object anywhere: a missing field
+
+
 def test_a_nested_json_count_in_the_repl_through_a_field_by_its_own_key():
     with Sandbox(ORDERS, limits=SandboxLimits(timeout_s=10)) as sandbox:
         done = sandbox.execute("n = recs.where(country='FI', status='paid').count()\nprint(n)")
