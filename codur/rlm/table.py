@@ -67,7 +67,23 @@ class Record(dict):
         for other in getattr(self, "later", ()):  # first()'s record: the next record of its selection that has it
             if other.get(key) is not None:
                 return other[key]
-        return None
+        return self.linked(key) if hasattr(self, "table") else None
+
+    def linked(self, key):
+        """``key``'s value on a record of the whole table that shares a field's value with this one: a
+        build's ``runner_id`` names the runner's record, which has the ``region`` (a join's second hop,
+        which the 1.5B model writes as ``where(build_id=X).first()["region"]``). Of the fields that lead
+        to such a record, the one whose value the fewest records share (an id, not a status); None when
+        no field leads to one. Read only by :meth:`Records.first`'s record."""
+        best = None
+        for name, value in dict.items(self):
+            if value is None or isinstance(value, bool | float):
+                continue
+            sharing = self.table.sharing(name).get(compared(value), ())
+            found = next((r.get(key) for r in sharing if r.get(key) is not None), None)
+            if found is not None and (best is None or len(sharing) < best[0]):
+                best = (len(sharing), found)
+        return None if best is None else best[1]
 
 
 def compared(value) -> str:
@@ -155,7 +171,30 @@ class Records:
         self.formats[fmt] += 1
 
     def _derived(self, items: Iterable[Record]) -> Records:
-        return Records(items, unparsed=self.unparsed, formats=self.formats, on_empty=self.on_empty)
+        derived = Records(items, unparsed=self.unparsed, formats=self.formats, on_empty=self.on_empty)
+        derived.whole = self.whole
+        return derived
+
+    @property
+    def whole(self) -> Records:
+        """The records of the whole input this selection was made from (itself for a table read whole)."""
+        return self.__dict__.get("_whole", self)
+
+    @whole.setter
+    def whole(self, records: Records) -> None:
+        self._whole = records
+
+    def sharing(self, name: str) -> dict[str, list[Record]]:
+        """These records by their value of the field ``name`` as ``where`` compares it (:func:`compared`),
+        built once per field: the index :meth:`Record.linked` reads."""
+        cache = self.__dict__.setdefault("_sharing", {})
+        if name not in cache:
+            index: dict[str, list[Record]] = {}
+            for r in self.items:
+                if (value := dict.get(r, name)) is not None:
+                    index.setdefault(compared(value), []).append(r)
+            cache[name] = index
+        return cache[name]
 
     def __len__(self) -> int:
         return len(self.items)
@@ -242,13 +281,14 @@ class Records:
     def first(self) -> Record | None:
         """The first record, or None. A field it lacks reads from the first later record of this selection
         that has it: ``recs.where(account="A-1").first()["city"]`` is the city of A-1's record that names
-        one, not None because A-1's first record is a payment (the 1.5B model writes that chain for a join)."""
+        one, not None because A-1's first record is a payment (the 1.5B model writes that chain for a join);
+        else from a record of the whole input it links to by a shared field's value (:meth:`Record.linked`)."""
         if not self.items:
             return None
         head = self.items[0]
         record = Record(head, head.raw, head.line)
         record.__dict__.update(vars(head))
-        record.later = self.items[1:]
+        record.later, record.table = self.items[1:], self.whole
         return record
 
     def join(self, left_field: str, right_field: str | None = None) -> Records:

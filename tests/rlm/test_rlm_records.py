@@ -206,3 +206,15 @@ def test_a_nested_json_count_in_the_repl_through_a_field_by_its_own_key():
     with Sandbox(ORDERS, limits=SandboxLimits(timeout_s=10)) as sandbox:
         done = sandbox.execute("n = recs.where(country='FI', status='paid').count()\nprint(n)")
         assert (done.error, done.stdout) == (None, "2\n")
+
+
+def test_a_field_the_selection_lacks_reads_from_the_record_it_links_to_by_an_id():
+    # a join's two hops in one chain, as the 1.5B model writes it: the reading names its station, the
+    # station's row has the city (the held-out builds joins printed None at this hop: 0 of 5)
+    recs = records(TABLES)
+    assert recs.where(reading_id="R-3").first()["city"] == "Vaasa"
+    assert recs.where(note="ok").first()["opened"] == "2021-01-30"
+    assert recs.where(reading_id="R-3").first()["altitude"] is None  # no record has it
+    assert recs.where(reading_id="R-3")[0]["city"] is None  # a record of a loop does not join
+    orders = records(ORDERS)
+    assert orders.where(order="O-2").first()["id"] == 12  # its own field first
