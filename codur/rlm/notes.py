@@ -204,3 +204,24 @@ def search_literal_notes(code: str, text: str, *, empty: bool = True, limit: int
         elif loose == 0 and empty:
             notes.append(zero_match_note(repr(literal), len(text)) + where_part_is(literal, text))
     return notes
+
+
+_LINE_AS_RECORD = re.compile(r"\b(grep|lines_with|search_context|between|chunks|chunk_text)\(")
+
+
+def line_as_record_note(code: str, error: str | None, recs) -> str:
+    """The note for a block that read a field of a searched line (``grep("x")[0]["region"]``: a line is
+    text, ``TypeError: string indices must be integers``) over an input that ``recs`` (the REPL's
+    ``records(context)``, parsed on first use) reads as records; "" otherwise. The 1.5B model wrote that
+    block again and again over a JSON array of nested objects, each run the same error."""
+    if not error or "string indices must be integers" not in error or not _LINE_AS_RECORD.search(code):
+        return ""
+    try:
+        records = len(recs) if recs is not None else 0
+    except Exception:  # noqa: BLE001 - a note is a hint; an input that reads as no records gets none
+        return ""
+    if not records:
+        return ""
+    return (f"a search returns lines of text, and a line has no fields (`line['x']` fails); the input reads as "
+            f"{records:,} records with fields: query them, `recs.where(field=value)` and then `.count()`, "
+            "`.sum('field')`, `.first()['field']` (print(recs.fields()) lists the fields)")

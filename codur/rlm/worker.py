@@ -300,6 +300,8 @@ class Worker:
             sys.stdout, sys.stderr = saved
         stdout, notes = out.value(), self.notes
         context = self.ns.get("context")
+        if error and (note := search_notes.line_as_record_note(code, error, self.ns.get("recs"))):
+            notes.append(note)
         large = isinstance(context, str) and len(context) >= search_notes.ZERO_MATCH_CHARS
         if error is None and not notes and large:
             try:

@@ -218,3 +218,12 @@ def test_a_field_the_selection_lacks_reads_from_the_record_it_links_to_by_an_id(
     assert recs.where(reading_id="R-3")[0]["city"] is None  # a record of a loop does not join
     orders = records(ORDERS)
     assert orders.where(order="O-2").first()["id"] == 12  # its own field first
+
+
+def test_a_field_read_from_a_searched_line_gets_the_records_note():
+    with Sandbox(ORDERS, limits=SandboxLimits(timeout_s=10)) as sandbox:
+        failed = sandbox.execute("hits = grep('paid')\nprint(sum(h['payment']['total'] for h in hits))")
+        assert "string indices must be integers" in failed.error
+        assert any("a line has no fields" in n and "3 records" in n for n in failed.notes), failed.notes
+        other = sandbox.execute("x = 'abc'['k']")  # not a searched line: no note
+        assert other.error and not any("a line has no fields" in n for n in other.notes)
