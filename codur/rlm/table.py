@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import lru_cache
 
-__all__ = ["LazyRecords", "Record", "Records", "above", "below", "compared", "contains", "one_of", "startswith"]
+__all__ = ["Record", "Records", "above", "below", "compared", "contains", "one_of", "startswith"]
 
 EXAMPLES = 3
 
@@ -331,39 +331,3 @@ class FieldSummary(dict):
     def __repr__(self) -> str:
         return "\n".join(f"{name}: {n:,} records, e.g. {', '.join(repr(_shown(v)) for v in ex)}"
                          for name, (n, ex) in self.items())
-
-
-class LazyRecords:
-    """The :class:`Records` ``read()`` returns, read on first use and then kept: the REPL binds ``recs``
-    to one before any block runs, so the prompt's ``recs.where(...)`` works in a block that leaves out
-    ``recs = records(context)`` (the 1.5B model did, at every iteration of the ledger lookup: NameError),
-    and an input no block queries is never parsed."""
-
-    def __init__(self, read: Callable[[], Records]) -> None:
-        self._read, self._records = read, None
-
-    def _loaded(self) -> Records:
-        if self._records is None:
-            self._records = self._read()
-        return self._records
-
-    def __getattr__(self, name):
-        return getattr(self._loaded(), name)
-
-    def __len__(self) -> int:
-        return len(self._loaded())
-
-    def __iter__(self):
-        return iter(self._loaded())
-
-    def __getitem__(self, index):
-        return self._loaded()[index]
-
-    def __call__(self, text=None) -> Records:
-        return self._loaded()(text)
-
-    def __bool__(self) -> bool:
-        return bool(self._loaded())
-
-    def __repr__(self) -> str:
-        return repr(self._loaded())

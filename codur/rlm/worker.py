@@ -181,7 +181,7 @@ def _searches(context, note) -> dict:
         "count_matches": flagged("count_matches", helpers.count_matches),
         "extract_json": helpers.extract_json,
         "records": lambda text=None: _with_notes(read_records.records(text_or_context(text)), note),
-        "recs": table.LazyRecords(lambda: _with_notes(read_records.records(context), note)),
+        "recs": read_records.LazyRecords(lambda: _with_notes(read_records.records(context), note)),
         **{name: getattr(table, name) for name in ("startswith", "contains", "one_of", "above", "below")},
         "extract_sections": lambda text=None, pattern=helpers.DEFAULT_SECTION_PATTERN: helpers.extract_sections(
             text_or_context(text), pattern),

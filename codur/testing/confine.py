@@ -12,8 +12,8 @@ bubblewrap, so every test run it forks is confined for the price of a fork:
 - no network; its own PID namespace, in which the server kills what a finished run
   left behind (a process that called ``setsid`` too), and everything when it ends;
 - the repo's own credential files (``.env``, keys: :func:`codur.tools.masking.masked_files`)
-  read as empty at their absolute paths too, unless ``allow_secrets`` (:func:`origin_secrets`,
-  the list given by the caller);
+  read as empty at their absolute paths too, and its ``.git`` files as copies without a remote's
+  credentials, unless ``allow_secrets`` (:class:`OriginSecrets`, given by the caller);
 - the environment allowlist (:func:`codur.sandbox.bwrap.allowed_env`, through
   :func:`codur.testing.command.plugin_env`): a secret in codur's environment is not
   visible to the tests. ``tool_env_allow`` does not reach here.
@@ -35,6 +35,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from codur.sandbox.bwrap import (
     bwrap_argv,
@@ -86,19 +87,26 @@ def readable(*paths: Path | str) -> tuple[Path, ...]:
     return tuple(p for p in hidden((*paths, testcmd.RUNTIME_DIR)) if not p.is_relative_to(scratch_root()))
 
 
-def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path], masked: Sequence[Path] = ()) -> list[str]:
+class OriginSecrets(NamedTuple):
+    """What of the repo a confined run must not read by its absolute path: ``masked``, its credential files
+    (:func:`codur.tools.masking.masked_files`), read as empty; ``views``, (cleaned copy, file) pairs for
+    its ``.git`` files holding a remote's credentials (:func:`codur.tools.masking.git_views`), each copy
+    read in place of its file. The worker's copy holds the first empty and no ``.git``, but the repo
+    itself lies in the read-only filesystem. Built by the caller (``codur.tools.masking.origin_secrets``);
+    empty under ``allow_secrets``."""
+
+    masked: tuple[Path, ...] = ()
+    views: tuple[tuple[Path, Path], ...] = ()
+
+
+def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path], secrets: OriginSecrets = OriginSecrets()
+            ) -> list[str]:
     """``argv`` under bwrap: the scratch area read-write, ``seen`` (see :func:`readable`)
-    bound back read-only, ``masked`` (see :func:`origin_secrets`) read as empty, run in ``cwd``;
-    the sandbox dies with the bwrap process."""
-    return bwrap_argv(argv, root=scratch_root(), cwd=cwd, readable=seen, masked=masked)
-
-
-def origin_secrets(secrets: Sequence[Path], seen: Sequence[Path]) -> tuple[Path, ...]:
-    """Those of the repo's credential files ``secrets`` (the caller's
-    :func:`codur.tools.masking.masked_files` of the repo) a confined run with ``seen`` bound back
-    could read by their absolute path, to read as empty there: the worker's copy holds them empty
-    (:func:`codur.tools.masking.blank_masked`), but the repo itself lies in the read-only filesystem."""
-    return tuple(p for p in secrets if visible(p, seen))
+    bound back read-only, those of ``secrets`` the run could see hidden (:class:`OriginSecrets`), run
+    in ``cwd``; the sandbox dies with the bwrap process."""
+    return bwrap_argv(argv, root=scratch_root(), cwd=cwd, readable=seen,
+                      masked=[p for p in secrets.masked if visible(p, seen)],
+                      replaced=[(c, p) for c, p in secrets.views if visible(p, seen)])
 
 
 def visible(path: Path, seen: Sequence[Path]) -> bool:
@@ -143,14 +151,14 @@ def spool(env: dict[str, str], job: str, seen: Sequence[Path]) -> tuple[dict[str
 def run_confined(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
                  on_start: Callable[[Callable[[], None]], None], origin: Path,
                  interpreter: str = sys.executable, *, confined: bool = True,
-                 secrets: Sequence[Path] = ()) -> ProcessResult:
+                 secrets: OriginSecrets = OriginSecrets()) -> ProcessResult:
     """Run ``argv`` in ``cwd`` with the whole environment ``env`` through codur's one process
     runner (:func:`codur.sandbox.process.run_process`: its own process group, killed with it,
     at most ``timeout_s`` seconds); return its result (``exit_code`` None when it was killed).
     Under bwrap when ``confined`` and it works: the scratch area read-write, ``origin`` (the
     repo), ``argv[0]``'s prefix and the repo's ``interpreter`` (a script may call it) bound
     back when under /tmp or the home, report files through the spool, ``secrets`` (``origin``'s
-    credential files) read as empty (:func:`origin_secrets`). Its address space is
+    credential files and ``.git`` credentials) hidden (:class:`OriginSecrets`). Its address space is
     limited to ``env``'s :data:`MEMORY_ENV` MiB when set. ``on_start`` gets the function that
     kills it. Called by :func:`codur.testing.runner.run_tests` alone."""
     finish = None
@@ -158,7 +166,7 @@ def run_confined(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: flo
         seen = readable(origin, *interpreter_paths(argv[0]), *interpreter_paths(interpreter))
         env, finish = spool(env, f"{os.getpid()}-{threading.get_ident()}", seen)
         env["TMPDIR"] = "/tmp"  # the sandbox's private one
-        argv = confine(argv, cwd, seen, origin_secrets(secrets, seen))
+        argv = confine(argv, cwd, seen, secrets)
     try:
         return run_process(argv, cwd=cwd, env=env, timeout_s=timeout_s,
                            on_start=lambda proc: on_start(functools.partial(signal_group, proc.pid)),

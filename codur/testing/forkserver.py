@@ -30,10 +30,9 @@ from codur.testing import confine as sandbox
 class Runner:
     """Client of one fork server (``_runtime/codur_repair_zygote.py``) shared by all workers.
 
-    ``secrets``, the credential files of the repo ``cwd`` (:func:`codur.tools.masking.masked_files`,
-    none under ``allow_secrets``), read as empty in its runs at their absolute paths
-    (:func:`codur.testing.confine.origin_secrets`: the worker copies hold them empty, but a test
-    could read the repo's own by its path).
+    ``secrets``: the repo ``cwd``'s credential files and ``.git`` credentials, hidden in its runs at
+    their absolute paths (:class:`codur.testing.confine.OriginSecrets`: the worker copies hold them
+    empty, but a test could read the repo's own by its path).
 
     With a working bwrap the server runs in it (:mod:`codur.testing.confine`): its runs may
     write only the scratch area, under /tmp they see besides only ``python``'s prefix
@@ -45,16 +44,15 @@ class Runner:
     :meth:`run` raises it if the server dies.
     """
 
-    def __init__(self, python: str, cwd: Path, *, secrets: tuple[Path, ...] = ()):
+    def __init__(self, python: str, cwd: Path, *, secrets: sandbox.OriginSecrets = sandbox.OriginSecrets()):
         script = testcmd.RUNTIME_DIR / "codur_repair_zygote.py"
         env = testcmd.plugin_env(python)
         self.confined = sandbox.problem() is None
         self.seen = sandbox.readable(*interpreter_paths(python))
-        masked = sandbox.origin_secrets(secrets, self.seen) if self.confined else ()
-        self.python, self.key = python, (_runner_key(python), tuple(secrets))
+        self.python, self.key = python, (_runner_key(python), secrets)
         argv = [python, str(script)]
         if self.confined:
-            argv = sandbox.confine([*argv, "--sweep"], sandbox.scratch_root(), self.seen, masked)
+            argv = sandbox.confine([*argv, "--sweep"], sandbox.scratch_root(), self.seen, secrets)
             env["TMPDIR"] = "/tmp"  # the sandbox's private one
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the server)
         self._proc = spawn(
@@ -159,17 +157,17 @@ _warm: dict[tuple, Runner] = {}
 _warm_lock = threading.Lock()
 
 
-def take_runner(python: str, cwd: Path, *, secrets: tuple[Path, ...] = ()) -> Runner:
+def take_runner(python: str, cwd: Path, *, secrets: sandbox.OriginSecrets = sandbox.OriginSecrets()) -> Runner:
     """The runner an earlier repair left warm for ``python`` (and this environment, and the same
-    credential files ``secrets`` of the repo ``cwd`` masked: see :class:`Runner`), or a new one.
+    ``secrets`` of the repo ``cwd`` hidden: see :class:`Runner`), or a new one.
     Raises RuntimeError if a new one cannot start."""
     with _warm_lock:
-        runner = _warm.pop((_runner_key(python), tuple(secrets)), None)
+        runner = _warm.pop((_runner_key(python), secrets), None)
     if runner is not None and runner.alive:
         return runner
     if runner is not None:
         runner.close()
-    return Runner(python, cwd, secrets=tuple(secrets))
+    return Runner(python, cwd, secrets=secrets)
 
 
 def keep_runner(runner: Runner) -> None:

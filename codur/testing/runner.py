@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from codur.sandbox.process import ProcessResult
 from codur.testing.command import PLUGIN, RUNTIME_DIR, TestCommand, own_plugins_off, plugin_env
-from codur.testing.confine import run_confined
+from codur.testing.confine import OriginSecrets, run_confined
 from codur.testing.forkserver import Runner
 from codur.testing.report import TestRun, read_report, run_of
 
@@ -92,7 +92,8 @@ def _no_kill(kill: Callable[[], None]) -> None:
 def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str, str], timeout_s: float | None,
               *, server: Runner | None = None, launch: Launch | None = None, report: Path | None = None,
               on_start: Callable[[Callable[[], None]], None] = _no_kill, origin: Path | None = None,
-              confined: bool = True, shadow_src: bool = False, secrets: Sequence[Path] = ()) -> TestRun:
+              confined: bool = True, shadow_src: bool = False,
+              secrets: OriginSecrets = OriginSecrets()) -> TestRun:
     """Start one run of the repo's tests, wait for it, and read its report: the one function
     that starts a test run.
 
@@ -112,9 +113,8 @@ def run_tests(command: TestCommand, cwd: Path, argv: list[str], env: Mapping[str
         origin: the repo a copy in ``cwd`` was made from (bound back in a confined
             subprocess); default ``cwd``.
         confined: a subprocess runs under bwrap when it works (False: the allowlist only).
-        secrets: ``origin``'s credential files (:func:`codur.tools.masking.masked_files`; none
-            under ``allow_secrets``), read as empty in a confined subprocess
-            (:func:`codur.testing.confine.origin_secrets`).
+        secrets: ``origin``'s credential files and ``.git`` credentials, hidden in a confined
+            subprocess (:class:`codur.testing.confine.OriginSecrets`; none under ``allow_secrets``).
         shadow_src: a subprocess puts ``cwd/src`` first on ``PYTHONPATH`` (a worker's copy
             shadows an install of the original ``src/`` layout).
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from codur.core.files import IGNORED_DIRS
 from codur.sandbox.bwrap import hidden_in_sandbox
 from codur.sandbox.secrets import redact
+from codur.testing.confine import OriginSecrets
 from codur.tools.visibility import is_secret
 
 #: Suffixes of the configuration files whose content is scanned ("" : no suffix); source code is
@@ -170,3 +171,13 @@ def _write_copy(real: Path, text: str) -> Path:
         tmp.chmod(0o444)
         os.replace(tmp, copy)
     return copy
+
+
+def origin_secrets(root: Path, *, allow_secrets: bool = False) -> OriginSecrets:
+    """What repair's and localization's confined test runs must not read of the repo ``root`` by its
+    absolute path (:class:`codur.testing.confine.OriginSecrets`): its :func:`masked_files` and its
+    :func:`git_views`; nothing under ``allow_secrets``."""
+    if allow_secrets:
+        return OriginSecrets()
+    root = Path(root).resolve()
+    return OriginSecrets(tuple(masked_files(root)), tuple(git_views(root)))

@@ -17,7 +17,7 @@ from codur.testing import command as testcmd
 from codur.testing.forkserver import keep_runner, take_runner
 from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, run_of
 from codur.testing.runner import argv_of, run_tests
-from codur.tools.masking import masked_files
+from codur.tools.masking import origin_secrets
 
 _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
 
@@ -26,7 +26,7 @@ def run_forked(command: testcmd.TestCommand, repo: Path, args: list[str], env: d
                timeout_s: float) -> str:
     """Run pytest with ``args`` in ``repo`` through the warm fork server (started if needed,
     kept for the next call; closed when the run raises). Returns the run's exit, in words."""
-    runner = take_runner(command.python, repo, secrets=tuple(masked_files(repo)))  # empty in its runs
+    runner = take_runner(command.python, repo, secrets=origin_secrets(repo))  # hidden in its runs
     try:
         done = run_tests(command, repo, argv_of(command, args), env, timeout_s, server=runner)
     except BaseException:

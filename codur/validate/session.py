@@ -17,11 +17,12 @@ from codur.core.events import Event
 from codur.core.events.patch import PatchLocalizing, PatchSuite
 from codur.sandbox.lifetime import make_temp_dir
 from codur.testing import command as testcmd
+from codur.testing.confine import OriginSecrets
 from codur.testing.forkserver import Runner, can_fork_server, keep_runner, take_runner
 from codur.testing.ids import file_of
 from codur.testing.suite import Suite, suite_of
 from codur.tools.executor import TestPolicy
-from codur.tools.masking import blank_masked, masked_files
+from codur.tools.masking import blank_masked, origin_secrets
 from codur.validate import localize
 from codur.validate.checks import Baseline, checks_for
 from codur.validate.evaluate import Candidate, Checks, Evaluation
@@ -36,9 +37,9 @@ OWN_TEST_BUDGET = 300
 
 
 def _start_workers(repo: Path, command: testcmd.TestCommand, n: int, pool: list, *,
-                   secrets: tuple[Path, ...] = ()) -> None:
+                   secrets: OriginSecrets = OriginSecrets()) -> None:
     """Start the shared runner (in a thread) and copy ``n`` workers into ``pool``; ``secrets``:
-    the repo's credential files, which read as empty in the runner's runs.
+    what of the repo the runner's runs must not read (:class:`OriginSecrets`).
 
     ``pool`` receives the runner first (if any), then the workers; the caller closes
     them all, even when this raises.
@@ -120,7 +121,7 @@ class RepairSession:
             return self
         self._tmp = make_temp_dir("codur-repair-")
         try:
-            secrets = () if self.policy.allow_secrets else tuple(masked_files(self.repo))
+            secrets = origin_secrets(self.repo, allow_secrets=self.policy.allow_secrets)
             _start_workers(self.repo, self.command, self.n_workers, self.pool, secrets=secrets)
             self.copies = [w for w in self.pool if isinstance(w, Worker)]
             for copy in self.copies:

@@ -66,7 +66,7 @@ class Worker:
         self.runner = runner
         self.origin = Path(repo).absolute()
         self.memory_mb: int | None = None  # each run's address-space limit, MiB (set by the session)
-        self.secrets: tuple[Path, ...] = ()  # the repo's credential files, empty in its runs (set by the session)
+        self.secrets = confine.OriginSecrets()  # what of the repo its runs must not read (set by the session)
         self.idle = False  # runs at SCHED_IDLE (set by the search, :meth:`reset`)
         self.policy = TestPolicy()  # the run's test policy (the session's, from the run's ToolExecutor)
         self.confined = confine.problem() is None  # says once when not (from the caller's thread: its trace)

@@ -74,18 +74,22 @@ def test_a_setsid_child_of_a_test_does_not_outlive_its_run(tmp_path: Path) -> No
 
 @needs_bwrap
 def test_the_repos_own_credential_files_read_as_empty_by_their_absolute_path_too(tmp_path: Path) -> None:
-    """The worker copies hold the repo's .env empty, but the repo itself lies in the read-only
-    filesystem: a test that reads it by its path must find it empty as well, in place
-    (localization through the fork server) and from a worker's copy (the repair)."""
+    """The worker copies hold the repo's .env empty (and no .git), but the repo itself lies in the
+    read-only filesystem: a test that reads its .env or its .git/config by their paths must find the
+    one empty and the other without the remote's token, in place (localization through the fork
+    server) and from a worker's copy (the repair)."""
     with tempfile.TemporaryDirectory(dir="/var/tmp") as place:  # outside /tmp: the sandbox sees it
         origin = Path(place) / "repo"
-        repo = write_repo(origin, {**OFF_BY_ONE, ".env": "API_TOKEN=tok-3f9a17c2e\n",
+        remote = '[remote "origin"]\n\turl = https://kim:ghp_4bX9kQ2mZ7pL1nR8sT3vW6yA0cE5dF@github.com/kim/app\n'
+        repo = write_repo(origin, {**OFF_BY_ONE, ".env": "API_TOKEN=tok-3f9a17c2e\n", ".git/config": remote,
                                    "tests/test_env_file.py": f'''
             from pathlib import Path
 
 
             def test_the_credentials_read_as_empty():
                 assert Path({str(origin / ".env")!r}).read_text() == ""
+                config = Path({str(origin / ".git" / "config")!r}).read_text()
+                assert "github.com/kim/app" in config and "ghp_" not in config  # the remote kept, its token not
             '''})
         loc = localize_faults(repo)
         outcome = {t.nodeid: t.outcome for t in loc.tests}
@@ -93,6 +97,7 @@ def test_the_repos_own_credential_files_read_as_empty_by_their_absolute_path_too
         result = mutation_run(repo, repair_workers=2)
         assert result.ok, result.reason  # a failing credential test would leave no plausible patch
         assert (origin / ".env").read_text() == "API_TOKEN=tok-3f9a17c2e\n"
+        assert (origin / ".git/config").read_text() == remote
 
 
 @pytest.mark.parametrize("sandbox", ["on", "off"])
