@@ -186,24 +186,26 @@ Generator = Callable[..., tuple[str, str, str, tuple[str, ...]]]
 
 
 def family_task(family: str, generators: tuple[Generator, Generator, Generator], kind: str, size: int,
-                seed: int) -> Task:
+                seed: int, more: dict[str, Generator] | None = None) -> Task:
     """A task of ``family`` from its (lookup, count, join) generators: ``lookup(rng, size, present)``
-    (present False: the ``absent`` kind), ``count(rng, size)``, ``join(rng, size)``, each returning
-    (question, answer, context, wrong). Seeded by family, kind, size and seed.
+    (present False: the ``absent`` kind), ``count(rng, size)``, ``join(rng, size)``, and the family's
+    ``more`` kinds (``{"sum": make}``), each returning (question, answer, context, wrong). Seeded by
+    family, kind, size and seed.
 
     Raises:
         ValueError: an unknown kind, or a size under 5,000 characters.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown task kind {kind!r}; known: {', '.join(KINDS)}")
+    lookup, count, join = generators
+    makers = {"count": count, "join": join, **(more or {})}
+    if kind not in ("lookup", "absent", *makers):
+        raise ValueError(f"unknown task kind {kind!r}; known: {', '.join(('lookup', 'absent', *makers))}")
     if size < 5_000:
         raise ValueError("a task log needs at least 5,000 characters")
     rng = random.Random(f"{kind}:{size}:{seed}" if family == "logs" else f"{family}:{kind}:{size}:{seed}")
-    lookup, count, join = generators
     if kind in ("lookup", "absent"):
         question, answer, context, wrong = lookup(rng, size, present=kind == "lookup")
     else:
-        question, answer, context, wrong = (count if kind == "count" else join)(rng, size)
+        question, answer, context, wrong = makers[kind](rng, size)
     return Task(kind, size, seed, question, answer, context, wrong, family)
 
 

@@ -26,7 +26,7 @@ import csv
 import io
 import random
 
-from log_tasks import NOT_PRESENT, Task, score
+from log_tasks import NOT_PRESENT, Task, family_task, score
 
 __all__ = ["KINDS", "NOT_PRESENT", "Task", "make_task", "score"]
 
@@ -183,14 +183,4 @@ def make_task(kind: str, size: int, seed: int) -> Task:
     Raises:
         ValueError: an unknown kind, or a size under 5,000 characters.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown task kind {kind!r}; known: {', '.join(KINDS)}")
-    if size < 5_000:
-        raise ValueError("a task export needs at least 5,000 characters")
-    rng = random.Random(f"{FAMILY}:{kind}:{size}:{seed}")
-    if kind in ("lookup", "absent"):
-        question, answer, context, wrong = _lookup(rng, size, present=kind == "lookup")
-    else:
-        make = {"count": _count, "sum": _sum, "aggregate": _aggregate, "join": _join}[kind]
-        question, answer, context, wrong = make(rng, size)
-    return Task(kind, size, seed, question, answer, context, wrong, FAMILY)
+    return family_task(FAMILY, (_lookup, _count, _join), kind, size, seed, {"sum": _sum, "aggregate": _aggregate})
