@@ -12,6 +12,10 @@ fill and the suffix. The templates (:data:`TEMPLATES`), in the order tried on a 
   "mutate conditional expression" / "insert range checker" as one hole;
 - ``args``: a call's whole argument list (an empty one included); ``arg``: one argument of
   several; ``callee``: the function a call calls;
+- ``element``: an item of a tuple, list, set, dict (the value) or call (an argument, a keyword's
+  value) written over several lines, on a line of its own (``    Version,`` in a tuple of types;
+  ``"h": 360,`` in a table): TBar's "mutate data / literal" where the collection is too long
+  for any one-line template to hold;
 - ``line``: the whole statement;
 - ``guard``: a new ``if <fill>:`` around the statement;
 - ``before`` / ``after``: a new statement inserted before or after the line (the missing
@@ -27,13 +31,15 @@ import ast
 from dataclasses import dataclass, replace
 
 #: The templates, in the order a line's masks are tried.
-TEMPLATES = ("return", "rhs", "condition", "compare", "choice", "args", "arg", "callee", "line", "guard", "before",
-             "after")
+TEMPLATES = ("return", "rhs", "condition", "compare", "choice", "args", "arg", "callee", "element", "line", "guard",
+             "before", "after")
 #: Statements after which nothing runs: no ``after`` insertion.
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 #: Statements that choose the path (which lines run next, or whether the run goes on) rather
 #: than compute a value: their header line is a *branch line* (:func:`branch_lines`).
 BRANCHES = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Assert, ast.Raise, ast.Try)
+#: The most items of one line given an ``element`` mask each.
+MAX_ELEMENTS = 4
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,8 @@ def _line_masks(tree: ast.AST, rows: list[str], starts: list[int], file: str, li
 
     found: list[Mask | None] = []
     for node in ast.walk(tree):
+        if getattr(node, "lineno", line) < line <= getattr(node, "end_lineno", 0):
+            found += _element_masks(node, span, line)
         if getattr(node, "lineno", None) != line:
             continue
         if isinstance(node, ast.Call):
@@ -138,6 +146,21 @@ def _part_masks(node: ast.AST, span) -> list[Mask | None]:
     if isinstance(node, ast.Compare):
         return [span(side, "compare") for side in (node.left, *node.comparators)]
     return []
+
+
+def _element_masks(node: ast.AST, span, line: int) -> list[Mask | None]:
+    """``element``: the items of a collection or call written over several lines (``node``
+    starts before ``line``) that lie wholly on ``line`` (at most :data:`MAX_ELEMENTS`)."""
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        items = node.elts
+    elif isinstance(node, ast.Dict):
+        items = node.values
+    elif isinstance(node, ast.Call):
+        items = [*node.args, *(k.value for k in node.keywords)]
+    else:
+        return []
+    items = [i for i in items if not isinstance(i, ast.Starred) and i.lineno == i.end_lineno == line]
+    return [span(item, "element") for item in items[:MAX_ELEMENTS]]
 
 
 def _call_masks(node: ast.Call, span, line: int, offset, rows: list[str], starts: list[int],

@@ -120,6 +120,33 @@ PROGRESS = {
         ''',
     "pyproject.toml": PYPROJECT,
 }
+#: An hour is 3,600 seconds: the fix is one value of a table written over several lines.
+DURATIONS = {
+    "durations.py": '''
+        def duration_seconds(amount, unit):
+            """``amount`` of ``unit`` ("s", "min", "h" or "d") in seconds."""
+            per_unit = {
+                "s": 1,
+                "min": 60,
+                "h": 360,
+                "d": 86400,
+            }
+            return amount * per_unit[unit]
+        ''',
+    "test_durations.py": '''
+        from durations import duration_seconds
+
+
+        def test_two_hours():
+            assert duration_seconds(2, "h") == 7200
+
+
+        def test_minutes_and_days():
+            assert duration_seconds(3, "min") == 180
+            assert duration_seconds(1, "d") == 86400
+        ''',
+    "pyproject.toml": PYPROJECT,
+}
 
 Answer = Callable[[str, str], str]
 
@@ -240,6 +267,14 @@ def test_a_conditional_expression_whose_else_keeps_the_value_guards_the_division
     assert "+    share = 1.0 if not total else done / total\n" in result.diff
     asked = [b["prompt"] for b in seen]
     assert any(p.endswith(" else done / total\n    return round(100 * share)\n<|fim_middle|>") for p in asked)
+
+
+def test_a_value_of_a_table_written_over_several_lines_is_a_hole_of_its_own(tmp_path: Path, fim_server):
+    result, events, _ = patched_by(tmp_path, fim_server, DURATIONS, "element",
+                                   lambda prefix, suffix: "3600" if prefix.endswith('"h": ') else "1")
+    assert '-        "h": 360,\n+        "h": 3600,\n' in result.diff
+    assert result.provenance["line"] == 6 and result.provenance["text"] == "3600"
+    assert {f["template"] for f in fills(events)} >= {"element"}
 
 
 def test_the_mutation_tiers_come_before_the_models_masks_unless_asked(tmp_path: Path, fim_server):
