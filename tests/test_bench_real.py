@@ -19,6 +19,7 @@ sys.path.insert(0, str(REAL))
 
 import bugs  # noqa: E402
 import events  # noqa: E402
+import reach  # noqa: E402
 import sdists  # noqa: E402
 import splice  # noqa: E402
 
@@ -353,3 +354,19 @@ def test_normalize_ignores_docstrings_formatting_and_version_but_not_a_changed_g
     assert heldout.normalize('__version__ = "1.0"\n' + fix) == heldout.normalize(same)
     assert heldout.normalize(fix) != heldout.normalize(other)
     assert heldout.normalize('"""Only a docstring."""\n') == heldout.normalize("")
+
+
+def test_reach_takes_each_edit_of_the_fix_alone_and_leaves_comment_lines_out():
+    old = "def f(x):\n    # the rate\n    y = x * 2\n    z = 0\n    return y\n"
+    new = "def f(x):\n    # the rate, doubled\n    # (issue 3)\n    y = x * 3\n    z = 0\n    return y + z\n"
+    got = list(reach.edits(old, new))
+    assert [(line, was, now) for line, was, now, _ in got] == [
+        (3, "    y = x * 2\n", "    y = x * 3\n"), (5, "    return y\n", "    return y + z\n")]
+    # each edit alone, on the old text, its comments kept as they were
+    assert got[0][3] == "def f(x):\n    # the rate\n    y = x * 3\n    z = 0\n    return y\n"
+    assert got[1][3] == "def f(x):\n    # the rate\n    y = x * 2\n    z = 0\n    return y + z\n"
+    assert list(reach.edits(old, old.replace("# the rate", "# the new rate"))) == []  # a comment changed alone
+
+
+def test_reach_puts_a_rank_in_the_cloze_tier_whose_lines_hold_it():
+    assert [reach.tier(r) for r in (1, 3, 4, 8, 9, 16, 17, 32, 33, None)] == [1, 1, 2, 2, 3, 3, 4, 4, None, None]

@@ -40,14 +40,14 @@ def tier(rank: int | None) -> int | None:
     return next((t for t in range(1, len(LINES)) if rank <= LINES[t]), None)
 
 
-def edits(bug: B.Bug, repo: Path, file: str):
-    """(first line, old text, new text, the file with this edit alone) of each edit of ``file``."""
-    _, new = B.trees(bug)
-    old = (repo / file).read_text() if (repo / file).is_file() else ""  # a file the fix adds
+def edits(old: str, new: str):
+    """(first line, old text, new text, ``old`` with this edit alone) of each edit from ``old`` to
+    ``new`` (a file's two versions): runs of changed lines, comment-only lines left out on both
+    sides (they change nothing a test sees), version-string edits left out."""
     a = old.splitlines(keepends=True)
-    keep = [k for k, row in enumerate(a) if not _comment(row)]  # comments change nothing a test sees
+    keep = [k for k, row in enumerate(a) if not _comment(row)]
     code = [a[k] for k in keep]
-    b = [row for row in (new / file).read_text().splitlines(keepends=True) if not _comment(row)]
+    b = [row for row in new.splitlines(keepends=True) if not _comment(row)]
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, code, b, autojunk=False).get_opcodes():
         if op == "equal" or all(B.VERSION_LINE.match(x) for x in code[i1:i2] + b[j1:j2]):
             continue
@@ -72,9 +72,10 @@ def reach(bug: B.Bug, tmp: Path) -> dict:
     lines = ranked_lines(types.SimpleNamespace(localization=loc, ranked=ranked, original=read))
     rank = {key: i + 1 for i, key in enumerate(lines)}
     row = {"bug": bug.id, "ranked_lines": len(lines), "edits": []}
+    _, fixed = B.trees(bug)
     for file in bug.fix:
-        text = read(file) if (repo / file).is_file() else ""
-        for line, old, new, alone in edits(bug, repo, file):
+        text = read(file) if (repo / file).is_file() else ""  # "": a file the fix adds
+        for line, old, new, alone in edits(text, (fixed / file).read_text()):
             near = list(range(max(1, line - 1), line + max(1, old.count("\n")) + 1))
             hits = []
             for mask in masks(text, file, near):
