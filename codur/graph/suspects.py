@@ -49,7 +49,7 @@ def suspicious_code(ctx: ToolContext, top: int = 4) -> tuple[list[dict], list[di
             before = None if sandboxed else snapshot.take(ctx)
             try:
                 loc = localize_faults(ctx.root, ctx.tests(), test_timeout_s=20.0, run_timeout_s=120.0,
-                                      memory_mb=ctx.memory_mb)
+                                      memory_mb=ctx.memory_mb, allow_secrets=ctx.allow_secrets)
             finally:
                 if before is not None:
                     snapshot.note(ctx, before, by="fault localization's test run")

@@ -250,7 +250,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
                     test_timeout_s: float = 20.0, run_timeout_s: float = 600.0,
                     worker: Worker | None = None, select: list[str] | None = None,
                     memory_mb: int | None = None, on_progress=None,
-                    targets: list[str] | None = None) -> Localization:
+                    targets: list[str] | None = None, allow_secrets: bool = False) -> Localization:
     """Run the suite of ``repo`` once and rank its source lines by suspiciousness.
 
     ``command`` defaults to the repo's (:func:`codur.testing.command.resolve`). ``select``
@@ -263,7 +263,9 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
     (no bytecode, no pytest cache). ``memory_mb``: the run's address-space limit, MiB, when
     it runs in ``repo`` (a worker has its own). ``on_progress(done, collected, seconds)``:
     called every :data:`PROGRESS_EVERY_S` seconds while a pytest suite runs (see
-    :class:`Progress`). ``targets``: the tests the task is about (see :func:`score`). Raises
+    :class:`Progress`). ``targets``: the tests the task is about (see :func:`score`).
+    ``allow_secrets``: a run in ``repo`` itself lets its tests read the repo's credential files
+    (``.env``, keys, ``.git/config``'s tokens), as the run's tools may (else they read as empty). Raises
     RuntimeError when the run yields no report (pytest missing, run over ``run_timeout_s``).
     """
     repo = Path(repo).resolve()
@@ -287,7 +289,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
             run = worker.run(args, run_timeout_s, env)
             output = f"exit {-9 if run.exit_code is None else run.exit_code} ({run.status})"
         elif can_fork_server(command):
-            output = run_forked(command, repo, args, env, run_timeout_s)
+            output = run_forked(command, repo, args, env, run_timeout_s, allow_secrets=allow_secrets)
         else:
             output, report = run_direct(command, repo, args, env, run_timeout_s)
         if command.is_pytest:

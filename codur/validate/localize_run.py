@@ -23,10 +23,11 @@ _FRAME_RE = re.compile(r'File "([^"]+\.py)", line (\d+)')
 
 
 def run_forked(command: testcmd.TestCommand, repo: Path, args: list[str], env: dict[str, str],
-               timeout_s: float) -> str:
+               timeout_s: float, *, allow_secrets: bool = False) -> str:
     """Run pytest with ``args`` in ``repo`` through the warm fork server (started if needed,
-    kept for the next call; closed when the run raises). Returns the run's exit, in words."""
-    runner = take_runner(command.python, repo, secrets=origin_secrets(repo))  # hidden in its runs
+    kept for the next call; closed when the run raises); the repo's credential files read as
+    empty in its runs unless ``allow_secrets``. Returns the run's exit, in words."""
+    runner = take_runner(command.python, repo, secrets=origin_secrets(repo, allow_secrets=allow_secrets))
     try:
         done = run_tests(command, repo, argv_of(command, args), env, timeout_s, server=runner)
     except BaseException:

@@ -100,6 +100,26 @@ def test_the_repos_own_credential_files_read_as_empty_by_their_absolute_path_too
         assert (origin / ".git/config").read_text() == remote
 
 
+@needs_bwrap
+def test_a_run_that_allows_secrets_localizes_with_the_repos_credential_files_as_they_are(tmp_path: Path) -> None:
+    """allow_secrets lets the run's tools read .env; localization in the repo must see the same
+    .env as those tools, or a test needing it fails there alone and steers the ranking wrong."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:  # outside /tmp: the sandbox sees it
+        repo = write_repo(Path(place) / "repo", {**OFF_BY_ONE, ".env": "API_TOKEN=tok-3f9a17c2e\n",
+                                                 "tests/test_env_file.py": '''
+            from pathlib import Path
+
+
+            def test_the_token_is_configured():
+                assert "API_TOKEN=" in (Path(__file__).parents[1] / ".env").read_text()
+            '''})
+        test = "tests/test_env_file.py::test_the_token_is_configured"
+        hidden = {t.nodeid: t.outcome for t in localize_faults(repo).tests}
+        allowed = {t.nodeid: t.outcome for t in localize_faults(repo, allow_secrets=True).tests}
+        assert (hidden[test], allowed[test]) == ("failed", "passed")
+        assert (repo / ".env").read_text() == "API_TOKEN=tok-3f9a17c2e\n"
+
+
 @pytest.mark.parametrize("sandbox", ["on", "off"])
 def test_a_secret_in_codurs_environment_is_not_visible_to_the_tests(tmp_path: Path, monkeypatch,
                                                                     sandbox: str) -> None:
