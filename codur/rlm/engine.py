@@ -62,13 +62,15 @@ class RLMEngine:
         config: :class:`RLMConfig`.
         prices: {model name prefix: (USD per Mtok in, USD per Mtok out)} over the built-in table.
         run_dir: the run's folder; the root trace is written under ``run_dir/rlm/``.
+        masked, replaced: a repo's files its code reads as empty, and cleaned copies (see :class:`Sandbox`).
     """
 
     def __init__(self, model: Any, config: RLMConfig | None = None, *,
-                 prices: Mapping[str, tuple[float, float]] | None = None, run_dir: Path | None = None) -> None:
+                 prices: Mapping[str, tuple[float, float]] | None = None, run_dir: Path | None = None,
+                 masked: tuple[Path, ...] = (), replaced: tuple[tuple[Path, Path], ...] = ()) -> None:
         self.config = config or RLMConfig()
+        self.masked, self.replaced, self.run_dir = masked, replaced, run_dir
         self.client = ModelClient(model, model_name_of(model), dict(prices or {}))
-        self.run_dir = run_dir
         self.measured = Usage()  # this model's calls in earlier runs: the prompt's time and cost estimates
 
     def run(self, question: str, context: Any) -> RLMResult:
@@ -144,7 +146,8 @@ class RLMEngine:
             if parent_id is None and self.fits_context(question, context):
                 answer, source = self._direct(question, context, budget, trace)
             else:
-                with Sandbox(context, bridge=bridge, limits=self.config.sandbox_limits()) as sandbox:
+                with Sandbox(context, bridge=bridge, limits=self.config.sandbox_limits(), masked=self.masked,
+                             replaced=self.replaced) as sandbox:
                     answer, source = self._loop(Trajectory(context, sandbox, budget, trace))
         except Exception as exc:  # noqa: BLE001 - a failed run is a trace with answer_source error
             answer, source = None, "error"

@@ -20,7 +20,8 @@ What it does:
   * runs the worker under bubblewrap when it works here
     (:func:`codur.sandbox.bwrap.bwrap_problem`): the filesystem read-only except the
     scratch directory, a private /tmp, no network, its own PID namespace (a child that
-    called ``setsid`` dies with it), the sandbox killed with its bwrap process; else as
+    called ``setsid`` dies with it), the sandbox killed with its bwrap process, the files
+    given as ``masked`` read as empty and those of ``replaced`` as their copies; else as
     before, with only the limits, the group kill and the allowlist;
   * truncates stdout and stderr past ``max_output_chars`` with a visible note, and
     redacts the secrets they show (:mod:`codur.sandbox.secrets`);
@@ -45,14 +46,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, hidden_in_sandbox
 from codur.sandbox.lifetime import make_temp_dir, spawn
 from codur.sandbox.process import kill_process_group
 from codur.sandbox.secrets import redact
@@ -126,6 +127,10 @@ class Sandbox:
             Raising :class:`BudgetExceeded` raises it in the code; any other
             exception raises ``BridgeError`` there.
         limits: :class:`SandboxLimits`.
+        masked: files the code reads as empty under bubblewrap (a repo's credential files, by
+            their absolute paths: :func:`codur.tools.masking.masked_files`).
+        replaced: (copy, file) pairs, each copy read in place of its file under bubblewrap (a
+            repo's ``.git/config`` without its remotes' credentials: :func:`codur.tools.masking.git_views`).
 
     Use as a context manager, or call :meth:`start` and :meth:`close`.
 
@@ -134,8 +139,10 @@ class Sandbox:
     """
 
     def __init__(self, context: Any, *, bridge: BridgeHandler | None = None,
-                 limits: SandboxLimits | None = None) -> None:
+                 limits: SandboxLimits | None = None, masked: Iterable[Path] = (),
+                 replaced: Iterable[tuple[Path, Path]] = ()) -> None:
         self.limits = limits or SandboxLimits()
+        self.masked, self.replaced = tuple(masked), tuple(replaced)
         self.bridge = bridge
         self.scratch = make_temp_dir("codur-rlm-")
         self._write_context(context)
@@ -162,8 +169,9 @@ class Sandbox:
         self.confined = bwrap_problem() is None
         if self.confined:
             used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp or ~
-            argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch,
-                              readable=hidden(sorted(used)))
+            argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch, readable=hidden(sorted(used)),
+                              masked=[p for p in self.masked if not hidden_in_sandbox(p)],
+                              replaced=[(c, p) for c, p in self.replaced if not hidden_in_sandbox(p)])
         with open(self.log_path, "ab") as log:
             self.proc = spawn(argv, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=log, start_new_session=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from codur.tools.context import ToolContext, ToolError
+from codur.tools.masking import origin_secrets
 from codur.tools.reading import read_bytes_bounded
 from codur.tools.registry import SideEffect, TaskType, tool
 from codur.tools.visibility import glob_matcher
@@ -95,7 +96,9 @@ def ask_codebase(ctx: ToolContext, question: str, paths: list[str] = DEFAULT_PAT
         config = config.model_copy(update={
             "max_tokens": min(config.max_tokens or tokens_left, tokens_left),
             "max_wall_s": min(config.max_wall_s or seconds_left, seconds_left)})
-    result = RLMEngine(model, config, prices=prices, run_dir=ctx.run_dir).run(question, context)
+    secrets = origin_secrets(ctx.root, allow_secrets=ctx.allow_secrets)  # not read by path from the REPL either
+    result = RLMEngine(model, config, prices=prices, run_dir=ctx.run_dir, masked=secrets.masked,
+                       replaced=secrets.views).run(question, context)
     trace = result.trace
     if result.answer_source == "error":
         raise ToolError(f"the RLM run failed: {trace.error}")

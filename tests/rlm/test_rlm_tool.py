@@ -1,12 +1,15 @@
 """The ask_codebase tool: repo files as the context, refused globs, the answer through the ToolExecutor."""
 
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from codur.llm import ScriptedChatModel
+from codur.sandbox.bwrap import bwrap_problem
 from codur.tools import REGISTRY, TaskType, ToolExecutor, list_tools_for_tasks
 from codur.tools.context import ToolContext, ToolError
+from codur.tools.executor import ToolSettings
 from codur.tools.journal import ChangeJournal
 from codur.tools.rlm import load_repo_context
 
@@ -88,3 +91,33 @@ def test_a_short_repo_context_is_answered_directly(repo, tmp_path):
     result = executor.execute("ask_codebase", {"question": "How many retries?", "paths": ["pkg/*.py"]})
     assert result.ok and result.output.startswith("MAX_RETRIES is 5.") and "path direct" in result.output
     assert len(model.calls) == 1 and "MAX_RETRIES = 5" in str(model.calls[0][0].content)
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bwrap: {bwrap_problem()}")
+def test_the_repls_code_reads_the_repos_credential_files_as_empty_by_their_absolute_path(monkeypatch, tmp_path):
+    """The REPL's filesystem is the machine's, read-only: a repo outside the private /tmp and home
+    lies in it, so code the model writes (or a file of the repo tells it to write) could print the
+    repo's .env and its remote's token; they read as empty and cleaned there, as in every other
+    sandbox of a run, unless allow_secrets."""
+    from codur.rlm import model as rlm_model
+
+    monkeypatch.setattr(rlm_model, "window_tokens", lambda **flags: (256, 512))  # no room: the REPL runs
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:  # outside /tmp and home: the sandbox sees it
+        root = Path(place) / "repo"
+        (root / ".git").mkdir(parents=True)
+        (root / "app.py").write_text("PASSWORD_FILE = '.env'\n")
+        (root / ".env").write_text("DB_PASSWORD=hunter2-plain\n")
+        (root / ".git" / "config").write_text('[remote "origin"]\n\turl = https://kim:hunter3-plain@git.example/app\n')
+        block = (f"```repl\nprint(open({str(root / '.env')!r}).read() + "
+                 f"open({str(root / '.git' / 'config')!r}).read())\n```")
+        for allow, shown in ((False, False), (True, True)):
+            model = ScriptedChatModel(replies=[block, "FINAL(done)"] * 3)
+            executor = ToolExecutor(root, run_dir=tmp_path / f"run-{allow}", model_factory=lambda m=model: m,
+                                    settings=ToolSettings(allow_secrets=allow))
+            result = executor.execute("ask_codebase", {"question": "What is in the files?", "paths": ["*.py"]})
+            assert result.ok, result.output
+            printed = "".join(str(m.content) for call in model.calls for m in call)
+            assert ("hunter2-plain" in printed) == shown and "hunter3-plain" not in printed
+            assert "git.example/app" in printed  # the remote kept; its token not read, or read and redacted
+            assert ("REDACTED" in printed) == shown
+        assert (root / ".env").read_text() == "DB_PASSWORD=hunter2-plain\n"
