@@ -15,6 +15,7 @@ no encoding of what it can read (zlib, base64) holds the token.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -138,13 +139,12 @@ def clean_git_text(text: str) -> str:
 
 
 def git_views(root: Path) -> list[tuple[Path, Path]]:
-    """(copy, real file) pairs for the ``.git`` files of ``root`` that hold credentials
-    (:data:`GIT_FILES` and the reflogs), each copy cleaned (:func:`clean_git_text`) and written
-    read-only under ``$TMPDIR/codur-git-<uid>/``; the sandbox binds each copy over its file."""
-    git = root / ".git"
-    if not git.is_dir():
-        return []
-    files = [git / n for n in GIT_FILES] + sorted(p for p in (git / "logs").rglob("*") if p.is_file())[:500]
+    """(copy, real file) pairs for the git files of ``root`` that hold credentials
+    (:data:`GIT_FILES` and the reflogs) in each of its :func:`git_dirs`, each copy cleaned
+    (:func:`clean_git_text`) and written read-only under ``$TMPDIR/codur-git-<uid>/``; the
+    sandbox binds each copy over its file."""
+    files = [f for git in git_dirs(root) for f in
+             [git / n for n in GIT_FILES] + sorted(p for p in (git / "logs").rglob("*") if p.is_file())[:500]]
     out = []
     for real in files:
         try:
@@ -155,6 +155,27 @@ def git_views(root: Path) -> list[tuple[Path, Path]]:
         if clean != text:
             out.append((_write_copy(real, clean), real))
     return out
+
+
+def git_dirs(root: Path) -> list[Path]:
+    """The git folders of the repo ``root``: its ``.git`` folder; for a linked worktree or a
+    submodule (``.git`` a file, ``gitdir: <folder>``) that folder and the main repository's
+    (``commondir``), where the remotes' configuration lives, outside ``root``. [] for none."""
+    dot = Path(root) / ".git"
+    if dot.is_dir():
+        first = dot
+    else:
+        try:
+            head = dot.read_text(errors="replace").strip()
+        except OSError:
+            return []
+        if not head.startswith("gitdir:"):
+            return []
+        first = (dot.parent / head.removeprefix("gitdir:").strip()).resolve()
+    dirs = [first]
+    with contextlib.suppress(OSError):  # no commondir: a repository of its own
+        dirs.append((first / (first / "commondir").read_text().strip()).resolve())
+    return [d for d in dict.fromkeys(dirs) if d.is_dir()]
 
 
 def _write_copy(real: Path, text: str) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import subprocess
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -135,3 +136,23 @@ def test_repairs_worker_copies_hold_the_credential_files_empty(tmp_path: Path) -
     with RepairSession(repo, workers=1, policy=TestPolicy(allow_secrets=True)) as session:
         assert CANARY in (session.copies[0].root / ".env").read_text()
     assert CANARY in (repo / ".env").read_text()
+
+
+def test_a_linked_worktree_sees_its_main_repos_git_config_without_the_remote_token() -> None:
+    """A linked worktree's ``.git`` is a file naming a folder of the main repository, whose
+    ``config`` holds the remotes: outside the worktree, but in the sandbox's read-only filesystem
+    when it lies outside /tmp and the home (here /var/tmp), so it is seen cleaned too."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:
+        main, tree = Path(place) / "main", Path(place) / "tree"
+        main.mkdir()
+        (main / "app.py").write_text("X = 1\n")
+        _git(main, "init", "-q")
+        _git(main, "remote", "add", "origin", f"https://deploy:{CANARY}@git.example.com/team/app.git")
+        _git(main, "add", "-A")
+        _git(main, "commit", "-qm", "init")
+        _git(main, "worktree", "add", "-q", str(tree))
+        config = str(main / ".git" / "config")
+        assert _peek(tree, config)[config] > 0  # the config, without the credentials
+        status = ToolExecutor(tree).execute("git_status", {}).output
+        assert "peek.py" in status, status  # git works in the worktree on the clean copy
+        assert CANARY in Path(config).read_text()
