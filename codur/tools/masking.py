@@ -83,6 +83,17 @@ def masked_files(root: Path) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
+def linked_secrets(root: Path) -> list[Path]:
+    """The :func:`masked_files` of the main working tree of a linked worktree ``root`` (the
+    folder holding the ``.git`` that :func:`git_dirs` names as its common one), outside
+    ``root``, that the sandbox shows (not in its private /tmp or home): a user's ``.env`` lies
+    in the main checkout, beside the worktree an agent works in. [] for any other repo."""
+    root = Path(root).resolve()
+    mains = [d.parent for d in git_dirs(root)[1:] if d.name == ".git" and d.parent != root]
+    return [p for main in mains if not hidden_in_sandbox(main) for p in masked_files(main)
+            if not p.is_relative_to(root)]
+
+
 def masked_names(root: Path) -> set[str]:
     """The repo-relative POSIX paths of :func:`masked_files` and of the links that lead to them."""
     files = set(masked_files(root))
@@ -201,4 +212,4 @@ def origin_secrets(root: Path, *, allow_secrets: bool = False) -> OriginSecrets:
     if allow_secrets:
         return OriginSecrets()
     root = Path(root).resolve()
-    return OriginSecrets(tuple(masked_files(root)), tuple(git_views(root)))
+    return OriginSecrets(tuple(masked_files(root) + linked_secrets(root)), tuple(git_views(root)))

@@ -32,7 +32,7 @@ from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.process import ProcessResult, run_process
 from codur.sandbox.secrets import redact
 from codur.tools.errors import ToolError
-from codur.tools.masking import git_views, masked_files
+from codur.tools.masking import git_views, linked_secrets, masked_files
 
 if TYPE_CHECKING:
     import threading
@@ -102,7 +102,7 @@ def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None
     # what the private /tmp and home would hide: the program's prefix, the interpreters a
     # script may call (codur's, the repo's: a venv's python may link into ~/.pyenv), PYTHONPATH
     pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
-    secrets = [] if ctx.allow_secrets else masked_files(ctx.root)  # a .env reads as empty in the sandbox
+    secrets = [] if ctx.allow_secrets else masked_files(ctx.root) + linked_secrets(ctx.root)  # read as empty
     command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=ctx.root, writable=writable, network=ctx.network,
                          tmp_mb=ctx.tmp_mb, masked=secrets, replaced=_seen_views(ctx.root),
                          read_only_root=ctx.read_only, layer=layer,

@@ -138,20 +138,24 @@ def test_repairs_worker_copies_hold_the_credential_files_empty(tmp_path: Path) -
     assert CANARY in (repo / ".env").read_text()
 
 
-def test_a_linked_worktree_sees_its_main_repos_git_config_without_the_remote_token() -> None:
+def test_a_linked_worktree_sees_its_main_repos_git_config_cleaned_and_its_env_empty() -> None:
     """A linked worktree's ``.git`` is a file naming a folder of the main repository, whose
-    ``config`` holds the remotes: outside the worktree, but in the sandbox's read-only filesystem
-    when it lies outside /tmp and the home (here /var/tmp), so it is seen cleaned too."""
+    ``config`` holds the remotes, and the user's ``.env`` lies in the main checkout: both outside
+    the worktree, but in the sandbox's read-only filesystem when they lie outside /tmp and the
+    home (here /var/tmp), so they are seen cleaned and empty too."""
     with tempfile.TemporaryDirectory(dir="/var/tmp") as place:
         main, tree = Path(place) / "main", Path(place) / "tree"
         main.mkdir()
         (main / "app.py").write_text("X = 1\n")
+        (main / ".env").write_text(f"API_TOKEN={CANARY}\n")  # the user's, in the main checkout only
+        (main / ".gitignore").write_text(".env\n")
         _git(main, "init", "-q")
         _git(main, "remote", "add", "origin", f"https://deploy:{CANARY}@git.example.com/team/app.git")
         _git(main, "add", "-A")
         _git(main, "commit", "-qm", "init")
         _git(main, "worktree", "add", "-q", str(tree))
-        config = str(main / ".git" / "config")
+        config, env = str(main / ".git" / "config"), str(main / ".env")
+        assert _peek(tree, config, env) == {config: _peek(tree, config)[config], env: 0}
         assert _peek(tree, config)[config] > 0  # the config, without the credentials
         status = ToolExecutor(tree).execute("git_status", {}).output
         assert "peek.py" in status, status  # git works in the worktree on the clean copy
