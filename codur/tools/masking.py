@@ -84,14 +84,24 @@ def masked_files(root: Path) -> list[Path]:
 
 
 def linked_secrets(root: Path) -> list[Path]:
-    """The :func:`masked_files` of the main working tree of a linked worktree ``root`` (the
-    folder holding the ``.git`` that :func:`git_dirs` names as its common one), outside
-    ``root``, that the sandbox shows (not in its private /tmp or home): a user's ``.env`` lies
-    in the main checkout, beside the worktree an agent works in. [] for any other repo."""
+    """Credential files outside ``root`` of the checkouts its :func:`git_dirs` belong to, that
+    the sandbox shows (not in its private /tmp or home): a linked worktree's main checkout, its
+    :func:`masked_files` (a user's ``.env`` lies there, beside the worktree an agent works in);
+    an enclosing checkout (``root`` a folder of a monorepo, or a submodule), the credential files
+    of each folder on the way up to it (``monorepo/.env``), not its whole tree. [] for a repo of
+    its own."""
     root = Path(root).resolve()
-    mains = [d.parent for d in git_dirs(root)[1:] if d.name == ".git" and d.parent != root]
-    return [p for main in mains if not hidden_in_sandbox(main) for p in masked_files(main)
-            if not p.is_relative_to(root)]
+    out: list[Path] = []
+    for git in git_dirs(root):
+        main = git.parent
+        if git.name != ".git" or main == root or hidden_in_sandbox(main):
+            continue
+        if root.is_relative_to(main):
+            out += [f for up in root.parents if up.is_relative_to(main) for f in sorted(up.iterdir())
+                    if f.is_file() and not f.is_symlink() and (is_secret(f.name) or holds_secret(f))]
+        else:
+            out += [p for p in masked_files(main) if not p.is_relative_to(root)]
+    return list(dict.fromkeys(out))
 
 
 def masked_names(root: Path) -> set[str]:
@@ -170,9 +180,14 @@ def git_views(root: Path) -> list[tuple[Path, Path]]:
 
 def git_dirs(root: Path) -> list[Path]:
     """The git folders of the repo ``root``: its ``.git`` folder; for a linked worktree or a
-    submodule (``.git`` a file, ``gitdir: <folder>``) that folder and the main repository's
-    (``commondir``), where the remotes' configuration lives, outside ``root``. [] for none."""
+    submodule (``.git`` a file, ``gitdir: <folder>``) that folder, the main repository's
+    (``commondir``) and a superproject's (an enclosing ``.git``), where the remotes'
+    configuration lives, outside ``root``; for a folder inside a repository (no ``.git`` of its
+    own), the enclosing repository's. [] for none."""
     dot = Path(root) / ".git"
+    if not dot.exists() and not dot.is_symlink():
+        top = next((p for p in Path(root).resolve().parents if (p / ".git").exists()), None)
+        return git_dirs(top) if top is not None else []
     if dot.is_dir():
         first = dot
     else:
@@ -186,6 +201,7 @@ def git_dirs(root: Path) -> list[Path]:
     dirs = [first]
     with contextlib.suppress(OSError):  # no commondir: a repository of its own
         dirs.append((first / (first / "commondir").read_text().strip()).resolve())
+    dirs += [up for up in first.parents if up.name == ".git"]  # a submodule's superproject
     return [d for d in dict.fromkeys(dirs) if d.is_dir()]
 
 

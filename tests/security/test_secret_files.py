@@ -160,3 +160,33 @@ def test_a_linked_worktree_sees_its_main_repos_git_config_cleaned_and_its_env_em
         status = ToolExecutor(tree).execute("git_status", {}).output
         assert "peek.py" in status, status  # git works in the worktree on the clean copy
         assert CANARY in Path(config).read_text()
+
+
+def test_a_folder_of_a_monorepo_sees_the_enclosing_env_empty_and_git_config_cleaned() -> None:
+    """``--repo monorepo/backend``: the folder has no ``.git`` of its own; the enclosing
+    repository's ``.git/config`` and the ``.env`` at its top lie outside the folder, in the
+    sandbox's read-only filesystem (here /var/tmp)."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:
+        mono = Path(place) / "mono"
+        (mono / "backend").mkdir(parents=True)
+        (mono / "backend" / "app.py").write_text("X = 1\n")
+        (mono / ".env").write_text(f"API_TOKEN={CANARY}\n")
+        (mono / ".gitignore").write_text(".env\n")
+        _git(mono, "init", "-q")
+        _git(mono, "remote", "add", "origin", f"https://deploy:{CANARY}@git.example.com/team/mono.git")
+        config, env = str(mono / ".git" / "config"), str(mono / ".env")
+        sizes = _peek(mono / "backend", config, env)
+        assert sizes[env] == 0 and sizes[config] > 0
+
+
+def test_the_git_folders_of_a_submodule_are_its_own_and_its_superprojects(tmp_path: Path) -> None:
+    from codur.tools.masking import git_dirs
+
+    own = tmp_path / "super" / ".git" / "modules" / "lib"
+    own.mkdir(parents=True)
+    (tmp_path / "super" / "lib").mkdir()
+    (tmp_path / "super" / "lib" / ".git").write_text("gitdir: ../.git/modules/lib\n")
+    assert git_dirs(tmp_path / "super" / "lib") == [own.resolve(), (tmp_path / "super" / ".git").resolve()]
+    (tmp_path / "super" / "lib" / "src").mkdir()
+    assert git_dirs(tmp_path / "super" / "lib" / "src") == git_dirs(tmp_path / "super" / "lib")  # the enclosing repo's
+    assert git_dirs(tmp_path / "alone") == []
