@@ -291,7 +291,7 @@ def localize_faults(repo: Path, command: testcmd.TestCommand | None = None, *,
         elif can_fork_server(command):
             output = run_forked(command, repo, args, env, run_timeout_s, allow_secrets=allow_secrets)
         else:
-            output, report = run_direct(command, repo, args, env, run_timeout_s)
+            output, report = run_direct(command, repo, args, env, run_timeout_s, allow_secrets=allow_secrets)
         if command.is_pytest:
             report = read_report(out)
             if report is None:

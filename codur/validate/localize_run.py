@@ -6,14 +6,14 @@ command whole, as one test, under ``coverage run`` when its interpreter has cove
 
 from __future__ import annotations
 
-import os
 import re
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from codur.sandbox.lifetime import temp_dir
-from codur.sandbox.process import run_process
+from codur.sandbox.bwrap import allowed_env
 from codur.testing import command as testcmd
+from codur.testing.confine import OriginSecrets, run_confined, scratch_root
 from codur.testing.forkserver import keep_runner, take_runner
 from codur.testing.report import WHOLE_COMMAND, TestRecord, TestRun, run_of
 from codur.testing.runner import argv_of, run_tests
@@ -39,17 +39,20 @@ def run_forked(command: testcmd.TestCommand, repo: Path, args: list[str], env: d
 
 
 def run_direct(command: testcmd.TestCommand, repo: Path, args: list[str], env: dict[str, str],
-               timeout_s: float) -> tuple[str, TestRun | None]:
-    """Run ``command`` with ``args`` in ``repo`` in a process of its own. Returns (the end of
+               timeout_s: float, *, allow_secrets: bool = False) -> tuple[str, TestRun | None]:
+    """Run ``command`` with ``args`` in ``repo`` in a process of its own, confined as every run
+    of the repo's code is (under bwrap when it works: the repo read-only, its credential files
+    empty unless ``allow_secrets``, the scratch area the one place written). Returns (the end of
     its output, the report of a non-pytest command, None for pytest: its plugin writes one).
-    A non-pytest command runs under ``coverage run`` (data in a temp dir) when it can
+    A non-pytest command runs under ``coverage run`` (data in the scratch area) when it can
     (:func:`whole_command_report`). Raises RuntimeError when it runs over ``timeout_s`` seconds."""
-    with temp_dir("codur-coverage-") as scratch:
+    secrets = origin_secrets(repo, allow_secrets=allow_secrets)
+    with tempfile.TemporaryDirectory(prefix="coverage-", dir=scratch_root()) as scratch:
         argv = argv_of(command, args)
-        data = scratch / "coverage"
-        if not command.is_pytest and can_cover(argv[0]):
+        data = Path(scratch) / "coverage"
+        if not command.is_pytest and can_cover(argv[0], repo, secrets):
             argv[1:1] = ["-m", "coverage", "run", f"--data-file={data}", f"--source={repo}"]
-        done = run_tests(command, repo, argv, env, timeout_s, confined=False)
+        done = run_tests(command, repo, argv, env, timeout_s, secrets=secrets)
         if done.timed_out:
             raise RuntimeError(f"test run exceeded {timeout_s:.0f}s")
         output = done.output[-4000:]
@@ -59,12 +62,15 @@ def run_direct(command: testcmd.TestCommand, repo: Path, args: list[str], env: d
         return output, whole_command_report(repo, code, output, command.argv, data)
 
 
-def can_cover(python: str) -> bool:
-    """True if ``python`` is an interpreter that can ``-m coverage run``."""
+def can_cover(python: str, repo: Path, secrets: OriginSecrets = OriginSecrets()) -> bool:
+    """True if ``python`` (the repo's interpreter: its venv's ``.pth`` files run at its start) is
+    an interpreter that can ``-m coverage run``; asked in the repo, confined like a test run, with
+    the allowlisted environment only."""
     if not testcmd.is_python(python):
         return False
     try:
-        probe = run_process([python, "-c", "import coverage"], cwd=Path.cwd(), timeout_s=60, env=os.environ)
+        probe = run_confined([python, "-c", "import coverage"], repo, allowed_env({}), 60.0, lambda kill: None,
+                             repo, python, secrets=secrets)
     except OSError:
         return False
     return probe.exit_code == 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from codur.sandbox.bwrap import bwrap_problem
+from codur.testing import command as testcmd
 from codur.validate.localize import localize_faults
 
 from .conftest import OFF_BY_ONE, mutation_run, write_repo
@@ -146,3 +149,34 @@ def _with_marker(marker: str) -> list[int]:
                 if marker.encode() in (entry / "cmdline").read_bytes():
                     found.append(int(entry.name))
     return found
+
+
+@needs_bwrap
+def test_localization_of_a_non_pytest_command_runs_confined_in_the_repo(tmp_path: Path, monkeypatch) -> None:
+    """A unittest suite is localized in the repo itself (the whole command under coverage), not
+    through the fork server: its run, and the probe of the repo's interpreter for coverage, start
+    the repo's own venv (whose ``.pth`` files run at every start) and must be confined like every
+    other run of the repo's code: no write outside, no secret of codur's environment."""
+    monkeypatch.setenv("CODUR_PROBE_API_KEY", "sk-probe-9f2c41")
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as visible:  # outside /tmp: the sandbox sees it
+        target = Path(visible) / "pwned.txt"
+        repo = write_repo(Path(visible) / "repo", {"calc.py": OFF_BY_ONE["calc.py"], "test_calc.py": '''
+            import unittest
+
+            from calc import total
+
+
+            class TotalTest(unittest.TestCase):
+                def test_total(self):
+                    self.assertEqual(total([1, 2, 3]), 6)
+            '''})
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(repo / ".venv")], check=True)
+        site = next((repo / ".venv" / "lib").glob("python3*/site-packages"))
+        (site / "probe.pth").write_text(  # a line starting with "import" runs at every start
+            f"import os, pathlib; p = pathlib.Path({str(target)!r}); "
+            f"p.write_text(os.environ.get('CODUR_PROBE_API_KEY', '-')) if os.access(p.parent, os.W_OK) else None\n")
+        command = testcmd.resolve(repo, [str(repo / ".venv" / "bin" / "python"), "-m", "unittest"])
+        assert not command.is_pytest
+        loc = localize_faults(repo, command)
+        assert loc.failing, loc.output  # the run happened, and failed as the bug says
+        assert not target.exists(), target.read_text()
