@@ -41,6 +41,11 @@ class BatchTask(BaseModel):
     def _commit_needs_url(self) -> BatchTask:
         if self.commit and not is_git_url(self.repo):
             raise ValueError("'commit' is only for a git URL repo")
+        for name, value in (("repo", self.repo), ("commit", self.commit)):
+            if value and (value.startswith("-") or any(c.isspace() or ord(c) < 32 for c in value)) \
+                    and (name == "commit" or is_git_url(value)):
+                raise ValueError(f"{name} {value!r} would reach git as an option (a leading '-') or holds "
+                                 "spaces or control characters: give a URL or a commit name")
         return self
 
     @model_validator(mode="after")

@@ -61,7 +61,7 @@ def prepare_workcopy(task: BatchTask, root: Path, *, in_place: bool = False) -> 
     if not is_git_url(task.repo):
         shutil.copytree(source, dest, ignore=_without(dest.parent), symlinks=True)
     else:
-        _git(["clone", "--quiet", task.repo, str(dest)], task)
+        _git(["clone", "--quiet", "--", task.repo, str(dest)], task)  # "--": the URL is never an option
         if task.commit:
             _git(["checkout", "--quiet", task.commit], task, cwd=dest)
     atomic_write_bytes(codur_path(dest, MARKER), json.dumps({"workcopy": str(dest), "task": task.id}).encode())

@@ -50,3 +50,28 @@ def test_missing_folder_and_bad_commit_are_clear_errors(tmp_path):
     bad = BatchTask(id="b", repo=f"file://{origin}", task="t", commit="0" * 40)
     with pytest.raises(RuntimeError, match="checkout failed"):
         prepare_workcopy(bad, tmp_path / "c")
+
+
+@pytest.mark.parametrize("fields", [
+    {"repo": "--upload-pack=touch /tmp/pwned;x.git"},  # a URL read as git's option: runs the command
+    {"repo": "file:///srv/app.git", "commit": "--orphan=x"},
+    {"repo": "file:///srv/app.git", "commit": "main\nx"},
+])
+def test_a_repo_or_commit_that_git_would_read_as_an_option_is_refused(fields):
+    with pytest.raises(ValueError, match="would reach git as an option"):
+        BatchTask(id="x", task="fix", **fields)
+
+
+def test_a_clone_takes_the_url_after_the_options_end(tmp_path, monkeypatch):
+    from codur.batch import workcopy
+
+    seen = []
+    def git(args, task, cwd=None):  # records the call, makes the folder a clone would
+        seen.append(args)
+        if args[0] == "clone":
+            Path(args[-1]).mkdir()
+
+    monkeypatch.setattr(workcopy, "_git", git)
+    task = BatchTask(id="g", repo="https://git.example/app.git", task="fix")
+    workcopy.prepare_workcopy(task, tmp_path)
+    assert seen[0][:3] == ["clone", "--quiet", "--"] and seen[0][3] == task.repo
