@@ -53,7 +53,7 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden, hidden_in_sandbox
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden
 from codur.sandbox.lifetime import make_temp_dir, spawn
 from codur.sandbox.process import kill_process_group
 from codur.sandbox.secrets import redact
@@ -170,8 +170,7 @@ class Sandbox:
         if self.confined:
             used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp or ~
             argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch, readable=hidden(sorted(used)),
-                              masked=[p for p in self.masked if not hidden_in_sandbox(p)],
-                              replaced=[(c, p) for c, p in self.replaced if not hidden_in_sandbox(p)])
+                              masked=self.masked, replaced=self.replaced)
         with open(self.log_path, "ab") as log:
             self.proc = spawn(argv, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=log, start_new_session=True)

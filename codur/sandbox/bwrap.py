@@ -181,10 +181,11 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     ``readable``: paths the private /tmp or home would hide, bound back read-only with the
     links on the way to them (:func:`hidden`, :func:`bind_back`), e.g. an interpreter's venv
     under ``~`` or a repo's ``.venv`` linked there. ``network``: keep the host's
-    network (the setting ``sandbox_network``) instead of none. ``masked``: files of ``root``
-    the code sees as empty (``/dev/null`` bound over them: the repo's ``.env`` unless the setting
-    ``allow_secrets``; an empty file of codur's is bound over them, :func:`empty_file`). ``replaced``:
-    (copy, file) pairs, each copy bound read-only over its file (``.git/config`` without its
+    network (the setting ``sandbox_network``) instead of none. ``masked``: files the code sees as
+    empty, each one the sandbox shows (a file in its private /tmp or home is hidden already, and bwrap
+    cannot bind over it): the repo's ``.env`` unless the setting ``allow_secrets`` (an empty file
+    of codur's is bound over them, :func:`empty_file`). ``replaced``:
+    (copy, file) pairs, each copy bound read-only over its file where shown (``.git/config`` without its
     credentials, :func:`codur.tools.masking.git_views`). ``tmp_mb``: the private /tmp's
     size, MiB (the setting ``sandbox_tmp_mb``; None: :func:`codur.sandbox.limits.default_tmp_mb`,
     0: bwrap's own), so a test cannot fill the machine's memory through /tmp (a tmpfs is RAM
@@ -192,7 +193,7 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     by the kernel to the *thread* that started bwrap: a server that outlives that thread
     must be started from one that lives as long as codur (see :func:`spawn`).
     """
-    writable = list(writable)
+    writable, readable = list(writable), list(readable)
     bwrap = bwrap_executable() or "bwrap"
     size = default_tmp_mb() if tmp_mb is None else tmp_mb
     sized = ["--size", str(size * 2**20)] if size and supports_tmpfs_size(bwrap) else []
@@ -208,14 +209,24 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
             cmd += ["--ro-bind", str(root / name), str(root / name)]
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
+    shown = [Path(p).resolve() for p in (root, *writable, *readable)]
     for path in masked:
-        cmd += ["--ro-bind", str(empty_file()), str(path)]
+        if _shown(path, shown):
+            cmd += ["--ro-bind", str(empty_file()), str(path)]
     for copy, path in replaced:
-        cmd += ["--ro-bind", str(copy), str(path)]
+        if _shown(path, shown):
+            cmd += ["--ro-bind", str(copy), str(path)]
     cmd += [] if network else ["--unshare-net"]
     cmd += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
             "--", *argv]
     return cmd
+
+
+def _shown(path: Path, bound: list[Path]) -> bool:
+    """True when the sandbox shows ``path``: outside its private /tmp and home, or under a folder
+    bound in (``bound``, resolved). A file it hides needs no mask, and bwrap cannot bind over it."""
+    full = Path(path).resolve()
+    return not _private(full) or any(full.is_relative_to(b) for b in bound)
 
 
 def hidden(paths: Iterable[Path | str]) -> tuple[Path, ...]:

@@ -104,9 +104,8 @@ def confine(argv: Sequence[str], cwd: Path, seen: Sequence[Path], secrets: Origi
     """``argv`` under bwrap: the scratch area read-write, ``seen`` (see :func:`readable`)
     bound back read-only, those of ``secrets`` the run could see hidden (:class:`OriginSecrets`), run
     in ``cwd``; the sandbox dies with the bwrap process."""
-    return bwrap_argv(argv, root=scratch_root(), cwd=cwd, readable=seen,
-                      masked=[p for p in secrets.masked if visible(p, seen)],
-                      replaced=[(c, p) for c, p in secrets.views if visible(p, seen)])
+    return bwrap_argv(argv, root=scratch_root(), cwd=cwd, readable=seen, masked=secrets.masked,
+                      replaced=secrets.views)
 
 
 def visible(path: Path, seen: Sequence[Path]) -> bool:

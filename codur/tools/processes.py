@@ -26,7 +26,6 @@ from codur.sandbox.bwrap import (
     cannot_see,
     fallback_reason,
     hidden,
-    hidden_in_sandbox,
 )
 from codur.sandbox.interpreter import interpreter_paths
 from codur.sandbox.process import ProcessResult, run_process
@@ -104,19 +103,13 @@ def prepare(ctx: ProcessHost, argv: Sequence[str], env: Mapping[str, str] | None
     pythons = [sys.executable, *([ctx.test_command.interpreter] if ctx.test_command else [])]
     secrets = [] if ctx.allow_secrets else masked_files(ctx.root) + linked_secrets(ctx.root)  # read as empty
     command = bwrap_argv([exe, *argv[1:]], root=ctx.root, cwd=ctx.root, writable=writable, network=ctx.network,
-                         tmp_mb=ctx.tmp_mb, masked=secrets, replaced=_seen_views(ctx.root),
+                         tmp_mb=ctx.tmp_mb, masked=secrets, replaced=git_views(ctx.root),
                          read_only_root=ctx.read_only, layer=layer,
                          readable=hidden([*interpreter_paths(exe), *(p for py in pythons for p in
                                                                      interpreter_paths(py)),
                                           *filter(None, child_env.get("PYTHONPATH", "").split(os.pathsep))]))
     child_env["TMPDIR"] = "/tmp"  # the sandbox's private one
     return PreparedCommand(tuple(command), child_env, argv[0], exe, sandboxed=True)
-
-
-def _seen_views(root: Path) -> list[tuple[Path, Path]]:
-    """:func:`codur.tools.masking.git_views` of ``root`` whose files the sandbox shows: in the repo,
-    or outside it but not in the private /tmp or home (a linked worktree's main repository)."""
-    return [(copy, path) for copy, path in git_views(root) if path.is_relative_to(root) or not hidden_in_sandbox(path)]
 
 
 def run_prepared(ctx: ProcessHost, command: PreparedCommand, timeout_s: float | None, stdin: str | None,
