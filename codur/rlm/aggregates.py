@@ -132,16 +132,25 @@ class SecondProgram:
             return ""
         return disagreement_note(*self.programs)
 
-    def settle(self, answer: str, question: str, key: Callable[[str], str]) -> str:
+    def settle(self, answer: str, question: str, key: Callable[[str], str], *, backed: bool = True) -> str:
         """The answer that stands when ``answer`` is taken while the programs disagree: the answer of
         the program whose code names strictly more of ``question``'s constraint words
         (:func:`coverage`) than every program that gave ``answer`` (none counts 0); an empty result
         (:func:`is_empty_result`) also yields to a program's non-empty answer naming as many (an empty
         result usually means a filter that matched nothing: the builds count, 22 computed through
         ``records``, then a ``grep("branch=hotfix")`` over JSON printed 0 and the last iteration's 0
-        was taken); else ``answer``. A change is kept in :attr:`settled`."""
+        was taken); else ``answer``. A change is kept in :attr:`settled`.
+
+        ``backed=False``: ``answer`` was written directly, and no output shows it as a result
+        (:func:`codur.rlm.evidence.shown_as_result`); no program gave it either, so the answer the programs
+        computed stands (:meth:`standing`): the builds group-by at 2M printed ``[('hotfix', 451)]`` and
+        the last iteration wrote ``develop``, third in the printed ranking."""
         if self.agreed or not self.programs:
             return answer
+        if not backed and all(key(p.answer) != key(answer) for p in self.programs):
+            standing = self.settle(self.programs[0].answer, question, key)
+            self.settled = {"from": answer, "to": standing, "unbacked": True}
+            return standing
         scores = [coverage(question, p.code) for p in self.programs]
         mine = max((c for c, p in zip(scores, self.programs, strict=True) if key(p.answer) == key(answer)), default=0)
         empty = is_empty_result(answer)

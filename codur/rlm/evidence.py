@@ -56,6 +56,35 @@ def printed_lines(outputs: Iterable[str]) -> list[str]:
     return [line for out in outputs for line in printed_items(out or "")]
 
 
+#: the first and the last key of a printed ranking: a Counter's repr or a most_common() list (sorted by count)
+_RANKING = re.compile(r"""^\s*(?:Counter\(\{|\[\()\s*(['"])(.*?)\1.*?"""
+                      r"""(['"])([^'"]*)\3\s*(?::\s*[-\d.]+\}\)|,\s*[-\d.]+\)\])\s*$""")
+
+
+#: a question asking for the bottom of a ranking
+_LEAST = re.compile(r"\b(?:least|fewest|lowest|smallest|minimum)\b", re.IGNORECASE)
+
+
+def shown_as_result(question: str, answer: str, outputs: Iterable[str]) -> bool:
+    """True when a block printed ``answer`` (quotes and a FINAL's wrapping removed) as a result for
+    ``question``: a line that is the value alone (quotes, brackets and a trailing count aside), or the
+    key a printed ranking puts where the question looks (a ``Counter`` or a ``most_common()`` list print
+    the keys by count: the first for "most", the last for "least", "fewest"...). A value read off
+    elsewhere in a ranking is not a result."""
+    end = 4 if _LEAST.search(question) else 2
+    value = unwrap(answer).strip().lower()
+    if not value:
+        return False
+    for out in outputs:
+        for line in (out or "").splitlines():
+            bare = line.strip().strip("[](){}'\" ").lower()
+            if bare == value or re.fullmatch(rf"{re.escape(value)}['\"]?\s*[,:]\s*[-\d.]+", bare):
+                return True
+            if (m := _RANKING.match(line)) and m.group(end).strip().lower() == value:
+                return True
+    return False
+
+
 def string_literals(code: str) -> list[str]:
     """The string constants of ``code`` (what the code searched for, compared with or filtered on),
     in order, except the literal arguments of ``print`` (``print("found", n)``; a search inside

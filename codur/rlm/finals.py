@@ -164,7 +164,9 @@ class FinalJudge:
         if iteration.final is not None and source != "extracted":  # extracted: the FINAL itself was not taken
             iteration.final["accepted"] = True
         if checked and self.config.second_program and evidence.is_aggregate(trace.task):
-            answer = trace.second_program.settle(answer, trace.task, vote_key)  # programs still disagreeing
+            backed = source != "final_direct" or evidence.shown_as_result(
+                trace.task, answer, [e.stdout for it in trace.iterations for e in it.executions])
+            answer = trace.second_program.settle(answer, trace.task, vote_key, backed=backed)  # still disagreeing
         raise Finished(answer, source)
 
     def evidence_note(self, answer: str, trace: RLMTrace, last_chance: bool, *, computed: bool = False,

@@ -14,6 +14,7 @@ from codur.rlm.evidence import (
     absence_unsearched,
     is_aggregate,
     searched_for,
+    shown_as_result,
     string_literals,
     unsupported,
 )
@@ -418,3 +419,44 @@ def test_records_spanning_lines_get_a_parse_as_the_second_program_and_a_last_emp
     ask = str(model.calls[1][-1].content)
     assert "json.loads(context)" in ask and "spans several lines" in ask and "regex over the lines, without" not in ask
     assert result.answer == "5" and (result.trace.second_program.settled or {}).get("from") == "0"
+
+
+WHICH_Q = "Which payment method has the most failed payments? Answer with the method only."
+
+
+def test_a_value_written_on_the_last_iteration_against_the_programs_ranking_yields_to_the_computed_answer():
+    """The builds group-by at 2M (seed 0): the program printed Counter({'hotfix': 451, ..., 'develop': 60, ...})
+    and [('hotfix', 451)], then the last iteration wrote FINAL(develop): a value on a printed line, but not what
+    any program computed nor the top (or bottom) of the ranking printed. The program's answer stands."""
+    top = ("```repl\nimport json\nfrom collections import Counter\n"
+           "rows = [json.loads(l) for l in context.splitlines()]\n"
+           "c = Counter(r['method'] for r in rows if r['status'] == 'failed')\nprint(c)\n"
+           "best = c.most_common(1)[0][0]\nprint(best)\n```\nFINAL_VAR(best)")
+    again = "```repl\nprint(c.most_common())\n```"
+    result, model = run([top, again, "FINAL(wallet)"], _payments(), WHICH_Q, max_iterations=3)
+    assert len(model.calls) == 3 and result.answer == "card", result.answer
+    assert result.trace.second_program.settled == {"from": "wallet", "to": "card", "unbacked": True}
+
+
+def test_a_value_written_from_the_top_of_a_ranking_printed_after_the_program_stands():
+    """The other way round: a program computed one value (a wrong filter), code run later printed a ranking
+    whose top is another, and the last iteration wrote that top: it was read from an output, so it stands."""
+    loose = ("```repl\nfrom collections import Counter\n"
+             "c = Counter(l.split('\"method\": \"')[1].split('\"')[0] for l in context.splitlines() "
+             "if 'settled' in l)\nbest = c.most_common(1)[0][0]\nprint(best)\n```\nFINAL_VAR(best)")
+    ranked = ("```repl\nimport json\nrows = [json.loads(l) for l in context.splitlines()]\n"
+              "print(Counter(r['method'] for r in rows if r['status'] == 'failed').most_common())\n```")
+    result, _ = run([loose, ranked, "FINAL(card)"], _payments(), WHICH_Q, max_iterations=3)
+    assert result.trace.second_program.programs[0].answer != "card"
+    assert result.answer == "card" and result.trace.second_program.settled is None
+
+
+def test_a_result_is_a_value_printed_alone_or_where_a_ranking_puts_the_question_s_extreme():
+    ranking = "Counter({'hotfix': 451, 'main': 146, 'develop': 60, 'release': 16})"
+    most, least = "Which branch has the most builds?", "Which branch has the fewest builds?"
+    assert shown_as_result(most, "hotfix", [ranking]) and not shown_as_result(most, "develop", [ranking])
+    assert shown_as_result(least, "release", [ranking]) and not shown_as_result(least, "hotfix", [ranking])
+    assert shown_as_result(most, "'hotfix'", ["[('hotfix', 451), ('main', 146)]"])
+    assert shown_as_result(most, "develop", ["'develop'\n"]) and shown_as_result(most, "develop", ["develop: 60"])
+    assert not shown_as_result(most, "develop", ["[('hotfix', 451)]", "'hotfix'"])
+    assert not shown_as_result(most, "", [""])
