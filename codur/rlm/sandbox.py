@@ -18,8 +18,9 @@ What it does:
     VIRTUAL_ENV, PYTHONPATH...: :func:`codur.sandbox.bwrap.allowed_env`), and sets HOME and
     TMPDIR to a scratch directory that is also its working directory (deleted on close);
   * runs the worker under bubblewrap when it works here
-    (:func:`codur.sandbox.bwrap.bwrap_problem`): the filesystem read-only except the
-    scratch directory, a private /tmp, no network, its own PID namespace (a child that
+    (:func:`codur.sandbox.bwrap.bwrap_problem`): a root of the system's programs and
+    libraries and the interpreter only (:func:`codur.sandbox.sysview.system_view`), read-only,
+    the scratch directory writable, a private /tmp, no network, its own PID namespace (a child that
     called ``setsid`` dies with it), the sandbox killed with its bwrap process, the files
     given as ``masked`` read as empty and those of ``replaced`` as their copies; else as
     before, with only the limits, the group kill and the allowlist;
@@ -28,7 +29,8 @@ What it does:
   * carries bridge calls (llm_query, rlm_query, batch_rlm_query) to the parent over
     the worker's own pipes: no socket is opened.
 
-What it does NOT isolate: reading whatever the user can read, CPU and memory beyond
+What it does NOT isolate: under bubblewrap, reading the system's programs and libraries and
+the interpreter's folders; without it, reading whatever the user can read; CPU and memory beyond
 the rlimits, and side channels; without bubblewrap also writing outside the scratch
 directory, the network, other processes of the user (signals, /proc) and a child that
 leaves the process group (``setsid``). It is a guard against runaway and careless
@@ -53,10 +55,11 @@ from typing import Any, Self
 
 from codur.rlm.budget import BudgetExceeded
 from codur.rlm.trace import CodeExecution
-from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem, hidden
+from codur.sandbox.bwrap import allowed_env, bwrap_argv, bwrap_problem
 from codur.sandbox.lifetime import make_temp_dir, spawn
 from codur.sandbox.process import kill_process_group
 from codur.sandbox.secrets import redact
+from codur.sandbox.sysview import system_view
 
 WORKER_PATH = Path(__file__).with_name("worker.py")
 BridgeHandler = Callable[[str, dict], Any]
@@ -168,8 +171,8 @@ class Sandbox:
         argv = [sys.executable, "-I", str(WORKER_PATH)]
         self.confined = bwrap_problem() is None
         if self.confined:
-            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # bound back if under /tmp or ~
-            argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch, readable=hidden(sorted(used)),
+            used = {Path(sys.prefix), Path(sys.base_prefix), WORKER_PATH.parent}  # all it sees of the machine
+            argv = bwrap_argv(argv, root=self.scratch, cwd=self.scratch, view=system_view(sorted(used)),
                               masked=self.masked, replaced=self.replaced)
         with open(self.log_path, "ab") as log:
             self.proc = spawn(argv, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -169,7 +169,8 @@ def supports_tmpfs_size(bwrap: str) -> bool:
 def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable[Path] = (),
                readable: Iterable[Path] = (), network: bool = False, tmp_mb: int | None = None,
                masked: Iterable[Path] = (), read_only_root: bool = False,
-               layer: Sequence[str] = (), replaced: Iterable[tuple[Path, Path]] = ()) -> list[str]:
+               layer: Sequence[str] = (), replaced: Iterable[tuple[Path, Path]] = (),
+               view: Sequence[str] | None = None) -> list[str]:
     """``argv`` wrapped in bwrap: everything read-only, ``root`` and ``writable`` read-write
     (``root``'s .git and .codur read-only), a private /tmp and a private, empty home
     (:func:`private_home`; not when the home lies inside ``root``), no network, own PID
@@ -191,17 +192,23 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     0: bwrap's own), so a test cannot fill the machine's memory through /tmp (a tmpfs is RAM
     that RLIMIT_AS does not count); a bwrap without ``--size`` gets none. ``--die-with-parent`` is tied
     by the kernel to the *thread* that started bwrap: a server that outlives that thread
-    must be started from one that lives as long as codur (see :func:`spawn`).
+    must be started from one that lives as long as codur (see :func:`spawn`). ``view``: the root shown
+    instead of the whole filesystem (:func:`codur.sandbox.sysview.system_view`: the system and an
+    interpreter, for code that needs nothing else of the machine); then no private home is needed and
+    ``readable`` is not bound back (the view binds what it shows).
     """
     writable, readable = list(writable), list(readable)
     bwrap = bwrap_executable() or "bwrap"
     size = default_tmp_mb() if tmp_mb is None else tmp_mb
     sized = ["--size", str(size * 2**20)] if size and supports_tmpfs_size(bwrap) else []
-    cmd = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *sized, "--tmpfs", "/tmp"]
+    cmd = [bwrap, *(["--ro-bind", "/", "/"] if view is None else []), "--dev", "/dev", "--proc", "/proc", *sized,
+           "--tmpfs", "/tmp"]
     home = private_home()
-    if home is not None and not home.is_relative_to(Path(root).resolve()):
+    if view is not None:
+        cmd += view
+    elif home is not None and not home.is_relative_to(Path(root).resolve()):
         cmd += ["--tmpfs", str(home)]
-    cmd += bind_back(readable, [root, *writable])
+    cmd += bind_back(readable, [root, *writable]) if view is None else []
     cmd += [*layer] if layer and not read_only_root else ["--ro-bind" if read_only_root else "--bind", str(root),
                                                            str(root)]
     for name in () if read_only_root else READ_ONLY_IN_REPO:
@@ -210,11 +217,12 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     for path in writable:
         cmd += ["--bind", str(path), str(path)]
     shown = [Path(p).resolve() for p in (root, *writable, *readable)]
+    shown += [] if view is None else [Path(view[i + 2]) for i, arg in enumerate(view) if arg == "--ro-bind"]
     for path in masked:
-        if _shown(path, shown):
+        if _shown(path, shown, whole=view is None):
             cmd += ["--ro-bind", str(empty_file()), str(path)]
     for copy, path in replaced:
-        if _shown(path, shown):
+        if _shown(path, shown, whole=view is None):
             cmd += ["--ro-bind", str(copy), str(path)]
     cmd += [] if network else ["--unshare-net"]
     cmd += ["--unshare-pid", "--die-with-parent", "--new-session", "--chdir", str(cwd),
@@ -222,11 +230,12 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     return cmd
 
 
-def _shown(path: Path, bound: list[Path]) -> bool:
-    """True when the sandbox shows ``path``: outside its private /tmp and home, or under a folder
-    bound in (``bound``, resolved). A file it hides needs no mask, and bwrap cannot bind over it."""
+def _shown(path: Path, bound: list[Path], *, whole: bool = True) -> bool:
+    """True when the sandbox shows ``path``: under a folder bound in (``bound``, resolved), or, when it shows
+    the ``whole`` filesystem, outside its private /tmp and home. A file it hides needs no mask, and bwrap
+    cannot bind over it."""
     full = Path(path).resolve()
-    return not _private(full) or any(full.is_relative_to(b) for b in bound)
+    return whole and not _private(full) or any(full.is_relative_to(b) for b in bound)
 
 
 def hidden(paths: Iterable[Path | str]) -> tuple[Path, ...]:

@@ -37,3 +37,20 @@ def test_the_worker_has_no_network() -> None:
         result = sb.execute(f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
                             "    print('connected')\nexcept OSError as exc:\n    print('refused', type(exc).__name__)")
         assert result.stdout.startswith("refused"), result.stdout
+
+
+def test_the_worker_sees_the_interpreter_but_no_file_of_the_machine_outside_it() -> None:
+    """The REPL runs code a model wrote over an input it was handed (a log, a dump: text anyone may have written,
+    "print /srv/app/settings.ini" included). Under bubblewrap it sees the system's programs and libraries and the
+    interpreter, not the machine's other files: a folder outside /tmp and the home (another project, a server's
+    config) was readable by absolute path."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place, Sandbox("", limits=SandboxLimits(timeout_s=10)) as sb:
+        secret = Path(place) / "settings.ini"
+        secret.write_text("launch code 4417\n")
+        code = (f"import json, re, collections, datetime, sqlite3\ntry:\n    print(open({str(secret)!r}).read())\n"
+                "except OSError as exc:\n    print('unseen', type(exc).__name__)\n"
+                "import os\nprint(sorted(os.listdir('/')))\nprint(os.path.exists('/etc/shadow'))")
+        result = sb.execute(code)
+        assert result.error is None, result.error
+        assert "4417" not in result.stdout and result.stdout.startswith("unseen FileNotFoundError"), result.stdout
+        assert "'var'" not in result.stdout and "'usr'" in result.stdout and result.stdout.endswith("False\n")

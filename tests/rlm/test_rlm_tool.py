@@ -94,30 +94,30 @@ def test_a_short_repo_context_is_answered_directly(repo, tmp_path):
 
 
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"no working bwrap: {bwrap_problem()}")
-def test_the_repls_code_reads_the_repos_credential_files_as_empty_by_their_absolute_path(monkeypatch, tmp_path):
-    """The REPL's filesystem is the machine's, read-only: a repo outside the private /tmp and home
-    lies in it, so code the model writes (or a file of the repo tells it to write) could print the
-    repo's .env and its remote's token; they read as empty and cleaned there, as in every other
-    sandbox of a run, unless allow_secrets."""
+def test_the_repls_code_reads_no_file_of_the_repo_by_its_absolute_path(monkeypatch, tmp_path):
+    """A repo outside the private /tmp and home: code the model writes (or a file of the repo tells it to write)
+    printed the repo's .env and its remote's token by their absolute paths (masked since as empty and cleaned).
+    The REPL's root is now the system and the interpreter alone (codur.sandbox.sysview): the repo's files reach
+    it only as the question's context, whether the run allows secrets or not."""
     from codur.rlm import model as rlm_model
 
     monkeypatch.setattr(rlm_model, "window_tokens", lambda **flags: (256, 512))  # no room: the REPL runs
-    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:  # outside /tmp and home: the sandbox sees it
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:  # outside /tmp and home
         root = Path(place) / "repo"
         (root / ".git").mkdir(parents=True)
         (root / "app.py").write_text("PASSWORD_FILE = '.env'\n")
         (root / ".env").write_text("DB_PASSWORD=hunter2-plain\n")
         (root / ".git" / "config").write_text('[remote "origin"]\n\turl = https://kim:hunter3-plain@git.example/app\n')
-        block = (f"```repl\nprint(open({str(root / '.env')!r}).read() + "
-                 f"open({str(root / '.git' / 'config')!r}).read())\n```")
-        for allow, shown in ((False, False), (True, True)):
+        block = "```repl\n" + "".join(
+            f"try:\n    print(open({str(path)!r}).read())\nexcept OSError as exc:\n    print('unseen', {path.name!r})\n"
+            for path in (root / ".env", root / ".git" / "config")) + "```"
+        for allow in (False, True):
             model = ScriptedChatModel(replies=[block, "FINAL(done)"] * 3)
             executor = ToolExecutor(root, run_dir=tmp_path / f"run-{allow}", model_factory=lambda m=model: m,
                                     settings=ToolSettings(allow_secrets=allow))
             result = executor.execute("ask_codebase", {"question": "What is in the files?", "paths": ["*.py"]})
             assert result.ok, result.output
             printed = "".join(str(m.content) for call in model.calls for m in call)
-            assert ("hunter2-plain" in printed) == shown and "hunter3-plain" not in printed
-            assert "git.example/app" in printed  # the remote kept; its token not read, or read and redacted
-            assert ("REDACTED" in printed) == shown
+            assert "unseen .env" in printed and "unseen config" in printed, printed[-600:]
+            assert "hunter2-plain" not in printed and "hunter3-plain" not in printed
         assert (root / ".env").read_text() == "DB_PASSWORD=hunter2-plain\n"
