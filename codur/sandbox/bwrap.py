@@ -31,6 +31,7 @@ from pathlib import Path
 
 from codur.sandbox.lifetime import die_with_parent
 from codur.sandbox.limits import default_tmp_mb
+from codur.sandbox.syssecrets import system_secrets
 
 #: The variables of codur's environment a child gets (exact names, no prefixes: a
 #: ``PYTHON_SECRET_TOKEN`` or ``LC_API_KEY`` is not one of them): the search path and
@@ -185,7 +186,8 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     network (the setting ``sandbox_network``) instead of none. ``masked``: files the code sees as
     empty, each one the sandbox shows (a file in its private /tmp or home is hidden already, and bwrap
     cannot bind over it): the repo's ``.env`` unless the setting ``allow_secrets`` (an empty file
-    of codur's is bound over them, :func:`empty_file`). ``replaced``:
+    of codur's is bound over them, :func:`empty_file`); the machine's own secret files are always
+    masked (:func:`codur.sandbox.syssecrets.system_secrets`: ``/etc/shadow``, host keys...). ``replaced``:
     (copy, file) pairs, each copy bound read-only over its file where shown (``.git/config`` without its
     credentials, :func:`codur.tools.masking.git_views`). ``tmp_mb``: the private /tmp's
     size, MiB (the setting ``sandbox_tmp_mb``; None: :func:`codur.sandbox.limits.default_tmp_mb`,
@@ -218,7 +220,7 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
         cmd += ["--bind", str(path), str(path)]
     shown = [Path(p).resolve() for p in (root, *writable, *readable)]
     shown += [] if view is None else [Path(view[i + 2]) for i, arg in enumerate(view) if arg == "--ro-bind"]
-    for path in masked:
+    for path in [*masked, *system_secrets()]:
         if _shown(path, shown, whole=view is None):
             cmd += ["--ro-bind", str(empty_file()), str(path)]
     for copy, path in replaced:

@@ -275,3 +275,18 @@ def test_a_venv_in_the_private_home_and_its_pth_paths_stay_visible(home_with_a_k
     ex.ctx.test_command = TestCommand((python, "-m", "pytest"), python, (), python, ".venv", True)
     out = ex.execute("run_python_file", {"path": "use_it.py"}).output
     assert "answer 42" in out and "ssh False" in out and "outside False" in out, out
+
+
+@needs_bwrap
+@pytest.mark.skipif(not os.access("/etc/shadow", os.R_OK), reason="/etc/shadow is not readable by this user: "
+                    "nothing for the sandbox to hide (the probe needs a run as root)")
+def test_under_bwrap_the_systems_password_hashes_and_host_keys_read_as_empty(repo: Path) -> None:
+    """A run as root (a container, a CI job) read /etc/shadow from the repo's own code: the password hashes
+    printed into the trace and the model's prompt, where no secret detector knows their shape."""
+    (repo / "probe.py").write_text("import glob\nfor path in ['/etc/shadow', '/etc/gshadow', "
+                                   "*glob.glob('/etc/ssh/ssh_host_*_key')]:\n"
+                                   "    print(path, len(open(path).read()))\n"
+                                   "print('passwd', 'root:' in open('/etc/passwd').read())")
+    out = ToolExecutor(repo).execute("run_python_file", {"path": "probe.py"}).output
+    assert "/etc/shadow 0" in out and "/etc/gshadow 0" in out and "passwd True" in out, out
+    assert not [line for line in out.splitlines() if line.startswith("/etc/ssh/") and not line.endswith(" 0")], out
