@@ -30,7 +30,8 @@ class Record(dict):
     A name the record lacks reads its one field of that name written another way (:meth:`field`):
     ``r["result_status"]``, ``r.get("Result.Status")`` and ``where(result_status=...)`` read the field
     ``result.status``, which no keyword argument can name; ``status`` reads it too when it is the
-    record's only field whose last dotted part is ``status``, and ``meta.color`` reads ``color`` (a
+    record's only field whose last dotted part is ``status``, and ``meta.color`` or ``meta__color`` (the
+    keyword path of an ORM's query, which the 1.5B model writes) reads ``color`` (a
     nested field :func:`codur.rlm.records.records` named by its own key). A JSON record reads the name of
     a nested object as that object (``r["result"]["status"]``), and as an empty one when it lacks it but
     other records of its input have it (a build's ``result`` on a runner's record: None inside)."""
@@ -44,7 +45,8 @@ class Record(dict):
         ignoring case and punctuation, or whose last dotted part is; None when none or several are."""
         if key in self or not isinstance(key, str):
             return key if key in self else None
-        for want in dict.fromkeys((_plain(key), _plain(key.rsplit(".", 1)[-1]))):  # meta.color: color too
+        last = re.split(r"\.|__", key)[-1]  # meta.color and meta__color (an ORM's keyword path): color too
+        for want in dict.fromkeys((_plain(key), _plain(last))):
             found = [k for k in self if isinstance(k, str) and want in (_plain(k), _plain(k.rsplit(".", 1)[-1]))]
             if found:
                 return found[0] if len(found) == 1 else None
@@ -228,7 +230,12 @@ class Records:
         (a value, or a predicate of the value: ``startswith("auth-")``, ``above(100)``, a lambda)."""
         kept = [r for r in self.items if all(same(r.get(name), wanted) for name, wanted in constraints.items())
                 and all(same(r, test) for test in tests)]
-        if not kept and len(constraints) + len(tests) >= 2 and self.on_empty is not None:
+        quiet = kept or self.on_empty is None
+        unknown = [] if quiet else [name for name in constraints if not any(r.field(name) for r in self.items)]
+        if unknown and self.items:
+            self.on_empty(f"where({', '.join(unknown)}=...) -> 0 records: no record has a field {unknown[0]}; the "
+                          f"fields are {', '.join(list(self.fields())[:12])}: print(recs.fields()) shows examples")
+        elif not kept and len(constraints) + len(tests) >= 2 and self.on_empty is not None:
             alone = [(_describe(c), sum(1 for r in self.items if same(r.get(c[0]), c[1]))) for c in constraints.items()]
             alone += [(getattr(t, "__name__", "test"), sum(1 for r in self.items if same(r, t))) for t in tests]
             if all(n for _, n in alone):

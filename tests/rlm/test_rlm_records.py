@@ -227,3 +227,21 @@ def test_a_field_read_from_a_searched_line_gets_the_records_note():
         assert any("a line has no fields" in n and "3 records" in n for n in failed.notes), failed.notes
         other = sandbox.execute("x = 'abc'['k']")  # not a searched line: no note
         assert other.error and not any("a line has no fields" in n for n in other.notes)
+
+
+def test_a_nested_field_named_with_double_underscores_as_in_an_orm_query_reads_its_path():
+    """The builds sum at 50k (seed 2): the 1.5B model wrote `recs.where(result__status="timed_out")`, the
+    keyword spelling of a path that ORMs use; it matched nothing and its 0 was the answer."""
+    recs = records(ORDERS)
+    assert recs.where(payment__status="paid").count() == recs.where(status="paid").count() == 2
+    assert recs.where(customer__country="FI", payment__status="paid").sum("payment__total") == 42.5
+    assert recs.first()["customer__id"] == "C-7"
+
+
+def test_a_filter_on_a_field_no_record_has_is_noted_with_the_fields():
+    notes = []
+    recs = records(KEY_VALUE)
+    recs.on_empty = notes.append
+    assert recs.where(colour="red").count() == 0
+    assert notes and "no record has a field colour" in notes[0] and "level" in notes[0] and "fields()" in notes[0]
+    assert recs.where(level="nothing-like-it").count() == 0 and len(notes) == 1  # a value: the field exists
