@@ -323,3 +323,22 @@ def test_build_answers_follow_from_the_objects():
     runner = next(b["runner_id"] for b in builds.build_objects(join.context) if b["build_id"] == build)
     assert [o["host"]["region"] for o in json.loads(join.context) if o.get("runner_id") == runner and "host" in o] \
         == [join.answer]
+
+
+def test_the_record_table_counts_each_task_once_strict_and_lenient_per_size(tmp_path):
+    record = _load("record_table")
+
+    def row(task, kind, size, strict, correct, seconds):
+        return {"task": task, "kind": kind, "size": size, "strict": strict, "correct": correct, "seconds": seconds,
+                "answer": "x", "expected": "y", "source": "final_var", "iterations": 2}
+
+    first, rerun = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in (
+        row("builds:sum-50000-0", "sum", 50_000, True, True, 40),
+        row("builds:sum-50000-1", "sum", 50_000, False, True, 60),
+        row("count-400000-0", "count", 400_000, True, True, 30))))
+    rerun.write_text(json.dumps(row("builds:sum-50000-0", "sum", 50_000, False, False, 90)) + "\n")  # counted once
+    text = record.table(record.load([first, rerun]))
+    assert "| builds (held out) | sum | 1/2 · 2/2 (50 s) | – | – |" in text
+    assert "| logs | count | – | 1/1 (30 s) | – |" in text
+    assert "| 50k | – | 1/2 (50%) | – |" in text and "Misses (1):" in text and "builds:sum-50000-1" in text
