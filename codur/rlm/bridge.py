@@ -20,6 +20,7 @@ rlm_query decides, in this order:
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -59,9 +60,17 @@ class ModelClient:
     """Keyword arguments of every call (e.g. ``{"temperature": 0.7}`` for one voted trajectory)."""
 
     def invoke(self, messages: list[BaseMessage]) -> tuple[str, Usage]:
-        """One model call. Raises whatever the model raises."""
+        """One model call. A prompt the server refuses as longer than the model's window (an HTTP 400
+        saying so) is sent once more fitted (:func:`fitted`: the system prompt, the first turn, and the
+        last turn cut to a quarter). Raises whatever the model raises otherwise, or on that second call."""
         t0 = time.monotonic()
-        reply = self.model.invoke(messages, **self.options)
+        try:
+            reply = self.model.invoke(messages, **self.options)
+        except Exception as exc:  # noqa: BLE001 - only a prompt past the window is tried again, below
+            if not CONTEXT_EXCEEDED.search(str(exc)) or len(messages) < 2:
+                raise
+            t0 = time.monotonic()
+            reply = self.model.invoke(fitted(messages), **self.options)
         return self._read(reply, t0)
 
     def invoke_json(self, messages: list[BaseMessage], response_format: Mapping | None = None
@@ -114,6 +123,19 @@ CHECK_FORMAT = {"type": "json_schema", "json_schema": {"name": "answer_check", "
                                      "reason": {"type": "string"}},
     "required": ["supported", "answer", "reason"], "additionalProperties": False}}}
 """The answer check's ``response_format``: supported (bool), the value the evidence gives, a reason."""
+
+
+#: a server's words for a prompt past the model's window (llama.cpp, OpenAI, vLLM)
+CONTEXT_EXCEEDED = re.compile(r"exceeds the available context size|maximum context length|context_length_exceeded"
+                              r"|too many tokens", re.IGNORECASE)
+
+
+def fitted(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` shortened after a refusal for length: the system prompt and the first turn (the question),
+    then the last message cut to a quarter of its length (its head and tail), the turns between left out."""
+    last = messages[-1]
+    cut = type(last)(truncate(str(last.content), max(len(str(last.content)) // 4, 200)))
+    return [*messages[:2], cut] if len(messages) > 2 else [messages[0], cut]
 
 
 def _refused_argument(exc: Exception) -> bool:

@@ -290,10 +290,7 @@ class RLMEngine:
         return iteration
 
     def _outputs(self, iteration: Iteration) -> str:
-        if not iteration.executions:
-            return "(no code ran)\n"
-        return "".join(view.render_execution(i, e, self.config.output_chars)
-                       for i, e in enumerate(iteration.executions, 1))
+        return view.render_turn(iteration.executions, self.config.output_chars)
 
     def _forced(self, reason: str, run: Trajectory) -> tuple[str, AnswerSource]:
         """``run``'s budget exhausted (``reason``) without FINAL: for an aggregate a program already

@@ -81,6 +81,25 @@ def render_execution(index: int, execution: CodeExecution, limit: int) -> str:
     return "".join(parts)
 
 
+def render_turn(executions: list[CodeExecution], limit: int) -> str:
+    """The outputs of one reply's blocks for the model (:func:`render_execution`, ``limit`` characters a
+    block) while they stay under ``4 * limit`` characters in all; past that a block's output is one line
+    saying how much it printed (and its error's last line). A reply of 36 blocks, each printing a list
+    of lines (the tickets count at 400k), made a prompt of 32,572 tokens against the model's window of
+    8,192: the server refused it and the run ended in an error, its printed count of 150 lost."""
+    if not executions:
+        return "(no code ran)\n"
+    total, parts = 4 * limit, []
+    for index, execution in enumerate(executions, 1):
+        text = render_execution(index, execution, limit)
+        if parts and sum(map(len, parts)) + len(text) > total:
+            text = (f"[block {index}] printed {len(execution.stdout):,} characters: not shown, the blocks of this "
+                    f"reply printed past {total:,} (run fewer blocks, print less)\n")
+            text += render_error(execution.error, 200) if execution.error else ""
+        parts.append(text)
+    return "".join(parts)
+
+
 def render_error(error: str, limit: int) -> str:
     """The exception: its last line (``NameError: name 'x' is not defined``) always, the traceback
     before it cut to ``limit`` characters."""

@@ -250,3 +250,37 @@ def test_batch_argument_checks():
         bridge.batch_rlm_query(["a", "b"], ["only one"])
     with pytest.raises(ValueError, match="unknown bridge call"):
         bridge("shell", {})
+
+
+class _WindowedModel:
+    """A chat model behind a server with a window of ``limit`` characters: a longer prompt is refused as
+    llama.cpp refuses it (an HTTP 400 whose text says so)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.prompts = limit, []
+
+    def invoke(self, messages, **options):
+        from langchain_core.messages import AIMessage
+        size = sum(len(str(m.content)) for m in messages)
+        self.prompts.append(size)
+        if size > self.limit:
+            raise RuntimeError(f"Error code: 400 - request ({size} tokens) exceeds the available context size "
+                               f"({self.limit} tokens), try increasing it")
+        return AIMessage("FINAL(150)")
+
+
+def test_a_prompt_refused_as_longer_than_the_window_is_sent_once_more_fitted():
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+    model = _WindowedModel(limit=20_000)
+    client = ModelClient(model, "local")
+    messages = [SystemMessage("rules " * 200), HumanMessage("How many tickets? " * 10),
+                *[m for i in range(6) for m in (AIMessage(f"```repl\nprint(x{i})\n```"), HumanMessage("out " * 2_000))]]
+    text, _ = client.invoke(messages)
+    assert text == "FINAL(150)" and len(model.prompts) == 2 and model.prompts[1] < 20_000 < model.prompts[0]
+    with pytest.raises(RuntimeError, match="429"):  # any other error is raised as it is
+        ModelClient(_Failing(), "local").invoke(messages)
+
+
+class _Failing:
+    def invoke(self, messages, **options):
+        raise RuntimeError("Error code: 429 - slow down")

@@ -267,3 +267,14 @@ def test_final_var_of_an_unfinished_records_chain_is_refused_and_the_value_is_as
     assert result.answer == "10"
     assert result.trace.iterations[0].final["refused"] == "object"
     assert "holds <30 records" in model.calls[1][-1].content
+
+
+def test_a_reply_of_many_blocks_printing_much_is_shown_within_four_blocks_worth():
+    """The tickets count at 400k: 36 blocks in one reply, each printing a list of lines, made a 32,572-token prompt
+    against a window of 8,192; the server refused it and the run ended in an error."""
+    blocks = "".join(f"```repl\nprint('line of the log ' * 300)  # {i}\n```\n" for i in range(12))
+    model = ScriptedChatModel(replies=[blocks, "FINAL(done)"] * 2)
+    RLMEngine(model, RLMConfig(max_iterations=2)).run("What is in the log?", "a log line\n" * 5_000)
+    shown = str(model.calls[1][-1].content)
+    assert len(shown) < 4 * 1_500 + 3_000 and "not shown, the blocks of this reply printed past 6,000" in shown
+    assert "[block 12]" in shown
