@@ -19,6 +19,7 @@ processes' lines into codur's output. :func:`connect` therefore
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -115,6 +116,27 @@ def _probe(address: str) -> None:
                               f"({exc.strerror or type(exc).__name__})", "network") from None
 
 
+#: what a Ray client is told when the head's proxy could not start the server process for it (Ray's
+#: ``proxier.py``: the process exited while starting); seen on a 2-core machine under load, and gone on the next try
+SERVER_START_FAILED = "Initialization failure from server"
+
+
+def _init(ray: Any, address: str, init: dict, box: dict) -> None:
+    """``ray.init`` in the connecting thread, its error left in ``box["error"]``; once more when the head's
+    client server did not start (:data:`SERVER_START_FAILED`: a transient failure)."""
+    for attempt in (1, 2):
+        try:
+            ray.init(address=address, **init)
+            box.pop("error", None)
+            return
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+            if attempt == 2 or SERVER_START_FAILED not in str(exc):
+                return
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+
+
 def connect(ray: Any, address: str, timeout_s: float = DEFAULT_TIMEOUT_S, **init: Any) -> None:
     """``ray.init(address=...)`` within ``timeout_s`` seconds, Ray's output kept out of codur's.
     (``--ray local`` starts its instance with ``ray.init`` in the calling thread instead:
@@ -125,6 +147,9 @@ def connect(ray: Any, address: str, timeout_s: float = DEFAULT_TIMEOUT_S, **init
         address: ``auto`` or ``ray://HOST:PORT``.
         timeout_s: seconds to wait for the connection (> 0).
         init: further ``ray.init`` arguments (runtime_env, num_cpus, ...).
+
+    A refusal because the head could not start its client server (:data:`SERVER_START_FAILED`) is tried
+    once more, within ``timeout_s``.
 
     Raises:
         RayConnectError: the address cannot be reached (``network``), the cluster refused the
@@ -144,13 +169,7 @@ def connect(ray: Any, address: str, timeout_s: float = DEFAULT_TIMEOUT_S, **init
         lg.setLevel(logging.DEBUG)
     box: dict[str, Any] = {}
 
-    def work() -> None:
-        try:
-            ray.init(address=address, **init)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=work, name="codur-ray-connect", daemon=True)
+    thread = threading.Thread(target=_init, args=(ray, address, init, box), name="codur-ray-connect", daemon=True)
     try:
         with _quiet(log):
             thread.start()

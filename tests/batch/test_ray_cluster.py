@@ -163,3 +163,31 @@ def test_an_authentication_refusal_is_named():
     with pytest.raises(RayConnectError, match="network: ConnectionError") as caught:
         connect(_SlowRay(error=ConnectionError()), "auto", timeout_s=5)
     assert caught.value.cause == "network"
+
+
+def test_a_client_server_the_head_could_not_start_is_asked_for_once_more(monkeypatch, tmp_path):
+    """Seen in CI on this 2-core machine: the head's proxy could not start the server process for a new client
+    (Ray's "Initialization failure from server"), and the batch ended with a network error; the next try works."""
+    from codur.batch.ray_connect import RayConnectError, connect
+
+    class Ray:
+        def __init__(self, failures):
+            self.failures, self.inits, self.shutdowns = failures, 0, 0
+
+        def init(self, **kwargs):
+            self.inits += 1
+            if self.inits <= self.failures:
+                raise ConnectionError("Initialization failure from server: Traceback ... proxier.py, in Datapath")
+
+        def shutdown(self):
+            self.shutdowns += 1
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("RAY_AUTH_TOKEN", raising=False)
+    once = Ray(failures=1)
+    connect(once, "auto", timeout_s=10)
+    assert (once.inits, once.shutdowns) == (2, 1)
+    twice = Ray(failures=2)
+    with pytest.raises(RayConnectError, match="network: Initialization failure"):
+        connect(twice, "auto", timeout_s=10)
+    assert twice.inits == 2
