@@ -56,11 +56,6 @@ def printed_lines(outputs: Iterable[str]) -> list[str]:
     return [line for out in outputs for line in printed_items(out or "")]
 
 
-#: the first and the last key of a printed ranking: a Counter's repr or a most_common() list (sorted by count)
-_RANKING = re.compile(r"""^\s*(?:Counter\(\{|\[\()\s*(['"])(.*?)\1.*?"""
-                      r"""(['"])([^'"]*)\3\s*(?::\s*[-\d.]+\}\)|,\s*[-\d.]+\)\])\s*$""")
-
-
 #: a question asking for the bottom of a ranking
 _LEAST = re.compile(r"\b(?:least|fewest|lowest|smallest|minimum)\b", re.IGNORECASE)
 
@@ -71,7 +66,7 @@ def shown_as_result(question: str, answer: str, outputs: Iterable[str]) -> bool:
     key a printed ranking puts where the question looks (a ``Counter`` or a ``most_common()`` list print
     the keys by count: the first for "most", the last for "least", "fewest"...). A value read off
     elsewhere in a ranking is not a result."""
-    end = 4 if _LEAST.search(question) else 2
+    end = -1 if _LEAST.search(question) else 0
     value = unwrap(answer).strip().lower()
     if not value:
         return False
@@ -80,9 +75,26 @@ def shown_as_result(question: str, answer: str, outputs: Iterable[str]) -> bool:
             bare = line.strip().strip("[](){}'\" ").lower()
             if bare == value or re.fullmatch(rf"{re.escape(value)}['\"]?\s*[,:]\s*[-\d.]+", bare):
                 return True
-            if (m := _RANKING.match(line)) and m.group(end).strip().lower() == value:
+            keys = _ranking(line)
+            if keys and keys[end].strip().lower() == value:
                 return True
     return False
+
+
+def _ranking(line: str) -> list[str]:
+    """The keys of a printed ranking, in its order: a ``Counter``'s repr or a ``most_common()`` list of
+    (key, count) pairs (both sorted by count); [] for any other line (a plain dict keeps no order of count)."""
+    text = line.strip()
+    counter = text.startswith("Counter(") and text.endswith(")")
+    try:
+        value = ast.literal_eval(text[len("Counter("):-1] if counter else text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return []
+    if counter and isinstance(value, dict):
+        return [str(key) for key in value]
+    if isinstance(value, list) and value and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        return [str(key) for key, _ in value]
+    return []
 
 
 def string_literals(code: str) -> list[str]:

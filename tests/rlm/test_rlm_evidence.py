@@ -460,3 +460,5 @@ def test_a_result_is_a_value_printed_alone_or_where_a_ranking_puts_the_question_
     assert shown_as_result(most, "develop", ["'develop'\n"]) and shown_as_result(most, "develop", ["develop: 60"])
     assert not shown_as_result(most, "develop", ["[('hotfix', 451)]", "'hotfix'"])
     assert not shown_as_result(most, "", [""])
+    assert shown_as_result(most, "o'brien, kim", ["""Counter({"o'brien, kim": 3, 'lee': 1})"""])  # a key with , and '
+    assert not shown_as_result(most, "hotfix", ["{'main': 146, 'hotfix': 451}"])  # ... its first key is no top
